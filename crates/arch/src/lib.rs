@@ -1,0 +1,265 @@
+//! pmukit-arch: the PMU families, each in a module of its own, and the catalog that
+//! puts their PMUs and tables together.
+//!
+//! Event and metric tables are compiled from `data/<family>/*.toml` by `build.rs`.
+
+extern crate alloc;
+
+use std::borrow::Cow;
+
+use pmukit_core::event_string::{self, EventError, EventSel};
+use pmukit_core::pmu::{Pmu, PmuDesc};
+use pmukit_core::register::{Decoded, Register, RegisterError};
+use pmukit_core::schedule::{self, ScheduleError};
+use pmukit_core::table::{EventTable, MetricTable, TableError};
+use serde::Serialize;
+use thiserror::Error;
+
+pub mod arm11;
+
+mod tables {
+    pub mod arm11 {
+        include!(concat!(env!("OUT_DIR"), "/arm11.rs"));
+    }
+}
+
+/// Register values, by register name.
+pub type RegisterValues = Vec<(&'static str, u64)>;
+
+/// A PMU family: its models, its tables, and the rules that place events on counters.
+pub struct Family {
+    pub name: &'static str,
+    pub pmus: &'static [&'static PmuDesc],
+    pub events: &'static EventTable,
+    pub metrics: &'static MetricTable,
+    /// The registers as they exist on a PMU's model.
+    pub registers: fn(&Pmu) -> Vec<Register>,
+    /// Mask of the counters an event may use.
+    pub allowed: fn(&Pmu, &EventSel) -> u64,
+    /// Register fields that place one event on one counter.
+    pub placement: fn(&Pmu, &EventSel, usize) -> Result<RegisterValues, RegisterError>,
+    /// Register values that start counting a placed set (placements OR-ed together,
+    /// with the counters used).
+    pub start: fn(&RegisterValues, &[usize]) -> RegisterValues,
+}
+
+pub static FAMILIES: &[Family] = &[Family {
+    name: arm11::FAMILY,
+    pmus: &[&arm11::ARM1136, &arm11::ARM1156, &arm11::ARM1176],
+    events: &tables::arm11::EVENTS,
+    metrics: &tables::arm11::METRICS,
+    registers: arm11::registers,
+    allowed: arm11::allowed,
+    placement: arm11::placement,
+    start: arm11::start,
+}];
+
+/// The PMU used when an event string names none.
+pub const DEFAULT_PMU: &str = "arm1176";
+
+/// Every PMU with the event table in force.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    pub pmus: Vec<Pmu>,
+}
+
+#[derive(Debug, Clone, Error)]
+pub enum CatalogError {
+    #[error("unknown PMU '{name}'; valid PMUs: {valid}{hint}")]
+    UnknownPmu { name: String, valid: String, hint: String },
+    #[error("cannot read events file {path}: {why}")]
+    Io { path: String, why: String },
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("events file {path}: unknown family '{family}'; families: {valid}")]
+    UnknownFamily { path: String, family: String, valid: String },
+}
+
+impl Family {
+    /// Validate a table of this family against its models, counters and modifiers.
+    pub fn validate(&self, table: &EventTable, origin: &str) -> Result<(), TableError> {
+        let models: Vec<&str> = self.pmus.iter().map(|p| p.model).collect();
+        let mut counters: Vec<&str> = self.pmus.iter().flat_map(|p| p.counters.iter().map(|c| c.name)).collect();
+        counters.dedup();
+        let mut modifiers: Vec<&str> = self.pmus.iter().flat_map(|p| p.modifiers.iter().chain(p.event_modifiers).map(|m| m.name)).collect();
+        modifiers.dedup();
+        table.validate(&self.pmus[0].rules(&models, &counters, &modifiers), origin)
+    }
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Catalog::builtin()
+    }
+}
+
+impl Catalog {
+    pub fn builtin() -> Catalog {
+        let pmus = FAMILIES
+            .iter()
+            .flat_map(|f| f.pmus.iter().map(move |d| Pmu { desc: d, table: Cow::Borrowed(f.events) }))
+            .collect();
+        Catalog { pmus }
+    }
+
+    /// Replace the event table of the family a TOML file names (docs/event-tables.md).
+    /// The file is validated as strictly as the built-in tables; on error nothing changes.
+    pub fn load_events_file(&mut self, path: &str) -> Result<(), CatalogError> {
+        let text = std::fs::read_to_string(path).map_err(|e| CatalogError::Io { path: path.to_string(), why: e.to_string() })?;
+        let table = EventTable::from_toml(&text, path)?;
+        let family = FAMILIES.iter().find(|f| f.name.eq_ignore_ascii_case(&table.family)).ok_or_else(|| CatalogError::UnknownFamily {
+            path: path.to_string(),
+            family: table.family.to_string(),
+            valid: FAMILIES.iter().map(|f| f.name).collect::<Vec<_>>().join(", "),
+        })?;
+        family.validate(&table, path)?;
+        for pmu in self.pmus.iter_mut().filter(|p| p.desc.family == family.name) {
+            pmu.table = Cow::Owned(table.clone());
+        }
+        Ok(())
+    }
+
+    pub fn pmu(&self, name: &str) -> Result<&Pmu, CatalogError> {
+        self.pmus.iter().find(|p| p.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
+            let names: Vec<&str> = self.pmus.iter().map(|p| p.name()).collect();
+            let near = event_string::nearest(name, names.iter().copied());
+            CatalogError::UnknownPmu {
+                name: name.to_string(),
+                valid: names.join(", "),
+                hint: if near.is_empty() { String::new() } else { format!(" (did you mean {}?)", near.join(", ")) },
+            }
+        })
+    }
+
+    /// Resolve an event string; `default_pmu` applies when it names no PMU.
+    pub fn resolve(&self, input: &str, default_pmu: &str) -> Result<EventSel, EventError> {
+        event_string::resolve(input, &self.pmus, default_pmu)
+    }
+}
+
+pub fn family(pmu: &Pmu) -> &'static Family {
+    FAMILIES.iter().find(|f| f.name == pmu.desc.family).expect("every PMU belongs to a listed family")
+}
+
+/// The registers of a PMU, as they exist on its model.
+pub fn registers(pmu: &Pmu) -> Vec<Register> {
+    (family(pmu).registers)(pmu)
+}
+
+#[derive(Debug, Clone, Error)]
+pub enum EncodeError {
+    #[error("{input}: {source}")]
+    Register { input: String, source: RegisterError },
+    #[error("events from different PMUs cannot be counted as one set: '{first}' is on {first_pmu}, '{other}' on {other_pmu}")]
+    MixedPmus { first: String, first_pmu: String, other: String, other_pmu: String },
+    #[error("cannot count these events together on {pmu}: {why}")]
+    Unschedulable { pmu: String, why: String },
+    #[error("{pmu} has no register '{name}'; registers: {valid}")]
+    UnknownRegister { pmu: String, name: String, valid: String },
+    #[error("no events given")]
+    Empty,
+}
+
+/// One event of an encoded set.
+#[derive(Debug, Clone, Serialize)]
+pub struct EncodedEvent {
+    pub input: String,
+    pub name: String,
+    pub code: u64,
+    pub umask: u64,
+    /// Counters the event may use.
+    pub counters: Vec<&'static str>,
+    /// Counter the set's assignment gives it.
+    pub counter: &'static str,
+    /// Register fields that place this event on its counter.
+    pub registers: RegisterValues,
+}
+
+/// A set of events placed on counters, and the register values that start counting it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EncodedSet {
+    pub pmu: &'static str,
+    pub events: Vec<EncodedEvent>,
+    pub registers: RegisterValues,
+    /// Counter index of each event, in input order.
+    #[serde(skip)]
+    pub assignment: Vec<usize>,
+}
+
+/// Counter mask of each event on `pmu`.
+pub fn allowed_counters(pmu: &Pmu, sels: &[EventSel]) -> Vec<u64> {
+    sels.iter().map(|s| (family(pmu).allowed)(pmu, s)).collect()
+}
+
+/// Explain a scheduling failure with event and counter names.
+pub fn explain(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], err: &ScheduleError) -> String {
+    match err {
+        ScheduleError::NoCounter { event } => format!("'{}' may use no counter of {}", sels[*event].input, pmu.name()),
+        ScheduleError::Conflict { events, counters, .. } => {
+            let names: Vec<String> = events.iter().map(|&e| format!("'{}' ({})", sels[e].name(), pmu.counter_names(allowed[e]).join("/"))).collect();
+            let ctrs: Vec<&str> = counters.iter().map(|&c| pmu.desc.counters[c].name).collect();
+            format!(
+                "{} events {} share only the {} counter(s) {}; count them in separate runs or let `pmu stat` multiplex them",
+                events.len(),
+                names.join(", "),
+                ctrs.len(),
+                ctrs.join(", ")
+            )
+        }
+    }
+}
+
+/// Place a set of events on counters and compute the register values.
+pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeError> {
+    if sels.is_empty() {
+        return Err(EncodeError::Empty);
+    }
+    if let Some(other) = sels.iter().find(|s| s.pmu != pmu.name()) {
+        return Err(EncodeError::MixedPmus {
+            first: sels[0].input.clone(),
+            first_pmu: pmu.name().to_string(),
+            other: other.input.clone(),
+            other_pmu: other.pmu.to_string(),
+        });
+    }
+    let allowed = allowed_counters(pmu, sels);
+    let assignment = schedule::assign(&allowed).map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
+    let fam = family(pmu);
+    let mut combined: RegisterValues = Vec::new();
+    let mut events = Vec::new();
+    for ((sel, &counter), &mask) in sels.iter().zip(&assignment).zip(&allowed) {
+        let registers = (fam.placement)(pmu, sel, counter).map_err(|source| EncodeError::Register { input: sel.input.clone(), source })?;
+        for &(reg, v) in &registers {
+            match combined.iter_mut().find(|(r, _)| *r == reg) {
+                Some((_, acc)) => *acc |= v,
+                None => combined.push((reg, v)),
+            }
+        }
+        events.push(EncodedEvent {
+            input: sel.input.clone(),
+            name: sel.name(),
+            code: sel.code,
+            umask: sel.umask,
+            counters: pmu.counter_names(mask),
+            counter: pmu.desc.counters[counter].name,
+            registers,
+        });
+    }
+    let registers = (fam.start)(&combined, &assignment);
+    Ok(EncodedSet { pmu: pmu.name(), events, registers, assignment })
+}
+
+/// Find a register of a PMU by name or alias.
+pub fn register(pmu: &Pmu, name: &str) -> Result<Register, EncodeError> {
+    let regs = registers(pmu);
+    let valid = regs.iter().map(|r| r.name).collect::<Vec<_>>().join(", ");
+    regs.into_iter()
+        .find(|r| r.is_named(name))
+        .ok_or_else(|| EncodeError::UnknownRegister { pmu: pmu.name().to_string(), name: name.to_string(), valid })
+}
+
+/// Decode a register value of a PMU, naming events in selector fields.
+pub fn decode(pmu: &Pmu, register_name: &str, value: u64) -> Result<Decoded, EncodeError> {
+    let reg = register(pmu, register_name)?;
+    reg.decode(value, &|code| pmu.event_name(code)).map_err(|e| EncodeError::Register { input: format!("{value:#x}"), source: e })
+}

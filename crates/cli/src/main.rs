@@ -1,0 +1,221 @@
+//! `pmu`: list, describe, encode, decode and count PMU events.
+//!
+//! Each subcommand is a thin layer over the library; output is a human table by
+//! default and JSON with `--json`. Exit codes: 0 ok, 1 runtime failure, 2 usage error.
+
+mod output;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
+use pmukit_core::event_string::EventSel;
+use pmukit_core::register::parse_value;
+use pmukit_sim::stat::{self, StatOptions, DEFAULT_MUX_INTERVAL};
+use pmukit_sim::workloads;
+
+use crate::output::Out;
+
+#[derive(Parser)]
+#[command(
+    name = "pmu",
+    version,
+    about = "Hardware performance counters, to the bit: event tables, register encodings and a simulated PMU",
+    long_about = "Hardware performance counters, to the bit.\n\n\
+pmu knows the performance monitoring units of ARM11 (arm1136, arm1156, arm1176): their \
+event tables, the encoding of every control register, the counter restrictions, and a \
+register-level model that `pmu stat` drives exactly as a kernel driver would.\n\n\
+Events are written as in libpfm4 and perf: [pmu::]EVENT[.UMASK...][:MOD[=VALUE]...], \
+case-insensitive, or raw as pmu::r<hex> / pmu::0x<hex>.",
+    after_help = "Examples:\n  pmu stat\n  pmu stat -e CPU_CYCLES,INSTR_EXEC --workload branchy --cycles 2e9\n  pmu list arm1156\n  pmu describe arm1176::BR_MISPREDICT\n  pmu encode INSTR_EXEC BR_EXEC\n  pmu decode arm1176 PMCR 0x00706071"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// PMU for event strings that name none.
+    #[arg(long, global = true, default_value = DEFAULT_PMU, value_name = "PMU")]
+    pmu: String,
+    /// Replace the built-in event table of the family this TOML file names
+    /// (schema: docs/event-tables.md).
+    #[arg(long, global = true, value_name = "FILE")]
+    events_file: Option<String>,
+    /// Print JSON instead of a human table.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List PMUs, or the events of one PMU.
+    List {
+        /// PMU whose events to list; without it, every PMU's events.
+        pmu: Option<String>,
+    },
+    /// Show everything known about one event: code, counters, modifiers, availability.
+    Describe {
+        /// Event string, e.g. arm1176::INSTR_EXEC.
+        event: String,
+    },
+    /// Encode events as one set counted together: the counters they get and the
+    /// register values that program them. Fails (exit 2) when they cannot share the PMU.
+    Encode {
+        /// Event strings.
+        #[arg(required = true)]
+        events: Vec<String>,
+    },
+    /// Decode a register value field by field, with the spec's bit diagram.
+    Decode {
+        /// PMU whose register layout applies (layouts differ between cores).
+        pmu: String,
+        /// Register name, e.g. PMCR, CCNT, PMN0.
+        register: String,
+        /// Value: 0x… hex, 0b… binary or decimal.
+        value: String,
+    },
+    /// Count events on the simulated machine, like `perf stat`.
+    Stat(StatArgs),
+    /// List the built-in workloads.
+    Workloads,
+}
+
+#[derive(Args)]
+struct StatArgs {
+    /// Events to count, comma-separated or repeated (default: cycles, instructions,
+    /// branches, mispredicts, data cache accesses and misses).
+    #[arg(short = 'e', long = "event", value_name = "EVENTS", value_delimiter = ',')]
+    events: Vec<String>,
+    /// Built-in workload to run (see `pmu workloads`).
+    #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
+    workload: String,
+    /// Seed of the workload's deterministic event stream.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Length of the run in simulated cycles (1 GHz clock); accepts 1e9, 1_000_000, 0x….
+    #[arg(long, default_value = "1e9", value_parser = parse_count)]
+    cycles: u64,
+    /// Cycles each multiplexing group counts before the next takes the counters
+    /// (perf's default is 4 ms).
+    #[arg(long, default_value_t = DEFAULT_MUX_INTERVAL, value_parser = parse_count)]
+    mux_interval: u64,
+    /// CSV-like output as `perf stat -x SEP`: count, unit, event, run time, % running,
+    /// metric value, metric unit.
+    #[arg(short = 'x', long = "field-separator", value_name = "SEP", conflicts_with = "json")]
+    separator: Option<String>,
+    /// Do not print derived metrics.
+    #[arg(long)]
+    no_metrics: bool,
+}
+
+/// Parse a cycle count: integers in any base `parse_value` takes, or `NeM` notation.
+fn parse_count(text: &str) -> Result<u64, String> {
+    if let Some((mantissa, exp)) = text.split_once(['e', 'E']).filter(|_| !text.starts_with("0x")) {
+        let m: u64 = mantissa.parse().map_err(|_| format!("'{text}' is not a count: expected e.g. 1000000, 1e9 or 0x1000"))?;
+        let e: u32 = exp.parse().map_err(|_| format!("'{text}' is not a count: expected e.g. 1000000, 1e9 or 0x1000"))?;
+        return 10u64.checked_pow(e).and_then(|p| p.checked_mul(m)).ok_or_else(|| format!("'{text}' does not fit 64 bits"));
+    }
+    parse_value(text)
+}
+
+/// A failure and its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+fn usage(message: impl ToString) -> Failure {
+    Failure { code: 2, message: message.to_string() }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let out = Out::new(cli.json);
+    match run(&cli, &out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            out.error(&f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
+    let mut catalog = Catalog::builtin();
+    if let Some(path) = &cli.events_file {
+        catalog.load_events_file(path).map_err(usage)?;
+    }
+    match &cli.command {
+        Command::List { pmu } => {
+            let pmus = match pmu {
+                Some(name) => vec![catalog.pmu(name).map_err(usage)?],
+                None => catalog.pmus.iter().collect(),
+            };
+            out.list(&pmus)
+        }
+        Command::Describe { event } => {
+            let sel = catalog.resolve(event, &cli.pmu).map_err(usage)?;
+            let pmu = catalog.pmu(sel.pmu).map_err(usage)?;
+            out.describe(pmu, &sel)
+        }
+        Command::Encode { events } => {
+            let sels = resolve_all(&catalog, events, &cli.pmu)?;
+            let pmu = catalog.pmu(sels[0].pmu).map_err(usage)?;
+            let set = arch::encode_set(pmu, &sels).map_err(usage)?;
+            out.encode(&set)
+        }
+        Command::Decode { pmu, register, value } => {
+            let pmu = catalog.pmu(pmu).map_err(usage)?;
+            let value = parse_value(value).map_err(|e| usage(format!("register value {e}")))?;
+            let decoded = arch::decode(pmu, register, value).map_err(usage)?;
+            let layout = arch::register(pmu, register).map_err(usage)?;
+            out.decode(&decoded, &layout.diagram(Some(value)))
+        }
+        Command::Stat(args) => stat_command(&catalog, cli, args, out),
+        Command::Workloads => out.workloads(),
+    }
+}
+
+fn resolve_all(catalog: &Catalog, events: &[String], default_pmu: &str) -> Result<Vec<EventSel>, Failure> {
+    events.iter().filter(|e| !e.trim().is_empty()).map(|e| catalog.resolve(e.trim(), default_pmu).map_err(usage)).collect()
+}
+
+fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Result<(), Failure> {
+    let pmu = catalog.pmu(&cli.pmu).map_err(usage)?;
+    let events = if args.events.is_empty() { stat::default_events(pmu) } else { args.events.clone() };
+    let sels = resolve_all(catalog, &events, pmu.name())?;
+    if sels.is_empty() {
+        return Err(usage("no events given to -e"));
+    }
+    let counted_pmu = catalog.pmu(sels[0].pmu).map_err(usage)?;
+    let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval };
+    let bar = progress_bar(args.cycles);
+    let mut report = stat::stat(counted_pmu, &sels, &opts, &mut |done| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    })
+    .map_err(usage)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if args.no_metrics {
+        report.metrics.clear();
+    }
+    match &args.separator {
+        Some(sep) => out.text(&report.to_separated(sep)),
+        None if cli.json => out.text(&report.to_json()),
+        None => out.text(&report.to_human()),
+    }
+}
+
+/// A progress bar on stderr for long runs in a terminal.
+fn progress_bar(cycles: u64) -> Option<indicatif::ProgressBar> {
+    if cycles < 4_000_000_000 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(cycles);
+    let style = indicatif::ProgressStyle::with_template("{spinner} simulating {bar:40} {percent:>3}% {human_pos}/{human_len} cycles, {eta} left")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    Some(bar)
+}

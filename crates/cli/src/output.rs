@@ -1,0 +1,205 @@
+//! Rendering of each subcommand's result: a human table, or JSON with `--json`.
+
+use std::io::Write;
+
+use comfy_table::{presets, ContentArrangement, Table};
+use pmukit_arch::EncodedSet;
+use pmukit_core::event_string::EventSel;
+use pmukit_core::pmu::{ModifierKind, Pmu};
+use pmukit_core::register::Decoded;
+use pmukit_core::table::EventDef;
+use pmukit_sim::workloads::WORKLOADS;
+use serde_json::{json, Value};
+
+use crate::Failure;
+
+pub struct Out {
+    json: bool,
+}
+
+fn hex(v: u64) -> String {
+    format!("{v:#x}")
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::UTF8_HORIZONTAL_ONLY).set_content_arrangement(ContentArrangement::Dynamic).set_header(header.to_vec());
+    t
+}
+
+fn event_json(pmu: &Pmu, e: &EventDef) -> Value {
+    json!({
+        "pmu": pmu.name(),
+        "name": e.name,
+        "code": e.code,
+        "umasks": e.umasks.iter().map(|u| json!({"name": u.name, "value": u.value, "description": u.description})).collect::<Vec<_>>(),
+        "description": e.description,
+        "aliases": e.aliases,
+        "counters": pmu.counter_names(pmu.allowed_counters(e)),
+        "modifiers": modifier_names(pmu, e),
+    })
+}
+
+fn modifier_names(pmu: &Pmu, e: &EventDef) -> Vec<&'static str> {
+    pmu.desc
+        .modifiers
+        .iter()
+        .map(|m| m.name)
+        .chain(pmu.desc.event_modifiers.iter().filter(|m| e.modifiers.iter().any(|n| n.eq_ignore_ascii_case(m.name))).map(|m| m.name))
+        .collect()
+}
+
+fn registers_json(regs: &[(&'static str, u64)]) -> Value {
+    Value::Object(regs.iter().map(|(r, v)| (r.to_string(), Value::String(format!("{v:#010x}")))).collect())
+}
+
+impl Out {
+    pub fn new(json: bool) -> Out {
+        Out { json }
+    }
+
+    /// Print text to stdout; a closed pipe is a runtime failure (exit 1).
+    pub fn text(&self, s: &str) -> Result<(), Failure> {
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(s.as_bytes())
+            .and_then(|_| if s.ends_with('\n') { Ok(()) } else { stdout.write_all(b"\n") })
+            .and_then(|_| stdout.flush())
+            .map_err(|e| Failure { code: 1, message: format!("cannot write output: {e}") })
+    }
+
+    fn json(&self, v: &Value) -> Result<(), Failure> {
+        self.text(&serde_json::to_string_pretty(v).unwrap_or_default())
+    }
+
+    pub fn error(&self, message: &str) {
+        if self.json {
+            eprintln!("{}", json!({ "error": message }));
+        } else {
+            eprintln!("pmu: error: {message}");
+        }
+    }
+
+    pub fn list(&self, pmus: &[&Pmu]) -> Result<(), Failure> {
+        if self.json {
+            let all: Vec<Value> = pmus.iter().flat_map(|p| p.events().map(|e| event_json(p, e))).collect();
+            return self.json(&Value::Array(all));
+        }
+        let mut s = String::new();
+        for pmu in pmus {
+            let counters: Vec<String> = pmu.desc.counters.iter().map(|c| format!("{} ({}-bit)", c.name, c.width)).collect();
+            s.push_str(&format!("{}: {}\n  counters: {}\n", pmu.name(), pmu.desc.description, counters.join(", ")));
+            let mut t = table(&["event", "code", "counters", "description"]);
+            for e in pmu.events() {
+                let mut name = e.name.to_string();
+                for a in e.aliases.iter() {
+                    name.push_str(&format!("\n  alias {a}"));
+                }
+                t.add_row(vec![name, hex(e.code), pmu.counter_names(pmu.allowed_counters(e)).join(" "), e.description.to_string()]);
+            }
+            s.push_str(&format!("{t}\n\n"));
+        }
+        self.text(&s)
+    }
+
+    pub fn describe(&self, pmu: &Pmu, sel: &EventSel) -> Result<(), Failure> {
+        let Some(e) = &sel.event else {
+            return self.text(&format!("{}: raw event code {:#x} on {}", sel.input, sel.code, pmu.name()));
+        };
+        let modifiers: Vec<Value> = modifier_names(pmu, e)
+            .iter()
+            .filter_map(|n| pmu.desc.modifier(n))
+            .map(|m| {
+                let kind = match m.kind {
+                    ModifierKind::Flag => "flag".to_string(),
+                    ModifierKind::Number { min, max } => format!("{min}..={max}"),
+                };
+                json!({"name": m.name, "kind": kind, "description": m.description})
+            })
+            .collect();
+        let models: Vec<&str> = pmukit_arch::family(pmu).pmus.iter().filter(|d| e.exists_on(d.model)).map(|d| d.name).collect();
+        let mut v = event_json(pmu, e);
+        v["modifiers"] = Value::Array(modifiers.clone());
+        v["available_on"] = json!(models);
+        v["unused_on"] = json!(e.unused_on);
+        v["attrs"] = Value::Object(e.attrs.iter().map(|a| (a.key.to_string(), Value::String(a.value.to_string()))).collect());
+        if let Ok(set) = pmukit_arch::encode_set(pmu, std::slice::from_ref(sel)) {
+            v["encoding"] = json!({"counter": set.events[0].counter, "registers": registers_json(&set.events[0].registers)});
+        }
+        if self.json {
+            return self.json(&v);
+        }
+        let mut s = format!("{}::{}  (code {:#04x})\n\n  {}\n\n", pmu.name(), e.name, e.code, e.description);
+        let line = |k: &str, val: String| format!("  {k:<13}{val}\n");
+        if !e.aliases.is_empty() {
+            s.push_str(&line("aliases", e.aliases.join(", ")));
+        }
+        s.push_str(&line("available on", models.join(", ")));
+        if !e.unused_on.is_empty() {
+            s.push_str(&line("unused on", e.unused_on.join(", ")));
+        }
+        s.push_str(&line("counters", pmu.counter_names(pmu.allowed_counters(e)).join(", ")));
+        for m in &modifiers {
+            s.push_str(&line("modifier", format!(":{} ({}) {}", m["name"].as_str().unwrap_or(""), m["kind"].as_str().unwrap_or(""), m["description"].as_str().unwrap_or(""))));
+        }
+        for u in e.umasks.iter() {
+            s.push_str(&line("unit mask", format!(".{} = {:#x} {}", u.name, u.value, u.description)));
+        }
+        if let Some(enc) = v.get("encoding") {
+            s.push_str(&line("encoding", format!("on {}: {}", enc["counter"].as_str().unwrap_or(""), enc["registers"])));
+        }
+        self.text(&s)
+    }
+
+    pub fn encode(&self, set: &EncodedSet) -> Result<(), Failure> {
+        let events: Vec<Value> = set
+            .events
+            .iter()
+            .map(|e| {
+                json!({
+                    "input": e.input, "name": e.name, "code": e.code, "umask": e.umask,
+                    "counters": e.counters, "counter": e.counter, "registers": registers_json(&e.registers),
+                })
+            })
+            .collect();
+        if self.json {
+            return self.json(&json!({"pmu": set.pmu, "events": events, "registers": registers_json(&set.registers)}));
+        }
+        let mut t = table(&["input", "event", "code", "counter", "allowed", "registers"]);
+        for e in &set.events {
+            let regs: Vec<String> = e.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();
+            t.add_row(vec![e.input.clone(), e.name.clone(), hex(e.code), e.counter.to_string(), e.counters.join(" "), regs.join(" ")]);
+        }
+        let start: Vec<String> = set.registers.iter().map(|(r, v)| format!("{r} = {v:#010x}")).collect();
+        self.text(&format!("{}:\n{t}\nstart counting with: {}\n", set.pmu, start.join(", ")))
+    }
+
+    pub fn decode(&self, d: &Decoded, diagram: &str) -> Result<(), Failure> {
+        if self.json {
+            let mut v = serde_json::to_value(d).unwrap_or_default();
+            v["diagram"] = Value::String(diagram.to_string());
+            return self.json(&v);
+        }
+        let mut t = table(&["field", "bits", "value", "meaning"]);
+        for f in &d.fields {
+            t.add_row(vec![f.name.clone(), f.bits.clone(), hex(f.value), f.meaning.clone()]);
+        }
+        let mut s = format!("{} = {}\n\n{diagram}\n{t}\n", d.register, d.value);
+        for w in &d.warnings {
+            s.push_str(&format!("warning: {w}\n"));
+        }
+        self.text(&s)
+    }
+
+    pub fn workloads(&self) -> Result<(), Failure> {
+        if self.json {
+            let v: Vec<Value> = WORKLOADS.iter().map(|w| json!({"name": w.name, "description": w.description})).collect();
+            return self.json(&Value::Array(v));
+        }
+        let mut t = table(&["workload", "description"]);
+        for w in WORKLOADS {
+            t.add_row(vec![w.name, w.description]);
+        }
+        self.text(&format!("{t}\n"))
+    }
+}

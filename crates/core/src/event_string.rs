@@ -1,0 +1,413 @@
+//! The event-string grammar, in the style of libpfm4 and perf:
+//!
+//! ```text
+//! [pmu::]EVENT[.UMASK…][:MOD[=VALUE]…]      names are case-insensitive
+//! [pmu::]r<hex>  |  [pmu::]0x<hex>            raw event code
+//! ```
+//!
+//! Parsing yields the tokens with their columns; resolving checks them against a PMU's
+//! table and produces an [`EventSel`]. Every error names the offending token and its
+//! column, and suggests what would be valid.
+
+use std::fmt;
+
+use thiserror::Error;
+
+use crate::pmu::{ModifierKind, Pmu};
+use crate::table::EventDef;
+
+/// A token of the input with its 1-based column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub text: String,
+    pub column: usize,
+}
+
+/// An event string split into its parts, not yet checked against any table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSpec {
+    pub input: String,
+    pub pmu: Option<Token>,
+    pub event: Token,
+    pub umasks: Vec<Token>,
+    pub modifiers: Vec<(Token, Option<Token>)>,
+}
+
+/// An event resolved against a PMU: what to program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventSel {
+    pub input: String,
+    pub pmu: &'static str,
+    /// The table entry, or `None` for a raw code the table does not list.
+    pub event: Option<EventDef>,
+    pub code: u64,
+    pub umask: u64,
+    pub umask_names: Vec<String>,
+    /// Modifiers in input order, with their values (flags are 0 or 1).
+    pub modifiers: Vec<(&'static str, u64)>,
+}
+
+/// A bad event string: what is wrong, where, and what would be valid.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub struct EventError {
+    pub input: String,
+    pub column: usize,
+    pub width: usize,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} (column {})", self.message, self.column)?;
+        writeln!(f, "    {}", self.input)?;
+        write!(f, "    {}{}", " ".repeat(self.column.saturating_sub(1)), "^".repeat(self.width.max(1)))?;
+        if let Some(help) = &self.help {
+            write!(f, "\n  {help}")?;
+        }
+        Ok(())
+    }
+}
+
+impl EventError {
+    fn at(input: &str, token: &Token, message: String, help: Option<String>) -> EventError {
+        EventError {
+            input: input.to_string(),
+            column: token.column,
+            width: token.text.chars().count(),
+            message,
+            help,
+        }
+    }
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// Split an event string into its tokens.
+pub fn parse(input: &str) -> Result<EventSpec, EventError> {
+    let chars: Vec<char> = input.chars().collect();
+    let mut pos = 0;
+    let err = |column: usize, width: usize, message: String, help: &str| EventError {
+        input: input.to_string(),
+        column,
+        width,
+        message,
+        help: Some(help.to_string()),
+    };
+    let word = |pos: &mut usize| -> Token {
+        let start = *pos;
+        while *pos < chars.len() && is_name_char(chars[*pos]) {
+            *pos += 1;
+        }
+        Token { text: chars[start..*pos].iter().collect(), column: start + 1 }
+    };
+    let expect_word = |pos: &mut usize, what: &str| -> Result<Token, EventError> {
+        let t = word(pos);
+        if t.text.is_empty() {
+            let found = chars.get(*pos).map_or("end of input".to_string(), |c| format!("'{c}'"));
+            return Err(err(*pos + 1, 1, format!("expected {what}, found {found}"), "syntax: [pmu::]EVENT[.UMASK…][:MOD[=VALUE]…]"));
+        }
+        Ok(t)
+    };
+
+    let mut first = expect_word(&mut pos, "an event name")?;
+    let mut pmu = None;
+    if chars.get(pos) == Some(&':') && chars.get(pos + 1) == Some(&':') {
+        pos += 2;
+        pmu = Some(first);
+        first = expect_word(&mut pos, "an event name after '::'")?;
+    }
+    let mut umasks = Vec::new();
+    while chars.get(pos) == Some(&'.') {
+        pos += 1;
+        umasks.push(expect_word(&mut pos, "a unit-mask name after '.'")?);
+    }
+    let mut modifiers = Vec::new();
+    while chars.get(pos) == Some(&':') {
+        pos += 1;
+        let name = expect_word(&mut pos, "a modifier name after ':'")?;
+        let value = if chars.get(pos) == Some(&'=') {
+            pos += 1;
+            Some(expect_word(&mut pos, "a value after '='")?)
+        } else {
+            None
+        };
+        modifiers.push((name, value));
+    }
+    if pos < chars.len() {
+        return Err(err(
+            pos + 1,
+            chars.len() - pos,
+            format!("unexpected '{}'", chars[pos..].iter().collect::<String>()),
+            "syntax: [pmu::]EVENT[.UMASK…][:MOD[=VALUE]…]; names use letters, digits, '_' and '-'",
+        ));
+    }
+    Ok(EventSpec { input: input.to_string(), pmu, event: first, umasks, modifiers })
+}
+
+/// Parse a raw event token: `r1a` or `0x1a`.
+fn raw_code(text: &str) -> Option<u64> {
+    let lower = text.to_ascii_lowercase();
+    let hex = lower.strip_prefix("0x").or_else(|| lower.strip_prefix('r'))?;
+    if hex.is_empty() {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// Up to three names from `candidates` closest to `wanted`.
+pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let wanted = wanted.to_ascii_uppercase();
+    let mut scored: Vec<(f64, &str)> = candidates
+        .into_iter()
+        .map(|c| {
+            let up = c.to_ascii_uppercase();
+            let mut score = strsim::jaro_winkler(&wanted, &up);
+            if up.contains(&wanted) || wanted.contains(&up) {
+                score += 0.1;
+            }
+            (score, c)
+        })
+        .filter(|(s, _)| *s > 0.7)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+fn did_you_mean(names: &[&str], all: &str) -> Option<String> {
+    if names.is_empty() {
+        Some(all.to_string())
+    } else {
+        Some(format!("did you mean {}?", names.join(", ")))
+    }
+}
+
+/// Resolve an event string against the PMUs; `default_pmu` applies without `pmu::`.
+pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel, EventError> {
+    let spec = parse(input)?;
+    let pmu_name = spec.pmu.as_ref().map_or(default_pmu, |t| t.text.as_str());
+    let Some(pmu) = pmus.iter().find(|p| p.name().eq_ignore_ascii_case(pmu_name)) else {
+        let token = spec.pmu.clone().unwrap_or(Token { text: pmu_name.to_string(), column: 1 });
+        let names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
+        return Err(EventError::at(
+            input,
+            &token,
+            format!("unknown PMU '{pmu_name}'"),
+            Some(format!("valid PMUs: {}", names.join(", "))),
+        ));
+    };
+    resolve_spec(&spec, pmu)
+}
+
+/// Resolve parsed tokens against one PMU.
+pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError> {
+    let input = spec.input.as_str();
+    let model = pmu.desc.model;
+    let mut umask_tokens = spec.umasks.clone();
+    let (event, code) = match pmu.table.find(&spec.event.text) {
+        Some(e) => (Some(e.clone()), e.code),
+        None => match raw_code(&spec.event.text) {
+            Some(code) => (pmu.table.by_code(code, model).cloned(), code),
+            None => match split_flattened(pmu, &spec.event.text) {
+                Some((e, extra)) => {
+                    umask_tokens.splice(0..0, extra.into_iter().map(|text| Token { text, column: spec.event.column }));
+                    (Some(e.clone()), e.code)
+                }
+                None => {
+                    let names = nearest(&spec.event.text, pmu.events().map(|e| e.name.as_ref()));
+                    return Err(EventError::at(
+                        input,
+                        &spec.event,
+                        format!("unknown event '{}' for {}", spec.event.text, pmu.name()),
+                        did_you_mean(&names, &format!("`pmu list {}` shows the valid events", pmu.name())),
+                    ));
+                }
+            },
+        },
+    };
+    if let Some(e) = &event {
+        if !e.exists_on(model) {
+            let why = if e.unused_on.iter().any(|m| m.eq_ignore_ascii_case(model)) {
+                format!("the spec marks it unused on {model}")
+            } else {
+                format!("it exists only on {}", e.only_on.join(", "))
+            };
+            let pmus_with: Vec<&str> = e.only_on.iter().map(|m| m.as_ref()).collect();
+            let help = if pmus_with.is_empty() { None } else { Some(format!("use it on {}", pmus_with.join(" or "))) };
+            return Err(EventError::at(input, &spec.event, format!("event '{}' is not available on {}: {why}", e.name, pmu.name()), help));
+        }
+    } else {
+        if code > pmu.desc.max_code {
+            return Err(EventError::at(
+                input,
+                &spec.event,
+                format!("raw code {code:#x} does not fit the event selector (at most {:#x})", pmu.desc.max_code),
+                None,
+            ));
+        }
+        if let Some(why) = pmu.desc.raw_outside_table {
+            return Err(EventError::at(
+                input,
+                &spec.event,
+                format!("event code {code:#x} is reserved on {}: {why}", pmu.name()),
+                Some(format!("`pmu list {}` shows the defined event codes", pmu.name())),
+            ));
+        }
+    }
+
+    let (umask, umask_names) = resolve_umasks(input, pmu, event.as_ref(), &umask_tokens)?;
+    let modifiers = resolve_modifiers(input, pmu, event.as_ref(), &spec.modifiers)?;
+    Ok(EventSel { input: input.to_string(), pmu: pmu.desc.name, event, code, umask, umask_names, modifiers })
+}
+
+/// `EVENT_UMASK…` as pfmon flattened `EVENT.UMASK…`: an event name followed by `_`
+/// and unit-mask names.
+fn split_flattened<'a>(pmu: &'a Pmu, text: &str) -> Option<(&'a EventDef, Vec<String>)> {
+    let upper = text.to_ascii_uppercase();
+    pmu.events().filter(|e| !e.umasks.is_empty()).find_map(|e| {
+        let rest = upper.strip_prefix(&e.name.to_ascii_uppercase())?.strip_prefix('_')?;
+        let mut names = Vec::new();
+        let mut rest = rest.to_string();
+        while !rest.is_empty() {
+            // Longest unit-mask name first, since names may contain '_'.
+            let mut cands: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
+            cands.sort_by_key(|n| std::cmp::Reverse(n.len()));
+            let hit = cands.into_iter().find(|n| {
+                let n = n.to_ascii_uppercase();
+                rest == n || rest.starts_with(&format!("{n}_"))
+            })?;
+            names.push(hit.to_string());
+            rest = rest[hit.len()..].trim_start_matches('_').to_string();
+        }
+        Some((e, names))
+    })
+}
+
+fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[Token]) -> Result<(u64, Vec<String>), EventError> {
+    let Some(e) = event else {
+        return match tokens.first() {
+            Some(t) => Err(EventError::at(input, t, "a raw event code takes no unit-mask names".into(), Some("give the unit mask inside the raw code".into()))),
+            None => Ok((0, vec![])),
+        };
+    };
+    if tokens.is_empty() {
+        let defaults: Vec<_> = e.umasks.iter().filter(|u| u.default).collect();
+        if !e.umasks.is_empty() && defaults.is_empty() {
+            let names: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
+            return Err(EventError {
+                input: input.to_string(),
+                column: input.chars().count() + 1,
+                width: 1,
+                message: format!("event '{}' needs a unit mask", e.name),
+                help: Some(format!("valid unit masks: {}", names.join(", "))),
+            });
+        }
+        return Ok((defaults.iter().fold(0, |m, u| m | u.value), defaults.iter().map(|u| u.name.to_string()).collect()));
+    }
+    let mut value = 0;
+    let mut names: Vec<String> = Vec::new();
+    for t in tokens {
+        let Some(u) = e.umask(&t.text) else {
+            let valid: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
+            let help = if valid.is_empty() {
+                Some(format!("event '{}' has no unit masks", e.name))
+            } else {
+                let near = nearest(&t.text, valid.iter().copied());
+                Some(match near.is_empty() {
+                    true => format!("valid unit masks: {}", valid.join(", ")),
+                    false => format!("did you mean {}? valid unit masks: {}", near.join(", "), valid.join(", ")),
+                })
+            };
+            return Err(EventError::at(input, t, format!("unknown unit mask '{}' for event '{}' on {}", t.text, e.name, pmu.name()), help));
+        };
+        if names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) {
+            return Err(EventError::at(input, t, format!("unit mask '{}' given twice", u.name), None));
+        }
+        value |= u.value;
+        names.push(u.name.to_string());
+    }
+    Ok((value, names))
+}
+
+fn resolve_modifiers(
+    input: &str,
+    pmu: &Pmu,
+    event: Option<&EventDef>,
+    tokens: &[(Token, Option<Token>)],
+) -> Result<Vec<(&'static str, u64)>, EventError> {
+    let event_mods: Vec<&str> = event.map(|e| e.modifiers.iter().map(|m| m.as_ref()).collect()).unwrap_or_default();
+    let allowed: Vec<&'static str> = pmu
+        .desc
+        .modifiers
+        .iter()
+        .map(|m| m.name)
+        .chain(pmu.desc.event_modifiers.iter().filter(|m| event_mods.iter().any(|n| n.eq_ignore_ascii_case(m.name))).map(|m| m.name))
+        .collect();
+    let mut out: Vec<(&'static str, u64)> = Vec::new();
+    for (name, value) in tokens {
+        let valid = if allowed.is_empty() {
+            format!("{} events take no modifiers", pmu.name())
+        } else {
+            format!("valid modifiers here: {}", allowed.join(", "))
+        };
+        let def = match pmu.desc.modifier(&name.text) {
+            Some(d) if allowed.contains(&d.name) => d,
+            Some(d) => {
+                let what = event.map_or("a raw event".to_string(), |e| format!("event '{}'", e.name));
+                return Err(EventError::at(input, name, format!("modifier '{}' does not apply to {what}: {}", d.name, d.description), Some(valid)));
+            }
+            None => {
+                return Err(EventError::at(input, name, format!("unknown modifier '{}' for {}", name.text, pmu.name()), Some(valid)));
+            }
+        };
+        if out.iter().any(|(n, _)| *n == def.name) {
+            return Err(EventError::at(input, name, format!("modifier '{}' given twice", def.name), None));
+        }
+        let v = match (def.kind, value) {
+            (ModifierKind::Flag, None) => 1,
+            (ModifierKind::Flag, Some(t)) => match t.text.as_str() {
+                "0" => 0,
+                "1" => 1,
+                _ => return Err(EventError::at(input, t, format!("modifier '{}' is a flag: its value is 0 or 1, not '{}'", def.name, t.text), None)),
+            },
+            (ModifierKind::Number { min, max }, None) => {
+                return Err(EventError::at(input, name, format!("modifier '{}' needs a value", def.name), Some(format!("write {}=N with N from {min} to {max}", def.name))));
+            }
+            (ModifierKind::Number { min, max }, Some(t)) => {
+                let n = crate::register::parse_value(&t.text).ok().filter(|n| (min..=max).contains(n));
+                n.ok_or_else(|| EventError::at(input, t, format!("value '{}' of modifier '{}' is out of range", t.text, def.name), Some(format!("valid values: {min} to {max}"))))?
+            }
+        };
+        out.push((def.name, v));
+    }
+    Ok(out)
+}
+
+impl EventSel {
+    /// Canonical spelling: `EVENT[.UMASK…][:MOD[=VALUE]…]`, or `r<hex>` for raw codes.
+    pub fn name(&self) -> String {
+        let mut s = match &self.event {
+            Some(e) => e.name.to_string(),
+            None => format!("r{:x}", self.code),
+        };
+        for u in &self.umask_names {
+            s.push('.');
+            s.push_str(u);
+        }
+        for (m, v) in &self.modifiers {
+            s.push(':');
+            s.push_str(m);
+            if *v != 1 {
+                s.push_str(&format!("={v}"));
+            }
+        }
+        s
+    }
+
+    pub fn modifier(&self, name: &str) -> Option<u64> {
+        self.modifiers.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}

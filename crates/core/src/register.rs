@@ -1,0 +1,493 @@
+//! Registers and their fields, described once and used for encoding, decoding,
+//! validation, bit diagrams and simulated write semantics.
+//!
+//! An architecture declares each register as a `const Register`. Nothing else in the
+//! code base repeats a field position: encoders set fields by [`FieldRef`], models
+//! apply writes through [`Register::apply_write`], and decoders walk the same list.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use thiserror::Error;
+
+/// How software sees a field. The names follow the spec vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read/write.
+    ReadWrite,
+    /// Read-only: writes are ignored.
+    ReadOnly,
+    /// Reserved. Software should write zero; writes are ignored and reads return
+    /// zero (`unpredictable_read == false`) or an unpredictable value (`true`), which
+    /// the models return as zero.
+    Reserved { unpredictable_read: bool },
+    /// Hardware sets it; writing 1 clears it, writing 0 has no effect.
+    WriteOneToClear,
+    /// Hardware sets it; software may clear it (write 0) but never set it (a written 1
+    /// keeps the current value).
+    Sticky,
+    /// Write-only action: writing 1 triggers an action; the bit is not stored and
+    /// reads as zero (the spec calls the read value unpredictable).
+    Action,
+}
+
+impl Access {
+    pub fn label(self) -> &'static str {
+        match self {
+            Access::ReadWrite => "RW",
+            Access::ReadOnly => "RO",
+            Access::Reserved { .. } => "SBZ",
+            Access::WriteOneToClear => "W1C",
+            Access::Sticky => "sticky",
+            Access::Action => "WO",
+        }
+    }
+
+    fn is_reserved(self) -> bool {
+        matches!(self, Access::Reserved { .. })
+    }
+}
+
+/// A value of a field that has a name of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedValue {
+    pub value: u64,
+    pub name: &'static str,
+    pub meaning: &'static str,
+}
+
+/// How a decoder explains a field's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// A plain number (a count, an address, an initial value).
+    Number,
+    /// A flag or enumeration whose values are listed.
+    Named(&'static [NamedValue]),
+    /// An event selector: the architecture names the event.
+    Event,
+}
+
+/// One field of a register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub msb: u8,
+    pub lsb: u8,
+    pub access: Access,
+    pub description: &'static str,
+    pub values: Values,
+    /// Models on which the field exists; elsewhere its bits are reserved
+    /// should-be-zero. Empty means every model of the family.
+    pub only_on: &'static [&'static str],
+}
+
+impl Field {
+    /// A read/write numeric field (the common case); adjust with the `with_*` methods.
+    pub const fn new(name: &'static str, msb: u8, lsb: u8, description: &'static str) -> Field {
+        Field {
+            name,
+            msb,
+            lsb,
+            access: Access::ReadWrite,
+            description,
+            values: Values::Number,
+            only_on: &[],
+        }
+    }
+
+    pub const fn with_access(mut self, access: Access) -> Field {
+        self.access = access;
+        self
+    }
+
+    pub const fn with_values(mut self, values: Values) -> Field {
+        self.values = values;
+        self
+    }
+
+    pub const fn only_on(mut self, models: &'static [&'static str]) -> Field {
+        self.only_on = models;
+        self
+    }
+
+    pub const fn width(&self) -> u32 {
+        (self.msb - self.lsb) as u32 + 1
+    }
+
+    /// Mask of the field's bits in place.
+    pub const fn mask(&self) -> u64 {
+        let ones = if self.width() >= 64 { u64::MAX } else { (1u64 << self.width()) - 1 };
+        ones << self.lsb
+    }
+
+    /// Largest value the field can hold.
+    pub const fn max(&self) -> u64 {
+        self.mask() >> self.lsb
+    }
+
+    pub const fn get(&self, register: u64) -> u64 {
+        (register & self.mask()) >> self.lsb
+    }
+
+    /// `register` with this field replaced by `value` (truncated to the field width).
+    pub const fn set(&self, register: u64, value: u64) -> u64 {
+        (register & !self.mask()) | ((value << self.lsb) & self.mask())
+    }
+
+    /// Spec-style bit range: "27:20" or "11".
+    pub fn bits(&self) -> String {
+        if self.msb == self.lsb {
+            self.msb.to_string()
+        } else {
+            format!("{}:{}", self.msb, self.lsb)
+        }
+    }
+
+    fn exists_on(&self, model: &str) -> bool {
+        self.only_on.is_empty() || self.only_on.iter().any(|m| m.eq_ignore_ascii_case(model))
+    }
+
+    fn meaning(&self, value: u64) -> Option<&'static str> {
+        match self.values {
+            Values::Named(list) => list.iter().find(|v| v.value == value).map(|v| v.meaning),
+            _ => None,
+        }
+    }
+}
+
+/// A register: name, width, reset value and its fields (most significant first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Register {
+    pub name: &'static str,
+    /// Other names the spec or the ecosystem uses for the same register.
+    pub aliases: &'static [&'static str],
+    pub width: u8,
+    pub reset: u64,
+    pub description: &'static str,
+    pub fields: Cow<'static, [Field]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RegisterError {
+    #[error("{register} has no field '{field}'; valid fields: {valid}")]
+    UnknownField { register: &'static str, field: String, valid: String },
+    #[error("{register}.{field} does not exist on this model (its bits are should-be-zero): {why}")]
+    AbsentField { register: &'static str, field: &'static str, why: &'static str },
+    #[error("value {value:#x} does not fit {register}.{field} (bits {bits}, at most {max:#x})")]
+    FieldOverflow { register: &'static str, field: &'static str, bits: String, value: u64, max: u64 },
+    #[error("value {value:#x} does not fit the {width}-bit register {register}")]
+    TooWide { register: &'static str, width: u8, value: u64 },
+    #[error("{register} bits {bits} ({field}) should be zero, but the value sets them ({value:#x}){note}")]
+    ReservedBitsSet { register: &'static str, field: &'static str, bits: String, value: u64, note: String },
+    #[error("{register}.{field} is {access}: software cannot set it")]
+    NotWritable { register: &'static str, field: &'static str, access: &'static str },
+}
+
+/// What a register write did, beyond the stored value.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WriteEffect {
+    /// The value the register holds after the write.
+    pub stored: u64,
+    /// Action fields written with a non-zero value, in field order.
+    pub actions: Vec<&'static str>,
+    /// Bits of write-1-to-clear or sticky fields that the write cleared.
+    pub cleared: u64,
+}
+
+/// One field of a decoded value.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DecodedField {
+    pub name: String,
+    pub bits: String,
+    pub value: u64,
+    pub meaning: String,
+}
+
+/// A decoded register value: its fields and any warnings (reserved bits set).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Decoded {
+    pub register: String,
+    pub value: String,
+    pub fields: Vec<DecodedField>,
+    pub warnings: Vec<String>,
+}
+
+impl Register {
+    pub const fn new(
+        name: &'static str,
+        width: u8,
+        reset: u64,
+        description: &'static str,
+        fields: &'static [Field],
+    ) -> Register {
+        Register { name, aliases: &[], width, reset, description, fields: Cow::Borrowed(fields) }
+    }
+
+    pub const fn with_aliases(mut self, aliases: &'static [&'static str]) -> Register {
+        self.aliases = aliases;
+        self
+    }
+
+    /// Does `name` name this register (case-insensitive, aliases included)?
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name.eq_ignore_ascii_case(name) || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+    }
+
+    pub fn width_mask(&self) -> u64 {
+        if self.width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        }
+    }
+
+    /// The register as it exists on `model`: fields that exist only on other models
+    /// become reserved should-be-zero bits, keeping their position from the one list.
+    pub fn for_model(&self, model: &str) -> Register {
+        let fields: Vec<Field> = self
+            .fields
+            .iter()
+            .map(|f| {
+                if f.exists_on(model) {
+                    *f
+                } else {
+                    // Keep the name so that asking for the field explains why it is absent.
+                    Field {
+                        access: Access::Reserved { unpredictable_read: true },
+                        values: Values::Number,
+                        only_on: &[],
+                        ..*f
+                    }
+                }
+            })
+            .collect();
+        Register { fields: Cow::Owned(fields), ..self.clone() }
+    }
+
+    pub fn field(&self, name: &str) -> Result<&Field, RegisterError> {
+        if let Some(absent) = self.fields.iter().find(|f| f.access.is_reserved() && f.name != "SBZ" && f.name.eq_ignore_ascii_case(name)) {
+            return Err(RegisterError::AbsentField { register: self.name, field: absent.name, why: absent.description });
+        }
+        self.fields
+            .iter()
+            .find(|f| !f.access.is_reserved() && f.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| RegisterError::UnknownField {
+                register: self.name,
+                field: name.to_string(),
+                valid: self
+                    .fields
+                    .iter()
+                    .filter(|f| !f.access.is_reserved())
+                    .map(|f| f.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// Bits that no defined field covers or that belong to reserved fields.
+    pub fn reserved_mask(&self) -> u64 {
+        let defined = self.fields.iter().filter(|f| !f.access.is_reserved()).fold(0, |m, f| m | f.mask());
+        self.width_mask() & !defined
+    }
+
+    /// Build a value from named fields, checking that each fits and can be written.
+    pub fn encode(&self, fields: &[(&str, u64)]) -> Result<u64, RegisterError> {
+        let mut value = 0;
+        for &(name, v) in fields {
+            let f = self.field(name)?;
+            if v > f.max() {
+                return Err(RegisterError::FieldOverflow {
+                    register: self.name,
+                    field: f.name,
+                    bits: f.bits(),
+                    value: v,
+                    max: f.max(),
+                });
+            }
+            if matches!(f.access, Access::ReadOnly) && v != 0 {
+                return Err(RegisterError::NotWritable { register: self.name, field: f.name, access: "read-only" });
+            }
+            value = f.set(value, v);
+        }
+        Ok(value)
+    }
+
+    /// Check a value software is about to write: it must fit the register and leave
+    /// every reserved bit zero.
+    pub fn check_write(&self, value: u64) -> Result<(), RegisterError> {
+        if value & !self.width_mask() != 0 {
+            return Err(RegisterError::TooWide { register: self.name, width: self.width, value });
+        }
+        match self.reserved_violations(value).into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn reserved_violations(&self, value: u64) -> Vec<RegisterError> {
+        let mut out = Vec::new();
+        for f in self.fields.iter().filter(|f| f.access.is_reserved()) {
+            if f.get(value) != 0 {
+                out.push(RegisterError::ReservedBitsSet {
+                    register: self.name,
+                    field: f.name,
+                    bits: f.bits(),
+                    value: f.get(value),
+                    note: Self::reserved_note(f),
+                });
+            }
+        }
+        let covered = self.fields.iter().fold(0, |m, f| m | f.mask());
+        let loose = value & self.width_mask() & !covered;
+        if loose != 0 {
+            out.push(RegisterError::ReservedBitsSet {
+                register: self.name,
+                field: "undefined",
+                bits: format!("{loose:#x}"),
+                value: loose,
+                note: String::new(),
+            });
+        }
+        out
+    }
+
+    /// Why a field is reserved when the family defines it on other models.
+    fn reserved_note(reserved: &Field) -> String {
+        if reserved.name == "SBZ" || reserved.description.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", reserved.description)
+        }
+    }
+
+    /// Apply a software write to a register holding `old`, with the access semantics
+    /// of each field. Bits outside the register's width are ignored.
+    pub fn apply_write(&self, old: u64, written: u64) -> WriteEffect {
+        let mut effect = WriteEffect { stored: old & self.width_mask(), ..WriteEffect::default() };
+        for f in self.fields.iter() {
+            let (was, new) = (f.get(old), f.get(written));
+            let next = match f.access {
+                Access::ReadWrite => new,
+                Access::ReadOnly => was,
+                Access::Reserved { .. } => 0,
+                Access::WriteOneToClear => was & !new,
+                Access::Sticky => was & new,
+                Access::Action => {
+                    if new != 0 {
+                        effect.actions.push(f.name);
+                    }
+                    0
+                }
+            };
+            if matches!(f.access, Access::WriteOneToClear | Access::Sticky) {
+                effect.cleared |= f.set(0, was & !next);
+            }
+            effect.stored = f.set(effect.stored, next);
+        }
+        effect
+    }
+
+    /// What software reads from a register holding `stored`: action bits and
+    /// reserved bits read as zero.
+    pub fn read(&self, stored: u64) -> u64 {
+        self.fields
+            .iter()
+            .filter(|f| matches!(f.access, Access::Action | Access::Reserved { .. }))
+            .fold(stored & self.width_mask(), |v, f| f.set(v, 0))
+    }
+
+    /// Decode a value field by field. `event_name` names event-selector values.
+    /// Reserved bits that are set become warnings (a read may return them).
+    pub fn decode(&self, value: u64, event_name: &dyn Fn(u64) -> Option<String>) -> Result<Decoded, RegisterError> {
+        if value & !self.width_mask() != 0 {
+            return Err(RegisterError::TooWide { register: self.name, width: self.width, value });
+        }
+        let fields = self
+            .fields
+            .iter()
+            .map(|f| {
+                let v = f.get(value);
+                let meaning = match (f.values, f.access) {
+                    (_, Access::Reserved { .. }) => match (v, f.name) {
+                        (0, "SBZ") => "reserved".to_string(),
+                        (0, _) => "reserved on this model".to_string(),
+                        _ => "reserved, should be zero".to_string(),
+                    },
+                    (Values::Event, _) => event_name(v).unwrap_or_else(|| format!("event {v:#x}: reserved")),
+                    (Values::Named(_), _) => f.meaning(v).map(str::to_string).unwrap_or_else(|| format!("undefined value {v:#x}")),
+                    (Values::Number, _) => f.description.to_string(),
+                };
+                DecodedField { name: f.name.to_string(), bits: f.bits(), value: v, meaning }
+            })
+            .collect();
+        let warnings = self.reserved_violations(value).iter().map(ToString::to_string).collect();
+        let digits = (self.width as usize).div_ceil(4);
+        Ok(Decoded { register: self.name.to_string(), value: format!("{value:#0w$x}", w = digits + 2), fields, warnings })
+    }
+
+    /// An ASCII bit diagram in the style of the spec's register figures, with the
+    /// field values of `value` in a last row when given.
+    pub fn diagram(&self, value: Option<u64>) -> String {
+        let cells: Vec<(String, String, String)> = self
+            .fields
+            .iter()
+            .map(|f| {
+                let bits = if f.msb == f.lsb { f.msb.to_string() } else { format!("{}  {}", f.msb, f.lsb) };
+                let val = value.map(|v| format!("{:#x}", f.get(v))).unwrap_or_default();
+                (bits, f.name.to_string(), val)
+            })
+            .collect();
+        let widths: Vec<usize> = cells.iter().map(|(b, n, v)| b.len().max(n.len()).max(v.len()) + 2).collect();
+        let border: String =
+            widths.iter().fold(String::from("+"), |mut s, w| {
+                s.push_str(&"-".repeat(*w));
+                s.push('+');
+                s
+            });
+        let row = |pick: &dyn Fn(&(String, String, String)) -> &String, sep: char| {
+            let mut s = String::from(sep);
+            for (cell, w) in cells.iter().zip(&widths) {
+                let _ = write!(s, "{:^w$}", pick(cell), w = *w);
+                s.push(sep);
+            }
+            s
+        };
+        let mut out = String::new();
+        out.push_str(&row(&|c| &c.0, ' '));
+        out.push('\n');
+        out.push_str(&border);
+        out.push('\n');
+        out.push_str(&row(&|c| &c.1, '|'));
+        out.push('\n');
+        out.push_str(&border);
+        out.push('\n');
+        if value.is_some() {
+            out.push_str(&row(&|c| &c.2, ' '));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Parse a register value as users write it: `0x…` hex, `0b…` binary or decimal,
+/// with optional `_` separators.
+pub fn parse_value(text: &str) -> Result<u64, String> {
+    let t = text.trim().replace('_', "");
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h.to_string(), 16)
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        (b.to_string(), 2)
+    } else {
+        (t.clone(), 10)
+    };
+    if digits.is_empty() {
+        return Err(format!("'{text}' is not a number: expected hex (0x…), binary (0b…) or decimal"));
+    }
+    u64::from_str_radix(&digits, radix).map_err(|e| {
+        let why = match e.kind() {
+            std::num::IntErrorKind::PosOverflow => "does not fit 64 bits".to_string(),
+            _ => format!("is not a valid base-{radix} number"),
+        };
+        format!("'{text}' {why}: expected hex (0x…), binary (0b…) or decimal")
+    })
+}

@@ -1,0 +1,281 @@
+//! The event-table schema shared by every PMU family.
+//!
+//! Tables are TOML files under `data/<family>/events.toml` (documented in
+//! `docs/event-tables.md`). The build compiles them into `static` tables of these very
+//! types (every `Cow` is `Borrowed`), and `--events-file` loads the same format at run
+//! time (every `Cow` is `Owned`), so both paths share one schema and one validator.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+type Text = Cow<'static, str>;
+type List<T> = Cow<'static, [T]>;
+
+/// One PMU family's events (for example all ARM11 cores).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(deny_unknown_fields)]
+pub struct EventTable {
+    /// Family name, matching the architecture module (`arm11`, `sparc-t4`, …).
+    pub family: Text,
+    /// Where the table comes from (spec document and table number).
+    #[serde(default)]
+    pub source: Text,
+    #[serde(rename = "event")]
+    pub events: List<EventDef>,
+}
+
+/// One event type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(deny_unknown_fields)]
+pub struct EventDef {
+    /// Canonical name (upper case, as Linux perf / libpfm4 name it where they do).
+    pub name: Text,
+    /// Event selector value written to the hardware.
+    pub code: u64,
+    pub description: Text,
+    /// Other names accepted on input (spec wording, Solaris `cpustat`, pfmon).
+    #[serde(default)]
+    pub aliases: List<Text>,
+    /// Unit masks: values OR-ed into the event's unit-mask field.
+    #[serde(default)]
+    pub umasks: List<UmaskDef>,
+    /// Models the event exists on; empty means every model of the family.
+    #[serde(default)]
+    pub only_on: List<Text>,
+    /// Models on which the spec marks the event unused (it selects nothing there).
+    #[serde(default)]
+    pub unused_on: List<Text>,
+    /// Counters that may count the event; empty means the family's general counters.
+    #[serde(default)]
+    pub counters: List<Text>,
+    /// Event-specific modifiers accepted in addition to the family's own.
+    #[serde(default)]
+    pub modifiers: List<Text>,
+    /// Free-form attributes for what later families need (precise, max increment, …).
+    #[serde(default)]
+    pub attrs: List<Attr>,
+}
+
+/// A named unit-mask value of an event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(deny_unknown_fields)]
+pub struct UmaskDef {
+    pub name: Text,
+    pub value: u64,
+    #[serde(default)]
+    pub description: Text,
+    /// Used when the event string names no unit mask.
+    #[serde(default)]
+    pub default: bool,
+}
+
+/// A key/value attribute of an event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(deny_unknown_fields)]
+pub struct Attr {
+    pub key: Text,
+    pub value: Text,
+}
+
+/// What a family knows about its tables, so the core can validate them.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRules<'a> {
+    pub family: &'a str,
+    pub models: &'a [&'a str],
+    pub counters: &'a [&'a str],
+    pub modifiers: &'a [&'a str],
+    /// Largest event code the hardware's selector field holds.
+    pub max_code: u64,
+    /// Largest unit-mask value (0 when the family has no unit masks).
+    pub max_umask: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TableError {
+    #[error("{origin}: {message}")]
+    Syntax { origin: String, message: String },
+    #[error("{origin}: event '{event}': {message}")]
+    Invalid { origin: String, event: String, message: String },
+    #[error("{origin}: table is for family '{found}', expected '{expected}'")]
+    WrongFamily { origin: String, found: String, expected: String },
+}
+
+impl EventTable {
+    /// Parse a TOML table; `origin` names the file in messages.
+    pub fn from_toml(text: &str, origin: &str) -> Result<EventTable, TableError> {
+        toml::from_str(text).map_err(|e| TableError::Syntax { origin: origin.to_string(), message: syntax_message(text, &e) })
+    }
+
+    /// Check the table against the family's hardware. Every problem is reported with
+    /// the event that has it.
+    pub fn validate(&self, rules: &TableRules, origin: &str) -> Result<(), TableError> {
+        if !self.family.eq_ignore_ascii_case(rules.family) {
+            return Err(TableError::WrongFamily {
+                origin: origin.to_string(),
+                found: self.family.to_string(),
+                expected: rules.family.to_string(),
+            });
+        }
+        let invalid = |event: &str, message: String| TableError::Invalid {
+            origin: origin.to_string(),
+            event: event.to_string(),
+            message,
+        };
+        if self.events.is_empty() {
+            return Err(invalid("-", "the table has no events".to_string()));
+        }
+        let mut names: HashMap<String, &str> = HashMap::new();
+        let mut codes: HashMap<(u64, String), &str> = HashMap::new();
+        for e in self.events.iter() {
+            if !is_event_name(&e.name) {
+                return Err(invalid(&e.name, "names use letters, digits and '_' and start with a letter".into()));
+            }
+            for n in std::iter::once(&e.name).chain(e.aliases.iter()) {
+                if let Some(prev) = names.insert(n.to_ascii_uppercase(), &e.name) {
+                    return Err(invalid(&e.name, format!("name '{n}' is already used by event '{prev}'")));
+                }
+            }
+            if e.code > rules.max_code {
+                return Err(invalid(&e.name, format!("code {:#x} exceeds the selector's maximum {:#x}", e.code, rules.max_code)));
+            }
+            if e.description.trim().is_empty() {
+                return Err(invalid(&e.name, "description is empty".into()));
+            }
+            for m in e.only_on.iter().chain(e.unused_on.iter()) {
+                if !rules.models.iter().any(|x| x.eq_ignore_ascii_case(m)) {
+                    return Err(invalid(&e.name, format!("unknown model '{m}'; models: {}", rules.models.join(", "))));
+                }
+            }
+            for c in e.counters.iter() {
+                if !rules.counters.iter().any(|x| x.eq_ignore_ascii_case(c)) {
+                    return Err(invalid(&e.name, format!("unknown counter '{c}'; counters: {}", rules.counters.join(", "))));
+                }
+            }
+            for m in e.modifiers.iter() {
+                if !rules.modifiers.iter().any(|x| x.eq_ignore_ascii_case(m)) {
+                    return Err(invalid(&e.name, format!("unknown modifier '{m}'; modifiers: {}", rules.modifiers.join(", "))));
+                }
+            }
+            let mut umask_names = Vec::new();
+            for u in e.umasks.iter() {
+                if u.value > rules.max_umask {
+                    return Err(invalid(&e.name, format!("unit mask {} = {:#x} exceeds the maximum {:#x}", u.name, u.value, rules.max_umask)));
+                }
+                if umask_names.iter().any(|n: &&Text| n.eq_ignore_ascii_case(&u.name)) {
+                    return Err(invalid(&e.name, format!("unit mask '{}' appears twice", u.name)));
+                }
+                umask_names.push(&u.name);
+            }
+            // Two events may share a code only on disjoint sets of models.
+            for model in rules.models {
+                if e.exists_on(model) {
+                    if let Some(prev) = codes.insert((e.code, model.to_string()), &e.name) {
+                        return Err(invalid(&e.name, format!("code {:#x} is also event '{prev}' on {model}", e.code)));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Find an event by name or alias, case-insensitively.
+    pub fn find(&self, name: &str) -> Option<&EventDef> {
+        self.events
+            .iter()
+            .find(|e| e.name.eq_ignore_ascii_case(name) || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
+    }
+
+    /// The event with selector `code` on `model`, if the table defines one.
+    pub fn by_code(&self, code: u64, model: &str) -> Option<&EventDef> {
+        self.events.iter().find(|e| e.code == code && e.exists_on(model))
+    }
+}
+
+impl EventDef {
+    /// Does the event exist on `model` (listed, and not marked unused there)?
+    pub fn exists_on(&self, model: &str) -> bool {
+        let listed = self.only_on.is_empty() || self.only_on.iter().any(|m| m.eq_ignore_ascii_case(model));
+        listed && !self.unused_on.iter().any(|m| m.eq_ignore_ascii_case(model))
+    }
+
+    pub fn attr(&self, key: &str) -> Option<&str> {
+        self.attrs.iter().find(|a| a.key == key).map(|a| a.value.as_ref())
+    }
+
+    pub fn umask(&self, name: &str) -> Option<&UmaskDef> {
+        self.umasks.iter().find(|u| u.name.eq_ignore_ascii_case(name))
+    }
+}
+
+fn is_event_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A TOML error with its line and column, which the toml crate reports as a span.
+fn syntax_message(text: &str, e: &toml::de::Error) -> String {
+    let msg = e.message().trim().to_string();
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {col}: {msg}")
+        }
+        None => msg,
+    }
+}
+
+/// A family's derived metrics, in Linux perf's `MetricExpr` syntax
+/// (`data/<family>/metrics.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(deny_unknown_fields)]
+pub struct MetricTable {
+    pub family: Text,
+    #[serde(default)]
+    pub source: Text,
+    #[serde(rename = "metric")]
+    pub metrics: List<MetricDef>,
+}
+
+/// One derived metric: perf's `MetricName`, `MetricExpr`, `BriefDescription`,
+/// `MetricGroup` and `ScaleUnit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(deny_unknown_fields)]
+pub struct MetricDef {
+    pub name: Text,
+    pub expr: Text,
+    pub description: Text,
+    #[serde(default)]
+    pub group: Text,
+    /// perf's ScaleUnit: a factor and a unit, such as `100%` or `1per_kinstr`.
+    #[serde(default)]
+    pub scale_unit: Text,
+    /// Where the formula comes from, and how we read it.
+    #[serde(default)]
+    pub source: Text,
+}
+
+impl MetricTable {
+    pub fn from_toml(text: &str, origin: &str) -> Result<MetricTable, TableError> {
+        toml::from_str(text).map_err(|e| TableError::Syntax { origin: origin.to_string(), message: syntax_message(text, &e) })
+    }
+}
+
+impl MetricDef {
+    /// Split perf's ScaleUnit into its factor and unit: `100%` → (100, "%").
+    pub fn scale(&self) -> (f64, &str) {
+        let s = self.scale_unit.trim();
+        let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-')).unwrap_or(s.len());
+        let factor = s[..split].parse().unwrap_or(1.0);
+        (factor, &s[split..])
+    }
+}

@@ -1,0 +1,11 @@
+//! pmukit-sim: the simulated machine.
+//!
+//! Workloads produce an event stream ([`stream`]); register-level PMU models count it;
+//! the counting backend programs the models through their register interface, as a
+//! kernel driver would, and reports perf-style counts.
+
+pub mod stream;
+pub mod workloads;
+pub mod engine;
+pub mod models;
+pub mod drivers;

@@ -1,0 +1,3 @@
+//! Register-level PMU models.
+
+pub mod arm11;

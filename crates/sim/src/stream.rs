@@ -1,0 +1,278 @@
+//! The event stream that drives every simulated PMU.
+//!
+//! A workload is an endless sequence of [`Block`]s. A block is a short body of
+//! [`Span`]s repeated many times; a span is a run of identical cycles. Each cycle of a
+//! span carries, for every architecture-neutral [`Signal`], how much it increments in
+//! that cycle (so thresholds such as Montecito's "cycles in which more than N events
+//! occurred" can be evaluated), plus the privilege level, the hardware thread, the
+//! instruction address, an optional data reference and an optional branch outcome.
+//!
+//! Repetition makes billions of cycles cheap: a model advances a whole block at once
+//! when no counter can overflow within it, and steps span by span only around an
+//! overflow.
+
+/// Architecture-neutral things that happen in a cycle. Each PMU model maps its event
+/// codes onto these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Signal {
+    /// Instructions reaching execute (ARM11 counts condition-failed ones too).
+    Instructions,
+    /// Branch instructions executed, taken or not.
+    Branches,
+    /// Branches that changed program flow.
+    BranchesTaken,
+    /// Branches mispredicted (each flushes the pipeline).
+    BranchMispredicts,
+    /// Software writes to the PC without a mode change (taken branches included).
+    PcChanges,
+    /// Procedure calls that push the return stack.
+    Calls,
+    /// Procedure returns that pop the return stack.
+    Returns,
+    /// Returns whose address was predicted from the return stack and followed.
+    ReturnsPredicted,
+    /// Returns whose predicted address was wrong.
+    ReturnsMispredicted,
+    /// Instruction cache misses to cacheable locations.
+    ICacheMisses,
+    /// Cycles in which the instruction buffer cannot deliver an instruction.
+    IBufStallCycles,
+    /// Cycles stalled on a data dependency.
+    DataDepStallCycles,
+    /// Cycles stalled because the load/store unit's request queue is full.
+    LsuFullStallCycles,
+    /// Instruction micro-TLB misses.
+    ITlbMisses,
+    /// Data micro-TLB misses.
+    DTlbMisses,
+    /// Main TLB misses (page-table walks).
+    MainTlbMisses,
+    /// Non-sequential data cache line accesses to cacheable locations (and TCM).
+    DCacheAccessesCacheable,
+    /// Non-sequential data cache line accesses, cacheable or not.
+    DCacheAccesses,
+    /// Data accesses that miss the cache and DTCM and go to the external bus.
+    DCacheMisses,
+    /// Half-lines (four words) written back from the data cache.
+    DCacheWritebacks,
+    /// Explicit external data or peripheral accesses (refills, non-cacheable and
+    /// write-through accesses).
+    ExternalDataAccesses,
+    /// Write-buffer drains (DSB or strongly-ordered access).
+    WriteBufferDrains,
+    /// Cycles with FIQ disabled.
+    FiqDisabledCycles,
+    /// Cycles with IRQ disabled.
+    IrqDisabledCycles,
+    /// Cycles with the ETMEXTOUT[0] signal asserted.
+    EtmExtOut0,
+    /// Cycles with the ETMEXTOUT[1] signal asserted.
+    EtmExtOut1,
+    /// Instruction cache tag or valid RAM parity errors.
+    ICacheTagParityErrors,
+    /// Instruction cache data RAM parity errors.
+    ICacheDataParityErrors,
+    /// Data cache tag or valid RAM parity errors.
+    DCacheTagParityErrors,
+    /// Data cache data RAM parity errors.
+    DCacheDataParityErrors,
+    /// Data cache dirty RAM parity errors.
+    DCacheDirtyParityErrors,
+    /// Instruction TCM errors.
+    ItcmErrors,
+    /// Data TCM errors.
+    DtcmErrors,
+    /// Load instructions executed.
+    Loads,
+    /// Store instructions executed.
+    Stores,
+}
+
+impl Signal {
+    pub const COUNT: usize = Signal::Stores as usize + 1;
+
+    pub const ALL: [Signal; Signal::COUNT] = [
+        Signal::Instructions,
+        Signal::Branches,
+        Signal::BranchesTaken,
+        Signal::BranchMispredicts,
+        Signal::PcChanges,
+        Signal::Calls,
+        Signal::Returns,
+        Signal::ReturnsPredicted,
+        Signal::ReturnsMispredicted,
+        Signal::ICacheMisses,
+        Signal::IBufStallCycles,
+        Signal::DataDepStallCycles,
+        Signal::LsuFullStallCycles,
+        Signal::ITlbMisses,
+        Signal::DTlbMisses,
+        Signal::MainTlbMisses,
+        Signal::DCacheAccessesCacheable,
+        Signal::DCacheAccesses,
+        Signal::DCacheMisses,
+        Signal::DCacheWritebacks,
+        Signal::ExternalDataAccesses,
+        Signal::WriteBufferDrains,
+        Signal::FiqDisabledCycles,
+        Signal::IrqDisabledCycles,
+        Signal::EtmExtOut0,
+        Signal::EtmExtOut1,
+        Signal::ICacheTagParityErrors,
+        Signal::ICacheDataParityErrors,
+        Signal::DCacheTagParityErrors,
+        Signal::DCacheDataParityErrors,
+        Signal::DCacheDirtyParityErrors,
+        Signal::ItcmErrors,
+        Signal::DtcmErrors,
+        Signal::Loads,
+        Signal::Stores,
+    ];
+}
+
+/// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),
+/// plus hyperprivileged for SPARC; ARM11 distinguishes only user and privileged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Privilege {
+    Hyper,
+    Cpl0,
+    Cpl1,
+    Cpl2,
+    #[default]
+    Cpl3,
+}
+
+impl Privilege {
+    pub const KERNEL: Privilege = Privilege::Cpl0;
+    pub const USER: Privilege = Privilege::Cpl3;
+
+    pub fn is_user(self) -> bool {
+        self == Privilege::Cpl3
+    }
+}
+
+/// A data reference made in each cycle of a span; in iteration `k` of its block the
+/// address is `addr + k * stride`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemRef {
+    pub addr: u64,
+    pub stride: i64,
+    pub size: u8,
+    pub write: bool,
+}
+
+/// The outcome of the branch that ends a span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Branch {
+    pub target: u64,
+    pub taken: bool,
+    pub mispredicted: bool,
+}
+
+/// Per-cycle increments of every signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signals([u8; Signal::COUNT]);
+
+impl Default for Signals {
+    fn default() -> Self {
+        Signals([0; Signal::COUNT])
+    }
+}
+
+impl Signals {
+    pub fn get(&self, s: Signal) -> u64 {
+        self.0[s as usize] as u64
+    }
+
+    pub fn set(&mut self, s: Signal, per_cycle: u8) -> &mut Self {
+        self.0[s as usize] = per_cycle;
+        self
+    }
+
+    pub fn with(mut self, s: Signal, per_cycle: u8) -> Self {
+        self.0[s as usize] = per_cycle;
+        self
+    }
+}
+
+/// A run of identical cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub cycles: u64,
+    pub thread: u8,
+    pub privilege: Privilege,
+    /// Address of the instructions executed in the span.
+    pub ip: u64,
+    pub mem: Option<MemRef>,
+    pub branch: Option<Branch>,
+    pub signals: Signals,
+}
+
+impl Span {
+    /// `cycles` cycles of user code on thread 0 at `ip`, with no signals yet.
+    pub fn new(cycles: u64, ip: u64) -> Span {
+        Span { cycles, thread: 0, privilege: Privilege::USER, ip, mem: None, branch: None, signals: Signals::default() }
+    }
+
+    pub fn with(mut self, s: Signal, per_cycle: u8) -> Span {
+        self.signals.set(s, per_cycle);
+        self
+    }
+
+    /// Total of a signal over the span.
+    pub fn total(&self, s: Signal) -> u64 {
+        self.signals.get(s) * self.cycles
+    }
+}
+
+/// A body of spans repeated `repeat` times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub body: Vec<Span>,
+    pub repeat: u64,
+}
+
+impl Block {
+    pub fn cycles_per_iteration(&self) -> u64 {
+        self.body.iter().map(|s| s.cycles).sum()
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.cycles_per_iteration().saturating_mul(self.repeat)
+    }
+}
+
+/// Where a consumer stands in a stream: which block, how many whole iterations of
+/// it are done, and how far into the current iteration.
+pub struct Cursor {
+    blocks: Box<dyn Iterator<Item = Block> + Send>,
+    pub block: Option<Block>,
+    /// Whole iterations of `block` consumed.
+    pub iteration: u64,
+    /// Span of the current iteration, and cycles of it consumed.
+    pub span: usize,
+    pub offset: u64,
+}
+
+impl Cursor {
+    pub fn new(blocks: Box<dyn Iterator<Item = Block> + Send>) -> Cursor {
+        let mut c = Cursor { blocks, block: None, iteration: 0, span: 0, offset: 0 };
+        c.next_block();
+        c
+    }
+
+    /// Move to the next non-empty block; `false` when the stream has ended.
+    pub fn next_block(&mut self) -> bool {
+        self.iteration = 0;
+        self.span = 0;
+        self.offset = 0;
+        self.block = self.blocks.by_ref().find(|b| b.repeat > 0 && b.cycles_per_iteration() > 0);
+        self.block.is_some()
+    }
+
+    /// Is the cursor at the start of an iteration (so whole iterations may be skipped)?
+    pub fn at_iteration_start(&self) -> bool {
+        self.span == 0 && self.offset == 0
+    }
+}

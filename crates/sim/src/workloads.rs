@@ -1,0 +1,1 @@
+//! Built-in workloads (being written).
