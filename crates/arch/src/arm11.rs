@@ -12,18 +12,12 @@ use crate::RegisterValues;
 
 pub const FAMILY: &str = "arm11";
 
-const OFF_ON: &[NamedValue] = &[
-    NamedValue { value: 0, name: "0", meaning: "disabled" },
-    NamedValue { value: 1, name: "1", meaning: "enabled" },
-];
-const FLAG: &[NamedValue] = &[
-    NamedValue { value: 0, name: "0", meaning: "no overflow" },
-    NamedValue { value: 1, name: "1", meaning: "overflow has occurred" },
-];
-const ACTION: &[NamedValue] = &[
-    NamedValue { value: 0, name: "0", meaning: "no action" },
-    NamedValue { value: 1, name: "1", meaning: "reset counter to zero" },
-];
+const OFF_ON: &[NamedValue] =
+    &[NamedValue { value: 0, name: "0", meaning: "disabled" }, NamedValue { value: 1, name: "1", meaning: "enabled" }];
+const FLAG: &[NamedValue] =
+    &[NamedValue { value: 0, name: "0", meaning: "no overflow" }, NamedValue { value: 1, name: "1", meaning: "overflow has occurred" }];
+const ACTION: &[NamedValue] =
+    &[NamedValue { value: 0, name: "0", meaning: "no action" }, NamedValue { value: 1, name: "1", meaning: "reset counter to zero" }];
 const SBZ: Access = Access::Reserved { unpredictable_read: true };
 
 // Table 1, one constant per field: the only place a PMCR bit position is written.
@@ -49,17 +43,12 @@ pub const EVT_COUNT1: Field = Field::new("EvtCount1", 19, 12, "PMNC1 event type 
 pub const X: Field = Field::new("X", 11, 11, "Enable export of the events to event bus for external monitoring (ETM trace)")
     .with_values(Values::Named(OFF_ON));
 /// Table 1 bit 10: read 1 = overflow; write 1 clears the flag and the interrupt line.
-pub const OCC: Field = Field::new("OCC", 10, 10, "CCNT overflow flag")
-    .with_access(Access::WriteOneToClear)
-    .with_values(Values::Named(FLAG));
+pub const OCC: Field =
+    Field::new("OCC", 10, 10, "CCNT overflow flag").with_access(Access::WriteOneToClear).with_values(Values::Named(FLAG));
 /// Table 1 bit 9.
-pub const OC1: Field = Field::new("OC1", 9, 9, "PMNC1 overflow flag")
-    .with_access(Access::WriteOneToClear)
-    .with_values(Values::Named(FLAG));
+pub const OC1: Field = Field::new("OC1", 9, 9, "PMNC1 overflow flag").with_access(Access::WriteOneToClear).with_values(Values::Named(FLAG));
 /// Table 1 bit 8.
-pub const OC0: Field = Field::new("OC0", 8, 8, "PMNC0 overflow flag")
-    .with_access(Access::WriteOneToClear)
-    .with_values(Values::Named(FLAG));
+pub const OC0: Field = Field::new("OC0", 8, 8, "PMNC0 overflow flag").with_access(Access::WriteOneToClear).with_values(Values::Named(FLAG));
 /// Table 1 bit 7.
 pub const SBZ7: Field = Field::new("SBZ", 7, 7, "Should be zero on write / unpredictable on read").with_access(SBZ);
 /// Table 1 bit 6.

@@ -95,10 +95,7 @@ impl Default for Catalog {
 
 impl Catalog {
     pub fn builtin() -> Catalog {
-        let pmus = FAMILIES
-            .iter()
-            .flat_map(|f| f.pmus.iter().map(move |d| Pmu { desc: d, table: Cow::Borrowed(f.events) }))
-            .collect();
+        let pmus = FAMILIES.iter().flat_map(|f| f.pmus.iter().map(move |d| Pmu { desc: d, table: Cow::Borrowed(f.events) })).collect();
         Catalog { pmus }
     }
 
@@ -196,7 +193,8 @@ pub fn explain(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], err: &ScheduleErro
     match err {
         ScheduleError::NoCounter { event } => format!("'{}' may use no counter of {}", sels[*event].input, pmu.name()),
         ScheduleError::Conflict { events, counters, .. } => {
-            let names: Vec<String> = events.iter().map(|&e| format!("'{}' ({})", sels[e].name(), pmu.counter_names(allowed[e]).join("/"))).collect();
+            let names: Vec<String> =
+                events.iter().map(|&e| format!("'{}' ({})", sels[e].name(), pmu.counter_names(allowed[e]).join("/"))).collect();
             let ctrs: Vec<&str> = counters.iter().map(|&c| pmu.desc.counters[c].name).collect();
             format!(
                 "{} events {} share only the {} counter(s) {}; count them in separate runs or let `pmu stat` multiplex them",
@@ -223,7 +221,8 @@ pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeErro
         });
     }
     let allowed = allowed_counters(pmu, sels);
-    let assignment = schedule::assign(&allowed).map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
+    let assignment = schedule::assign(&allowed)
+        .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
     let fam = family(pmu);
     let mut combined: RegisterValues = Vec::new();
     let mut events = Vec::new();
@@ -253,9 +252,11 @@ pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeErro
 pub fn register(pmu: &Pmu, name: &str) -> Result<Register, EncodeError> {
     let regs = registers(pmu);
     let valid = regs.iter().map(|r| r.name).collect::<Vec<_>>().join(", ");
-    regs.into_iter()
-        .find(|r| r.is_named(name))
-        .ok_or_else(|| EncodeError::UnknownRegister { pmu: pmu.name().to_string(), name: name.to_string(), valid })
+    regs.into_iter().find(|r| r.is_named(name)).ok_or_else(|| EncodeError::UnknownRegister {
+        pmu: pmu.name().to_string(),
+        name: name.to_string(),
+        valid,
+    })
 }
 
 /// Decode a register value of a PMU, naming events in selector fields.

@@ -108,7 +108,11 @@ fn builtin_metrics_parse_and_name_only_known_events() {
         for m in f.metrics.metrics.iter() {
             let expr = pmukit_core::metric::MetricExpr::parse(&m.expr).unwrap();
             for id in expr.identifiers() {
-                assert!(cat.resolve(id, "arm1176").is_ok() || cat.resolve(id, "arm1156").is_ok(), "metric {} names unknown event {id}", m.name);
+                assert!(
+                    cat.resolve(id, "arm1176").is_ok() || cat.resolve(id, "arm1156").is_ok(),
+                    "metric {} names unknown event {id}",
+                    m.name
+                );
             }
             assert!(!m.source.is_empty(), "metric {} cites no source", m.name);
         }

@@ -50,7 +50,8 @@ enum Command {
     /// List PMUs, or the events of one PMU.
     List {
         /// PMU whose events to list; without it, every PMU's events.
-        pmu: Option<String>,
+        #[arg(value_name = "PMU")]
+        target: Option<String>,
     },
     /// Show everything known about one event: code, counters, modifiers, availability.
     Describe {
@@ -67,7 +68,8 @@ enum Command {
     /// Decode a register value field by field, with the spec's bit diagram.
     Decode {
         /// PMU whose register layout applies (layouts differ between cores).
-        pmu: String,
+        #[arg(value_name = "PMU")]
+        target: String,
         /// Register name, e.g. PMCR, CCNT, PMN0.
         register: String,
         /// Value: 0x… hex, 0b… binary or decimal.
@@ -145,8 +147,8 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
         catalog.load_events_file(path).map_err(usage)?;
     }
     match &cli.command {
-        Command::List { pmu } => {
-            let pmus = match pmu {
+        Command::List { target } => {
+            let pmus = match target {
                 Some(name) => vec![catalog.pmu(name).map_err(usage)?],
                 None => catalog.pmus.iter().collect(),
             };
@@ -163,8 +165,8 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             let set = arch::encode_set(pmu, &sels).map_err(usage)?;
             out.encode(&set)
         }
-        Command::Decode { pmu, register, value } => {
-            let pmu = catalog.pmu(pmu).map_err(usage)?;
+        Command::Decode { target, register, value } => {
+            let pmu = catalog.pmu(target).map_err(usage)?;
             let value = parse_value(value).map_err(|e| usage(format!("register value {e}")))?;
             let decoded = arch::decode(pmu, register, value).map_err(usage)?;
             let layout = arch::register(pmu, register).map_err(usage)?;
@@ -214,8 +216,9 @@ fn progress_bar(cycles: u64) -> Option<indicatif::ProgressBar> {
         return None;
     }
     let bar = indicatif::ProgressBar::new(cycles);
-    let style = indicatif::ProgressStyle::with_template("{spinner} simulating {bar:40} {percent:>3}% {human_pos}/{human_len} cycles, {eta} left")
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let style =
+        indicatif::ProgressStyle::with_template("{spinner} simulating {bar:40} {percent:>3}% {human_pos}/{human_len} cycles, {eta} left")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
 }

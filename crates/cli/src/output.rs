@@ -23,7 +23,7 @@ fn hex(v: u64) -> String {
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_preset(presets::UTF8_HORIZONTAL_ONLY).set_content_arrangement(ContentArrangement::Dynamic).set_header(header.to_vec());
+    t.load_style(presets::UTF8_HORIZONTAL_ONLY).set_content_arrangement(ContentArrangement::Dynamic).set_header(header.to_vec());
     t
 }
 
@@ -140,7 +140,15 @@ impl Out {
         }
         s.push_str(&line("counters", pmu.counter_names(pmu.allowed_counters(e)).join(", ")));
         for m in &modifiers {
-            s.push_str(&line("modifier", format!(":{} ({}) {}", m["name"].as_str().unwrap_or(""), m["kind"].as_str().unwrap_or(""), m["description"].as_str().unwrap_or(""))));
+            s.push_str(&line(
+                "modifier",
+                format!(
+                    ":{} ({}) {}",
+                    m["name"].as_str().unwrap_or(""),
+                    m["kind"].as_str().unwrap_or(""),
+                    m["description"].as_str().unwrap_or("")
+                ),
+            ));
         }
         for u in e.umasks.iter() {
             s.push_str(&line("unit mask", format!(".{} = {:#x} {}", u.name, u.value, u.description)));

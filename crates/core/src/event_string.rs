@@ -71,13 +71,7 @@ impl fmt::Display for EventError {
 
 impl EventError {
     fn at(input: &str, token: &Token, message: String, help: Option<String>) -> EventError {
-        EventError {
-            input: input.to_string(),
-            column: token.column,
-            width: token.text.chars().count(),
-            message,
-            help,
-        }
+        EventError { input: input.to_string(), column: token.column, width: token.text.chars().count(), message, help }
     }
 }
 
@@ -192,12 +186,7 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
     let Some(pmu) = pmus.iter().find(|p| p.name().eq_ignore_ascii_case(pmu_name)) else {
         let token = spec.pmu.clone().unwrap_or(Token { text: pmu_name.to_string(), column: 1 });
         let names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
-        return Err(EventError::at(
-            input,
-            &token,
-            format!("unknown PMU '{pmu_name}'"),
-            Some(format!("valid PMUs: {}", names.join(", "))),
-        ));
+        return Err(EventError::at(input, &token, format!("unknown PMU '{pmu_name}'"), Some(format!("valid PMUs: {}", names.join(", ")))));
     };
     resolve_spec(&spec, pmu)
 }
@@ -289,7 +278,12 @@ fn split_flattened<'a>(pmu: &'a Pmu, text: &str) -> Option<(&'a EventDef, Vec<St
 fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[Token]) -> Result<(u64, Vec<String>), EventError> {
     let Some(e) = event else {
         return match tokens.first() {
-            Some(t) => Err(EventError::at(input, t, "a raw event code takes no unit-mask names".into(), Some("give the unit mask inside the raw code".into()))),
+            Some(t) => Err(EventError::at(
+                input,
+                t,
+                "a raw event code takes no unit-mask names".into(),
+                Some("give the unit mask inside the raw code".into()),
+            )),
             None => Ok((0, vec![])),
         };
     };
@@ -357,7 +351,12 @@ fn resolve_modifiers(
             Some(d) if allowed.contains(&d.name) => d,
             Some(d) => {
                 let what = event.map_or("a raw event".to_string(), |e| format!("event '{}'", e.name));
-                return Err(EventError::at(input, name, format!("modifier '{}' does not apply to {what}: {}", d.name, d.description), Some(valid)));
+                return Err(EventError::at(
+                    input,
+                    name,
+                    format!("modifier '{}' does not apply to {what}: {}", d.name, d.description),
+                    Some(valid),
+                ));
             }
             None => {
                 return Err(EventError::at(input, name, format!("unknown modifier '{}' for {}", name.text, pmu.name()), Some(valid)));
@@ -371,14 +370,33 @@ fn resolve_modifiers(
             (ModifierKind::Flag, Some(t)) => match t.text.as_str() {
                 "0" => 0,
                 "1" => 1,
-                _ => return Err(EventError::at(input, t, format!("modifier '{}' is a flag: its value is 0 or 1, not '{}'", def.name, t.text), None)),
+                _ => {
+                    return Err(EventError::at(
+                        input,
+                        t,
+                        format!("modifier '{}' is a flag: its value is 0 or 1, not '{}'", def.name, t.text),
+                        None,
+                    ))
+                }
             },
             (ModifierKind::Number { min, max }, None) => {
-                return Err(EventError::at(input, name, format!("modifier '{}' needs a value", def.name), Some(format!("write {}=N with N from {min} to {max}", def.name))));
+                return Err(EventError::at(
+                    input,
+                    name,
+                    format!("modifier '{}' needs a value", def.name),
+                    Some(format!("write {}=N with N from {min} to {max}", def.name)),
+                ));
             }
             (ModifierKind::Number { min, max }, Some(t)) => {
                 let n = crate::register::parse_value(&t.text).ok().filter(|n| (min..=max).contains(n));
-                n.ok_or_else(|| EventError::at(input, t, format!("value '{}' of modifier '{}' is out of range", t.text, def.name), Some(format!("valid values: {min} to {max}"))))?
+                n.ok_or_else(|| {
+                    EventError::at(
+                        input,
+                        t,
+                        format!("value '{}' of modifier '{}' is out of range", t.text, def.name),
+                        Some(format!("valid values: {min} to {max}")),
+                    )
+                })?
             }
         };
         out.push((def.name, v));

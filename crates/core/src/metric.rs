@@ -73,16 +73,7 @@ const MAX_NESTING: usize = 256;
 
 const FUNCTIONS: &str = "min, max, d_ratio, has_event";
 const OPERAND: &str = "a number, an event name, '(' or a function";
-const RESERVED: [&str; 8] = [
-    "if",
-    "else",
-    "min",
-    "max",
-    "d_ratio",
-    "has_event",
-    "source_count",
-    "strcmp_cpuid_str",
-];
+const RESERVED: [&str; 8] = ["if", "else", "min", "max", "d_ratio", "has_event", "source_count", "strcmp_cpuid_str"];
 
 /// Supplies the values a [`MetricExpr`] reads.
 pub trait MetricContext {
@@ -109,31 +100,13 @@ pub enum MetricParseError {
         expected: &'static str,
     },
     #[error("metric expression '{expr}': invalid character '{token}' at column {column}{hint}")]
-    InvalidChar {
-        expr: String,
-        column: usize,
-        token: String,
-        hint: &'static str,
-    },
+    InvalidChar { expr: String, column: usize, token: String, hint: &'static str },
     #[error("metric expression '{expr}': unknown function '{token}' at column {column}, expected one of {}", FUNCTIONS)]
-    UnknownFunction {
-        expr: String,
-        column: usize,
-        token: String,
-    },
+    UnknownFunction { expr: String, column: usize, token: String },
     #[error("metric expression '{expr}': number '{token}' at column {column} is out of range")]
-    NumberOutOfRange {
-        expr: String,
-        column: usize,
-        token: String,
-    },
+    NumberOutOfRange { expr: String, column: usize, token: String },
     #[error("metric expression '{expr}': '{token}' at column {column} nests the expression deeper than {limit} levels")]
-    TooDeep {
-        expr: String,
-        column: usize,
-        token: String,
-        limit: usize,
-    },
+    TooDeep { expr: String, column: usize, token: String, limit: usize },
 }
 
 impl MetricParseError {
@@ -198,19 +171,9 @@ pub struct MetricExpr {
 
 impl MetricExpr {
     pub fn parse(src: &str) -> Result<MetricExpr, MetricParseError> {
-        let mut parser = Parser {
-            src,
-            pos: 0,
-            peeked: None,
-            nesting: 0,
-            nodes: Vec::new(),
-        };
+        let mut parser = Parser { src, pos: 0, peeked: None, nesting: 0, nodes: Vec::new() };
         let root = parser.parse_all().map_err(|fail| fail.into_error(src))?;
-        Ok(MetricExpr {
-            source: src.to_owned(),
-            nodes: parser.nodes,
-            root,
-        })
+        Ok(MetricExpr { source: src.to_owned(), nodes: parser.nodes, root })
     }
 
     pub fn source(&self) -> &str {
@@ -233,20 +196,11 @@ impl MetricExpr {
     pub fn eval(&self, ctx: &dyn MetricContext) -> Result<f64, MetricEvalError> {
         let expr = || self.source.clone();
         self.run(ctx).map_err(|fail| match fail {
-            EvalFail::UnknownIdentifier(name) => MetricEvalError::UnknownIdentifier {
-                expr: expr(),
-                name: name.to_owned(),
-            },
-            EvalFail::UnknownLiteral(name) => MetricEvalError::UnknownLiteral {
-                expr: expr(),
-                name: name.to_owned(),
-            },
-            EvalFail::DivisionByZero { op, divisor, value } => MetricEvalError::DivisionByZero {
-                expr: expr(),
-                op,
-                divisor: self.source[divisor.start..divisor.end].to_owned(),
-                value,
-            },
+            EvalFail::UnknownIdentifier(name) => MetricEvalError::UnknownIdentifier { expr: expr(), name: name.to_owned() },
+            EvalFail::UnknownLiteral(name) => MetricEvalError::UnknownLiteral { expr: expr(), name: name.to_owned() },
+            EvalFail::DivisionByZero { op, divisor, value } => {
+                MetricEvalError::DivisionByZero { expr: expr(), op, divisor: self.source[divisor.start..divisor.end].to_owned(), value }
+            }
         })
     }
 
@@ -259,12 +213,8 @@ impl MetricExpr {
             match step {
                 Step::Eval(id) => match &self.nodes[id].kind {
                     Kind::Number(v) => values.push(*v),
-                    Kind::Event(name) => {
-                        values.push(ctx.value(name).ok_or(EvalFail::UnknownIdentifier(name))?)
-                    }
-                    Kind::Literal(name) => {
-                        values.push(ctx.literal(name).ok_or(EvalFail::UnknownLiteral(name))?)
-                    }
+                    Kind::Event(name) => values.push(ctx.value(name).ok_or(EvalFail::UnknownIdentifier(name))?),
+                    Kind::Literal(name) => values.push(ctx.literal(name).ok_or(EvalFail::UnknownLiteral(name))?),
                     Kind::HasEvent(name) => values.push(flag(ctx.has_event(name))),
                     Kind::Neg(operand) => work.extend([Step::Resume(id), Step::Eval(*operand)]),
                     Kind::If { cond, .. } => work.extend([Step::Resume(id), Step::Eval(*cond)]),
@@ -282,9 +232,7 @@ impl MetricExpr {
                         let v = values.pop();
                         values.push(-v);
                     }
-                    Kind::If {
-                        then, otherwise, ..
-                    } => {
+                    Kind::If { then, otherwise, .. } => {
                         let cond = values.pop();
                         work.push(Step::Eval(if is_true(cond) { then } else { otherwise }));
                     }
@@ -353,10 +301,7 @@ struct Span {
 
 impl Span {
     fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start,
-            end: other.end,
-        }
+        Span { start: self.start, end: other.end }
     }
 }
 
@@ -375,11 +320,7 @@ enum Kind {
     HasEvent(String),
     Neg(usize),
     Binary(BinOp, usize, usize),
-    If {
-        then: usize,
-        cond: usize,
-        otherwise: usize,
-    },
+    If { then: usize, cond: usize, otherwise: usize },
 }
 
 enum Step {
@@ -558,34 +499,11 @@ impl Fail {
         let column = src[..self.span.start].chars().count() + 1;
         let token = src[self.span.start..self.span.end].to_owned();
         match self.why {
-            Why::Unexpected(expected) => MetricParseError::Unexpected {
-                expr,
-                column,
-                token,
-                expected,
-            },
-            Why::InvalidChar(hint) => MetricParseError::InvalidChar {
-                expr,
-                column,
-                token,
-                hint,
-            },
-            Why::UnknownFunction => MetricParseError::UnknownFunction {
-                expr,
-                column,
-                token,
-            },
-            Why::NumberOutOfRange => MetricParseError::NumberOutOfRange {
-                expr,
-                column,
-                token,
-            },
-            Why::TooDeep(limit) => MetricParseError::TooDeep {
-                expr,
-                column,
-                token,
-                limit,
-            },
+            Why::Unexpected(expected) => MetricParseError::Unexpected { expr, column, token, expected },
+            Why::InvalidChar(hint) => MetricParseError::InvalidChar { expr, column, token, hint },
+            Why::UnknownFunction => MetricParseError::UnknownFunction { expr, column, token },
+            Why::NumberOutOfRange => MetricParseError::NumberOutOfRange { expr, column, token },
+            Why::TooDeep(limit) => MetricParseError::TooDeep { expr, column, token, limit },
         }
     }
 }
@@ -616,22 +534,13 @@ impl Parser<'_> {
         let (tok, len) = match rest.first() {
             None => (Tok::End, 0),
             Some(b'#') => {
-                let len = 1 + rest[1..]
-                    .iter()
-                    .take_while(|b| is_literal_char(**b))
-                    .count();
+                let len = 1 + rest[1..].iter().take_while(|b| is_literal_char(**b)).count();
                 if len == 1 {
                     return self.invalid_char(start, "; expected a literal name after '#'");
                 }
-                (
-                    Tok::Literal(self.src[start + 1..start + len].to_owned()),
-                    len,
-                )
+                (Tok::Literal(self.src[start + 1..start + len].to_owned()), len)
             }
-            Some(
-                &c @ (b'|' | b'^' | b'&' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'('
-                | b')' | b','),
-            ) => (Tok::Punct(c), 1),
+            Some(&c @ (b'|' | b'^' | b'&' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'(' | b')' | b',')) => (Tok::Punct(c), 1),
             Some(&c) => {
                 let number = number_len(rest);
                 let symbol = symbol_len(rest);
@@ -651,13 +560,7 @@ impl Parser<'_> {
             }
         };
         self.pos += len;
-        Ok(Token {
-            tok,
-            span: Span {
-                start,
-                end: start + len,
-            },
-        })
+        Ok(Token { tok, span: Span { start, end: start + len } })
     }
 
     fn number(&self, start: usize, len: usize) -> Parsed<Tok> {
@@ -667,25 +570,13 @@ impl Parser<'_> {
         let underflow = |v: f64| v == 0.0 && mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'));
         match text.parse::<f64>() {
             Ok(v) if v.is_finite() && !underflow(v) => Ok(Tok::Number(v)),
-            _ => fail(
-                Span {
-                    start,
-                    end: start + len,
-                },
-                Why::NumberOutOfRange,
-            ),
+            _ => fail(Span { start, end: start + len }, Why::NumberOutOfRange),
         }
     }
 
     fn invalid_char<T>(&self, start: usize, hint: &'static str) -> Parsed<T> {
         let len = self.src[start..].chars().next().map_or(0, char::len_utf8);
-        fail(
-            Span {
-                start,
-                end: start + len,
-            },
-            Why::InvalidChar(hint),
-        )
+        fail(Span { start, end: start + len }, Why::InvalidChar(hint))
     }
 
     fn peek(&mut self) -> Parsed<&Token> {
@@ -754,11 +645,7 @@ impl Parser<'_> {
         }
         while let Some((then, cond)) = pending.pop() {
             let span = self.span(then).to(self.span(current));
-            let kind = Kind::If {
-                then,
-                cond,
-                otherwise: current,
-            };
+            let kind = Kind::If { then, cond, otherwise: current };
             current = self.push(kind, span);
         }
         Ok(current)
@@ -823,9 +710,7 @@ impl Parser<'_> {
                 self.nodes[inner].span = token.span.to(close.span);
                 return Ok(inner);
             }
-            Tok::Word(name) if name != "if" && name != "else" => {
-                return self.parse_call(name, token.span)
-            }
+            Tok::Word(name) if name != "if" && name != "else" => return self.parse_call(name, token.span),
             _ => return fail(token.span, Why::Unexpected(OPERAND)),
         };
         Ok(self.push(kind, token.span))
@@ -863,10 +748,7 @@ impl Parser<'_> {
 
 /// Length of perf's number token `([0-9]+\.?[0-9]*|[0-9]*\.?[0-9]+)(e-?[0-9]+)?` at the start of `s`, or 0.
 fn number_len(s: &[u8]) -> usize {
-    let digits = |from: usize| {
-        s.get(from..)
-            .map_or(0, |t| t.iter().take_while(|b| b.is_ascii_digit()).count())
-    };
+    let digits = |from: usize| s.get(from..).map_or(0, |t| t.iter().take_while(|b| b.is_ascii_digit()).count());
     let int = digits(0);
     let mut len = int;
     if s.get(int) == Some(&b'.') {
@@ -904,9 +786,7 @@ fn is_literal_char(b: u8) -> bool {
 fn hint(c: u8) -> &'static str {
     match c {
         b'!' => "; perf has no '!' or '!=' operator (write '0 if x else 1' for not x)",
-        b'=' => {
-            "; perf has no '==', '<=' or '>=' operator, and '=' in an event name is written '\\='"
-        }
+        b'=' => "; perf has no '==', '<=' or '>=' operator, and '=' in an event name is written '\\='",
         b'\\' => "; only '\\-', '\\,' and '\\=' escapes are allowed in event names",
         _ => "",
     }
@@ -991,10 +871,7 @@ mod tests {
         // perf answers NaN here; see the module documentation.
         assert!(eval_with("FOO/0", &ctx).is_err());
         let names = MetricExpr::parse(r"dash\-event1 - dash\-event2 + EVENT1\,param\=?@").unwrap();
-        assert_eq!(
-            names.identifiers(),
-            ["dash-event1", "dash-event2", "EVENT1,param=?@"]
-        );
+        assert_eq!(names.identifiers(), ["dash-event1", "dash-event2", "EVENT1,param=?@"]);
     }
 
     #[test]
@@ -1045,10 +922,7 @@ mod tests {
     fn and_or_skip_the_right_operand_when_the_left_decides() {
         assert_eq!(eval("0 & MISSING"), 0.0);
         assert_eq!(eval("1 | MISSING"), 1.0);
-        assert!(MetricExpr::parse("1 & MISSING")
-            .unwrap()
-            .eval(&Ctx(vec![]))
-            .is_err());
+        assert!(MetricExpr::parse("1 & MISSING").unwrap().eval(&Ctx(vec![])).is_err());
         let guard = "has_event(X) & X > 10";
         assert_eq!(eval(guard), 0.0);
         assert_eq!(eval_with(guard, &Ctx(vec![("X", 11.0)])).unwrap(), 1.0);
@@ -1101,23 +975,10 @@ mod tests {
     fn division_by_zero_names_the_divisor() {
         let ctx = Ctx(vec![("b", 4.0)]);
         let err = eval_with("1 / (b - 4)", &ctx).unwrap_err();
-        assert_eq!(
-            err,
-            MetricEvalError::DivisionByZero {
-                expr: "1 / (b - 4)".into(),
-                op: '/',
-                divisor: "(b - 4)".into(),
-                value: 0.0,
-            }
-        );
-        assert_eq!(
-            err.to_string(),
-            "metric expression '1 / (b - 4)': division by zero in '/': divisor '(b - 4)' evaluated to 0"
-        );
+        assert_eq!(err, MetricEvalError::DivisionByZero { expr: "1 / (b - 4)".into(), op: '/', divisor: "(b - 4)".into(), value: 0.0 });
+        assert_eq!(err.to_string(), "metric expression '1 / (b - 4)': division by zero in '/': divisor '(b - 4)' evaluated to 0");
         let err = eval_with("7 % (b * 0)", &ctx).unwrap_err();
-        assert!(
-            matches!(err, MetricEvalError::DivisionByZero { op: '%', ref divisor, .. } if divisor == "(b * 0)")
-        );
+        assert!(matches!(err, MetricEvalError::DivisionByZero { op: '%', ref divisor, .. } if divisor == "(b * 0)"));
     }
 
     #[test]
@@ -1132,9 +993,7 @@ mod tests {
         assert_eq!(eval("7.9 % 2.5"), 1.0);
         assert_eq!(eval("-7 % 2"), -1.0);
         let err = eval_with("5 % 0.5", &Ctx(vec![])).unwrap_err();
-        assert!(
-            matches!(err, MetricEvalError::DivisionByZero { op: '%', value, .. } if value == 0.5)
-        );
+        assert!(matches!(err, MetricEvalError::DivisionByZero { op: '%', value, .. } if value == 0.5));
         // Saturating conversions cannot overflow the remainder.
         assert_eq!(eval("-1e300 % -1"), 0.0);
     }
@@ -1170,14 +1029,8 @@ mod tests {
             let expr = MetricExpr::parse(name).unwrap();
             assert_eq!(expr.identifiers(), [name]);
         }
-        assert!(matches!(
-            parse_err("1e999"),
-            MetricParseError::NumberOutOfRange { column: 1, .. }
-        ));
-        assert!(matches!(
-            parse_err("1e-999"),
-            MetricParseError::NumberOutOfRange { .. }
-        ));
+        assert!(matches!(parse_err("1e999"), MetricParseError::NumberOutOfRange { column: 1, .. }));
+        assert!(matches!(parse_err("1e-999"), MetricParseError::NumberOutOfRange { .. }));
         assert_eq!(eval("0e-999"), 0.0);
     }
 
@@ -1187,14 +1040,7 @@ mod tests {
         let expr = MetricExpr::parse(src).unwrap();
         assert_eq!(
             expr.identifiers(),
-            [
-                "INSTR_EXEC",
-                "CPU_CYCLES:d",
-                "BR_MISPRED_DETAIL.ALL.ALL_PRED",
-                "cpu@cycles,period=1@",
-                "a-b",
-                "a=b?",
-            ]
+            ["INSTR_EXEC", "CPU_CYCLES:d", "BR_MISPRED_DETAIL.ALL.ALL_PRED", "cpu@cycles,period=1@", "a-b", "a=b?",]
         );
         let ctx = Ctx(vec![("a-b", 5.0), ("a", 1.0), ("b", 2.0)]);
         assert_eq!(eval_with(r"a\-b", &ctx).unwrap(), 5.0);
@@ -1210,34 +1056,19 @@ mod tests {
     #[test]
     fn unknown_identifier_is_named() {
         let err = eval_with("1 + cycles", &Ctx(vec![])).unwrap_err();
-        assert_eq!(
-            err,
-            MetricEvalError::UnknownIdentifier {
-                expr: "1 + cycles".into(),
-                name: "cycles".into()
-            }
-        );
+        assert_eq!(err, MetricEvalError::UnknownIdentifier { expr: "1 + cycles".into(), name: "cycles".into() });
     }
 
     #[test]
     fn literals_are_resolved_by_the_context() {
         let ctx = Ctx(vec![("#smt_on", 1.0), ("#slots", 4.0), ("#slots-1", 9.0)]);
-        assert_eq!(
-            eval_with("#slots * 2 if #smt_on else 0", &ctx).unwrap(),
-            8.0
-        );
+        assert_eq!(eval_with("#slots * 2 if #smt_on else 0", &ctx).unwrap(), 8.0);
         // `-` belongs to literal names in perf.
         assert_eq!(eval_with("#slots - 1", &ctx).unwrap(), 3.0);
         assert_eq!(eval_with("#slots-1", &ctx).unwrap(), 9.0);
         let err = eval_with("#num_cpus", &ctx).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "metric expression '#num_cpus': unknown literal '#num_cpus'"
-        );
-        assert!(MetricExpr::parse("#slots")
-            .unwrap()
-            .identifiers()
-            .is_empty());
+        assert_eq!(err.to_string(), "metric expression '#num_cpus': unknown literal '#num_cpus'");
+        assert!(MetricExpr::parse("#slots").unwrap().identifiers().is_empty());
         assert_eq!(parse_err("# slots").column(), 1);
     }
 
@@ -1252,9 +1083,7 @@ mod tests {
         let err = parse_err("has_event(1)");
         assert_eq!(err.token(), "1");
         assert!(err.to_string().ends_with("expected an event name"));
-        assert!(parse_err("has_event(a + b)")
-            .to_string()
-            .ends_with("expected ')'"));
+        assert!(parse_err("has_event(a + b)").to_string().ends_with("expected ')'"));
     }
 
     #[test]
@@ -1296,10 +1125,11 @@ mod tests {
         assert!(err.to_string().ends_with("expected an operator or ','"));
 
         let err = parse_err("a b");
-        assert!(err
-            .to_string()
-            .ends_with("expected an operator, 'if' or end of expression"));
-        assert_eq!(parse_err("a if b").to_string(), "metric expression 'a if b': unexpected end of expression at column 7, expected an operator or 'else'");
+        assert!(err.to_string().ends_with("expected an operator, 'if' or end of expression"));
+        assert_eq!(
+            parse_err("a if b").to_string(),
+            "metric expression 'a if b': unexpected end of expression at column 7, expected an operator or 'else'"
+        );
         assert_eq!(parse_err("").column(), 1);
         // Tokens are whole characters, columns count characters.
         let err = parse_err("a + é");
@@ -1330,19 +1160,11 @@ mod tests {
 
     #[test]
     fn operators_perf_lacks_are_rejected() {
-        for (src, column, token) in [
-            ("!a", 1, "!"),
-            ("a != b", 3, "!"),
-            ("a <= b", 4, "="),
-            ("a == b", 3, "="),
-            ("a $ b", 3, "$"),
-            (r"a\x", 2, "\\"),
-        ] {
+        for (src, column, token) in
+            [("!a", 1, "!"), ("a != b", 3, "!"), ("a <= b", 4, "="), ("a == b", 3, "="), ("a $ b", 3, "$"), (r"a\x", 2, "\\")]
+        {
             let err = parse_err(src);
-            assert!(
-                matches!(err, MetricParseError::InvalidChar { .. }),
-                "{src}: {err}"
-            );
+            assert!(matches!(err, MetricParseError::InvalidChar { .. }), "{src}: {err}");
             assert_eq!((err.column(), err.token()), (column, token), "{src}");
         }
         assert!(parse_err("!a").to_string().contains("perf has no '!'"));
@@ -1354,13 +1176,7 @@ mod tests {
         let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
         assert_eq!(eval(&parens(MAX_NESTING)), 1.0);
         let err = parse_err(&parens(MAX_NESTING + 1));
-        assert!(matches!(
-            err,
-            MetricParseError::TooDeep {
-                limit: MAX_NESTING,
-                ..
-            }
-        ));
+        assert!(matches!(err, MetricParseError::TooDeep { limit: MAX_NESTING, .. }));
         assert_eq!((err.column(), err.token()), (MAX_NESTING + 1, "("));
         assert!(err.to_string().contains("deeper than 256 levels"));
 
@@ -1368,15 +1184,8 @@ mod tests {
         let half = MAX_NESTING / 2;
         let mixed = format!("{}1{}", "min(1, 1 + (".repeat(half), "))".repeat(half));
         assert_eq!(eval(&mixed), 1.0);
-        let calls = format!(
-            "{}1{}",
-            "d_ratio(1, ".repeat(MAX_NESTING + 1),
-            ")".repeat(MAX_NESTING + 1)
-        );
-        assert!(matches!(
-            parse_err(&calls),
-            MetricParseError::TooDeep { .. }
-        ));
+        let calls = format!("{}1{}", "d_ratio(1, ".repeat(MAX_NESTING + 1), ")".repeat(MAX_NESTING + 1));
+        assert!(matches!(parse_err(&calls), MetricParseError::TooDeep { .. }));
     }
 
     #[test]
@@ -1392,8 +1201,7 @@ mod tests {
 
     #[test]
     fn identifiers_are_in_first_use_order_without_duplicates() {
-        let expr = MetricExpr::parse("b + a * b + c if a > #lit & has_event(z) else d / min(c, e)")
-            .unwrap();
+        let expr = MetricExpr::parse("b + a * b + c if a > #lit & has_event(z) else d / min(c, e)").unwrap();
         assert_eq!(expr.identifiers(), ["b", "a", "c", "d", "e"]);
     }
 
@@ -1451,18 +1259,7 @@ mod tests {
 
     /// Well-formed expressions, to reach evaluation rather than parse errors.
     fn expression() -> impl Strategy<Value = String> {
-        let leaf = prop::sample::select(vec![
-            "a",
-            "b",
-            "#x",
-            "0",
-            "1",
-            "2.5",
-            "-0",
-            "1e-3",
-            "has_event(a)",
-        ])
-        .prop_map(String::from);
+        let leaf = prop::sample::select(vec!["a", "b", "#x", "0", "1", "2.5", "-0", "1e-3", "has_event(a)"]).prop_map(String::from);
         leaf.prop_recursive(8, 128, 3, |inner| {
             let op = prop::sample::select(vec!["+", "-", "*", "/", "%", "|", "^", "&", "<", ">"]);
             let func = prop::sample::select(vec!["min", "max", "d_ratio"]);
@@ -1471,8 +1268,7 @@ mod tests {
                 inner.clone().prop_map(|a| format!("-{a}")),
                 inner.clone().prop_map(|a| format!("({a})")),
                 (func, inner.clone(), inner.clone()).prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
-                (inner.clone(), inner.clone(), inner)
-                    .prop_map(|(a, c, b)| format!("({a} if {c} else {b})")),
+                (inner.clone(), inner.clone(), inner).prop_map(|(a, c, b)| format!("({a} if {c} else {b})")),
             ]
         })
     }
@@ -1487,15 +1283,7 @@ mod tests {
             Kind::Literal(name) => ctx.literal(name)?,
             Kind::HasEvent(name) => flag(ctx.has_event(name)),
             Kind::Neg(a) => -eval(*a)?,
-            Kind::If {
-                then,
-                cond,
-                otherwise,
-            } => eval(if eval(*cond)? != 0.0 {
-                *then
-            } else {
-                *otherwise
-            })?,
+            Kind::If { then, cond, otherwise } => eval(if eval(*cond)? != 0.0 { *then } else { *otherwise })?,
             Kind::Binary(BinOp::And, a, b) => flag(eval(*a)? != 0.0 && eval(*b)? != 0.0),
             Kind::Binary(BinOp::Or, a, b) => flag(eval(*a)? != 0.0 || eval(*b)? != 0.0),
             Kind::Binary(BinOp::DRatio, a, b) => {

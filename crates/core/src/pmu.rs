@@ -71,14 +71,7 @@ impl PmuDesc {
 
     /// Validation rules for tables of this PMU's family, given all the family's models.
     pub fn rules<'a>(&'a self, models: &'a [&'a str], counters: &'a [&'a str], modifiers: &'a [&'a str]) -> TableRules<'a> {
-        TableRules {
-            family: self.family,
-            models,
-            counters,
-            modifiers,
-            max_code: self.max_code,
-            max_umask: self.max_umask,
-        }
+        TableRules { family: self.family, models, counters, modifiers, max_code: self.max_code, max_umask: self.max_umask }
     }
 }
 

@@ -84,15 +84,7 @@ pub struct Field {
 impl Field {
     /// A read/write numeric field (the common case); adjust with the `with_*` methods.
     pub const fn new(name: &'static str, msb: u8, lsb: u8, description: &'static str) -> Field {
-        Field {
-            name,
-            msb,
-            lsb,
-            access: Access::ReadWrite,
-            description,
-            values: Values::Number,
-            only_on: &[],
-        }
+        Field { name, msb, lsb, access: Access::ReadWrite, description, values: Values::Number, only_on: &[] }
     }
 
     pub const fn with_access(mut self, access: Access) -> Field {
@@ -213,13 +205,7 @@ pub struct Decoded {
 }
 
 impl Register {
-    pub const fn new(
-        name: &'static str,
-        width: u8,
-        reset: u64,
-        description: &'static str,
-        fields: &'static [Field],
-    ) -> Register {
+    pub const fn new(name: &'static str, width: u8, reset: u64, description: &'static str, fields: &'static [Field]) -> Register {
         Register { name, aliases: &[], width, reset, description, fields: Cow::Borrowed(fields) }
     }
 
@@ -252,12 +238,7 @@ impl Register {
                     *f
                 } else {
                     // Keep the name so that asking for the field explains why it is absent.
-                    Field {
-                        access: Access::Reserved { unpredictable_read: true },
-                        values: Values::Number,
-                        only_on: &[],
-                        ..*f
-                    }
+                    Field { access: Access::Reserved { unpredictable_read: true }, values: Values::Number, only_on: &[], ..*f }
                 }
             })
             .collect();
@@ -268,20 +249,13 @@ impl Register {
         if let Some(absent) = self.fields.iter().find(|f| f.access.is_reserved() && f.name != "SBZ" && f.name.eq_ignore_ascii_case(name)) {
             return Err(RegisterError::AbsentField { register: self.name, field: absent.name, why: absent.description });
         }
-        self.fields
-            .iter()
-            .find(|f| !f.access.is_reserved() && f.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| RegisterError::UnknownField {
+        self.fields.iter().find(|f| !f.access.is_reserved() && f.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            RegisterError::UnknownField {
                 register: self.name,
                 field: name.to_string(),
-                valid: self
-                    .fields
-                    .iter()
-                    .filter(|f| !f.access.is_reserved())
-                    .map(|f| f.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+                valid: self.fields.iter().filter(|f| !f.access.is_reserved()).map(|f| f.name).collect::<Vec<_>>().join(", "),
+            }
+        })
     }
 
     /// Bits that no defined field covers or that belong to reserved fields.
@@ -296,13 +270,7 @@ impl Register {
         for &(name, v) in fields {
             let f = self.field(name)?;
             if v > f.max() {
-                return Err(RegisterError::FieldOverflow {
-                    register: self.name,
-                    field: f.name,
-                    bits: f.bits(),
-                    value: v,
-                    max: f.max(),
-                });
+                return Err(RegisterError::FieldOverflow { register: self.name, field: f.name, bits: f.bits(), value: v, max: f.max() });
             }
             if matches!(f.access, Access::ReadOnly) && v != 0 {
                 return Err(RegisterError::NotWritable { register: self.name, field: f.name, access: "read-only" });
@@ -438,12 +406,11 @@ impl Register {
             })
             .collect();
         let widths: Vec<usize> = cells.iter().map(|(b, n, v)| b.len().max(n.len()).max(v.len()) + 2).collect();
-        let border: String =
-            widths.iter().fold(String::from("+"), |mut s, w| {
-                s.push_str(&"-".repeat(*w));
-                s.push('+');
-                s
-            });
+        let border: String = widths.iter().fold(String::from("+"), |mut s, w| {
+            s.push_str(&"-".repeat(*w));
+            s.push('+');
+            s
+        });
         let row = |pick: &dyn Fn(&(String, String, String)) -> &String, sep: char| {
             let mut s = String::from(sep);
             for (cell, w) in cells.iter().zip(&widths) {

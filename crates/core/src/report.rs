@@ -89,7 +89,12 @@ impl MetricContext for Counted<'_> {
 
 /// Evaluate every metric whose inputs were all counted. A metric whose value is
 /// undefined for this run (a zero denominator) is left out with a note.
-pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], literals: &[(&str, f64)], notes: &mut Vec<String>) -> Vec<MetricResult> {
+pub fn evaluate_metrics(
+    defs: &[MetricDef],
+    events: &[EventResult],
+    literals: &[(&str, f64)],
+    notes: &mut Vec<String>,
+) -> Vec<MetricResult> {
     let ctx = Counted { events, literals };
     let mut out = Vec::new();
     for def in defs {
@@ -139,7 +144,14 @@ impl StatReport {
     /// The human table, laid out like `perf stat`.
     pub fn to_human(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "\n Performance counter stats for workload '{}' (seed {}, {} cycles) on {}:\n", self.workload, self.seed, thousands(self.cycles), self.pmu);
+        let _ = writeln!(
+            out,
+            "\n Performance counter stats for workload '{}' (seed {}, {} cycles) on {}:\n",
+            self.workload,
+            self.seed,
+            thousands(self.cycles),
+            self.pmu
+        );
         for (i, e) in self.events.iter().enumerate() {
             let count = match e.count {
                 Some(c) => thousands(c),
@@ -172,12 +184,21 @@ impl StatReport {
             let count = e.count.map_or("<not counted>".to_string(), |c| c.to_string());
             let pct = e.running_pct();
             let mut metrics = self.metrics.iter().filter(|m| m.anchor == i);
-            let (mv, mu) = metrics.next().map_or((String::new(), String::new()), |m| (format!("{:.3}", m.value), format!("{}{}", m.unit, m.name)));
+            let (mv, mu) =
+                metrics.next().map_or((String::new(), String::new()), |m| (format!("{:.3}", m.value), format!("{}{}", m.unit, m.name)));
             let fields = [count, String::new(), e.name.clone(), e.running.to_string(), format!("{pct:.2}"), mv, mu];
             out.push_str(&fields.join(sep));
             out.push('\n');
             for m in metrics {
-                let fields = [String::new(), String::new(), String::new(), String::new(), String::new(), format!("{:.3}", m.value), format!("{}{}", m.unit, m.name)];
+                let fields = [
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    format!("{:.3}", m.value),
+                    format!("{}{}", m.unit, m.name),
+                ];
                 out.push_str(&fields.join(sep));
                 out.push('\n');
             }

@@ -31,12 +31,7 @@ pub fn assign(allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
             let mut events: Vec<usize> = counters.iter().filter_map(|&c| owner[c]).collect();
             events.push(event);
             events.sort_unstable();
-            return Err(ScheduleError::Conflict {
-                n_events: events.len(),
-                n_counters: counters.len(),
-                events,
-                counters,
-            });
+            return Err(ScheduleError::Conflict { n_events: events.len(), n_counters: counters.len(), events, counters });
         }
     }
     let mut out = vec![0; allowed.len()];

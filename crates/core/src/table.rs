@@ -123,11 +123,7 @@ impl EventTable {
                 expected: rules.family.to_string(),
             });
         }
-        let invalid = |event: &str, message: String| TableError::Invalid {
-            origin: origin.to_string(),
-            event: event.to_string(),
-            message,
-        };
+        let invalid = |event: &str, message: String| TableError::Invalid { origin: origin.to_string(), event: event.to_string(), message };
         if self.events.is_empty() {
             return Err(invalid("-", "the table has no events".to_string()));
         }
@@ -166,7 +162,10 @@ impl EventTable {
             let mut umask_names = Vec::new();
             for u in e.umasks.iter() {
                 if u.value > rules.max_umask {
-                    return Err(invalid(&e.name, format!("unit mask {} = {:#x} exceeds the maximum {:#x}", u.name, u.value, rules.max_umask)));
+                    return Err(invalid(
+                        &e.name,
+                        format!("unit mask {} = {:#x} exceeds the maximum {:#x}", u.name, u.value, rules.max_umask),
+                    ));
                 }
                 if umask_names.iter().any(|n: &&Text| n.eq_ignore_ascii_case(&u.name)) {
                     return Err(invalid(&e.name, format!("unit mask '{}' appears twice", u.name)));
@@ -187,9 +186,7 @@ impl EventTable {
 
     /// Find an event by name or alias, case-insensitively.
     pub fn find(&self, name: &str) -> Option<&EventDef> {
-        self.events
-            .iter()
-            .find(|e| e.name.eq_ignore_ascii_case(name) || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
+        self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name) || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
     }
 
     /// The event with selector `code` on `model`, if the table defines one.

@@ -30,7 +30,8 @@ description = "cycles"
 modifiers = ["d"]
 "#;
 
-const COUNTERS: &[CounterDesc] = &[CounterDesc { name: "C0", width: 32, description: "" }, CounterDesc { name: "C1", width: 32, description: "" }];
+const COUNTERS: &[CounterDesc] =
+    &[CounterDesc { name: "C0", width: 32, description: "" }, CounterDesc { name: "C1", width: 32, description: "" }];
 const MODS: &[ModifierDef] = &[
     ModifierDef { name: "u", kind: ModifierKind::Flag, description: "user" },
     ModifierDef { name: "thresh", kind: ModifierKind::Number { min: 0, max: 7 }, description: "threshold" },

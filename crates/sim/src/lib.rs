@@ -4,8 +4,9 @@
 //! the counting backend programs the models through their register interface, as a
 //! kernel driver would, and reports perf-style counts.
 
-pub mod stream;
-pub mod workloads;
+pub mod drivers;
 pub mod engine;
 pub mod models;
-pub mod drivers;
+pub mod stat;
+pub mod stream;
+pub mod workloads;

@@ -33,7 +33,12 @@ pub struct StatOptions {
 
 impl Default for StatOptions {
     fn default() -> Self {
-        StatOptions { workload: workloads::DEFAULT_WORKLOAD.to_string(), seed: 1, cycles: 1_000_000_000, mux_interval: DEFAULT_MUX_INTERVAL }
+        StatOptions {
+            workload: workloads::DEFAULT_WORKLOAD.to_string(),
+            seed: 1,
+            cycles: 1_000_000_000,
+            mux_interval: DEFAULT_MUX_INTERVAL,
+        }
     }
 }
 
@@ -79,7 +84,8 @@ pub fn stat(pmu: &Pmu, sels: &[EventSel], opts: &StatOptions, progress: &mut dyn
     let allowed = arch::allowed_counters(pmu, sels);
     let groups: Vec<Vec<usize>> = match schedule::assign(&allowed) {
         Ok(_) => vec![(0..sels.len()).collect()],
-        Err(_) => schedule::groups(&allowed).map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: arch::explain(pmu, sels, &allowed, &e) })?,
+        Err(_) => schedule::groups(&allowed)
+            .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: arch::explain(pmu, sels, &allowed, &e) })?,
     };
     let sets = groups
         .iter()

@@ -1,0 +1,213 @@
+//! The `pmu` command: machine interface, exit codes and error messages.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn pmu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pmu")).args(args).output().expect("run pmu")
+}
+
+fn ok_json(args: &[&str]) -> Value {
+    let out = pmu(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+/// Runs `pmu`, expects exit code 2 and returns stderr.
+fn usage_error(args: &[&str]) -> String {
+    let out = pmu(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: stdout {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn list_json_has_the_stable_fields() {
+    let v = ok_json(&["list", "arm1176", "--json"]);
+    let events = v.as_array().unwrap();
+    let e = events.iter().find(|e| e["name"] == "INSTR_EXEC").unwrap();
+    assert_eq!(e["pmu"], "arm1176");
+    assert_eq!(e["code"], 7);
+    assert!(e["umasks"].is_array());
+    assert!(e["description"].as_str().unwrap().contains("Instructions executed"));
+    assert!(events.iter().all(|e| e["name"] != "FIQ_DISABLED_CYCLES"), "ARM1156-only events are not listed for arm1176");
+    assert!(ok_json(&["list", "--json"]).as_array().unwrap().len() > events.len());
+}
+
+#[test]
+fn encode_json_has_the_stable_fields() {
+    let v = ok_json(&["encode", "CPU_CYCLES", "arm1176::INSTR_EXEC", "--json"]);
+    assert_eq!(v["pmu"], "arm1176");
+    let e = &v["events"][1];
+    assert_eq!(
+        (e["input"].as_str(), e["name"].as_str(), e["code"].as_u64(), e["umask"].as_u64()),
+        (Some("arm1176::INSTR_EXEC"), Some("INSTR_EXEC"), Some(7), Some(0))
+    );
+    assert_eq!(e["counters"], serde_json::json!(["PMN0", "PMN1"]));
+    assert_eq!(e["registers"]["PMCR"], "0x00700000");
+    assert_eq!(v["events"][0]["counters"], serde_json::json!(["CCNT", "PMN0", "PMN1"]));
+}
+
+#[test]
+fn encode_of_an_uncountable_set_exits_2_with_the_reason() {
+    let err = usage_error(&["encode", "INSTR_EXEC", "BR_EXEC", "DCACHE_MISS"]);
+    assert!(err.contains("PMN0, PMN1") && err.contains("multiplex"), "{err}");
+}
+
+#[test]
+fn decode_json_has_the_stable_fields() {
+    let v = ok_json(&["decode", "arm1176", "PMCR", "0x00706071", "--json"]);
+    assert_eq!(v["register"], "PMCR");
+    assert_eq!(v["value"], "0x00706071");
+    let f = v["fields"].as_array().unwrap().iter().find(|f| f["name"] == "EvtCount0").unwrap().clone();
+    assert_eq!((f["bits"].as_str(), f["value"].as_u64(), f["meaning"].as_str()), (Some("27:20"), Some(7), Some("INSTR_EXEC")));
+}
+
+#[test]
+fn decode_human_output_draws_the_register() {
+    let out = pmu(&["decode", "arm1156", "PMCR", "0x40000001"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("| FCC |") && text.contains("EvtCount0"), "{text}");
+}
+
+#[test]
+fn stat_json_has_the_stable_fields() {
+    let v = ok_json(&["stat", "-e", "CPU_CYCLES,INSTR_EXEC", "--cycles", "1e6", "--json"]);
+    assert_eq!(v["pmu"], "arm1176");
+    assert_eq!(v["workload"], "mixed");
+    let e = &v["events"][0];
+    assert_eq!(e["name"], "CPU_CYCLES");
+    assert_eq!(e["count"], 1_000_000);
+    assert_eq!((e["enabled"].as_u64(), e["running"].as_u64(), e["scaled"].as_bool()), (Some(1_000_000), Some(1_000_000), Some(false)));
+    let m = v["metrics"].as_array().unwrap();
+    assert!(m.iter().any(|m| m["name"] == "ipc" && m["value"].is_number()));
+}
+
+#[test]
+fn stat_without_arguments_counts_the_default_set_with_multiplexing() {
+    let out = pmu(&["stat", "--cycles", "2e7"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for needle in ["Performance counter stats", "CPU_CYCLES", "INSTR_EXEC", "DCACHE_MISS", "seconds time elapsed", "%"] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+}
+
+#[test]
+fn stat_csv_output_follows_perf_stat_x() {
+    let out = pmu(&["stat", "-e", "CPU_CYCLES", "--cycles", "1000", "-x", ","]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().next().unwrap(), "1000,,CPU_CYCLES,1000,100.00,,");
+}
+
+#[test]
+fn workloads_json_lists_names_and_descriptions() {
+    let v = ok_json(&["workloads", "--json"]);
+    let names: Vec<&str> = v.as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
+    for w in ["compute", "branchy", "stream", "mixed"] {
+        assert!(names.contains(&w));
+    }
+}
+
+#[test]
+fn describe_shows_availability_and_encoding() {
+    let v = ok_json(&["describe", "arm1156::FIQ_DISABLED_CYCLES", "--json"]);
+    assert_eq!(v["available_on"], serde_json::json!(["arm1156"]));
+    assert_eq!(v["encoding"]["registers"]["PMCR"], "0x01300000");
+}
+
+#[test]
+fn bad_input_unknown_event_suggests_the_nearest() {
+    let err = usage_error(&["encode", "INSTR_EXE"]);
+    assert!(err.contains("unknown event 'INSTR_EXE'") && err.contains("INSTR_EXEC") && err.contains("column 1"), "{err}");
+}
+
+#[test]
+fn bad_input_event_not_available_on_this_core() {
+    let err = usage_error(&["encode", "arm1136::PROC_CALL_EXEC"]);
+    assert!(err.contains("not available on arm1136") && err.contains("arm1176"), "{err}");
+    let err = usage_error(&["stat", "--pmu", "arm1156", "-e", "ITLB_MISS"]);
+    assert!(err.contains("unused on arm1156"), "{err}");
+}
+
+#[test]
+fn bad_input_reserved_event_number() {
+    let err = usage_error(&["encode", "arm1176::r8"]);
+    assert!(err.contains("reserved") && err.contains("Unpredictable"), "{err}");
+}
+
+#[test]
+fn bad_input_bad_modifier() {
+    let err = usage_error(&["encode", "INSTR_EXEC:u"]);
+    assert!(err.contains("unknown modifier 'u'") && err.contains("fiq"), "{err}");
+    let err = usage_error(&["encode", "arm1176::INSTR_EXEC:fiq"]);
+    assert!(err.contains("ARM1156 only"), "{err}");
+}
+
+#[test]
+fn bad_input_malformed_register_value() {
+    let err = usage_error(&["decode", "arm1176", "PMCR", "0xZZ"]);
+    assert!(err.contains("0xZZ") && err.contains("hex"), "{err}");
+    let err = usage_error(&["decode", "arm1176", "PMCR", "0x1_0000_0000"]);
+    assert!(err.contains("32-bit"), "{err}");
+    let err = usage_error(&["decode", "arm1176", "PMCX", "0"]);
+    assert!(err.contains("PMCR, CCNT, PMN0, PMN1"), "{err}");
+}
+
+fn events_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("pmukit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn bad_input_malformed_events_file() {
+    let path = events_file("syntax.toml", "family = \"arm11\"\n[[event]]\nname = \"X\"\ncode = \n");
+    let err = usage_error(&["list", "arm1176", "--events-file", &path]);
+    assert!(err.contains("line 4"), "{err}");
+    let path =
+        events_file("model.toml", "family = \"arm11\"\n[[event]]\nname = \"X\"\ncode = 1\ndescription = \"x\"\nonly_on = [\"arm9\"]\n");
+    let err = usage_error(&["list", "--events-file", &path]);
+    assert!(err.contains("unknown model 'arm9'") && err.contains("arm1156"), "{err}");
+    let path = events_file(
+        "dup.toml",
+        "family = \"arm11\"\n[[event]]\nname = \"X\"\ncode = 1\ndescription = \"x\"\n[[event]]\nname = \"Y\"\ncode = 1\ndescription = \"y\"\n",
+    );
+    assert!(usage_error(&["list", "--events-file", &path]).contains("code 0x1 is also event 'X'"));
+    let path = events_file("family.toml", "family = \"sparc\"\n[[event]]\nname = \"X\"\ncode = 1\ndescription = \"x\"\n");
+    assert!(usage_error(&["list", "--events-file", &path]).contains("unknown family 'sparc'"));
+    assert!(usage_error(&["list", "--events-file", "/nonexistent/events.toml"]).contains("cannot read"));
+}
+
+#[test]
+fn events_file_replaces_the_family_table() {
+    let path =
+        events_file("good.toml", "family = \"arm11\"\n[[event]]\nname = \"MY_INSTR\"\ncode = 7\ndescription = \"instructions, renamed\"\n");
+    let v = ok_json(&["list", "arm1136", "--events-file", &path, "--json"]);
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["name"], "MY_INSTR");
+}
+
+#[test]
+fn bad_input_unknown_pmu_and_workload() {
+    assert!(usage_error(&["list", "arm1167"]).contains("arm1176"));
+    assert!(usage_error(&["stat", "--workload", "streem"]).contains("stream"));
+}
+
+#[test]
+fn bad_command_line_is_a_usage_error() {
+    usage_error(&["frobnicate"]);
+    usage_error(&["stat", "--cycles", "lots"]);
+    usage_error(&["decode", "arm1176"]);
+}
+
+#[test]
+fn errors_in_json_mode_are_json() {
+    let out = pmu(&["encode", "NOPE", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("NOPE"));
+}

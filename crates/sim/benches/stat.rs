@@ -1,0 +1,38 @@
+//! Simulation speed. The baseline is `totals`, which only walks the workload's block
+//! stream; the other benchmarks add the model, the driver and multiplexing on top of
+//! the same stream, so their ratios to it are the cost of counting.
+//!
+//! Run: `cargo bench -p pmukit-sim --bench stat`
+
+use pmukit_arch::Catalog;
+use pmukit_sim::stat::{stat, StatOptions};
+use pmukit_sim::workloads::{totals, Profile};
+
+const CYCLES: u64 = 1_000_000_000;
+
+fn main() {
+    divan::main();
+}
+
+#[divan::bench(args = ["compute", "mixed"])]
+fn baseline_stream_totals(workload: &str) -> u64 {
+    totals(workload, 1, Profile::ARM11, divan::black_box(CYCLES)).unwrap().cycles
+}
+
+fn count(workload: &str, events: &[&str]) -> u64 {
+    let cat = Catalog::builtin();
+    let pmu = cat.pmu("arm1176").unwrap();
+    let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "arm1176").unwrap()).collect();
+    let opts = StatOptions { workload: workload.to_string(), seed: 1, cycles: divan::black_box(CYCLES), ..StatOptions::default() };
+    stat(pmu, &sels, &opts, &mut |_| {}).unwrap().cycles
+}
+
+#[divan::bench(args = ["compute", "mixed"])]
+fn stat_three_counters(workload: &str) -> u64 {
+    count(workload, &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC"])
+}
+
+#[divan::bench(args = ["compute", "mixed"])]
+fn stat_multiplexed_six_events(workload: &str) -> u64 {
+    count(workload, &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC", "BR_MISPREDICT", "DCACHE_HIT", "DCACHE_MISS"])
+}
