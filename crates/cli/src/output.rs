@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use comfy_table::{presets, ContentArrangement, Table};
+use comfy_table::{ContentArrangement, LineStyle, Table, TableStyle};
 use pmukit_arch::EncodedSet;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::{ModifierKind, Pmu};
@@ -21,9 +21,12 @@ fn hex(v: u64) -> String {
     format!("{v:#x}")
 }
 
+/// Columns under an underlined header, like `perf list` and `ls -l`: no boxes.
+const STYLE: TableStyle = TableStyle::new().header_separator(LineStyle::none().fill('─').junction(' '));
+
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_style(presets::UTF8_HORIZONTAL_ONLY).set_content_arrangement(ContentArrangement::Dynamic).set_header(header.to_vec());
+    t.load_style(STYLE).set_content_arrangement(ContentArrangement::Dynamic).set_header(header.to_vec());
     t
 }
 
@@ -97,7 +100,7 @@ impl Out {
                 }
                 t.add_row(vec![name, hex(e.code), pmu.counter_names(pmu.allowed_counters(e)).join(" "), e.description.to_string()]);
             }
-            s.push_str(&format!("{t}\n\n"));
+            s.push_str(&format!("{}\n\n", t.trim_fmt()));
         }
         self.text(&s)
     }
@@ -179,7 +182,7 @@ impl Out {
             t.add_row(vec![e.input.clone(), e.name.clone(), hex(e.code), e.counter.to_string(), e.counters.join(" "), regs.join(" ")]);
         }
         let start: Vec<String> = set.registers.iter().map(|(r, v)| format!("{r} = {v:#010x}")).collect();
-        self.text(&format!("{}:\n{t}\nstart counting with: {}\n", set.pmu, start.join(", ")))
+        self.text(&format!("{}:\n{}\nstart counting with: {}\n", set.pmu, t.trim_fmt(), start.join(", ")))
     }
 
     pub fn decode(&self, d: &Decoded, diagram: &str) -> Result<(), Failure> {
@@ -192,7 +195,7 @@ impl Out {
         for f in &d.fields {
             t.add_row(vec![f.name.clone(), f.bits.clone(), hex(f.value), f.meaning.clone()]);
         }
-        let mut s = format!("{} = {}\n\n{diagram}\n{t}\n", d.register, d.value);
+        let mut s = format!("{} = {}\n\n{diagram}\n{}\n", d.register, d.value, t.trim_fmt());
         for w in &d.warnings {
             s.push_str(&format!("warning: {w}\n"));
         }
@@ -208,6 +211,6 @@ impl Out {
         for w in WORKLOADS {
             t.add_row(vec![w.name, w.description]);
         }
-        self.text(&format!("{t}\n"))
+        self.text(&format!("{}\n", t.trim_fmt()))
     }
 }

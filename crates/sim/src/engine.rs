@@ -89,9 +89,9 @@ fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -
     let mut growth = vec![0u64; n];
     for (i, g) in growth.iter_mut().enumerate() {
         *g = block.body.iter().fold(0u64, |acc, s| acc.saturating_add(model.rate(i, s).saturating_mul(s.cycles)));
-        if *g > 0 {
-            // Strictly below the headroom: the overflow itself is stepped exactly.
-            k = k.min((model.headroom(i) - 1) / *g);
+        // Strictly below the headroom: the overflow itself is stepped exactly.
+        if let Some(fit) = (model.headroom(i) - 1).checked_div(*g) {
+            k = k.min(fit);
         }
     }
     if k == 0 {

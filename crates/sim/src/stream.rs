@@ -65,9 +65,9 @@ pub enum Signal {
     FiqDisabledCycles,
     /// Cycles with IRQ disabled.
     IrqDisabledCycles,
-    /// Cycles with the ETMEXTOUT[0] signal asserted.
+    /// Cycles with the `ETMEXTOUT[0]` signal asserted.
     EtmExtOut0,
-    /// Cycles with the ETMEXTOUT[1] signal asserted.
+    /// Cycles with the `ETMEXTOUT[1]` signal asserted.
     EtmExtOut1,
     /// Instruction cache tag or valid RAM parity errors.
     ICacheTagParityErrors,
