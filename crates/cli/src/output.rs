@@ -61,14 +61,18 @@ impl Out {
         Out { json }
     }
 
-    /// Print text to stdout; a closed pipe is a runtime failure (exit 1).
+    /// Print text to stdout. A reader that stops early (`| head`) is not a failure;
+    /// any other write error is a runtime failure (exit 1).
     pub fn text(&self, s: &str) -> Result<(), Failure> {
         let mut stdout = std::io::stdout().lock();
-        stdout
+        match stdout
             .write_all(s.as_bytes())
             .and_then(|_| if s.ends_with('\n') { Ok(()) } else { stdout.write_all(b"\n") })
             .and_then(|_| stdout.flush())
-            .map_err(|e| Failure { code: 1, message: format!("cannot write output: {e}") })
+        {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure { code: 1, message: format!("cannot write output: {e}") }),
+            _ => Ok(()),
+        }
     }
 
     fn json(&self, v: &Value) -> Result<(), Failure> {
@@ -126,8 +130,10 @@ impl Out {
         v["available_on"] = json!(models);
         v["unused_on"] = json!(e.unused_on);
         v["attrs"] = Value::Object(e.attrs.iter().map(|a| (a.key.to_string(), Value::String(a.value.to_string()))).collect());
-        if let Ok(set) = pmukit_arch::encode_set(pmu, std::slice::from_ref(sel)) {
-            v["encoding"] = json!({"counter": set.events[0].counter, "registers": registers_json(&set.events[0].registers)});
+        // The encoding of the event alone; describing a raw or refused event still works.
+        let placed = pmukit_arch::encode_set(pmu, std::slice::from_ref(sel)).ok().map(|set| set.events[0].clone());
+        if let Some(p) = &placed {
+            v["encoding"] = json!({"counter": p.counter, "registers": registers_json(&p.registers)});
         }
         if self.json {
             return self.json(&v);
@@ -156,8 +162,9 @@ impl Out {
         for u in e.umasks.iter() {
             s.push_str(&line("unit mask", format!(".{} = {:#x} {}", u.name, u.value, u.description)));
         }
-        if let Some(enc) = v.get("encoding") {
-            s.push_str(&line("encoding", format!("on {}: {}", enc["counter"].as_str().unwrap_or(""), enc["registers"])));
+        if let Some(p) = &placed {
+            let regs: Vec<String> = p.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();
+            s.push_str(&line("encoding", format!("on {}: {}", p.counter, regs.join(" "))));
         }
         self.text(&s)
     }
