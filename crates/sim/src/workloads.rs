@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use crate::stream::{Block, Branch, MemRef, Privilege, Signal, Signals, Span};
+use pmukit_core::event_string::nearest;
 
 /// Machine shape a workload adapts to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +55,7 @@ pub const DEFAULT_WORKLOAD: &str = "mixed";
 #[error("unknown workload `{name}`{}; valid workloads: {}", suggestion(.nearest), valid_names())]
 pub struct UnknownWorkload {
     pub name: String,
-    /// The valid name within two edits of `name`, if any: the likely intended one.
+    /// The valid name most like `name`, if any is close: the likely intended one.
     pub nearest: Option<&'static str>,
 }
 
@@ -164,31 +165,10 @@ fn valid_names() -> String {
 
 impl UnknownWorkload {
     fn new(name: &str) -> UnknownWorkload {
-        let typed = name.to_ascii_lowercase();
-        let nearest = WORKLOADS
-            .iter()
-            .map(|w| (edit_distance(&typed, w.name), w.name))
-            .min()
-            .filter(|&(distance, _)| distance <= 2)
-            .map(|(_, name)| name);
+        // The same similarity measure as event names, so suggestions feel alike.
+        let nearest = nearest(name, WORKLOADS.iter().map(|w| w.name)).first().copied();
         UnknownWorkload { name: name.to_string(), nearest }
     }
-}
-
-/// Levenshtein distance, for suggesting the name a typo was meant to be.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 // ------------------------------------------------------------------------------------
