@@ -150,6 +150,7 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
         event_modifiers: EVENT_MODIFIERS,
         max_code: 0xFF,
         max_umask: 0,
+        raw_umask_bits: 0,
         raw_outside_table: Some(RESERVED),
     }
 }

@@ -155,7 +155,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             out.list(&pmus)
         }
         Command::Describe { event } => {
-            let sel = catalog.resolve(event, &cli.pmu).map_err(usage)?;
+            let sel = resolve_all(&catalog, std::slice::from_ref(event), &cli.pmu)?.remove(0);
             let pmu = catalog.pmu(sel.pmu).map_err(usage)?;
             out.describe(pmu, &sel)
         }
@@ -177,8 +177,18 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
     }
 }
 
+/// Resolve event strings; the spec's warnings about valid but questionable choices
+/// (meaningless unit-mask combinations) go to stderr.
 fn resolve_all(catalog: &Catalog, events: &[String], default_pmu: &str) -> Result<Vec<EventSel>, Failure> {
-    events.iter().filter(|e| !e.trim().is_empty()).map(|e| catalog.resolve(e.trim(), default_pmu).map_err(usage)).collect()
+    let sels: Vec<EventSel> = events
+        .iter()
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| catalog.resolve(e.trim(), default_pmu).map_err(usage))
+        .collect::<Result<_, _>>()?;
+    for w in sels.iter().flat_map(|s| &s.warnings) {
+        eprintln!("pmu: warning: {w}");
+    }
+    Ok(sels)
 }
 
 fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Result<(), Failure> {

@@ -24,6 +24,7 @@ static DESC: PmuDesc = PmuDesc {
     event_modifiers: &[],
     max_code: 0xFFFF,
     max_umask: 0xFF,
+    raw_umask_bits: 0,
     raw_outside_table: None,
 };
 

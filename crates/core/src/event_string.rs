@@ -14,7 +14,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::pmu::{ModifierKind, Pmu};
-use crate::table::EventDef;
+use crate::table::{Combinations, EventDef};
 
 /// A token of the input with its 1-based column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +45,9 @@ pub struct EventSel {
     pub umask_names: Vec<String>,
     /// Modifiers in input order, with their values (flags are 0 or 1).
     pub modifiers: Vec<(&'static str, u64)>,
+    /// Valid but questionable choices the spec warns about (meaningless unit-mask
+    /// combinations, ignored bits).
+    pub warnings: Vec<String>,
 }
 
 /// A bad event string: what is wrong, where, and what would be valid.
@@ -196,27 +199,35 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
     let input = spec.input.as_str();
     let model = pmu.desc.model;
     let mut umask_tokens = spec.umasks.clone();
-    let (event, code) = match pmu.table.find(&spec.event.text) {
-        Some(e) => (Some(e.clone()), e.code),
-        None => match raw_code(&spec.event.text) {
-            Some(code) => (pmu.table.by_code(code, model).cloned(), code),
-            None => match split_flattened(pmu, &spec.event.text) {
-                Some((e, extra)) => {
-                    umask_tokens.splice(0..0, extra.into_iter().map(|text| Token { text, column: spec.event.column }));
-                    (Some(e.clone()), e.code)
-                }
-                None => {
-                    let names = nearest(&spec.event.text, pmu.events().map(|e| e.name.as_ref()));
-                    return Err(EventError::at(
-                        input,
-                        &spec.event,
-                        format!("unknown event '{}' for {}", spec.event.text, pmu.name()),
-                        did_you_mean(&names, &format!("`pmu list {}` shows the valid events", pmu.name())),
-                    ));
-                }
-            },
-        },
+    // A raw code carries the unit mask in its low bits on families that have one.
+    let mut raw_umask = None;
+    let (event, code) = if let Some(e) = pmu.table.find(&spec.event.text) {
+        (Some(e.clone()), e.code)
+    } else if let Some((e, u)) = pmu.table.find_umask_alias(&spec.event.text) {
+        umask_tokens.insert(0, Token { text: u.name.to_string(), column: spec.event.column });
+        (Some(e.clone()), e.code)
+    } else if let Some(raw) = raw_code(&spec.event.text) {
+        let bits = pmu.desc.raw_umask_bits;
+        let code = raw.checked_shr(bits).unwrap_or(0);
+        if bits > 0 {
+            raw_umask = Some(raw & ((1u64 << bits) - 1));
+        }
+        (pmu.table.by_code(code, model).cloned(), code)
+    } else if let Some((e, extra)) = split_flattened(pmu, &spec.event.text) {
+        umask_tokens.splice(0..0, extra.into_iter().map(|text| Token { text, column: spec.event.column }));
+        (Some(e.clone()), e.code)
+    } else {
+        let names = nearest(&spec.event.text, pmu.events().map(|e| e.name.as_ref()));
+        return Err(EventError::at(
+            input,
+            &spec.event,
+            format!("unknown event '{}' for {}", spec.event.text, pmu.name()),
+            did_you_mean(&names, &format!("`pmu list {}` shows the valid events", pmu.name())),
+        ));
     };
+    if let Some(mask) = raw_umask.filter(|m| *m != 0) {
+        umask_tokens.insert(0, Token { text: format!("{mask:#x}"), column: spec.event.column });
+    }
     if let Some(e) = &event {
         if !e.exists_on(model) {
             let why = if e.unused_on.iter().any(|m| m.eq_ignore_ascii_case(model)) {
@@ -247,9 +258,18 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
         }
     }
 
-    let (umask, umask_names) = resolve_umasks(input, pmu, event.as_ref(), &umask_tokens)?;
+    let umask = resolve_umasks(input, pmu, event.as_ref(), &umask_tokens)?;
     let modifiers = resolve_modifiers(input, pmu, event.as_ref(), &spec.modifiers)?;
-    Ok(EventSel { input: input.to_string(), pmu: pmu.desc.name, event, code, umask, umask_names, modifiers })
+    Ok(EventSel {
+        input: input.to_string(),
+        pmu: pmu.desc.name,
+        event,
+        code,
+        umask: umask.value,
+        umask_names: umask.names,
+        modifiers,
+        warnings: umask.warnings,
+    })
 }
 
 /// `EVENT_UMASK…` as pfmon flattened `EVENT.UMASK…`: an event name followed by `_`
@@ -275,7 +295,9 @@ fn split_flattened<'a>(pmu: &'a Pmu, text: &str) -> Option<(&'a EventDef, Vec<St
     })
 }
 
-fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[Token]) -> Result<(u64, Vec<String>), EventError> {
+/// The unit-mask value named by `tokens` (names or `0x…` values, OR-ed), with the
+/// warnings the event's combination rule calls for.
+fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[Token]) -> Result<Umask, EventError> {
     let Some(e) = event else {
         return match tokens.first() {
             Some(t) => Err(EventError::at(
@@ -284,7 +306,7 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
                 "a raw event code takes no unit-mask names".into(),
                 Some("give the unit mask inside the raw code".into()),
             )),
-            None => Ok((0, vec![])),
+            None => Ok(Umask::default()),
         };
     };
     if tokens.is_empty() {
@@ -299,13 +321,21 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
                 help: Some(format!("valid unit masks: {}", names.join(", "))),
             });
         }
-        return Ok((defaults.iter().fold(0, |m, u| m | u.value), defaults.iter().map(|u| u.name.to_string()).collect()));
+        let value = defaults.iter().fold(0, |m, u| m | u.value);
+        return Ok(Umask { value, names: defaults.iter().map(|u| u.name.to_string()).collect(), warnings: vec![] });
     }
-    let mut value = 0;
-    let mut names: Vec<String> = Vec::new();
+    let valid: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
+    let mut out = Umask::default();
     for t in tokens {
+        if let Some(v) = numeric_umask(&t.text) {
+            if v > pmu.desc.max_umask {
+                return Err(EventError::at(input, t, format!("unit mask {v:#x} does not fit (at most {:#x})", pmu.desc.max_umask), None));
+            }
+            out.value |= v;
+            out.names.push(format!("{v:#x}"));
+            continue;
+        }
         let Some(u) = e.umask(&t.text) else {
-            let valid: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
             let help = if valid.is_empty() {
                 Some(format!("event '{}' has no unit masks", e.name))
             } else {
@@ -317,13 +347,58 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
             };
             return Err(EventError::at(input, t, format!("unknown unit mask '{}' for event '{}' on {}", t.text, e.name, pmu.name()), help));
         };
-        if names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) {
+        if out.names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) {
             return Err(EventError::at(input, t, format!("unit mask '{}' given twice", u.name), None));
         }
-        value |= u.value;
-        names.push(u.name.to_string());
+        out.value |= u.value;
+        out.names.push(u.name.to_string());
     }
-    Ok((value, names))
+    check_combination(input, e, tokens, &mut out)?;
+    Ok(out)
+}
+
+/// A unit-mask token written as a number (`0x1f`).
+fn numeric_umask(text: &str) -> Option<u64> {
+    let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))?;
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// Apply the event's rule for unit-mask values that are not a listed one.
+fn check_combination(input: &str, e: &EventDef, tokens: &[Token], out: &mut Umask) -> Result<(), EventError> {
+    let ignored = out.value & e.umask_ignored;
+    if ignored != 0 {
+        out.warnings.push(format!("{}: unit-mask bits {ignored:#x} are ignored by the hardware", e.name));
+    }
+    let effective = out.value & !e.umask_ignored;
+    if e.umasks.is_empty() || e.umasks.iter().any(|u| u.value == effective) {
+        return Ok(());
+    }
+    let note = if e.umask_note.is_empty() { String::new() } else { format!(": the spec says \"{}\"", e.umask_note) };
+    match e.umask_combinations {
+        Combinations::Any => Ok(()),
+        Combinations::Meaningless => {
+            out.warnings.push(format!("{} with unit mask {effective:#x} may count meaningless data{note}", e.name));
+            Ok(())
+        }
+        Combinations::Listed => {
+            let listed: Vec<String> = e.umasks.iter().map(|u| format!("{} ({:#x})", u.name, u.value)).collect();
+            let token = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column: tokens[0].column };
+            Err(EventError::at(
+                input,
+                &token,
+                format!("unit mask {effective:#x} is not a meaningful setting of event '{}'{note}", e.name),
+                Some(format!("meaningful unit masks: {}", listed.join(", "))),
+            ))
+        }
+    }
+}
+
+/// A resolved unit mask.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Umask {
+    value: u64,
+    names: Vec<String>,
+    warnings: Vec<String>,
 }
 
 fn resolve_modifiers(

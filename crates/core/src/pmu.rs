@@ -48,6 +48,8 @@ pub struct PmuDesc {
     pub event_modifiers: &'static [ModifierDef],
     pub max_code: u64,
     pub max_umask: u64,
+    /// A raw code `r<hex>` carries the unit mask in its low bits (T4: `sl << 6 | mask`).
+    pub raw_umask_bits: u32,
     /// Whether a raw code the table does not list may be programmed. `None` allows it;
     /// `Some(why)` refuses it with the spec's reason.
     pub raw_outside_table: Option<&'static str>,

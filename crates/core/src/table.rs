@@ -59,6 +59,31 @@ pub struct EventDef {
     /// Free-form attributes for what later families need (precise, max increment, …).
     #[serde(default)]
     pub attrs: List<Attr>,
+    /// Unit-mask bits the hardware ignores for this event.
+    #[serde(default)]
+    pub umask_ignored: u64,
+    /// What a unit-mask value other than a listed one does.
+    #[serde(default)]
+    pub umask_combinations: Combinations,
+    /// The spec's words about other unit-mask values.
+    #[serde(default)]
+    pub umask_note: Text,
+}
+
+/// How the hardware treats a unit-mask value that is not one of the listed ones
+/// (an OR of several, or a raw value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(rename_all = "lowercase")]
+pub enum Combinations {
+    /// Each set bit adds its events: any combination counts their union.
+    #[default]
+    Any,
+    /// Combinations are accepted but the spec calls them meaningless or not useful;
+    /// they are flagged.
+    Meaningless,
+    /// Only the listed values are meaningful; others are refused.
+    Listed,
 }
 
 /// A named unit-mask value of an event.
@@ -73,6 +98,12 @@ pub struct UmaskDef {
     /// Used when the event string names no unit mask.
     #[serde(default)]
     pub default: bool,
+    /// Names that select this event with this unit mask alone (Solaris `cpustat`, pfmon).
+    #[serde(default)]
+    pub aliases: List<Text>,
+    /// Attributes of this unit mask, overriding the event's.
+    #[serde(default)]
+    pub attrs: List<Attr>,
 }
 
 /// A key/value attribute of an event.
@@ -159,8 +190,16 @@ impl EventTable {
                     return Err(invalid(&e.name, format!("unknown modifier '{m}'; modifiers: {}", rules.modifiers.join(", "))));
                 }
             }
+            if e.umask_ignored > rules.max_umask {
+                return Err(invalid(&e.name, format!("umask_ignored {:#x} exceeds the maximum {:#x}", e.umask_ignored, rules.max_umask)));
+            }
             let mut umask_names = Vec::new();
             for u in e.umasks.iter() {
+                for a in u.aliases.iter() {
+                    if let Some(prev) = names.insert(a.to_ascii_uppercase(), &e.name) {
+                        return Err(invalid(&e.name, format!("alias '{a}' of unit mask {} is already used by event '{prev}'", u.name)));
+                    }
+                }
                 if u.value > rules.max_umask {
                     return Err(invalid(
                         &e.name,
@@ -189,6 +228,11 @@ impl EventTable {
         self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name) || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
     }
 
+    /// Find the event and unit mask a unit-mask alias names (`Sel_0_wait`).
+    pub fn find_umask_alias(&self, name: &str) -> Option<(&EventDef, &UmaskDef)> {
+        self.events.iter().find_map(|e| e.umasks.iter().find(|u| u.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))).map(|u| (e, u)))
+    }
+
     /// The event with selector `code` on `model`, if the table defines one.
     pub fn by_code(&self, code: u64, model: &str) -> Option<&EventDef> {
         self.events.iter().find(|e| e.code == code && e.exists_on(model))
@@ -204,6 +248,12 @@ impl EventDef {
 
     pub fn attr(&self, key: &str) -> Option<&str> {
         self.attrs.iter().find(|a| a.key == key).map(|a| a.value.as_ref())
+    }
+
+    /// An attribute as it applies with unit mask `umask`: the unit mask's own value
+    /// when it has one, else the event's.
+    pub fn attr_with<'a>(&'a self, key: &str, umask: Option<&'a UmaskDef>) -> Option<&'a str> {
+        umask.and_then(|u| u.attrs.iter().find(|a| a.key == key)).map(|a| a.value.as_ref()).or_else(|| self.attr(key))
     }
 
     pub fn umask(&self, name: &str) -> Option<&UmaskDef> {

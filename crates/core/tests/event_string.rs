@@ -49,6 +49,7 @@ static A: PmuDesc = PmuDesc {
     event_modifiers: EVMODS,
     max_code: 0xFF,
     max_umask: 0xF,
+    raw_umask_bits: 0,
     raw_outside_table: None,
 };
 static B: PmuDesc = PmuDesc { name: "toyb", model: "b", raw_outside_table: Some("reserved by the spec"), ..A };
@@ -178,5 +179,93 @@ proptest::proptest! {
     #[test]
     fn resolve_never_panics_on_grammar_like_input(s in "[a-zA-Z_:.=0-9]{0,30}") {
         let _ = resolve(&s, &pmus(), "toya");
+    }
+}
+
+/// A family with T4-like unit-mask rules: `sl << 6 | mask` raw codes.
+mod combinations {
+    use super::*;
+
+    const TABLE: &str = r#"
+family = "toy"
+[[event]]
+name = "SEL"
+code = 1
+description = "select"
+umask_ignored = 0x20
+umask_combinations = "listed"
+umask_note = "the only useful settings with several bits are 6 and 18"
+umasks = [
+  { name = "WAIT", value = 0x2, aliases = ["Sel_0_wait"] },
+  { name = "READY", value = 0x4 },
+  { name = "WAIT_READY", value = 0x6 },
+  { name = "ONE", value = 0x8 },
+]
+[[event]]
+name = "PICK"
+code = 2
+description = "pick"
+umask_combinations = "meaningless"
+umask_note = "May provide meaningless data."
+umasks = [ { name = "P0", value = 0x1 }, { name = "P1", value = 0x2 } ]
+[[event]]
+name = "INSTR"
+code = 3
+description = "instructions"
+umasks = [ { name = "LD", value = 0x4 }, { name = "ST", value = 0x8 } ]
+"#;
+
+    static T4ISH: PmuDesc = PmuDesc { name: "t4ish", max_code: 31, max_umask: 0x3F, raw_umask_bits: 6, ..A };
+
+    fn pmus() -> Vec<Pmu> {
+        vec![Pmu { desc: &T4ISH, table: Cow::Owned(EventTable::from_toml(TABLE, "toy").unwrap()) }]
+    }
+
+    #[test]
+    fn any_combination_ors_the_bits() {
+        let sel = resolve("INSTR.LD.ST", &pmus(), "t4ish").unwrap();
+        assert_eq!((sel.umask, sel.warnings.len()), (0xC, 0));
+    }
+
+    #[test]
+    fn listed_combinations_refuse_unlisted_values_quoting_the_spec() {
+        assert_eq!(resolve("SEL.WAIT.READY", &pmus(), "t4ish").unwrap().umask, 0x6, "6 is listed");
+        let err = resolve("SEL.WAIT.ONE", &pmus(), "t4ish").unwrap_err();
+        assert!(err.message.contains("0xa") && err.message.contains("only useful settings"), "{}", err.message);
+        assert!(err.help.unwrap().contains("WAIT_READY (0x6)"));
+    }
+
+    #[test]
+    fn meaningless_combinations_are_accepted_with_a_warning() {
+        let sel = resolve("PICK.P0.P1", &pmus(), "t4ish").unwrap();
+        assert_eq!(sel.umask, 0x3);
+        assert!(sel.warnings[0].contains("meaningless"), "{:?}", sel.warnings);
+    }
+
+    #[test]
+    fn ignored_bits_are_flagged() {
+        let sel = resolve("SEL.WAIT.0x20", &pmus(), "t4ish").unwrap();
+        assert_eq!(sel.umask, 0x22);
+        assert!(sel.warnings.iter().any(|w| w.contains("ignored")), "{:?}", sel.warnings);
+    }
+
+    #[test]
+    fn unit_mask_aliases_select_event_and_mask() {
+        let sel = resolve("sel_0_WAIT", &pmus(), "t4ish").unwrap();
+        assert_eq!((sel.code, sel.umask, sel.name()), (1, 0x2, "SEL.WAIT".to_string()));
+    }
+
+    #[test]
+    fn raw_codes_split_into_selector_and_mask() {
+        let sel = resolve("t4ish::r0c8", &pmus(), "t4ish").unwrap();
+        assert_eq!((sel.code, sel.umask, sel.event.unwrap().name.as_ref()), (3, 0x8, "INSTR"));
+        assert!(resolve("t4ish::r046", &pmus(), "t4ish").is_ok(), "SEL 0x6 is listed");
+        assert!(resolve("t4ish::r04a", &pmus(), "t4ish").is_err(), "SEL 0xa is not");
+    }
+
+    #[test]
+    fn numeric_unit_masks_beyond_the_field_are_refused() {
+        let err = resolve("INSTR.0x40", &pmus(), "t4ish").unwrap_err();
+        assert!(err.message.contains("does not fit"), "{}", err.message);
     }
 }

@@ -133,7 +133,8 @@ pub fn stat(pmu: &Pmu, sels: &[EventSel], opts: &StatOptions, progress: &mut dyn
     }
 
     let events: Vec<EventResult> = sels.iter().zip(&counts).zip(counters).map(|((s, c), ctr)| EventResult::new(s.name(), c, ctr)).collect();
-    let mut notes = driver.notes();
+    let mut notes: Vec<String> = sels.iter().flat_map(|s| s.warnings.iter().cloned()).collect();
+    notes.extend(driver.notes());
     if sets.len() > 1 {
         notes.push(format!(
             "{} events need {} counter groups on {}: multiplexed every {} cycles; scaled counts are estimates (count x enabled / running)",
