@@ -222,3 +222,8 @@ pub fn start(placed: &RegisterValues, counters: &[usize]) -> RegisterValues {
     }
     vec![(PMCR.name, v)]
 }
+
+/// EvtCount0/EvtCount1 name the Table 2 event they select.
+pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
+    pmu.event_name(field.get(register))
+}

@@ -9,13 +9,14 @@ use std::borrow::Cow;
 
 use pmukit_core::event_string::{self, EventError, EventSel};
 use pmukit_core::pmu::{Pmu, PmuDesc};
-use pmukit_core::register::{Decoded, Register, RegisterError};
+use pmukit_core::register::{Decoded, Field, Register, RegisterError};
 use pmukit_core::schedule::{self, ScheduleError};
 use pmukit_core::table::{EventTable, MetricTable, TableError};
 use serde::Serialize;
 use thiserror::Error;
 
 pub mod arm11;
+pub mod sparc;
 
 mod tables {
     pub mod arm11 {
@@ -41,6 +42,8 @@ pub struct Family {
     /// Register values that start counting a placed set (placements OR-ed together,
     /// with the counters used).
     pub start: fn(&RegisterValues, &[usize]) -> RegisterValues,
+    /// The meaning of an event-selector or unit-mask field in a register value.
+    pub explain: fn(&Pmu, &Field, u64) -> Option<String>,
 }
 
 pub static FAMILIES: &[Family] = &[Family {
@@ -52,6 +55,7 @@ pub static FAMILIES: &[Family] = &[Family {
     allowed: arm11::allowed,
     placement: arm11::placement,
     start: arm11::start,
+    explain: arm11::explain,
 }];
 
 /// The PMU used when an event string names none.
@@ -262,5 +266,6 @@ pub fn register(pmu: &Pmu, name: &str) -> Result<Register, EncodeError> {
 /// Decode a register value of a PMU, naming events in selector fields.
 pub fn decode(pmu: &Pmu, register_name: &str, value: u64) -> Result<Decoded, EncodeError> {
     let reg = register(pmu, register_name)?;
-    reg.decode(value, &|code| pmu.event_name(code)).map_err(|e| EncodeError::Register { input: format!("{value:#x}"), source: e })
+    reg.decode(value, &|field, reg| (family(pmu).explain)(pmu, field, reg))
+        .map_err(|e| EncodeError::Register { input: format!("{value:#x}"), source: e })
 }

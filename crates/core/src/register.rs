@@ -65,6 +65,8 @@ pub enum Values {
     Named(&'static [NamedValue]),
     /// An event selector: the architecture names the event.
     Event,
+    /// A unit mask: the architecture names it, knowing the selected event.
+    Umask,
 }
 
 /// One field of a register.
@@ -364,9 +366,10 @@ impl Register {
             .fold(stored & self.width_mask(), |v, f| f.set(v, 0))
     }
 
-    /// Decode a value field by field. `event_name` names event-selector values.
+    /// Decode a value field by field. `explain` gives the meaning of event-selector
+    /// and unit-mask fields, from the field and the whole register value.
     /// Reserved bits that are set become warnings (a read may return them).
-    pub fn decode(&self, value: u64, event_name: &dyn Fn(u64) -> Option<String>) -> Result<Decoded, RegisterError> {
+    pub fn decode(&self, value: u64, explain: &dyn Fn(&Field, u64) -> Option<String>) -> Result<Decoded, RegisterError> {
         if value & !self.width_mask() != 0 {
             return Err(RegisterError::TooWide { register: self.name, width: self.width, value });
         }
@@ -381,7 +384,8 @@ impl Register {
                         (0, _) => "reserved on this model".to_string(),
                         _ => "reserved, should be zero".to_string(),
                     },
-                    (Values::Event, _) => event_name(v).unwrap_or_else(|| format!("event {v:#x}: reserved")),
+                    (Values::Event, _) => explain(f, value).unwrap_or_else(|| format!("event {v:#x}: reserved")),
+                    (Values::Umask, _) => explain(f, value).unwrap_or_else(|| format!("unit mask {v:#x}")),
                     (Values::Named(_), _) => f.meaning(v).map(str::to_string).unwrap_or_else(|| format!("undefined value {v:#x}")),
                     (Values::Number, _) => f.description.to_string(),
                 };

@@ -97,13 +97,13 @@ fn encode_checks_width_and_field_names() {
 
 #[test]
 fn decode_names_values_and_warns_on_reserved_bits() {
-    let d = REG.decode(0x8A01, &|code| (code == 0xA).then(|| "TEN".to_string())).unwrap();
+    let d = REG.decode(0x8A01, &|f, reg| (f.get(reg) == 0xA).then(|| "TEN".to_string())).unwrap();
     let sel = d.fields.iter().find(|f| f.name == "Sel").unwrap();
     assert_eq!((sel.value, sel.meaning.as_str()), (0xA, "TEN"));
     let en = d.fields.iter().find(|f| f.name == "EN").unwrap();
     assert_eq!(en.meaning, "on");
     assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
-    assert!(REG.decode(0x10000, &|_| None).is_err());
+    assert!(REG.decode(0x10000, &|_, _| None).is_err());
 }
 
 #[test]
@@ -124,4 +124,16 @@ fn values_parse_in_hex_binary_and_decimal() {
     assert!(parse_value("0xZZ").unwrap_err().contains("0xZZ"));
     assert!(parse_value("").is_err());
     assert!(parse_value("0x1_0000_0000_0000_0000").unwrap_err().contains("64 bits"));
+}
+
+proptest::proptest! {
+    /// Decoding, checking and applying any value never panics, and a write never
+    /// stores bits outside the register.
+    #[test]
+    fn any_value_decodes_and_writes_without_panic(old in proptest::num::u64::ANY, value in proptest::num::u64::ANY) {
+        let _ = REG.decode(value, &|_, _| None);
+        let _ = REG.check_write(value);
+        let e = REG.apply_write(old, value);
+        proptest::prop_assert_eq!(e.stored & !0xFFFF, 0);
+    }
 }

@@ -267,3 +267,43 @@ fn ccnt_with_divider_overflows_after_2_pow_38_cycles() {
     assert_eq!((cycles, exit), (64, Exit::Interrupt));
     assert_eq!(pmu.mrc(CCNT_CP).unwrap(), 0);
 }
+
+#[derive(Debug, Clone)]
+enum Op {
+    Write(u8, u32),
+    Run(u16),
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![(0u8..5, any::<u32>()).prop_map(|(r, v)| Op::Write(r, v)), (1u16..2000).prop_map(Op::Run)]
+}
+
+proptest::proptest! {
+    /// Any sequence of MCR writes (including to an unimplemented register) and runs
+    /// leaves PMCR with its should-be-zero and action bits clear, and never panics.
+    #[test]
+    fn any_register_traffic_keeps_reserved_bits_clear(model in 0usize..3, ops in proptest::collection::vec(op(), 1..40)) {
+        let core = ["arm1136", "arm1156", "arm1176"][model];
+        let mut pmu = Arm11Pmu::new(core);
+        let mut s = busy();
+        let regs = [PMCR_CP, CCNT_CP, PMN0_CP, PMN1_CP, arm11::Cp15 { opc1: 0, crn: 15, crm: 12, opc2: 7 }];
+        for op in ops {
+            match op {
+                Op::Write(r, v) => {
+                    let before = pmu.mrc(PMCR_CP).unwrap();
+                    let undefined = pmu.mcr(regs[r as usize], v).is_err();
+                    if undefined {
+                        proptest::prop_assert_eq!(pmu.mrc(PMCR_CP).unwrap(), before, "an undefined access changes nothing");
+                    }
+                }
+                Op::Run(n) => {
+                    run(&mut pmu, &mut s, n as u64);
+                }
+            }
+            let pmcr = pmu.mrc(PMCR_CP).unwrap();
+            let reserved = if core == "arm1156" { 0x8000_0086 } else { 0xF000_0086 };
+            proptest::prop_assert_eq!(pmcr & reserved, 0, "PMCR {:#x}", pmcr);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! SPARC families: T4 (strand counters and DRAM counters).
+
+pub mod t4;
