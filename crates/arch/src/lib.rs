@@ -22,6 +22,12 @@ mod tables {
     pub mod arm11 {
         include!(concat!(env!("OUT_DIR"), "/arm11.rs"));
     }
+    pub mod sparc_t4 {
+        include!(concat!(env!("OUT_DIR"), "/sparc_t4.rs"));
+    }
+    pub mod sparc_t4_dram {
+        include!(concat!(env!("OUT_DIR"), "/sparc_t4_dram.rs"));
+    }
 }
 
 /// Register values, by register name.
@@ -46,17 +52,41 @@ pub struct Family {
     pub explain: fn(&Pmu, &Field, u64) -> Option<String>,
 }
 
-pub static FAMILIES: &[Family] = &[Family {
-    name: arm11::FAMILY,
-    pmus: &[&arm11::ARM1136, &arm11::ARM1156, &arm11::ARM1176],
-    events: &tables::arm11::EVENTS,
-    metrics: &tables::arm11::METRICS,
-    registers: arm11::registers,
-    allowed: arm11::allowed,
-    placement: arm11::placement,
-    start: arm11::start,
-    explain: arm11::explain,
-}];
+pub static FAMILIES: &[Family] = &[
+    Family {
+        name: arm11::FAMILY,
+        pmus: &[&arm11::ARM1136, &arm11::ARM1156, &arm11::ARM1176],
+        events: &tables::arm11::EVENTS,
+        metrics: &tables::arm11::METRICS,
+        registers: arm11::registers,
+        allowed: arm11::allowed,
+        placement: arm11::placement,
+        start: arm11::start,
+        explain: arm11::explain,
+    },
+    Family {
+        name: sparc::t4::FAMILY,
+        pmus: &[&sparc::t4::SPARC_T4],
+        events: &tables::sparc_t4::EVENTS,
+        metrics: &tables::sparc_t4::METRICS,
+        registers: sparc::t4::registers,
+        allowed: sparc::t4::allowed,
+        placement: sparc::t4::placement,
+        start: sparc::t4::start,
+        explain: sparc::t4::explain,
+    },
+    Family {
+        name: sparc::t4::DRAM_FAMILY,
+        pmus: &[&sparc::t4::SPARC_T4_DRAM],
+        events: &tables::sparc_t4_dram::EVENTS,
+        metrics: &tables::sparc_t4_dram::METRICS,
+        registers: sparc::t4::dram_registers,
+        allowed: sparc::t4::allowed,
+        placement: sparc::t4::dram_placement,
+        start: sparc::t4::dram_start,
+        explain: sparc::t4::dram_explain,
+    },
+];
 
 /// The PMU used when an event string names none.
 pub const DEFAULT_PMU: &str = "arm1176";

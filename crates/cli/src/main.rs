@@ -23,9 +23,10 @@ use crate::output::Out;
     version,
     about = "Hardware performance counters, to the bit: event tables, register encodings and a simulated PMU",
     long_about = "Hardware performance counters, to the bit.\n\n\
-pmu knows the performance monitoring units of ARM11 (arm1136, arm1156, arm1176): their \
-event tables, the encoding of every control register, the counter restrictions, and a \
-register-level model that `pmu stat` drives exactly as a kernel driver would.\n\n\
+pmu knows the performance monitoring units of ARM11 (arm1136, arm1156, arm1176) and \
+SPARC T4 (sparc-t4, sparc-t4-dram): their event tables, the encoding of every control \
+register and the counter restrictions; for ARM11 also a register-level model that \
+`pmu stat` drives exactly as a kernel driver would.\n\n\
 Events are written as in libpfm4 and perf: [pmu::]EVENT[.UMASK...][:MOD[=VALUE]...], \
 case-insensitive, or raw as pmu::r<hex> / pmu::0x<hex>.",
     after_help = "Examples:\n  pmu stat\n  pmu stat -e CPU_CYCLES,INSTR_EXEC --workload branchy --cycles 2e9\n  pmu list arm1156\n  pmu describe arm1176::BR_MISPREDICT\n  pmu encode INSTR_EXEC BR_EXEC\n  pmu decode arm1176 PMCR 0x00706071"
@@ -195,10 +196,7 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
     let pmu = catalog.pmu(&cli.pmu).map_err(usage)?;
     let events = if args.events.is_empty() { stat::default_events(pmu) } else { args.events.clone() };
     let sels = resolve_all(catalog, &events, pmu.name())?;
-    if sels.is_empty() {
-        return Err(usage("no events given to -e"));
-    }
-    let counted_pmu = catalog.pmu(sels[0].pmu).map_err(usage)?;
+    let counted_pmu = sels.first().map_or(Ok(pmu), |s| catalog.pmu(s.pmu)).map_err(usage)?;
     let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(counted_pmu, &sels, &opts, &mut |done| {

@@ -141,6 +141,11 @@ impl Field {
         self.only_on.is_empty() || self.only_on.iter().any(|m| m.eq_ignore_ascii_case(model))
     }
 
+    /// A field of other models, reserved in a register specialised with `for_model`.
+    fn is_absent(&self) -> bool {
+        self.access.is_reserved() && !self.only_on.is_empty()
+    }
+
     fn meaning(&self, value: u64) -> Option<&'static str> {
         match self.values {
             Values::Named(list) => list.iter().find(|v| v.value == value).map(|v| v.meaning),
@@ -239,8 +244,9 @@ impl Register {
                 if f.exists_on(model) {
                     *f
                 } else {
-                    // Keep the name so that asking for the field explains why it is absent.
-                    Field { access: Access::Reserved { unpredictable_read: true }, values: Values::Number, only_on: &[], ..*f }
+                    // Keep the name and models so that asking for the field explains
+                    // why it is absent here.
+                    Field { access: Access::Reserved { unpredictable_read: true }, values: Values::Number, ..*f }
                 }
             })
             .collect();
@@ -248,7 +254,7 @@ impl Register {
     }
 
     pub fn field(&self, name: &str) -> Result<&Field, RegisterError> {
-        if let Some(absent) = self.fields.iter().find(|f| f.access.is_reserved() && f.name != "SBZ" && f.name.eq_ignore_ascii_case(name)) {
+        if let Some(absent) = self.fields.iter().find(|f| f.is_absent() && f.name.eq_ignore_ascii_case(name)) {
             return Err(RegisterError::AbsentField { register: self.name, field: absent.name, why: absent.description });
         }
         self.fields.iter().find(|f| !f.access.is_reserved() && f.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
@@ -323,10 +329,10 @@ impl Register {
 
     /// Why a field is reserved when the family defines it on other models.
     fn reserved_note(reserved: &Field) -> String {
-        if reserved.name == "SBZ" || reserved.description.is_empty() {
-            String::new()
-        } else {
+        if reserved.is_absent() {
             format!(": {}", reserved.description)
+        } else {
+            String::new()
         }
     }
 
@@ -379,9 +385,9 @@ impl Register {
             .map(|f| {
                 let v = f.get(value);
                 let meaning = match (f.values, f.access) {
-                    (_, Access::Reserved { .. }) => match (v, f.name) {
-                        (0, "SBZ") => "reserved".to_string(),
-                        (0, _) => "reserved on this model".to_string(),
+                    (_, Access::Reserved { .. }) => match (v, f.is_absent()) {
+                        (0, false) => "reserved".to_string(),
+                        (0, true) => format!("reserved on this model (exists on {})", f.only_on.join(", ")),
                         _ => "reserved, should be zero".to_string(),
                     },
                     (Values::Event, _) => explain(f, value).unwrap_or_else(|| format!("event {v:#x}: reserved")),

@@ -48,18 +48,27 @@ pub enum StatError {
     Encode(#[from] EncodeError),
     #[error(transparent)]
     Workload(#[from] UnknownWorkload),
-    #[error("{pmu} has no simulated model")]
-    NoModel { pmu: String },
+    #[error("{pmu} has no simulated model yet; `pmu stat` can count on: {with_model}")]
+    NoModel { pmu: String, with_model: String },
+    #[error("no events to count")]
+    NoEvents,
     #[error("--cycles must be at least 1")]
     NoCycles,
     #[error("the multiplexing interval must be at least 1 cycle")]
     NoInterval,
 }
 
+/// Families with a simulated model and driver.
+const MODELLED: &[&str] = &[arm11::FAMILY];
+
 fn driver_for(pmu: &Pmu) -> Result<(Box<dyn Driver>, Profile), StatError> {
     match pmu.desc.family {
         arm11::FAMILY => Ok((Box::new(Arm11Driver::new(pmu.desc.model)), Profile::ARM11)),
-        _ => Err(StatError::NoModel { pmu: pmu.name().to_string() }),
+        _ => {
+            let with_model: Vec<&str> =
+                arch::FAMILIES.iter().filter(|f| MODELLED.contains(&f.name)).flat_map(|f| f.pmus.iter().map(|p| p.name)).collect();
+            Err(StatError::NoModel { pmu: pmu.name().to_string(), with_model: with_model.join(", ") })
+        }
     }
 }
 
@@ -81,6 +90,9 @@ pub fn stat(pmu: &Pmu, sels: &[EventSel], opts: &StatOptions, progress: &mut dyn
         return Err(StatError::NoInterval);
     }
     let (mut driver, profile) = driver_for(pmu)?;
+    if sels.is_empty() {
+        return Err(StatError::NoEvents);
+    }
     let allowed = arch::allowed_counters(pmu, sels);
     let groups: Vec<Vec<usize>> = match schedule::assign(&allowed) {
         Ok(_) => vec![(0..sels.len()).collect()],
