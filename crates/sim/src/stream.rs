@@ -87,10 +87,29 @@ pub enum Signal {
     Loads,
     /// Store instructions executed.
     Stores,
+    /// Floating-point, graphics and crypto arithmetic instructions executed (SPARC T4
+    /// counts them together, TABLE 10-2 sl 3 mask 02).
+    FguCryptoInstructions,
+    /// Accesses to internal registers over a special-register path: ASI loads and
+    /// stores to control registers and writes to state registers (SPARC T4 "SPR ring
+    /// ops", TABLE 10-2 footnote 8).
+    SprRingOps,
+    /// Atomic read-modify-write instructions (compare-and-swap, test-and-set, swap).
+    Atomics,
+    /// Software prefetch instructions.
+    SoftwarePrefetches,
+    /// Block load and block store instructions (whole-line transfers).
+    BlockLoadsStores,
+    /// Serializing instructions that execute only once they are next to commit (SPARC
+    /// T4 TABLE 10-1 footnote 1: crypto, atomics, I/O and internal-register accesses,
+    /// privileged register reads and writes).
+    NextToCommit,
+    /// Cycles in which no valid instruction is fetched.
+    NoFetchCycles,
 }
 
 impl Signal {
-    pub const COUNT: usize = Signal::Stores as usize + 1;
+    pub const COUNT: usize = Signal::NoFetchCycles as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -128,6 +147,13 @@ impl Signal {
         Signal::DtcmErrors,
         Signal::Loads,
         Signal::Stores,
+        Signal::FguCryptoInstructions,
+        Signal::SprRingOps,
+        Signal::Atomics,
+        Signal::SoftwarePrefetches,
+        Signal::BlockLoadsStores,
+        Signal::NextToCommit,
+        Signal::NoFetchCycles,
     ];
 }
 

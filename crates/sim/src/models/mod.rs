@@ -1,3 +1,4 @@
 //! Register-level PMU models.
 
 pub mod arm11;
+pub mod t4;
