@@ -196,10 +196,9 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
     let pmu = catalog.pmu(&cli.pmu).map_err(usage)?;
     let events = if args.events.is_empty() { stat::default_events(pmu) } else { args.events.clone() };
     let sels = resolve_all(catalog, &events, pmu.name())?;
-    let counted_pmu = sels.first().map_or(Ok(pmu), |s| catalog.pmu(s.pmu)).map_err(usage)?;
     let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval };
     let bar = progress_bar(args.cycles);
-    let mut report = stat::stat(counted_pmu, &sels, &opts, &mut |done| {
+    let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {
         if let Some(b) = &bar {
             b.set_position(done);
         }

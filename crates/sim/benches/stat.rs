@@ -21,10 +21,9 @@ fn baseline_stream_totals(workload: &str) -> u64 {
 
 fn count(workload: &str, events: &[&str]) -> u64 {
     let cat = Catalog::builtin();
-    let pmu = cat.pmu("arm1176").unwrap();
     let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "arm1176").unwrap()).collect();
     let opts = StatOptions { workload: workload.to_string(), seed: 1, cycles: divan::black_box(CYCLES), ..StatOptions::default() };
-    stat(pmu, &sels, &opts, &mut |_| {}).unwrap().cycles
+    stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
 }
 
 #[divan::bench(args = ["compute", "mixed"])]
