@@ -211,3 +211,41 @@ fn errors_in_json_mode_are_json() {
     let v: Value = serde_json::from_slice(&out.stderr).unwrap();
     assert!(v["error"].as_str().unwrap().contains("NOPE"));
 }
+
+#[test]
+fn sparc_t4_list_encode_decode_and_stat_work_with_json() {
+    let v = ok_json(&["list", "sparc-t4", "--json"]);
+    let instr = v.as_array().unwrap().iter().find(|e| e["name"] == "INSTR").unwrap().clone();
+    assert_eq!(instr["code"], 3);
+    assert!(instr["umasks"].as_array().unwrap().iter().any(|u| u["name"] == "LOADS" && u["value"] == 4));
+
+    let v = ok_json(&["encode", "--pmu", "sparc-t4", "Instr_ld:u", "DC_MISS_PRECISE.ANY", "--json"]);
+    assert_eq!(v["events"][0]["name"], "INSTR.LOADS:u");
+    // sl 3, mask 0x04, ut, toe.
+    assert_eq!(v["events"][0]["registers"]["PCR0"], "0x00001886");
+    assert_eq!(v["events"][1]["registers"]["PCR1"], "0x000080ee");
+
+    let v = ok_json(&["decode", "sparc-t4", "PCR", "0x1886", "--json"]);
+    let f = |n: &str| v["fields"].as_array().unwrap().iter().find(|f| f["name"] == n).unwrap().clone();
+    assert_eq!(f("sl")["meaning"], "INSTR");
+    assert_eq!(f("mask")["meaning"], "INSTR.LOADS");
+
+    let v = ok_json(&["stat", "--pmu", "sparc-t4", "-e", "INSTR.ALL,sparc-t4-dram::ALL_READS", "--cycles", "1e6", "--json"]);
+    assert_eq!(v["pmu"], "sparc-t4,sparc-t4-dram");
+    assert!(v["events"][0]["count"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn sparc_t4_bad_input_gets_the_specs_words() {
+    // sl 12 is reserved (TABLE 10-2).
+    assert!(usage_error(&["encode", "sparc-t4::r300"]).contains("reserved"));
+    // sl 1: only 06 and 18 are useful multi-bit settings.
+    let err = usage_error(&["encode", "--pmu", "sparc-t4", "SEL.PIPE_DRAIN_CYCLES.SEL_2"]);
+    assert!(err.contains("not a meaningful setting"), "{err}");
+    // TABLE 10-7: select 1101 is reserved.
+    assert!(usage_error(&["encode", "sparc-t4-dram::rd"]).contains("reserved"));
+    // sl 2: other values "may provide meaningless data": accepted with a warning.
+    let out = pmu(&["encode", "--pmu", "sparc-t4", "PICK.PICK_0.PICK_1"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("meaningless"));
+}

@@ -71,31 +71,34 @@ impl EventResult {
     }
 }
 
-/// Looks up counted events (by canonical name, case-insensitively) and literals.
+/// perf's tool event for the run's wall-clock time in nanoseconds; metrics use it
+/// for rates such as bandwidth.
+pub const DURATION_TIME: &str = "duration_time";
+
+/// Looks up counted events (by canonical name, case-insensitively) and perf's
+/// `duration_time`.
 struct Counted<'a> {
     events: &'a [EventResult],
-    literals: &'a [(&'a str, f64)],
+    duration_ns: u64,
 }
 
 impl MetricContext for Counted<'_> {
     fn value(&self, name: &str) -> Option<f64> {
+        if name == DURATION_TIME {
+            return Some(self.duration_ns as f64);
+        }
         self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name)).and_then(|e| e.count).map(|c| c as f64)
     }
 
-    fn literal(&self, name: &str) -> Option<f64> {
-        self.literals.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v)
+    fn literal(&self, _name: &str) -> Option<f64> {
+        None
     }
 }
 
 /// Evaluate every metric whose inputs were all counted. A metric whose value is
 /// undefined for this run (a zero denominator) is left out with a note.
-pub fn evaluate_metrics(
-    defs: &[MetricDef],
-    events: &[EventResult],
-    literals: &[(&str, f64)],
-    notes: &mut Vec<String>,
-) -> Vec<MetricResult> {
-    let ctx = Counted { events, literals };
+pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns: u64, notes: &mut Vec<String>) -> Vec<MetricResult> {
+    let ctx = Counted { events, duration_ns };
     let mut out = Vec::new();
     for def in defs {
         let Ok(expr) = MetricExpr::parse(&def.expr) else {
@@ -103,7 +106,8 @@ pub fn evaluate_metrics(
             continue;
         };
         let inputs = expr.identifiers();
-        let positions: Option<Vec<usize>> = inputs.iter().map(|n| events.iter().position(|e| e.name.eq_ignore_ascii_case(n))).collect();
+        let positions: Option<Vec<usize>> =
+            inputs.iter().filter(|n| **n != DURATION_TIME).map(|n| events.iter().position(|e| e.name.eq_ignore_ascii_case(n))).collect();
         let Some(positions) = positions else { continue };
         match expr.eval(&ctx) {
             Ok(v) if v.is_finite() => {

@@ -75,7 +75,7 @@ fn machine_for(catalog: &Catalog, pmus: &[&Pmu]) -> Result<(Box<dyn Driver>, Pro
     }
     match families.as_slice() {
         [arm11::FAMILY] => Ok((Box::new(Arm11Driver::new(pmus[0].desc.model)), Profile::ARM11)),
-        f if f.iter().all(|f| *f == t4::FAMILY) => {
+        f if f.iter().all(|f| [t4::FAMILY, t4::DRAM_FAMILY].contains(f)) => {
             let core = catalog.pmu(t4::FAMILY).map_err(|_| no_model(pmus[0]))?;
             Ok((Box::new(T4Driver::new(core, T4_STRANDS)), T4_PROFILE))
         }
@@ -84,7 +84,7 @@ fn machine_for(catalog: &Catalog, pmus: &[&Pmu]) -> Result<(Box<dyn Driver>, Pro
 }
 
 /// Families with a simulated model and driver.
-const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY];
+const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY, t4::DRAM_FAMILY];
 
 /// Strands of the simulated T4 core: all eight, one workload thread each.
 const T4_STRANDS: usize = 8;
@@ -98,9 +98,15 @@ pub fn default_events(pmu: &Pmu) -> Vec<String> {
     let names: &[&str] = match pmu.desc.family {
         arm11::FAMILY => &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC", "BR_MISPREDICT", "DCACHE_HIT", "DCACHE_MISS"],
         t4::FAMILY => &["CYCLES", "INSTR.ALL", "INSTR.BRANCHES", "BR_MISPREDICT.ALL", "DC_MISS_ASYNC.ANY", "IC_MISS_ASYNC.ANY"],
+        t4::DRAM_FAMILY => &["ALL_READS", "ALL_WRITES"],
         _ => &[],
     };
-    names.iter().map(|n| format!("{}::{n}", pmu.name())).collect()
+    let mut events: Vec<String> = names.iter().map(|n| format!("{}::{n}", pmu.name())).collect();
+    // The strand counters and the memory controllers count one run together.
+    if pmu.desc.family == t4::FAMILY {
+        events.extend(["ALL_READS", "ALL_WRITES"].map(|n| format!("{}::{n}", t4::SPARC_T4_DRAM.name)));
+    }
+    events
 }
 
 /// One PMU's share of a run: its events, their multiplexing groups and encodings.
@@ -217,7 +223,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     }
     let mut metrics = Vec::new();
     for pmu in &pmus {
-        metrics.extend(evaluate_metrics(&arch::family(pmu).metrics.metrics, &events, &[], &mut notes));
+        metrics.extend(evaluate_metrics(&arch::family(pmu).metrics.metrics, &events, elapsed, &mut notes));
     }
     Ok(StatReport {
         pmu: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),

@@ -106,10 +106,17 @@ pub enum Signal {
     NextToCommit,
     /// Cycles in which no valid instruction is fetched.
     NoFetchCycles,
+    /// Memory (DRAM) read transactions: line fills that miss every cache level, data or
+    /// instruction, and non-cacheable reads of memory (not of device registers).
+    MemoryReads,
+    /// Memory (DRAM) write transactions: dirty lines written back, and stores that
+    /// bypass the cache (non-cacheable, write-through, or write misses that do not
+    /// allocate) to memory (not to device registers).
+    MemoryWrites,
 }
 
 impl Signal {
-    pub const COUNT: usize = Signal::NoFetchCycles as usize + 1;
+    pub const COUNT: usize = Signal::MemoryWrites as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -154,6 +161,8 @@ impl Signal {
         Signal::BlockLoadsStores,
         Signal::NextToCommit,
         Signal::NoFetchCycles,
+        Signal::MemoryReads,
+        Signal::MemoryWrites,
     ];
 }
 

@@ -303,14 +303,28 @@ enum Access {
 }
 
 impl Access {
-    fn signals(self, write: bool) -> Signals {
-        let op = if write { Signal::Stores } else { Signal::Loads };
+    fn signals(self, mem: MemRef) -> Signals {
+        let op = if mem.write { Signal::Stores } else { Signal::Loads };
         let mut s = Signals::default().with(op, 1).with(Signal::DCacheAccesses, 1);
         if matches!(self, Access::Hit | Access::Miss | Access::MissDirtyVictim) {
             s.set(Signal::DCacheAccessesCacheable, 1);
         }
         if self != Access::Hit {
             s.set(Signal::DCacheMisses, 1).set(Signal::ExternalDataAccesses, 1);
+        }
+        // Memory transactions. There is no L2 model: an L1 miss misses every level and
+        // is one DRAM transaction, on every profile. A read miss is a line fill; a write
+        // miss does not allocate (ARM11) and goes to memory as a write, as does every
+        // non-cacheable store; a refill that evicts a dirty line also writes that line
+        // back (its two half-lines, one transaction). Device registers are not memory,
+        // so their accesses count none.
+        if self != Access::Hit && !DEVICES.contains(&mem.addr) {
+            let (reads, writes) = match (self, mem.write) {
+                (Access::MissDirtyVictim, _) => (1, 1),
+                (_, false) => (1, 0),
+                (_, true) => (0, 1),
+            };
+            s.set(Signal::MemoryReads, reads).set(Signal::MemoryWrites, writes);
         }
         match self {
             Access::MissDirtyVictim => s.with(Signal::DCacheWritebacks, 2),
@@ -412,7 +426,7 @@ impl Code {
     /// One load or store (with the instructions issued alongside it).
     fn access(&mut self, access: Access, mem: MemRef) {
         let ipc = self.ctx.narrow();
-        self.emit(1, access.signals(mem.write).with(Signal::Instructions, ipc)).mem = Some(mem);
+        self.emit(1, access.signals(mem).with(Signal::Instructions, ipc)).mem = Some(mem);
         self.ip = self.fall_through();
     }
 
@@ -479,16 +493,17 @@ impl Code {
     /// it, 0x5 does not). Nothing predicts it, so fetch restarts as after a mispredict.
     fn jump_table(&mut self, entry: MemRef, target: u64) {
         let ipc = self.ctx.narrow();
-        let signals = Access::Hit.signals(false).with(Signal::Instructions, ipc).with(Signal::PcChanges, 1);
+        let signals = Access::Hit.signals(entry).with(Signal::Instructions, ipc).with(Signal::PcChanges, 1);
         self.emit(1, signals).mem = Some(entry);
         self.ip = target;
         self.flush();
     }
 
     /// An instruction fetch misses the I-cache (0x0); the instruction buffer runs dry
-    /// until the line fill returns (0x1, every cycle). `fill` is at least 2.
+    /// until the line fill returns (0x1, every cycle). `fill` is at least 2. With no L2
+    /// model the fill comes from memory: one read of the line at the span's ip.
     fn icache_miss(&mut self, fill: u64) {
-        self.emit(1, Stall::Fetch.signals().with(Signal::ICacheMisses, 1));
+        self.emit(1, Stall::Fetch.signals().with(Signal::ICacheMisses, 1).with(Signal::MemoryReads, 1));
         self.idle(fill - 1, Stall::Fetch);
     }
 
@@ -1327,6 +1342,28 @@ mod tests {
             })?;
         }
 
+        /// Memory transactions: every external data access to memory is one (a refill
+        /// that evicts a dirty line adds its write-back), every I-cache miss is a line
+        /// read (no L2), device registers are not memory. So `MemoryReads` ≤
+        /// `ExternalDataAccesses` + `ICacheMisses` and `MemoryWrites` ≤
+        /// `ExternalDataAccesses` + write-backs (`DCacheWritebacks` counts half-lines).
+        #[test]
+        fn memory_transactions_are_the_external_accesses_to_memory(seed in any::<u64>()) {
+            each_span(seed, |s, _, _| {
+                let external = get(s, Signal::ExternalDataAccesses);
+                let fills = get(s, Signal::ICacheMisses);
+                let writebacks = get(s, Signal::DCacheWritebacks).div_ceil(2);
+                let (reads, writes) = (get(s, Signal::MemoryReads), get(s, Signal::MemoryWrites));
+                prop_assert!(reads <= external + fills);
+                prop_assert!(writes <= external + writebacks);
+                prop_assert!(reads >= fills && writes >= writebacks);
+                let device = s.mem.is_some_and(|m| DEVICES.contains(&m.addr));
+                let data = reads - fills + writes - writebacks;
+                prop_assert_eq!(data, if device { 0 } else { external });
+                Ok(())
+            })?;
+        }
+
         /// §5: 0x6 ≤ 0x5, taken ≤ 0x5, and 0xD counts every taken branch.
         #[test]
         fn mispredicted_and_taken_branches_never_exceed_branches_nor_pc_changes(seed in any::<u64>()) {
@@ -1633,6 +1670,18 @@ mod tests {
             let got = [t.get(Signal::Instructions), t.get(Signal::BranchMispredicts), t.get(Signal::DCacheMisses), t.kernel_cycles];
             assert_eq!(got, expected, "{name}");
         }
+    }
+
+    /// Memory traffic comes from misses: `stream` reads and writes memory, `compute`
+    /// reads only the code it brings in cold, and writes nothing back.
+    #[test]
+    fn memory_traffic_follows_the_misses() {
+        let stream = totals("stream", 1, Profile::ARM11, 10_000_000).expect("built-in workload");
+        assert!(stream.get(Signal::MemoryReads) > stream.get(Signal::ICacheMisses), "{stream:?}");
+        assert!(stream.get(Signal::MemoryWrites) > 0, "{stream:?}");
+        let compute = totals("compute", 1, Profile::ARM11, 10_000_000).expect("built-in workload");
+        assert_eq!(compute.get(Signal::MemoryReads), compute.get(Signal::ICacheMisses));
+        assert_eq!(compute.get(Signal::MemoryWrites), 0);
     }
 
     #[test]

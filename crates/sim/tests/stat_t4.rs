@@ -5,9 +5,10 @@ use pmukit_arch::{encode_set, Catalog};
 use pmukit_core::event_string::EventSel;
 use pmukit_sim::drivers::t4::T4Driver;
 use pmukit_sim::drivers::Driver;
+use pmukit_sim::models::t4_dram::QUEUE_LATENCY_CYCLES;
 use pmukit_sim::stat::{stat, StatOptions};
 use pmukit_sim::stream::Signal;
-use pmukit_sim::stream::{Block, Cursor, Span};
+use pmukit_sim::stream::{Block, Cursor, MemRef, Span};
 use pmukit_sim::workloads::{totals, totals_matching, Profile};
 
 const T4: Profile = Profile { issue_width: 2, threads: 8 };
@@ -89,4 +90,45 @@ fn t4_metrics_use_the_counted_events() {
     let ipc = r.metrics.iter().find(|m| m.name == "ipc").unwrap();
     assert!((ipc.value - r.events[1].count.unwrap() as f64 / r.events[0].count.unwrap() as f64).abs() < 1e-12);
     assert!(ipc.value > 1.0, "two-wide compute code");
+}
+
+/// §10.5: core and DRAM events count in one run; the combined select codes see all the
+/// workload's memory traffic, and the two channel codes add up to it.
+#[test]
+fn t4_dram_counts_all_memory_traffic_alongside_core_events() {
+    let cycles = 100_000_000;
+    let events = ["INSTR.ALL", "sparc-t4-dram::ALL_READS", "sparc-t4-dram::ALL_WRITES"];
+    let r = run(&events, "stream", cycles);
+    let truth = totals("stream", 3, T4, cycles).unwrap();
+    assert_eq!(r.events[0].count, Some(truth.get(Signal::Instructions)));
+    assert_eq!(r.events[1].count, Some(truth.get(Signal::MemoryReads)));
+    assert_eq!(r.events[2].count, Some(truth.get(Signal::MemoryWrites)));
+    assert!(truth.get(Signal::MemoryReads) > 0);
+    let bw = r.metrics.iter().find(|m| m.name == "dram_read_bandwidth").expect("bandwidth metric");
+    assert!((bw.value - truth.get(Signal::MemoryReads) as f64 * 64.0 / cycles as f64).abs() < 1e-9);
+    assert_eq!(bw.unit, "GB/s");
+
+    let r = run(&["sparc-t4-dram::CHANNEL0_READS_WRITES", "sparc-t4-dram::CHANNEL1_READS_WRITES"], "stream", cycles);
+    let both = r.events[0].count.unwrap() + r.events[1].count.unwrap();
+    assert_eq!(both, truth.get(Signal::MemoryReads) + truth.get(Signal::MemoryWrites));
+}
+
+/// TABLES 10-5, 10-6: the DRAM counters are 31 bits with a sticky overflow bit and no
+/// interrupt; the driver's polling keeps the total exact through many wraps.
+#[test]
+fn t4_dram_counts_exactly_across_31_bit_wraps() {
+    let cat = Catalog::builtin();
+    let dram = cat.pmu("sparc-t4-dram").unwrap();
+    let set = encode_set(dram, &[cat.resolve("sparc-t4-dram::READ_QUEUE_LATENCY", "sparc-t4").unwrap()]).unwrap();
+    let mut driver = T4Driver::new(cat.pmu("sparc-t4").unwrap(), 8);
+    // Eight reads a cycle, all to MCU 0, COU port 0 (address 0).
+    let mut span = Span::new(1000, 0x1_0000).with(Signal::MemoryReads, 8);
+    span.mem = Some(MemRef { addr: 0, stride: 0, size: 64, write: false });
+    let mut cursor = Cursor::new(Box::new(std::iter::repeat(Block { body: vec![span], repeat: 1 << 20 })));
+    driver.start(&set);
+    let cycles = 100_000_000u64;
+    driver.run(&mut cursor, cycles);
+    let expect = cycles * 8 * QUEUE_LATENCY_CYCLES;
+    assert!(expect > 10 << 31, "wraps more than ten times");
+    assert_eq!(driver.stop("sparc-t4-dram"), vec![expect]);
 }

@@ -1,5 +1,7 @@
 //! The counting driver for the SPARC T4 model, written as hyperprivileged software
-//! would be: every action is an STXA/LDXA to ASI 0x64 (PCR) or 0xB0 (PIC).
+//! would be: every action is an STXA/LDXA to ASI 0x64 (PCR) or 0xB0 (PIC), or a load
+//! or store to a memory controller's DRAM registers (§10.5), made as Solaris, which
+//! owns DRAM counters 0 and 1.
 //!
 //! Events are counted on every strand (like `perf stat -a`) and summed. Each PCR is
 //! programmed with §10.2's reliable sequence (disable, reset the PIC, enable); overflow
@@ -7,24 +9,80 @@
 //! the difference modulo 2^32 since the previous read. The poll interval keeps that
 //! difference below 2^32 even where no trap comes: §10.3 says a precise trap is lost
 //! in hyperprivileged mode and never raised with PCR.ht = 1, and advises polling.
+//!
+//! DRAM counters raise no interrupt: they are polled often enough that a 31-bit
+//! counter wraps at most once between reads, and the sticky bit says whether it did.
 
-use pmukit_arch::sparc::t4::{self as arch_t4, counter_va, OV, PCR_ASI, PIC_ASI};
+use pmukit_arch::sparc::t4::{self as arch_t4, counter_va, DRAM_COUNTERS, DRAM_PERF_CTL, OV, PCR_ASI, PIC_ASI};
 use pmukit_arch::EncodedSet;
 use pmukit_core::pmu::Pmu;
 
 use crate::drivers::Driver;
-use crate::engine::{self, Exit};
+use crate::engine::{self, Counting, Exit};
 use crate::models::t4::{T4Core, PICS};
-use crate::stream::{Cursor, Privilege};
+use crate::models::t4_dram::{register_pa, Owner, T4Dram, COUNTERS_PER_MCU, MCUS, QUEUE_LATENCY_CYCLES};
+use crate::stream::{Cursor, Privilege, Span};
 
-/// At most 2^28 cycles between reads: at the widest per-cycle rate of any T4 event
-/// (a few per cycle) a PIC cannot advance 2^32 in that time.
-const POLL_CYCLES: u64 = 1 << 28;
+/// At most 2^21 cycles between reads. A PIC cannot advance 2^32 in that time, nor a
+/// 31-bit DRAM counter 2^31: its fastest codes, the queue latencies, add
+/// QUEUE_LATENCY_CYCLES per transaction, and a cycle carries at most 8 reads and 8
+/// writes (the stream's per-cycle bound).
+const POLL_CYCLES: u64 = 1 << 21;
+const _: () = assert!(POLL_CYCLES * 16 * QUEUE_LATENCY_CYCLES < 1 << 31);
+
+/// The chip the driver counts on: the core's strands and the memory controllers.
+/// Its counters are the strands' PICs followed by the MCUs' DRAM counters.
+struct Chip {
+    core: T4Core,
+    dram: T4Dram,
+}
+
+impl Counting for Chip {
+    fn counters(&self) -> usize {
+        self.core.counters() + self.dram.counters()
+    }
+
+    fn rate(&self, i: usize, span: &Span) -> u64 {
+        match i.checked_sub(self.core.counters()) {
+            None => self.core.rate(i, span),
+            Some(d) => self.dram.rate(d, span),
+        }
+    }
+
+    fn headroom(&self, i: usize) -> u64 {
+        match i.checked_sub(self.core.counters()) {
+            None => self.core.headroom(i),
+            Some(d) => self.dram.headroom(d),
+        }
+    }
+
+    fn add(&mut self, i: usize, n: u64) -> bool {
+        match i.checked_sub(self.core.counters()) {
+            None => self.core.add(i, n),
+            Some(d) => self.dram.add(d, n),
+        }
+    }
+
+    fn executed(&mut self, span: &Span, cycles: u64) {
+        self.core.executed(span, cycles);
+        self.dram.executed(span, cycles);
+    }
+}
+
+/// The DRAM events being counted: the counter of each, in set order.
+#[derive(Default)]
+struct DramSet {
+    counters: Vec<usize>,
+    /// Last value read and total per MCU and counter.
+    last: [[u64; COUNTERS_PER_MCU]; MCUS],
+    total: [[u64; COUNTERS_PER_MCU]; MCUS],
+}
 
 const HYPER: Privilege = Privilege::Hyper;
 
 pub struct T4Driver {
-    core: T4Core,
+    chip: Chip,
+    dram: Option<DramSet>,
     /// PCR value and PIC of each event of the running set, in set order.
     programmed: Vec<(usize, u64)>,
     /// Last PIC value read and the 64-bit total since start, per strand and PIC.
@@ -42,7 +100,8 @@ impl T4Driver {
         let core = T4Core::with_pmu(pmu, strands);
         let n = core.strands();
         T4Driver {
-            core,
+            chip: Chip { core, dram: T4Dram::new() },
+            dram: None,
             programmed: Vec::new(),
             last: vec![[0; PICS]; n],
             total: vec![[0; PICS]; n],
@@ -53,17 +112,21 @@ impl T4Driver {
     }
 
     pub fn model(&self) -> &T4Core {
-        &self.core
+        &self.chip.core
+    }
+
+    pub fn dram_model(&self) -> &T4Dram {
+        &self.chip.dram
     }
 
     fn stxa(&mut self, strand: usize, asi: u8, n: usize, value: u64) {
-        if let Err(t) = self.core.stxa(strand, asi, counter_va(n), value, HYPER) {
+        if let Err(t) = self.chip.core.stxa(strand, asi, counter_va(n), value, HYPER) {
             self.faults.push(format!("STXA to ASI {asi:#x} PIC/PCR{n} on strand {strand} trapped: {t}"));
         }
     }
 
     fn ldxa(&mut self, strand: usize, asi: u8, n: usize) -> u64 {
-        self.core.ldxa(strand, asi, counter_va(n), HYPER).unwrap_or_else(|t| {
+        self.chip.core.ldxa(strand, asi, counter_va(n), HYPER).unwrap_or_else(|t| {
             self.faults.push(format!("LDXA from ASI {asi:#x} PIC/PCR{n} on strand {strand} trapped: {t}"));
             0
         })
@@ -84,17 +147,85 @@ impl T4Driver {
     }
 
     fn sample_all(&mut self) {
-        for strand in 0..self.core.strands() {
+        for strand in 0..self.chip.core.strands() {
             for (n, config) in self.programmed.clone() {
                 self.sample(strand, n, config);
             }
         }
+        self.sample_dram();
+    }
+
+    fn dram_read(&mut self, register: &pmukit_core::register::Register, mcu: usize) -> u64 {
+        let Some(pa) = register_pa(register, mcu) else { return 0 };
+        self.chip.dram.read(pa, Owner::Solaris).unwrap_or_else(|e| {
+            self.faults.push(format!("read of {} on MCU {mcu} failed: {e}", register.name));
+            0
+        })
+    }
+
+    fn dram_write(&mut self, register: &pmukit_core::register::Register, mcu: usize, value: u64) {
+        let Some(pa) = register_pa(register, mcu) else { return };
+        if let Err(e) = self.chip.dram.write(pa, value, Owner::Solaris) {
+            self.faults.push(format!("write of {} on MCU {mcu} failed: {e}", register.name));
+        }
+    }
+
+    /// Read every DRAM counter in use into its total: the difference since the last
+    /// read, plus 2^31 when the sticky bit says it wrapped; then clear the sticky bits
+    /// by writing the register back with them zero (they are clear-only).
+    fn sample_dram(&mut self) {
+        let Some(mut set) = self.dram.take() else { return };
+        for mcu in 0..MCUS {
+            let mut registers: Vec<&pmukit_core::register::Register> = set.counters.iter().map(|&n| DRAM_COUNTERS[n].3).collect();
+            registers.dedup_by_key(|r| r.name);
+            for register in registers {
+                let value = self.dram_read(register, mcu);
+                let mut cleared = value;
+                for &n in set.counters.iter().filter(|&&n| DRAM_COUNTERS[n].3.name == register.name) {
+                    let (_, counter, sticky, _) = DRAM_COUNTERS[n];
+                    let now = counter.get(value);
+                    let wrapped = sticky.get(value) << counter.width();
+                    set.total[mcu][n] += (now + wrapped).wrapping_sub(set.last[mcu][n]);
+                    set.last[mcu][n] = now;
+                    cleared = sticky.set(cleared, 0);
+                }
+                if cleared != value {
+                    self.dram_write(register, mcu, cleared);
+                }
+            }
+        }
+        self.dram = Some(set);
+    }
+
+    /// Select the events of a DRAM set on every MCU (read-modify-write of the control
+    /// register, leaving power management's fields alone) and zero the counters.
+    fn start_dram(&mut self, set: &EncodedSet) {
+        // The counters start from zero, so the first difference is from zero.
+        let dram = DramSet { counters: set.assignment.clone(), ..DramSet::default() };
+        for mcu in 0..MCUS {
+            let mut ctl = self.dram_read(&DRAM_PERF_CTL, mcu);
+            for (event, &n) in set.events.iter().zip(&set.assignment) {
+                ctl = DRAM_COUNTERS[n].0.set(ctl, event.code);
+            }
+            self.dram_write(&DRAM_PERF_CTL, mcu, ctl);
+            let mut registers: Vec<&pmukit_core::register::Register> = set.assignment.iter().map(|&n| DRAM_COUNTERS[n].3).collect();
+            registers.dedup_by_key(|r| r.name);
+            for register in registers {
+                let value = self.dram_read(register, mcu);
+                let zeroed = set.assignment.iter().filter(|&&n| DRAM_COUNTERS[n].3.name == register.name).fold(value, |v, &n| {
+                    let (_, counter, sticky, _) = DRAM_COUNTERS[n];
+                    sticky.set(counter.set(v, 0), 0)
+                });
+                self.dram_write(register, mcu, zeroed);
+            }
+        }
+        self.dram = Some(dram);
     }
 
     /// Deliver every pending performance trap and service it.
     fn service_traps(&mut self) {
-        for strand in 0..self.core.strands() {
-            while let Some(trap) = self.core.take_trap(strand) {
+        for strand in 0..self.chip.core.strands() {
+            while let Some(trap) = self.chip.core.take_trap(strand) {
                 self.interrupts += 1;
                 let pic = match trap {
                     crate::models::t4::Trap::PrecisePerformanceEvent { pic }
@@ -116,9 +247,12 @@ impl T4Driver {
 
 impl Driver for T4Driver {
     fn start(&mut self, set: &EncodedSet) {
+        if set.pmu == arch_t4::SPARC_T4_DRAM.name {
+            return self.start_dram(set);
+        }
         self.since_poll = 0;
         self.programmed = set.events.iter().zip(&set.assignment).map(|(e, &n)| (n, e.registers.first().map_or(0, |r| r.1))).collect();
-        for strand in 0..self.core.strands() {
+        for strand in 0..self.chip.core.strands() {
             for (n, config) in self.programmed.clone() {
                 // §10.2: disable, reset the PIC, then enable the new event.
                 self.stxa(strand, PCR_ASI, n, 0);
@@ -133,7 +267,7 @@ impl Driver for T4Driver {
     fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64 {
         let mut done = 0;
         while done < cycles {
-            let (n, exit) = engine::run(&mut self.core, cursor, (cycles - done).min(POLL_CYCLES - self.since_poll));
+            let (n, exit) = engine::run(&mut self.chip, cursor, (cycles - done).min(POLL_CYCLES - self.since_poll));
             done += n;
             self.since_poll += n;
             match exit {
@@ -149,9 +283,18 @@ impl Driver for T4Driver {
         done
     }
 
-    fn stop(&mut self, _pmu: &str) -> Vec<u64> {
+    fn stop(&mut self, pmu: &str) -> Vec<u64> {
+        if pmu == arch_t4::SPARC_T4_DRAM.name {
+            // DRAM counters cannot be disabled (every select code counts something):
+            // stopping is a last read.
+            self.sample_dram();
+            return self
+                .dram
+                .take()
+                .map_or_else(Vec::new, |set| set.counters.iter().map(|&n| set.total.iter().map(|t| t[n]).sum()).collect());
+        }
         self.sample_all();
-        for strand in 0..self.core.strands() {
+        for strand in 0..self.chip.core.strands() {
             for (n, _) in self.programmed.clone() {
                 self.stxa(strand, PCR_ASI, n, 0);
             }
@@ -164,6 +307,6 @@ impl Driver for T4Driver {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.core.unpredictable().iter().chain(&self.faults).cloned().collect()
+        self.chip.core.unpredictable().iter().chain(self.chip.dram.unpredictable()).chain(&self.faults).cloned().collect()
     }
 }

@@ -2,3 +2,4 @@
 
 pub mod arm11;
 pub mod t4;
+pub mod t4_dram;

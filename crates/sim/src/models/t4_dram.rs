@@ -1,0 +1,447 @@
+//! Register-level model of the SPARC T4 memory-controller (DRAM) performance counters
+//! (SPARC T4 Supplement, chapter 10, §10.5, TABLES 10-4 to 10-7).
+//!
+//! A [`T4Dram`] holds the DRAM_PERF_CTL_REG, DRAM_PERF_COUNT01_REG and
+//! DRAM_PERF_COUNT23_REG of every MCU. Software reaches them only by physical address,
+//! through [`T4Dram::read`] and [`T4Dram::write`], each made by one of the two
+//! [`Owner`]s §10.5 assigns the counters to. The engine ([`crate::engine`]) drives the
+//! counters through [`Counting`]. Which MCU, COU port and memory channel a memory
+//! transaction reaches is decided by [`route`]. `docs/t4-dram-model.md` describes the
+//! model and every reading of the spec it makes (entries TD1-TD14).
+
+use std::fmt;
+
+use pmukit_arch::sparc::t4::{DRAM_COUNTERS, DRAM_MAP, DRAM_PERF_COUNT01, DRAM_PERF_CTL, DRAM_STEP};
+use pmukit_core::register::{Register, RegisterError};
+use thiserror::Error;
+
+use crate::engine::Counting;
+use crate::stream::{Signal, Span};
+
+/// MCUs with DRAM performance registers: the largest "Count" of TABLES 10-4 to 10-6
+/// (DRAM_PERF_CTL_REG and DRAM_PERF_COUNT01_REG exist on 4).
+pub const MCUS: usize = mcus();
+/// §10.5: "The memory controller has four performance counters", one per COU port.
+pub const COUNTERS_PER_MCU: usize = DRAM_COUNTERS.len();
+/// Bytes per memory transaction: the T4 L2/L3 line. The address bits above it select
+/// MCU, COU port and channel ([`route`]).
+pub const LINE_BYTES: u64 = 64;
+/// Cycles a transaction spends in the MCU queue, for the queue-latency select codes
+/// (TABLE 10-7, 0100₂-0110₂). The spec gives no figure; this is the model's.
+pub const QUEUE_LATENCY_CYCLES: u64 = 32;
+
+/// TABLE 10-7, 1000₂: "both the memory channels, 0 and 1".
+const CHANNELS: usize = 2;
+const LINE_SHIFT: u32 = LINE_BYTES.trailing_zeros();
+/// Line-address bits `[1:0]` select the MCU (`PA[7:6]`), `[3:2]` the COU port (`PA[9:8]`),
+/// `[4]` the memory channel (`PA[10]`).
+const MCU_BITS: u32 = MCUS.trailing_zeros();
+const PORT_BITS: u32 = COUNTERS_PER_MCU.trailing_zeros();
+const CHANNEL_BITS: u32 = CHANNELS.trailing_zeros();
+// Bit-field interleaving needs power-of-two counts of each.
+const _: () = assert!(MCUS.is_power_of_two() && COUNTERS_PER_MCU.is_power_of_two() && CHANNELS.is_power_of_two());
+
+/// Index into `DRAM_MAP` (and each MCU's register array) of DRAM_PERF_CTL_REG, and of
+/// the register holding each counter. Resolved at compile time from the arch tables.
+const CTL: usize = {
+    // A `&'static` to the register, as DRAM_MAP holds it (a temporary would need a drop).
+    const REGISTER: &Register = &DRAM_PERF_CTL;
+    slot_of(REGISTER)
+};
+const COUNT_SLOT: [usize; COUNTERS_PER_MCU] = {
+    let mut slots = [0; COUNTERS_PER_MCU];
+    let mut n = 0;
+    while n < COUNTERS_PER_MCU {
+        slots[n] = slot_of(DRAM_COUNTERS[n].3);
+        n += 1;
+    }
+    slots
+};
+
+const fn mcus() -> usize {
+    let mut most = 0;
+    let mut i = 0;
+    while i < DRAM_MAP.len() {
+        if DRAM_MAP[i].2 > most {
+            most = DRAM_MAP[i].2;
+        }
+        i += 1;
+    }
+    most as usize
+}
+
+/// Position of `register` in `DRAM_MAP`; a register missing from it fails the build.
+const fn slot_of(register: &Register) -> usize {
+    let mut i = 0;
+    while i < DRAM_MAP.len() {
+        if same_name(DRAM_MAP[i].0.name, register.name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("register missing from DRAM_MAP")
+}
+
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The two pieces of software §10.5 assigns the DRAM counters to: "Solaris has been
+/// assigned DRAM_PERF_COUNT01_REG … The Power Management (PM) Software has been
+/// assigned DRAM_PERF_COUNT23_REG".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Owner {
+    Solaris,
+    PowerManagement,
+}
+
+impl Owner {
+    /// The owner of DRAM counter `n` (0-3): the owner of the register that holds it.
+    pub fn of_counter(n: usize) -> Option<Owner> {
+        DRAM_COUNTERS.get(n).map(|(_, _, _, register)| Owner::of_register(register))
+    }
+
+    fn of_register(register: &Register) -> Owner {
+        if register.name == DRAM_PERF_COUNT01.name {
+            Owner::Solaris
+        } else {
+            Owner::PowerManagement
+        }
+    }
+}
+
+impl fmt::Display for Owner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Owner::Solaris => "Solaris",
+            Owner::PowerManagement => "the power management software",
+        })
+    }
+}
+
+/// Why a register access was refused. A refused access changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DramError {
+    /// The registers are 64 bits wide; the spec gives no narrower access.
+    #[error("physical address {pa:#x} is not 8-byte aligned: the DRAM performance registers are 64-bit (TABLES 10-4 to 10-6)")]
+    Misaligned { pa: u64 },
+    /// No DRAM performance register at this address.
+    #[error("no DRAM performance register at physical address {pa:#x} (TABLES 10-4 to 10-6: 0xF804_0000_0408, 0410, 0418 + 4096 × MCU)")]
+    Unmapped { pa: u64 },
+    /// The address is `register`'s slot in an MCU beyond the table's Count.
+    #[error("{register} exists on MCUs 0 to {} only (Count {count}); physical address {pa:#x} would be MCU {mcu}'s", count - 1)]
+    NoSuchRegister { pa: u64, register: &'static str, mcu: usize, count: u32 },
+    /// The written value sets reserved bits.
+    #[error("write of {value:#x} to physical address {pa:#x} refused: {source}")]
+    Reserved { pa: u64, value: u64, source: RegisterError },
+    /// §10.5: the register, or the select field `field` of DRAM_PERF_CTL_REG, belongs to
+    /// the other owner.
+    #[error("{owner} may not change MCU {mcu} {register}{}: §10.5 assigns it to {holder} (reads are allowed)", dotted(.field))]
+    NotOwner { owner: Owner, mcu: usize, register: &'static str, field: Option<&'static str>, holder: Owner },
+}
+
+fn dotted(field: &Option<&'static str>) -> String {
+    field.map(|f| format!(".{f}")).unwrap_or_default()
+}
+
+/// Reads, writes or both (TABLE 10-7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Traffic {
+    Reads,
+    Writes,
+    ReadsWrites,
+}
+
+impl Traffic {
+    fn of(self, reads: u64, writes: u64) -> u64 {
+        match self {
+            Traffic::Reads => reads,
+            Traffic::Writes => writes,
+            Traffic::ReadsWrites => reads + writes,
+        }
+    }
+}
+
+/// What a select code measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// One per transaction (0000₂-0010₂, 1000₂, 1010₂-1100₂).
+    Transactions(Traffic),
+    /// n per cycle, n the transactions in the queue (0100₂-0110₂): each transaction
+    /// adds [`QUEUE_LATENCY_CYCLES`].
+    QueueLatency(Traffic),
+    /// The stream carries nothing for it (bank busy stalls, writeback buffer hits,
+    /// write starved): counts zero.
+    NotInStream,
+}
+
+/// Which transactions of its MCU a counter sees (the event table's `scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Those of its own COU port: counter n, port n (TABLE 10-4).
+    Port,
+    /// All four COU ports, both channels.
+    Combined,
+    /// Those issued to one memory channel.
+    Channel(usize),
+}
+
+/// The meaning of one TABLE 10-7 select code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Select {
+    pub measure: Measure,
+    pub scope: Scope,
+}
+
+/// TABLE 10-7: what select code `code` counts; `None` for the reserved codes 1101₂ and
+/// 111x₂ (and anything wider than the 4-bit field).
+pub fn select(code: u64) -> Option<Select> {
+    use Measure::*;
+    use Traffic::*;
+    let (measure, scope) = match code {
+        0x0 => (Transactions(Reads), Scope::Port),
+        0x1 => (Transactions(Writes), Scope::Port),
+        0x2 => (Transactions(ReadsWrites), Scope::Port),
+        // Bank busy stalls: the stream has no banks.
+        0x3 => (NotInStream, Scope::Port),
+        0x4 => (QueueLatency(Reads), Scope::Port),
+        0x5 => (QueueLatency(Writes), Scope::Port),
+        0x6 => (QueueLatency(ReadsWrites), Scope::Port),
+        // Writeback buffer hits: the stream does not say which reads meet a queued write.
+        0x7 => (NotInStream, Scope::Port),
+        0x8 => (Transactions(Reads), Scope::Combined),
+        // Write starved: the stream has no arbitration between reads and writes.
+        0x9 => (NotInStream, Scope::Port),
+        0xA => (Transactions(Writes), Scope::Combined),
+        0xB => (Transactions(ReadsWrites), Scope::Channel(0)),
+        0xC => (Transactions(ReadsWrites), Scope::Channel(1)),
+        _ => return None,
+    };
+    Some(Select { measure, scope })
+}
+
+/// Where a memory transaction goes: MCU, COU port (0-3, counter n's port is n: 0 cou0
+/// port0, 1 cou0 port1, 2 cou1 port0, 3 cou1 port1) and memory channel (0-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub mcu: usize,
+    pub port: usize,
+    pub channel: usize,
+}
+
+/// The model's interleaving (the spec gives none): consecutive 64-byte lines go to
+/// consecutive MCUs (`PA[7:6]`), every fourth line to the next COU port (`PA[9:8]`), and
+/// every sixteenth to the other channel (`PA[10]`). Port and channel are independent
+/// bits, so each MCU's traffic splits over all four ports and both channels.
+pub fn route(pa: u64) -> Route {
+    let line = pa >> LINE_SHIFT;
+    let bits = |lsb: u32, width: u32| ((line >> lsb) & ((1 << width) - 1)) as usize;
+    Route { mcu: bits(0, MCU_BITS), port: bits(MCU_BITS, PORT_BITS), channel: bits(MCU_BITS + PORT_BITS, CHANNEL_BITS) }
+}
+
+/// The address a span's memory transactions route by: its data reference's (the first
+/// iteration's, so the route is constant over the span and the engine's rates are too),
+/// else its instruction address (an instruction fill).
+fn span_address(span: &Span) -> u64 {
+    span.mem.map_or(span.ip, |m| m.addr)
+}
+
+/// Physical address of `register` in `mcu`, or `None` where the table's Count says the
+/// MCU does not have it.
+pub fn register_pa(register: &Register, mcu: usize) -> Option<u64> {
+    let (_, base, count) = DRAM_MAP.iter().find(|(r, _, _)| r.name == register.name)?;
+    (mcu < *count as usize).then(|| base + DRAM_STEP * mcu as u64)
+}
+
+/// The memory controllers' DRAM performance registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct T4Dram {
+    /// Per MCU, the value of each `DRAM_MAP` register, in `DRAM_MAP` order. Registers the
+    /// MCU does not have stay at their reset value and are never reached.
+    regs: [[u64; DRAM_MAP.len()]; MCUS],
+    unpredictable: Vec<String>,
+}
+
+impl Default for T4Dram {
+    fn default() -> Self {
+        T4Dram::new()
+    }
+}
+
+impl T4Dram {
+    /// Every register at its reset value: TABLES 10-4 to 10-6 give 0 for every field
+    /// (10-4's reserved bits are "X", and read as 0 here).
+    pub fn new() -> T4Dram {
+        let reset = std::array::from_fn(|slot| DRAM_MAP[slot].0.reset);
+        T4Dram { regs: [reset; MCUS], unpredictable: Vec::new() }
+    }
+
+    /// Every programming whose effect the spec leaves undefined (reserved select codes),
+    /// in order.
+    pub fn unpredictable(&self) -> &[String] {
+        &self.unpredictable
+    }
+
+    /// A 64-bit load from physical address `pa` by `owner`. Both owners may read every
+    /// register: §10.5 divides who *uses* the counters, and reading changes nothing.
+    pub fn read(&self, pa: u64, _owner: Owner) -> Result<u64, DramError> {
+        let (mcu, slot) = decode(pa)?;
+        Ok(DRAM_MAP[slot].0.read(self.regs[mcu][slot]))
+    }
+
+    /// A 64-bit store of `value` to physical address `pa` by `owner`. Refused, changing
+    /// nothing, when the address is not a register, the value sets reserved bits, or
+    /// the write would change a select field or a counter register of the other owner
+    /// (a write to DRAM_PERF_CTL_REG must carry the other owner's select fields as read).
+    pub fn write(&mut self, pa: u64, value: u64, owner: Owner) -> Result<(), DramError> {
+        let (mcu, slot) = decode(pa)?;
+        let register = DRAM_MAP[slot].0;
+        register.check_write(value).map_err(|source| DramError::Reserved { pa, value, source })?;
+        let old = self.regs[mcu][slot];
+        if let Some((field, holder)) = trespass(slot, owner, old, value) {
+            return Err(DramError::NotOwner { owner, mcu, register: register.name, field, holder });
+        }
+        // Counter fields are RW; sticky bits can be cleared, never set (docs/ERRATA.md T32).
+        self.regs[mcu][slot] = register.apply_write(old, value).stored;
+        if slot == CTL {
+            self.log_reserved_selects(mcu, owner);
+        }
+        Ok(())
+    }
+
+    /// TABLE 10-7: "1101₂ Reserved", "111x₂ Reserved": the counter counts nothing. Every
+    /// DRAM_PERF_CTL_REG write that leaves one of the writer's own fields reserved is
+    /// logged (the other owner's fields are its business).
+    fn log_reserved_selects(&mut self, mcu: usize, owner: Owner) {
+        let ctl = self.regs[mcu][CTL];
+        for (n, (sel, _, _, register)) in DRAM_COUNTERS.iter().enumerate() {
+            let code = sel.get(ctl);
+            if Owner::of_register(register) == owner && select(code).is_none() {
+                self.unpredictable.push(format!(
+                    "MCU {mcu} DRAM_PERF_CTL_REG.{}: select code {code:#06b} is reserved (TABLE 10-7); counter {n} counts nothing",
+                    sel.name
+                ));
+            }
+        }
+    }
+
+    /// The select in force for counter `n` of `mcu`, if the counter exists and the code
+    /// is not reserved.
+    fn program(&self, mcu: usize, n: usize) -> Option<Select> {
+        if !has_counter(mcu, n) {
+            return None;
+        }
+        select(DRAM_COUNTERS[n].0.get(self.regs[mcu][CTL]))
+    }
+}
+
+/// Does MCU `mcu` have counter `n`? Not counters 2-3 of MCUs 2-3 (TABLE 10-6,
+/// DRAM_PERF_COUNT23_REG: Count 2).
+fn has_counter(mcu: usize, n: usize) -> bool {
+    n < COUNTERS_PER_MCU && mcu < DRAM_MAP[COUNT_SLOT[n]].2 as usize
+}
+
+/// The MCU and `DRAM_MAP` index of the register at `pa`.
+fn decode(pa: u64) -> Result<(usize, usize), DramError> {
+    if !pa.is_multiple_of(8) {
+        return Err(DramError::Misaligned { pa });
+    }
+    for (slot, (register, base, count)) in DRAM_MAP.iter().enumerate() {
+        let Some(offset) = pa.checked_sub(*base).filter(|o| o.is_multiple_of(DRAM_STEP)) else { continue };
+        let mcu = offset / DRAM_STEP;
+        if mcu < u64::from(*count) {
+            return Ok((mcu as usize, slot));
+        }
+        // An MCU that has the other registers but not this one: name the gap.
+        if mcu < MCUS as u64 {
+            return Err(DramError::NoSuchRegister { pa, register: register.name, mcu: mcu as usize, count: *count });
+        }
+    }
+    Err(DramError::Unmapped { pa })
+}
+
+/// §10.5 as a policy: the other owner's select fields of DRAM_PERF_CTL_REG must keep
+/// their value, and its counter register may not be written at all. Returns what the
+/// write would trespass on (the whole register, or a select field) and whose it is.
+fn trespass(slot: usize, owner: Owner, old: u64, value: u64) -> Option<(Option<&'static str>, Owner)> {
+    for (n, (sel, _, _, counts)) in DRAM_COUNTERS.iter().enumerate() {
+        let holder = Owner::of_register(counts);
+        if holder == owner {
+            continue;
+        }
+        if slot == COUNT_SLOT[n] {
+            return Some((None, holder));
+        }
+        if slot == CTL && sel.get(old) != sel.get(value) {
+            return Some((Some(sel.name), holder));
+        }
+    }
+    None
+}
+
+/// Virtual counter `mcu × 4 + n` is DRAM counter n of that MCU. The counters raise no
+/// interrupt (§10.5 describes none): a wrap sets the sticky bit and `add` returns false.
+impl Counting for T4Dram {
+    fn counters(&self) -> usize {
+        MCUS * COUNTERS_PER_MCU
+    }
+
+    fn rate(&self, i: usize, span: &Span) -> u64 {
+        let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
+        let (mcu, n) = (i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU);
+        if reads + writes == 0 {
+            return 0;
+        }
+        let Some(Select { measure, scope }) = self.program(mcu, n) else { return 0 };
+        let to = route(span_address(span));
+        let seen = match scope {
+            Scope::Port => to.port == n,
+            Scope::Combined => true,
+            Scope::Channel(c) => to.channel == c,
+        };
+        if to.mcu != mcu || !seen {
+            return 0;
+        }
+        match measure {
+            Measure::Transactions(t) => t.of(reads, writes),
+            // The whole wait of a transaction is credited in its arrival cycle: the span
+            // after it may route elsewhere, and a span's rate must be constant.
+            Measure::QueueLatency(t) => t.of(reads, writes) * QUEUE_LATENCY_CYCLES,
+            Measure::NotInStream => 0,
+        }
+    }
+
+    fn headroom(&self, i: usize) -> u64 {
+        let (mcu, n) = (i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU);
+        let counter = DRAM_COUNTERS[n].1;
+        let value = self.regs.get(mcu).map_or(0, |regs| counter.get(regs[COUNT_SLOT[n]]));
+        counter.max() + 1 - value
+    }
+
+    /// TABLES 10-5, 10-6: a 31-bit counter wraps to 0 and sets its sticky bit.
+    fn add(&mut self, i: usize, by: u64) -> bool {
+        let (mcu, n) = (i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU);
+        if !has_counter(mcu, n) {
+            return false;
+        }
+        let (_, counter, sticky, _) = DRAM_COUNTERS[n];
+        let reg = &mut self.regs[mcu][COUNT_SLOT[n]];
+        let total = counter.get(*reg) + by;
+        *reg = counter.set(*reg, total);
+        if total > counter.max() {
+            *reg = sticky.set(*reg, 1);
+        }
+        false
+    }
+}
