@@ -35,12 +35,18 @@ fn event_json(pmu: &Pmu, e: &EventDef) -> Value {
         "pmu": pmu.name(),
         "name": e.name,
         "code": e.code,
-        "umasks": e.umasks.iter().map(|u| json!({"name": u.name, "value": u.value, "description": u.description})).collect::<Vec<_>>(),
+        "umasks": e.umasks.iter().map(|u| json!({
+            "name": u.name, "value": u.value, "description": u.description, "aliases": u.aliases, "attrs": attrs_json(&u.attrs),
+        })).collect::<Vec<_>>(),
         "description": e.description,
         "aliases": e.aliases,
         "counters": pmu.counter_names(pmu.allowed_counters(e)),
         "modifiers": modifier_names(pmu, e),
     })
+}
+
+fn attrs_json(attrs: &[pmukit_core::table::Attr]) -> Value {
+    Value::Object(attrs.iter().map(|a| (a.key.to_string(), Value::String(a.value.to_string()))).collect())
 }
 
 fn modifier_names(pmu: &Pmu, e: &EventDef) -> Vec<&'static str> {
@@ -129,7 +135,8 @@ impl Out {
         v["modifiers"] = Value::Array(modifiers.clone());
         v["available_on"] = json!(models);
         v["unused_on"] = json!(e.unused_on);
-        v["attrs"] = Value::Object(e.attrs.iter().map(|a| (a.key.to_string(), Value::String(a.value.to_string()))).collect());
+        v["attrs"] = attrs_json(&e.attrs);
+        v["selected_umasks"] = json!(sel.umask_names);
         // The encoding of the event alone; describing a raw or refused event still works.
         let placed = pmukit_arch::encode_set(pmu, std::slice::from_ref(sel)).ok().map(|set| set.events[0].clone());
         if let Some(p) = &placed {
@@ -159,8 +166,17 @@ impl Out {
                 ),
             ));
         }
+        if !e.attrs.is_empty() {
+            let attrs: Vec<String> = e.attrs.iter().map(|a| format!("{}={}", a.key, a.value)).collect();
+            s.push_str(&line("attributes", attrs.join(", ")));
+        }
         for u in e.umasks.iter() {
-            s.push_str(&line("unit mask", format!(".{} = {:#x} {}", u.name, u.value, u.description)));
+            let selected = if sel.umask_names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) { " (selected)" } else { "" };
+            let aliases = if u.aliases.is_empty() { String::new() } else { format!(" [alias {}]", u.aliases.join(", ")) };
+            s.push_str(&line("unit mask", format!(".{} = {:#x}{selected}{aliases} {}", u.name, u.value, u.description)));
+            for a in u.attrs.iter() {
+                s.push_str(&format!("{:15}{}: {}\n", "", a.key, a.value));
+            }
         }
         if let Some(p) = &placed {
             let regs: Vec<String> = p.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();

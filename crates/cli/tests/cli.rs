@@ -249,3 +249,14 @@ fn sparc_t4_bad_input_gets_the_specs_words() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("meaningless"));
 }
+
+#[test]
+fn describe_shows_the_footnoted_instruction_lists() {
+    let out = pmu(&["describe", "--pmu", "sparc-t4", "Instr_ld"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(".LOADS = 0x4 (selected)") && text.contains("instructions: LDD, LDDA_0X14"), "{text}");
+    let v = ok_json(&["describe", "--pmu", "sparc-t4", "INSTR.STORES", "--json"]);
+    let stores = v["umasks"].as_array().unwrap().iter().find(|u| u["name"] == "STORES").unwrap().clone();
+    assert!(stores["attrs"]["instructions"].as_str().unwrap().starts_with("FLUSH"));
+    assert_eq!(v["attrs"]["precise"], "yes");
+}
