@@ -16,10 +16,11 @@
 use pmukit_arch::sparc::t4::{self as arch_t4, counter_va, DRAM_COUNTERS, DRAM_PERF_CTL, OV, PCR_ASI, PIC_ASI};
 use pmukit_arch::EncodedSet;
 use pmukit_core::pmu::Pmu;
+use pmukit_core::register::Register;
 
 use crate::drivers::Driver;
 use crate::engine::{self, Counting, Exit};
-use crate::models::t4::{T4Core, PICS};
+use crate::models::t4::{T4Core, Trap, PICS};
 use crate::models::t4_dram::{register_pa, Owner, T4Dram, COUNTERS_PER_MCU, MCUS, QUEUE_LATENCY_CYCLES};
 use crate::stream::{Cursor, Privilege, Span};
 
@@ -155,7 +156,7 @@ impl T4Driver {
         self.sample_dram();
     }
 
-    fn dram_read(&mut self, register: &pmukit_core::register::Register, mcu: usize) -> u64 {
+    fn dram_read(&mut self, register: &Register, mcu: usize) -> u64 {
         let Some(pa) = register_pa(register, mcu) else { return 0 };
         self.chip.dram.read(pa, Owner::Solaris).unwrap_or_else(|e| {
             self.faults.push(format!("read of {} on MCU {mcu} failed: {e}", register.name));
@@ -163,7 +164,7 @@ impl T4Driver {
         })
     }
 
-    fn dram_write(&mut self, register: &pmukit_core::register::Register, mcu: usize, value: u64) {
+    fn dram_write(&mut self, register: &Register, mcu: usize, value: u64) {
         let Some(pa) = register_pa(register, mcu) else { return };
         if let Err(e) = self.chip.dram.write(pa, value, Owner::Solaris) {
             self.faults.push(format!("write of {} on MCU {mcu} failed: {e}", register.name));
@@ -176,9 +177,7 @@ impl T4Driver {
     fn sample_dram(&mut self) {
         let Some(mut set) = self.dram.take() else { return };
         for mcu in 0..MCUS {
-            let mut registers: Vec<&pmukit_core::register::Register> = set.counters.iter().map(|&n| DRAM_COUNTERS[n].3).collect();
-            registers.dedup_by_key(|r| r.name);
-            for register in registers {
+            for register in counter_registers(&set.counters) {
                 let value = self.dram_read(register, mcu);
                 let mut cleared = value;
                 for &n in set.counters.iter().filter(|&&n| DRAM_COUNTERS[n].3.name == register.name) {
@@ -208,9 +207,7 @@ impl T4Driver {
                 ctl = DRAM_COUNTERS[n].0.set(ctl, event.code);
             }
             self.dram_write(&DRAM_PERF_CTL, mcu, ctl);
-            let mut registers: Vec<&pmukit_core::register::Register> = set.assignment.iter().map(|&n| DRAM_COUNTERS[n].3).collect();
-            registers.dedup_by_key(|r| r.name);
-            for register in registers {
+            for register in counter_registers(&set.assignment) {
                 let value = self.dram_read(register, mcu);
                 let zeroed = set.assignment.iter().filter(|&&n| DRAM_COUNTERS[n].3.name == register.name).fold(value, |v, &n| {
                     let (_, counter, sticky, _) = DRAM_COUNTERS[n];
@@ -243,6 +240,14 @@ impl T4Driver {
             }
         }
     }
+}
+
+/// The DRAM counter registers holding `counters`, each once.
+fn counter_registers(counters: &[usize]) -> Vec<&'static Register> {
+    let mut registers: Vec<&'static Register> = counters.iter().map(|&n| DRAM_COUNTERS[n].3).collect();
+    registers.sort_by_key(|r| r.name);
+    registers.dedup_by_key(|r| r.name);
+    registers
 }
 
 impl Driver for T4Driver {
