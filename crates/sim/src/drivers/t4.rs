@@ -225,8 +225,7 @@ impl T4Driver {
             while let Some(trap) = self.chip.core.take_trap(strand) {
                 self.interrupts += 1;
                 let pic = match trap {
-                    crate::models::t4::Trap::PrecisePerformanceEvent { pic }
-                    | crate::models::t4::Trap::DisruptingPerformanceEvent { pic } => pic,
+                    Trap::PrecisePerformanceEvent { pic } | Trap::DisruptingPerformanceEvent { pic } => pic,
                     other => {
                         self.faults.push(format!("unexpected trap on strand {strand}: {other}"));
                         break;
