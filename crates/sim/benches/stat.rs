@@ -35,3 +35,20 @@ fn stat_three_counters(workload: &str) -> u64 {
 fn stat_multiplexed_six_events(workload: &str) -> u64 {
     count(workload, &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC", "BR_MISPREDICT", "DCACHE_HIT", "DCACHE_MISS"])
 }
+
+/// SPARC T4: eight strands' PICs (6 events, multiplexed) and the DRAM counters.
+#[divan::bench(args = ["compute", "mixed"])]
+fn stat_t4_core_and_dram(workload: &str) -> u64 {
+    let cat = Catalog::builtin();
+    let events =
+        ["INSTR.ALL", "CYCLES", "INSTR.LOADS", "INSTR.STORES", "BR_MISPREDICT.ALL", "DC_MISS_ASYNC.ANY", "sparc-t4-dram::ALL_READS"];
+    let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "sparc-t4").unwrap()).collect();
+    let opts = StatOptions { workload: workload.to_string(), seed: 1, cycles: divan::black_box(CYCLES), ..StatOptions::default() };
+    stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
+}
+
+/// The T4 baseline: the same workload shaped for eight two-wide strands.
+#[divan::bench(args = ["compute", "mixed"])]
+fn baseline_stream_totals_t4(workload: &str) -> u64 {
+    totals(workload, 1, Profile { issue_width: 2, threads: 8 }, divan::black_box(CYCLES)).unwrap().cycles
+}

@@ -39,6 +39,8 @@ pub enum Exit {
 /// Returns the cycles executed and why it stopped.
 pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, Exit) {
     let mut done = 0u64;
+    // Each counter's rate in the current span, computed once per step.
+    let mut rates = vec![0u64; model.counters()];
     while done < budget {
         if cursor.at_iteration_start() {
             let skipped = skip_iterations(model, cursor, budget - done);
@@ -52,16 +54,15 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
         };
         let span = block.body[cursor.span];
         let mut m = (span.cycles - cursor.offset).min(budget - done);
-        for i in 0..model.counters() {
-            let r = model.rate(i, &span);
-            if r > 0 {
-                m = m.min(model.headroom(i).div_ceil(r));
+        for (i, r) in rates.iter_mut().enumerate() {
+            *r = model.rate(i, &span);
+            if *r > 0 {
+                m = m.min(model.headroom(i).div_ceil(*r));
             }
         }
         let mut stop = false;
         if m > 0 {
-            for i in 0..model.counters() {
-                let r = model.rate(i, &span);
+            for (i, &r) in rates.iter().enumerate() {
                 if r > 0 {
                     stop |= model.add(i, r * m);
                 }
