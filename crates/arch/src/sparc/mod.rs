@@ -1,3 +1,5 @@
 //! SPARC families: T4 (strand counters and DRAM counters).
 
+pub mod niagara;
+pub mod sun4v;
 pub mod t4;
