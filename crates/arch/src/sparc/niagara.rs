@@ -182,7 +182,7 @@ const fn tiled_size() -> usize {
         let f = LAYOUT[i];
         assert!(f.offset == end, "LAYOUT rows must tile the buffer in order");
         if let FieldKind::Counter { .. } = f.kind {
-            assert!(f.size == COUNTER_BYTES && f.offset % COUNTER_BYTES == 0, "counters are aligned 64-bit fields");
+            assert!(f.size == COUNTER_BYTES && f.offset.is_multiple_of(COUNTER_BYTES), "counters are aligned 64-bit fields");
         }
         end = f.offset + f.size;
         i += 1;

@@ -1,5 +1,6 @@
 //! Register-level PMU models.
 
 pub mod arm11;
+pub mod sun4v;
 pub mod t4;
 pub mod t4_dram;

@@ -1,0 +1,637 @@
+//! A sun4v hypervisor, as far as a guest's performance tools meet it: hypervisor calls
+//! (FAST_TRAP and the CORE_TRAP version negotiation) on a configurable machine, and the
+//! Niagara MMU statistics the hypervisor keeps while it services TLB misses from the
+//! guest's TSB ("Hypervisor API for Niagara MMU statistics collection").
+//!
+//! A [`Hypervisor`] holds one state per virtual CPU, the guest's real memory (mapped
+//! ranges, with holes between them) and the negotiated API group versions. Calls go
+//! through [`Hypervisor::fast_trap`] and [`Hypervisor::core_trap`]; the engine
+//! ([`crate::engine`]) drives the statistics through [`Counting`]. [`decode_mmustat`]
+//! reads buffers back. Every number comes from `pmukit_arch::sparc::{sun4v, niagara}`;
+//! `docs/sun4v.md` describes the model and its readings of the spec (entries TN1-TN27).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use pmukit_arch::sparc::niagara::{self, Context, FieldKind, Mmu, PageSize, Quantity, BUFFER_ALIGN, BUFFER_BYTES, COUNTER_BYTES, LAYOUT};
+pub use pmukit_arch::sparc::sun4v::Status;
+use pmukit_arch::sparc::sun4v::{
+    group, ApiGroup, Function, Trap, API_GET_VERSION, API_SET_VERSION, MAX_ARGS, NIAGARA_MMUSTAT_CONF, NIAGARA_MMUSTAT_INFO,
+};
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::engine::Counting;
+use crate::stream::{Privilege, Signal, Span};
+
+/// `%tick` cycles the hypervisor spends on one TLB miss it satisfies from the TSB, added
+/// to the "ticks" field per hit. The spec gives no figure; this is the model's: a
+/// Niagara strand runs the fast miss handler (trap entry, TSB pointer, a 16-byte TSB
+/// load served by the L2, tag compare, real-to-physical translation, TLB load, retry),
+/// some 40 instructions plus the L2 latency, in about 100 cycles of a 1 tick/cycle
+/// `%tick`.
+pub const TICKS_PER_TSB_HIT: u64 = 100;
+/// The most virtual CPUs: a stream addresses at most 256 threads (`Span::thread` is a
+/// `u8`), so more could never run.
+pub const MAX_VCPUS: usize = 256;
+/// The page size every hit counts under: the stream carries none (TN13).
+pub const STREAM_PAGE_SIZE: PageSize = PageSize::Size8K;
+
+/// Bytes of guest memory stored together; all-zero lines are not stored.
+const LINE: usize = 64;
+/// The machine's counters per vCPU: IMMU and DMMU, each in context 0 and non-zero.
+const COUNTERS_PER_VCPU: usize = Mmu::ALL.len() * Context::ALL.len();
+
+/// The processor the hypervisor runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Processor {
+    /// UltraSPARC T1: the only one with Niagara MMU statistics (§2.1, §2.2).
+    Niagara1,
+    /// SPARC T3.
+    Kt,
+    /// SPARC T4.
+    T4,
+}
+
+impl Processor {
+    pub const ALL: [Processor; 3] = [Processor::Niagara1, Processor::Kt, Processor::T4];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Processor::Niagara1 => "niagara1",
+            Processor::Kt => "kt",
+            Processor::T4 => "t4",
+        }
+    }
+
+    /// The API groups a hypervisor on this processor offers by default: the sun4v and
+    /// core groups everywhere, the Niagara group on Niagara 1. The KT group is not
+    /// offered: its calls are not modelled yet (TN18).
+    pub fn default_groups(self) -> Vec<u64> {
+        match self {
+            Processor::Niagara1 => vec![group::SUN4V, group::CORE, group::NIAGARA],
+            Processor::Kt | Processor::T4 => vec![group::SUN4V, group::CORE],
+        }
+    }
+}
+
+impl fmt::Display for Processor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A mapped range of guest real memory, `[base, base + size)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct MemRange {
+    pub base: u64,
+    pub size: u64,
+}
+
+impl MemRange {
+    /// One past the last byte; `None` when it would pass 2^64.
+    pub fn end(&self) -> Option<u64> {
+        self.base.checked_add(self.size)
+    }
+
+    fn contains(&self, ra: u64) -> bool {
+        ra >= self.base && ra - self.base < self.size
+    }
+}
+
+impl fmt::Display for MemRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#x}+{:#x}", self.base, self.size)
+    }
+}
+
+/// The machine a [`Hypervisor`] simulates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Config {
+    pub processor: Processor,
+    /// Virtual CPUs 0..vcpus; `Span::thread` n runs on vCPU n.
+    pub vcpus: usize,
+    /// Mapped guest real memory; every address outside is a hole.
+    pub memory: Vec<MemRange>,
+    /// API groups the hypervisor offers (`api_set_version` knows them).
+    pub offered: Vec<u64>,
+    /// Offered groups already negotiated, at their newest version, when the guest
+    /// starts (as a boot loader would leave them). Calls of any other group return
+    /// EBADTRAP until `api_set_version` enables it.
+    pub negotiated: Vec<u64>,
+}
+
+impl Config {
+    /// `vcpus` virtual CPUs on `processor`, 256 MiB of guest memory at real address
+    /// 0x1000_0000 (nothing is mapped at 0, the "disable" address), and the processor's
+    /// default groups offered and negotiated.
+    pub fn new(processor: Processor, vcpus: usize) -> Config {
+        let groups = processor.default_groups();
+        Config {
+            processor,
+            vcpus,
+            memory: vec![MemRange { base: 0x1000_0000, size: 0x1000_0000 }],
+            offered: groups.clone(),
+            negotiated: groups,
+        }
+    }
+}
+
+/// Why a [`Config`] cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigError {
+    #[error("a machine needs 1 to {MAX_VCPUS} virtual CPUs, not {0} (a stream addresses at most {MAX_VCPUS} threads)")]
+    Vcpus(usize),
+    #[error("memory range {0} is empty")]
+    EmptyRange(MemRange),
+    #[error("memory range {0} runs past the end of the 64-bit real address space")]
+    RangeOverflow(MemRange),
+    #[error("memory ranges {0} and {1} overlap")]
+    Overlap(MemRange, MemRange),
+    #[error("unknown API group {0:#x}; known groups: {known}", known = known_groups())]
+    UnknownGroup(u64),
+    #[error("API group {group:#x} ({name}) is not modelled yet: its calls have no implementation")]
+    NotModelled { group: u64, name: &'static str },
+    #[error("API group {0:#x} is listed twice")]
+    Duplicate(u64),
+    #[error("API group {0:#x} is negotiated but not offered")]
+    NotOffered(u64),
+}
+
+fn known_groups() -> String {
+    pmukit_arch::sparc::sun4v::GROUPS.iter().map(|g| format!("{:#x} {}", g.number, g.name)).collect::<Vec<_>>().join(", ")
+}
+
+/// The groups whose every call the model implements; only these may be offered.
+const MODELLED_GROUPS: [u64; 3] = [group::SUN4V, group::CORE, group::NIAGARA];
+
+/// What a hypervisor call returns: the status in `%o0` and the values it defines in
+/// `%o1` and `%o2`. A value the call does not define (any value, on an error) is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct HvResult {
+    pub status: Status,
+    pub ret1: Option<u64>,
+    pub ret2: Option<u64>,
+}
+
+impl HvResult {
+    fn error(status: Status) -> HvResult {
+        HvResult { status, ret1: None, ret2: None }
+    }
+
+    fn ok(ret1: Option<u64>, ret2: Option<u64>) -> HvResult {
+        HvResult { status: Status::EOK, ret1, ret2 }
+    }
+
+    pub fn is_ok(&self) -> bool {
+        self.status == Status::EOK
+    }
+}
+
+/// A guest memory access that is not entirely within mapped memory.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("guest real addresses {ra:#x}..+{len:#x} are not all mapped")]
+pub struct MemoryError {
+    pub ra: u64,
+    pub len: usize,
+}
+
+/// Guest real memory: the mapped ranges, and the bytes written to them. Bytes never
+/// written read as zero; lines that are all zero are not stored, so two memories with
+/// the same contents compare equal however they got there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct GuestMemory {
+    ranges: Vec<MemRange>,
+    lines: BTreeMap<u64, [u8; LINE]>,
+}
+
+impl GuestMemory {
+    /// Is every byte of `[ra, ra + len)` mapped? Ranges may adjoin.
+    fn mapped(&self, ra: u64, len: u64) -> bool {
+        let Some(end) = ra.checked_add(len) else { return false };
+        let mut at = ra;
+        while at < end {
+            match self.ranges.iter().find(|r| r.contains(at)).and_then(MemRange::end) {
+                Some(next) => at = next,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    fn check(&self, ra: u64, len: usize) -> Result<(), MemoryError> {
+        if self.mapped(ra, len as u64) {
+            Ok(())
+        } else {
+            Err(MemoryError { ra, len })
+        }
+    }
+
+    fn read(&self, ra: u64, len: usize) -> Result<Vec<u8>, MemoryError> {
+        self.check(ra, len)?;
+        Ok((0..len as u64).map(|i| self.byte(ra + i)).collect())
+    }
+
+    fn write(&mut self, ra: u64, bytes: &[u8]) -> Result<(), MemoryError> {
+        self.check(ra, bytes.len())?;
+        // A line at a time: the first and last may be partial.
+        let mut done = 0;
+        while done < bytes.len() {
+            let at = ra + done as u64;
+            let n = (LINE - (at % LINE as u64) as usize).min(bytes.len() - done);
+            self.update(at, n, |line, from| line[from..from + n].copy_from_slice(&bytes[done..done + n]));
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn byte(&self, ra: u64) -> u8 {
+        self.lines.get(&(ra & !(LINE as u64 - 1))).map_or(0, |line| line[(ra % LINE as u64) as usize])
+    }
+
+    /// Add `by` (wrapping) to the big-endian 64-bit value at `ra`, which the caller has
+    /// checked is mapped and 8-byte aligned (so it lies within one line).
+    fn add_u64(&mut self, ra: u64, by: u64) {
+        self.update(ra, COUNTER_BYTES, |line, at| {
+            let field = &mut line[at..at + COUNTER_BYTES];
+            let mut value = [0; COUNTER_BYTES];
+            value.copy_from_slice(field);
+            field.copy_from_slice(&u64::from_be_bytes(value).wrapping_add(by).to_be_bytes());
+        });
+    }
+
+    /// Apply `change` to the line holding `[ra, ra + len)`, dropping it if it ends up
+    /// all zero.
+    fn update(&mut self, ra: u64, len: usize, change: impl FnOnce(&mut [u8; LINE], usize)) {
+        let base = ra & !(LINE as u64 - 1);
+        let at = (ra - base) as usize;
+        debug_assert!(at + len <= LINE, "an access within one line");
+        let mut line = self.lines.get(&base).copied().unwrap_or([0; LINE]);
+        change(&mut line, at);
+        if line == [0; LINE] {
+            self.lines.remove(&base);
+        } else {
+            self.lines.insert(base, line);
+        }
+    }
+}
+
+/// One virtual CPU's hypervisor state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Vcpu {
+    /// Real address of the MMU statistics buffer; 0 when collection is disabled.
+    mmustat: u64,
+}
+
+/// The negotiated version of an offered group; major 0 is "not negotiated".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Version {
+    group: &'static ApiGroup,
+    major: u64,
+    minor: u64,
+}
+
+/// The simulated hypervisor. `Clone` and `PartialEq` cover everything a guest can
+/// observe: every vCPU's configuration, the negotiated versions and all guest memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hypervisor {
+    processor: Processor,
+    vcpus: Vec<Vcpu>,
+    memory: GuestMemory,
+    versions: Vec<Version>,
+}
+
+impl Hypervisor {
+    pub fn new(config: Config) -> Result<Hypervisor, ConfigError> {
+        if config.vcpus == 0 || config.vcpus > MAX_VCPUS {
+            return Err(ConfigError::Vcpus(config.vcpus));
+        }
+        for (i, r) in config.memory.iter().enumerate() {
+            if r.size == 0 {
+                return Err(ConfigError::EmptyRange(*r));
+            }
+            let end = r.end().ok_or(ConfigError::RangeOverflow(*r))?;
+            if let Some(other) = config.memory[..i].iter().find(|o| o.base < end && r.base < o.end().unwrap_or(u64::MAX)) {
+                return Err(ConfigError::Overlap(*other, *r));
+            }
+        }
+        let mut versions: Vec<Version> = Vec::new();
+        for &number in &config.offered {
+            let group = ApiGroup::by_number(number).ok_or(ConfigError::UnknownGroup(number))?;
+            if !MODELLED_GROUPS.contains(&number) {
+                return Err(ConfigError::NotModelled { group: number, name: group.name });
+            }
+            if versions.iter().any(|v| v.group.number == number) {
+                return Err(ConfigError::Duplicate(number));
+            }
+            versions.push(Version { group, major: 0, minor: 0 });
+        }
+        for &number in &config.negotiated {
+            let v = versions.iter_mut().find(|v| v.group.number == number).ok_or(ConfigError::NotOffered(number))?;
+            (v.major, v.minor) = (v.group.major, v.group.minor);
+        }
+        Ok(Hypervisor {
+            processor: config.processor,
+            vcpus: vec![Vcpu::default(); config.vcpus],
+            memory: GuestMemory { ranges: config.memory, lines: BTreeMap::new() },
+            versions,
+        })
+    }
+
+    pub fn processor(&self) -> Processor {
+        self.processor
+    }
+
+    pub fn vcpus(&self) -> usize {
+        self.vcpus.len()
+    }
+
+    /// The real address of `vcpu`'s MMU statistics buffer (0: collection disabled);
+    /// `None` for a vCPU that does not exist.
+    pub fn mmustat_buffer(&self, vcpu: usize) -> Option<u64> {
+        self.vcpus.get(vcpu).map(|v| v.mmustat)
+    }
+
+    /// The negotiated (major, minor) of an offered group, (0, 0) when not negotiated;
+    /// `None` when the group is not offered.
+    pub fn version(&self, group: u64) -> Option<(u64, u64)> {
+        self.versions.iter().find(|v| v.group.number == group).map(|v| (v.major, v.minor))
+    }
+
+    /// The guest's view of its memory: `len` bytes at real address `ra`.
+    pub fn read_guest(&self, ra: u64, len: usize) -> Result<Vec<u8>, MemoryError> {
+        self.memory.read(ra, len)
+    }
+
+    /// A guest store of `bytes` at real address `ra`; nothing is written unless every
+    /// byte is mapped.
+    pub fn write_guest(&mut self, ra: u64, bytes: &[u8]) -> Result<(), MemoryError> {
+        self.memory.write(ra, bytes)
+    }
+
+    /// `ta FAST_TRAP` on `vcpu` with `function` in `%o5` and `args` in `%o0` up.
+    ///
+    /// EBADTRAP for a function number the model does not know or whose group is not
+    /// offered and negotiated; EINVAL when `args` has more than the five argument
+    /// registers or fewer than the function takes; ENOCPU when `vcpu` does not exist.
+    /// None of these changes anything.
+    pub fn fast_trap(&mut self, vcpu: usize, function: u64, args: &[u64]) -> HvResult {
+        if vcpu >= self.vcpus.len() {
+            return HvResult::error(Status::ENOCPU);
+        }
+        let Some(f) = Function::by_number(Trap::Fast, function) else { return HvResult::error(Status::EBADTRAP) };
+        if !f.group.is_some_and(|g| self.negotiated(g)) {
+            return HvResult::error(Status::EBADTRAP);
+        }
+        if args.len() > MAX_ARGS || args.len() < f.args {
+            return HvResult::error(Status::EINVAL);
+        }
+        if *f == NIAGARA_MMUSTAT_CONF {
+            self.mmustat_conf(vcpu, args[0])
+        } else if *f == NIAGARA_MMUSTAT_INFO {
+            self.mmustat_info(vcpu)
+        } else {
+            // A known function of a group that cannot be offered (`MODELLED_GROUPS`).
+            HvResult::error(Status::EBADTRAP)
+        }
+    }
+
+    /// `ta CORE_TRAP` on `vcpu`: the unversioned API negotiation calls. Same argument
+    /// rules as [`Hypervisor::fast_trap`]; the other core-trap functions (putchar, exit)
+    /// are not modelled and return EBADTRAP.
+    pub fn core_trap(&mut self, vcpu: usize, function: u64, args: &[u64]) -> HvResult {
+        if vcpu >= self.vcpus.len() {
+            return HvResult::error(Status::ENOCPU);
+        }
+        let Some(f) = Function::by_number(Trap::Core, function) else { return HvResult::error(Status::EBADTRAP) };
+        if args.len() > MAX_ARGS || args.len() < f.args {
+            return HvResult::error(Status::EINVAL);
+        }
+        if *f == API_SET_VERSION {
+            self.api_set_version(args[0], args[1], args[2])
+        } else if *f == API_GET_VERSION {
+            self.api_get_version(args[0])
+        } else {
+            // A core-trap function in the tables that the model does not implement.
+            HvResult::error(Status::EBADTRAP)
+        }
+    }
+
+    fn negotiated(&self, group: u64) -> bool {
+        self.version(group).is_some_and(|(major, _)| major != 0)
+    }
+
+    /// EINVAL for a group not offered, ENOTSUPPORTED for a major version the group does
+    /// not have; major 0 disables the group; a minor above the newest is lowered to it.
+    fn api_set_version(&mut self, group: u64, major: u64, minor: u64) -> HvResult {
+        let Some(v) = self.versions.iter_mut().find(|v| v.group.number == group) else { return HvResult::error(Status::EINVAL) };
+        if major == 0 {
+            (v.major, v.minor) = (0, 0);
+        } else if major == v.group.major {
+            (v.major, v.minor) = (major, minor.min(v.group.minor));
+        } else {
+            return HvResult::error(Status::ENOTSUPPORTED);
+        }
+        HvResult::ok(Some(v.minor), None)
+    }
+
+    fn api_get_version(&self, group: u64) -> HvResult {
+        match self.version(group) {
+            Some((major, minor)) => HvResult::ok(Some(major), Some(minor)),
+            None => HvResult::error(Status::EINVAL),
+        }
+    }
+
+    /// §2.1. On ENORADDR or EBADALIGN the vCPU ends with collection disabled: "If an
+    /// error is returned no statistics are collected (equivalent to passing an raddr of
+    /// zero)" (TN5). EBADTRAP changes nothing: no statistics exist on that processor.
+    fn mmustat_conf(&mut self, vcpu: usize, raddr: u64) -> HvResult {
+        if self.processor != Processor::Niagara1 {
+            return HvResult::error(Status::EBADTRAP);
+        }
+        let status = if !raddr.is_multiple_of(BUFFER_ALIGN) {
+            Status::EBADALIGN
+        } else if raddr != 0 && !self.memory.mapped(raddr, BUFFER_BYTES as u64) {
+            Status::ENORADDR
+        } else {
+            let previous = std::mem::replace(&mut self.vcpus[vcpu].mmustat, raddr);
+            return HvResult::ok(Some(previous), None);
+        };
+        self.vcpus[vcpu].mmustat = 0;
+        HvResult::error(status)
+    }
+
+    /// §2.2: idempotent, changes nothing.
+    fn mmustat_info(&self, vcpu: usize) -> HvResult {
+        if self.processor != Processor::Niagara1 {
+            return HvResult::error(Status::EBADTRAP);
+        }
+        HvResult::ok(Some(self.vcpus[vcpu].mmustat), None)
+    }
+}
+
+/// Virtual counter `i` is vCPU `i / 4`'s (MMU, context) pair `i % 4`.
+fn counter_of(i: usize) -> (usize, Mmu, Context) {
+    let pair = i % COUNTERS_PER_VCPU;
+    (i / COUNTERS_PER_VCPU, Mmu::ALL[pair / Context::ALL.len()], Context::ALL[pair % Context::ALL.len()])
+}
+
+/// The context a span's translations use: the nucleus context 0 for privileged code,
+/// a user context otherwise; `None` for hyperprivileged code, which runs untranslated
+/// (TN11, TN12).
+fn context_of(privilege: Privilege) -> Option<Context> {
+    match privilege {
+        Privilege::Hyper => None,
+        p if p.is_user() => Some(Context::CtxNon0),
+        _ => Some(Context::Ctx0),
+    }
+}
+
+impl Counting for Hypervisor {
+    fn counters(&self) -> usize {
+        self.vcpus.len() * COUNTERS_PER_VCPU
+    }
+
+    /// TLB misses of the counter's vCPU, MMU and context, while its collection is on:
+    /// every miss is a TSB hit (TN10).
+    fn rate(&self, i: usize, span: &Span) -> u64 {
+        let (vcpu, mmu, context) = counter_of(i);
+        let enabled = self.vcpus.get(vcpu).is_some_and(|v| v.mmustat != 0);
+        if !enabled || usize::from(span.thread) != vcpu || context_of(span.privilege) != Some(context) {
+            return 0;
+        }
+        span.signals.get(match mmu {
+            Mmu::Immu => Signal::ITlbMisses,
+            Mmu::Dmmu => Signal::DTlbMisses,
+        })
+    }
+
+    /// The buffer fields are 64-bit and wrap; they never interrupt (TN14).
+    fn headroom(&self, _i: usize) -> u64 {
+        u64::MAX
+    }
+
+    /// `n` more hits, and `n` × [`TICKS_PER_TSB_HIT`] more ticks, in the vCPU's buffer.
+    fn add(&mut self, i: usize, n: u64) -> bool {
+        let (vcpu, mmu, context) = counter_of(i);
+        let Some(&Vcpu { mmustat: base @ 1.. }) = self.vcpus.get(vcpu) else { return false };
+        let at = |quantity| base + niagara::offset(mmu, context, STREAM_PAGE_SIZE, quantity) as u64;
+        self.memory.add_u64(at(Quantity::Hits), n);
+        self.memory.add_u64(at(Quantity::Ticks), n.wrapping_mul(TICKS_PER_TSB_HIT));
+        false
+    }
+}
+
+/// The counters of one MMU × context × page size slot of a buffer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MmuStatSlot {
+    pub mmu: Mmu,
+    pub context: Context,
+    pub page_size: PageSize,
+    pub hits: u64,
+    pub ticks: u64,
+    /// `ticks / hits`; `None` when there were no hits.
+    pub average_ticks_per_hit: Option<f64>,
+}
+
+/// One decoded 0x200-byte buffer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MmuStatBuffer {
+    /// Position in the input, from 0.
+    pub index: usize,
+    /// Byte offset of the buffer in the input.
+    pub offset: usize,
+    /// Every slot, in §2.3 order (IMMU before DMMU, ctx0 before ctxnon0, small pages
+    /// first).
+    pub slots: Vec<MmuStatSlot>,
+}
+
+impl MmuStatBuffer {
+    pub fn slot(&self, mmu: Mmu, context: Context, page_size: PageSize) -> Option<&MmuStatSlot> {
+        self.slots.iter().find(|s| s.mmu == mmu && s.context == context && s.page_size == page_size)
+    }
+}
+
+/// A reserved field that is not zero. Not an error: the hypervisor never writes there,
+/// so it is the guest's own data or a buffer that was not cleared (§2.1: "The initial
+/// contents of the buffer should be zero").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReservedWarning {
+    pub buffer: usize,
+    /// Offset of the reserved field within its buffer, and its size.
+    pub offset: usize,
+    pub size: usize,
+    /// Offset of the field in the input.
+    pub input_offset: usize,
+}
+
+impl fmt::Display for ReservedWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "buffer {}: reserved field at offset {:#x} ({} bytes, input byte {:#x}) is not zero (Niagara MMU statistics §2.3)",
+            self.buffer, self.offset, self.size, self.input_offset
+        )
+    }
+}
+
+/// Decoded MMU statistics buffers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MmuStatDump {
+    pub buffers: Vec<MmuStatBuffer>,
+    pub warnings: Vec<ReservedWarning>,
+}
+
+/// Input that is not a whole number of buffers.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DecodeError {
+    #[error("empty input: an MMU statistics dump is one or more {BUFFER_BYTES:#x}-byte ({BUFFER_BYTES}-byte) buffers (Niagara MMU statistics §2.3)")]
+    Empty,
+    #[error(
+        "input is {size} bytes ({size:#x}), not a whole number of {BUFFER_BYTES:#x}-byte MMU statistics buffers (Niagara MMU statistics §2.3): \
+         valid sizes are multiples of {BUFFER_BYTES} ({BUFFER_BYTES:#x}, {:#x}, {:#x}, ...); this is {} whole buffer(s) and {} byte(s) over",
+        2 * BUFFER_BYTES,
+        3 * BUFFER_BYTES,
+        size / BUFFER_BYTES,
+        size % BUFFER_BYTES
+    )]
+    Size { size: usize },
+}
+
+/// Decode one or more concatenated MMU statistics buffers: big-endian 64-bit fields at
+/// the §2.3 offsets.
+pub fn decode_mmustat(bytes: &[u8]) -> Result<MmuStatDump, DecodeError> {
+    if bytes.is_empty() {
+        return Err(DecodeError::Empty);
+    }
+    if !bytes.len().is_multiple_of(BUFFER_BYTES) {
+        return Err(DecodeError::Size { size: bytes.len() });
+    }
+    let mut dump = MmuStatDump { buffers: Vec::new(), warnings: Vec::new() };
+    for (index, buffer) in bytes.chunks_exact(BUFFER_BYTES).enumerate() {
+        let offset = index * BUFFER_BYTES;
+        let field = |at: usize| {
+            let mut value = [0; COUNTER_BYTES];
+            value.copy_from_slice(&buffer[at..at + COUNTER_BYTES]);
+            u64::from_be_bytes(value)
+        };
+        let mut slots = Vec::new();
+        for mmu in Mmu::ALL {
+            for context in Context::ALL {
+                for page_size in PageSize::ALL {
+                    let hits = field(niagara::offset(mmu, context, page_size, Quantity::Hits));
+                    let ticks = field(niagara::offset(mmu, context, page_size, Quantity::Ticks));
+                    let average_ticks_per_hit = (hits != 0).then(|| ticks as f64 / hits as f64);
+                    slots.push(MmuStatSlot { mmu, context, page_size, hits, ticks, average_ticks_per_hit });
+                }
+            }
+        }
+        for f in LAYOUT.iter().filter(|f| f.kind == FieldKind::Reserved) {
+            if buffer[f.offset..f.offset + f.size].iter().any(|&b| b != 0) {
+                dump.warnings.push(ReservedWarning { buffer: index, offset: f.offset, size: f.size, input_offset: offset + f.offset });
+            }
+        }
+        dump.buffers.push(MmuStatBuffer { index, offset, slots });
+    }
+    Ok(dump)
+}
