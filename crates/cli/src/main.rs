@@ -12,6 +12,8 @@ use clap::{Args, Parser, Subcommand};
 use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
 use pmukit_core::event_string::EventSel;
 use pmukit_core::register::parse_value;
+use pmukit_sim::hvcall;
+use pmukit_sim::models::sun4v::decode_mmustat;
 use pmukit_sim::stat::{self, StatOptions, DEFAULT_MUX_INTERVAL};
 use pmukit_sim::workloads;
 
@@ -80,6 +82,41 @@ enum Command {
     Stat(StatArgs),
     /// List the built-in workloads.
     Workloads,
+    /// Run sun4v hypercalls in order against one fresh hypervisor model and show each
+    /// call's status and results. Guest real memory is 256 MiB at 0x10000000.
+    #[command(
+        after_help = "Example:\n  pmu hv --machine niagara 'niagara_mmustat_conf 0x10000000' niagara_mmustat_info 'niagara_mmustat_conf 0'"
+    )]
+    Hv {
+        /// Machine: niagara (UltraSPARC T1), kt (SPARC T3) or t4.
+        #[arg(long, default_value = "niagara")]
+        machine: String,
+        /// Virtual CPUs of the machine.
+        #[arg(long, default_value_t = 4)]
+        vcpus: usize,
+        /// Virtual CPU that makes the calls.
+        #[arg(long, default_value_t = 0)]
+        vcpu: usize,
+        /// Calls, one argument each: a function name or number, then its arguments
+        /// (decimal or 0x hex).
+        #[arg(required = true, value_name = "CALL")]
+        calls: Vec<String>,
+    },
+    /// Niagara MMU statistics buffers (NIAGARA_MMUSTAT_CONF).
+    Mmustat {
+        #[command(subcommand)]
+        action: MmustatAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum MmustatAction {
+    /// Decode a raw dump of one or more 512-byte statistics buffers (one per CPU):
+    /// hits, ticks and average ticks per hit per MMU, context and page size.
+    Decode {
+        /// The dump file.
+        file: String,
+    },
 }
 
 #[derive(Args)]
@@ -175,6 +212,15 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
         }
         Command::Stat(args) => stat_command(&catalog, cli, args, out),
         Command::Workloads => out.workloads(),
+        Command::Hv { machine, vcpus, vcpu, calls } => {
+            let processor = hvcall::machine(machine).map_err(usage)?;
+            out.hv(&hvcall::run(processor, *vcpus, *vcpu, calls).map_err(usage)?)
+        }
+        Command::Mmustat { action: MmustatAction::Decode { file } } => {
+            let bytes = std::fs::read(file).map_err(|e| usage(format!("cannot read {file}: {e}")))?;
+            let dump = decode_mmustat(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
+            out.mmustat(&dump)
+        }
     }
 }
 

@@ -7,7 +7,10 @@ use pmukit_arch::EncodedSet;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::{ModifierKind, Pmu};
 use pmukit_core::register::Decoded;
+use pmukit_core::report::thousands;
 use pmukit_core::table::EventDef;
+use pmukit_sim::hvcall::Outcome;
+use pmukit_sim::models::sun4v::MmuStatDump;
 use pmukit_sim::workloads::WORKLOADS;
 use serde_json::{json, Value};
 
@@ -221,6 +224,51 @@ impl Out {
         let mut s = format!("{} = {}\n\n{diagram}\n{}\n", d.register, d.value, t.trim_fmt());
         for w in &d.warnings {
             s.push_str(&format!("warning: {w}\n"));
+        }
+        self.text(&s)
+    }
+
+    pub fn hv(&self, outcomes: &[Outcome]) -> Result<(), Failure> {
+        if self.json {
+            return self.json(&serde_json::to_value(outcomes).unwrap_or_default());
+        }
+        let mut t = table(&["call", "trap", "function", "status", "ret1", "ret2"]);
+        for o in outcomes {
+            let ret = |r: Option<u64>| r.map_or("-".to_string(), hex);
+            t.add_row(vec![
+                o.call.clone(),
+                hex(o.trap),
+                format!("{:#x}{}", o.function, o.name.map(|n| format!(" {n}")).unwrap_or_default()),
+                format!("{} ({})", o.status_name, o.status),
+                ret(o.ret1),
+                ret(o.ret2),
+            ]);
+        }
+        self.text(&format!("{}\n", t.trim_fmt()))
+    }
+
+    pub fn mmustat(&self, dump: &MmuStatDump) -> Result<(), Failure> {
+        for w in &dump.warnings {
+            eprintln!("pmu: warning: {w}");
+        }
+        if self.json {
+            return self.json(&serde_json::to_value(dump).unwrap_or_default());
+        }
+        let mut s = String::new();
+        for b in &dump.buffers {
+            let mut t = table(&["MMU", "context", "page", "hits", "ticks", "ticks/hit"]);
+            for slot in &b.slots {
+                let avg = slot.average_ticks_per_hit.map_or("-".to_string(), |a| format!("{a:.1}"));
+                t.add_row(vec![
+                    slot.mmu.name().to_string(),
+                    slot.context.name().to_string(),
+                    slot.page_size.name().to_string(),
+                    thousands(slot.hits),
+                    thousands(slot.ticks),
+                    avg,
+                ]);
+            }
+            s.push_str(&format!("buffer {} (CPU {0}, input offset {:#x}):\n{}\n\n", b.index, b.offset, t.trim_fmt()));
         }
         self.text(&s)
     }

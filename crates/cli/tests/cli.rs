@@ -260,3 +260,68 @@ fn describe_shows_the_footnoted_instruction_lists() {
     assert!(stores["attrs"]["instructions"].as_str().unwrap().starts_with("FLUSH"));
     assert_eq!(v["attrs"]["precise"], "yes");
 }
+
+#[test]
+fn hv_runs_calls_in_order_and_reports_status_numbers() {
+    let v = ok_json(&["hv", "--machine", "niagara", "niagara_mmustat_conf 0x10000000", "niagara_mmustat_info", "0x103", "--json"]);
+    let calls = v.as_array().unwrap();
+    assert_eq!((calls[0]["function"].as_u64(), calls[0]["status"].as_u64(), calls[0]["ret1"].as_u64()), (Some(0x102), Some(0), Some(0)));
+    assert_eq!(calls[1]["ret1"], 0x1000_0000u64, "info returns the buffer conf supplied");
+    assert_eq!(
+        calls[2],
+        calls[1]
+            .as_object()
+            .map(|o| {
+                let mut o = o.clone();
+                o.insert("call".into(), "0x103".into());
+                serde_json::Value::Object(o)
+            })
+            .unwrap(),
+        "by number, the same call"
+    );
+    let v = ok_json(&["hv", "--machine", "t4", "niagara_mmustat_conf 0x10000000", "--json"]);
+    assert_eq!((v[0]["status"].as_u64(), v[0]["status_name"].as_str()), (Some(7), Some("EBADTRAP")), "Niagara 1 only");
+}
+
+#[test]
+fn hv_bad_calls_are_usage_errors() {
+    let err = usage_error(&["hv", "niagara_mmustat_cnf"]);
+    assert!(err.contains("niagara_mmustat_conf"), "{err}");
+    assert!(usage_error(&["hv", "niagara_mmustat_conf zero"]).contains("'zero' is not a number"));
+    assert!(usage_error(&["hv", "--machine", "sparc64", "niagara_mmustat_info"]).contains("machines:"));
+}
+
+fn buffer_file(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("pmukit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn mmustat_decode_reports_hits_ticks_and_average_per_slot() {
+    // Two CPUs' buffers; CPU 1 has 4 IMMU ctx0 8K hits costing 400 ticks (§2.3 offsets 0x0, 0x8).
+    let mut bytes = vec![0u8; 0x400];
+    bytes[0x200..0x208].copy_from_slice(&4u64.to_be_bytes());
+    bytes[0x208..0x210].copy_from_slice(&400u64.to_be_bytes());
+    let path = buffer_file("two.bin", &bytes);
+    let v = ok_json(&["mmustat", "decode", &path, "--json"]);
+    assert_eq!(v["buffers"].as_array().unwrap().len(), 2);
+    let slot = &v["buffers"][1]["slots"][0];
+    assert_eq!((slot["hits"].as_u64(), slot["ticks"].as_u64(), slot["average_ticks_per_hit"].as_f64()), (Some(4), Some(400), Some(100.0)));
+    assert!(v["buffers"][0]["slots"][0]["average_ticks_per_hit"].is_null());
+}
+
+#[test]
+fn mmustat_decode_bad_files() {
+    let err = usage_error(&["mmustat", "decode", &buffer_file("short.bin", &[0u8; 0x1ff])]);
+    assert!(err.contains("511 bytes") && err.contains("multiples of 512"), "{err}");
+    assert!(usage_error(&["mmustat", "decode", &buffer_file("empty.bin", &[])]).contains("empty"));
+    assert!(usage_error(&["mmustat", "decode", "/nonexistent/dump.bin"]).contains("cannot read"));
+    let mut bytes = vec![0u8; 0x200];
+    bytes[0x20] = 1; // reserved field at 0x20 (§2.3)
+    let out = pmu(&["mmustat", "decode", &buffer_file("reserved.bin", &bytes)]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0x20"), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -6,6 +6,7 @@
 
 pub mod drivers;
 pub mod engine;
+pub mod hvcall;
 pub mod models;
 pub mod stat;
 pub mod stream;
