@@ -155,12 +155,17 @@ fn bad_input_malformed_register_value() {
     assert!(err.contains("PMCR, CCNT, PMN0, PMN1"), "{err}");
 }
 
-fn events_file(name: &str, text: &str) -> String {
+/// A file in this test run's temporary folder.
+fn temp_file(name: &str, bytes: &[u8]) -> String {
     let dir = std::env::temp_dir().join(format!("pmukit-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, bytes).unwrap();
     path.display().to_string()
+}
+
+fn events_file(name: &str, text: &str) -> String {
+    temp_file(name, text.as_bytes())
 }
 
 #[test]
@@ -291,21 +296,13 @@ fn hv_bad_calls_are_usage_errors() {
     assert!(usage_error(&["hv", "--machine", "sparc64", "niagara_mmustat_info"]).contains("machines:"));
 }
 
-fn buffer_file(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("pmukit-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path.display().to_string()
-}
-
 #[test]
 fn mmustat_decode_reports_hits_ticks_and_average_per_slot() {
     // Two CPUs' buffers; CPU 1 has 4 IMMU ctx0 8K hits costing 400 ticks (§2.3 offsets 0x0, 0x8).
     let mut bytes = vec![0u8; 0x400];
     bytes[0x200..0x208].copy_from_slice(&4u64.to_be_bytes());
     bytes[0x208..0x210].copy_from_slice(&400u64.to_be_bytes());
-    let path = buffer_file("two.bin", &bytes);
+    let path = temp_file("two.bin", &bytes);
     let v = ok_json(&["mmustat", "decode", &path, "--json"]);
     assert_eq!(v["buffers"].as_array().unwrap().len(), 2);
     let slot = &v["buffers"][1]["slots"][0];
@@ -315,13 +312,13 @@ fn mmustat_decode_reports_hits_ticks_and_average_per_slot() {
 
 #[test]
 fn mmustat_decode_bad_files() {
-    let err = usage_error(&["mmustat", "decode", &buffer_file("short.bin", &[0u8; 0x1ff])]);
+    let err = usage_error(&["mmustat", "decode", &temp_file("short.bin", &[0u8; 0x1ff])]);
     assert!(err.contains("511 bytes") && err.contains("multiples of 512"), "{err}");
-    assert!(usage_error(&["mmustat", "decode", &buffer_file("empty.bin", &[])]).contains("empty"));
+    assert!(usage_error(&["mmustat", "decode", &temp_file("empty.bin", &[])]).contains("empty"));
     assert!(usage_error(&["mmustat", "decode", "/nonexistent/dump.bin"]).contains("cannot read"));
     let mut bytes = vec![0u8; 0x200];
     bytes[0x20] = 1; // reserved field at 0x20 (§2.3)
-    let out = pmu(&["mmustat", "decode", &buffer_file("reserved.bin", &bytes)]);
+    let out = pmu(&["mmustat", "decode", &temp_file("reserved.bin", &bytes)]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("0x20"), "{}", String::from_utf8_lossy(&out.stderr));
 }
