@@ -322,3 +322,14 @@ fn mmustat_decode_bad_files() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("0x20"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn hv_reaches_the_kt_performance_registers_once_the_group_is_negotiated() {
+    let calls = ["kt_get_perfreg 1", "api_set_version 0x209 1 0", "kt_set_perfreg 1 2", "kt_get_perfreg 1", "kt_get_perfreg 99"];
+    let mut args = vec!["hv", "--machine", "kt", "--json"];
+    args.extend(calls);
+    let v = ok_json(&args);
+    let status: Vec<&str> = v.as_array().unwrap().iter().map(|c| c["status_name"].as_str().unwrap()).collect();
+    assert_eq!(status, ["EBADTRAP", "EOK", "EOK", "EOK", "EINVAL"]);
+    assert_eq!(v[3]["ret1"], 2, "PERF_CONFIG reads back through the virtualized L2 control register");
+}

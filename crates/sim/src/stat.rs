@@ -20,6 +20,9 @@ use crate::workloads::{self, Profile, UnknownWorkload};
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
 pub const CLOCK_HZ: u64 = 1_000_000_000;
 
+/// Shorter rotation slices would spend the run reprogramming counters.
+pub const MIN_MUX_INTERVAL: u64 = 1000;
+
 /// perf's default multiplexing interval (perf_event_mux_interval_ms = 4), in cycles.
 pub const DEFAULT_MUX_INTERVAL: u64 = 4 * CLOCK_HZ / 1000;
 
@@ -58,8 +61,8 @@ pub enum StatError {
     MixedMachines { pmus: String },
     #[error("--cycles must be at least 1")]
     NoCycles,
-    #[error("the multiplexing interval must be at least 1 cycle")]
-    NoInterval,
+    #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
+    ShortInterval(u64),
 }
 
 /// The machine that counts events of `pmus`, with the workload profile that fits it.
@@ -146,8 +149,8 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     if opts.cycles == 0 {
         return Err(StatError::NoCycles);
     }
-    if opts.mux_interval == 0 {
-        return Err(StatError::NoInterval);
+    if opts.mux_interval < MIN_MUX_INTERVAL {
+        return Err(StatError::ShortInterval(opts.mux_interval));
     }
     if sels.is_empty() {
         return Err(StatError::NoEvents);

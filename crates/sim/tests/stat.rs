@@ -107,6 +107,8 @@ fn bad_options_are_errors() {
     let s = sels(&cat, &["INSTR_EXEC"]);
     assert!(matches!(stat(&cat, &s, &opts("nope", 10), &mut |_| {}), Err(StatError::Workload(_))));
     assert!(matches!(stat(&cat, &s, &opts("compute", 0), &mut |_| {}), Err(StatError::NoCycles)));
+    let short = StatOptions { mux_interval: 10, ..opts("compute", 10) };
+    assert!(matches!(stat(&cat, &s, &short, &mut |_| {}), Err(StatError::ShortInterval(10))));
     let mixed = vec![cat.resolve("arm1156::INSTR_EXEC", "arm1176").unwrap(), s[0].clone()];
     assert!(matches!(stat(&cat, &mixed, &opts("compute", 10), &mut |_| {}), Err(StatError::MixedMachines { .. })));
 }

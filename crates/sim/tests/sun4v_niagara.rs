@@ -206,7 +206,7 @@ fn an_unknown_function_number_is_ebadtrap_and_changes_nothing() {
 
 #[test]
 fn a_call_of_a_group_not_offered_or_not_negotiated_is_ebadtrap() {
-    // KT_GET_PERFREG's group 0x209 is not offered on KT (TN18).
+    // KT_GET_PERFREG's group 0x209 is offered on KT but not negotiated at boot (TK1).
     let mut hv = Hypervisor::new(Config::new(Processor::Kt, 1)).unwrap();
     assert_eq!(hv.fast_trap(0, KT_GET_PERFREG, &[0]), err(Status::EBADTRAP));
     // Offered, not negotiated: EBADTRAP until api_set_version enables the group (TN8).

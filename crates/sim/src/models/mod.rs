@@ -1,6 +1,7 @@
 //! Register-level PMU models.
 
 pub mod arm11;
+pub mod kt;
 pub mod sun4v;
 pub mod t4;
 pub mod t4_dram;

@@ -9,6 +9,8 @@
 //! ([`crate::engine`]) drives the statistics through [`Counting`]. [`decode_mmustat`]
 //! reads buffers back. Every number comes from `pmukit_arch::sparc::{sun4v, niagara}`;
 //! `docs/sun4v.md` describes the model and its readings of the spec (entries TN1-TN27).
+//! On KT the KT performance register calls reach a [`Kt`] (`crate::models::kt`,
+//! `docs/kt.md`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -16,12 +18,14 @@ use std::fmt;
 use pmukit_arch::sparc::niagara::{self, Context, FieldKind, Mmu, PageSize, Quantity, BUFFER_ALIGN, BUFFER_BYTES, COUNTER_BYTES, LAYOUT};
 pub use pmukit_arch::sparc::sun4v::Status;
 use pmukit_arch::sparc::sun4v::{
-    group, ApiGroup, Function, Trap, API_GET_VERSION, API_SET_VERSION, MAX_ARGS, NIAGARA_MMUSTAT_CONF, NIAGARA_MMUSTAT_INFO,
+    group, ApiGroup, Function, Trap, API_GET_VERSION, API_SET_VERSION, KT_GET_PERFREG, KT_SET_PERFREG, MAX_ARGS, NIAGARA_MMUSTAT_CONF,
+    NIAGARA_MMUSTAT_INFO,
 };
 use serde::Serialize;
 use thiserror::Error;
 
 use crate::engine::Counting;
+use crate::models::kt::{Kt, KtConfig, KtConfigError};
 use crate::stream::{Privilege, Signal, Span};
 
 /// `%tick` cycles the hypervisor spends on one TLB miss it satisfies from the TSB, added
@@ -65,13 +69,26 @@ impl Processor {
     }
 
     /// The API groups a hypervisor on this processor offers by default: the sun4v and
-    /// core groups everywhere, the Niagara group on Niagara 1. The KT group is not
-    /// offered: its calls are not modelled yet (TN18).
+    /// core groups everywhere, the Niagara group on Niagara 1, the KT group on KT.
     pub fn default_groups(self) -> Vec<u64> {
         match self {
             Processor::Niagara1 => vec![group::SUN4V, group::CORE, group::NIAGARA],
-            Processor::Kt | Processor::T4 => vec![group::SUN4V, group::CORE],
+            Processor::Kt => vec![group::SUN4V, group::CORE, group::KT_CPU],
+            Processor::T4 => vec![group::SUN4V, group::CORE],
         }
+    }
+
+    /// The default groups already negotiated when the guest starts: all but the KT
+    /// group, which the guest's performance driver negotiates itself before its first
+    /// call, as Linux's `pcr.c` does (`sun4v_hvapi_register(HV_GRP_KT_CPU, ...)`) (TK1).
+    pub fn boot_groups(self) -> Vec<u64> {
+        self.default_groups().into_iter().filter(|&g| g != group::KT_CPU).collect()
+    }
+
+    /// Can a hypervisor on this processor offer `group`? The KT group only on KT: its
+    /// registers exist nowhere else.
+    fn models(self, group: u64) -> bool {
+        MODELLED_GROUPS.contains(&group) || (group == group::KT_CPU && self == Processor::Kt)
     }
 }
 
@@ -119,20 +136,23 @@ pub struct Config {
     /// starts (as a boot loader would leave them). Calls of any other group return
     /// EBADTRAP until `api_set_version` enables it.
     pub negotiated: Vec<u64>,
+    /// KT only: the nodes and what this guest may access through the KT calls.
+    pub kt: KtConfig,
 }
 
 impl Config {
     /// `vcpus` virtual CPUs on `processor`, 256 MiB of guest memory at real address
-    /// 0x1000_0000 (nothing is mapped at 0, the "disable" address), and the processor's
-    /// default groups offered and negotiated.
+    /// 0x1000_0000 (nothing is mapped at 0, the "disable" address), the processor's
+    /// default groups offered and its boot groups negotiated, and the default KT machine
+    /// (one node, every access allowed).
     pub fn new(processor: Processor, vcpus: usize) -> Config {
-        let groups = processor.default_groups();
         Config {
             processor,
             vcpus,
             memory: vec![MemRange { base: 0x1000_0000, size: 0x1000_0000 }],
-            offered: groups.clone(),
-            negotiated: groups,
+            offered: processor.default_groups(),
+            negotiated: processor.boot_groups(),
+            kt: KtConfig::default(),
         }
     }
 }
@@ -150,19 +170,22 @@ pub enum ConfigError {
     Overlap(MemRange, MemRange),
     #[error("unknown API group {0:#x}; known groups: {known}", known = known_groups())]
     UnknownGroup(u64),
-    #[error("API group {group:#x} ({name}) is not modelled yet: its calls have no implementation")]
+    #[error("API group {group:#x} ({name}) is not modelled on this processor: its calls have no implementation here")]
     NotModelled { group: u64, name: &'static str },
     #[error("API group {0:#x} is listed twice")]
     Duplicate(u64),
     #[error("API group {0:#x} is negotiated but not offered")]
     NotOffered(u64),
+    #[error(transparent)]
+    Kt(#[from] KtConfigError),
 }
 
 fn known_groups() -> String {
     pmukit_arch::sparc::sun4v::GROUPS.iter().map(|g| format!("{:#x} {}", g.number, g.name)).collect::<Vec<_>>().join(", ")
 }
 
-/// The groups whose every call the model implements; only these may be offered.
+/// The groups whose every call the model implements on every processor; these, and the
+/// KT group on KT, may be offered.
 const MODELLED_GROUPS: [u64; 3] = [group::SUN4V, group::CORE, group::NIAGARA];
 
 /// What a hypervisor call returns: the status in `%o0` and the values it defines in
@@ -292,13 +315,16 @@ struct Version {
 }
 
 /// The simulated hypervisor. `Clone` and `PartialEq` cover everything a guest can
-/// observe: every vCPU's configuration, the negotiated versions and all guest memory.
+/// observe: every vCPU's configuration, the negotiated versions, all guest memory and,
+/// on KT, the performance registers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hypervisor {
     processor: Processor,
     vcpus: Vec<Vcpu>,
     memory: GuestMemory,
     versions: Vec<Version>,
+    /// The KT performance registers: `Some` on KT only.
+    kt: Option<Kt>,
 }
 
 impl Hypervisor {
@@ -318,7 +344,7 @@ impl Hypervisor {
         let mut versions: Vec<Version> = Vec::new();
         for &number in &config.offered {
             let group = ApiGroup::by_number(number).ok_or(ConfigError::UnknownGroup(number))?;
-            if !MODELLED_GROUPS.contains(&number) {
+            if !config.processor.models(number) {
                 return Err(ConfigError::NotModelled { group: number, name: group.name });
             }
             if versions.iter().any(|v| v.group.number == number) {
@@ -330,12 +356,28 @@ impl Hypervisor {
             let v = versions.iter_mut().find(|v| v.group.number == number).ok_or(ConfigError::NotOffered(number))?;
             (v.major, v.minor) = (v.group.major, v.group.minor);
         }
+        let kt = match config.processor {
+            Processor::Kt => Some(Kt::new(&config.kt, config.vcpus)?),
+            Processor::Niagara1 | Processor::T4 => None,
+        };
         Ok(Hypervisor {
             processor: config.processor,
             vcpus: vec![Vcpu::default(); config.vcpus],
             memory: GuestMemory { ranges: config.memory, lines: BTreeMap::new() },
             versions,
+            kt,
         })
+    }
+
+    /// The KT performance registers; `None` on other processors.
+    pub fn kt(&self) -> Option<&Kt> {
+        self.kt.as_ref()
+    }
+
+    /// The KT performance registers, to start or end an L2 propagation on "another
+    /// strand" ([`Kt::set_l2_busy`]); `None` on other processors.
+    pub fn kt_mut(&mut self) -> Option<&mut Kt> {
+        self.kt.as_mut()
     }
 
     pub fn processor(&self) -> Processor {
@@ -390,6 +432,10 @@ impl Hypervisor {
             self.mmustat_conf(vcpu, args[0])
         } else if *f == NIAGARA_MMUSTAT_INFO {
             self.mmustat_info(vcpu)
+        } else if *f == KT_GET_PERFREG {
+            self.kt_get_perfreg(vcpu, args[0])
+        } else if *f == KT_SET_PERFREG {
+            self.kt_set_perfreg(vcpu, args[0], args[1])
         } else {
             // A known function of a group that cannot be offered (`MODELLED_GROUPS`).
             HvResult::error(Status::EBADTRAP)
@@ -461,12 +507,43 @@ impl Hypervisor {
         HvResult::error(status)
     }
 
+    /// KT performance registers §3.2.1. The group is offered on KT only, so `kt` is
+    /// there; EBADTRAP otherwise keeps the function unreachable elsewhere.
+    fn kt_get_perfreg(&self, vcpu: usize, perfreg: u64) -> HvResult {
+        match self.kt.as_ref().map(|kt| kt.get(vcpu, perfreg)) {
+            Some(Ok(value)) => HvResult::ok(Some(value), None),
+            Some(Err(status)) => HvResult::error(status),
+            None => HvResult::error(Status::EBADTRAP),
+        }
+    }
+
+    /// KT performance registers §3.2.2: ret0 only.
+    fn kt_set_perfreg(&mut self, vcpu: usize, perfreg: u64, value: u64) -> HvResult {
+        match self.kt.as_mut().map(|kt| kt.set(vcpu, perfreg, value)) {
+            Some(Ok(())) => HvResult::ok(None, None),
+            Some(Err(status)) => HvResult::error(status),
+            None => HvResult::error(Status::EBADTRAP),
+        }
+    }
+
     /// §2.2: idempotent, changes nothing.
     fn mmustat_info(&self, vcpu: usize) -> HvResult {
         if self.processor != Processor::Niagara1 {
             return HvResult::error(Status::EBADTRAP);
         }
         HvResult::ok(Some(self.vcpus[vcpu].mmustat), None)
+    }
+}
+
+impl Hypervisor {
+    fn mmu_counters(&self) -> usize {
+        self.vcpus.len() * COUNTERS_PER_VCPU
+    }
+
+    /// The KT model and its counter number, for a virtual counter past the MMU ones.
+    fn kt_counter(&self, i: usize) -> Option<(&Kt, usize)> {
+        let k = i.checked_sub(self.mmu_counters())?;
+        self.kt.as_ref().map(|kt| (kt, k))
     }
 }
 
@@ -487,14 +564,19 @@ fn context_of(privilege: Privilege) -> Option<Context> {
     }
 }
 
+/// Virtual counters 0 to `vcpus × 4 - 1` are the MMU statistics; on KT the KT DRAM
+/// counters follow (`Kt`'s counter `i - vcpus × 4`).
 impl Counting for Hypervisor {
     fn counters(&self) -> usize {
-        self.vcpus.len() * COUNTERS_PER_VCPU
+        self.mmu_counters() + self.kt.as_ref().map_or(0, Counting::counters)
     }
 
     /// TLB misses of the counter's vCPU, MMU and context, while its collection is on:
     /// every miss is a TSB hit (TN10).
     fn rate(&self, i: usize, span: &Span) -> u64 {
+        if let Some((kt, k)) = self.kt_counter(i) {
+            return kt.rate(k, span);
+        }
         let (vcpu, mmu, context) = counter_of(i);
         let enabled = self.vcpus.get(vcpu).is_some_and(|v| v.mmustat != 0);
         if !enabled || usize::from(span.thread) != vcpu || context_of(span.privilege) != Some(context) {
@@ -507,12 +589,16 @@ impl Counting for Hypervisor {
     }
 
     /// The buffer fields are 64-bit and wrap; they never interrupt (TN14).
-    fn headroom(&self, _i: usize) -> u64 {
-        u64::MAX
+    fn headroom(&self, i: usize) -> u64 {
+        self.kt_counter(i).map_or(u64::MAX, |(kt, k)| kt.headroom(k))
     }
 
     /// `n` more hits, and `n` × [`TICKS_PER_TSB_HIT`] more ticks, in the vCPU's buffer.
     fn add(&mut self, i: usize, n: u64) -> bool {
+        let mmu_counters = self.mmu_counters();
+        if let Some(kt) = self.kt.as_mut().filter(|_| i >= mmu_counters) {
+            return kt.add(i - mmu_counters, n);
+        }
         let (vcpu, mmu, context) = counter_of(i);
         let Some(&Vcpu { mmustat: base @ 1.. }) = self.vcpus.get(vcpu) else { return false };
         let at = |quantity| base + niagara::offset(mmu, context, STREAM_PAGE_SIZE, quantity) as u64;
