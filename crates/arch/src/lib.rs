@@ -114,8 +114,10 @@ impl Family {
     pub fn validate(&self, table: &EventTable, origin: &str) -> Result<(), TableError> {
         let models: Vec<&str> = self.pmus.iter().map(|p| p.model).collect();
         let mut counters: Vec<&str> = self.pmus.iter().flat_map(|p| p.counters.iter().map(|c| c.name)).collect();
+        counters.sort_unstable();
         counters.dedup();
         let mut modifiers: Vec<&str> = self.pmus.iter().flat_map(|p| p.modifiers.iter().chain(p.event_modifiers).map(|m| m.name)).collect();
+        modifiers.sort_unstable();
         modifiers.dedup();
         table.validate(&self.pmus[0].rules(&models, &counters, &modifiers), origin)
     }

@@ -3,7 +3,7 @@
 //! counters together, and report perf-style counts and derived metrics.
 
 use pmukit_arch::sparc::t4;
-use pmukit_arch::{self as arch, arm11, Catalog, EncodeError, EncodedSet};
+use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, EncodedSet};
 use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
@@ -53,6 +53,8 @@ pub enum StatError {
     Encode(#[from] EncodeError),
     #[error(transparent)]
     Workload(#[from] UnknownWorkload),
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
     #[error("{pmu} has no simulated model yet; `pmu stat` can count on: {with_model}")]
     NoModel { pmu: String, with_model: String },
     #[error("no events to count")]
