@@ -152,6 +152,7 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
         max_umask: 0,
         raw_umask_bits: 0,
         raw_outside_table: Some(RESERVED),
+        shared_counters: false,
     }
 }
 

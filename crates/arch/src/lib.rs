@@ -28,6 +28,12 @@ mod tables {
     pub mod sparc_t4_dram {
         include!(concat!(env!("OUT_DIR"), "/sparc_t4_dram.rs"));
     }
+    pub mod niagara {
+        include!(concat!(env!("OUT_DIR"), "/niagara.rs"));
+    }
+    pub mod sparc_kt {
+        include!(concat!(env!("OUT_DIR"), "/sparc_kt.rs"));
+    }
 }
 
 /// Register values, by register name.
@@ -77,14 +83,36 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         name: sparc::t4::DRAM_FAMILY,
-        pmus: &[&sparc::t4::SPARC_T4_DRAM],
+        pmus: &[&sparc::t4::SPARC_T4_DRAM, &sparc::kt::SPARC_KT_DRAM],
         events: &tables::sparc_t4_dram::EVENTS,
         metrics: &tables::sparc_t4_dram::METRICS,
-        registers: sparc::t4::dram_registers,
+        registers: sparc::dram_registers,
         allowed: sparc::t4::allowed,
-        placement: sparc::t4::dram_placement,
+        placement: sparc::dram_placement,
         start: sparc::t4::dram_start,
         explain: sparc::t4::dram_explain,
+    },
+    Family {
+        name: sparc::niagara::FAMILY,
+        pmus: &[&sparc::niagara::NIAGARA],
+        events: &tables::niagara::EVENTS,
+        metrics: &tables::niagara::METRICS,
+        registers: sparc::niagara::registers,
+        allowed: sparc::niagara::allowed,
+        placement: sparc::niagara::placement,
+        start: sparc::niagara::start,
+        explain: sparc::niagara::explain,
+    },
+    Family {
+        name: sparc::kt::FAMILY,
+        pmus: &[&sparc::kt::SPARC_KT],
+        events: &tables::sparc_kt::EVENTS,
+        metrics: &tables::sparc_kt::METRICS,
+        registers: sparc::kt::registers,
+        allowed: sparc::kt::allowed,
+        placement: sparc::kt::placement,
+        start: sparc::kt::start,
+        explain: sparc::kt::explain,
     },
 ];
 
@@ -224,6 +252,18 @@ pub fn allowed_counters(pmu: &Pmu, sels: &[EventSel]) -> Vec<u64> {
     sels.iter().map(|s| (family(pmu).allowed)(pmu, s)).collect()
 }
 
+/// The counter of each event: a matching of events to distinct counters, or, on a PMU
+/// whose counters are shared, each event's first allowed counter.
+pub fn assign(pmu: &Pmu, allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
+    if !pmu.desc.shared_counters {
+        return schedule::assign(allowed);
+    }
+    match allowed.iter().position(|&m| m == 0) {
+        Some(event) => Err(ScheduleError::NoCounter { event }),
+        None => Ok(allowed.iter().map(|m| m.trailing_zeros() as usize).collect()),
+    }
+}
+
 /// Explain a scheduling failure with event and counter names.
 pub fn explain(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], err: &ScheduleError) -> String {
     match err {
@@ -257,7 +297,7 @@ pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeErro
         });
     }
     let allowed = allowed_counters(pmu, sels);
-    let assignment = schedule::assign(&allowed)
+    let assignment = assign(pmu, &allowed)
         .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
     let fam = family(pmu);
     let mut combined: RegisterValues = Vec::new();

@@ -147,3 +147,59 @@ fn s2_2_dram_registers_use_the_t4_layout() {
     assert_eq!(DRAM_PERF_COUNT23.fields.as_ref(), t4::DRAM_PERF_COUNT23.fields.as_ref());
     assert_eq!(DramReg::ALL.map(|r| r.register().name), ["DRAM_PERF_CTL", "DRAM_PERF_COUNT01", "DRAM_PERF_COUNT23"]);
 }
+
+/// TK16: the user and privileged trace bits the CLC counting needs sit where the
+/// Niagara 2 PCR has them (UT bit 2, ST bit 1), beside §2.1's HT (bit 3).
+#[test]
+fn tk16_pcr_ut_bit_2_st_bit_1() {
+    assert_eq!((kt::UT.msb, kt::UT.lsb), (2, 2));
+    assert_eq!((kt::ST.msb, kt::ST.lsb), (1, 1));
+    assert_eq!(SPARC_PCR.encode(&[("ut", 1), ("st", 1), ("ht", 1)]).unwrap(), 0b1110);
+}
+
+/// §2.1: the PIC is ASR 0x11, read and written directly by privileged code; TK16: its
+/// lower 32 bits (pic0) count the CLC events, the upper half is stored as written.
+#[test]
+fn s2_1_tk16_pic_is_asr_0x11_with_pic0_in_bits_31_0() {
+    assert_eq!(kt::PIC_ASR, 0x11);
+    assert_eq!((kt::PIC0.msb, kt::PIC0.lsb), (31, 0));
+    assert_eq!((kt::PIC1.msb, kt::PIC1.lsb), (63, 32));
+    assert_eq!(kt::SPARC_PIC.reserved_mask(), 0);
+}
+
+/// §3.0 and TK6: one CLC event per PERF_CONFIG value, in the text's order, the default
+/// (all misses) at 0.
+#[test]
+fn s3_0_clc_events_are_the_perf_config_values() {
+    let cat = pmukit_arch::Catalog::builtin();
+    let pmu = cat.pmu("sparc-kt").unwrap();
+    let events: Vec<(&str, u64)> = pmu.events().map(|e| (e.name.as_ref(), e.code)).collect();
+    assert_eq!(
+        events,
+        [
+            ("L2_MISSES", kt::PERF_CONFIG_ALL_MISSES),
+            ("L2_MISSES_LOCAL", kt::PERF_CONFIG_LOCAL),
+            ("L2_MISSES_REMOTE", kt::PERF_CONFIG_REMOTE),
+            ("L2_MISSES_CACHE_TO_CACHE", kt::PERF_CONFIG_CACHE_TO_CACHE),
+        ]
+    );
+    // Placing an event writes its code to PERF_CONFIG (PerfReg# 1) and the trace bits
+    // of the privilege modifiers to the PCR (user and privileged by default).
+    let sel = cat.resolve("L2_MISSES_REMOTE", "sparc-kt").unwrap();
+    let set = pmukit_arch::encode_set(pmu, &[sel]).unwrap();
+    assert_eq!(set.registers, vec![("SPARC_PCR", 0b0110), ("L2_CONTROL_VIRTUAL", kt::PERF_CONFIG_REMOTE)]);
+}
+
+/// §2.2 with TK4 and TK11: the KT memory controllers use TABLE 10-7's select codes on
+/// all four counters, in the KT registers.
+#[test]
+fn s2_2_kt_dram_uses_table_10_7_on_all_four_counters() {
+    let cat = pmukit_arch::Catalog::builtin();
+    let kt_dram = cat.pmu("sparc-kt-dram").unwrap();
+    let t4_dram = cat.pmu("sparc-t4-dram").unwrap();
+    let codes = |p: &pmukit_core::pmu::Pmu| p.events().map(|e| (e.name.to_string(), e.code)).collect::<Vec<_>>();
+    assert_eq!(codes(kt_dram), codes(t4_dram));
+    let sels: Vec<_> = ["READS", "WRITES", "ALL_READS", "ALL_WRITES"].iter().map(|e| cat.resolve(e, "sparc-kt-dram").unwrap()).collect();
+    let set = pmukit_arch::encode_set(kt_dram, &sels).unwrap();
+    assert_eq!(set.registers, vec![("DRAM_PERF_CTL", 0xA810)]);
+}

@@ -216,3 +216,44 @@ fn lookups_take_names_in_any_case_or_numbers() {
     assert_eq!(sun4v::Function::by_number(Trap::Fast, 0x00), None);
     assert_eq!(FUNCTIONS.len(), 6);
 }
+
+/// §2.3 as a PMU: counter n of `niagara` is the n-th counter field of the buffer, in
+/// the table's order (IMMU before DMMU, ctx0 before ctxnon0, small pages first, hits
+/// before ticks).
+#[test]
+fn s2_3_niagara_counters_are_the_buffer_fields_in_order() {
+    let fields: Vec<(Mmu, Context, PageSize, Quantity)> = LAYOUT
+        .iter()
+        .filter_map(|f| match f.kind {
+            FieldKind::Counter { mmu, context, page_size, quantity } => Some((mmu, context, page_size, quantity)),
+            FieldKind::Reserved => None,
+        })
+        .collect();
+    assert_eq!(niagara::NIAGARA.counters.len(), 32);
+    for (n, &field) in fields.iter().enumerate() {
+        assert_eq!(niagara::slot(n), field, "counter {n}");
+        assert_eq!(niagara::NIAGARA.counters[n].width, 64);
+    }
+    assert_eq!(niagara::NIAGARA.counters[0].name, "IMMU_CTX0_8K_HITS");
+    assert_eq!(niagara::NIAGARA.counters[31].name, "DMMU_CTXNON0_256M_TICKS");
+}
+
+/// The event codes name MMU and quantity; each unit-mask bit one context × page size;
+/// an event reads exactly the fields of its mask.
+#[test]
+fn s2_3_niagara_events_read_the_fields_of_their_unit_masks() {
+    let cat = pmukit_arch::Catalog::builtin();
+    let pmu = cat.pmu("niagara").unwrap();
+    let read = |event: &str| {
+        let sel = cat.resolve(event, "niagara").unwrap();
+        pmu.counter_names(niagara::allowed(pmu, &sel))
+    };
+    assert_eq!(read("IMMU_TSB_HITS.CTX0_8K"), ["IMMU_CTX0_8K_HITS"]);
+    assert_eq!(read("IMMU_TSB_TICKS.CTXNON0_256M"), ["IMMU_CTXNON0_256M_TICKS"]);
+    assert_eq!(read("DMMU_TSB_HITS.CTX0_64K"), ["DMMU_CTX0_64K_HITS"]);
+    assert_eq!(read("DMMU_TSB_TICKS.SIZE_4M"), ["DMMU_CTX0_4M_TICKS", "DMMU_CTXNON0_4M_TICKS"]);
+    assert_eq!(read("DMMU_TSB_HITS").len(), 8, "ALL is the default unit mask");
+    for (event, code) in [("IMMU_TSB_HITS", 0), ("IMMU_TSB_TICKS", 1), ("DMMU_TSB_HITS", 2), ("DMMU_TSB_TICKS", 3)] {
+        assert_eq!(cat.resolve(event, "niagara").unwrap().code, code);
+    }
+}

@@ -13,6 +13,7 @@ use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
 use pmukit_core::event_string::EventSel;
 use pmukit_core::register::parse_value;
 use pmukit_sim::hvcall;
+use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::models::sun4v::decode_mmustat;
 use pmukit_sim::stat::{self, StatOptions, DEFAULT_MUX_INTERVAL};
 use pmukit_sim::workloads;
@@ -145,6 +146,21 @@ struct StatArgs {
     /// Do not print derived metrics.
     #[arg(long)]
     no_metrics: bool,
+    /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread
+    /// over them, so misses to another node's memory count as remote.
+    #[arg(long, default_value_t = 2, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_nodes: usize,
+    /// SPARC KT: a PerfReg# this guest may not access (kt_get/set_perfreg answer
+    /// ENOACCESS); repeat or comma-separate for several.
+    #[arg(long, value_name = "PERFREG", value_delimiter = ',', value_parser = parse_value, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_deny: Vec<u64>,
+    /// SPARC KT: this guest may not set the SPARC PCR's HT bit (ENOACCESS).
+    #[arg(long, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_deny_ht: bool,
+    /// SPARC KT: another strand is propagating PERF_CONFIG for the whole run, so
+    /// PerfReg# 1 answers EWOULDBLOCK.
+    #[arg(long, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_l2_busy: bool,
 }
 
 /// Parse a cycle count: integers in any base `parse_value` takes, or `NeM` notation.
@@ -242,7 +258,14 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
     let pmu = catalog.pmu(&cli.pmu).map_err(usage)?;
     let events = if args.events.is_empty() { stat::default_events(pmu) } else { args.events.clone() };
     let sels = resolve_all(catalog, &events, pmu.name())?;
-    let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval };
+    let kt = KtConfig {
+        nodes: args.kt_nodes,
+        denied_get: args.kt_deny.clone(),
+        denied_set: args.kt_deny.clone(),
+        ht_allowed: !args.kt_deny_ht,
+        l2_busy: args.kt_l2_busy,
+    };
+    let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval, kt };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {
         if let Some(b) = &bar {

@@ -207,8 +207,13 @@ impl Out {
             let regs: Vec<String> = e.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();
             t.add_row(vec![e.input.clone(), e.name.clone(), hex(e.code), e.counter.to_string(), e.counters.join(" "), regs.join(" ")]);
         }
-        let start: Vec<String> = set.registers.iter().map(|(r, v)| format!("{r} = {v:#010x}")).collect();
-        self.text(&format!("{}:\n{}\nstart counting with: {}\n", set.pmu, t.trim_fmt(), start.join(", ")))
+        let start = if set.registers.is_empty() {
+            "no register writes: the events read what the hardware collects anyway".to_string()
+        } else {
+            let writes: Vec<String> = set.registers.iter().map(|(r, v)| format!("{r} = {v:#010x}")).collect();
+            format!("start counting with: {}", writes.join(", "))
+        };
+        self.text(&format!("{}:\n{}\n{start}\n", set.pmu, t.trim_fmt()))
     }
 
     pub fn decode(&self, d: &Decoded, diagram: &str) -> Result<(), Failure> {

@@ -333,3 +333,48 @@ fn hv_reaches_the_kt_performance_registers_once_the_group_is_negotiated() {
     assert_eq!(status, ["EBADTRAP", "EOK", "EOK", "EOK", "EINVAL"]);
     assert_eq!(v[3]["ret1"], 2, "PERF_CONFIG reads back through the virtualized L2 control register");
 }
+
+#[test]
+fn niagara_stat_counts_the_mmu_statistics_with_json() {
+    let v = ok_json(&["stat", "--pmu", "niagara", "--cycles", "2e7", "--json"]);
+    assert_eq!(v["pmu"], "niagara");
+    let events = v["events"].as_array().unwrap();
+    let hits = events.iter().find(|e| e["name"] == "DMMU_TSB_HITS.ALL").unwrap();
+    assert!(hits["count"].as_u64().unwrap() > 0);
+    assert_eq!(hits["counters"].as_array().unwrap().len(), 8, "ALL reads every DMMU hits field");
+    assert!(v["metrics"].as_array().unwrap().iter().any(|m| m["name"] == "dmmu_ticks_per_tsb_hit"));
+    let err = usage_error(&["stat", "--pmu", "niagara", "-e", "DMMU_TSB_HITZ"]);
+    assert!(err.contains("DMMU_TSB_HITS"), "suggests the nearest name: {err}");
+}
+
+#[test]
+fn sparc_kt_stat_counts_through_the_hypercalls_and_reports_refusals() {
+    let v = ok_json(&["stat", "--pmu", "sparc-kt", "--cycles", "2e7", "--workload", "stream", "--json"]);
+    assert_eq!(v["pmu"], "sparc-kt,sparc-kt-dram");
+    let names: Vec<&str> = v["events"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["L2_MISSES", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE", "ALL_READS", "ALL_WRITES"]);
+    assert!(v["events"].as_array().unwrap().iter().all(|e| e["count"].as_u64().unwrap() > 0));
+
+    let busy =
+        ok_json(&["stat", "--pmu", "sparc-kt", "--cycles", "1e7", "--kt-l2-busy", "--json", "-e", "L2_MISSES,sparc-kt-dram::ALL_READS"]);
+    assert!(busy["events"][0]["count"].is_null(), "not counted: {}", busy["events"][0]);
+    assert!(busy["events"][1]["count"].as_u64().unwrap() > 0);
+    assert!(busy["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("EWOULDBLOCK")));
+    let human = pmu(&["stat", "--pmu", "sparc-kt", "--cycles", "1e7", "--kt-deny", "5", "-e", "sparc-kt-dram::ALL_READS"]);
+    assert!(human.status.success());
+    assert!(String::from_utf8_lossy(&human.stdout).contains("PerfReg# 5) returned ENOACCESS"));
+
+    let err = usage_error(&["stat", "--pmu", "sparc-kt", "--kt-nodes", "9", "--cycles", "1000"]);
+    assert!(err.contains("1 to 4 nodes"), "{err}");
+}
+
+#[test]
+fn sparc_kt_encode_shows_perf_config_and_pcr() {
+    let v = ok_json(&["encode", "--pmu", "sparc-kt", "L2_MISSES_LOCAL:u", "--json"]);
+    assert_eq!(v["registers"]["SPARC_PCR"], "0x00000004", "ut only");
+    assert_eq!(v["registers"]["L2_CONTROL_VIRTUAL"], "0x00000001", "PERF_CONFIG local");
+    let d = ok_json(&["decode", "sparc-kt", "L2_CONTROL_VIRTUAL", "2", "--json"]);
+    assert_eq!(d["fields"][1]["meaning"], "L2 misses serviced from remote memory");
+    let err = usage_error(&["encode", "--pmu", "sparc-kt", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE"]);
+    assert!(err.contains("PIC0"), "{err}");
+}

@@ -26,6 +26,7 @@ static DESC: PmuDesc = PmuDesc {
     max_umask: 0xFF,
     raw_umask_bits: 0,
     raw_outside_table: None,
+    shared_counters: false,
 };
 
 /// A table of 200 events, the size of the largest family.

@@ -53,6 +53,9 @@ pub struct PmuDesc {
     /// Whether a raw code the table does not list may be programmed. `None` allows it;
     /// `Some(why)` refuses it with the spec's reason.
     pub raw_outside_table: Option<&'static str>,
+    /// Events only read what the hardware collects anyway (a statistics buffer), so any
+    /// number of events may read the same counters and none compete for them.
+    pub shared_counters: bool,
 }
 
 /// A PMU with the event table in force (built in, or loaded with `--events-file`).

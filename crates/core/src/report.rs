@@ -109,6 +109,10 @@ pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns:
         let positions: Option<Vec<usize>> =
             inputs.iter().filter(|n| **n != DURATION_TIME).map(|n| events.iter().position(|e| e.name.eq_ignore_ascii_case(n))).collect();
         let Some(positions) = positions else { continue };
+        if let Some(&lost) = positions.iter().find(|&&p| events[p].count.is_none()) {
+            notes.push(format!("metric {} is not computed: its input {} was not counted", def.name, events[lost].name));
+            continue;
+        }
         match expr.eval(&ctx) {
             Ok(v) if v.is_finite() => {
                 let (factor, unit) = def.scale();

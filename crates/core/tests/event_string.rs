@@ -51,6 +51,7 @@ static A: PmuDesc = PmuDesc {
     max_umask: 0xF,
     raw_umask_bits: 0,
     raw_outside_table: None,
+    shared_counters: false,
 };
 static B: PmuDesc = PmuDesc { name: "toyb", model: "b", raw_outside_table: Some("reserved by the spec"), ..A };
 

@@ -2,7 +2,7 @@
 //! through its driver, run a workload, multiplex when the events do not fit the
 //! counters together, and report perf-style counts and derived metrics.
 
-use pmukit_arch::sparc::t4;
+use pmukit_arch::sparc::{kt, niagara, t4};
 use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, EncodedSet};
 use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
@@ -12,8 +12,12 @@ use pmukit_core::schedule;
 use thiserror::Error;
 
 use crate::drivers::arm11::Arm11Driver;
+use crate::drivers::kt::KtDriver;
+use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
 use crate::drivers::Driver;
+use crate::models::kt::KtConfig;
+use crate::models::sun4v::ConfigError;
 use crate::stream::Cursor;
 use crate::workloads::{self, Profile, UnknownWorkload};
 
@@ -34,6 +38,8 @@ pub struct StatOptions {
     pub cycles: u64,
     /// Cycles each multiplexing group counts before the next one takes the counters.
     pub mux_interval: u64,
+    /// The SPARC KT machine and this guest's rights (`--pmu sparc-kt`).
+    pub kt: KtConfig,
 }
 
 impl Default for StatOptions {
@@ -43,6 +49,7 @@ impl Default for StatOptions {
             seed: 1,
             cycles: 1_000_000_000,
             mux_interval: DEFAULT_MUX_INTERVAL,
+            kt: KtConfig::default(),
         }
     }
 }
@@ -61,6 +68,8 @@ pub enum StatError {
     NoEvents,
     #[error("{pmus} are PMUs of different machines and cannot be counted in one run")]
     MixedMachines { pmus: String },
+    #[error("cannot build the simulated machine: {0}")]
+    Machine(#[from] ConfigError),
     #[error("--cycles must be at least 1")]
     NoCycles,
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
@@ -68,28 +77,40 @@ pub enum StatError {
 }
 
 /// The machine that counts events of `pmus`, with the workload profile that fits it.
-fn machine_for(catalog: &Catalog, pmus: &[&Pmu]) -> Result<(Box<dyn Driver>, Profile), StatError> {
-    let families: Vec<&str> = pmus.iter().map(|p| p.desc.family).collect();
-    let no_model = |pmu: &Pmu| {
+fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<(Box<dyn Driver>, Profile), StatError> {
+    if let Some(p) = pmus.iter().find(|p| !MODELLED.contains(&p.desc.family)) {
         let with_model: Vec<&str> =
             arch::FAMILIES.iter().filter(|f| MODELLED.contains(&f.name)).flat_map(|f| f.pmus.iter().map(|p| p.name)).collect();
-        StatError::NoModel { pmu: pmu.name().to_string(), with_model: with_model.join(", ") }
-    };
-    if let Some(p) = pmus.iter().find(|p| !MODELLED.contains(&p.desc.family)) {
-        return Err(no_model(p));
+        return Err(StatError::NoModel { pmu: p.name().to_string(), with_model: with_model.join(", ") });
     }
-    match families.as_slice() {
-        [arm11::FAMILY] => Ok((Box::new(Arm11Driver::new(pmus[0].desc.model)), Profile::ARM11)),
-        f if f.iter().all(|f| [t4::FAMILY, t4::DRAM_FAMILY].contains(f)) => {
-            let core = catalog.pmu(t4::FAMILY).map_err(|_| no_model(pmus[0]))?;
-            Ok((Box::new(T4Driver::new(core, T4_STRANDS)), T4_PROFILE))
-        }
-        _ => Err(StatError::MixedMachines { pmus: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ") }),
+    // One machine per model: T4's strands and memory controllers count together, as do KT's.
+    let model = pmus[0].desc.model;
+    if pmus.iter().any(|p| p.desc.model != model) {
+        return Err(StatError::MixedMachines { pmus: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ") });
     }
+    Ok(match pmus[0].desc.family {
+        arm11::FAMILY => (Box::new(Arm11Driver::new(model)), Profile::ARM11),
+        niagara::FAMILY => (Box::new(NiagaraDriver::new(NIAGARA_VCPUS)), NIAGARA_PROFILE),
+        _ if model == kt::MODEL => (Box::new(KtDriver::new(opts.kt.clone(), KT_STRANDS)?), KT_PROFILE),
+        _ => (Box::new(T4Driver::new(catalog.pmu(t4::SPARC_T4.name)?, T4_STRANDS)), T4_PROFILE),
+    })
 }
 
 /// Families with a simulated model and driver.
-const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY, t4::DRAM_FAMILY];
+const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY, t4::DRAM_FAMILY, niagara::FAMILY, kt::FAMILY];
+
+/// Strands of the simulated KT guest: one core's eight, spread over the nodes.
+const KT_STRANDS: usize = 8;
+
+/// A KT core, like T4's, selects up to two instructions per cycle.
+const KT_PROFILE: Profile = Profile { issue_width: 2, threads: KT_STRANDS as u8 };
+
+/// Virtual CPUs of the simulated Niagara guest: one core's four strands, one workload
+/// thread each.
+const NIAGARA_VCPUS: usize = 4;
+
+/// A Niagara core issues one instruction per cycle per thread group.
+const NIAGARA_PROFILE: Profile = Profile { issue_width: 1, threads: NIAGARA_VCPUS as u8 };
 
 /// Strands of the simulated T4 core: all eight, one workload thread each.
 const T4_STRANDS: usize = 8;
@@ -104,12 +125,26 @@ pub fn default_events(pmu: &Pmu) -> Vec<String> {
         arm11::FAMILY => &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC", "BR_MISPREDICT", "DCACHE_HIT", "DCACHE_MISS"],
         t4::FAMILY => &["CYCLES", "INSTR.ALL", "INSTR.BRANCHES", "BR_MISPREDICT.ALL", "DC_MISS_ASYNC.ANY", "IC_MISS_ASYNC.ANY"],
         t4::DRAM_FAMILY => &["ALL_READS", "ALL_WRITES"],
+        kt::FAMILY => &["L2_MISSES", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE"],
+        niagara::FAMILY => &[
+            "IMMU_TSB_HITS.ALL",
+            "IMMU_TSB_TICKS.ALL",
+            "DMMU_TSB_HITS.ALL",
+            "DMMU_TSB_TICKS.ALL",
+            "DMMU_TSB_HITS.CTX0",
+            "DMMU_TSB_HITS.CTXNON0",
+        ],
         _ => &[],
     };
     let mut events: Vec<String> = names.iter().map(|n| format!("{}::{n}", pmu.name())).collect();
     // The strand counters and the memory controllers count one run together.
-    if pmu.desc.family == t4::FAMILY {
-        events.extend(["ALL_READS", "ALL_WRITES"].map(|n| format!("{}::{n}", t4::SPARC_T4_DRAM.name)));
+    let dram = match pmu.desc.family {
+        t4::FAMILY => Some(t4::SPARC_T4_DRAM.name),
+        kt::FAMILY => Some(kt::SPARC_KT_DRAM.name),
+        _ => None,
+    };
+    if let Some(dram) = dram {
+        events.extend(["ALL_READS", "ALL_WRITES"].map(|n| format!("{dram}::{n}")));
     }
     events
 }
@@ -121,13 +156,15 @@ struct Plan<'a> {
     sets: Vec<EncodedSet>,
     turn: usize,
     running: bool,
+    /// Cycles the current group has counted since it started.
+    ran: u64,
 }
 
 impl<'a> Plan<'a> {
     fn new(pmu: &'a Pmu, sels: &[EventSel], events: Vec<usize>) -> Result<Plan<'a>, StatError> {
         let mine: Vec<EventSel> = events.iter().map(|&i| sels[i].clone()).collect();
         let allowed = arch::allowed_counters(pmu, &mine);
-        let local: Vec<Vec<usize>> = match schedule::assign(&allowed) {
+        let local: Vec<Vec<usize>> = match arch::assign(pmu, &allowed) {
             Ok(_) => vec![(0..mine.len()).collect()],
             Err(_) => schedule::groups(&allowed)
                 .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: arch::explain(pmu, &mine, &allowed, &e) })?,
@@ -137,7 +174,7 @@ impl<'a> Plan<'a> {
             .map(|g| arch::encode_set(pmu, &g.iter().map(|&i| mine[i].clone()).collect::<Vec<_>>()))
             .collect::<Result<Vec<_>, _>>()?;
         let groups = local.iter().map(|g| g.iter().map(|&i| events[i]).collect()).collect();
-        Ok(Plan { pmu, groups, sets, turn: 0, running: false })
+        Ok(Plan { pmu, groups, sets, turn: 0, running: false, ran: 0 })
     }
 
     fn rotates(&self) -> bool {
@@ -168,7 +205,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         }
     }
     let pmus: Vec<&Pmu> = by_pmu.iter().map(|(p, _)| *p).collect();
-    let (mut driver, profile) = machine_for(catalog, &pmus)?;
+    let (mut driver, profile) = machine_for(catalog, &pmus, opts)?;
     let mut plans = by_pmu.into_iter().map(|(p, events)| Plan::new(p, sels, events)).collect::<Result<Vec<_>, _>>()?;
     let mut cursor = Cursor::new(workloads::blocks(&opts.workload, opts.seed, profile)?);
 
@@ -187,17 +224,23 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         let last = elapsed >= opts.cycles || ran == 0;
         for plan in plans.iter_mut() {
             let g = plan.turn;
-            for &event in &plan.groups[g] {
-                counts[event].running += ran;
-            }
+            plan.ran += ran;
             if plan.rotates() || last {
                 let values = driver.stop(plan.pmu.name());
+                // An event the machine refused to count was not running.
                 for ((&event, value), placed) in plan.groups[g].iter().zip(values).zip(&plan.sets[g].events) {
+                    let Some(value) = value else { continue };
                     counts[event].raw += value;
-                    if !counters[event].iter().any(|c| c == placed.counter) {
-                        counters[event].push(placed.counter.to_string());
+                    counts[event].running += plan.ran;
+                    // On shared counters an event reads every counter it may use.
+                    let used = if plan.pmu.desc.shared_counters { &placed.counters[..] } else { std::slice::from_ref(&placed.counter) };
+                    for c in used {
+                        if !counters[event].iter().any(|have| have == c) {
+                            counters[event].push(c.to_string());
+                        }
                     }
                 }
+                plan.ran = 0;
                 plan.running = false;
                 plan.turn = (plan.turn + 1) % plan.sets.len();
             }

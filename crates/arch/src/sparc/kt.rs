@@ -7,10 +7,13 @@
 
 use std::fmt;
 
-use pmukit_core::register::{Access, Field, NamedValue, Register, Values};
+use pmukit_core::event_string::EventSel;
+use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::register::{Access, Field, NamedValue, Register, RegisterError, Values};
 use serde::Serialize;
 
 use crate::sparc::t4;
+use crate::RegisterValues;
 
 /// §2.0: "up to a four way glueless coherent system": nodes 0 to 3.
 pub const MAX_NODES: usize = 4;
@@ -221,20 +224,44 @@ pub const HT: Field =
         NamedValue { value: 0, name: "0", meaning: "hyperprivileged events not counted" },
         NamedValue { value: 1, name: "1", meaning: "hyperprivileged events counted" },
     ]));
-/// Bits 2:0: not described by the KT text; stored as written.
-pub const PCR_OPAQUE_LOW: Field = Field::new("opaque_2_0", 2, 0, "Not described by the KT text; stored as written");
+/// §3.0 has the strand counters count the CLC events, which needs the user and
+/// privileged trace bits the text does not place: bit 2 (UT) and bit 1 (ST), the
+/// Niagara 2 PCR's, from the same Linux source as HT (`PCR_UTRACE` 0x4, `PCR_STRACE`
+/// 0x2) (TK16).
+pub const UT: Field = Field::new("ut", 2, 2, "Count events in user mode (TK16)").with_values(Values::Named(OFF_ON));
+pub const ST: Field = Field::new("st", 1, 1, "Count events in privileged mode (TK16)").with_values(Values::Named(OFF_ON));
+/// Bit 0: not described by the KT text; stored as written.
+pub const PCR_OPAQUE_LOW: Field = Field::new("opaque_0", 0, 0, "Not described by the KT text; stored as written");
+const OFF_ON: &[NamedValue] =
+    &[NamedValue { value: 0, name: "0", meaning: "not counted" }, NamedValue { value: 1, name: "1", meaning: "counted" }];
 /// §2.1: the SPARC Performance Control Register, ASR 0x10, one per strand.
 pub const SPARC_PCR: Register = Register::new(
     "SPARC_PCR",
     64,
     0,
-    "SPARC Performance Control Register (ASR 0x10, per strand); only ht and sample are described (§2.1)",
-    &[PCR_OPAQUE_HIGH, SAMPLE, PCR_OPAQUE_MID, HT, PCR_OPAQUE_LOW],
+    "SPARC Performance Control Register (ASR 0x10, per strand); §2.1 describes ht and sample, ut and st are placed by TK16",
+    &[PCR_OPAQUE_HIGH, SAMPLE, PCR_OPAQUE_MID, HT, UT, ST, PCR_OPAQUE_LOW],
 )
 .with_aliases(&["PCR"]);
 /// §2.1: the ASRs of the strand's PCR and PIC.
 pub const PCR_ASR: u8 = 0x10;
 pub const PIC_ASR: u8 = 0x11;
+
+/// §3.0: "The SPARC performance registers are used to get CLC performance counters":
+/// the lower 32 bits count the CLC events PERF_CONFIG selects; the upper half, whose
+/// events the text does not give, is stored as written (TK16).
+pub const PIC0: Field = Field::new("pic0", 31, 0, "Counts the CLC events (L2 misses) PERF_CONFIG selects (§3.0, TK16)");
+pub const PIC1: Field = Field::new("pic1", 63, 32, "Not described by the KT text; stored as written");
+/// §2.1: the SPARC Performance Instrumentation Counter, ASR 0x11, one per strand,
+/// read and written directly by privileged code.
+pub const SPARC_PIC: Register = Register::new(
+    "SPARC_PIC",
+    64,
+    0,
+    "SPARC Performance Instrumentation Counter (ASR 0x11, per strand; privileged code reads and writes it directly)",
+    &[PIC1, PIC0],
+)
+.with_aliases(&["PIC"]);
 
 /// §3.0: "In default mode all L2 misses are counted. The PERF_CONFIG bits ... can be
 /// programmed to count misses serviced from local memory, misses serviced from remote
@@ -336,3 +363,92 @@ pub const DRAM_COUNTERS: [(&Field, &Field, &Field, DramReg); 4] = [
     (&t4::SEL2, &t4::COUNTER2, &t4::STICKY2, DramReg::Pic23),
     (&t4::SEL3, &t4::COUNTER3, &t4::STICKY3, DramReg::Pic23),
 ];
+
+/// The family of the KT strand counters (the CLC events of §3.0).
+pub const FAMILY: &str = "sparc-kt";
+/// The model name KT PMUs share, here and in the DRAM family.
+pub const MODEL: &str = "sparc-kt";
+
+/// perf's privilege modifiers on the PCR's trace bits; without any, user and privileged
+/// modes are counted.
+const PRIVILEGE: &[ModifierDef] = &[
+    ModifierDef { name: "u", kind: ModifierKind::Flag, description: "count in user mode (PCR.ut)" },
+    ModifierDef { name: "k", kind: ModifierKind::Flag, description: "count in privileged mode (PCR.st)" },
+    ModifierDef { name: "h", kind: ModifierKind::Flag, description: "count in hyperprivileged mode (PCR.ht; the guest may be denied it)" },
+];
+
+const STRAND_COUNTERS: &[CounterDesc] =
+    &[CounterDesc { name: "PIC0", width: 32, description: "SPARC_PIC.pic0 of every strand: the CLC events PERF_CONFIG selects" }];
+
+/// §3.0: the strand counters count L2 misses of the one kind the machine-wide
+/// PERF_CONFIG selects, so two kinds can only be counted in turns.
+pub static SPARC_KT: PmuDesc = PmuDesc {
+    name: "sparc-kt",
+    family: FAMILY,
+    model: MODEL,
+    description: "SPARC KT (T3) strands: SPARC_PIC counts the L2 misses PERF_CONFIG selects (all, local, remote, \
+                  cache-to-cache), programmed through kt_set_perfreg (KT §3.0)",
+    counters: STRAND_COUNTERS,
+    general_counters: &["PIC0"],
+    modifiers: PRIVILEGE,
+    event_modifiers: &[],
+    max_code: 3,
+    max_umask: 0,
+    raw_umask_bits: 0,
+    raw_outside_table: None,
+    shared_counters: false,
+};
+
+const DRAM_COUNTER_DESCS: &[CounterDesc] = &[
+    CounterDesc { name: "DRAM0", width: 31, description: "counter 0 (cou0 port0), DRAM_PERF_COUNT01 (PerfReg# 3 + 6i / 6 + 6i)" },
+    CounterDesc { name: "DRAM1", width: 31, description: "counter 1 (cou0 port1), DRAM_PERF_COUNT01 (PerfReg# 3 + 6i / 6 + 6i)" },
+    CounterDesc { name: "DRAM2", width: 31, description: "counter 2 (cou1 port0), DRAM_PERF_COUNT23 (PerfReg# 4 + 6i / 7 + 6i)" },
+    CounterDesc { name: "DRAM3", width: 31, description: "counter 3 (cou1 port1), DRAM_PERF_COUNT23 (PerfReg# 4 + 6i / 7 + 6i)" },
+];
+
+/// §2.2: "Each memory controller has four performance counters"; the guest reaches all
+/// four through the calls (TK4), with T4's TABLE 10-7 select codes (TK11).
+pub static SPARC_KT_DRAM: PmuDesc = PmuDesc {
+    name: "sparc-kt-dram",
+    family: t4::DRAM_FAMILY,
+    model: MODEL,
+    description: "SPARC KT memory controllers: four DRAM counters per MCU, two MCUs per node, \
+                  programmed and read through kt_set_perfreg / kt_get_perfreg (KT §2.2, §3.1)",
+    counters: DRAM_COUNTER_DESCS,
+    general_counters: &["DRAM0", "DRAM1", "DRAM2", "DRAM3"],
+    modifiers: &[],
+    event_modifiers: &[],
+    max_code: 0xF,
+    max_umask: 0,
+    raw_umask_bits: 0,
+    raw_outside_table: Some("TABLE 10-7: select codes 1101 and 111x are reserved"),
+    shared_counters: false,
+};
+
+/// The strand registers and the virtualized L2 control register.
+pub fn registers(_pmu: &Pmu) -> Vec<Register> {
+    vec![SPARC_PCR, SPARC_PIC, L2_CONTROL_VIRTUAL]
+}
+
+/// Every CLC event counts on the strands' pic0.
+pub fn allowed(pmu: &Pmu, _sel: &EventSel) -> u64 {
+    (1 << pmu.desc.counters.len()) - 1
+}
+
+/// The PCR's trace bits (`:u`, `:k`, `:h`; user and privileged by default) and the
+/// event's PERF_CONFIG value (its code) in the virtualized L2 control register.
+pub fn placement(_pmu: &Pmu, sel: &EventSel, _counter: usize) -> Result<RegisterValues, RegisterError> {
+    let (ut, st, ht) = t4::privilege_bits(sel);
+    let pcr = SPARC_PCR.encode(&[(UT.name, ut), (ST.name, st), (HT.name, ht)])?;
+    let l2 = L2_CONTROL_VIRTUAL.encode(&[(PERF_CONFIG.name, sel.code)])?;
+    Ok(vec![(SPARC_PCR.name, pcr), (L2_CONTROL_VIRTUAL.name, l2)])
+}
+
+pub fn start(placed: &RegisterValues, _counters: &[usize]) -> RegisterValues {
+    placed.clone()
+}
+
+/// Every KT field names its own values (PERF_CONFIG's are the four kinds of miss).
+pub fn explain(_pmu: &Pmu, _field: &Field, _register: u64) -> Option<String> {
+    None
+}

@@ -6,7 +6,12 @@
 //! decoder derive from it, and a compile-time check proves the rows tile the buffer.
 //! Every field is a 64-bit big-endian value (SPARC is big-endian).
 
+use pmukit_core::event_string::EventSel;
+use pmukit_core::pmu::{CounterDesc, Pmu, PmuDesc};
+use pmukit_core::register::{Field as RegField, Register, RegisterError};
 use serde::Serialize;
+
+use crate::RegisterValues;
 
 /// Which MMU took the miss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -217,4 +222,135 @@ const fn offsets() -> [[[[usize; 2]; 4]; 2]; 2] {
 /// Byte offset of a counter within the buffer.
 pub const fn offset(mmu: Mmu, context: Context, page_size: PageSize, quantity: Quantity) -> usize {
     OFFSETS[mmu as usize][context as usize][page_size as usize][quantity as usize]
+}
+
+/// The family of the MMU statistics buffer, counted as events by `pmu stat`.
+pub const FAMILY: &str = "niagara";
+
+/// One counter per buffer field, in [`LAYOUT`] order: counter `n` is MMU `n / 16`,
+/// context `n / 8 % 2`, page size `n / 2 % 4`, quantity `n % 2`.
+const SLOT_COUNTERS: &[CounterDesc] = &[
+    CounterDesc { name: "IMMU_CTX0_8K_HITS", width: 64, description: "IMMU context 0, 8K pages: TSB hits" },
+    CounterDesc { name: "IMMU_CTX0_8K_TICKS", width: 64, description: "IMMU context 0, 8K pages: %tick cycles spent servicing TSB hits" },
+    CounterDesc { name: "IMMU_CTX0_64K_HITS", width: 64, description: "IMMU context 0, 64K pages: TSB hits" },
+    CounterDesc { name: "IMMU_CTX0_64K_TICKS", width: 64, description: "IMMU context 0, 64K pages: %tick cycles spent servicing TSB hits" },
+    CounterDesc { name: "IMMU_CTX0_4M_HITS", width: 64, description: "IMMU context 0, 4M pages: TSB hits" },
+    CounterDesc { name: "IMMU_CTX0_4M_TICKS", width: 64, description: "IMMU context 0, 4M pages: %tick cycles spent servicing TSB hits" },
+    CounterDesc { name: "IMMU_CTX0_256M_HITS", width: 64, description: "IMMU context 0, 256M pages: TSB hits" },
+    CounterDesc {
+        name: "IMMU_CTX0_256M_TICKS",
+        width: 64,
+        description: "IMMU context 0, 256M pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "IMMU_CTXNON0_8K_HITS", width: 64, description: "IMMU non-zero contexts, 8K pages: TSB hits" },
+    CounterDesc {
+        name: "IMMU_CTXNON0_8K_TICKS",
+        width: 64,
+        description: "IMMU non-zero contexts, 8K pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "IMMU_CTXNON0_64K_HITS", width: 64, description: "IMMU non-zero contexts, 64K pages: TSB hits" },
+    CounterDesc {
+        name: "IMMU_CTXNON0_64K_TICKS",
+        width: 64,
+        description: "IMMU non-zero contexts, 64K pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "IMMU_CTXNON0_4M_HITS", width: 64, description: "IMMU non-zero contexts, 4M pages: TSB hits" },
+    CounterDesc {
+        name: "IMMU_CTXNON0_4M_TICKS",
+        width: 64,
+        description: "IMMU non-zero contexts, 4M pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "IMMU_CTXNON0_256M_HITS", width: 64, description: "IMMU non-zero contexts, 256M pages: TSB hits" },
+    CounterDesc {
+        name: "IMMU_CTXNON0_256M_TICKS",
+        width: 64,
+        description: "IMMU non-zero contexts, 256M pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "DMMU_CTX0_8K_HITS", width: 64, description: "DMMU context 0, 8K pages: TSB hits" },
+    CounterDesc { name: "DMMU_CTX0_8K_TICKS", width: 64, description: "DMMU context 0, 8K pages: %tick cycles spent servicing TSB hits" },
+    CounterDesc { name: "DMMU_CTX0_64K_HITS", width: 64, description: "DMMU context 0, 64K pages: TSB hits" },
+    CounterDesc { name: "DMMU_CTX0_64K_TICKS", width: 64, description: "DMMU context 0, 64K pages: %tick cycles spent servicing TSB hits" },
+    CounterDesc { name: "DMMU_CTX0_4M_HITS", width: 64, description: "DMMU context 0, 4M pages: TSB hits" },
+    CounterDesc { name: "DMMU_CTX0_4M_TICKS", width: 64, description: "DMMU context 0, 4M pages: %tick cycles spent servicing TSB hits" },
+    CounterDesc { name: "DMMU_CTX0_256M_HITS", width: 64, description: "DMMU context 0, 256M pages: TSB hits" },
+    CounterDesc {
+        name: "DMMU_CTX0_256M_TICKS",
+        width: 64,
+        description: "DMMU context 0, 256M pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "DMMU_CTXNON0_8K_HITS", width: 64, description: "DMMU non-zero contexts, 8K pages: TSB hits" },
+    CounterDesc {
+        name: "DMMU_CTXNON0_8K_TICKS",
+        width: 64,
+        description: "DMMU non-zero contexts, 8K pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "DMMU_CTXNON0_64K_HITS", width: 64, description: "DMMU non-zero contexts, 64K pages: TSB hits" },
+    CounterDesc {
+        name: "DMMU_CTXNON0_64K_TICKS",
+        width: 64,
+        description: "DMMU non-zero contexts, 64K pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "DMMU_CTXNON0_4M_HITS", width: 64, description: "DMMU non-zero contexts, 4M pages: TSB hits" },
+    CounterDesc {
+        name: "DMMU_CTXNON0_4M_TICKS",
+        width: 64,
+        description: "DMMU non-zero contexts, 4M pages: %tick cycles spent servicing TSB hits",
+    },
+    CounterDesc { name: "DMMU_CTXNON0_256M_HITS", width: 64, description: "DMMU non-zero contexts, 256M pages: TSB hits" },
+    CounterDesc {
+        name: "DMMU_CTXNON0_256M_TICKS",
+        width: 64,
+        description: "DMMU non-zero contexts, 256M pages: %tick cycles spent servicing TSB hits",
+    },
+];
+
+/// The statistics as a PMU: an event code names an MMU and a quantity
+/// (`code = mmu × 2 + quantity`), and each unit-mask bit one context × page size slot
+/// (`bit = context × 4 + page size`). The buffer collects every slot at once, so
+/// events never compete for counters: an event reads the slots of its unit mask.
+pub static NIAGARA: PmuDesc = PmuDesc {
+    name: "niagara",
+    family: FAMILY,
+    model: "niagara1",
+    description: "UltraSPARC T1 (Niagara) MMU statistics: TSB hits and %tick cycles per MMU, context and page size, \
+                  collected by the hypervisor into a buffer per virtual CPU (niagara_mmustat_conf, §2.3)",
+    counters: SLOT_COUNTERS,
+    general_counters: &[],
+    modifiers: &[],
+    event_modifiers: &[],
+    max_code: 3,
+    max_umask: 0xFF,
+    raw_umask_bits: 8,
+    raw_outside_table: Some("§2.3 defines four quantities only: IMMU and DMMU TSB hits and ticks"),
+    shared_counters: true,
+};
+
+/// The buffer field counter `n` of [`NIAGARA`] stands for.
+pub const fn slot(n: usize) -> (Mmu, Context, PageSize, Quantity) {
+    (Mmu::ALL[n / 16 % 2], Context::ALL[n / 8 % 2], PageSize::ALL[n / 2 % 4], Quantity::ALL[n % 2])
+}
+
+/// The counters (buffer fields) an event reads: one per unit-mask bit.
+pub fn allowed(_pmu: &Pmu, sel: &EventSel) -> u64 {
+    let (mmu, quantity) = ((sel.code / 2 % 2) as u32, (sel.code % 2) as u32);
+    (0..8).filter(|bit| sel.umask >> bit & 1 == 1).fold(0, |mask, bit| mask | 1 << (mmu * 16 + bit / 4 * 8 + bit % 4 * 2 + quantity))
+}
+
+/// The buffer is not programmed per event: one niagara_mmustat_conf per virtual CPU
+/// collects everything.
+pub fn placement(_pmu: &Pmu, _sel: &EventSel, _counter: usize) -> Result<RegisterValues, RegisterError> {
+    Ok(Vec::new())
+}
+
+pub fn start(_placed: &RegisterValues, _counters: &[usize]) -> RegisterValues {
+    Vec::new()
+}
+
+/// No registers: the statistics live in guest memory (`pmu mmustat decode` reads them).
+pub fn registers(_pmu: &Pmu) -> Vec<Register> {
+    Vec::new()
+}
+
+pub fn explain(_pmu: &Pmu, _field: &RegField, _register: u64) -> Option<String> {
+    None
 }

@@ -183,6 +183,7 @@ pub static SPARC_T4: PmuDesc = PmuDesc {
     max_umask: 0x3F,
     raw_umask_bits: 6,
     raw_outside_table: Some("TABLE 10-2: sl 0 disables counting, 12-15 and 27 are reserved, and 29-31 are undocumented"),
+    shared_counters: false,
 };
 
 const DRAM_COUNTER_DESCS: &[CounterDesc] = &[
@@ -206,15 +207,12 @@ pub static SPARC_T4_DRAM: PmuDesc = PmuDesc {
     max_umask: 0,
     raw_umask_bits: 0,
     raw_outside_table: Some("TABLE 10-7: select codes 1101 and 111x are reserved"),
+    shared_counters: false,
 };
 
 /// The strand registers as one PCR and one PIC layout (the four of each are alike).
 pub fn registers(_pmu: &Pmu) -> Vec<Register> {
     vec![PCR, PIC]
-}
-
-pub fn dram_registers(_pmu: &Pmu) -> Vec<Register> {
-    vec![DRAM_PERF_CTL, DRAM_PERF_COUNT01, DRAM_PERF_COUNT23]
 }
 
 pub fn allowed(pmu: &Pmu, sel: &EventSel) -> u64 {
@@ -265,12 +263,6 @@ pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
     }
     let parts: Vec<&str> = e.umasks.iter().filter(|u| u.value.count_ones() == 1 && mask & u.value != 0).map(|u| u.name.as_ref()).collect();
     Some(format!("{} with {}", e.name, if parts.is_empty() { format!("mask {mask:#x}") } else { parts.join(" + ") }))
-}
-
-/// DRAM_PERF_CTL_REG.seln for one event on DRAM counter n.
-pub fn dram_placement(_pmu: &Pmu, sel: &EventSel, counter: usize) -> Result<RegisterValues, RegisterError> {
-    let value = DRAM_PERF_CTL.encode(&[(DRAM_COUNTERS[counter].0.name, sel.code)])?;
-    Ok(vec![(DRAM_PERF_CTL.name, value)])
 }
 
 pub fn dram_start(placed: &RegisterValues, _counters: &[usize]) -> RegisterValues {

@@ -90,13 +90,13 @@ impl Driver for Arm11Driver {
         done
     }
 
-    fn stop(&mut self, _pmu: &str) -> Vec<u64> {
+    fn stop(&mut self, _pmu: &str) -> Vec<Option<u64>> {
         let pmcr = self.mrc(PMCR_CP);
         // Clear E (and write 0 to the flags, which leaves them alone) to stop counting.
         let stopped = [&arm11::E, &arm11::OCC, &arm11::OC1, &arm11::OC0].iter().fold(pmcr as u64, |v, f| f.set(v, 0));
         self.mcr(PMCR_CP, stopped as u32);
         self.accumulate(pmcr);
-        self.counters.iter().map(|&c| self.total[c]).collect()
+        self.counters.iter().map(|&c| Some(self.total[c])).collect()
     }
 
     fn interrupts(&self) -> u64 {

@@ -2,6 +2,8 @@
 //! exactly as a kernel driver programs the hardware.
 
 pub mod arm11;
+pub mod kt;
+pub mod niagara;
 pub mod t4;
 
 use pmukit_arch::EncodedSet;
@@ -16,8 +18,9 @@ pub trait Driver {
     /// interrupts; returns the cycles run (fewer only if the stream ended).
     fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64;
     /// Stop counting `pmu`'s set and return each event's exact count since `start`,
-    /// in set order.
-    fn stop(&mut self, pmu: &str) -> Vec<u64>;
+    /// in set order; `None` for an event the machine would not let it count (the
+    /// driver's notes say why).
+    fn stop(&mut self, pmu: &str) -> Vec<Option<u64>>;
     /// Overflow interrupts serviced so far.
     fn interrupts(&self) -> u64;
     /// What the model reported as unpredictable.

@@ -287,7 +287,7 @@ impl Driver for T4Driver {
         done
     }
 
-    fn stop(&mut self, pmu: &str) -> Vec<u64> {
+    fn stop(&mut self, pmu: &str) -> Vec<Option<u64>> {
         if pmu == arch_t4::SPARC_T4_DRAM.name {
             // DRAM counters cannot be disabled (every select code counts something):
             // stopping is a last read.
@@ -295,7 +295,7 @@ impl Driver for T4Driver {
             return self
                 .dram
                 .take()
-                .map_or_else(Vec::new, |set| set.counters.iter().map(|&n| set.total.iter().map(|t| t[n]).sum()).collect());
+                .map_or_else(Vec::new, |set| set.counters.iter().map(|&n| Some(set.total.iter().map(|t| t[n]).sum())).collect());
         }
         self.sample_all();
         for strand in 0..self.chip.core.strands() {
@@ -303,7 +303,7 @@ impl Driver for T4Driver {
                 self.stxa(strand, PCR_ASI, n, 0);
             }
         }
-        self.programmed.iter().map(|&(n, _)| self.total.iter().map(|t| t[n]).sum()).collect()
+        self.programmed.iter().map(|&(n, _)| Some(self.total.iter().map(|t| t[n]).sum())).collect()
     }
 
     fn interrupts(&self) -> u64 {

@@ -14,7 +14,8 @@ use std::collections::BTreeSet;
 
 use pmukit_arch::sparc::kt::{
     bank_with_virtual, perfreg, perfregs, virtual_of_bank, DramReg, Target, DRAM_COUNTERS, HT, L2_BANKS_PER_NODE, L2_CONTROL,
-    L2_CONTROL_VIRTUAL, MAX_NODES, MCUS_PER_NODE, SPARC_PCR,
+    L2_CONTROL_VIRTUAL, L2_PERF_CONFIG, MAX_NODES, MCUS_PER_NODE, PERF_CONFIG_ALL_MISSES, PERF_CONFIG_CACHE_TO_CACHE, PERF_CONFIG_LOCAL,
+    PERF_CONFIG_REMOTE, PIC0, SPARC_PCR, SPARC_PIC, ST, UT,
 };
 use pmukit_arch::sparc::sun4v::Status;
 use serde::Serialize;
@@ -22,7 +23,7 @@ use thiserror::Error;
 
 use crate::engine::Counting;
 use crate::models::t4_dram::{select, Measure, Scope, Select, Traffic, QUEUE_LATENCY_CYCLES};
-use crate::stream::{Signal, Span};
+use crate::stream::{Privilege, Signal, Span};
 
 /// DRAM counters per MCU (§2.2: "four performance counters").
 pub const COUNTERS_PER_MCU: usize = DRAM_COUNTERS.len();
@@ -78,6 +79,8 @@ pub struct Kt {
     nodes: usize,
     /// Per strand (vCPU), the SPARC PCR.
     pcr: Vec<u64>,
+    /// Per strand, the SPARC PIC (ASR 0x11).
+    pic: Vec<u64>,
     /// Per node, per bank (node × 16 + bank), the L2 control register.
     l2_banks: Vec<u64>,
     /// Per node, the DRAM registers of its MCUs.
@@ -101,6 +104,7 @@ impl Kt {
         Ok(Kt {
             nodes,
             pcr: vec![SPARC_PCR.reset; strands],
+            pic: vec![SPARC_PIC.reset; strands],
             l2_banks: vec![L2_CONTROL.reset; nodes * L2_BANKS_PER_NODE],
             dram: vec![[reset_mcu; MCUS_PER_NODE]; nodes],
             denied_get: config.denied_get.iter().copied().collect(),
@@ -190,6 +194,21 @@ impl Kt {
         self.l2_busy = busy;
     }
 
+    /// `rd %pic` on `strand`: privileged code reads the PIC directly (§2.1).
+    pub fn rd_pic(&self, strand: usize) -> Option<u64> {
+        self.pic.get(strand).copied()
+    }
+
+    /// `wr %pic` on `strand` (§2.1); `false` for a strand that does not exist.
+    pub fn wr_pic(&mut self, strand: usize, value: u64) -> bool {
+        self.pic.get_mut(strand).map(|pic| *pic = SPARC_PIC.apply_write(*pic, value).stored).is_some()
+    }
+
+    /// The node a strand belongs to: strands are spread evenly, in order, over the nodes.
+    pub fn node_of(&self, strand: usize) -> usize {
+        strand * self.nodes / self.pcr.len().max(1)
+    }
+
     /// The SPARC PCR of `strand`, as stored.
     pub fn pcr(&self, strand: usize) -> Option<u64> {
         self.pcr.get(strand).copied()
@@ -252,14 +271,59 @@ fn traffic(t: Traffic, reads: u64, writes: u64) -> u64 {
     }
 }
 
-/// Virtual counter `(node × 2 + mcu) × 4 + n` is DRAM counter n of that MCU. The
-/// counters raise no interrupt (the text describes none): a wrap sets the sticky bit.
-impl Counting for Kt {
-    fn counters(&self) -> usize {
+impl Kt {
+    fn dram_counters(&self) -> usize {
         self.nodes * MCUS_PER_NODE * COUNTERS_PER_MCU
     }
 
+    /// Does `strand`'s PCR count in `privilege` (ht, st, ut: TK5, TK16)?
+    fn traces(&self, strand: usize, privilege: Privilege) -> bool {
+        let pcr = self.pcr[strand];
+        match privilege {
+            Privilege::Hyper => HT.get(pcr) == 1,
+            p if p.is_user() => UT.get(pcr) == 1,
+            _ => ST.get(pcr) == 1,
+        }
+    }
+
+    /// L2 misses per cycle of `span` on `strand` that its L2 bank's PERF_CONFIG selects.
+    /// Every miss is a memory read of the stream; the line's home node tells local from
+    /// remote; no other cache holds a line, so none is a cache-to-cache transfer (TK17).
+    fn clc_rate(&self, strand: usize, span: &Span) -> u64 {
+        if usize::from(span.thread) != strand || !self.traces(strand, span.privilege) {
+            return 0;
+        }
+        let misses = span.signals.get(Signal::MemoryReads);
+        if misses == 0 {
+            return 0;
+        }
+        let addr = span.mem.map_or(span.ip, |m| m.addr);
+        let node = self.node_of(strand);
+        let bank = (addr / LINE_BYTES % L2_BANKS_PER_NODE as u64) as usize;
+        let local = route(addr, self.nodes).node == node;
+        match L2_PERF_CONFIG.get(self.l2_banks[node * L2_BANKS_PER_NODE + bank]) {
+            PERF_CONFIG_ALL_MISSES => misses,
+            PERF_CONFIG_LOCAL if local => misses,
+            PERF_CONFIG_REMOTE if !local => misses,
+            PERF_CONFIG_CACHE_TO_CACHE => 0,
+            _ => 0,
+        }
+    }
+}
+
+/// Virtual counter `(node × 2 + mcu) × 4 + n` is DRAM counter n of that MCU; the
+/// strands' pic0 follow, strand s at `nodes × 8 + s`. No counter raises an interrupt
+/// (the text describes none): a DRAM counter's wrap sets its sticky bit, pic0 wraps
+/// silently (TK16).
+impl Counting for Kt {
+    fn counters(&self) -> usize {
+        self.dram_counters() + self.pic.len()
+    }
+
     fn rate(&self, i: usize, span: &Span) -> u64 {
+        if let Some(strand) = i.checked_sub(self.dram_counters()) {
+            return self.clc_rate(strand, span);
+        }
         let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
         if reads + writes == 0 {
             return 0;
@@ -285,6 +349,9 @@ impl Counting for Kt {
     }
 
     fn headroom(&self, i: usize) -> u64 {
+        if let Some(strand) = i.checked_sub(self.dram_counters()) {
+            return PIC0.max() + 1 - PIC0.get(self.pic[strand]);
+        }
         let (node, mcu, n) = (i / (MCUS_PER_NODE * COUNTERS_PER_MCU), i / COUNTERS_PER_MCU % MCUS_PER_NODE, i % COUNTERS_PER_MCU);
         let (_, counter, _, reg) = DRAM_COUNTERS[n];
         counter.max() + 1 - self.dram(node, mcu, reg).map_or(0, |v| counter.get(v))
@@ -292,6 +359,12 @@ impl Counting for Kt {
 
     /// A 31-bit counter wraps to 0 and sets its sticky bit (T4 TABLES 10-5, 10-6; TK4).
     fn add(&mut self, i: usize, by: u64) -> bool {
+        if let Some(strand) = i.checked_sub(self.dram_counters()) {
+            if let Some(pic) = self.pic.get_mut(strand) {
+                *pic = PIC0.set(*pic, PIC0.get(*pic).wrapping_add(by) & PIC0.max());
+            }
+            return false;
+        }
         let (node, mcu, n) = (i / (MCUS_PER_NODE * COUNTERS_PER_MCU), i / COUNTERS_PER_MCU % MCUS_PER_NODE, i % COUNTERS_PER_MCU);
         let Some(&(_, counter, sticky, reg)) = DRAM_COUNTERS.get(n) else { return false };
         let Some(regs) = self.dram.get_mut(node).and_then(|d| d.get_mut(mcu)) else { return false };
