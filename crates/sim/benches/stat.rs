@@ -52,3 +52,31 @@ fn stat_t4_core_and_dram(workload: &str) -> u64 {
 fn baseline_stream_totals_t4(workload: &str) -> u64 {
     totals(workload, 1, Profile { issue_width: 2, threads: 8 }, divan::black_box(CYCLES)).unwrap().cycles
 }
+
+/// SPARC KT through the hypercalls: three L2-miss kinds multiplexed on eight strands'
+/// pic0 and two DRAM events on the four MCUs of two nodes, polled every 2^21 cycles.
+#[divan::bench(args = ["compute", "mixed"])]
+fn stat_kt_hypercalls(workload: &str) -> u64 {
+    let cat = Catalog::builtin();
+    let events = ["L2_MISSES", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE", "sparc-kt-dram::ALL_READS", "sparc-kt-dram::ALL_WRITES"];
+    let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "sparc-kt").unwrap()).collect();
+    let kt = pmukit_sim::models::kt::KtConfig { nodes: 2, ..Default::default() };
+    let opts = StatOptions { workload: workload.to_string(), seed: 1, cycles: divan::black_box(CYCLES), kt, ..StatOptions::default() };
+    stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
+}
+
+/// Niagara MMU statistics: four vCPUs' buffers, read once at the end.
+#[divan::bench(args = ["compute", "mixed"])]
+fn stat_niagara_mmu_statistics(workload: &str) -> u64 {
+    let cat = Catalog::builtin();
+    let events = ["IMMU_TSB_HITS", "IMMU_TSB_TICKS", "DMMU_TSB_HITS", "DMMU_TSB_TICKS"];
+    let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "niagara").unwrap()).collect();
+    let opts = StatOptions { workload: workload.to_string(), seed: 1, cycles: divan::black_box(CYCLES), ..StatOptions::default() };
+    stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
+}
+
+/// The Niagara baseline: the workload shaped for four one-wide strands.
+#[divan::bench(args = ["compute", "mixed"])]
+fn baseline_stream_totals_niagara(workload: &str) -> u64 {
+    totals(workload, 1, Profile { issue_width: 1, threads: 4 }, divan::black_box(CYCLES)).unwrap().cycles
+}
