@@ -10,12 +10,13 @@ use std::borrow::Cow;
 use pmukit_core::event_string::{self, EventError, EventSel};
 use pmukit_core::pmu::{Pmu, PmuDesc};
 use pmukit_core::register::{Decoded, Field, Register, RegisterError};
-use pmukit_core::schedule::{self, ScheduleError};
+use pmukit_core::schedule::{self, Rules, ScheduleError, Violation};
 use pmukit_core::table::{EventTable, MetricTable, TableError};
 use serde::Serialize;
 use thiserror::Error;
 
 pub mod arm11;
+pub mod montecito;
 pub mod sparc;
 
 mod tables {
@@ -39,6 +40,9 @@ mod tables {
 /// Register values, by register name.
 pub type RegisterValues = Vec<(&'static str, u64)>;
 
+/// A family's placement rules: `(pmu, events, members, placed)` (see `Family::rules`).
+pub type PlacementRules = fn(&Pmu, &[EventSel], &[usize], &[Option<usize>]) -> Result<(), Violation>;
+
 /// A PMU family: its models, its tables, and the rules that place events on counters.
 pub struct Family {
     pub name: &'static str,
@@ -56,6 +60,46 @@ pub struct Family {
     pub start: fn(&RegisterValues, &[usize]) -> RegisterValues,
     /// The meaning of an event-selector or unit-mask field in a register value.
     pub explain: fn(&Pmu, &Field, u64) -> Option<String>,
+    /// Refuse an event that cannot be programmed as given (a threshold beyond its
+    /// range, a modifier its unit mask does not support), saying why.
+    pub check: fn(&Pmu, &EventSel) -> Result<(), String>,
+    /// Whether an event takes part in a placement rule (see `rules`).
+    pub involves: fn(&Pmu, &EventSel) -> bool,
+    /// Placement rules beyond counter masks over the events `members` of a list:
+    /// `placed[i]` is `members[i]`'s counter or `None` while unplaced; report only what
+    /// no placement of the rest can repair (schedule::Rules).
+    pub rules: PlacementRules,
+}
+
+/// For families whose events need no check beyond their table entry.
+pub fn any_event(_pmu: &Pmu, _sel: &EventSel) -> Result<(), String> {
+    Ok(())
+}
+
+/// For families whose counter masks are the only placement rule.
+pub fn not_involved(_pmu: &Pmu, _sel: &EventSel) -> bool {
+    false
+}
+
+/// For families whose counter masks are the only placement rule.
+pub fn no_rules(_pmu: &Pmu, _sels: &[EventSel], _members: &[usize], _placed: &[Option<usize>]) -> Result<(), Violation> {
+    Ok(())
+}
+
+/// A family's rules over one event list, as the scheduler sees them.
+struct FamilyRules<'a> {
+    pmu: &'a Pmu,
+    sels: &'a [EventSel],
+}
+
+impl Rules for FamilyRules<'_> {
+    fn involves(&self, event: usize) -> bool {
+        (family(self.pmu).involves)(self.pmu, &self.sels[event])
+    }
+
+    fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
+        (family(self.pmu).rules)(self.pmu, self.sels, members, placed)
+    }
 }
 
 pub static FAMILIES: &[Family] = &[
@@ -69,6 +113,9 @@ pub static FAMILIES: &[Family] = &[
         placement: arm11::placement,
         start: arm11::start,
         explain: arm11::explain,
+        check: any_event,
+        involves: not_involved,
+        rules: no_rules,
     },
     Family {
         name: sparc::t4::FAMILY,
@@ -80,6 +127,9 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::t4::placement,
         start: sparc::t4::start,
         explain: sparc::t4::explain,
+        check: any_event,
+        involves: not_involved,
+        rules: no_rules,
     },
     Family {
         name: sparc::t4::DRAM_FAMILY,
@@ -91,6 +141,9 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::dram_placement,
         start: sparc::t4::dram_start,
         explain: sparc::t4::dram_explain,
+        check: any_event,
+        involves: not_involved,
+        rules: no_rules,
     },
     Family {
         name: sparc::niagara::FAMILY,
@@ -102,6 +155,9 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::niagara::placement,
         start: sparc::niagara::start,
         explain: sparc::niagara::explain,
+        check: any_event,
+        involves: not_involved,
+        rules: no_rules,
     },
     Family {
         name: sparc::kt::FAMILY,
@@ -113,6 +169,9 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::kt::placement,
         start: sparc::kt::start,
         explain: sparc::kt::explain,
+        check: any_event,
+        involves: not_involved,
+        rules: no_rules,
     },
 ];
 
@@ -219,6 +278,8 @@ pub enum EncodeError {
     UnknownRegister { pmu: String, name: String, valid: String },
     #[error("no events given")]
     Empty,
+    #[error("{input}: {why}")]
+    Invalid { input: String, why: String },
 }
 
 /// One event of an encoded set.
@@ -252,11 +313,11 @@ pub fn allowed_counters(pmu: &Pmu, sels: &[EventSel]) -> Vec<u64> {
     sels.iter().map(|s| (family(pmu).allowed)(pmu, s)).collect()
 }
 
-/// The counter of each event: a matching of events to distinct counters, or, on a PMU
-/// whose counters are shared, each event's first allowed counter.
-pub fn assign(pmu: &Pmu, allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
+/// The counter of each event: a placement under the family's counter masks and rules,
+/// or, on a PMU whose counters are shared, each event's first allowed counter.
+pub fn assign(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
     if !pmu.desc.shared_counters {
-        return schedule::assign(allowed);
+        return schedule::solve(allowed, &FamilyRules { pmu, sels });
     }
     match allowed.iter().position(|&m| m == 0) {
         Some(event) => Err(ScheduleError::NoCounter { event }),
@@ -264,10 +325,32 @@ pub fn assign(pmu: &Pmu, allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
     }
 }
 
+/// Multiplexing groups: each a set that [`assign`] can place, in first-fit order.
+pub fn groups(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<Vec<usize>>, ScheduleError> {
+    if pmu.desc.shared_counters {
+        return assign(pmu, sels, allowed).map(|_| vec![(0..sels.len()).collect()]);
+    }
+    schedule::groups(allowed, &FamilyRules { pmu, sels })
+}
+
+/// Refuse an event the family cannot program as given.
+pub fn check(pmu: &Pmu, sel: &EventSel) -> Result<(), EncodeError> {
+    (family(pmu).check)(pmu, sel).map_err(|why| EncodeError::Invalid { input: sel.input.clone(), why })
+}
+
 /// Explain a scheduling failure with event and counter names.
 pub fn explain(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], err: &ScheduleError) -> String {
     match err {
         ScheduleError::NoCounter { event } => format!("'{}' may use no counter of {}", sels[*event].input, pmu.name()),
+        ScheduleError::Rules { events, rules } => {
+            let names: Vec<String> = events.iter().map(|&e| format!("'{}'", sels[e].name())).collect();
+            let what = if events.len() == 1 {
+                "cannot be counted".to_string()
+            } else {
+                format!("{} events cannot be counted together", names.len())
+            };
+            format!("{} {what}: {}; count them in separate runs or let `pmu stat` multiplex them", names.join(", "), rules.join("; "))
+        }
         ScheduleError::Conflict { events, counters, .. } => {
             let names: Vec<String> =
                 events.iter().map(|&e| format!("'{}' ({})", sels[e].name(), pmu.counter_names(allowed[e]).join("/"))).collect();
@@ -296,8 +379,11 @@ pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeErro
             other_pmu: other.pmu.to_string(),
         });
     }
+    for sel in sels {
+        check(pmu, sel)?;
+    }
     let allowed = allowed_counters(pmu, sels);
-    let assignment = assign(pmu, &allowed)
+    let assignment = assign(pmu, sels, &allowed)
         .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
     let fam = family(pmu);
     let mut combined: RegisterValues = Vec::new();
@@ -322,6 +408,54 @@ pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeErro
     }
     let registers = (fam.start)(&combined, &assignment);
     Ok(EncodedSet { pmu: pmu.name(), events, registers, assignment })
+}
+
+/// How a set of events is counted: together, or in multiplexing groups and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Schedule {
+    pub pmu: &'static str,
+    /// Why the events cannot all be counted together; `None` when they can.
+    pub why: Option<String>,
+    /// One group when the events fit together; otherwise the multiplexing groups, each
+    /// counted in its turn.
+    pub groups: Vec<ScheduledGroup>,
+}
+
+/// One multiplexing group: its events (positions in the input) and their encoding.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScheduledGroup {
+    pub events: Vec<usize>,
+    pub set: EncodedSet,
+}
+
+/// Place `sels` on `pmu`'s counters together if they fit, else in multiplexing groups
+/// (first fit, in input order, as perf rotates them). Fails when an event cannot be
+/// counted even alone.
+pub fn schedule(pmu: &Pmu, sels: &[EventSel]) -> Result<Schedule, EncodeError> {
+    if sels.is_empty() {
+        return Err(EncodeError::Empty);
+    }
+    for sel in sels {
+        check(pmu, sel)?;
+    }
+    let allowed = allowed_counters(pmu, sels);
+    let (why, groups) = match assign(pmu, sels, &allowed) {
+        Ok(_) => (None, vec![(0..sels.len()).collect()]),
+        Err(e) => {
+            let why = explain(pmu, sels, &allowed, &e);
+            let groups = groups(pmu, sels, &allowed)
+                .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
+            (Some(why), groups)
+        }
+    };
+    let groups = groups
+        .into_iter()
+        .map(|events: Vec<usize>| {
+            let set = encode_set(pmu, &events.iter().map(|&i| sels[i].clone()).collect::<Vec<_>>())?;
+            Ok(ScheduledGroup { events, set })
+        })
+        .collect::<Result<Vec<_>, EncodeError>>()?;
+    Ok(Schedule { pmu: pmu.name(), why, groups })
 }
 
 /// Find a register of a PMU by name or alias.

@@ -69,6 +69,14 @@ enum Command {
         #[arg(required = true)]
         events: Vec<String>,
     },
+    /// Show how events would be placed on counters: together, or, when the counters
+    /// and the PMU's rules do not allow it, the multiplexing groups `pmu stat` would use
+    /// and the reason (the events and the rule that conflict).
+    Schedule {
+        /// Event strings.
+        #[arg(required = true)]
+        events: Vec<String>,
+    },
     /// Decode a register value field by field, with the spec's bit diagram.
     Decode {
         /// PMU whose register layout applies (layouts differ between cores).
@@ -218,6 +226,19 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             let pmu = catalog.pmu(sels[0].pmu).map_err(usage)?;
             let set = arch::encode_set(pmu, &sels).map_err(usage)?;
             out.encode(&set)
+        }
+        Command::Schedule { events } => {
+            let sels = resolve_all(&catalog, events, &cli.pmu)?;
+            let pmu = catalog.pmu(sels[0].pmu).map_err(usage)?;
+            if let Some(other) = sels.iter().find(|s| s.pmu != pmu.name()) {
+                return Err(usage(format!(
+                    "'{}' is on {}, not {}: schedule one PMU's events at a time",
+                    other.input,
+                    other.pmu,
+                    pmu.name()
+                )));
+            }
+            out.schedule(&arch::schedule(pmu, &sels).map_err(usage)?)
         }
         Command::Decode { target, register, value } => {
             let pmu = catalog.pmu(target).map_err(usage)?;

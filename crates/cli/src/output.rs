@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use comfy_table::{ContentArrangement, LineStyle, Table, TableStyle};
-use pmukit_arch::EncodedSet;
+use pmukit_arch::{EncodedSet, Schedule};
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::{ModifierKind, Pmu};
 use pmukit_core::register::Decoded;
@@ -214,6 +214,44 @@ impl Out {
             format!("start counting with: {}", writes.join(", "))
         };
         self.text(&format!("{}:\n{}\n{start}\n", set.pmu, t.trim_fmt()))
+    }
+
+    pub fn schedule(&self, schedule: &Schedule) -> Result<(), Failure> {
+        if self.json {
+            let groups: Vec<Value> = schedule
+                .groups
+                .iter()
+                .map(|g| {
+                    let events: Vec<Value> = g
+                        .set
+                        .events
+                        .iter()
+                        .zip(&g.events)
+                        .map(|(e, &i)| json!({"index": i, "input": e.input, "name": e.name, "counter": e.counter, "counters": e.counters}))
+                        .collect();
+                    json!({"events": events, "registers": registers_json(&g.set.registers)})
+                })
+                .collect();
+            return self.json(&json!({"pmu": schedule.pmu, "together": schedule.why.is_none(), "why": schedule.why, "groups": groups}));
+        }
+        let n: usize = schedule.groups.iter().map(|g| g.events.len()).sum();
+        let mut out = match &schedule.why {
+            None => format!("{}: the {n} event(s) fit the counters together\n", schedule.pmu),
+            Some(why) => format!(
+                "{}: the {n} events cannot be counted together: {why}\n`pmu stat` multiplexes them in {} groups, each counting in its turn:\n",
+                schedule.pmu,
+                schedule.groups.len()
+            ),
+        };
+        for (k, g) in schedule.groups.iter().enumerate() {
+            let mut t = table(&["group", "event", "counter", "allowed"]);
+            for e in &g.set.events {
+                t.add_row(vec![(k + 1).to_string(), e.name.clone(), e.counter.to_string(), e.counters.join(" ")]);
+            }
+            out.push_str(&t.trim_fmt());
+            out.push('\n');
+        }
+        self.text(&out)
     }
 
     pub fn decode(&self, d: &Decoded, diagram: &str) -> Result<(), Failure> {

@@ -378,3 +378,22 @@ fn sparc_kt_encode_shows_perf_config_and_pcr() {
     let err = usage_error(&["encode", "--pmu", "sparc-kt", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE"]);
     assert!(err.contains("PIC0"), "{err}");
 }
+
+#[test]
+fn schedule_shows_the_placement_or_the_groups_and_why() {
+    let v = ok_json(&["schedule", "CPU_CYCLES", "INSTR_EXEC", "--json"]);
+    assert_eq!(v["together"], true);
+    assert_eq!(v["groups"].as_array().unwrap().len(), 1);
+    assert_eq!(v["groups"][0]["events"][1]["counter"], "PMN0");
+    let v =
+        ok_json(&["schedule", "--pmu", "sparc-t4", "INSTR.ALL", "CYCLES", "INSTR.LOADS", "INSTR.STORES", "BR_MISPREDICT.ALL", "--json"]);
+    assert_eq!(v["together"], false);
+    assert!(v["why"].as_str().unwrap().contains("5 events"), "{}", v["why"]);
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[1]["events"][0]["index"], 4, "the fifth event waits for the second turn");
+    let human = pmu(&["schedule", "--pmu", "sparc-t4", "INSTR.ALL", "CYCLES", "INSTR.LOADS", "INSTR.STORES", "BR_MISPREDICT.ALL"]);
+    assert!(String::from_utf8_lossy(&human.stdout).contains("multiplexes them in 2 groups"));
+    let err = usage_error(&["schedule", "CPU_CYCLES", "sparc-t4::CYCLES"]);
+    assert!(err.contains("one PMU"), "{err}");
+}

@@ -282,10 +282,11 @@ fn split_flattened<'a>(pmu: &'a Pmu, text: &str) -> Option<(&'a EventDef, Vec<St
         let mut rest = rest.to_string();
         while !rest.is_empty() {
             // Longest unit-mask name first, since names may contain '_'.
+            // A name with '.' (`ALL.ALL_PRED`) is flattened with '_' like the rest.
             let mut cands: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
             cands.sort_by_key(|n| std::cmp::Reverse(n.len()));
             let hit = cands.into_iter().find(|n| {
-                let n = n.to_ascii_uppercase();
+                let n = n.to_ascii_uppercase().replace('.', "_");
                 rest == n || rest.starts_with(&format!("{n}_"))
             })?;
             names.push(hit.to_string());
@@ -326,7 +327,7 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
     }
     let valid: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
     let mut out = Umask::default();
-    for t in tokens {
+    for t in &join_dotted(e, tokens) {
         if let Some(v) = numeric_umask(&t.text) {
             if v > pmu.desc.max_umask {
                 return Err(EventError::at(input, t, format!("unit mask {v:#x} does not fit (at most {:#x})", pmu.desc.max_umask), None));
@@ -354,7 +355,36 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
         out.names.push(u.name.to_string());
     }
     check_combination(input, e, tokens, &mut out)?;
+    if let Some(bad) = e.invalid_umask(out.value) {
+        let token = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column: tokens[0].column };
+        let note = if bad.note.is_empty() { String::new() } else { format!(" {}", bad.note) };
+        let listed: Vec<String> = e.umasks.iter().map(|u| u.name.to_string()).collect();
+        return Err(EventError::at(
+            input,
+            &token,
+            format!("unit mask {:#x} of event '{}' {}{note}", out.value, e.name, bad.kind.describe()),
+            Some(format!("valid unit masks: {}", listed.join(", "))),
+        ));
+    }
     Ok(out)
+}
+
+/// Unit-mask tokens with the dotted names among them put back together: the parser
+/// splits `ALL.ALL_PRED` at the dot, but it is one of Montecito's unit masks. The
+/// longest run of tokens that names a unit mask wins.
+fn join_dotted(e: &EventDef, tokens: &[Token]) -> Vec<Token> {
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let end = (i + 2..=tokens.len())
+            .rev()
+            .find(|&j| e.umask(&tokens[i..j].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(".")).is_some())
+            .unwrap_or(i + 1);
+        let text = tokens[i..end].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(".");
+        out.push(Token { text, column: tokens[i].column });
+        i = end;
+    }
+    out
 }
 
 /// A unit-mask token written as a number (`0x1f`).
@@ -370,7 +400,7 @@ fn check_combination(input: &str, e: &EventDef, tokens: &[Token], out: &mut Umas
         out.warnings.push(format!("{}: unit-mask bits {ignored:#x} are ignored by the hardware", e.name));
     }
     let effective = out.value & !e.umask_ignored;
-    if e.umasks.is_empty() || e.umasks.iter().any(|u| u.value == effective) {
+    if e.umasks.is_empty() || e.umasks.iter().any(|u| u.matches(effective)) || e.invalid_umask(effective).is_some() {
         return Ok(());
     }
     let note = if e.umask_note.is_empty() { String::new() } else { format!(": the spec says \"{}\"", e.umask_note) };

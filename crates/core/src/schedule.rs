@@ -1,9 +1,15 @@
-//! Counter assignment under per-event counter restrictions, and multiplexing groups.
+//! Counter assignment under per-event counter restrictions and a family's rules, and
+//! multiplexing groups.
 //!
-//! Each event may use a set of counters (a bit mask). Assignment is a bipartite
-//! matching, found with augmenting paths, so it succeeds whenever any assignment
-//! exists. A refusal names a smallest-known conflict: a set of events that together
-//! can use fewer counters than there are events (Hall's condition).
+//! Each event may use a set of counters (a bit mask). Without rules, assignment is a
+//! bipartite matching, found with augmenting paths, so it succeeds whenever any
+//! assignment exists; a refusal names a set of events that together can use fewer
+//! counters than there are events (Hall's condition). A family may add [`Rules`] that
+//! relate events and counters (Montecito: "one L1D event must be on PMC5", "L1D events
+//! of one set only"); [`solve`] then searches every placement of the events the rules
+//! involve, matching the others onto what is left, so it too finds an assignment
+//! whenever one exists, and a refusal names a minimal set of events and the rules
+//! they break.
 
 use thiserror::Error;
 
@@ -13,6 +19,152 @@ pub enum ScheduleError {
     NoCounter { event: usize },
     #[error("events {events:?} can only use counters {counters:?}: {n_events} events for {n_counters} counters")]
     Conflict { events: Vec<usize>, counters: Vec<usize>, n_events: usize, n_counters: usize },
+    /// No placement of `events` (a minimal such set) satisfies the family's rules.
+    #[error("events {events:?} break rules: {}", rules.join("; "))]
+    Rules { events: Vec<usize>, rules: Vec<String> },
+}
+
+/// A rule that a placement breaks: the rule, in the spec's words, and the events
+/// (indices into the event list) that break it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub rule: String,
+    pub events: Vec<usize>,
+}
+
+/// A family's placement rules beyond each event's counter mask. Events are named by
+/// their index in the caller's list; a check looks at the events of `members` only
+/// (the set being placed), `placed[i]` being the counter of `members[i]`.
+pub trait Rules {
+    /// Whether event `event` takes part in any rule; the others only need a counter.
+    fn involves(&self, event: usize) -> bool;
+    /// `placed[i]` is `members[i]`'s counter, or `None` while it is not placed. Report
+    /// only a violation that no placement of the unplaced members can repair: the
+    /// search prunes on it.
+    fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation>;
+}
+
+/// No rules: counter masks alone decide.
+pub struct NoRules;
+
+impl Rules for NoRules {
+    fn involves(&self, _event: usize) -> bool {
+        false
+    }
+
+    fn check(&self, _members: &[usize], _placed: &[Option<usize>]) -> Result<(), Violation> {
+        Ok(())
+    }
+}
+
+/// Assign a counter to every event under its mask and `rules`, or explain why none
+/// exists. Returns the counter index of each event.
+pub fn solve(allowed: &[u64], rules: &dyn Rules) -> Result<Vec<usize>, ScheduleError> {
+    solve_members(allowed, &(0..allowed.len()).collect::<Vec<_>>(), rules)
+}
+
+/// [`solve`] for the events `members` of a longer list; errors name list indices.
+fn solve_members(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Result<Vec<usize>, ScheduleError> {
+    let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
+    let matched = assign(&masks).map_err(|e| match e {
+        ScheduleError::NoCounter { event } => ScheduleError::NoCounter { event: members[event] },
+        ScheduleError::Conflict { events, counters, n_events, n_counters } => {
+            ScheduleError::Conflict { events: events.iter().map(|&e| members[e]).collect(), counters, n_events, n_counters }
+        }
+        other => other,
+    })?;
+    let placed: Vec<Option<usize>> = matched.iter().map(|&c| Some(c)).collect();
+    if rules.check(members, &placed).is_ok() {
+        return Ok(matched);
+    }
+    if let Some(found) = search(&masks, members, rules, &mut Vec::new()) {
+        return Ok(found);
+    }
+    Err(explain_rules(allowed, members, rules))
+}
+
+/// Every placement of the members the rules involve (most constrained first), the
+/// others matched onto the counters left. Violations met are collected in `seen`.
+fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: &mut Vec<Violation>) -> Option<Vec<usize>> {
+    let mut involved: Vec<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
+    involved.sort_by_key(|&i| masks[i].count_ones());
+    let free: Vec<usize> = (0..members.len()).filter(|&i| !rules.involves(members[i])).collect();
+    let mut search = Search { masks, members, rules, involved: &involved, free: &free, placed: vec![None; members.len()], seen };
+    search.place(0, 0)
+}
+
+struct Search<'a> {
+    masks: &'a [u64],
+    members: &'a [usize],
+    rules: &'a dyn Rules,
+    involved: &'a [usize],
+    free: &'a [usize],
+    placed: Vec<Option<usize>>,
+    seen: &'a mut Vec<Violation>,
+}
+
+impl Search<'_> {
+    fn note(&mut self, v: Violation) {
+        if !self.seen.iter().any(|s| s.rule == v.rule) {
+            self.seen.push(v);
+        }
+    }
+
+    fn place(&mut self, k: usize, used: u64) -> Option<Vec<usize>> {
+        if k == self.involved.len() {
+            let masks: Vec<u64> = self.free.iter().map(|&i| self.masks[i] & !used).collect();
+            let counters = assign(&masks).ok()?;
+            for (&i, c) in self.free.iter().zip(counters) {
+                self.placed[i] = Some(c);
+            }
+            let result = self.rules.check(self.members, &self.placed);
+            let out = result.as_ref().ok().map(|_| self.placed.iter().map(|c| c.unwrap_or(0)).collect());
+            for &i in self.free {
+                self.placed[i] = None;
+            }
+            if let Err(v) = result {
+                self.note(v);
+            }
+            return out;
+        }
+        let i = self.involved[k];
+        let mask = self.masks[i] & !used;
+        for c in (0..64).filter(|c| mask >> c & 1 == 1) {
+            self.placed[i] = Some(c);
+            match self.rules.check(self.members, &self.placed) {
+                Ok(()) => {
+                    if let Some(found) = self.place(k + 1, used | 1 << c) {
+                        return Some(found);
+                    }
+                }
+                Err(v) => self.note(v),
+            }
+            self.placed[i] = None;
+        }
+        None
+    }
+}
+
+/// Shrink an unsatisfiable set to a minimal unsatisfiable subset and name the rules
+/// its placements break.
+fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> ScheduleError {
+    let unsatisfiable = |set: &[usize], seen: &mut Vec<Violation>| {
+        let masks: Vec<u64> = set.iter().map(|&e| allowed[e]).collect();
+        assign(&masks).is_err() || search(&masks, set, rules, seen).is_none()
+    };
+    let mut set = members.to_vec();
+    let mut i = 0;
+    while i < set.len() {
+        let without: Vec<usize> = set.iter().copied().filter(|&e| e != set[i]).collect();
+        if !without.is_empty() && unsatisfiable(&without, &mut Vec::new()) {
+            set = without;
+        } else {
+            i += 1;
+        }
+    }
+    let mut seen = Vec::new();
+    unsatisfiable(&set, &mut seen);
+    ScheduleError::Rules { events: set, rules: seen.into_iter().map(|v| v.rule).collect() }
 }
 
 /// Assign a distinct counter to every event. `allowed[i]` is event i's counter mask.
@@ -69,18 +221,13 @@ fn augment(event: usize, allowed: &[u64], owner: &mut [Option<usize>; 64], seen:
 
 /// Split events into groups that can each be counted together, for multiplexing.
 /// Events keep their order; each goes into the first group it fits, as perf's
-/// rotation does. An event that fits no counter at all is an error.
-pub fn groups(allowed: &[u64]) -> Result<Vec<Vec<usize>>, ScheduleError> {
+/// rotation does. An event that cannot be counted even alone is an error.
+pub fn groups(allowed: &[u64], rules: &dyn Rules) -> Result<Vec<Vec<usize>>, ScheduleError> {
     let mut out: Vec<Vec<usize>> = Vec::new();
-    for (i, &mask) in allowed.iter().enumerate() {
-        if mask == 0 {
-            return Err(ScheduleError::NoCounter { event: i });
-        }
-        let fits = |g: &Vec<usize>| {
-            let masks: Vec<u64> = g.iter().chain(std::iter::once(&i)).map(|&e| allowed[e]).collect();
-            assign(&masks).is_ok()
-        };
-        match out.iter_mut().find(|g| fits(g)) {
+    for i in 0..allowed.len() {
+        solve_members(allowed, &[i], rules)?;
+        let with = |g: &Vec<usize>| solve_members(allowed, &g.iter().copied().chain([i]).collect::<Vec<_>>(), rules).is_ok();
+        match out.iter_mut().find(|g| with(g)) {
             Some(g) => g.push(i),
             None => out.push(vec![i]),
         }

@@ -68,6 +68,13 @@ pub struct EventDef {
     /// The spec's words about other unit-mask values.
     #[serde(default)]
     pub umask_note: Text,
+    /// Unit-mask values the spec lists as counting nothing, illegal or undefined.
+    #[serde(default)]
+    pub invalid_umasks: List<InvalidUmask>,
+    /// The event this one is a named selection of (same code and unit mask; the spec
+    /// calls it a sub event). Empty for an event in its own right.
+    #[serde(default)]
+    pub subevent_of: Text,
 }
 
 /// How the hardware treats a unit-mask value that is not one of the listed ones
@@ -104,6 +111,61 @@ pub struct UmaskDef {
     /// Attributes of this unit mask, overriding the event's.
     #[serde(default)]
     pub attrs: List<Attr>,
+    /// Bits of this unit mask the hardware does not look at (the spec's `x` in a
+    /// pattern such as `bxx01`); `value` holds them as 0.
+    #[serde(default)]
+    pub ignored: u64,
+}
+
+/// A unit-mask selection the spec lists as invalid (`---` rows of Montecito's tables).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(deny_unknown_fields)]
+pub struct InvalidUmask {
+    pub value: u64,
+    /// Don't-care bits of the pattern.
+    #[serde(default)]
+    pub ignored: u64,
+    pub kind: InvalidKind,
+    /// The spec's words, such as `(* nothing will be counted *)`.
+    #[serde(default)]
+    pub note: Text,
+}
+
+/// Why a unit-mask selection is invalid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+#[serde(rename_all = "lowercase")]
+pub enum InvalidKind {
+    /// The hardware counts nothing.
+    Nothing,
+    /// The spec calls the selection illegal.
+    Illegal,
+    /// The count is undefined.
+    Undefined,
+}
+
+impl InvalidKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            InvalidKind::Nothing => "counts nothing",
+            InvalidKind::Illegal => "is an illegal selection",
+            InvalidKind::Undefined => "gives an undefined count",
+        }
+    }
+}
+
+impl UmaskDef {
+    /// Does a unit-mask field value select this unit mask (its don't-care bits aside)?
+    pub fn matches(&self, value: u64) -> bool {
+        value & !self.ignored == self.value & !self.ignored
+    }
+}
+
+impl InvalidUmask {
+    pub fn matches(&self, value: u64) -> bool {
+        value & !self.ignored == self.value & !self.ignored
+    }
 }
 
 /// A key/value attribute of an event.
@@ -206,10 +268,40 @@ impl EventTable {
                         format!("unit mask {} = {:#x} exceeds the maximum {:#x}", u.name, u.value, rules.max_umask),
                     ));
                 }
+                if !is_umask_name(&u.name) {
+                    return Err(invalid(&e.name, format!("unit mask '{}': names use letters, digits, '_' and '.'", u.name)));
+                }
+                if u.ignored > rules.max_umask || u.value & u.ignored != 0 {
+                    return Err(invalid(
+                        &e.name,
+                        format!(
+                            "unit mask {}: ignored bits {:#x} must fit the field and be 0 in the value {:#x}",
+                            u.name, u.ignored, u.value
+                        ),
+                    ));
+                }
                 if umask_names.iter().any(|n: &&Text| n.eq_ignore_ascii_case(&u.name)) {
                     return Err(invalid(&e.name, format!("unit mask '{}' appears twice", u.name)));
                 }
                 umask_names.push(&u.name);
+            }
+            for bad in e.invalid_umasks.iter() {
+                if bad.value > rules.max_umask || bad.ignored > rules.max_umask || bad.value & bad.ignored != 0 {
+                    return Err(invalid(
+                        &e.name,
+                        format!("invalid unit mask {:#x} (ignored {:#x}) does not fit the field", bad.value, bad.ignored),
+                    ));
+                }
+                if let Some(u) = e.umasks.iter().find(|u| u.matches(bad.value) || bad.matches(u.value)) {
+                    return Err(invalid(&e.name, format!("unit mask {} overlaps an invalid selection {:#x}", u.name, bad.value)));
+                }
+            }
+            if !e.subevent_of.is_empty() {
+                let parent = self.find(&e.subevent_of).filter(|p| p.subevent_of.is_empty());
+                if parent.is_none_or(|p| p.code != e.code) {
+                    return Err(invalid(&e.name, format!("subevent_of '{}' must name an event with code {:#x}", e.subevent_of, e.code)));
+                }
+                continue;
             }
             // Two events may share a code only on disjoint sets of models.
             for model in rules.models {
@@ -235,7 +327,7 @@ impl EventTable {
 
     /// The event with selector `code` on `model`, if the table defines one.
     pub fn by_code(&self, code: u64, model: &str) -> Option<&EventDef> {
-        self.events.iter().find(|e| e.code == code && e.exists_on(model))
+        self.events.iter().find(|e| e.code == code && e.exists_on(model) && e.subevent_of.is_empty())
     }
 }
 
@@ -259,6 +351,21 @@ impl EventDef {
     pub fn umask(&self, name: &str) -> Option<&UmaskDef> {
         self.umasks.iter().find(|u| u.name.eq_ignore_ascii_case(name))
     }
+
+    /// The unit mask a field value selects, don't-care bits aside.
+    pub fn umask_for(&self, value: u64) -> Option<&UmaskDef> {
+        self.umasks.iter().find(|u| u.matches(value & !self.umask_ignored))
+    }
+
+    /// The invalid selection a field value makes, if it makes one.
+    pub fn invalid_umask(&self, value: u64) -> Option<&InvalidUmask> {
+        self.invalid_umasks.iter().find(|b| b.matches(value & !self.umask_ignored))
+    }
+}
+
+/// Unit-mask names may contain '.' (Montecito's `ALL.ALL_PRED`).
+fn is_umask_name(s: &str) -> bool {
+    !s.is_empty() && !s.starts_with('.') && !s.ends_with('.') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
 fn is_event_name(s: &str) -> bool {

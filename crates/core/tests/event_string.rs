@@ -270,3 +270,77 @@ umasks = [ { name = "LD", value = 0x4 }, { name = "ST", value = 0x8 } ]
         assert!(err.message.contains("does not fit"), "{}", err.message);
     }
 }
+
+/// Montecito-style unit masks: enumerated patterns with don't-care bits, names with
+/// dots, invalid selections, and a sub event sharing its parent's code.
+const PATTERNS: &str = r#"
+family = "toy"
+[[event]]
+name = "TAGGED_RETIRED"
+code = 0x08
+description = "tagged"
+umask_combinations = "listed"
+umasks = [ { name = "IBRP0", value = 0x0, ignored = 0xc, default = true }, { name = "IBRP1", value = 0x1, ignored = 0xc } ]
+[[event]]
+name = "RETIRED"
+code = 0x08
+description = "a sub event of TAGGED_RETIRED"
+subevent_of = "TAGGED_RETIRED"
+[[event]]
+name = "MISPRED"
+code = 0x5B
+description = "mispredictions"
+umask_combinations = "listed"
+umasks = [ { name = "ALL.ALL_PRED", value = 0x0, default = true }, { name = "ALL.CORRECT_PRED", value = 0x1 }, { name = "ALL", value = 0x2 } ]
+invalid_umasks = [ { value = 0x3, ignored = 0xc, kind = "nothing", note = "(* nothing will be counted *)" } ]
+"#;
+
+fn pattern_pmu() -> Vec<Pmu> {
+    let table = EventTable::from_toml(PATTERNS, "toy").unwrap();
+    let models = ["a", "b"];
+    table.validate(&A.rules(&models, &["C0", "C1"], &["u", "thresh", "d"]), "toy").unwrap();
+    vec![Pmu { desc: &A, table: Cow::Owned(table) }]
+}
+
+#[test]
+fn a_dotted_unit_mask_name_is_one_unit_mask() {
+    let sel = resolve("MISPRED.ALL.CORRECT_PRED", &pattern_pmu(), "toya").unwrap();
+    assert_eq!((sel.umask, sel.name()), (0x1, "MISPRED.ALL.CORRECT_PRED".to_string()));
+    // The shorter name ALL is a unit mask too; the longest match wins.
+    assert_eq!(resolve("MISPRED.ALL", &pattern_pmu(), "toya").unwrap().umask, 0x2);
+    // pfmon's flattened form replaces the dots with '_'.
+    assert_eq!(resolve("MISPRED_ALL_CORRECT_PRED", &pattern_pmu(), "toya").unwrap().umask, 0x1);
+}
+
+#[test]
+fn a_raw_unit_mask_matches_a_pattern_with_dont_care_bits() {
+    let sel = resolve("TAGGED_RETIRED.0x5", &pattern_pmu(), "toya").unwrap();
+    assert_eq!(sel.umask, 0x5, "bxx01: 0x5 selects IBRP1");
+    let err = resolve("TAGGED_RETIRED.0x2", &pattern_pmu(), "toya").unwrap_err();
+    assert!(err.message.contains("not a meaningful setting"), "{err}");
+}
+
+#[test]
+fn an_invalid_selection_is_refused_with_the_specs_words() {
+    let err = resolve("MISPRED.0x7", &pattern_pmu(), "toya").unwrap_err();
+    assert!(err.message.contains("counts nothing") && err.message.contains("(* nothing will be counted *)"), "{err}");
+}
+
+#[test]
+fn a_sub_event_shares_its_parents_code_and_decodes_as_the_parent() {
+    let pmus = pattern_pmu();
+    assert_eq!(resolve("RETIRED", &pmus, "toya").unwrap().code, 0x08);
+    assert_eq!(pmus[0].table.by_code(0x08, "a").unwrap().name, "TAGGED_RETIRED");
+}
+
+#[test]
+fn table_validation_refuses_overlapping_invalid_selections_and_bad_sub_events() {
+    let overlap = PATTERNS.replace("value = 0x3, ignored = 0xc", "value = 0x2, ignored = 0x0");
+    let table = EventTable::from_toml(&overlap, "toy").unwrap();
+    let err = table.validate(&A.rules(&["a", "b"], &["C0", "C1"], &["u", "thresh", "d"]), "toy").unwrap_err();
+    assert!(err.to_string().contains("overlaps an invalid selection"), "{err}");
+    let orphan = PATTERNS.replace("subevent_of = \"TAGGED_RETIRED\"", "subevent_of = \"MISPRED\"");
+    let table = EventTable::from_toml(&orphan, "toy").unwrap();
+    let err = table.validate(&A.rules(&["a", "b"], &["C0", "C1"], &["u", "thresh", "d"]), "toy").unwrap_err();
+    assert!(err.to_string().contains("subevent_of"), "{err}");
+}

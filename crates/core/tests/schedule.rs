@@ -1,6 +1,6 @@
 //! Counter assignment finds a matching whenever one exists, and explains refusals.
 
-use pmukit_core::schedule::{assign, groups, ScheduleError};
+use pmukit_core::schedule::{assign, groups, solve, NoRules, Rules, ScheduleError, Violation};
 use proptest::prelude::*;
 
 /// Exhaustive search: is there any assignment of distinct counters?
@@ -32,12 +32,13 @@ proptest! {
                 prop_assert!(events.len() > counters.len());
             }
             Err(ScheduleError::NoCounter { event }) => prop_assert_eq!(masks[event], 0),
+            Err(e @ ScheduleError::Rules { .. }) => prop_assert!(false, "no rules, yet {e}"),
         }
     }
 
     #[test]
     fn groups_cover_every_event_once_and_each_group_fits(masks in prop::collection::vec(1u64..8, 1..10)) {
-        let gs = groups(&masks).unwrap();
+        let gs = groups(&masks, &NoRules).unwrap();
         let mut all: Vec<usize> = gs.iter().flatten().copied().collect();
         all.sort_unstable();
         prop_assert_eq!(all, (0..masks.len()).collect::<Vec<_>>());
@@ -63,5 +64,118 @@ fn refusal_names_the_events_competing_for_too_few_counters() {
 #[test]
 fn an_event_with_no_counter_is_refused() {
     assert_eq!(assign(&[0b1, 0]), Err(ScheduleError::NoCounter { event: 1 }));
-    assert!(groups(&[0]).is_err());
+    assert!(groups(&[0], &NoRules).is_err());
+}
+
+/// Test rules: forbidden pairs of placements, and "if any event of `class` is counted,
+/// counter `anchor` must hold one of them" (the shape of Montecito's PMC5 rule).
+#[derive(Debug, Clone)]
+struct TestRules {
+    forbidden: Vec<(usize, usize, usize, usize)>,
+    class: Vec<usize>,
+    anchor: usize,
+}
+
+impl Rules for TestRules {
+    fn involves(&self, event: usize) -> bool {
+        self.class.contains(&event) || self.forbidden.iter().any(|&(a, _, b, _)| a == event || b == event)
+    }
+
+    fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
+        let at = |e: usize| members.iter().position(|&m| m == e).and_then(|i| placed[i]);
+        for &(a, ca, b, cb) in &self.forbidden {
+            if at(a) == Some(ca) && at(b) == Some(cb) {
+                return Err(Violation { rule: format!("e{a} on c{ca} excludes e{b} on c{cb}"), events: vec![a, b] });
+            }
+        }
+        let class: Vec<usize> = (0..members.len()).filter(|&i| self.class.contains(&members[i])).collect();
+        if class.is_empty() {
+            return Ok(());
+        }
+        let broken = match placed.iter().position(|&c| c == Some(self.anchor)) {
+            Some(i) => !class.contains(&i),
+            None => class.iter().all(|&i| placed[i].is_some()),
+        };
+        if broken {
+            return Err(Violation {
+                rule: format!("counter c{} must hold a class event", self.anchor),
+                events: class.iter().map(|&i| members[i]).collect(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Exhaustive search under rules: every injective placement, checked whole.
+fn exists_with(allowed: &[u64], rules: &dyn Rules, placed: &mut Vec<Option<usize>>) -> bool {
+    let k = placed.iter().position(Option::is_none);
+    let Some(k) = k else { return rules.check(&(0..placed.len()).collect::<Vec<_>>(), placed).is_ok() };
+    for c in 0..8 {
+        if allowed[k] >> c & 1 == 1 && !placed.contains(&Some(c)) {
+            placed[k] = Some(c);
+            if exists_with(allowed, rules, placed) {
+                placed[k] = None;
+                return true;
+            }
+            placed[k] = None;
+        }
+    }
+    false
+}
+
+fn rules_strategy() -> impl Strategy<Value = (Vec<u64>, TestRules)> {
+    (
+        prop::collection::vec(1u64..64, 1..7),
+        prop::collection::vec((0usize..6, 0usize..6, 0usize..6, 0usize..6), 0..5),
+        prop::collection::vec(0usize..6, 0..3),
+        0usize..6,
+    )
+        .prop_map(|(masks, forbidden, class, anchor)| (masks, TestRules { forbidden, class, anchor }))
+}
+
+proptest! {
+    /// The solver under rules never refuses a satisfiable set and never returns a
+    /// placement that breaks a mask or a rule (cross-checked by exhaustive search).
+    #[test]
+    fn solve_succeeds_exactly_when_a_placement_satisfies_the_rules((masks, rules) in rules_strategy()) {
+        let mut placed = vec![None; masks.len()];
+        let possible = exists_with(&masks, &rules, &mut placed);
+        match solve(&masks, &rules) {
+            Ok(a) => {
+                prop_assert!(possible);
+                let placed: Vec<Option<usize>> = a.iter().map(|&c| Some(c)).collect();
+                prop_assert!(rules.check(&(0..placed.len()).collect::<Vec<_>>(), &placed).is_ok());
+                for (i, &c) in a.iter().enumerate() {
+                    prop_assert!(masks[i] >> c & 1 == 1);
+                }
+                let mut sorted = a.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                prop_assert_eq!(sorted.len(), a.len());
+            }
+            Err(ScheduleError::Rules { events, rules: broken }) => {
+                prop_assert!(!possible);
+                prop_assert!(!broken.is_empty(), "a refusal names the rules");
+                prop_assert!(!events.is_empty());
+            }
+            Err(_) => prop_assert!(!possible),
+        }
+    }
+}
+
+#[test]
+fn a_refusal_under_rules_names_a_minimal_set_and_the_rule() {
+    // Events 0 and 2 are class events, so counter 1 must hold one of them; event 1 can
+    // only use counter 1. Event 0 and the innocent event 3 are dropped from the
+    // explanation: {1, 2} already cannot be placed.
+    let rules = TestRules { forbidden: vec![], class: vec![0, 2], anchor: 1 };
+    let err = solve(&[0b0011, 0b0010, 0b0110, 0b1111], &rules).unwrap_err();
+    assert_eq!(err, ScheduleError::Rules { events: vec![1, 2], rules: vec!["counter c1 must hold a class event".to_string()] });
+}
+
+#[test]
+fn groups_under_rules_split_what_cannot_share_the_counters() {
+    let rules = TestRules { forbidden: vec![(0, 0, 1, 1)], class: vec![], anchor: 7 };
+    let gs = groups(&[0b01, 0b10], &rules).unwrap();
+    assert_eq!(gs, vec![vec![0], vec![1]]);
 }

@@ -8,7 +8,6 @@ use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
 use pmukit_core::report::{evaluate_metrics, EventResult, StatReport};
-use pmukit_core::schedule;
 use thiserror::Error;
 
 use crate::drivers::arm11::Arm11Driver;
@@ -163,17 +162,9 @@ struct Plan<'a> {
 impl<'a> Plan<'a> {
     fn new(pmu: &'a Pmu, sels: &[EventSel], events: Vec<usize>) -> Result<Plan<'a>, StatError> {
         let mine: Vec<EventSel> = events.iter().map(|&i| sels[i].clone()).collect();
-        let allowed = arch::allowed_counters(pmu, &mine);
-        let local: Vec<Vec<usize>> = match arch::assign(pmu, &allowed) {
-            Ok(_) => vec![(0..mine.len()).collect()],
-            Err(_) => schedule::groups(&allowed)
-                .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: arch::explain(pmu, &mine, &allowed, &e) })?,
-        };
-        let sets = local
-            .iter()
-            .map(|g| arch::encode_set(pmu, &g.iter().map(|&i| mine[i].clone()).collect::<Vec<_>>()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let groups = local.iter().map(|g| g.iter().map(|&i| events[i]).collect()).collect();
+        let schedule = arch::schedule(pmu, &mine)?;
+        let groups = schedule.groups.iter().map(|g| g.events.iter().map(|&i| events[i]).collect()).collect();
+        let sets = schedule.groups.into_iter().map(|g| g.set).collect();
         Ok(Plan { pmu, groups, sets, turn: 0, running: false, ran: 0 })
     }
 

@@ -113,10 +113,14 @@ pub enum Signal {
     /// bypass the cache (non-cacheable, write-through, or write misses that do not
     /// allocate) to memory (not to device registers).
     MemoryWrites,
+    /// Memory reads (64-byte lines) of the thread that is *not* the span's: a
+    /// background thread's misses completing while the other thread runs, which
+    /// Montecito counts as Floating events (Montecito §4.2.1). Two-thread workloads only.
+    BackgroundMemoryReads,
 }
 
 impl Signal {
-    pub const COUNT: usize = Signal::MemoryWrites as usize + 1;
+    pub const COUNT: usize = Signal::BackgroundMemoryReads as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -163,6 +167,7 @@ impl Signal {
         Signal::NoFetchCycles,
         Signal::MemoryReads,
         Signal::MemoryWrites,
+        Signal::BackgroundMemoryReads,
     ];
 }
 

@@ -1,0 +1,5 @@
+//! Itanium 2 "Montecito" (dual-core Itanium 2) performance monitoring: chapter 3
+//! (registers, restrictions) and chapter 4 (events) of the "Dual-Core Update to the
+//! Intel Itanium 2 Processor Reference Manual".
+
+pub mod registers;

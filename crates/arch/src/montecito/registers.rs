@@ -1,0 +1,102 @@
+//! The Montecito performance-monitor registers of chapter 3 ("Dual-Core Update to the
+//! Intel Itanium 2 Processor Reference Manual", cited as §n): the generic PMC/PMD pairs
+//! 4-15 (Tables 3-5 to 3-7) and the overflow status registers PMC0-3 (Table 3-8). One
+//! `const Field` per field: the only place a bit position is written.
+
+use pmukit_core::register::{Access, Field, NamedValue, Register, Values};
+
+const IGNORED: Access = Access::Reserved { unpredictable_read: false };
+
+// Table 3-6 (with Table 3-5 for plm, pm, ism): PMC4-15.
+/// Bits 3:0: one bit per privilege level, bit n enabling the monitor at CPL n.
+pub const PLM: Field = Field::new("plm", 3, 0, "Privilege Level Mask: bit n enables the monitor at privilege level n (Table 3-5)");
+/// Bit 4: external notification on overflow, whatever oi says.
+pub const EV: Field =
+    Field::new("ev", 4, 4, "External visibility: external notification when the counter overflows").with_values(Values::Named(OFF_ON));
+/// Bit 5: raise the performance monitor interrupt and set PMC0.fr on overflow.
+pub const OI: Field =
+    Field::new("oi", 5, 5, "Overflow interrupt: on overflow raise the PMI and set PMC0.fr").with_values(Values::Named(OFF_ON));
+/// Bit 6: privileged monitor (enabled by PSR.pp, PMD readable by privileged software only).
+pub const PM: Field =
+    Field::new("pm", 6, 6, "Privileged monitor: 0 user monitor (PSR.up), 1 privileged monitor (PSR.pp)").with_values(Values::Named(&[
+        NamedValue { value: 0, name: "0", meaning: "user monitor, enabled by PSR.up" },
+        NamedValue { value: 1, name: "1", meaning: "privileged monitor, enabled by PSR.pp; unprivileged PMD reads return 0" },
+    ]));
+pub const IG7: Field = Field::new("ig", 7, 7, "Read zero; writes ignored").with_access(IGNORED);
+/// Bits 15:8: event select (chapter 4).
+pub const ES: Field = Field::new("es", 15, 8, "Event select (chapter 4)").with_values(Values::Event);
+/// Bits 19:16: event-specific unit mask.
+pub const UMASK: Field = Field::new("umask", 19, 16, "Unit mask: event-specific (chapter 4)").with_values(Values::Umask);
+/// Bits 22:20: count cycles in which the event's value exceeds the threshold (0: sum).
+pub const THRESHOLD: Field =
+    Field::new("threshold", 22, 20, "Threshold: 0 sums the event's values; n counts cycles in which the value exceeds n");
+pub const IG23: Field = Field::new("ig", 23, 23, "Read zero; writes ignored").with_access(IGNORED);
+/// Bits 25:24: instruction set mask, "should be set to '10 for proper operation" (§3.3.1).
+pub const ISM: Field = Field::new("ism", 25, 24, "Instruction Set Mask: must be 10 (Table 3-5)").with_values(Values::Named(&[
+    NamedValue { value: 0b10, name: "10", meaning: "proper operation (§3.3.1)" },
+    NamedValue { value: 0b00, name: "00", meaning: "undefined behaviour" },
+    NamedValue { value: 0b01, name: "01", meaning: "undefined behaviour" },
+    NamedValue { value: 0b11, name: "11", meaning: "undefined behaviour" },
+]));
+/// The only ism value the monitor-enable equation accepts (§3.3.1).
+pub const ISM_PROPER: u64 = 0b10;
+/// Bit 26: count both threads (duplicated counters PMC4-9 only).
+pub const ALL: Field =
+    Field::new("all", 26, 26, "All threads: 1 counts both threads (duplicated counters PMC4-9 only)").with_values(Values::Named(&[
+        NamedValue { value: 0, name: "0", meaning: "this thread only" },
+        NamedValue { value: 1, name: "1", meaning: "both threads" },
+    ]));
+/// Bits 30:27: MESI filter, bit 27 I, 28 S, 29 E, 30 M; b1111 counts every state.
+pub const MESI: Field = Field::new("MESI", 30, 27, "MESI filter for capable events: [27] I, [28] S, [29] E, [30] M; 1111 counts all");
+pub const IG_HIGH: Field = Field::new("ig", 63, 31, "Read zero; writes ignored").with_access(IGNORED);
+
+/// Table 3-6: PMC4-15, one layout for all twelve.
+pub const PMC_GENERIC: Register = Register::new(
+    "PMC",
+    64,
+    0,
+    "Generic performance counter configuration register PMC4-15 (Table 3-6); reset: oi and ev 0, the rest undefined (§3.3.12)",
+    &[IG_HIGH, MESI, ALL, ISM, IG23, THRESHOLD, UMASK, ES, IG7, PM, OI, EV, PLM],
+);
+
+// Table 3-7: PMD4-15.
+/// Bits 63:48: reads return bit 46, writes are ignored.
+pub const SXT47: Field =
+    Field::new("sxt47", 63, 48, "Writes are ignored; reads return bit 46, so counts appear sign extended").with_access(Access::ReadOnly);
+/// Bit 47: carry out of bit 46; write 0; reads return bit 46 (use PMC0 to detect overflow).
+pub const OV: Field = Field::new("ov", 47, 47, "Overflow bit: always write 0; reads return bit 46 (use PMC0 for overflow)");
+/// Bits 46:0: the count; it overflows when it wraps (carry out of bit 46).
+pub const COUNT: Field = Field::new("count", 46, 0, "Event count: overflows when it wraps (carry out of bit 46)");
+
+/// Table 3-7: PMD4-15.
+pub const PMD_GENERIC: Register =
+    Register::new("PMD", 64, 0, "Generic performance counter data register PMD4-15 (Table 3-7)", &[SXT47, OV, COUNT]);
+
+// Table 3-8: PMC0-3.
+/// PMC0 bit 0: freeze; set by hardware on an overflow with PMC.oi = 1, cleared by software.
+pub const FR: Field = Field::new("fr", 0, 0, "Freeze: 1 disables event monitoring; set on an overflow of a counter with oi = 1")
+    .with_values(Values::Named(&[
+        NamedValue { value: 0, name: "0", meaning: "monitoring enabled" },
+        NamedValue { value: 1, name: "1", meaning: "monitoring frozen" },
+    ]));
+pub const PMC0_IG_LOW: Field = Field::new("ig", 3, 1, "Read zero; writes ignored").with_access(IGNORED);
+/// PMC0 bits 15:4: bit n set when PMDn overflowed; sticky; software may also set them.
+pub const OVERFLOW: Field = Field::new("overflow", 15, 4, "Bit n: PMDn overflowed (set regardless of oi; software may set or clear)");
+pub const PMC0_IG_HIGH: Field = Field::new("ig", 63, 16, "Read zero; writes ignored").with_access(IGNORED);
+pub const PMC123_IG: Field = Field::new("ig", 63, 0, "Read zero; writes ignored").with_access(IGNORED);
+
+/// Table 3-8: PMC0, overflow status and freeze; reset 0.
+pub const PMC0: Register = Register::new(
+    "PMC0",
+    64,
+    0,
+    "Performance monitor overflow status: freeze bit and the overflow bit of each PMD4-15 (Table 3-8)",
+    &[PMC0_IG_HIGH, OVERFLOW, PMC0_IG_LOW, FR],
+);
+/// Table 3-8: PMC1-3 are not populated on Montecito.
+pub const PMC1: Register = Register::new("PMC1", 64, 0, "Overflow status register: not populated (Table 3-8)", &[PMC123_IG]);
+pub const PMC2: Register = Register::new("PMC2", 64, 0, "Overflow status register: not populated (Table 3-8)", &[PMC123_IG]);
+pub const PMC3: Register = Register::new("PMC3", 64, 0, "Overflow status register: not populated (Table 3-8)", &[PMC123_IG]);
+
+const OFF_ON: &[NamedValue] =
+    &[NamedValue { value: 0, name: "0", meaning: "disabled" }, NamedValue { value: 1, name: "1", meaning: "enabled" }];
