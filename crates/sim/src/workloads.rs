@@ -1194,6 +1194,23 @@ fn unrolled(body: &[Span], u: u64) -> Vec<Span> {
     out
 }
 
+/// Two threads switching: the misses a thread had in flight when it was switched out
+/// (the memory reads per cycle of its turn's last span that read memory) complete while
+/// the other thread runs, in the first span of that thread's turn, as
+/// `BackgroundMemoryReads` (Montecito's Floating events, §4.2.1). The block repeats, so
+/// the first turn follows the last.
+fn background_fills(body: &mut [Span], starts: &[usize]) {
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([body.len()]).collect();
+    let in_flight: Vec<u8> = starts
+        .iter()
+        .zip(&ends)
+        .map(|(&a, &b)| body[a..b].iter().rev().map(|s| s.signals.get(Signal::MemoryReads)).find(|&r| r > 0).unwrap_or(0) as u8)
+        .collect();
+    for (k, &start) in starts.iter().enumerate() {
+        body[start].signals.set(Signal::BackgroundMemoryReads, in_flight[(k + starts.len() - 1) % starts.len()]);
+    }
+}
+
 /// Coarse-grained multithreading, as on Montecito: each thread in turn runs whole
 /// iterations of its current block for at least [`THREAD_QUANTUM`] cycles.
 struct Interleave {
@@ -1228,9 +1245,14 @@ impl Iterator for Interleave {
         let turns: Vec<u64> = self.current.iter().map(quantum_iterations).collect();
         let repeat = self.current.iter().zip(&turns).map(|(b, &u)| b.repeat / u).min()?;
         let mut body = Vec::new();
+        let mut starts = Vec::new();
         for (current, &u) in self.current.iter_mut().zip(&turns) {
+            starts.push(body.len());
             body.extend(unrolled(&current.body, u));
             advance(current, repeat * u);
+        }
+        if self.threads.len() == 2 {
+            background_fills(&mut body, &starts);
         }
         Some(Block { body, repeat })
     }
@@ -1729,6 +1751,32 @@ mod tests {
                 assert!(share > 1_000_000, "{}: thread {t} ran {share} cycles", w.name);
             }
         }
+    }
+
+    /// A switched-out thread's misses complete during the other thread's turn: the
+    /// first span of each turn carries the previous turn's last memory reads as
+    /// background reads, and no other span carries any.
+    #[test]
+    fn a_switch_hands_the_misses_in_flight_to_the_background() {
+        let mut seen = 0;
+        for b in stream("stream", 5, WIDE_SMT).take(200) {
+            let n = b.body.len();
+            for (k, span) in b.body.iter().enumerate() {
+                let previous = &b.body[(k + n - 1) % n];
+                let expected = if previous.thread == span.thread {
+                    0
+                } else {
+                    // The outgoing turn's last span that read memory.
+                    let turn = (1..n).map(|d| &b.body[(k + n - d) % n]).take_while(|s| s.thread == previous.thread);
+                    turn.map(|s| s.signals.get(Signal::MemoryReads)).find(|&r| r > 0).unwrap_or(0)
+                };
+                assert_eq!(span.signals.get(Signal::BackgroundMemoryReads), expected);
+                seen += expected;
+            }
+        }
+        assert!(seen > 0, "the stream workload switches with misses in flight");
+        let single = stream("stream", 5, Profile::ARM11).take(50);
+        assert!(single.flat_map(|b| b.body).all(|s| s.signals.get(Signal::BackgroundMemoryReads) == 0));
     }
 
     #[test]
