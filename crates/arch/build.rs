@@ -8,7 +8,7 @@ use databake::Bake;
 use pmukit_core::metric::MetricExpr;
 use pmukit_core::table::{EventTable, MetricTable};
 
-const FAMILIES: &[&str] = &["arm11", "sparc-t4", "sparc-t4-dram", "niagara", "sparc-kt"];
+const FAMILIES: &[&str] = &["arm11", "sparc-t4", "sparc-t4-dram", "niagara", "sparc-kt", "montecito"];
 
 fn main() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");

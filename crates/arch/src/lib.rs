@@ -35,6 +35,9 @@ mod tables {
     pub mod sparc_kt {
         include!(concat!(env!("OUT_DIR"), "/sparc_kt.rs"));
     }
+    pub mod montecito {
+        include!(concat!(env!("OUT_DIR"), "/montecito.rs"));
+    }
 }
 
 /// Register values, by register name.
@@ -173,6 +176,20 @@ pub static FAMILIES: &[Family] = &[
         involves: not_involved,
         rules: no_rules,
     },
+    Family {
+        name: montecito::pmu::FAMILY,
+        pmus: &[&montecito::pmu::MONTECITO, &montecito::pmu::MONTECITO_ST],
+        events: &tables::montecito::EVENTS,
+        metrics: &tables::montecito::METRICS,
+        registers: montecito::pmu::registers,
+        allowed: montecito::pmu::allowed,
+        placement: montecito::pmu::placement,
+        start: montecito::pmu::start,
+        explain: montecito::pmu::explain,
+        check: montecito::pmu::check,
+        involves: montecito::pmu::involves,
+        rules: montecito::pmu::rules,
+    },
 ];
 
 /// The PMU used when an event string names none.
@@ -199,7 +216,9 @@ pub enum CatalogError {
 impl Family {
     /// Validate a table of this family against its models, counters and modifiers.
     pub fn validate(&self, table: &EventTable, origin: &str) -> Result<(), TableError> {
-        let models: Vec<&str> = self.pmus.iter().map(|p| p.model).collect();
+        let mut models: Vec<&str> = self.pmus.iter().map(|p| p.model).collect();
+        models.sort_unstable();
+        models.dedup();
         let mut counters: Vec<&str> = self.pmus.iter().flat_map(|p| p.counters.iter().map(|c| c.name)).collect();
         counters.sort_unstable();
         counters.dedup();

@@ -2,6 +2,7 @@
 //! through its driver, run a workload, multiplex when the events do not fit the
 //! counters together, and report perf-style counts and derived metrics.
 
+use pmukit_arch::montecito::pmu as montecito;
 use pmukit_arch::sparc::{kt, niagara, t4};
 use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, EncodedSet};
 use pmukit_core::count::Count;
@@ -12,6 +13,7 @@ use thiserror::Error;
 
 use crate::drivers::arm11::Arm11Driver;
 use crate::drivers::kt::KtDriver;
+use crate::drivers::montecito::MontecitoDriver;
 use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
 use crate::drivers::Driver;
@@ -90,13 +92,21 @@ fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<(
     Ok(match pmus[0].desc.family {
         arm11::FAMILY => (Box::new(Arm11Driver::new(model)), Profile::ARM11),
         niagara::FAMILY => (Box::new(NiagaraDriver::new(NIAGARA_VCPUS)), NIAGARA_PROFILE),
+        montecito::FAMILY => {
+            // One PMU per machine shape: `montecito` runs both threads, `montecito-st` one.
+            let threads = if pmus.iter().any(|p| p.name() == montecito::MONTECITO.name) { 2 } else { 1 };
+            (Box::new(MontecitoDriver::new(threads)), Profile { issue_width: MONTECITO_ISSUE_WIDTH, threads: threads as u8 })
+        }
         _ if model == kt::MODEL => (Box::new(KtDriver::new(opts.kt.clone(), KT_STRANDS)?), KT_PROFILE),
         _ => (Box::new(T4Driver::new(catalog.pmu(t4::SPARC_T4.name)?, T4_STRANDS)), T4_PROFILE),
     })
 }
 
 /// Families with a simulated model and driver.
-const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY, t4::DRAM_FAMILY, niagara::FAMILY, kt::FAMILY];
+const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY, t4::DRAM_FAMILY, niagara::FAMILY, kt::FAMILY, montecito::FAMILY];
+
+/// Montecito disperses two bundles, six instructions, per cycle (§2.3).
+const MONTECITO_ISSUE_WIDTH: u8 = 6;
 
 /// Strands of the simulated KT guest: one core's eight, spread over the nodes.
 const KT_STRANDS: usize = 8;
@@ -125,6 +135,16 @@ pub fn default_events(pmu: &Pmu) -> Vec<String> {
         t4::FAMILY => &["CYCLES", "INSTR.ALL", "INSTR.BRANCHES", "BR_MISPREDICT.ALL", "DC_MISS_ASYNC.ANY", "IC_MISS_ASYNC.ANY"],
         t4::DRAM_FAMILY => &["ALL_READS", "ALL_WRITES"],
         kt::FAMILY => &["L2_MISSES", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE"],
+        montecito::FAMILY => &[
+            "CPU_OP_CYCLES",
+            "IA64_INST_RETIRED",
+            "BACK_END_BUBBLE.ALL",
+            "BR_MISPRED_DETAIL.ALL.ALL_PRED",
+            "BR_MISPRED_DETAIL.ALL.WRONG_PATH",
+            "L1D_READ_MISSES",
+            "L2D_MISSES",
+            "L3_MISSES",
+        ],
         niagara::FAMILY => &[
             "IMMU_TSB_HITS.ALL",
             "IMMU_TSB_TICKS.ALL",

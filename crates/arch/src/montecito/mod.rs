@@ -2,4 +2,6 @@
 //! (registers, restrictions) and chapter 4 (events) of the "Dual-Core Update to the
 //! Intel Itanium 2 Processor Reference Manual".
 
+pub mod pal;
+pub mod pmu;
 pub mod registers;

@@ -1,7 +1,9 @@
 //! The Montecito performance-monitor registers of chapter 3 ("Dual-Core Update to the
 //! Intel Itanium 2 Processor Reference Manual", cited as §n): the generic PMC/PMD pairs
-//! 4-15 (Tables 3-5 to 3-7) and the overflow status registers PMC0-3 (Table 3-8). One
-//! `const Field` per field: the only place a bit position is written.
+//! 4-15 (Tables 3-5 to 3-7), the overflow status registers PMC0-3 (Table 3-8), the
+//! populated registers (Table 3-4), the PSR fields of Figure 3-10, the PMV (cr73, §3.3.11)
+//! and the reset values of §3.3.12. One `const Field` per field: the only place a bit
+//! position is written.
 
 use pmukit_core::register::{Access, Field, NamedValue, Register, Values};
 
@@ -100,3 +102,126 @@ pub const PMC3: Register = Register::new("PMC3", 64, 0, "Overflow status registe
 
 const OFF_ON: &[NamedValue] =
     &[NamedValue { value: 0, name: "0", meaning: "disabled" }, NamedValue { value: 1, name: "1", meaning: "enabled" }];
+
+// §3.3.2: which generic pairs are duplicated and which are banked.
+/// PMC/PMD4-9: duplicated counters, which count their thread's events even while it is
+/// in the background, and may count both threads (`all`).
+pub const DUPLICATED: core::ops::RangeInclusive<usize> = 4..=9;
+/// PMC/PMD10-15: banked counters, which count only while their thread is in the
+/// foreground; `all` does not apply to them (Table 3-6).
+pub const BANKED: core::ops::RangeInclusive<usize> = 10..=15;
+/// PMC/PMD4-15: the twelve generic pairs of each thread (§3.3.2).
+pub const GENERIC: core::ops::RangeInclusive<usize> = 4..=15;
+
+// Table 3-4: the populated registers, as inclusive index ranges.
+/// PMC0-3 (overflow status), PMC4-15 (counters), PMC32-36 (opcode match), PMC37 (I-EAR),
+/// PMC38 (instruction address range), PMC39 (ETB), PMC40 (D-EAR), PMC41 (data address
+/// range), PMC42 (IP-EAR).
+pub const PMC_POPULATED: &[(usize, usize)] = &[(0, 15), (32, 42)];
+/// PMD4-15 (counters), PMD32-39 (EARs and ETB support), PMD48-63 (ETB / IP-EAR).
+pub const PMD_POPULATED: &[(usize, usize)] = &[(4, 15), (32, 39), (48, 63)];
+
+/// Is PMC`index` populated on Montecito (Table 3-4)?
+pub fn pmc_populated(index: usize) -> bool {
+    PMC_POPULATED.iter().any(|&(lo, hi)| (lo..=hi).contains(&index))
+}
+
+/// Is PMD`index` populated on Montecito (Table 3-4)?
+pub fn pmd_populated(index: usize) -> bool {
+    PMD_POPULATED.iter().any(|&(lo, hi)| (lo..=hi).contains(&index))
+}
+
+// §3.3.12: values PAL firmware loads at reset.
+/// PMC32-35 at reset: match all opcodes.
+pub const PMC32_35_RESET: u64 = 0xffff_ffff_ffff;
+/// PMC36 at reset: no opcode match constraints.
+pub const PMC36_RESET: u64 = 0xff_fff0;
+/// PMC38 at reset: no instruction address range constraints.
+pub const PMC38_RESET: u64 = 0xdb6;
+/// PMC41 at reset: no memory pipeline event constraints.
+pub const PMC41_RESET: u64 = 0x2078_fefe_fefe;
+
+/// §3.3.12 reset value of a model-specific PMC32-42: the four PAL-initialised values;
+/// the others are undefined and `None`.
+pub const fn pmc_reset(index: usize) -> Option<u64> {
+    match index {
+        32..=35 => Some(PMC32_35_RESET),
+        36 => Some(PMC36_RESET),
+        38 => Some(PMC38_RESET),
+        41 => Some(PMC41_RESET),
+        _ => None,
+    }
+}
+
+// Figure 3-10: the PSR fields that affect performance monitoring, at their Itanium
+// architecture positions.
+/// PSR bit 2: user performance monitor enable (`sum`/`rum`); enables monitors with pm = 0.
+pub const PSR_UP: Field =
+    Field::new("up", 2, 2, "User performance monitor enable: enables monitors with PMC.pm = 0").with_values(Values::Named(OFF_ON));
+/// PSR bit 20: secure performance monitors; PMD reads at CPL != 0 return 0 when set.
+pub const PSR_SP: Field =
+    Field::new("sp", 20, 20, "Secure performance monitors: 1 makes PMD reads at CPL 1-3 return 0").with_values(Values::Named(OFF_ON));
+/// PSR bit 21: privileged performance monitor enable; enables monitors with pm = 1.
+pub const PSR_PP: Field =
+    Field::new("pp", 21, 21, "Privileged performance monitor enable: enables monitors with PMC.pm = 1").with_values(Values::Named(OFF_ON));
+/// PSR bits 33:32: current privilege level, 0 most privileged; indexes PMC.plm.
+pub const PSR_CPL: Field = Field::new("cpl", 33, 32, "Current privilege level (0 most privileged); selects the PMC.plm bit");
+/// PSR bit 34: instruction set, 0 Itanium, 1 IA-32 (PMC.ism).
+pub const PSR_IS: Field = Field::new("is", 34, 34, "Instruction set: 0 Itanium, 1 IA-32").with_values(Values::Named(&[
+    NamedValue { value: 0, name: "0", meaning: "Itanium instruction set" },
+    NamedValue { value: 1, name: "1", meaning: "IA-32 instruction set" },
+]));
+const PSR_RESERVED: Access = Access::Reserved { unpredictable_read: false };
+const PSR_OTHER: &str = "Other PSR fields, not performance-monitoring related";
+
+/// Figure 3-10: the Processor Status Register as the PMU sees it. "other" fields are the
+/// rest of the architected PSR; "reserved" bits must be written 0.
+pub const PSR: Register = Register::new(
+    "PSR",
+    64,
+    0,
+    "Processor Status Register fields for performance monitoring (Figure 3-10); not a PMU register",
+    &[
+        Field::new("reserved", 63, 46, "Reserved").with_access(PSR_RESERVED),
+        Field::new("other", 45, 35, PSR_OTHER),
+        PSR_IS,
+        PSR_CPL,
+        Field::new("reserved", 31, 28, "Reserved").with_access(PSR_RESERVED),
+        Field::new("other", 27, 22, PSR_OTHER),
+        PSR_PP,
+        PSR_SP,
+        Field::new("other", 19, 17, PSR_OTHER),
+        Field::new("reserved", 16, 16, "Reserved").with_access(PSR_RESERVED),
+        Field::new("other", 15, 3, PSR_OTHER),
+        PSR_UP,
+        Field::new("other", 1, 1, PSR_OTHER),
+        Field::new("reserved", 0, 0, "Reserved").with_access(PSR_RESERVED),
+    ],
+);
+
+// §3.3.11, §3.3.12: the Performance Monitor Vector register (cr73), Itanium layout.
+/// PMV bits 7:0: the external interrupt vector of the performance monitor interrupt.
+pub const PMV_VECTOR: Field = Field::new("vector", 7, 0, "External interrupt vector of the performance monitor interrupt");
+/// PMV bit 16: mask; 1 keeps performance monitor interrupts from being pended. 1 at reset.
+pub const PMV_M: Field = Field::new("m", 16, 16, "Mask: 1 keeps performance monitor interrupts from being pended (1 at reset, §3.3.12)")
+    .with_values(Values::Named(&[
+        NamedValue { value: 0, name: "0", meaning: "interrupts pended" },
+        NamedValue { value: 1, name: "1", meaning: "interrupts masked" },
+    ]));
+/// §3.3.12: PMV.m is one after reset; the vector is undefined (0 here).
+pub const PMV_RESET: u64 = 1 << 16;
+
+/// cr73, the Performance Monitor Vector register (§3.3.11, written with `mov cr73=r`).
+pub const PMV: Register = Register::new(
+    "PMV",
+    64,
+    PMV_RESET,
+    "Performance Monitor Vector register cr73: interrupt vector and mask (§3.3.11; m = 1 at reset, §3.3.12)",
+    &[
+        Field::new("ig", 63, 17, "Read zero; writes ignored").with_access(IGNORED),
+        PMV_M,
+        Field::new("ig", 15, 8, "Read zero; writes ignored").with_access(IGNORED),
+        PMV_VECTOR,
+    ],
+)
+.with_aliases(&["cr73"]);

@@ -3,6 +3,7 @@
 
 pub mod arm11;
 pub mod kt;
+pub mod montecito;
 pub mod niagara;
 pub mod t4;
 

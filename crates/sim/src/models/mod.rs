@@ -2,6 +2,7 @@
 
 pub mod arm11;
 pub mod kt;
+pub mod montecito;
 pub mod sun4v;
 pub mod t4;
 pub mod t4_dram;

@@ -1,0 +1,324 @@
+//! The Montecito PMU as the encoder and scheduler see it: the twelve generic counters
+//! PMD4-15 of each thread, the event-string modifiers, the counter restrictions of
+//! §3.3.3 and chapter 4, and the placement rules that relate events to each other (the
+//! L1D and L2D event sets of §4.8.2 and §4.8.4, mutually exclusive events).
+//!
+//! Two PMUs share the table: `montecito`, a core with Hyper-Threading enabled (two
+//! threads, so Floating, Self Floating and Causal events need a duplicated counter,
+//! §4.2.1), and `montecito-st`, the same core running one thread.
+
+use pmukit_core::event_string::EventSel;
+use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::register::{Field, Register, RegisterError};
+use pmukit_core::schedule::Violation;
+use pmukit_core::table::UmaskDef;
+
+use super::registers::{ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK};
+use crate::RegisterValues;
+
+pub const FAMILY: &str = "montecito";
+pub const MODEL: &str = "montecito";
+
+/// Counter index n is PMD(n + 4) / PMC(n + 4).
+pub const FIRST_COUNTER: usize = 4;
+pub const PMC_NAMES: [&str; 12] = ["PMC4", "PMC5", "PMC6", "PMC7", "PMC8", "PMC9", "PMC10", "PMC11", "PMC12", "PMC13", "PMC14", "PMC15"];
+pub const PMD_NAMES: [&str; 12] = ["PMD4", "PMD5", "PMD6", "PMD7", "PMD8", "PMD9", "PMD10", "PMD11", "PMD12", "PMD13", "PMD14", "PMD15"];
+
+/// §3.3.2: PMD4-9 are duplicated (they count while their thread is in the background).
+pub const DUPLICATED: u64 = 0b0000_0011_1111;
+/// §3.3.2: PMD10-15 are banked.
+pub const BANKED: u64 = 0b1111_1100_0000;
+const EVERY: u64 = DUPLICATED | BANKED;
+
+const fn index(pmd: usize) -> usize {
+    pmd - FIRST_COUNTER
+}
+
+const COUNTERS: &[CounterDesc] = &[
+    CounterDesc { name: "PMD4", width: 47, description: "duplicated; L2D set anchor (PMC4)" },
+    CounterDesc { name: "PMD5", width: 47, description: "duplicated; selects the L1D set; shares PMC4's L2D set and umask" },
+    CounterDesc { name: "PMD6", width: 47, description: "duplicated; L2D set anchor (PMC6)" },
+    CounterDesc { name: "PMD7", width: 47, description: "duplicated; shares PMC6's L2D set and umask" },
+    CounterDesc { name: "PMD8", width: 47, description: "duplicated; shares PMC4's L2D set and umask" },
+    CounterDesc { name: "PMD9", width: 47, description: "duplicated; shares PMC6's L2D set and umask" },
+    CounterDesc { name: "PMD10", width: 47, description: "banked; the only counter for CPU_OP_CYCLES_HALTED" },
+    CounterDesc { name: "PMD11", width: 47, description: "banked" },
+    CounterDesc { name: "PMD12", width: 47, description: "banked" },
+    CounterDesc { name: "PMD13", width: 47, description: "banked" },
+    CounterDesc { name: "PMD14", width: 47, description: "banked" },
+    CounterDesc { name: "PMD15", width: 47, description: "banked" },
+];
+
+/// perf's privilege modifiers on PMC.plm, the raw mask, and Table 3-6's fields.
+const MODIFIERS: &[ModifierDef] = &[
+    ModifierDef { name: "u", kind: ModifierKind::Flag, description: "count at privilege level 3 (PMC.plm bit 3)" },
+    ModifierDef { name: "k", kind: ModifierKind::Flag, description: "count at privilege level 0 (PMC.plm bit 0)" },
+    ModifierDef {
+        name: "plm",
+        kind: ModifierKind::Number { min: 1, max: 15 },
+        description: "privilege level mask: bit n counts at privilege level n (instead of :u/:k)",
+    },
+    ModifierDef {
+        name: "thresh",
+        kind: ModifierKind::Number { min: 0, max: 7 },
+        description: "count cycles in which the event's value exceeds N (PMC.threshold; below the event's max increment)",
+    },
+    ModifierDef { name: "all", kind: ModifierKind::Flag, description: "count both threads (PMC.all; duplicated counters PMD4-9 only)" },
+];
+
+/// MESI filtering exists only on the events that list it.
+const EVENT_MODIFIERS: &[ModifierDef] = &[ModifierDef {
+    name: "mesi",
+    kind: ModifierKind::Number { min: 1, max: 15 },
+    description: "MESI filter (PMC.MESI): bit 0 I, 1 S, 2 E, 3 M; default 0xf counts every state",
+}];
+
+const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
+    PmuDesc {
+        name,
+        family: FAMILY,
+        model: MODEL,
+        description,
+        counters: COUNTERS,
+        general_counters: &["PMD4", "PMD5", "PMD6", "PMD7", "PMD8", "PMD9", "PMD10", "PMD11", "PMD12", "PMD13", "PMD14", "PMD15"],
+        modifiers: MODIFIERS,
+        event_modifiers: EVENT_MODIFIERS,
+        max_code: 0xFF,
+        max_umask: 0xF,
+        raw_umask_bits: 4,
+        raw_outside_table: Some("chapter 4 defines every event code; other codes are not events"),
+        shared_counters: false,
+    }
+}
+
+/// A core with Hyper-Threading enabled: two threads share the pipeline (§2.4).
+pub static MONTECITO: PmuDesc = desc(
+    "montecito",
+    "Itanium 2 Montecito core, two hardware threads: PMC/PMD4-15 per thread (47-bit; 4-9 duplicated, 10-15 banked), PMC0 overflow and freeze",
+);
+/// The same core running one thread: no background thread, so no MT restriction.
+pub static MONTECITO_ST: PmuDesc = desc(
+    "montecito-st",
+    "Itanium 2 Montecito core, one hardware thread (Hyper-Threading disabled): PMC/PMD4-15 (47-bit), PMC0 overflow and freeze",
+);
+
+/// Is this the two-thread PMU?
+fn threaded(pmu: &Pmu) -> bool {
+    pmu.desc.name == MONTECITO.name
+}
+
+pub fn registers(_pmu: &Pmu) -> Vec<Register> {
+    vec![PMC0, PMC1, PMC2, PMC3, PMC_GENERIC.with_aliases(&PMC_NAMES), PMD_GENERIC.with_aliases(&PMD_NAMES)]
+}
+
+/// The table's unit mask an event selection uses.
+fn umask_def(sel: &EventSel) -> Option<&UmaskDef> {
+    sel.event.as_ref().and_then(|e| e.umask_for(sel.umask))
+}
+
+/// An attribute of the selected event, the unit mask's own value first.
+fn attr<'a>(sel: &'a EventSel, key: &str) -> Option<&'a str> {
+    sel.event.as_ref().and_then(|e| e.attr_with(key, umask_def(sel)))
+}
+
+/// §3.3.3: "ER/SI/L2D events can only be monitored using PMD4-9 (These are the events
+/// with event select IDs belong to 'h8x, 'h9x, 'hax, 'hbx, 'hex and 'hfx)".
+pub fn er_si_l2d(code: u64) -> bool {
+    matches!(code >> 4, 0x8 | 0x9 | 0xa | 0xb | 0xe | 0xf)
+}
+
+/// CPU_OP_CYCLES_HALTED: §3.3.3 "can only be monitored in PMD10".
+pub const CYCLES_HALTED: u64 = 0x18;
+/// CPU_OP_CYCLES: §4.2.1's exception among Causal events, countable anywhere.
+pub const CPU_OP_CYCLES: u64 = 0x12;
+
+pub fn allowed(pmu: &Pmu, sel: &EventSel) -> u64 {
+    let mut mask = EVERY;
+    if er_si_l2d(sel.code) || sel.modifier("all") == Some(1) {
+        mask &= DUPLICATED;
+    }
+    if sel.code == CYCLES_HALTED {
+        // PMD10 wins over the Causal type's duplicated counters (ERRATA).
+        return 1 << index(10);
+    }
+    // §4.2.1: with two threads, Floating, Self Floating and Causal events "should only
+    // be monitored in duplicated counters"; CPU_OP_CYCLES is the stated exception.
+    if threaded(pmu) && matches!(attr(sel, "mt"), Some("F" | "S" | "C")) && sel.code != CPU_OP_CYCLES {
+        mask &= DUPLICATED;
+    }
+    mask
+}
+
+/// The event's maximum increment per cycle (Table 4-42), 1 when the table gives none.
+pub fn max_inc(sel: &EventSel) -> u64 {
+    attr(sel, "max_inc").and_then(|v| v.parse().ok()).unwrap_or(1)
+}
+
+/// Refuse what the hardware cannot count as asked.
+pub fn check(pmu: &Pmu, sel: &EventSel) -> Result<(), String> {
+    if sel.modifier("plm").is_some() && (sel.modifier("u").is_some() || sel.modifier("k").is_some()) {
+        return Err("conflicting modifiers: plm sets the whole privilege level mask; give either :plm=N or :u/:k".into());
+    }
+    let thresh = sel.modifier("thresh").unwrap_or(0);
+    let max = max_inc(sel);
+    if thresh >= max && thresh > 0 {
+        let range = if max > 1 { format!("thresholds 0 to {}", max - 1) } else { "threshold 0 only".to_string() };
+        return Err(format!(
+            "threshold {thresh} is beyond {}'s range: it increments by at most {max} per cycle (Table 4-42), so a cycle never exceeds \
+             {thresh}; use {range}",
+            sel.name()
+        ));
+    }
+    if sel.modifier("all") == Some(1) {
+        if !threaded(pmu) {
+            return Err(format!("{} has one thread: .all (count both threads) needs the two-thread PMU `montecito`", pmu.name()));
+        }
+        if attr(sel, "all_capable") == Some("N") {
+            return Err(format!(
+                "{} is not .all capable: with PMC.all set its counts would be wrong (§4.8.4); count each thread on its own",
+                sel.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// PMC.plm from the privilege modifiers: user and kernel (levels 3 and 0) by default.
+fn plm(sel: &EventSel) -> u64 {
+    if let Some(mask) = sel.modifier("plm") {
+        return mask;
+    }
+    match (sel.modifier("u"), sel.modifier("k")) {
+        (None, None) => 0b1001,
+        (u, k) => u.unwrap_or(0) << 3 | k.unwrap_or(0),
+    }
+}
+
+/// PMCn: the event, its unit mask, the privilege mask, threshold, .all and MESI filter;
+/// ism '10 as §3.3.1 requires and oi set so an overflow interrupts the driver.
+pub fn placement(_pmu: &Pmu, sel: &EventSel, counter: usize) -> Result<RegisterValues, RegisterError> {
+    let capable = sel.event.as_ref().is_some_and(|e| e.modifiers.iter().any(|m| m.eq_ignore_ascii_case("mesi")));
+    let mesi = if capable { sel.modifier("mesi").unwrap_or(0b1111) } else { 0 };
+    let value = PMC_GENERIC.encode(&[
+        (PLM.name, plm(sel)),
+        (OI.name, 1),
+        (ES.name, sel.code),
+        (UMASK.name, sel.umask),
+        (THRESHOLD.name, sel.modifier("thresh").unwrap_or(0)),
+        (ISM.name, ISM_PROPER),
+        (ALL.name, sel.modifier("all").unwrap_or(0)),
+        (MESI.name, mesi),
+    ])?;
+    Ok(vec![(PMC_NAMES[counter], value)])
+}
+
+/// Each PMC is written on its own.
+pub fn start(placed: &RegisterValues, _counters: &[usize]) -> RegisterValues {
+    placed.clone()
+}
+
+/// es names the event; umask names the unit mask of that event.
+pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
+    let code = ES.get(register);
+    let event = pmu.table.by_code(code, pmu.desc.model);
+    if field.name == ES.name {
+        return Some(event.map_or_else(|| format!("es {code:#x}: not an event"), |e| e.name.to_string()));
+    }
+    let e = event?;
+    let umask = UMASK.get(register);
+    if let Some(u) = e.umask_for(umask) {
+        return Some(u.name.to_string());
+    }
+    e.invalid_umask(umask).map(|bad| format!("{} {}", bad.kind.describe(), bad.note))
+}
+
+/// The L1D set of an event (§4.8.2.x), the L2D set (§4.8.4.x), and the events it
+/// excludes.
+fn l1d_set(sel: &EventSel) -> Option<&str> {
+    attr(sel, "l1d_set")
+}
+
+fn l2d_set(sel: &EventSel) -> Option<&str> {
+    attr(sel, "l2d_set")
+}
+
+fn excludes(sel: &EventSel) -> impl Iterator<Item = &str> {
+    attr(sel, "excludes").into_iter().flat_map(|v| v.split(',')).map(str::trim).filter(|s| !s.is_empty())
+}
+
+pub fn involves(_pmu: &Pmu, sel: &EventSel) -> bool {
+    l1d_set(sel).is_some() || l2d_set(sel).is_some() || excludes(sel).next().is_some()
+}
+
+/// The §4.8.4 groups: an anchor counter and the counters that share its L2D set and
+/// unit mask.
+const L2D_GROUPS: [(usize, [usize; 2]); 2] = [(index(4), [index(5), index(8)]), (index(6), [index(7), index(9)])];
+
+/// Placement rules over the events `members` of `sels` (see `schedule::Rules`).
+pub fn rules(_pmu: &Pmu, sels: &[EventSel], members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
+    let sel = |i: usize| &sels[members[i]];
+    let n = members.len();
+    let violation = |rule: String, events: Vec<usize>| Err(Violation { rule, events: events.iter().map(|&i| members[i]).collect() });
+
+    // Mutually exclusive events (their notes in §4.15).
+    for a in 0..n {
+        for name in excludes(sel(a)) {
+            if let Some(b) = (0..n).find(|&b| sel(b).event.as_ref().is_some_and(|e| e.name.eq_ignore_ascii_case(name))) {
+                let ea = sel(a).event.as_ref().map_or("", |e| e.name.as_ref());
+                return violation(format!("§4.15 {ea}: only one of {ea} and {name} may be measured at a time"), vec![a, b]);
+            }
+        }
+    }
+
+    // §4.8.2: one L1D set at a time, selected by the event on PMD5.
+    let l1d: Vec<usize> = (0..n).filter(|&i| l1d_set(sel(i)).is_some()).collect();
+    if let Some(&first) = l1d.first() {
+        if let Some(&other) = l1d.iter().find(|&&i| l1d_set(sel(i)) != l1d_set(sel(first))) {
+            return violation(
+                format!(
+                    "§4.8.2: events of different L1D sets (set {} and set {}) cannot be measured at the same time",
+                    l1d_set(sel(first)).unwrap_or("?"),
+                    l1d_set(sel(other)).unwrap_or("?")
+                ),
+                vec![first, other],
+            );
+        }
+        let on_pmd5 = (0..n).find(|&i| placed[i] == Some(index(5)));
+        let broken = match on_pmd5 {
+            Some(i) => !l1d.contains(&i),
+            None => l1d.iter().all(|&i| placed[i].is_some()),
+        };
+        if broken {
+            let mut events = l1d.clone();
+            events.extend(on_pmd5.filter(|i| !l1d.contains(i)));
+            return violation("§4.8.2: one of the L1D events must be measured by PMD5 (PMC5 selects the L1D set)".into(), events);
+        }
+    }
+
+    // §4.8.4: PMD5/8 count PMC4's L2D set with PMC4's umask and .all; PMD7/9 PMC6's.
+    for (anchor, followers) in L2D_GROUPS {
+        let on = |c: usize| (0..n).find(|&i| placed[i] == Some(c));
+        for follower in followers {
+            let Some(f) = on(follower).filter(|&f| l2d_set(sel(f)).is_some()) else { continue };
+            let same = |a: usize| {
+                l2d_set(sel(a)) == l2d_set(sel(f)) && sel(a).umask == sel(f).umask && sel(a).modifier("all") == sel(f).modifier("all")
+            };
+            let fine = match on(anchor) {
+                Some(a) => same(a),
+                None => (0..n).any(|a| placed[a].is_none() && same(a)),
+            };
+            if !fine {
+                let mut events = vec![f];
+                events.extend(on(anchor));
+                return violation(
+                    format!(
+                        "§4.8.4: an L2D event on {} needs an L2D event of the same set, unit mask and .all on {} ({} shares {}'s set and umask)",
+                        PMD_NAMES[follower], PMD_NAMES[anchor], PMD_NAMES[follower], PMC_NAMES[anchor]
+                    ),
+                    events,
+                );
+            }
+        }
+    }
+    Ok(())
+}

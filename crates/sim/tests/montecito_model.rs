@@ -1,0 +1,1149 @@
+//! The Montecito core model, driven only through its registers (`mov pmc`, `mov pmd`,
+//! PSR, cr73, PAL_PERF_MON_INFO) and engine runs: one rule of chapter 3 (or one decision
+//! of docs/montecito-model.md, MDn) per test.
+
+use pmukit_arch::montecito::pal::{self, mask_has};
+use pmukit_arch::montecito::registers::{PMC_GENERIC, PMV, PSR};
+use pmukit_sim::engine::{self, Exit};
+use pmukit_sim::models::montecito::{line_state, mapped_event, EventType, Montecito, MontecitoError, EVENTS};
+use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span};
+use pmukit_sim::workloads::{self, Profile};
+
+const USER: Privilege = Privilege::USER;
+const KERNEL: Privilege = Privilege::KERNEL;
+
+// Event codes (Table 4-42).
+const BACK_END_BUBBLE: u64 = 0x00;
+const IA64_INST_RETIRED: u64 = 0x08;
+const BRANCH_EVENT: u64 = 0x11;
+const CPU_OP_CYCLES: u64 = 0x12;
+const CPU_OP_CYCLES_HALTED: u64 = 0x18;
+const ITLB_MISSES_FETCH: u64 = 0x47;
+const BR_MISPRED_DETAIL: u64 = 0x5b;
+const BUS_MEMORY: u64 = 0x8a;
+const BUS_MEM_READ: u64 = 0x8b;
+const BUS_RD_DATA: u64 = 0x8c;
+const BUS_RD_PRTL: u64 = 0x8d;
+const BUS_WR_WB: u64 = 0x92;
+const L1DTLB_TRANSFER: u64 = 0xc0;
+const L2DTLB_MISSES: u64 = 0xc1;
+const DATA_REFERENCES_SET1: u64 = 0xc5;
+const L1D_READ_MISSES: u64 = 0xc7;
+const L2D_MISSES: u64 = 0xcb;
+const LOADS_RETIRED: u64 = 0xcd;
+const UC_STORES_RETIRED: u64 = 0xd0;
+const STORES_RETIRED: u64 = 0xd1;
+const L3_REFERENCES: u64 = 0xdb;
+const L3_MISSES: u64 = 0xdc;
+const L3_READS: u64 = 0xdd;
+const L3_WRITES: u64 = 0xde;
+const L2D_REFERENCES: u64 = 0xe6;
+
+// Bus agent unit masks (bits 1:0) with "all transactions" (bits 3:2 = 11).
+const ALL_EITHER: u64 = 0b1100;
+const ALL_IO: u64 = 0b1101;
+const ALL_SELF: u64 = 0b1110;
+
+/// 2^47: the count wraps here (Table 3-7).
+const WRAP: u64 = 1 << 47;
+
+fn pmc(fields: &[(&str, u64)]) -> u64 {
+    PMC_GENERIC.encode(fields).unwrap()
+}
+
+/// PMCn counting `es.umask` at every privilege level as a user monitor with ism '10,
+/// plus `more` fields.
+fn counting(es: u64, umask: u64, more: &[(&str, u64)]) -> u64 {
+    let mut fields = vec![("es", es), ("umask", umask), ("plm", 0xF), ("ism", 0b10)];
+    fields.extend_from_slice(more);
+    pmc(&fields)
+}
+
+fn psr(fields: &[(&str, u64)]) -> u64 {
+    PSR.encode(fields).unwrap()
+}
+
+/// A core after reset with PSR.up and PSR.pp set on both threads, at CPL 0.
+fn core() -> Montecito {
+    let mut m = Montecito::new();
+    for t in 0..2 {
+        m.set_psr(t, psr(&[("up", 1), ("pp", 1)])).unwrap();
+    }
+    m
+}
+
+/// `core()` with PMCn of `thread` set to `value`.
+fn core_with(thread: usize, n: usize, value: u64) -> Montecito {
+    let mut m = core();
+    m.write_pmc(thread, n, value).unwrap();
+    m
+}
+
+fn set_cpl(m: &mut Montecito, thread: usize, cpl: u64) {
+    let old = m.psr(thread).unwrap();
+    m.set_psr(thread, pmukit_arch::montecito::registers::PSR_CPL.set(old, cpl)).unwrap();
+}
+
+fn pmd(m: &Montecito, thread: usize, n: usize) -> u64 {
+    m.read_pmd(thread, n).unwrap()
+}
+
+fn pmc0(m: &Montecito, thread: usize) -> u64 {
+    m.read_pmc(thread, 0).unwrap()
+}
+
+/// `cycles` cycles of `thread` at `privilege`, with no signals yet.
+fn span(thread: u8, privilege: Privilege, cycles: u64) -> Span {
+    Span { thread, privilege, ..Span::new(cycles, 0x4_0000) }
+}
+
+/// A span whose data reference is at `addr` (a read unless `write`).
+fn at(s: Span, addr: u64, write: bool) -> Span {
+    Span { mem: Some(MemRef { addr, stride: 0, size: 8, write }), ..s }
+}
+
+/// Each span once, in order.
+fn once(spans: Vec<Span>) -> Cursor {
+    Cursor::new(Box::new(spans.into_iter().map(|s| Block { body: vec![s], repeat: 1 })))
+}
+
+/// `body` repeated for ever.
+fn stream(body: Vec<Span>) -> Cursor {
+    Cursor::new(Box::new(std::iter::repeat(Block { body, repeat: 1_000_000 })))
+}
+
+/// Run every span once; returns the cycles run and why the run stopped.
+fn run(m: &mut Montecito, spans: Vec<Span>) -> (u64, Exit) {
+    let total = spans.iter().map(|s| s.cycles).sum::<u64>();
+    engine::run(m, &mut once(spans), total)
+}
+
+/// PMD4 of thread 0 after `spans`, counting `value` in PMC4.
+fn count4(value: u64, spans: Vec<Span>) -> u64 {
+    let mut m = core_with(0, 4, value);
+    run(&mut m, spans);
+    pmd(&m, 0, 4)
+}
+
+/// One cycle per privilege level 0..3, lasting 1, 10, 100 and 1000 cycles.
+fn every_level() -> Vec<Span> {
+    vec![span(0, KERNEL, 1), span(0, Privilege::Cpl1, 10), span(0, Privilege::Cpl2, 100), span(0, USER, 1000)]
+}
+
+// ------------------------------------------------------------------- registers
+
+#[test]
+fn s3_3_2_each_thread_has_its_own_pmu() {
+    // §3.3.2: "The PMUs are not shared between hardware threads."
+    let mut m = core();
+    m.write_pmc(0, 4, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    m.write_pmd(1, 4, 77).unwrap();
+    assert_eq!(m.read_pmc(1, 4).unwrap(), 0, "thread 1's PMC4 is untouched");
+    assert_eq!(pmd(&m, 0, 4), 0, "thread 0's PMD4 is untouched");
+    run(&mut m, vec![span(0, USER, 10), span(1, USER, 20)]);
+    assert_eq!((pmd(&m, 0, 4), pmd(&m, 1, 4)), (10, 77));
+}
+
+#[test]
+fn table_3_8_pmc0_ignored_bits_read_zero() {
+    // Table 3-8: only PMC0[15:4,0] are populated; bits 3:1 and 63:16 read 0.
+    let mut m = core();
+    m.write_pmc(0, 0, u64::MAX).unwrap();
+    assert_eq!(pmc0(&m, 0), 0xFFF1);
+}
+
+#[test]
+fn table_3_8_software_may_set_and_clear_overflow_bits() {
+    // Table 3-8 overflow: "Software may also set these bits."
+    let mut m = core();
+    m.write_pmc(0, 0, 0x8030).unwrap();
+    assert_eq!(pmc0(&m, 0), 0x8030);
+    m.write_pmc(0, 0, 0).unwrap();
+    assert_eq!(pmc0(&m, 0), 0);
+    assert_eq!(m.interrupt_pending(0), Ok(false), "a software-set bit raises no interrupt (MD35)");
+}
+
+#[test]
+fn table_3_8_pmc1_to_3_read_zero_and_ignore_writes() {
+    // Table 3-8: PMC1,2,3 ig 63:0, "Read zero, Writes ignored."
+    let mut m = core();
+    for n in 1..=3 {
+        m.write_pmc(0, n, u64::MAX).unwrap();
+        assert_eq!(m.read_pmc(0, n), Ok(0), "PMC{n}");
+    }
+}
+
+#[test]
+fn table_3_6_ignored_bits_read_zero() {
+    // Table 3-6: bits 7, 23 and 63:31 read zero; writes ignored.
+    let mut m = core();
+    m.write_pmc(0, 7, u64::MAX).unwrap();
+    assert_eq!(m.read_pmc(0, 7), Ok(0x7F7F_FF7F));
+}
+
+#[test]
+fn table_3_7_reads_return_bit_46_in_bits_63_to_47() {
+    // Table 3-7 sxt47 and ov: "Reads return the value of bit 46".
+    let mut m = core();
+    m.write_pmd(0, 5, 1 << 46).unwrap();
+    assert_eq!(pmd(&m, 0, 5), 0xFFFF_C000_0000_0000);
+    m.write_pmd(0, 5, (1 << 46) - 1).unwrap();
+    assert_eq!(pmd(&m, 0, 5), (1 << 46) - 1);
+}
+
+#[test]
+fn table_3_7_writes_to_bits_63_to_48_are_ignored() {
+    // Table 3-7 sxt47: "Writes are ignored".
+    let mut m = core();
+    m.write_pmd(0, 6, 0xABCD_0000_0000_1234).unwrap();
+    assert_eq!(pmd(&m, 0, 6), 0x1234);
+}
+
+#[test]
+fn table_3_7_a_1_written_to_bit_47_is_dropped_and_noted() {
+    // Table 3-7 ov: "always write 0 to this bit". MD6: the model drops it and notes it.
+    let mut m = core();
+    m.write_pmd(0, 6, (1 << 47) | 5).unwrap();
+    assert_eq!(pmd(&m, 0, 6), 5);
+    assert_eq!(m.unpredictable().len(), 1);
+    assert!(m.unpredictable()[0].contains("PMD6"), "{:?}", m.unpredictable());
+    // The dropped bit plays no part in the next wrap: 2^47 - 5 more events wrap it.
+    m.write_pmc(0, 6, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    run(&mut m, vec![span(0, USER, 4)]);
+    assert_eq!((pmd(&m, 0, 6), pmc0(&m, 0)), (9, 0));
+}
+
+#[test]
+fn figure_3_10_psr_is_set_by_a_method_and_reserved_bits_are_refused() {
+    // Figure 3-10: up 2, sp 20, pp 21, cpl 33:32, is 34 (MD33); reserved bits are 0.
+    let mut m = Montecito::new();
+    let value = psr(&[("up", 1), ("pp", 1), ("sp", 1), ("cpl", 3), ("is", 1)]);
+    assert_eq!(value, 1 << 2 | 1 << 20 | 1 << 21 | 3 << 32 | 1 << 34);
+    m.set_psr(1, value).unwrap();
+    assert_eq!((m.psr(1), m.thread(1).unwrap().cpl()), (Ok(value), 3));
+    let before = m.clone();
+    let err = m.set_psr(1, 1 << 16).unwrap_err();
+    assert!(matches!(err, MontecitoError::ReservedPsrBits { thread: 1, .. }), "{err}");
+    assert!(err.to_string().contains("PSR"), "{err}");
+    assert_eq!(m, before);
+}
+
+// ------------------------------------------------------------------- monitor enable
+
+#[test]
+fn s3_3_1_plm_selects_the_privilege_levels_counted() {
+    // §3.3.1: PMC.plm[PSR.cpl]; the level is the span's (MD2).
+    for (plm, expected) in [(0b0001, 1), (0b0010, 10), (0b0100, 100), (0b1000, 1000), (0b1001, 1001), (0, 0)] {
+        let value = pmc(&[("es", CPU_OP_CYCLES), ("plm", plm), ("ism", 0b10)]);
+        assert_eq!(count4(value, every_level()), expected, "plm {plm:04b}");
+    }
+}
+
+#[test]
+fn s3_3_1_hyperprivileged_spans_count_as_cpl_0() {
+    // MD3: the stream's Privilege::Hyper is taken as CPL 0.
+    let value = pmc(&[("es", CPU_OP_CYCLES), ("plm", 0b0001), ("ism", 0b10)]);
+    assert_eq!(count4(value, vec![span(0, Privilege::Hyper, 7), span(0, USER, 5)]), 7);
+}
+
+#[test]
+fn s3_3_1_ism_must_be_10() {
+    // §3.3.1: (PMC.ism = '10) (MD34: the text's 'i10'); Table 3-5: "Undefined behavior
+    // with other values". MD5: the monitor counts nothing and the programming is noted.
+    for ism in [0b00, 0b01, 0b11] {
+        let mut m = core_with(0, 4, pmc(&[("es", CPU_OP_CYCLES), ("plm", 0xF), ("ism", ism)]));
+        run(&mut m, vec![span(0, USER, 10)]);
+        assert_eq!(pmd(&m, 0, 4), 0, "ism {ism:02b}");
+        assert!(m.unpredictable().iter().any(|s| s.contains("ism")), "{:?}", m.unpredictable());
+    }
+    assert_eq!(count4(counting(CPU_OP_CYCLES, 0, &[]), vec![span(0, USER, 10)]), 10);
+}
+
+/// PMD4 after 10 user cycles with PMC4.pm = `pm` and the given PSR.up / PSR.pp.
+fn enabled_by(pm: u64, up: u64, pp: u64) -> u64 {
+    let mut m = core_with(0, 4, counting(CPU_OP_CYCLES, 0, &[("pm", pm)]));
+    m.set_psr(0, psr(&[("up", up), ("pp", pp)])).unwrap();
+    run(&mut m, vec![span(0, USER, 10)]);
+    pmd(&m, 0, 4)
+}
+
+#[test]
+fn s3_3_1_user_monitors_are_enabled_by_psr_up() {
+    // §3.3.1: (not PMC.pm and PSR.up).
+    assert_eq!([enabled_by(0, 1, 0), enabled_by(0, 1, 1), enabled_by(0, 0, 1), enabled_by(0, 0, 0)], [10, 10, 0, 0]);
+}
+
+#[test]
+fn s3_3_1_privileged_monitors_are_enabled_by_psr_pp() {
+    // §3.3.1: (PMC.pm and PSR.pp).
+    assert_eq!([enabled_by(1, 0, 1), enabled_by(1, 1, 1), enabled_by(1, 1, 0), enabled_by(1, 0, 0)], [10, 10, 0, 0]);
+}
+
+#[test]
+fn s3_3_1_pmc0_fr_freezes_every_counter_of_its_thread_only() {
+    // §3.3.1: (not PMC0.fr); §3.3.2: the other thread's PMU is its own.
+    let mut m = core();
+    for t in 0..2 {
+        m.write_pmc(t, 4, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+        m.write_pmc(t, 12, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    }
+    m.write_pmc(0, 0, 1).unwrap();
+    run(&mut m, vec![span(0, USER, 10), span(1, USER, 20)]);
+    assert_eq!([pmd(&m, 0, 4), pmd(&m, 0, 12), pmd(&m, 1, 4), pmd(&m, 1, 12)], [0, 0, 20, 20]);
+}
+
+#[test]
+fn s3_3_1_a_background_thread_is_at_its_psr_cpl() {
+    // MD2, MD31: a thread's counter seeing the other thread's cycles (.all) uses its own
+    // PSR and its own CPL, which in the background is PSR.cpl.
+    let user_only = pmc(&[("es", CPU_OP_CYCLES), ("plm", 0b1000), ("ism", 0b10), ("all", 1)]);
+    let mut m = core_with(1, 4, user_only);
+    run(&mut m, vec![span(0, USER, 10)]);
+    assert_eq!(pmd(&m, 1, 4), 0, "thread 1 rests at CPL 0");
+    set_cpl(&mut m, 1, 3);
+    run(&mut m, vec![span(0, KERNEL, 10)]);
+    assert_eq!(pmd(&m, 1, 4), 10, "thread 1 rests at CPL 3, whatever thread 0 runs at");
+}
+
+// ------------------------------------------------------------------- threads and event types
+
+#[test]
+fn s3_3_2_duplicated_counters_count_their_floating_events_in_the_background() {
+    // §3.3.2: "duplicated counters can increment when their thread is in the background".
+    // MD12: thread 0's background reads are the `BackgroundMemoryReads` of thread 1's spans.
+    let mut m = core_with(0, 4, counting(L3_MISSES, 0, &[]));
+    run(&mut m, vec![span(1, USER, 20).with(Signal::BackgroundMemoryReads, 1)]);
+    assert_eq!(pmd(&m, 0, 4), 20);
+}
+
+#[test]
+fn s3_3_2_banked_counters_count_only_in_the_foreground() {
+    // §3.3.2: "These PMDs cannot increment when their thread is in the background."
+    // MD28: a Floating event in a banked counter counts its thread's foreground events.
+    let mut m = core_with(0, 10, counting(L3_MISSES, 0, &[]));
+    run(&mut m, vec![span(1, USER, 20).with(Signal::BackgroundMemoryReads, 1), span(0, USER, 5).with(Signal::MemoryReads, 1)]);
+    assert_eq!(pmd(&m, 0, 10), 5);
+}
+
+#[test]
+fn table_3_6_all_counts_both_threads_on_duplicated_counters() {
+    // Table 3-6 all: "If 1, events from both threads are monitored; If 0, only self".
+    let spans = || vec![span(0, USER, 10).with(Signal::Instructions, 2), span(1, USER, 30).with(Signal::Instructions, 1)];
+    let mut m = core();
+    m.write_pmc(0, 4, counting(IA64_INST_RETIRED, 0, &[])).unwrap();
+    m.write_pmc(0, 5, counting(IA64_INST_RETIRED, 0, &[("all", 1)])).unwrap();
+    run(&mut m, spans());
+    assert_eq!((pmd(&m, 0, 4), pmd(&m, 0, 5)), (20, 50));
+}
+
+#[test]
+fn table_3_6_all_is_ignored_by_banked_counters() {
+    // Table 3-6 all: "applicable only for Duplicated counters (PMC4-9)". MD29: stored,
+    // read back, ignored.
+    let value = counting(IA64_INST_RETIRED, 0, &[("all", 1)]);
+    let mut m = core_with(0, 11, value);
+    assert_eq!(m.read_pmc(0, 11), Ok(value));
+    run(&mut m, vec![span(0, USER, 10).with(Signal::Instructions, 2), span(1, USER, 30).with(Signal::Instructions, 1)]);
+    assert_eq!(pmd(&m, 0, 11), 20);
+}
+
+#[test]
+fn s4_2_1_active_events_belong_to_the_running_thread_and_never_float() {
+    // §4.2.1 Active: "can only occur when the thread that generated it is active".
+    let mut m = core_with(0, 4, counting(IA64_INST_RETIRED, 0, &[]));
+    // Thread 1's spans carry thread 0's background reads; an Active event ignores them.
+    run(
+        &mut m,
+        vec![
+            span(1, USER, 10).with(Signal::Instructions, 1).with(Signal::BackgroundMemoryReads, 3),
+            span(0, USER, 4).with(Signal::Instructions, 2),
+        ],
+    );
+    assert_eq!(pmd(&m, 0, 4), 8);
+}
+
+#[test]
+fn s4_2_1_causal_events_are_assigned_to_the_active_thread() {
+    // §4.2.1 Causal: "does not belong to a thread. It is assigned to the active thread."
+    // Thread 0's outstanding reads land while thread 1 runs: BUS_MEMORY.ALL.EITHER is
+    // Causal, so thread 1's counter gets them and thread 0's does not.
+    let mut m = core();
+    for t in 0..2 {
+        m.write_pmc(t, 4, counting(BUS_MEMORY, ALL_EITHER, &[])).unwrap();
+        m.write_pmc(t, 5, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    }
+    run(&mut m, vec![span(1, USER, 20).with(Signal::BackgroundMemoryReads, 1), span(0, USER, 3)]);
+    assert_eq!([pmd(&m, 0, 4), pmd(&m, 1, 4)], [0, 20]);
+    assert_eq!([pmd(&m, 0, 5), pmd(&m, 1, 5)], [3, 20], "CPU_OP_CYCLES is Causal too");
+}
+
+#[test]
+fn s4_2_1_self_floating_events_with_self_float_and_others_are_causal() {
+    // §4.2.1 Self Floating: "If this event was monitored with the .SELF umask, it is a
+    // Floating event. If any other umask is used it is considered Causal."
+    let mut m = core();
+    for t in 0..2 {
+        m.write_pmc(t, 4, counting(BUS_MEMORY, ALL_SELF, &[])).unwrap();
+    }
+    run(&mut m, vec![span(1, USER, 20).with(Signal::BackgroundMemoryReads, 1)]);
+    assert_eq!([pmd(&m, 0, 4), pmd(&m, 1, 4)], [20, 0], "thread 0's own transactions, counted in the background");
+}
+
+#[test]
+fn bus_io_agent_unit_masks_count_nothing() {
+    // MD14: the model has no non-CPU priority agents.
+    let spans = vec![span(0, USER, 10).with(Signal::MemoryReads, 1)];
+    assert_eq!(count4(counting(BUS_MEMORY, ALL_IO, &[]), spans.clone()), 0);
+    assert_eq!(count4(counting(BUS_MEMORY, ALL_EITHER, &[]), spans.clone()), 10);
+    assert_eq!(count4(counting(BUS_MEMORY, 0b1111, &[]), spans), 10, "ANY: this core is every agent");
+}
+
+#[test]
+fn s3_3_2_spans_of_a_thread_the_core_lacks_count_nothing() {
+    // MD36.
+    let value = counting(CPU_OP_CYCLES, 0, &[("all", 1)]);
+    assert_eq!(count4(value, vec![span(2, USER, 10), span(0, USER, 1)]), 1);
+}
+
+// ------------------------------------------------------------------- threshold and max increment
+
+#[test]
+fn table_3_6_threshold_0_sums_the_event_values() {
+    // Table 3-6: "When threshold is zero, the counter sums up all observed event values."
+    let spans = vec![span(0, USER, 10).with(Signal::Instructions, 3), span(0, USER, 5).with(Signal::Instructions, 1)];
+    assert_eq!(count4(counting(IA64_INST_RETIRED, 0, &[]), spans), 35);
+}
+
+#[test]
+fn table_3_6_threshold_n_counts_cycles_whose_value_exceeds_n() {
+    // Table 3-6: "increments by one in every cycle in which the observed event value
+    // exceeds the threshold".
+    let spans = || (0..=6).map(|k| span(0, USER, 10).with(Signal::Instructions, k)).collect::<Vec<_>>();
+    for (threshold, cycles) in [(1, 50), (2, 40), (5, 10), (6, 0), (7, 0)] {
+        assert_eq!(count4(counting(IA64_INST_RETIRED, 0, &[("threshold", threshold)]), spans()), cycles, "threshold {threshold}");
+    }
+}
+
+#[test]
+fn table_4_42_a_cycle_never_adds_more_than_the_events_max_increment() {
+    // MD11: Max Inc/Cyc clamps a cycle's value: 6 for IA64_INST_RETIRED, 1 for BUS_MEMORY
+    // (a cycle with a fill and a write-back is one transaction here).
+    let wide = vec![span(0, USER, 10).with(Signal::Instructions, 8)];
+    assert_eq!(count4(counting(IA64_INST_RETIRED, 0, &[]), wide.clone()), 60);
+    assert_eq!(count4(counting(IA64_INST_RETIRED, 0, &[("threshold", 6)]), wide), 0, "the clamped value is thresholded");
+    let victim = vec![span(0, USER, 10).with(Signal::MemoryReads, 1).with(Signal::MemoryWrites, 1).with(Signal::DCacheWritebacks, 2)];
+    assert_eq!(count4(counting(BUS_MEMORY, ALL_EITHER, &[]), victim), 10);
+}
+
+// ------------------------------------------------------------------- MESI
+
+/// Four 10-cycle spans reading lines in states I, S, E and M (MD13), one memory read per
+/// cycle, with L3_READS.ALL.ALL and the given MESI filter.
+fn l3_reads_by_state(mesi: u64) -> u64 {
+    let spans = (0..4u64)
+        .map(|state| {
+            let addr = 0x10_0000 + (state << 7);
+            assert_eq!(line_state(addr), state);
+            at(span(0, USER, 10).with(Signal::MemoryReads, 1), addr, false)
+        })
+        .collect();
+    count4(counting(L3_READS, 0b1111, &[("MESI", mesi)]), spans)
+}
+
+#[test]
+fn table_3_6_mesi_counts_only_the_states_whose_bit_is_set() {
+    // Table 3-6 MESI: [27] I, [28] S, [29] E, [30] M.
+    assert_eq!(l3_reads_by_state(0b0001), 10, "I");
+    assert_eq!(l3_reads_by_state(0b0010), 10, "S");
+    assert_eq!(l3_reads_by_state(0b1010), 20, "S and M");
+    assert_eq!(l3_reads_by_state(0b0111), 30, "I, S and E");
+    assert_eq!(l3_reads_by_state(0), 0, "no state");
+}
+
+#[test]
+fn table_3_6_mesi_1111_counts_every_state() {
+    // Table 3-6: "if a user wishes to simply captured all occurrences of the event the
+    // filter must be set to b1111".
+    assert_eq!(l3_reads_by_state(0b1111), 40);
+}
+
+#[test]
+fn table_3_6_mesi_applies_only_to_events_with_the_capability() {
+    // Table 3-6: "Only the events with this capability are affected." L3_MISSES has
+    // none (Table 4-31).
+    let spans = vec![at(span(0, USER, 10).with(Signal::MemoryReads, 1), 0x80, false)];
+    assert_eq!(count4(counting(L3_MISSES, 0, &[("MESI", 0)]), spans), 10);
+}
+
+#[test]
+fn background_events_have_no_known_line_state() {
+    // MD13: a background floating event concerns no known line: only b1111 counts it.
+    for (mesi, expected) in [(0b1111, 20), (0b0001, 0), (0b1110, 0)] {
+        let mut m = core_with(0, 4, counting(L3_READS, 0b1111, &[("MESI", mesi)]));
+        run(&mut m, vec![span(1, USER, 20).with(Signal::BackgroundMemoryReads, 1)]);
+        assert_eq!(pmd(&m, 0, 4), expected, "MESI {mesi:04b}");
+    }
+}
+
+// ------------------------------------------------------------------- overflow and interrupts
+
+/// `core()` with PMV.m = 0 and vector 0xD2 on both threads.
+fn unmasked() -> Montecito {
+    let mut m = core();
+    for t in 0..2 {
+        m.write_pmv(t, PMV.encode(&[("vector", 0xD2), ("m", 0)]).unwrap()).unwrap();
+    }
+    m
+}
+
+#[test]
+fn table_3_7_the_count_wraps_at_2_47_and_sets_pmc0_whatever_oi() {
+    // Table 3-7: overflow is the carry out of bit 46; Table 3-8: the PMC0 bit is set
+    // "regardless of the state of the PMC.oi bit"; without oi, fr is unchanged.
+    let mut m = unmasked();
+    m.write_pmc(0, 9, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    m.write_pmd(0, 9, WRAP - 5).unwrap();
+    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (10, Exit::Budget));
+    assert_eq!((pmd(&m, 0, 9), pmc0(&m, 0)), (5, 1 << 9));
+    assert_eq!(m.take_interrupt(0), Ok(None));
+}
+
+#[test]
+fn s3_3_11_preloading_2_47_minus_n_interrupts_on_the_nth_event() {
+    // §3.3.2: "Software can force an external interruption ... after N events by
+    // preloading the monitor with a count value of 2^47 - N"; the engine stops on that
+    // cycle (3 instructions per cycle: the 1000th is in cycle 334).
+    let mut m = unmasked();
+    m.write_pmc(0, 4, counting(IA64_INST_RETIRED, 0, &[("oi", 1)])).unwrap();
+    m.write_pmd(0, 4, WRAP - 1000).unwrap();
+    let mut s = stream(vec![span(0, USER, 7).with(Signal::Instructions, 3), span(1, USER, 5)]);
+    let (cycles, exit) = engine::run(&mut m, &mut s, 1_000_000);
+    assert_eq!(exit, Exit::Interrupt);
+    assert_eq!(cycles, 334 + 47 * 5, "47 whole iterations of the other thread's span precede it");
+    assert_eq!(pmd(&m, 0, 4), 2, "1002 instructions in 334 cycles");
+    assert_eq!(pmc0(&m, 0), 1 << 4 | 1, "overflow bit 4 and fr");
+    assert_eq!(m.take_interrupt(0), Ok(Some(0xD2)));
+    assert_eq!(m.take_interrupt(0), Ok(None));
+}
+
+#[test]
+fn table_3_6_oi_sets_fr_which_freezes_every_counter_of_the_thread() {
+    // Table 3-6 oi: "the performance monitor freeze bit (PMC0.fr) is set when the
+    // monitor overflows".
+    let mut m = unmasked();
+    m.write_pmc(0, 4, counting(CPU_OP_CYCLES, 0, &[("oi", 1)])).unwrap();
+    m.write_pmd(0, 4, WRAP - 5).unwrap();
+    m.write_pmc(0, 13, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    m.write_pmc(1, 4, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (5, Exit::Interrupt));
+    m.take_interrupt(0).unwrap();
+    // Running on: thread 0 stays frozen until software clears fr; thread 1 counts.
+    engine::run(&mut m, &mut once(vec![span(0, USER, 5), span(1, USER, 20)]), 1000);
+    assert_eq!([pmd(&m, 0, 4), pmd(&m, 0, 13), pmd(&m, 1, 4)], [0, 5, 20]);
+    m.write_pmc(0, 0, 0).unwrap();
+    run(&mut m, vec![span(0, USER, 3)]);
+    assert_eq!([pmd(&m, 0, 4), pmd(&m, 0, 13)], [3, 8]);
+}
+
+#[test]
+fn s3_3_11_one_interrupt_however_many_counters_overflow() {
+    // §3.3.11: "there is only one interrupt line that will be raised regardless of which
+    // PMC/PMD set meets this condition". Table 3-8: "multiple bits may be set".
+    let mut m = unmasked();
+    for n in [5, 14] {
+        m.write_pmc(0, n, counting(CPU_OP_CYCLES, 0, &[("oi", 1)])).unwrap();
+        m.write_pmd(0, n, WRAP - 8).unwrap();
+    }
+    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (8, Exit::Interrupt));
+    assert_eq!(pmc0(&m, 0), 1 << 5 | 1 << 14 | 1);
+    assert_eq!(m.take_interrupt(0), Ok(Some(0xD2)));
+    assert_eq!(m.take_interrupt(0), Ok(None));
+}
+
+#[test]
+fn table_3_8_overflow_bits_are_sticky() {
+    // Table 3-8: "These bits are sticky": later counting and overflows keep them.
+    let mut m = core();
+    m.write_pmc(0, 4, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    m.write_pmc(0, 7, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    m.write_pmd(0, 4, WRAP - 2).unwrap();
+    m.write_pmd(0, 7, WRAP - 6).unwrap();
+    run(&mut m, vec![span(0, USER, 4)]);
+    assert_eq!(pmc0(&m, 0), 1 << 4);
+    run(&mut m, vec![span(0, USER, 4)]);
+    assert_eq!(pmc0(&m, 0), 1 << 4 | 1 << 7);
+}
+
+#[test]
+fn s3_3_12_pmv_m_keeps_the_interrupt_from_being_pended() {
+    // §3.3.12: PMV.m is 1 after reset; §3.3.11: the interrupt is recognised only with
+    // PMV.m = 0. MD25: the overflow still sets fr, the interrupt is lost, the run goes on.
+    let mut m = core();
+    assert_eq!(m.read_pmv(0), Ok(1 << 16));
+    m.write_pmc(0, 4, counting(CPU_OP_CYCLES, 0, &[("oi", 1)])).unwrap();
+    m.write_pmd(0, 4, WRAP - 5).unwrap();
+    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (10, Exit::Budget));
+    assert_eq!((pmd(&m, 0, 4), pmc0(&m, 0)), (0, 1 << 4 | 1));
+    assert_eq!(m.take_interrupt(0), Ok(None));
+}
+
+#[test]
+fn engine_skipping_and_stepping_count_alike() {
+    // The engine skips whole iterations or steps span by span; the counts agree with the
+    // stream's totals either way.
+    let body = || {
+        vec![
+            span(0, USER, 3).with(Signal::Instructions, 4),
+            span(1, KERNEL, 2).with(Signal::Instructions, 1).with(Signal::MemoryReads, 1),
+            span(0, KERNEL, 1),
+        ]
+    };
+    let setup = || {
+        let mut m = unmasked();
+        m.write_pmc(0, 4, counting(IA64_INST_RETIRED, 0, &[("all", 1)])).unwrap();
+        m.write_pmc(0, 10, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+        m.write_pmc(1, 6, counting(L3_MISSES, 0, &[("oi", 1)])).unwrap();
+        m.write_pmd(1, 6, WRAP - 1_000_001).unwrap();
+        m
+    };
+    let mut skipped = setup();
+    let (cycles, exit) = engine::run(&mut skipped, &mut stream(body()), 6_000_000);
+    assert_eq!(exit, Exit::Interrupt, "thread 1's 1_000_001st memory read");
+    assert_eq!(cycles, 500_000 * 6 + 3 + 1);
+    let mut stepped = setup();
+    let mut s = stream(body());
+    let mut done = 0;
+    while done < cycles {
+        done += engine::run(&mut stepped, &mut s, 997.min(cycles - done)).0;
+    }
+    assert_eq!(stepped, skipped);
+    assert_eq!(pmd(&skipped, 0, 4), 500_000 * 14 + 12 + 1, "all instructions of both threads");
+    assert_eq!(pmd(&skipped, 0, 10), 500_000 * 4 + 3);
+}
+
+// ------------------------------------------------------------------- privilege
+
+#[test]
+fn table_3_5_privileged_monitors_read_0_at_cpl_1_to_3() {
+    // Table 3-5 pm: "Any read of the PMD by non-privileged software in this case will
+    // return 0."
+    let mut m = core_with(0, 8, counting(CPU_OP_CYCLES, 0, &[("pm", 1)]));
+    m.write_pmd(0, 8, 42).unwrap();
+    for cpl in 1..=3 {
+        set_cpl(&mut m, 0, cpl);
+        assert_eq!(m.read_pmd(0, 8), Ok(0), "CPL {cpl}");
+    }
+    set_cpl(&mut m, 0, 0);
+    assert_eq!(m.read_pmd(0, 8), Ok(42));
+}
+
+#[test]
+fn user_monitors_are_readable_at_every_cpl() {
+    // Table 3-5 pm = 0: a user monitor. MD8: plm plays no part in reads ("See plm" in
+    // Table 3-7 is read as pointing at pm).
+    let mut m = core_with(0, 8, pmc(&[("es", CPU_OP_CYCLES), ("plm", 0b0001), ("ism", 0b10)]));
+    m.write_pmd(0, 8, 42).unwrap();
+    set_cpl(&mut m, 0, 3);
+    assert_eq!(m.read_pmd(0, 8), Ok(42));
+}
+
+#[test]
+fn psr_sp_secures_pmd_reads_at_cpl_1_to_3() {
+    // §3.3.1 names PSR.sp; MD8: with PSR.sp = 1, PMD reads at CPL != 0 return 0.
+    let mut m = core();
+    m.write_pmd(0, 9, 42).unwrap();
+    m.write_pmd(0, 33, 43).unwrap();
+    m.set_psr(0, psr(&[("up", 1), ("sp", 1), ("cpl", 3)])).unwrap();
+    assert_eq!((m.read_pmd(0, 9), m.read_pmd(0, 33)), (Ok(0), Ok(0)));
+    m.set_psr(0, psr(&[("up", 1), ("sp", 1), ("cpl", 0)])).unwrap();
+    assert_eq!((m.read_pmd(0, 9), m.read_pmd(0, 33)), (Ok(42), Ok(43)));
+}
+
+#[test]
+fn pmc_writes_at_cpl_1_to_3_fault_and_change_nothing() {
+    // MD7: a privileged operation fault; nothing changes.
+    let mut m = core();
+    set_cpl(&mut m, 1, 2);
+    let before = m.clone();
+    let err = m.write_pmc(1, 4, counting(CPU_OP_CYCLES, 0, &[])).unwrap_err();
+    assert_eq!(err, MontecitoError::PrivilegedOperation { thread: 1, instruction: "mov pmc[4]=r".into(), cpl: 2 });
+    assert!(err.to_string().contains("mov pmc[4]=r") && err.to_string().contains("CPL 2"), "{err}");
+    assert_eq!(m, before);
+}
+
+#[test]
+fn pmc_reads_pmd_writes_and_cr73_accesses_fault_at_cpl_1_to_3() {
+    // MD7: Itanium SDM Vol. 2 §7.2: PMC reads and PMD writes are privileged too; so are
+    // control register accesses.
+    let mut m = core();
+    set_cpl(&mut m, 0, 3);
+    let before = m.clone();
+    assert!(matches!(m.read_pmc(0, 4), Err(MontecitoError::PrivilegedOperation { .. })));
+    assert!(matches!(m.write_pmd(0, 4, 1), Err(MontecitoError::PrivilegedOperation { .. })));
+    assert!(matches!(m.write_pmv(0, 0), Err(MontecitoError::PrivilegedOperation { .. })));
+    assert!(matches!(m.read_pmv(0), Err(MontecitoError::PrivilegedOperation { .. })));
+    assert_eq!(m, before);
+}
+
+#[test]
+fn the_privilege_check_comes_before_the_index_check() {
+    // MD7: "regardless of the register address".
+    let mut m = core();
+    set_cpl(&mut m, 0, 3);
+    assert!(matches!(m.write_pmc(0, 20, 0), Err(MontecitoError::PrivilegedOperation { .. })));
+    assert_eq!(m.read_pmd(0, 20), Err(MontecitoError::NoSuchPmd { index: 20 }), "PMD reads are not privileged");
+}
+
+// ------------------------------------------------------------------- reset
+
+#[test]
+fn s3_3_12_reset_values() {
+    // §3.3.12: oi and ev of every PMC are 0, PMV.m = 1, PAL's PMC32-36/38/41 values;
+    // MD4: every other register starts at 0.
+    let m = Montecito::new();
+    for t in 0..2 {
+        for (n, value) in [(32, 0xffff_ffff_ffff), (33, 0xffff_ffff_ffff), (34, 0xffff_ffff_ffff), (35, 0xffff_ffff_ffff)] {
+            assert_eq!(m.read_pmc(t, n), Ok(value), "thread {t} PMC{n}");
+        }
+        assert_eq!(m.read_pmc(t, 36), Ok(0xfffff0));
+        assert_eq!(m.read_pmc(t, 38), Ok(0xdb6));
+        assert_eq!(m.read_pmc(t, 41), Ok(0x2078_fefe_fefe));
+        for n in [37, 39, 40, 42] {
+            assert_eq!(m.read_pmc(t, n), Ok(0), "thread {t} PMC{n}");
+        }
+        for n in 0..=15 {
+            assert_eq!(m.read_pmc(t, n), Ok(0), "thread {t} PMC{n}: oi and ev 0");
+        }
+        for n in (4..=15).chain(32..=39).chain(48..=63) {
+            assert_eq!(m.read_pmd(t, n), Ok(0), "thread {t} PMD{n}");
+        }
+        assert_eq!(m.read_pmv(t), Ok(1 << 16), "PMV.m = 1");
+        assert_eq!(m.psr(t), Ok(0));
+        assert_eq!(m.interrupt_pending(t), Ok(false));
+    }
+}
+
+#[test]
+fn register_accesses_take_no_cycles_and_count_nothing() {
+    // MD30: accesses are not stream cycles; only engine runs count.
+    let mut m = core_with(0, 4, counting(CPU_OP_CYCLES, 0, &[("all", 1)]));
+    for t in 0..2 {
+        m.write_pmc(t, 6, counting(IA64_INST_RETIRED, 0, &[])).unwrap();
+        m.write_pmd(t, 6, 3).unwrap();
+        m.read_pmd(t, 6).unwrap();
+        m.read_pmc(t, 0).unwrap();
+        m.write_pmv(t, 0).unwrap();
+    }
+    assert_eq!((pmd(&m, 0, 4), pmd(&m, 0, 6), pmd(&m, 1, 6)), (0, 3, 3));
+}
+
+#[test]
+fn table_3_5_a_pmd_keeps_its_value_while_plm_is_0() {
+    // Table 3-5 plm: with all bits 0 "the Montecito processor will not preserve the value
+    // of the corresponding PMD register(s)". MD9: the model keeps it.
+    let mut m = core();
+    m.write_pmd(0, 4, 99).unwrap();
+    m.write_pmc(0, 4, pmc(&[("es", CPU_OP_CYCLES), ("ism", 0b10)])).unwrap();
+    run(&mut m, vec![span(0, USER, 10)]);
+    assert_eq!(pmd(&m, 0, 4), 99);
+}
+
+// ------------------------------------------------------------------- PAL_PERF_MON_INFO
+
+#[test]
+fn table_3_34_pal_retired_and_pal_cycles_are_the_event_codes() {
+    // MD20: as printed, and they select the events they name.
+    let info = Montecito::new().pal_perf_mon_info();
+    assert_eq!((info.retired, info.cycles), (0x08, 0x12));
+    assert_eq!((info.retired, info.cycles), (pal::TABLE_3_34.retired, pal::TABLE_3_34.cycles));
+    let spans = || vec![span(0, USER, 10).with(Signal::Instructions, 2)];
+    assert_eq!(count4(counting(u64::from(info.retired), 0, &[]), spans()), 20);
+    assert_eq!(count4(counting(u64::from(info.cycles), 0, &[]), spans()), 10);
+}
+
+#[test]
+fn table_3_34_pal_width_is_47_not_48() {
+    // MD21: Table 3-7 counts in bits 46:0 and overflows on the carry out of bit 46.
+    let info = Montecito::new().pal_perf_mon_info();
+    assert_eq!((info.width, pal::TABLE_3_34.width), (47, 48));
+    let mut m = core_with(0, 4, counting(CPU_OP_CYCLES, 0, &[]));
+    m.write_pmd(0, 4, (1 << info.width) - 1).unwrap();
+    run(&mut m, vec![span(0, USER, 1)]);
+    assert_eq!((pmd(&m, 0, 4), pmc0(&m, 0)), (0, 1 << 4), "2^width - 1 plus one event wraps");
+}
+
+#[test]
+fn table_3_34_generic_pairs_are_12_not_4() {
+    // MD22: §3.3.2, "its own set of 12 generic performance counter (PMC/PMD4-15) pairs".
+    let info = Montecito::new().pal_perf_mon_info();
+    assert_eq!((info.generic_pm_pairs, pal::TABLE_3_34.generic_pm_pairs), (12, 4));
+    let mut m = core();
+    for n in 4..4 + usize::from(info.generic_pm_pairs) {
+        m.write_pmc(0, n, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+    }
+    run(&mut m, vec![span(0, USER, 3)]);
+    assert!((4..=15).all(|n| pmd(&m, 0, n) == 3));
+}
+
+#[test]
+fn table_3_34_pmc_and_pmd_masks_follow_table_3_4() {
+    // MD23: PMC0-15, PMC32-42; PMD4-15, PMD32-39, PMD48-63, exactly the registers the
+    // model implements.
+    let info = Montecito::new().pal_perf_mon_info();
+    assert_eq!(info.pmc_mask, [0x7FF_0000_FFFF, 0, 0, 0]);
+    assert_eq!(info.pmd_mask, [0xFFFF_00FF_0000_FFF0, 0, 0, 0]);
+    assert_eq!((pal::TABLE_3_34.pmc_mask[0], pal::TABLE_3_34.pmd_mask[0]), (0x3FFF, 0x3FFFF));
+    let mut m = core();
+    for n in 0..256 {
+        assert_eq!(m.read_pmc(0, n).is_ok(), mask_has(&info.pmc_mask, n), "PMC{n}");
+        assert_eq!(m.write_pmd(0, n, 0).is_ok(), mask_has(&info.pmd_mask, n), "PMD{n}");
+    }
+}
+
+#[test]
+fn table_3_34_cycles_and_retired_masks_cover_every_generic_counter() {
+    // MD24: §4.2.1, CPU_OP_CYCLES "can be measured in both types of counters";
+    // IA64_INST_RETIRED is Active, which "either type of monitor can" count.
+    let info = Montecito::new().pal_perf_mon_info();
+    assert_eq!((info.cycles_mask, info.retired_mask), ([0xFFF0, 0, 0, 0], [0xFFF0, 0, 0, 0]));
+    assert_eq!(pal::TABLE_3_34.cycles_mask[0], 0xF0);
+    for (code, mask) in [(info.cycles, info.cycles_mask), (info.retired, info.retired_mask)] {
+        for n in 4..=15 {
+            let counted = count_in(n, counting(u64::from(code), 0, &[]), vec![span(0, USER, 5).with(Signal::Instructions, 1)]);
+            assert_eq!(counted == 5, mask_has(&mask, n), "event {code:#x} in PMD{n}");
+        }
+    }
+}
+
+/// PMDn of thread 0 after `spans`, counting `value` in PMCn.
+fn count_in(n: usize, value: u64, spans: Vec<Span>) -> u64 {
+    let mut m = core_with(0, n, value);
+    run(&mut m, spans);
+    pmd(&m, 0, n)
+}
+
+// ------------------------------------------------------------------- bad input
+
+#[test]
+fn threads_other_than_0_and_1_are_refused() {
+    let mut m = core();
+    let before = m.clone();
+    let err = MontecitoError::NoSuchThread { thread: 2 };
+    assert_eq!(m.write_pmc(2, 4, 0), Err(err.clone()));
+    assert_eq!(m.read_pmd(2, 4), Err(err.clone()));
+    assert_eq!(m.set_psr(2, 0), Err(err.clone()));
+    assert_eq!(m.take_interrupt(2), Err(err.clone()));
+    assert!(err.to_string().contains("threads 0 and 1"), "{err}");
+    assert_eq!(m, before);
+}
+
+#[test]
+fn unimplemented_registers_are_refused_naming_table_3_4() {
+    // MD10: hardware reads 0 and ignores writes; the model refuses them.
+    let mut m = core();
+    let before = m.clone();
+    for n in [16, 31, 43, 255, 256, usize::MAX] {
+        assert_eq!(m.write_pmc(0, n, 1), Err(MontecitoError::NoSuchPmc { index: n }));
+        assert_eq!(m.read_pmc(0, n), Err(MontecitoError::NoSuchPmc { index: n }));
+    }
+    for n in [0, 3, 16, 40, 47, 64, 1000] {
+        assert_eq!(m.write_pmd(0, n, 1), Err(MontecitoError::NoSuchPmd { index: n }));
+        assert_eq!(m.read_pmd(0, n), Err(MontecitoError::NoSuchPmd { index: n }));
+    }
+    let msg = MontecitoError::NoSuchPmd { index: 40 }.to_string();
+    assert!(msg.contains("PMD40") && msg.contains("Table 3-4"), "{msg}");
+    assert_eq!(m, before);
+}
+
+// ------------------------------------------------------------------- event mapping
+
+#[test]
+fn s4_6_cpu_op_cycles_is_back_end_bubble_all_plus_retiring_cycles() {
+    // §4.6: CPU_OP_CYCLES = BACK_END_BUBBLE.all + (IA64_INST_RETIRED >= 1).
+    let spans = || (0..4).map(|k| span(0, USER, 10 + k).with(Signal::Instructions, k as u8)).collect::<Vec<_>>();
+    let cycles = count4(counting(CPU_OP_CYCLES, 0, &[]), spans());
+    let bubbles = count4(counting(BACK_END_BUBBLE, 0, &[]), spans());
+    let retiring = count4(counting(IA64_INST_RETIRED, 0, &[("threshold", 0)]), spans());
+    let retiring_cycles = count4(counting(IA64_INST_RETIRED, 0, &[("threshold", 1)]), spans()) + 11;
+    assert_eq!((cycles, bubbles, retiring), (46, 10, 11 + 24 + 39));
+    assert_eq!(cycles, bubbles + retiring_cycles);
+}
+
+#[test]
+fn br_mispred_detail_splits_branches_by_prediction_and_type() {
+    // MD18: ALL.* and RETURN.* from the stream's branch signals; IPREL and NRETIND 0.
+    let s = span(0, USER, 10)
+        .with(Signal::Branches, 3)
+        .with(Signal::BranchMispredicts, 2)
+        .with(Signal::Returns, 1)
+        .with(Signal::ReturnsMispredicted, 1);
+    let counts: Vec<u64> = (0..16).map(|u| count4(counting(BR_MISPRED_DETAIL, u, &[]), vec![s])).collect();
+    assert_eq!(counts, [30, 10, 10, 10, 0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 0, 0]);
+    assert_eq!(count4(counting(BRANCH_EVENT, 0, &[]), vec![s]), 10, "BRANCH_EVENT: max 1 per cycle");
+}
+
+#[test]
+fn loads_stores_and_data_references() {
+    let loads =
+        at(span(0, USER, 10).with(Signal::Loads, 2).with(Signal::DCacheAccesses, 1).with(Signal::DCacheAccessesCacheable, 1), 0, false);
+    let uc_store = at(span(0, USER, 5).with(Signal::Stores, 1).with(Signal::DCacheAccesses, 1), 0x4000_0000, true);
+    let spans = || vec![loads, uc_store];
+    assert_eq!(count4(counting(LOADS_RETIRED, 0, &[]), spans()), 20);
+    assert_eq!(count4(counting(STORES_RETIRED, 0, &[]), spans()), 5);
+    assert_eq!(count4(counting(UC_STORES_RETIRED, 0, &[]), spans()), 5);
+    assert_eq!(count4(counting(DATA_REFERENCES_SET1, 0, &[]), spans()), 25);
+}
+
+#[test]
+fn tlb_events_split_l1_and_l2_misses() {
+    let itlb = span(0, USER, 10).with(Signal::ITlbMisses, 1);
+    let walk = span(0, USER, 5).with(Signal::ITlbMisses, 1).with(Signal::MainTlbMisses, 1);
+    let dtlb = span(0, USER, 7).with(Signal::DTlbMisses, 1);
+    let dwalk = span(0, USER, 3).with(Signal::DTlbMisses, 1).with(Signal::MainTlbMisses, 1);
+    let spans = || vec![itlb, walk, dtlb, dwalk];
+    let itlb_by_umask: Vec<u64> = (0..4).map(|u| count4(counting(ITLB_MISSES_FETCH, u, &[]), spans())).collect();
+    assert_eq!(itlb_by_umask, [0, 15, 5, 15], "nothing, L1ITLB, L2ITLB, ALL");
+    assert_eq!(count4(counting(L2DTLB_MISSES, 0, &[]), spans()), 3);
+    assert_eq!(count4(counting(L1DTLB_TRANSFER, 0, &[]), spans()), 7);
+}
+
+#[test]
+fn l1d_read_misses_leave_out_write_misses() {
+    // L1D_READ_MISSES: "L1 Data Cache is write through; therefore write misses are not
+    // counted."
+    let read = at(span(0, USER, 10).with(Signal::DCacheMisses, 1), 0x100, false);
+    let write = at(span(0, USER, 4).with(Signal::DCacheMisses, 1), 0x100, true);
+    assert_eq!(count4(counting(L1D_READ_MISSES, 0, &[]), vec![read, write]), 10);
+    assert_eq!(count4(counting(L1D_READ_MISSES, 1, &[]), vec![read, write]), 0, "RSE_FILL: no RSE");
+}
+
+/// A cacheable read miss, a store (hit), a miss that writes a dirty victim back, a
+/// non-cacheable read and an instruction fetch miss, each 10 cycles.
+fn memory_mix() -> Vec<Span> {
+    let cacheable = |s: Span| s.with(Signal::DCacheAccesses, 1).with(Signal::DCacheAccessesCacheable, 1);
+    vec![
+        at(cacheable(span(0, USER, 10)).with(Signal::Loads, 1).with(Signal::DCacheMisses, 1).with(Signal::MemoryReads, 1), 0, false),
+        at(cacheable(span(0, USER, 10)).with(Signal::Stores, 1), 0x80, true),
+        at(
+            cacheable(span(0, USER, 10))
+                .with(Signal::Loads, 1)
+                .with(Signal::DCacheMisses, 1)
+                .with(Signal::MemoryReads, 1)
+                .with(Signal::MemoryWrites, 1)
+                .with(Signal::DCacheWritebacks, 2),
+            0x100,
+            false,
+        ),
+        at(
+            span(0, USER, 10)
+                .with(Signal::Loads, 1)
+                .with(Signal::DCacheAccesses, 1)
+                .with(Signal::DCacheMisses, 1)
+                .with(Signal::MemoryReads, 1),
+            0x4000_0000,
+            false,
+        ),
+        span(0, USER, 10).with(Signal::ICacheMisses, 1).with(Signal::MemoryReads, 1),
+    ]
+}
+
+#[test]
+fn l2d_and_l3_events_see_one_cache_level_standing_for_all() {
+    // MD19: every cacheable miss misses the L2D and the L3 and is a full-line memory
+    // transaction; non-cacheable accesses bypass the caches.
+    let c = |code, umask, more: &[(&str, u64)]| count4(counting(code, umask, more), memory_mix());
+    assert_eq!(c(L2D_MISSES, 0, &[]), 20);
+    assert_eq!([c(L2D_REFERENCES, 1, &[]), c(L2D_REFERENCES, 2, &[]), c(L2D_REFERENCES, 3, &[])], [20, 10, 30]);
+    assert_eq!(c(L3_MISSES, 0, &[]), 30, "a fill and a write-back in one cycle count once (max 1)");
+    assert_eq!(c(L3_REFERENCES, 0, &[]), 30);
+    let all = [("MESI", 0b1111)];
+    assert_eq!(
+        [c(L3_READS, 0b0111, &all), c(L3_READS, 0b1011, &all), c(L3_READS, 0b1111, &all), c(L3_READS, 0b1101, &all)],
+        [10, 20, 30, 0]
+    );
+    assert_eq!([c(L3_WRITES, 0b1011, &all), c(L3_WRITES, 0b0111, &all), c(L3_WRITES, 0b1111, &all)], [10, 0, 10]);
+}
+
+#[test]
+fn bus_events_split_full_line_and_partial_transactions() {
+    // MD15: a non-cacheable data access makes partial transactions; the rest are lines.
+    let c = |code, umask| count4(counting(code, umask, &[]), memory_mix());
+    assert_eq!([c(BUS_MEMORY, 0b0100), c(BUS_MEMORY, 0b1000), c(BUS_MEMORY, 0b1100)], [30, 10, 40]);
+    assert_eq!([c(BUS_MEM_READ, 0b0110), c(BUS_MEM_READ, 0b1110), c(BUS_MEM_READ, 0b0010)], [30, 30, 0], "BRL, ALL, BIL");
+    assert_eq!(c(BUS_RD_DATA, 0b10), 20);
+    assert_eq!(c(BUS_RD_PRTL, 0b10), 10);
+    assert_eq!([c(BUS_WR_WB, 0b0110), c(BUS_WR_WB, 0b1010)], [10, 0], "write-backs, clean castouts");
+}
+
+#[test]
+fn s3_3_3_cycles_halted_counts_nothing_and_belongs_in_pmd10() {
+    // The stream has no halted cycles; §3.3.3: "can only be monitored in PMD10. If
+    // measured by any other PMD, the count value is undefined" (MD27: noted).
+    let mut m = core_with(0, 10, counting(CPU_OP_CYCLES_HALTED, 0, &[]));
+    run(&mut m, vec![span(0, USER, 10)]);
+    assert_eq!((pmd(&m, 0, 10), m.unpredictable().len()), (0, 0));
+    m.write_pmc(0, 11, counting(CPU_OP_CYCLES_HALTED, 0, &[])).unwrap();
+    assert!(m.unpredictable()[0].contains("PMD10"), "{:?}", m.unpredictable());
+}
+
+#[test]
+fn s3_3_3_er_si_l2d_events_count_nothing_in_banked_counters() {
+    // §3.3.3: event codes 8x, 9x, ax, bx, ex, fx "can only be monitored using PMD4-9".
+    // MD27: in PMD10-15 they count nothing, and the programming is noted.
+    let spans = || vec![span(0, USER, 10).with(Signal::MemoryReads, 1)];
+    assert_eq!(count_in(9, counting(BUS_MEMORY, ALL_SELF, &[]), spans()), 10);
+    let mut m = core_with(0, 10, counting(BUS_MEMORY, ALL_SELF, &[]));
+    run(&mut m, spans());
+    assert_eq!(pmd(&m, 0, 10), 0);
+    assert!(m.unpredictable()[0].contains("PMD4-9"), "{:?}", m.unpredictable());
+}
+
+#[test]
+fn unmapped_events_count_nothing() {
+    // docs/montecito-model.md lists the events the stream cannot drive.
+    let everything = Signal::ALL.iter().fold(span(0, USER, 10), |s, &sig| s.with(sig, 1));
+    for code in [0x01, 0x09, 0x0c, 0x13, 0x4d, 0x87, 0xe0, 0xf2, 0xff] {
+        assert!(mapped_event(code as u8).is_none(), "{code:#x}");
+        assert_eq!(count4(counting(code, 0, &[]), vec![everything]), 0, "{code:#x}");
+    }
+}
+
+#[test]
+fn table_4_42_types_and_max_increments_are_kept_with_the_mapping() {
+    // Spot checks against Table 4-42, and MD26's two corrections.
+    let row = |code: u8| mapped_event(code).unwrap();
+    for (code, ty, max) in [
+        (0x08, EventType::Active, 6),
+        (0x12, EventType::Causal, 1),
+        (0x5b, EventType::Active, 3),
+        (0x8a, EventType::SelfFloating, 1),
+        (0xc1, EventType::Active, 4),
+        (0xe6, EventType::Floating, 4),
+        (0xcb, EventType::Floating, 1),
+        (0x18, EventType::Causal, 1),
+    ] {
+        assert_eq!((row(code).ty, row(code).max_inc), (ty, max), "{}", row(code).name);
+    }
+    let mut codes: Vec<u8> = EVENTS.iter().map(|e| e.code).collect();
+    codes.dedup();
+    assert_eq!(codes.len(), EVENTS.len(), "one row per code, in code order");
+    assert!(codes.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn a_built_in_workload_counts_its_own_totals_on_each_thread() {
+    // Two threads of `mixed` at issue width 6: each thread's duplicated and banked
+    // counters see its own instructions and cycles, whatever the other thread does.
+    let profile = Profile { issue_width: 6, threads: 2 };
+    let cycles = 3_000_000;
+    let mut m = core();
+    for t in 0..2 {
+        m.write_pmc(t, 4, counting(IA64_INST_RETIRED, 0, &[])).unwrap();
+        m.write_pmc(t, 12, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
+        m.write_pmc(t, 5, counting(CPU_OP_CYCLES, 0, &[("all", 1)])).unwrap();
+    }
+    let mut s = Cursor::new(workloads::blocks("mixed", 11, profile).unwrap());
+    assert_eq!(engine::run(&mut m, &mut s, cycles), (cycles, Exit::Budget));
+    for t in 0..2u8 {
+        let totals = workloads::totals_matching("mixed", 11, profile, cycles, |s| s.thread == t).unwrap();
+        assert!(totals.cycles > 0);
+        let n = usize::from(t);
+        assert_eq!(pmd(&m, n, 4), totals.get(Signal::Instructions), "thread {t}");
+        assert_eq!(pmd(&m, n, 12), totals.cycles, "thread {t}");
+        assert_eq!(pmd(&m, n, 5), cycles, "thread {t}: .all sees both threads' cycles");
+    }
+}
+
+// ------------------------------------------------------------------- any traffic
+
+#[derive(Debug, Clone)]
+enum Op {
+    WritePmc(usize, usize, u64),
+    ReadPmc(usize, usize),
+    WritePmd(usize, usize, u64),
+    ReadPmd(usize, usize),
+    SetPsr(usize, u64),
+    WritePmv(usize, u64),
+    TakeInterrupt(usize),
+    Run(u16),
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    let thread = 0usize..3;
+    let index = prop_oneof![0usize..16, 30usize..66, any::<usize>()];
+    // PMC values: mapped events with random ev, oi, pm and all, or anything.
+    let codes: Vec<u64> = EVENTS.iter().map(|e| u64::from(e.code)).collect();
+    let value = prop_oneof![
+        (proptest::sample::select(codes), 0u64..16, 0u64..8, 0u64..16, 0u64..16).prop_map(|(es, umask, threshold, mesi, low)| {
+            counting(es, umask, &[("threshold", threshold), ("MESI", mesi)]) | (low & 0b111) << 4 | (low >> 3 & 1) << 26
+        }),
+        prop_oneof![Just(u64::MAX), Just((1 << 47) - 3), Just(1 << 47), Just(1)],
+        any::<u64>(),
+    ];
+    let psr_value = prop_oneof![
+        (0u64..4, 0u64..2, 0u64..2, 0u64..2).prop_map(|(cpl, up, pp, sp)| psr(&[("cpl", cpl), ("up", up), ("pp", pp), ("sp", sp)])),
+        any::<u64>(),
+    ];
+    prop_oneof![
+        (thread.clone(), index.clone(), value.clone()).prop_map(|(t, i, v)| Op::WritePmc(t, i, v)),
+        (thread.clone(), index.clone()).prop_map(|(t, i)| Op::ReadPmc(t, i)),
+        (thread.clone(), index.clone(), value.clone()).prop_map(|(t, i, v)| Op::WritePmd(t, i, v)),
+        (thread.clone(), index).prop_map(|(t, i)| Op::ReadPmd(t, i)),
+        (thread.clone(), psr_value).prop_map(|(t, v)| Op::SetPsr(t, v)),
+        (thread.clone(), value).prop_map(|(t, v)| Op::WritePmv(t, v)),
+        thread.prop_map(Op::TakeInterrupt),
+        (1u16..3000).prop_map(Op::Run),
+    ]
+}
+
+/// Every signal, on both threads, at every privilege level, with data references.
+fn everything() -> Cursor {
+    let all = |s: Span| Signal::ALL.iter().fold(s, |s, &sig| s.with(sig, 1)).with(Signal::Instructions, 7);
+    stream(vec![
+        at(all(span(0, USER, 13)), 0x180, false),
+        span(1, Privilege::Hyper, 7),
+        at(all(span(1, KERNEL, 5)), 0x4000_0080, true),
+        all(span(0, Privilege::Cpl2, 3)),
+        span(3, USER, 2),
+    ])
+}
+
+proptest::proptest! {
+    /// Any sequence of register accesses (any thread, index, value, CPL), PSR and PMV
+    /// changes, runs and interrupt takes never panics; a failing access changes nothing;
+    /// PMD reads always copy bit 46 into bits 63:47.
+    #[test]
+    fn any_register_traffic_is_safe(ops in proptest::collection::vec(op(), 1..60)) {
+        let mut m = core();
+        let mut s = everything();
+        for op in ops {
+            let before = m.clone();
+            let failed = match op {
+                Op::WritePmc(t, i, v) => m.write_pmc(t, i, v).is_err(),
+                Op::ReadPmc(t, i) => m.read_pmc(t, i).is_err(),
+                Op::WritePmd(t, i, v) => m.write_pmd(t, i, v).is_err(),
+                Op::ReadPmd(t, i) => match m.read_pmd(t, i) {
+                    Ok(v) => {
+                        if (4..=15).contains(&i) {
+                            let high = v >> 46;
+                            proptest::prop_assert!(high == 0 || high == (1 << 18) - 1, "{:#x}", v);
+                        }
+                        false
+                    }
+                    Err(_) => true,
+                },
+                Op::SetPsr(t, v) => m.set_psr(t, v).is_err(),
+                Op::WritePmv(t, v) => m.write_pmv(t, v).is_err(),
+                Op::TakeInterrupt(t) => m.take_interrupt(t).is_err(),
+                Op::Run(n) => {
+                    engine::run(&mut m, &mut s, u64::from(n));
+                    false
+                }
+            };
+            if failed {
+                proptest::prop_assert_eq!(&m, &before, "a failing operation changes nothing");
+            }
+        }
+    }
+}
