@@ -357,18 +357,31 @@ pub fn check(pmu: &Pmu, sel: &EventSel) -> Result<(), EncodeError> {
     (family(pmu).check)(pmu, sel).map_err(|why| EncodeError::Invalid { input: sel.input.clone(), why })
 }
 
+/// The counters an event of the table may use on `pmu`, as its family's restrictions
+/// say (with its default unit mask, or its first when it has no default).
+pub fn event_counters(pmu: &Pmu, event: &pmukit_core::table::EventDef) -> Vec<&'static str> {
+    let text = match event.umasks.iter().any(|u| u.default) || event.umasks.is_empty() {
+        true => event.name.to_string(),
+        false => format!("{}.{}", event.name, event.umasks[0].name),
+    };
+    match event_string::resolve(&text, std::slice::from_ref(pmu), pmu.name()) {
+        Ok(sel) => pmu.counter_names((family(pmu).allowed)(pmu, &sel)),
+        Err(_) => pmu.counter_names(pmu.allowed_counters(event)),
+    }
+}
+
 /// Explain a scheduling failure with event and counter names.
 pub fn explain(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], err: &ScheduleError) -> String {
     match err {
         ScheduleError::NoCounter { event } => format!("'{}' may use no counter of {}", sels[*event].input, pmu.name()),
         ScheduleError::Rules { events, rules } => {
-            let names: Vec<String> = events.iter().map(|&e| format!("'{}'", sels[e].name())).collect();
-            let what = if events.len() == 1 {
-                "cannot be counted".to_string()
-            } else {
-                format!("{} events cannot be counted together", names.len())
+            let mut names: Vec<String> = events.iter().map(|&e| format!("'{}'", sels[e].name())).collect();
+            let (who, what) = match names.pop() {
+                Some(last) if !names.is_empty() => (format!("{} and {last}", names.join(", ")), "cannot be counted together"),
+                Some(only) => (only, "cannot be counted"),
+                None => (String::new(), "cannot be counted"),
             };
-            format!("{} {what}: {}; count them in separate runs or let `pmu stat` multiplex them", names.join(", "), rules.join("; "))
+            format!("{who} {what}: {}; count them in separate runs or let `pmu stat` multiplex them", rules.join("; "))
         }
         ScheduleError::Conflict { events, counters, .. } => {
             let names: Vec<String> =

@@ -154,6 +154,10 @@ struct StatArgs {
     /// Do not print derived metrics.
     #[arg(long)]
     no_metrics: bool,
+    /// Hardware threads running the workload, one workload thread each: 1-8 strands on
+    /// SPARC T4/KT (default 8), 1-4 on Niagara (4), 1-2 on Montecito (2), 1 on ARM11.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread
     /// over them, so misses to another node's memory count as remote.
     #[arg(long, default_value_t = 2, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
@@ -286,7 +290,7 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
         ht_allowed: !args.kt_deny_ht,
         l2_busy: args.kt_l2_busy,
     };
-    let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval, kt };
+    let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval, kt, threads: args.threads };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {
         if let Some(b) = &bar {

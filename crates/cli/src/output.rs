@@ -39,11 +39,11 @@ fn event_json(pmu: &Pmu, e: &EventDef) -> Value {
         "name": e.name,
         "code": e.code,
         "umasks": e.umasks.iter().map(|u| json!({
-            "name": u.name, "value": u.value, "description": u.description, "aliases": u.aliases, "attrs": attrs_json(&u.attrs),
+            "name": u.name, "value": u.value, "ignored": u.ignored, "description": u.description, "aliases": u.aliases, "attrs": attrs_json(&u.attrs),
         })).collect::<Vec<_>>(),
         "description": e.description,
         "aliases": e.aliases,
-        "counters": pmu.counter_names(pmu.allowed_counters(e)),
+        "counters": pmukit_arch::event_counters(pmu, e),
         "modifiers": modifier_names(pmu, e),
     })
 }
@@ -111,7 +111,7 @@ impl Out {
                 for a in e.aliases.iter() {
                     name.push_str(&format!("\n  alias {a}"));
                 }
-                t.add_row(vec![name, hex(e.code), pmu.counter_names(pmu.allowed_counters(e)).join(" "), e.description.to_string()]);
+                t.add_row(vec![name, hex(e.code), pmukit_arch::event_counters(pmu, e).join(" "), e.description.to_string()]);
             }
             s.push_str(&format!("{}\n\n", t.trim_fmt()));
         }
@@ -157,7 +157,8 @@ impl Out {
         if !e.unused_on.is_empty() {
             s.push_str(&line("unused on", e.unused_on.join(", ")));
         }
-        s.push_str(&line("counters", pmu.counter_names(pmu.allowed_counters(e)).join(", ")));
+        let allowed = pmukit_arch::allowed_counters(pmu, std::slice::from_ref(sel));
+        s.push_str(&line("counters", pmu.counter_names(allowed[0]).join(", ")));
         for m in &modifiers {
             s.push_str(&line(
                 "modifier",
@@ -176,10 +177,17 @@ impl Out {
         for u in e.umasks.iter() {
             let selected = if sel.umask_names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) { " (selected)" } else { "" };
             let aliases = if u.aliases.is_empty() { String::new() } else { format!(" [alias {}]", u.aliases.join(", ")) };
-            s.push_str(&line("unit mask", format!(".{} = {:#x}{selected}{aliases} {}", u.name, u.value, u.description)));
+            let pattern =
+                if u.ignored == 0 { format!("{:#x}", u.value) } else { format!("{:#x} (bits {:#x} ignored)", u.value, u.ignored) };
+            s.push_str(&line("unit mask", format!(".{} = {pattern}{selected}{aliases} {}", u.name, u.description)));
             for a in u.attrs.iter() {
                 s.push_str(&format!("{:15}{}: {}\n", "", a.key, a.value));
             }
+        }
+        for bad in e.invalid_umasks.iter() {
+            let pattern =
+                if bad.ignored == 0 { format!("{:#x}", bad.value) } else { format!("{:#x} (bits {:#x} ignored)", bad.value, bad.ignored) };
+            s.push_str(&line("refused mask", format!("{pattern} {} {}", bad.kind.describe(), bad.note)));
         }
         if let Some(p) = &placed {
             let regs: Vec<String> = p.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();

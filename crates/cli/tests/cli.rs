@@ -397,3 +397,42 @@ fn schedule_shows_the_placement_or_the_groups_and_why() {
     let err = usage_error(&["schedule", "CPU_CYCLES", "sparc-t4::CYCLES"]);
     assert!(err.contains("one PMU"), "{err}");
 }
+
+#[test]
+fn montecito_list_describe_encode_decode_schedule_and_stat_work_with_json() {
+    let list = ok_json(&["list", "montecito", "--json"]);
+    let events = list.as_array().unwrap();
+    assert_eq!(events.len(), 171);
+    let l2d = events.iter().find(|e| e["name"] == "L2D_REFERENCES").unwrap();
+    assert_eq!(l2d["counters"].as_array().unwrap().len(), 6, "ER/SI/L2D events use PMD4-9 only");
+    let d = ok_json(&["describe", "montecito::BR_MISPRED_DETAIL.ALL.WRONG_PATH", "--json"]);
+    assert_eq!(d["selected_umasks"][0], "ALL.WRONG_PATH");
+    assert_eq!(d["encoding"]["counter"], "PMD4");
+    let e = ok_json(&["encode", "--pmu", "montecito", "L1D_READ_MISSES", "CPU_OP_CYCLES", "--json"]);
+    assert_eq!(e["events"][0]["counter"], "PMD5", "§4.8.2: the L1D event goes on PMD5");
+    let dec = ok_json(&["decode", "montecito", "PMC5", "0x0200c729", "--json"]);
+    assert!(dec["fields"].as_array().unwrap().iter().any(|f| f["name"] == "es" && f["meaning"] == "L1D_READ_MISSES"));
+    let s = ok_json(&["schedule", "--pmu", "montecito", "L1D_READS_SET0", "LOADS_RETIRED", "--json"]);
+    assert_eq!(s["together"], false);
+    assert!(s["why"].as_str().unwrap().contains("§4.8.2"), "{}", s["why"]);
+    let st = ok_json(&["stat", "--pmu", "montecito", "--cycles", "1e7", "--json"]);
+    assert_eq!(st["pmu"], "montecito");
+    assert!(st["events"].as_array().unwrap().iter().all(|e| e["count"].as_u64().is_some()));
+    assert!(st["metrics"].as_array().unwrap().iter().any(|m| m["name"] == "ia64_ipc"));
+}
+
+#[test]
+fn montecito_bad_input_gets_clear_errors() {
+    let err = usage_error(&["encode", "--pmu", "montecito", "L1D_READS_SET0", "LOADS_RETIRED"]);
+    assert!(err.contains("'L1D_READS_SET0' and 'LOADS_RETIRED' cannot be counted together") && err.contains("§4.8.2"), "{err}");
+    let err = usage_error(&["encode", "--pmu", "montecito", "CPU_OP_CYCLES:thresh=3"]);
+    assert!(err.contains("threshold 3 is beyond"), "{err}");
+    let err = usage_error(&["encode", "--pmu", "montecito", "CPU_OP_CYCLES:mesi=3"]);
+    assert!(err.contains("mesi"), "{err}");
+    let err = usage_error(&["encode", "--pmu", "montecito", "BACK_END_BUBBLE.0x3"]);
+    assert!(err.contains("counts nothing"), "{err}");
+    let err = usage_error(&["encode", "--pmu", "montecito", "L2D_REFERENCE"]);
+    assert!(err.contains("did you mean") && err.contains("L2D_REFERENCES"), "{err}");
+    let err = usage_error(&["stat", "--pmu", "montecito-st", "--threads", "2", "--cycles", "1000"]);
+    assert!(err.contains("--pmu montecito"), "{err}");
+}

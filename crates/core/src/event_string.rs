@@ -45,6 +45,8 @@ pub struct EventSel {
     pub umask_names: Vec<String>,
     /// Modifiers in input order, with their values (flags are 0 or 1).
     pub modifiers: Vec<(&'static str, u64)>,
+    /// The modifiers among them that take a number (`thresh`), always written `=N`.
+    pub numeric: Vec<&'static str>,
     /// Valid but questionable choices the spec warns about (meaningless unit-mask
     /// combinations, ignored bits).
     pub warnings: Vec<String>,
@@ -260,6 +262,11 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
 
     let umask = resolve_umasks(input, pmu, event.as_ref(), &umask_tokens)?;
     let modifiers = resolve_modifiers(input, pmu, event.as_ref(), &spec.modifiers)?;
+    let numeric = modifiers
+        .iter()
+        .filter(|(m, _)| pmu.desc.modifier(m).is_some_and(|d| matches!(d.kind, ModifierKind::Number { .. })))
+        .map(|(m, _)| *m)
+        .collect();
     Ok(EventSel {
         input: input.to_string(),
         pmu: pmu.desc.name,
@@ -268,6 +275,7 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
         umask: umask.value,
         umask_names: umask.names,
         modifiers,
+        numeric,
         warnings: umask.warnings,
     })
 }
@@ -523,7 +531,7 @@ impl EventSel {
         for (m, v) in &self.modifiers {
             s.push(':');
             s.push_str(m);
-            if *v != 1 {
+            if *v != 1 || self.numeric.contains(m) {
                 s.push_str(&format!("={v}"));
             }
         }

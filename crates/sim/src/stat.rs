@@ -41,6 +41,9 @@ pub struct StatOptions {
     pub mux_interval: u64,
     /// The SPARC KT machine and this guest's rights (`--pmu sparc-kt`).
     pub kt: KtConfig,
+    /// Hardware threads (strands, vCPUs) running the workload; `None` for the
+    /// machine's own number.
+    pub threads: Option<usize>,
 }
 
 impl Default for StatOptions {
@@ -51,6 +54,7 @@ impl Default for StatOptions {
             cycles: 1_000_000_000,
             mux_interval: DEFAULT_MUX_INTERVAL,
             kt: KtConfig::default(),
+            threads: None,
         }
     }
 }
@@ -71,6 +75,8 @@ pub enum StatError {
     MixedMachines { pmus: String },
     #[error("cannot build the simulated machine: {0}")]
     Machine(#[from] ConfigError),
+    #[error("{machine} runs 1 to {max} hardware threads, not {threads}{}", if *machine == "montecito-st" { " (use --pmu montecito for two threads)" } else { "" })]
+    Threads { machine: &'static str, threads: usize, max: usize },
     #[error("--cycles must be at least 1")]
     NoCycles,
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
@@ -89,43 +95,50 @@ fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<(
     if pmus.iter().any(|p| p.desc.model != model) {
         return Err(StatError::MixedMachines { pmus: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ") });
     }
-    Ok(match pmus[0].desc.family {
-        arm11::FAMILY => (Box::new(Arm11Driver::new(model)), Profile::ARM11),
-        niagara::FAMILY => (Box::new(NiagaraDriver::new(NIAGARA_VCPUS)), NIAGARA_PROFILE),
-        montecito::FAMILY => {
-            // One PMU per machine shape: `montecito` runs both threads, `montecito-st` one.
-            let threads = if pmus.iter().any(|p| p.name() == montecito::MONTECITO.name) { 2 } else { 1 };
-            (Box::new(MontecitoDriver::new(threads)), Profile { issue_width: MONTECITO_ISSUE_WIDTH, threads: threads as u8 })
-        }
-        _ if model == kt::MODEL => (Box::new(KtDriver::new(opts.kt.clone(), KT_STRANDS)?), KT_PROFILE),
-        _ => (Box::new(T4Driver::new(catalog.pmu(t4::SPARC_T4.name)?, T4_STRANDS)), T4_PROFILE),
-    })
+    let shape = shape_of(pmus);
+    let threads = opts.threads.unwrap_or(shape.default_threads);
+    if !(1..=shape.max_threads).contains(&threads) {
+        return Err(StatError::Threads { machine: shape.name, threads, max: shape.max_threads });
+    }
+    let profile = Profile { issue_width: shape.issue_width, threads: threads as u8 };
+    let driver: Box<dyn Driver> = match pmus[0].desc.family {
+        arm11::FAMILY => Box::new(Arm11Driver::new(model)),
+        niagara::FAMILY => Box::new(NiagaraDriver::new(threads)),
+        montecito::FAMILY => Box::new(MontecitoDriver::new(threads)),
+        _ if model == kt::MODEL => Box::new(KtDriver::new(opts.kt.clone(), threads)?),
+        _ => Box::new(T4Driver::new(catalog.pmu(t4::SPARC_T4.name)?, threads)),
+    };
+    Ok((driver, profile))
+}
+
+/// A simulated machine's shape: how wide it issues and how many hardware threads
+/// (strands, vCPUs) run one workload thread each.
+struct Shape {
+    name: &'static str,
+    issue_width: u8,
+    default_threads: usize,
+    max_threads: usize,
+}
+
+fn shape_of(pmus: &[&Pmu]) -> Shape {
+    let shape = |name, issue_width, default_threads, max_threads| Shape { name, issue_width, default_threads, max_threads };
+    match pmus[0].desc.family {
+        arm11::FAMILY => shape("ARM11", 1, 1, 1),
+        // One Niagara core: four strands, single issue.
+        niagara::FAMILY => shape("Niagara", 1, 4, 4),
+        // Montecito disperses two bundles, six instructions, per cycle (§2.3) on two
+        // threads; `montecito-st` has Hyper-Threading disabled.
+        montecito::FAMILY if pmus.iter().any(|p| p.name() == montecito::MONTECITO_ST.name) => shape("montecito-st", 6, 1, 1),
+        montecito::FAMILY => shape("Montecito", 6, 2, 2),
+        // A KT or T4 core: eight strands, selecting up to two instructions per cycle
+        // (T4 TABLE 10-2, sl 1: Sel-2).
+        _ if pmus[0].desc.model == kt::MODEL => shape("SPARC KT", 2, 8, 8),
+        _ => shape("SPARC T4", 2, 8, 8),
+    }
 }
 
 /// Families with a simulated model and driver.
 const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY, t4::DRAM_FAMILY, niagara::FAMILY, kt::FAMILY, montecito::FAMILY];
-
-/// Montecito disperses two bundles, six instructions, per cycle (§2.3).
-const MONTECITO_ISSUE_WIDTH: u8 = 6;
-
-/// Strands of the simulated KT guest: one core's eight, spread over the nodes.
-const KT_STRANDS: usize = 8;
-
-/// A KT core, like T4's, selects up to two instructions per cycle.
-const KT_PROFILE: Profile = Profile { issue_width: 2, threads: KT_STRANDS as u8 };
-
-/// Virtual CPUs of the simulated Niagara guest: one core's four strands, one workload
-/// thread each.
-const NIAGARA_VCPUS: usize = 4;
-
-/// A Niagara core issues one instruction per cycle per thread group.
-const NIAGARA_PROFILE: Profile = Profile { issue_width: 1, threads: NIAGARA_VCPUS as u8 };
-
-/// Strands of the simulated T4 core: all eight, one workload thread each.
-const T4_STRANDS: usize = 8;
-
-/// A T4 core selects up to two instructions per cycle (TABLE 10-2, sl 1: Sel-2).
-const T4_PROFILE: Profile = Profile { issue_width: 2, threads: T4_STRANDS as u8 };
 
 /// The events a run counts when none are given: cycles, instructions, branches and
 /// misses, which need multiplexing on these PMUs.

@@ -73,11 +73,15 @@ impl MontecitoDriver {
         self.core.read_pmc(t, 0).expect("the driver runs at CPL 0 on an existing thread")
     }
 
-    /// Fold every programmed PMD of thread `t` into its total.
+    /// Fold every programmed PMD of thread `t` into its total: the difference since the
+    /// last read, plus 2^47 where PMC0 says the counter wrapped (an interrupt comes with
+    /// every wrap, so at most one lies between reads).
     fn accumulate(&mut self, t: usize) {
+        let wrapped = OVERFLOW.get(self.pmc0(t)) << OVERFLOW.lsb;
         for p in self.placed.iter_mut().filter(|p| p.threads.contains(&t)) {
             let now = self.core.read_pmd(t, p.n).expect("the driver runs at CPL 0") & COUNT_MASK;
-            p.total += now.wrapping_sub(self.last[t][p.n]) & COUNT_MASK;
+            let carry = if wrapped >> p.n & 1 == 1 { 1 << COUNT_BITS } else { 0 };
+            p.total += (now + carry).wrapping_sub(self.last[t][p.n]);
             self.last[t][p.n] = now;
         }
     }

@@ -15,6 +15,7 @@
 //! of the spec it makes (decisions MD1...).
 
 use pmukit_arch::montecito::pal::{self, PerfMonInfo};
+use pmukit_arch::montecito::pmu::er_si_l2d;
 use pmukit_arch::montecito::registers::{
     pmc_populated, pmc_reset, pmd_populated, ALL, BANKED, COUNT, ES, FR, GENERIC, ISM, ISM_PROPER, MESI, OI, PLM, PM, PMC0, PMC_GENERIC,
     PMV, PMV_M, PMV_VECTOR, PSR, PSR_CPL, PSR_PP, PSR_SP, PSR_UP, THRESHOLD, UMASK,
@@ -126,6 +127,12 @@ enum Atom {
     /// Cycles that retire no instruction (§4.6: CPU_OP_CYCLES = BACK_END_BUBBLE.all +
     /// cycles retiring at least one).
     NoRetire,
+    /// A bubble cycle (no instruction retired) by its cause, each cycle counted under
+    /// exactly one in §4.6's priority order (L1D/FPU, EXE, RSE, front end; MD37).
+    Bubble(Cause),
+    /// Syllables not dispersed in a cycle that dispersed some: 6 minus those dispersed
+    /// (§4.4; MD38).
+    SyllablesNotDispersed,
     /// Branches predicted correctly (outcome and target).
     CorrectBranches,
     /// Mispredicts other than return-target ones: wrong direction.
@@ -156,6 +163,39 @@ enum Atom {
     Bus(Txn, Size),
 }
 
+/// Why the back end had a bubble (§4.6). The stream has no RSE and tells a flush only
+/// as a stall with no cause of its own (a pipeline refill, a page walk, a drain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    L1dFpu,
+    Exe,
+    FrontEnd,
+    Flush,
+}
+
+impl Cause {
+    /// The one cause a bubble cycle is counted under (§4.6: "only the most important
+    /// cause, the one latest in the pipeline, is counted").
+    fn of(c: &Cycle) -> Option<Cause> {
+        use Signal::*;
+        if c.get(Instructions) > 0 {
+            return None;
+        }
+        Some(if c.get(LsuFullStallCycles) > 0 {
+            Cause::L1dFpu
+        } else if c.get(DataDepStallCycles) > 0 {
+            Cause::Exe
+        } else if c.get(IBufStallCycles) > 0 {
+            Cause::FrontEnd
+        } else {
+            Cause::Flush
+        })
+    }
+}
+
+/// Syllables Montecito disperses per cycle: two bundles of three (§4.4).
+const DISPERSAL_WIDTH: u64 = 6;
+
 /// One cycle as a counter sees it: the signals, whether the data reference writes, and
 /// the MESI state of the line the cycle's events concern (`None`: unknown).
 struct Cycle<'a> {
@@ -183,6 +223,11 @@ impl Atom {
             Atom::Cycles => 1,
             Atom::Sig(s) => c.get(s),
             Atom::NoRetire => u64::from(c.get(Instructions) == 0),
+            Atom::Bubble(cause) => u64::from(Cause::of(c) == Some(cause)),
+            Atom::SyllablesNotDispersed => match c.get(Instructions) {
+                0 => 0,
+                i => DISPERSAL_WIDTH.saturating_sub(i),
+            },
             Atom::CorrectBranches => c.get(Branches).saturating_sub(c.get(BranchMispredicts)),
             Atom::DirectionMispredicts => c.get(BranchMispredicts).saturating_sub(c.get(ReturnsMispredicted)),
             Atom::CorrectReturns => c.get(Returns).saturating_sub(c.get(ReturnsMispredicted)),
@@ -261,9 +306,25 @@ fn l3_hit_miss(umask: u64, atoms: &'static [Atom]) -> Option<&'static [Atom]> {
 /// Table 4-42 rows the stream drives, by event code. docs/montecito-model.md has the
 /// same table with the reasons.
 pub static EVENTS: &[MappedEvent] = &[
-    // BACK_END_BUBBLE.ALL (bxx00): every cycle with a bubble, i.e. no instruction retired.
+    // BACK_END_BUBBLE (bxx00 ALL, bxx01 FE, bxx10 L1D_FPU_RSE): every cycle with a
+    // bubble, i.e. no instruction retired, or those of one cause (MD37).
     ev(0x00, "BACK_END_BUBBLE", A, 1, |u| match u & 3 {
         0b00 => Some(&[Atom::NoRetire]),
+        0b01 => Some(&[Atom::Bubble(Cause::FrontEnd)]),
+        0b10 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        _ => None,
+    }),
+    // BE_RSE_BUBBLE: the stream has no register stack engine.
+    ev(0x01, "BE_RSE_BUBBLE", A, 1, |_| None),
+    // BE_EXE_BUBBLE: ALL and GRALL (a data dependency); the other causes are not in
+    // the stream.
+    ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
+        0b0000 | 0b0001 => Some(&[Atom::Bubble(Cause::Exe)]),
+        _ => None,
+    }),
+    // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a pipeline refill), bxx10 XPN (none).
+    ev(0x04, "BE_FLUSH_BUBBLE", A, 1, |u| match u & 3 {
+        0b00 | 0b01 => Some(&[Atom::Bubble(Cause::Flush)]),
         _ => None,
     }),
     // IA64_INST_RETIRED (umask bxx00) and IA64_TAGGED_INST_RETIRED (IBRP0-3): the tags
@@ -284,6 +345,16 @@ pub static EVENTS: &[MappedEvent] = &[
         _ => None,
     }),
     ev(0x48, "L1ITLB_INSERTS_HPW", A, 1, |_| Some(&[Atom::L2ItlbMisses])),
+    // §4.4 dispersal: a cycle disperses what it retires (MD38); a cycle that disperses
+    // nothing is a dispersal stall.
+    ev(0x49, "DISP_STALLED", A, 1, |_| Some(&[Atom::NoRetire])),
+    ev(0x4d, "INST_DISPERSED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
+    // SYLL_NOT_DISPERSED: any combination of EXPL (bit 0), IMPL (bit 1), FE (bit 2) and
+    // MLX (bit 3) counts the union; the stream's only reason is the implicit stop that
+    // ends an issue group (MD38).
+    ev(0x4e, "SYLL_NOT_DISPERSED", A, 5, |u| if u & 0b0010 != 0 { Some(&[Atom::SyllablesNotDispersed]) } else { None }),
+    // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
+    ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
     // BR_MISPRED_DETAIL: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0
     // prediction result (ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET). The stream
     // knows returns, but not IP-relative from indirect branches (MD18).
@@ -324,6 +395,12 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xc4, "L1D_READS_SET1", A, 2, |_| Some(&[Atom::CacheableLoads])),
     ev(0xc5, "DATA_REFERENCES_SET1", A, 4, |_| Some(&[Atom::DataReferences])),
     // L1D_READ_MISSES: bit 0 = 0 ALL, 1 RSE_FILL (the stream has no RSE).
+    // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall); FPU and the finer L1D
+    // reasons are not in the stream.
+    ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
+        0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        _ => None,
+    }),
     ev(0xc7, "L1D_READ_MISSES", A, 2, |u| match u & 1 {
         0 => Some(&[Atom::L1dReadMisses]),
         _ => None,
@@ -370,12 +447,6 @@ pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
     EVENTS.iter().find(|e| e.code == code)
 }
 
-/// §3.3.3: "ER/SI/L2D events can only be monitored using PMD4-9 (These are the events
-/// with event select IDs belong to 'h8x, 'h9x, 'hax, 'hbx, 'hex and 'hfx)".
-pub fn duplicated_only(code: u8) -> bool {
-    matches!(code >> 4, 0x8 | 0x9 | 0xa | 0xb | 0xe | 0xf)
-}
-
 /// MD13: the MESI state of the line at `addr`, as a PMC.MESI bit index: bits 8:7 of the
 /// address (the 128-byte line number modulo 4), 0 I, 1 S, 2 E, 3 M.
 pub fn line_state(addr: u64) -> u64 {
@@ -416,7 +487,7 @@ impl Program {
             note(format!("PMC{n}: CPU_OP_CYCLES_HALTED outside PMD10 has an undefined count (§3.3.3); PMD{n} counts nothing"));
             return None;
         }
-        if BANKED.contains(&n) && duplicated_only(code) {
+        if BANKED.contains(&n) && er_si_l2d(u64::from(code)) {
             note(format!("PMC{n}: event {code:#04x} (ER/SI/L2D) can only be monitored in PMD4-9 (§3.3.3); PMD{n} counts nothing"));
             return None;
         }

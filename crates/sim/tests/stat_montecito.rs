@@ -1,0 +1,230 @@
+//! `pmu stat` on the simulated Montecito core: counts against the workloads' ground
+//! truth, chapter 4's identities between events as consistency checks (§4.4 dispersal,
+//! §4.6 back-end bubbles, thresholds), threads, and multiplexing under the set rules.
+
+use pmukit_arch::{encode_set, Catalog};
+use pmukit_core::report::StatReport;
+use pmukit_sim::drivers::montecito::MontecitoDriver;
+use pmukit_sim::drivers::Driver;
+use pmukit_sim::stat::{stat, StatError, StatOptions};
+use pmukit_sim::stream::{Block, Cursor, Privilege, Signal, Span};
+use pmukit_sim::workloads::{blocks, totals, totals_matching, Profile, WORKLOADS};
+
+const SEED: u64 = 7;
+const MT: Profile = Profile { issue_width: 6, threads: 2 };
+
+fn run_on(pmu: &str, events: &[&str], workload: &str, cycles: u64) -> StatReport {
+    let cat = Catalog::builtin();
+    let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, pmu).unwrap_or_else(|err| panic!("{e}: {err}"))).collect();
+    let opts = StatOptions { workload: workload.to_string(), seed: SEED, cycles, ..StatOptions::default() };
+    stat(&cat, &sels, &opts, &mut |_| {}).unwrap()
+}
+
+fn count(r: &StatReport, name: &str) -> u64 {
+    let e = r.events.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("{name} not counted: {:?}", r.events));
+    assert!(!e.scaled, "{name} was multiplexed");
+    e.count.unwrap()
+}
+
+/// Every span the default privilege mask counts (PMC.plm = levels 0 and 3; MD3:
+/// hyperprivileged code runs at CPL 0).
+fn user_or_kernel(s: &Span) -> bool {
+    matches!(s.privilege, Privilege::Cpl0 | Privilege::Cpl3 | Privilege::Hyper)
+}
+
+/// Retired instructions and cycles are the workload's, on both threads.
+#[test]
+fn s4_3_retired_instructions_and_cycles_match_the_workload() {
+    let cycles = 100_000_000;
+    let r = run_on("montecito", &["CPU_OP_CYCLES", "IA64_INST_RETIRED"], "mixed", cycles);
+    let truth = totals_matching("mixed", SEED, MT, cycles, user_or_kernel).unwrap();
+    assert_eq!(count(&r, "IA64_INST_RETIRED.THIS"), truth.get(Signal::Instructions));
+    assert_eq!(count(&r, "CPU_OP_CYCLES.ALL"), truth.cycles);
+}
+
+/// §4.4: 6 × (CPU_OP_CYCLES − DISP_STALLED) = INST_DISPERSED + SYLL_NOT_DISPERSED.ALL −
+/// SYLL_OVERCOUNT.ALL, on every built-in workload, one thread and two.
+#[test]
+fn s4_4_the_dispersal_identity_holds_on_every_workload() {
+    for w in WORKLOADS {
+        for pmu in ["montecito", "montecito-st"] {
+            let r = run_on(
+                pmu,
+                &["CPU_OP_CYCLES", "DISP_STALLED", "INST_DISPERSED", "SYLL_NOT_DISPERSED.ALL", "SYLL_OVERCOUNT.ALL"],
+                w.name,
+                20_000_000,
+            );
+            let lhs = 6 * (count(&r, "CPU_OP_CYCLES.ALL") - count(&r, "DISP_STALLED"));
+            let rhs = count(&r, "INST_DISPERSED") + count(&r, "SYLL_NOT_DISPERSED.ALL") - count(&r, "SYLL_OVERCOUNT.ALL");
+            assert_eq!(lhs, rhs, "{} on {pmu}", w.name);
+            assert!(count(&r, "SYLL_NOT_DISPERSED.ALL") > 0);
+        }
+    }
+}
+
+/// §4.6: BACK_END_BUBBLE.all = BE_RSE_BUBBLE.all + BE_EXE_BUBBLE.all +
+/// BE_L1D_FPU_BUBBLE.all + BE_FLUSH_BUBBLE.all + BACK_END_BUBBLE.fe. BE_L1D_FPU_BUBBLE is
+/// an L1D set 2 event: the scheduler puts it on PMD5 (§4.8.2).
+#[test]
+fn s4_6_bubbles_add_up_to_their_causes() {
+    for w in WORKLOADS {
+        let r = run_on(
+            "montecito",
+            &[
+                "BACK_END_BUBBLE.ALL",
+                "BE_RSE_BUBBLE.ALL",
+                "BE_EXE_BUBBLE.ALL",
+                "BE_L1D_FPU_BUBBLE.ALL",
+                "BE_FLUSH_BUBBLE.ALL",
+                "BACK_END_BUBBLE.FE",
+            ],
+            w.name,
+            20_000_000,
+        );
+        let parts: u64 = ["BE_RSE_BUBBLE.ALL", "BE_EXE_BUBBLE.ALL", "BE_L1D_FPU_BUBBLE.ALL", "BE_FLUSH_BUBBLE.ALL", "BACK_END_BUBBLE.FE"]
+            .iter()
+            .map(|e| count(&r, e))
+            .sum();
+        assert_eq!(count(&r, "BACK_END_BUBBLE.ALL"), parts, "{}", w.name);
+        assert!(parts > 0);
+        let l1d = r.events.iter().find(|e| e.name == "BE_L1D_FPU_BUBBLE.ALL").unwrap();
+        assert_eq!(l1d.counters, ["PMD5"]);
+    }
+}
+
+/// §4.6: CPU_OP_CYCLES = BACK_END_BUBBLE.all + (IA64_INST_RETIRED ≥ 1). Table 3-6's
+/// threshold counts the cycles whose value exceeds it, so the cycles retiring at least
+/// one are IA64_INST_RETIRED − Σ(t = 1..5) IA64_INST_RETIRED:thresh=t (at most 6 retire
+/// per cycle, Table 4-42).
+#[test]
+fn s4_6_cycles_are_bubbles_plus_retiring_cycles_through_thresholds() {
+    let events = [
+        "CPU_OP_CYCLES",
+        "BACK_END_BUBBLE.ALL",
+        "IA64_INST_RETIRED",
+        "IA64_INST_RETIRED:thresh=1",
+        "IA64_INST_RETIRED:thresh=2",
+        "IA64_INST_RETIRED:thresh=3",
+        "IA64_INST_RETIRED:thresh=4",
+        "IA64_INST_RETIRED:thresh=5",
+    ];
+    let r = run_on("montecito", &events, "compute", 20_000_000);
+    let above: u64 = (1..=5).map(|t| count(&r, &format!("IA64_INST_RETIRED.THIS:thresh={t}"))).sum();
+    let retiring = count(&r, "IA64_INST_RETIRED.THIS") - above;
+    assert_eq!(count(&r, "CPU_OP_CYCLES.ALL"), count(&r, "BACK_END_BUBBLE.ALL") + retiring);
+    // The thresholds really separate: compute retires several per cycle.
+    assert!(count(&r, "IA64_INST_RETIRED.THIS:thresh=1") > count(&r, "IA64_INST_RETIRED.THIS:thresh=4"));
+}
+
+/// Table 3-6 .all: one duplicated counter with .all counts both threads, as the two
+/// threads' own counts add up.
+#[test]
+fn table_3_6_all_counts_both_threads_once() {
+    let r = run_on("montecito", &["IA64_INST_RETIRED:all", "IA64_INST_RETIRED"], "mixed", 50_000_000);
+    assert_eq!(count(&r, "IA64_INST_RETIRED.THIS:all"), count(&r, "IA64_INST_RETIRED.THIS"));
+    let ev = r.events.iter().find(|e| e.name.ends_with(":all")).unwrap();
+    assert!(["PMD4", "PMD5", "PMD6", "PMD7", "PMD8", "PMD9"].contains(&ev.counters[0].as_str()), "duplicated counters only");
+}
+
+/// §4.2.1: a Floating event (L3_MISSES) on the two-thread core also counts the misses a
+/// thread had in flight when it was switched out, which complete in the background.
+/// L3_MISSES counts at most one per cycle in a counter (Table 4-42), so the expected
+/// count clamps each cycle's foreground misses (the running thread's counter) and its
+/// background misses (the other thread's counter) to 1 each.
+#[test]
+fn s4_2_1_floating_events_count_background_misses() {
+    let cycles = 50_000_000;
+    let r = run_on("montecito", &["L3_MISSES"], "stream", cycles);
+    let cacheable = |s: &Span| s.signals.get(Signal::DCacheAccesses) == 0 || s.signals.get(Signal::DCacheAccessesCacheable) > 0;
+    let per_cycle = |s: &Span| {
+        let fg =
+            if user_or_kernel(s) && cacheable(s) { s.signals.get(Signal::MemoryReads) + s.signals.get(Signal::MemoryWrites) } else { 0 };
+        fg.min(1) + s.signals.get(Signal::BackgroundMemoryReads).min(1)
+    };
+    assert_eq!(count(&r, "L3_MISSES"), sum_over(MT, "stream", cycles, per_cycle));
+    assert!(totals("stream", SEED, MT, cycles).unwrap().get(Signal::BackgroundMemoryReads) > 0, "the workload has background misses");
+    let without = sum_over(MT, "stream", cycles, |s| per_cycle(s) * u64::from(s.signals.get(Signal::BackgroundMemoryReads) == 0));
+    assert!(count(&r, "L3_MISSES") > without, "background misses were counted");
+}
+
+/// Σ over the first `cycles` cycles of a workload of `value` per cycle of each span.
+fn sum_over(profile: Profile, workload: &str, cycles: u64, value: impl Fn(&Span) -> u64) -> u64 {
+    let mut left = cycles;
+    let mut sum = 0;
+    for b in blocks(workload, SEED, profile).unwrap() {
+        let per = b.cycles_per_iteration();
+        let full = (left / per).min(b.repeat);
+        sum += full * b.body.iter().map(|s| value(s) * s.cycles).sum::<u64>();
+        left -= full * per;
+        if full < b.repeat {
+            for s in &b.body {
+                let c = s.cycles.min(left);
+                sum += value(s) * c;
+                left -= c;
+            }
+        }
+        if left == 0 {
+            return sum;
+        }
+    }
+    sum
+}
+
+/// §4.8.2: events of two L1D sets cannot share PMC5, so `pmu stat` multiplexes them and
+/// scales each by its running time, as perf does.
+#[test]
+fn s4_8_2_l1d_sets_are_multiplexed() {
+    let cycles = 40_000_000;
+    let cat = Catalog::builtin();
+    let sels: Vec<_> = ["L1D_READS_SET0", "LOADS_RETIRED", "CPU_OP_CYCLES"].iter().map(|e| cat.resolve(e, "montecito").unwrap()).collect();
+    let opts = StatOptions { workload: "stream".into(), seed: SEED, cycles, mux_interval: 1_000_000, ..StatOptions::default() };
+    let r = stat(&cat, &sels, &opts, &mut |_| {}).unwrap();
+    let l1d = &r.events[0];
+    let loads = &r.events[1];
+    assert!(l1d.scaled && loads.scaled);
+    assert_eq!(l1d.running + loads.running, cycles, "the two sets take turns");
+    assert!(r.notes.iter().any(|n| n.contains("multiplexed")));
+    // Both count loads of the stream: scaled, they agree to within a few percent.
+    let (a, b) = (l1d.count.unwrap() as f64, loads.count.unwrap() as f64);
+    assert!((a - b).abs() / b < 0.1, "{a} vs {b}");
+}
+
+/// Table 3-7: 47-bit counters; the overflow interrupt (oi, PMV.m = 0) lets the driver
+/// keep exact 64-bit totals across wraps.
+#[test]
+fn table_3_7_counts_stay_exact_across_47_bit_wraps() {
+    let cat = Catalog::builtin();
+    let pmu = cat.pmu("montecito-st").unwrap();
+    let set = encode_set(pmu, &[cat.resolve("IA64_INST_RETIRED", "montecito-st").unwrap()]).unwrap();
+    let mut driver = MontecitoDriver::new(1);
+    let span = Span::new(1 << 20, 0x4000).with(Signal::Instructions, 6);
+    let mut cursor = Cursor::new(Box::new(std::iter::repeat(Block { body: vec![span], repeat: 1 << 24 })));
+    driver.start(&set);
+    // Enough cycles for the 47-bit count to wrap twice.
+    let cycles = (2u64 << 47) / 6 + (1 << 30);
+    assert_eq!(driver.run(&mut cursor, cycles), cycles);
+    assert_eq!(driver.stop("montecito-st"), vec![Some(6 * cycles)]);
+    assert_eq!(driver.interrupts(), 2);
+}
+
+/// `--threads`: Montecito runs one or two threads; the one-thread PMU only one.
+#[test]
+fn threads_are_checked_against_the_machine() {
+    let cat = Catalog::builtin();
+    let sels = vec![cat.resolve("CPU_OP_CYCLES", "montecito-st").unwrap()];
+    let opts = StatOptions { cycles: 1000, threads: Some(2), ..StatOptions::default() };
+    let err = stat(&cat, &sels, &opts, &mut |_| {}).unwrap_err();
+    assert!(matches!(err, StatError::Threads { max: 1, .. }), "{err}");
+    assert!(err.to_string().contains("--pmu montecito"), "{err}");
+    let sels = vec![cat.resolve("CPU_OP_CYCLES", "montecito").unwrap()];
+    let opts = StatOptions { cycles: 1_000_000, threads: Some(1), ..StatOptions::default() };
+    assert_eq!(stat(&cat, &sels, &opts, &mut |_| {}).unwrap().events[0].count, Some(1_000_000));
+}
+
+/// The derived monitors of chapter 4 are evaluated over the counted events.
+#[test]
+fn derived_monitors_are_reported() {
+    let r =
+        run_on("montecito", &["L2D_REFERENCES.ALL", "L2D_INSERT_MISSES", "L2D_INSERT_HITS", "L2D_REFERENCES.READS"], "stream", 10_000_000);
+    assert!(r.metrics.iter().any(|m| m.name == "l2d_miss_ratio"), "{:?}", r.metrics);
+}
