@@ -290,7 +290,14 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
         ht_allowed: !args.kt_deny_ht,
         l2_busy: args.kt_l2_busy,
     };
-    let opts = StatOptions { workload: args.workload.clone(), seed: args.seed, cycles: args.cycles, mux_interval: args.mux_interval, kt, threads: args.threads };
+    let opts = StatOptions {
+        workload: args.workload.clone(),
+        seed: args.seed,
+        cycles: args.cycles,
+        mux_interval: args.mux_interval,
+        kt,
+        threads: args.threads,
+    };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {
         if let Some(b) = &bar {
