@@ -1,7 +1,7 @@
 //! The Montecito derived metrics (`data/montecito/metrics.toml`): one metric per row of
 //! the "Derived Monitors" tables of chapter 4 of the "Dual-Core Update to the Intel
 //! Itanium 2 Processor Reference Manual", in perf's MetricExpr syntax. Decisions are the
-//! MM rows of `docs/montecito-metrics-errata.md`; the tests that pin one name it.
+//! MM rows of `docs/ERRATA.md`; the tests that pin one name it.
 
 use std::collections::{BTreeMap, HashSet};
 
