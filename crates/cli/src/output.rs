@@ -251,14 +251,14 @@ impl Out {
                 schedule.groups.len()
             ),
         };
+        let mut t = table(&["group", "event", "counter", "allowed"]);
         for (k, g) in schedule.groups.iter().enumerate() {
-            let mut t = table(&["group", "event", "counter", "allowed"]);
             for e in &g.set.events {
                 t.add_row(vec![(k + 1).to_string(), e.name.clone(), e.counter.to_string(), e.counters.join(" ")]);
             }
-            out.push_str(&t.trim_fmt());
-            out.push('\n');
         }
+        out.push_str(&t.trim_fmt());
+        out.push('\n');
         self.text(&out)
     }
 

@@ -80,3 +80,29 @@ fn stat_niagara_mmu_statistics(workload: &str) -> u64 {
 fn baseline_stream_totals_niagara(workload: &str) -> u64 {
     totals(workload, 1, Profile { issue_width: 1, threads: 4 }, divan::black_box(CYCLES)).unwrap().cycles
 }
+
+/// Montecito: two threads, eight events on each (thresholds, the L1D set through PMD5,
+/// a Floating L3 event), 47-bit counters.
+#[divan::bench(args = ["compute", "mixed"])]
+fn stat_montecito_two_threads(workload: &str) -> u64 {
+    let cat = Catalog::builtin();
+    let events = [
+        "CPU_OP_CYCLES",
+        "IA64_INST_RETIRED",
+        "IA64_INST_RETIRED:thresh=2",
+        "BACK_END_BUBBLE.ALL",
+        "BR_MISPRED_DETAIL.ALL.WRONG_PATH",
+        "L1D_READ_MISSES",
+        "L2D_MISSES",
+        "L3_MISSES",
+    ];
+    let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "montecito").unwrap()).collect();
+    let opts = StatOptions { workload: workload.to_string(), seed: 1, cycles: divan::black_box(CYCLES), ..StatOptions::default() };
+    stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
+}
+
+/// The Montecito baseline: the workload shaped for two six-wide threads.
+#[divan::bench(args = ["compute", "mixed"])]
+fn baseline_stream_totals_montecito(workload: &str) -> u64 {
+    totals(workload, 1, Profile { issue_width: 6, threads: 2 }, divan::black_box(CYCLES)).unwrap().cycles
+}
