@@ -344,3 +344,27 @@ proptest! {
         }
     }
 }
+
+/// §4.15 Table 4-75 (FE_LOST_BW): b0010 is an "illegal selection"; a raw mask that
+/// makes it is refused with the spec's words.
+#[test]
+fn an_illegal_selection_is_refused() {
+    let err = cat().resolve("FE_LOST_BW.0x2", "montecito").unwrap_err();
+    assert!(err.message.contains("illegal selection"), "{}", err.message);
+}
+
+/// Names as the spec writes them (`EVENT.UMASK`, extensions with dots) and pfmon's
+/// flattened `EVENT_UMASK` select the same event and unit mask.
+#[test]
+fn spec_names_and_flattened_names_agree() {
+    let cat = cat();
+    for (spec, flat) in [
+        ("BR_MISPRED_DETAIL.ALL.ALL_PRED", "BR_MISPRED_DETAIL_ALL_ALL_PRED"),
+        ("L2I_READS.MISS.DMND", "L2I_READS_MISS_DMND"),
+        ("BACK_END_BUBBLE.FE", "BACK_END_BUBBLE_FE"),
+    ] {
+        let a = cat.resolve(spec, "montecito").unwrap();
+        let b = cat.resolve(flat, "montecito").unwrap();
+        assert_eq!((a.code, a.umask, a.name()), (b.code, b.umask, b.name()), "{spec} / {flat}");
+    }
+}
