@@ -1147,3 +1147,19 @@ proptest::proptest! {
         }
     }
 }
+
+/// The model's mapping agrees with the event table (data/montecito/events.toml) on
+/// every mapped event's name, code, MT type, maximum increment and MESI capability, so
+/// the two transcriptions of Table 4-42 cannot drift apart.
+#[test]
+fn the_models_event_facts_match_the_event_table() {
+    let cat = pmukit_arch::Catalog::builtin();
+    let pmu = cat.pmu("montecito").unwrap();
+    for m in pmukit_sim::models::montecito::EVENTS {
+        let e = pmu.table.find(m.name).unwrap_or_else(|| panic!("{} is not in the table", m.name));
+        assert_eq!(e.code, u64::from(m.code), "{}", m.name);
+        assert_eq!(e.attr("mt"), Some(m.ty.letter().to_string().as_str()), "{} type", m.name);
+        assert_eq!(e.attr("max_inc").and_then(|v| v.parse::<u8>().ok()), Some(m.max_inc), "{} max inc", m.name);
+        assert_eq!(e.modifiers.iter().any(|x| x == "mesi"), m.mesi, "{} MESI", m.name);
+    }
+}
