@@ -26,13 +26,14 @@ use crate::output::Out;
     version,
     about = "Hardware performance counters, to the bit: event tables, register encodings and a simulated PMU",
     long_about = "Hardware performance counters, to the bit.\n\n\
-pmu knows the performance monitoring units of ARM11 (arm1136, arm1156, arm1176) and \
-SPARC T4 (sparc-t4, sparc-t4-dram): their event tables, the encoding of every control \
-register and the counter restrictions; for ARM11 also a register-level model that \
-`pmu stat` drives exactly as a kernel driver would.\n\n\
+pmu knows the performance monitoring units of ARM11 (arm1136, arm1156, arm1176), SPARC T4 \
+(sparc-t4, sparc-t4-dram), SPARC KT and Niagara through their sun4v hypervisor calls \
+(sparc-kt, sparc-kt-dram, niagara) and Itanium 2 Montecito (montecito, montecito-st): \
+their event tables, the encoding of every control register and the counter restrictions, \
+and register-level models that `pmu stat` drives exactly as a kernel driver would.\n\n\
 Events are written as in libpfm4 and perf: [pmu::]EVENT[.UMASK...][:MOD[=VALUE]...], \
 case-insensitive, or raw as pmu::r<hex> / pmu::0x<hex>.",
-    after_help = "Examples:\n  pmu stat\n  pmu stat -e CPU_CYCLES,INSTR_EXEC --workload branchy --cycles 2e9\n  pmu list arm1156\n  pmu describe arm1176::BR_MISPREDICT\n  pmu encode INSTR_EXEC BR_EXEC\n  pmu decode arm1176 PMCR 0x00706071"
+    after_help = "Examples:\n  pmu stat\n  pmu stat -e CPU_CYCLES,INSTR_EXEC --workload branchy --cycles 2e9\n  pmu list arm1156\n  pmu describe arm1176::BR_MISPREDICT\n  pmu encode INSTR_EXEC BR_EXEC\n  pmu schedule --pmu montecito L1D_READS_SET0 LOADS_RETIRED CPU_OP_CYCLES\n  pmu stat --pmu montecito --workload stream\n  pmu decode arm1176 PMCR 0x00706071"
 )]
 struct Cli {
     #[command(subcommand)]
