@@ -395,18 +395,18 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xc4, "L1D_READS_SET1", A, 2, |_| Some(&[Atom::CacheableLoads])),
     ev(0xc5, "DATA_REFERENCES_SET1", A, 4, |_| Some(&[Atom::DataReferences])),
     // L1D_READ_MISSES: bit 0 = 0 ALL, 1 RSE_FILL (the stream has no RSE).
-    // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall); FPU and the finer L1D
-    // reasons are not in the stream.
-    ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
-        0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
-        _ => None,
-    }),
     ev(0xc7, "L1D_READ_MISSES", A, 2, |u| match u & 1 {
         0 => Some(&[Atom::L1dReadMisses]),
         _ => None,
     }),
     // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
     ev(0xc9, "DTLB_INSERTS_HPW", F, 4, |_| Some(&[Atom::L2DtlbMisses])),
+    // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall); FPU and the finer L1D
+    // reasons are not in the stream.
+    ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
+        0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        _ => None,
+    }),
     // L2D_MISSES: Table 4-42 leaves its type blank; the description says F (MD26).
     ev(0xcb, "L2D_MISSES", F, 1, |_| Some(&[Atom::L2dMisses])),
     ev(0xcd, "LOADS_RETIRED", A, 4, |_| Some(&[Sig(Signal::Loads)])),
