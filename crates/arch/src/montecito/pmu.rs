@@ -14,6 +14,7 @@ use pmukit_core::schedule::Violation;
 use pmukit_core::table::UmaskDef;
 
 use super::registers::{ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK};
+use super::{pal, registers};
 use crate::RegisterValues;
 
 pub const FAMILY: &str = "montecito";
@@ -24,11 +25,17 @@ pub const FIRST_COUNTER: usize = 4;
 pub const PMC_NAMES: [&str; 12] = ["PMC4", "PMC5", "PMC6", "PMC7", "PMC8", "PMC9", "PMC10", "PMC11", "PMC12", "PMC13", "PMC14", "PMC15"];
 pub const PMD_NAMES: [&str; 12] = ["PMD4", "PMD5", "PMD6", "PMD7", "PMD8", "PMD9", "PMD10", "PMD11", "PMD12", "PMD13", "PMD14", "PMD15"];
 
-/// §3.3.2: PMD4-9 are duplicated (they count while their thread is in the background).
-pub const DUPLICATED: u64 = 0b0000_0011_1111;
-/// §3.3.2: PMD10-15 are banked.
-pub const BANKED: u64 = 0b1111_1100_0000;
+/// §3.3.2: the duplicated counters PMD4-9 (they count while their thread is in the
+/// background), as a counter mask.
+pub const DUPLICATED: u64 = mask(registers::DUPLICATED);
+/// §3.3.2: the banked counters PMD10-15, as a counter mask.
+pub const BANKED: u64 = mask(registers::BANKED);
 const EVERY: u64 = DUPLICATED | BANKED;
+
+/// The counter mask of a range of PMD numbers.
+const fn mask(pmds: core::ops::RangeInclusive<usize>) -> u64 {
+    ((1 << (*pmds.end() - *pmds.start() + 1)) - 1) << (*pmds.start() - FIRST_COUNTER)
+}
 
 const fn index(pmd: usize) -> usize {
     pmd - FIRST_COUNTER
@@ -129,8 +136,10 @@ pub fn er_si_l2d(code: u64) -> bool {
 
 /// CPU_OP_CYCLES_HALTED: §3.3.3 "can only be monitored in PMD10".
 pub const CYCLES_HALTED: u64 = 0x18;
-/// CPU_OP_CYCLES: §4.2.1's exception among Causal events, countable anywhere.
-pub const CPU_OP_CYCLES: u64 = 0x12;
+/// The one counter CPU_OP_CYCLES_HALTED may use (§3.3.3).
+pub const CYCLES_HALTED_PMD: usize = 10;
+/// CPU_OP_CYCLES (PAL_CYCLES): §4.2.1's exception among Causal events, countable anywhere.
+const CPU_OP_CYCLES: u64 = pal::CPU_OP_CYCLES as u64;
 
 pub fn allowed(pmu: &Pmu, sel: &EventSel) -> u64 {
     let mut mask = EVERY;
@@ -139,7 +148,7 @@ pub fn allowed(pmu: &Pmu, sel: &EventSel) -> u64 {
     }
     if sel.code == CYCLES_HALTED {
         // PMD10 wins over the Causal type's duplicated counters (ERRATA).
-        return 1 << index(10);
+        return 1 << index(CYCLES_HALTED_PMD);
     }
     // §4.2.1: with two threads, Floating, Self Floating and Causal events "should only
     // be monitored in duplicated counters"; CPU_OP_CYCLES is the stated exception.

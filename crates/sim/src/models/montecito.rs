@@ -15,7 +15,7 @@
 //! of the spec it makes (decisions MD1...).
 
 use pmukit_arch::montecito::pal::{self, PerfMonInfo};
-use pmukit_arch::montecito::pmu::er_si_l2d;
+use pmukit_arch::montecito::pmu::{self, er_si_l2d};
 use pmukit_arch::montecito::registers::{
     pmc_populated, pmc_reset, pmd_populated, ALL, BANKED, COUNT, ES, FR, GENERIC, ISM, ISM_PROPER, MESI, OI, PLM, PM, PMC0, PMC_GENERIC,
     PMV, PMV_M, PMV_VECTOR, PSR, PSR_CPL, PSR_PP, PSR_SP, PSR_UP, THRESHOLD, UMASK,
@@ -40,8 +40,7 @@ const PMD_OV_BIT: u64 = 1 << 47;
 /// A MESI filter that selects every state (Table 3-6: "must be set to b1111").
 const MESI_ALL: u64 = 0b1111;
 /// §3.3.3: "CYCLES_HALTED event can only be monitored in PMD10".
-const CYCLES_HALTED: u8 = 0x18;
-const CYCLES_HALTED_PMD: usize = 10;
+const CYCLES_HALTED: u8 = pmu::CYCLES_HALTED as u8;
 /// Itanium L3 lines are 128 bytes; the MESI rule (MD13) reads the line number.
 const LINE_SHIFT: u32 = 7;
 
@@ -483,7 +482,7 @@ impl Program {
         if PLM.get(pmc) != 0 && ISM.get(pmc) != ISM_PROPER {
             note(format!("PMC{n}: ism = {:02b}: undefined behaviour (Table 3-5); the monitor counts nothing (§3.3.1)", ISM.get(pmc)));
         }
-        if code == CYCLES_HALTED && n != CYCLES_HALTED_PMD {
+        if code == CYCLES_HALTED && n != pmu::CYCLES_HALTED_PMD {
             note(format!("PMC{n}: CPU_OP_CYCLES_HALTED outside PMD10 has an undefined count (§3.3.3); PMD{n} counts nothing"));
             return None;
         }
