@@ -159,6 +159,10 @@ struct StatArgs {
     /// SPARC T4/KT (default 8), 1-4 on Niagara (4), 1-2 on Montecito (2), 1 on ARM11.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Inject hardware errors at this rate per access to each cache and TCM (ARM11:
+    /// parity and TCM errors, events 0x30-0x35 and 0x38), e.g. 1e-4; off by default.
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    fault_rate: Option<f64>,
     /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread
     /// over them, so misses to another node's memory count as remote.
     #[arg(long, default_value_t = 2, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
@@ -184,6 +188,14 @@ fn parse_count(text: &str) -> Result<u64, String> {
         return 10u64.checked_pow(e).and_then(|p| p.checked_mul(m)).ok_or_else(|| format!("'{text}' does not fit 64 bits"));
     }
     parse_value(text)
+}
+
+/// Parse a probability per access: above 0, at most 1.
+fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if r > 0.0 && r <= 1.0 => Ok(r),
+        _ => Err(format!("'{text}' is not a rate per access: expected a number above 0 and at most 1, e.g. 1e-4")),
+    }
 }
 
 /// A failure and its exit code.
@@ -298,6 +310,7 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
         mux_interval: args.mux_interval,
         kt,
         threads: args.threads,
+        fault_every: args.fault_rate.map(|r| (1.0 / r).round() as u64),
     };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {

@@ -7,7 +7,9 @@
 pub mod drivers;
 pub mod engine;
 pub mod hvcall;
+pub mod machine;
 pub mod models;
+pub mod program;
 pub mod stat;
 pub mod stream;
 pub mod workloads;

@@ -17,9 +17,12 @@ use crate::drivers::montecito::MontecitoDriver;
 use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
 use crate::drivers::Driver;
+use crate::machine::arm11::{Arm11Config, Arm11Core};
+use crate::machine::{self, run::Skipping};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::ConfigError;
-use crate::stream::Cursor;
+use crate::program::builtin;
+use crate::stream::{Block, Cursor};
 use crate::workloads::{self, Profile, UnknownWorkload};
 
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
@@ -44,6 +47,9 @@ pub struct StatOptions {
     /// Hardware threads (strands, vCPUs) running the workload; `None` for the
     /// machine's own number.
     pub threads: Option<usize>,
+    /// Fault injection on machines that model it (ARM11): one parity or TCM error per
+    /// this many accesses to each structure; `None` for none.
+    pub fault_every: Option<u64>,
 }
 
 impl Default for StatOptions {
@@ -55,6 +61,7 @@ impl Default for StatOptions {
             mux_interval: DEFAULT_MUX_INTERVAL,
             kt: KtConfig::default(),
             threads: None,
+            fault_every: None,
         }
     }
 }
@@ -79,12 +86,41 @@ pub enum StatError {
     Threads { machine: &'static str, threads: usize, max: usize },
     #[error("--cycles must be at least 1")]
     NoCycles,
+    #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
+    NoFaults,
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
     ShortInterval(u64),
 }
 
-/// The machine that counts events of `pmus`, with the workload profile that fits it.
-fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<(Box<dyn Driver>, Profile), StatError> {
+/// The event stream of the run: the program on the machine of `pmus` (ARM11 runs it
+/// through its machine model; the other machines still take the signal-level
+/// workloads of `workloads`, until their machine models land).
+pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn Iterator<Item = Block> + Send>, StatError> {
+    let threads = threads(pmus, opts)?;
+    if opts.fault_every == Some(0) {
+        return Err(StatError::NoFaults);
+    }
+    if let Some(core) = Arm11Core::from_model(pmus[0].desc.model) {
+        let cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
+        let program = builtin::program(&opts.workload, opts.seed, threads)?;
+        return Ok(Box::new(machine::arm11(cfg, program, Skipping::On)));
+    }
+    let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
+    Ok(workloads::blocks(&opts.workload, opts.seed, profile)?)
+}
+
+/// The hardware threads of the run, checked against the machine's.
+fn threads(pmus: &[&Pmu], opts: &StatOptions) -> Result<usize, StatError> {
+    let shape = shape_of(pmus);
+    let threads = opts.threads.unwrap_or(shape.default_threads);
+    if !(1..=shape.max_threads).contains(&threads) {
+        return Err(StatError::Threads { machine: shape.name, threads, max: shape.max_threads });
+    }
+    Ok(threads)
+}
+
+/// The machine that counts events of `pmus`.
+fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn Driver>, StatError> {
     if let Some(p) = pmus.iter().find(|p| !MODELLED.contains(&p.desc.family)) {
         let with_model: Vec<&str> =
             arch::FAMILIES.iter().filter(|f| MODELLED.contains(&f.name)).flat_map(|f| f.pmus.iter().map(|p| p.name)).collect();
@@ -95,12 +131,7 @@ fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<(
     if pmus.iter().any(|p| p.desc.model != model) {
         return Err(StatError::MixedMachines { pmus: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ") });
     }
-    let shape = shape_of(pmus);
-    let threads = opts.threads.unwrap_or(shape.default_threads);
-    if !(1..=shape.max_threads).contains(&threads) {
-        return Err(StatError::Threads { machine: shape.name, threads, max: shape.max_threads });
-    }
-    let profile = Profile { issue_width: shape.issue_width, threads: threads as u8 };
+    let threads = threads(pmus, opts)?;
     let driver: Box<dyn Driver> = match pmus[0].desc.family {
         arm11::FAMILY => Box::new(Arm11Driver::new(model)),
         niagara::FAMILY => Box::new(NiagaraDriver::new(threads)),
@@ -108,7 +139,7 @@ fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<(
         _ if model == kt::MODEL => Box::new(KtDriver::new(opts.kt.clone(), threads)?),
         _ => Box::new(T4Driver::new(catalog.pmu(t4::SPARC_T4.name)?, threads)),
     };
-    Ok((driver, profile))
+    Ok(driver)
 }
 
 /// A simulated machine's shape: how wide it issues and how many hardware threads
@@ -229,9 +260,9 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         }
     }
     let pmus: Vec<&Pmu> = by_pmu.iter().map(|(p, _)| *p).collect();
-    let (mut driver, profile) = machine_for(catalog, &pmus, opts)?;
+    let mut driver = machine_for(catalog, &pmus, opts)?;
+    let mut cursor = Cursor::new(blocks(&pmus, opts)?);
     let mut plans = by_pmu.into_iter().map(|(p, events)| Plan::new(p, sels, events)).collect::<Result<Vec<_>, _>>()?;
-    let mut cursor = Cursor::new(workloads::blocks(&opts.workload, opts.seed, profile)?);
 
     let mut counts = vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()];
     let mut counters: Vec<Vec<String>> = vec![Vec::new(); sels.len()];

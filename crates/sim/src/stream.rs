@@ -316,3 +316,73 @@ impl Cursor {
         self.span == 0 && self.offset == 0
     }
 }
+
+/// Exact totals over the first cycles of a stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Totals {
+    pub cycles: u64,
+    /// Indexed by `Signal as usize`.
+    pub signals: [u64; Signal::COUNT],
+    pub user_cycles: u64,
+    pub kernel_cycles: u64,
+}
+
+impl Totals {
+    pub fn get(&self, s: Signal) -> u64 {
+        self.signals[s as usize]
+    }
+
+    pub(crate) fn zero() -> Totals {
+        Totals { cycles: 0, signals: [0; Signal::COUNT], user_cycles: 0, kernel_cycles: 0 }
+    }
+
+    /// Counts `cycles` cycles of `span`.
+    pub(crate) fn add(&mut self, span: &Span, cycles: u64) {
+        self.cycles += cycles;
+        if span.privilege.is_user() {
+            self.user_cycles += cycles;
+        } else {
+            self.kernel_cycles += cycles;
+        }
+        // No overflow: a signal counts at most 8 per cycle, and cycles are far below 2^60.
+        for s in Signal::ALL {
+            self.signals[s as usize] += span.signals.get(s) * cycles;
+        }
+    }
+
+    /// Exact totals of the spans `keep` accepts over the first `cycles` cycles of
+    /// `blocks` (`cycles` measures the whole stream; `Totals::cycles` the cycles kept).
+    ///
+    /// Block-wise: whole iterations are multiplied out, only the last partial iteration
+    /// is walked span by span, so the cost grows with the number of blocks, not with
+    /// the cycles.
+    pub fn of(blocks: impl IntoIterator<Item = Block>, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
+        let mut totals = Totals::zero();
+        let mut left = cycles;
+        for block in blocks {
+            if left == 0 {
+                break;
+            }
+            let per_iteration = block.cycles_per_iteration();
+            if per_iteration == 0 {
+                continue;
+            }
+            let whole = block.repeat.min(left / per_iteration);
+            for span in block.body.iter().filter(|s| keep(s)) {
+                totals.add(span, span.cycles * whole);
+            }
+            left -= whole * per_iteration;
+            if whole < block.repeat {
+                // Less than an iteration is left: it ends inside this one.
+                for span in &block.body {
+                    let run = span.cycles.min(left);
+                    if keep(span) {
+                        totals.add(span, run);
+                    }
+                    left -= run;
+                }
+            }
+        }
+        totals
+    }
+}

@@ -11,7 +11,12 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use crate::stream::{Block, Branch, MemRef, Privilege, Signal, Signals, Span};
+use crate::program::builtin::layout::{
+    buffer, code_address, BRANCHY_TEXT, COMPUTE_TEXT, DEVICES, FRAME_BUFFER, HEAP, KERNEL_DATA, KERNEL_TEXT, LIBC_TEXT, LINE, PAGE,
+    SECTION, STACKS, STACK_BYTES, STREAM_TEXT,
+};
+use crate::program::rng::Rng;
+use crate::stream::{Block, Branch, MemRef, Privilege, Signal, Signals, Span, Totals};
 use pmukit_core::event_string::nearest;
 
 /// Machine shape a workload adapts to.
@@ -73,47 +78,9 @@ pub fn blocks(name: &str, seed: u64, profile: Profile) -> Result<Box<dyn Iterato
     }
 }
 
-/// Exact totals over the first cycles of a stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Totals {
-    pub cycles: u64,
-    /// Indexed by `Signal as usize`.
-    pub signals: [u64; Signal::COUNT],
-    pub user_cycles: u64,
-    pub kernel_cycles: u64,
-}
-
-impl Totals {
-    pub fn get(&self, s: Signal) -> u64 {
-        self.signals[s as usize]
-    }
-
-    fn zero() -> Totals {
-        Totals { cycles: 0, signals: [0; Signal::COUNT], user_cycles: 0, kernel_cycles: 0 }
-    }
-
-    /// Counts `cycles` cycles of `span`.
-    fn add(&mut self, span: &Span, cycles: u64) {
-        self.cycles += cycles;
-        if span.privilege.is_user() {
-            self.user_cycles += cycles;
-        } else {
-            self.kernel_cycles += cycles;
-        }
-        // No overflow: a signal counts at most 8 per cycle, and cycles are far below 2^60.
-        for s in Signal::ALL {
-            self.signals[s as usize] += span.signals.get(s) * cycles;
-        }
-    }
-}
-
 /// Exact totals of every signal over the first `cycles` cycles of the stream.
-///
-/// Block-wise: whole iterations are multiplied out, only the last partial iteration is
-/// walked span by span, so the cost grows with the number of blocks (about 10^5 per
-/// 10^10 cycles), not with the cycles.
 pub fn totals(name: &str, seed: u64, profile: Profile, cycles: u64) -> Result<Totals, UnknownWorkload> {
-    totals_matching(name, seed, profile, cycles, |_| true)
+    Ok(Totals::of(blocks(name, seed, profile)?, cycles, |_| true))
 }
 
 /// Like [`totals`], but counting only the spans `keep` accepts (one thread, one
@@ -126,33 +93,7 @@ pub fn totals_matching(
     cycles: u64,
     keep: impl Fn(&Span) -> bool,
 ) -> Result<Totals, UnknownWorkload> {
-    let mut totals = Totals::zero();
-    let mut left = cycles;
-    for block in blocks(name, seed, profile)? {
-        if left == 0 {
-            break;
-        }
-        let per_iteration = block.cycles_per_iteration();
-        if per_iteration == 0 {
-            continue;
-        }
-        let whole = block.repeat.min(left / per_iteration);
-        for span in block.body.iter().filter(|s| keep(s)) {
-            totals.add(span, span.cycles * whole);
-        }
-        left -= whole * per_iteration;
-        if whole < block.repeat {
-            // Less than an iteration is left: it ends inside this one.
-            for span in &block.body {
-                let run = span.cycles.min(left);
-                if keep(span) {
-                    totals.add(span, run);
-                }
-                left -= run;
-            }
-        }
-    }
-    Ok(totals)
+    Ok(Totals::of(blocks(name, seed, profile)?, cycles, keep))
 }
 
 fn suggestion(nearest: &Option<&'static str>) -> String {
@@ -164,52 +105,10 @@ fn valid_names() -> String {
 }
 
 impl UnknownWorkload {
-    fn new(name: &str) -> UnknownWorkload {
+    pub(crate) fn new(name: &str) -> UnknownWorkload {
         // The same similarity measure as event names, so suggestions feel alike.
         let nearest = nearest(name, WORKLOADS.iter().map(|w| w.name)).first().copied();
         UnknownWorkload { name: name.to_string(), nearest }
-    }
-}
-
-// ------------------------------------------------------------------------------------
-// Deterministic randomness
-
-/// SplitMix64 (Steele, Lea and Flood, 2014), written out rather than taken from a
-/// crate: a workload's stream must never change, not with a dependency upgrade and not
-/// across platforms. Only integer arithmetic is used, so every draw is bit-identical
-/// everywhere.
-#[derive(Debug, Clone)]
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` for `n >= 1`, by multiply-shift: no division, and a bias below
-    /// n / 2^64 that no workload can notice.
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
-
-    fn chance(&mut self, per_mille: u64) -> bool {
-        self.below(1000) < per_mille
-    }
-
-    /// Log-uniform in `lo..=hi` (`lo >= 1`): every power of two is equally likely, so
-    /// most loops are short and a few run very long.
-    fn log_range(&mut self, lo: u64, hi: u64) -> u64 {
-        let bits = self.range(u64::from(lo.ilog2()), u64::from(hi.ilog2()));
-        self.range(1 << bits, (2 << bits) - 1).clamp(lo, hi)
     }
 }
 
@@ -221,12 +120,6 @@ const MAX_PER_CYCLE: u8 = 8;
 const MAX_THREADS: u8 = 8;
 /// Bytes per instruction: ARM state.
 const INSN: u64 = 4;
-/// Data cache line: eight words (§3, §8).
-const LINE: u64 = 32;
-const PAGE: u64 = 4 << 10;
-/// Stream buffers are mapped with 1 MB sections, as an embedded system maps its DMA
-/// and frame buffers; it also keeps page-entry blocks rare.
-const SECTION: u64 = 1 << 20;
 /// ARM11's return stack holds three entries.
 const RETURN_STACK_ENTRIES: usize = 3;
 /// §4: a branch mispredict costs four cycles, only one of them counted as 0x1.
@@ -234,8 +127,6 @@ const MISPREDICT_PENALTY: u64 = 4;
 const PAGE_WALK_CYCLES: u64 = 20;
 /// A micro-TLB miss that hits the main TLB.
 const MICRO_TLB_REFILL_CYCLES: u64 = 2;
-/// Room after a code address for the longest straight run a body executes from it.
-const CODE_ROOM: u64 = 16 << 10;
 /// Timer interrupt period of `mixed`, in cycles of one thread: 100 Hz at 400 MHz.
 const TICK_CYCLES: u64 = 4_000_000;
 /// Montecito-style switching: a thread keeps the pipeline for at least this many
@@ -243,23 +134,6 @@ const TICK_CYCLES: u64 = 4_000_000;
 const THREAD_QUANTUM: u64 = 256;
 /// Unrolling a thread's iterations to fill its quantum stops at this many spans.
 const MAX_SLICE_SPANS: usize = 64;
-
-/// One user program: each workload's code in its own part, plus the C library.
-pub const USER_TEXT: Range<u64> = 0x0001_0000..0x0010_0000;
-const COMPUTE_TEXT: Range<u64> = 0x0001_0000..0x0004_0000;
-const BRANCHY_TEXT: Range<u64> = 0x0004_0000..0x000C_0000;
-const STREAM_TEXT: Range<u64> = 0x000C_0000..0x000F_0000;
-const LIBC_TEXT: Range<u64> = 0x000F_0000..0x0010_0000;
-pub const KERNEL_TEXT: Range<u64> = 0xC000_8000..0xC040_0000;
-const HEAP: Range<u64> = 0x0100_0000..0x4000_0000;
-/// User-mapped, non-cacheable.
-const FRAME_BUFFER: Range<u64> = 0x4000_0000..0x4100_0000;
-/// One megabyte per thread, growing down from the top.
-const STACKS: Range<u64> = 0xBE00_0000..0xBF00_0000;
-const STACK_BYTES: u64 = 1 << 20;
-const KERNEL_DATA: Range<u64> = 0xC100_0000..0xC800_0000;
-/// Strongly-ordered device registers.
-const DEVICES: Range<u64> = 0xF800_0000..0xF810_0000;
 
 // ------------------------------------------------------------------------------------
 // Building spans
@@ -568,18 +442,6 @@ fn masks_of(signals: &Signals) -> Signals {
 /// `cycles` cycles in which nothing issues, right after `span`.
 fn quiet_after(span: &Span, cycles: u64) -> Span {
     Span { cycles, mem: None, branch: None, signals: masks_of(&span.signals), ..*span }
-}
-
-/// A function entry point in `text`, with room for the code that runs from it.
-fn code_address(rng: &mut Rng, text: &Range<u64>) -> u64 {
-    let slots = (text.end - text.start - CODE_ROOM) / LINE;
-    text.start + rng.below(slots) * LINE
-}
-
-/// A section-aligned buffer of `bytes` somewhere in `region`.
-fn buffer(rng: &mut Rng, region: &Range<u64>, bytes: u64) -> u64 {
-    let slots = (region.end - region.start).saturating_sub(bytes) / SECTION;
-    region.start + rng.below(slots.max(1)) * SECTION
 }
 
 /// A word in the current stack frame of `ctx`'s thread.
@@ -1261,6 +1123,7 @@ impl Iterator for Interleave {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::builtin::layout::USER_TEXT;
     use proptest::prelude::*;
 
     const WIDE_SMT: Profile = Profile { issue_width: 6, threads: 2 };

@@ -12,7 +12,7 @@ use pmukit_core::register::Register;
 use thiserror::Error;
 
 use crate::engine::Counting;
-use crate::stream::{Signal, Span};
+use crate::stream::{Signal, Span, Totals};
 
 /// An MRC/MCR to a CP15 register the PMU does not implement: the core takes the
 /// Undefined Instruction exception.
@@ -246,6 +246,17 @@ fn per_cycle(source: Source, span: &Span) -> u64 {
         Source::Cycles => 1,
         Source::Signal(s) => span.signals.get(s),
         Source::EtmBoth => span.signals.get(Signal::EtmExtOut0) + span.signals.get(Signal::EtmExtOut1),
+        Source::Nothing | Source::Reserved => 0,
+    }
+}
+
+/// What event `code` counts on `model` over a stream whose signal totals are
+/// `totals`: the ground truth a counter programmed with it must reach.
+pub fn expected(code: u64, model: &str, totals: &Totals) -> u64 {
+    match source_of(code, model) {
+        Source::Cycles => totals.cycles,
+        Source::Signal(s) => totals.get(s),
+        Source::EtmBoth => totals.get(Signal::EtmExtOut0) + totals.get(Signal::EtmExtOut1),
         Source::Nothing | Source::Reserved => 0,
     }
 }

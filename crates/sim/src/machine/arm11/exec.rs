@@ -1,0 +1,418 @@
+//! One ARM11 instruction: fetch through the instruction side, execute through the data
+//! side and the predictors, and the cycles and signals that result.
+
+use super::{Arm11, Faults, Out};
+use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase, INSN};
+use crate::stream::{Branch, MemRef, Signal, Signals};
+
+/// Structures that fault injection can hit, indexing `Faults::left`.
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    ICache,
+    DCache,
+    Itcm,
+    Dtcm,
+}
+
+impl Faults {
+    /// One more access to `part`: the error signal it raises, if this is the one.
+    fn access(&mut self, part: Part) -> Option<Signal> {
+        let i = part as usize;
+        self.left[i] -= 1;
+        if self.left[i] > 0 {
+            return None;
+        }
+        self.left[i] = self.every;
+        let turn = self.turn[i];
+        self.turn[i] = turn.wrapping_add(1);
+        // Errors of a structure take turns among the RAMs that can have them.
+        Some(match part {
+            Part::ICache => [Signal::ICacheTagParityErrors, Signal::ICacheDataParityErrors][usize::from(turn % 2)],
+            Part::DCache => {
+                [Signal::DCacheTagParityErrors, Signal::DCacheDataParityErrors, Signal::DCacheDirtyParityErrors][usize::from(turn % 3)]
+            }
+            Part::Itcm => Signal::ItcmErrors,
+            Part::Dtcm => Signal::DtcmErrors,
+        })
+    }
+}
+
+/// What the data side did for one access.
+#[derive(Default)]
+struct DataSide {
+    signals: Signals,
+    /// Cycles the pipeline waits before the access (write-buffer drain, LSU full,
+    /// page walk), and the signal they count.
+    before: Vec<(u64, Option<Signal>)>,
+    /// Cycles until the data arrives (0 for a hit or a buffered write).
+    latency: u64,
+}
+
+impl Arm11 {
+    /// Executes `op` at the current ip; returns how many following instructions a
+    /// taken forward branch skips.
+    pub(super) fn execute(&mut self, phase: &Phase, k: u64, op: &Op, out: &mut Out) -> u8 {
+        let ip = self.ip;
+        self.fetch(phase, out);
+        let mut s = Signals::default();
+        if self.cfg.etm_out0.contains(&ip) {
+            s.set(Signal::EtmExtOut0, 1);
+        }
+        if self.cfg.etm_out1.contains(&ip) {
+            s.set(Signal::EtmExtOut1, 1);
+        }
+        self.ip = ip + INSN;
+        match *op {
+            Op::Int | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
+                self.plain(out, ip, s);
+            }
+            Op::Fp(FpOp::Div | FpOp::Sqrt) => {
+                self.plain(out, ip, s);
+                self.wait(out, ip, self.cfg.fp_divide_cycles, Some(Signal::DataDepStallCycles));
+            }
+            Op::Barrier => {
+                // DSB: drain the write buffer (0x12), then go on.
+                let drain = self.write_buffer.last().copied().unwrap_or(0);
+                self.plain(out, ip, s.with(Signal::WriteBufferDrains, 1));
+                self.wait(out, ip, drain, None);
+            }
+            Op::Syscall | Op::ExceptionReturn => {
+                // A mode change: not a PC change (§5); the pipeline refills.
+                self.plain(out, ip, s);
+                self.wait(out, ip, self.cfg.exception_cycles, None);
+            }
+            Op::Load(a) | Op::Atomic(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) | Op::Store(a) => {
+                self.memory(phase, k, op, a, ip, s, out);
+            }
+            Op::Jump { table, via } => {
+                // LDR pc: a PC write that is no branch instruction (§5: 0xD counts it,
+                // 0x5 does not); nothing predicts it, so fetch restarts.
+                let targets = &phase.tables[usize::from(table)].targets;
+                let target = targets[(k % targets.len() as u64) as usize];
+                s.set(Signal::PcChanges, 1);
+                match via {
+                    Some(a) => self.memory(phase, k, &Op::Load(a), a, ip, s, out),
+                    None => {
+                        self.plain(out, ip, s);
+                    }
+                }
+                self.ip = target;
+                self.flush(out, target);
+            }
+            Op::Branch { target, when } => {
+                let taken = when.taken(k, phase.iterations);
+                self.branch(out, ip, s, taken, target, false);
+            }
+            Op::Skip { over, when } => {
+                let taken = when.taken(k, phase.iterations);
+                self.branch(out, ip, s, taken, ip + INSN * (u64::from(over) + 1), false);
+                return if taken { over } else { 0 };
+            }
+            Op::Call { target, .. } => {
+                self.return_stack.push(ip + INSN);
+                self.branch(out, ip, s.with(Signal::Calls, 1), true, target, true);
+            }
+            Op::Return { to } => {
+                // Table 2 0x24-0x26: predicted from the return stack; an empty stack (a
+                // chain deeper than the stack) predicts nothing and flushes.
+                let mut s = s.with(Signal::Returns, 1).with(Signal::Branches, 1).with(Signal::BranchesTaken, 1).with(Signal::PcChanges, 1);
+                let mispredicted = match self.return_stack.pop() {
+                    None => true,
+                    Some(predicted) => {
+                        s.set(Signal::ReturnsPredicted, 1);
+                        if predicted != to {
+                            s.set(Signal::ReturnsMispredicted, 1);
+                        }
+                        predicted != to
+                    }
+                };
+                if mispredicted {
+                    s.set(Signal::BranchMispredicts, 1);
+                }
+                self.cycle(out, ip, s, 1).branch = Some(Branch { target: to, taken: true, mispredicted });
+                self.ip = to;
+                if mispredicted {
+                    self.flush(out, to);
+                }
+            }
+        }
+        0
+    }
+
+    /// One instruction's issue cycle, as a span of its own to attach a data reference
+    /// or a branch outcome to.
+    fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, cycles: u64) -> &'o mut crate::stream::Span {
+        self.elapse(cycles);
+        out.issue(ip, s)
+    }
+
+    /// One instruction's issue cycle, merged with the cycles before it when they count
+    /// the same.
+    fn plain(&mut self, out: &mut Out, ip: u64, s: Signals) {
+        self.elapse(1);
+        out.emit(ip, 1, s.with(Signal::Instructions, 1));
+    }
+
+    /// Cycles in which nothing issues.
+    fn wait(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
+        self.elapse(cycles);
+        out.stall(ip, cycles, stall);
+    }
+
+    /// Time passes: buffered writes drain, an outstanding fill completes.
+    fn elapse(&mut self, cycles: u64) {
+        self.fill_busy = self.fill_busy.saturating_sub(cycles);
+        for w in &mut self.write_buffer {
+            *w = w.saturating_sub(cycles);
+        }
+        self.write_buffer.retain(|&w| w > 0);
+    }
+
+    /// §4: a flush costs `mispredict_cycles`, of which the refill's first counts as
+    /// an instruction-buffer stall (0x1).
+    fn flush(&mut self, out: &mut Out, ip: u64) {
+        self.wait(out, ip, 1, Some(Signal::IBufStallCycles));
+        self.wait(out, ip, self.cfg.mispredict_cycles - 1, None);
+    }
+
+    /// A branch: predicted by the BTAC (2-bit history) when it holds the branch,
+    /// statically otherwise (backward taken, forward not); unconditional direct
+    /// branches (`direct`: calls) are always predicted.
+    fn branch(&mut self, out: &mut Out, ip: u64, s: Signals, taken: bool, target: u64, direct: bool) {
+        let mut s = s.with(Signal::Branches, 1);
+        let predicted = match self.btac.lookup(ip) {
+            _ if direct => Some(target),
+            Some(e) if e.counter >= 2 => Some(e.target),
+            Some(_) => None,
+            None if target <= ip => Some(target),
+            None => None,
+        };
+        let mispredicted = match predicted {
+            Some(p) => !taken || p != target,
+            None => taken,
+        };
+        self.btac.update(ip, taken, target);
+        if taken {
+            s.set(Signal::BranchesTaken, 1).set(Signal::PcChanges, 1);
+        }
+        if mispredicted {
+            s.set(Signal::BranchMispredicts, 1);
+        }
+        self.cycle(out, ip, s, 1).branch = Some(Branch { target, taken, mispredicted });
+        self.ip = if taken { target } else { ip + INSN };
+        if mispredicted {
+            self.flush(out, self.ip);
+        }
+    }
+
+    /// The instruction side: a fetch from a new line looks up the micro-TLB (and the
+    /// main TLB behind it) and the I-cache or ITCM.
+    fn fetch(&mut self, phase: &Phase, out: &mut Out) {
+        let ip = self.ip;
+        let line = self.icache.config().line_of(ip);
+        if line == self.fetch_line {
+            return;
+        }
+        self.fetch_line = line;
+        if self.cfg.itcm.as_ref().is_some_and(|r| r.contains(&ip)) {
+            if let Some(e) = self.faults.as_mut().and_then(|f| f.access(Part::Itcm)) {
+                out.emit(ip, 1, Signals::default().with(e, 1));
+            }
+            return;
+        }
+        let (page, context) = self.code_mapping(phase, ip);
+        if let Some(t) = &mut self.tlbs {
+            if !t.micro_i.access(ip, page, context) {
+                let m = self.cfg.mmu.as_ref().map_or((0, 0), |m| (m.micro_refill_cycles, m.walk_level_cycles));
+                if t.main.access(ip, page, context) {
+                    out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::IBufStallCycles, 1));
+                    self.wait(out, ip, m.0 - 1, Some(Signal::IBufStallCycles));
+                } else {
+                    // §4: a page-table walk counts as a main TLB miss, not as a stall.
+                    out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::MainTlbMisses, 1));
+                    self.wait(out, ip, walk_levels(page) * m.1 - 1, None);
+                }
+            }
+        }
+        let fault = self.faults.as_mut().and_then(|f| f.access(Part::ICache));
+        if let Some(e) = fault {
+            // A parity error invalidates the line; it is fetched again.
+            self.icache.invalidate(ip);
+            out.emit(ip, 1, Signals::default().with(e, 1));
+        }
+        if !self.icache.access(ip, false).hit {
+            // §3: each miss fills a line from external memory; the instruction buffer
+            // runs dry every cycle until it arrives (0x1).
+            out.emit(ip, 1, Signals::default().with(Signal::ICacheMisses, 1).with(Signal::IBufStallCycles, 1).with(Signal::MemoryReads, 1));
+            self.wait(out, ip, self.cfg.memory_cycles - 1, Some(Signal::IBufStallCycles));
+        }
+    }
+
+    /// Page size and ASID of code at `ip`: the kernel's is global and mapped with
+    /// sections, user code with 4 KB pages.
+    fn code_mapping(&self, phase: &Phase, ip: u64) -> (u64, u32) {
+        match &self.cfg.mmu {
+            Some(m) if ip >= m.kernel_base => (1 << 20, 0),
+            _ => (4 << 10, phase.context),
+        }
+    }
+
+    /// A load, store, swap, preload or LDM/STM through the data side.
+    #[allow(clippy::too_many_arguments)]
+    fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, s: Signals, out: &mut Out) {
+        let stream = &phase.streams[usize::from(a.stream)];
+        let addr = stream.position(k) + u64::from(a.offset);
+        let write = op.writes();
+        let mut d = self.data_side(phase, stream, addr, a.size, op);
+        for (cycles, stall) in std::mem::take(&mut d.before) {
+            self.wait(out, ip, cycles, stall);
+        }
+        let kind = if write { Signal::Stores } else { Signal::Loads };
+        let mut signals = s;
+        for sig in Signal::ALL.iter().filter(|&&x| d.signals.get(x) > 0) {
+            signals.set(*sig, d.signals.get(*sig) as u8);
+        }
+        if !matches!(op, Op::Prefetch(_)) {
+            signals.set(kind, 1);
+        }
+        let mem = MemRef { addr, stride: stream.stride, size: a.size, write };
+        self.cycle(out, ip, signals, 1).mem = Some(mem);
+        let block = matches!(op, Op::BlockLoad(_) | Op::BlockStore(_));
+        if block {
+            self.wait(out, ip, self.cfg.block_cycles, None);
+        }
+        // A load's consumer waits for the data; a fill nothing waits for keeps the
+        // line-fill buffer busy for the next access.
+        let waits = a.use_next || stream.memory == Memory::Device || matches!(op, Op::Atomic(_));
+        if d.latency > 0 && !write {
+            if waits && !matches!(op, Op::Prefetch(_)) {
+                self.wait(out, ip, d.latency, Some(Signal::DataDepStallCycles));
+            } else {
+                self.fill_busy = d.latency;
+            }
+        } else if a.use_next && !write && d.latency == 0 {
+            self.wait(out, ip, self.cfg.load_use_cycles, Some(Signal::DataDepStallCycles));
+        }
+    }
+
+    /// Translation, lookup and external transactions of one access.
+    fn data_side(&mut self, phase: &Phase, stream: &DataStream, addr: u64, size: u8, op: &Op) -> DataSide {
+        let mut d = DataSide::default();
+        let write = op.writes();
+        if stream.memory == Memory::Device {
+            // Strongly ordered: the write buffer drains first (0x12).
+            d.signals.set(Signal::WriteBufferDrains, 1);
+            d.before.push((self.write_buffer.last().copied().unwrap_or(0), None));
+        } else if self.fill_busy > 0 {
+            // The line-fill buffer is still busy: the LSU queue is full (0x11).
+            d.before.push((self.fill_busy, Some(Signal::LsuFullStallCycles)));
+        }
+        if let Some(t) = &mut self.tlbs {
+            let m = self.cfg.mmu.as_ref().map_or((0, 0, u64::MAX), |m| (m.micro_refill_cycles, m.walk_level_cycles, m.kernel_base));
+            let context = if addr >= m.2 { 0 } else { phase.context };
+            if !t.micro_d.access(addr, stream.page, context) {
+                d.signals.set(Signal::DTlbMisses, 1);
+                if t.main.access(addr, stream.page, context) {
+                    d.before.push((m.0, None));
+                } else {
+                    d.signals.set(Signal::MainTlbMisses, 1);
+                    d.before.push((walk_levels(stream.page) * m.1, None));
+                }
+            }
+        }
+        let line = self.dcache.config().line_of(addr);
+        // §8: accesses to the line of the previous access are sequential and count once.
+        let counted = line != self.data_line;
+        self.data_line = line;
+        if counted && !matches!(op, Op::Prefetch(_)) {
+            d.signals.set(Signal::DCacheAccesses, 1);
+        }
+        let in_tcm = self.cfg.dtcm.as_ref().is_some_and(|r| r.contains(&addr));
+        if in_tcm {
+            // §8: a TCM access is a cacheable access that never misses.
+            if counted {
+                d.signals.set(Signal::DCacheAccessesCacheable, 1);
+            }
+            if let Some(e) = self.faults.as_mut().and_then(|f| f.access(Part::Dtcm)) {
+                d.signals.set(e, 1);
+            }
+            return d;
+        }
+        if stream.memory != Memory::Cacheable {
+            // Looked up like every access, missed, and sent to the bus (§8, 0xB, 0x10).
+            if counted {
+                d.signals.set(Signal::DCacheMisses, 1);
+            }
+            d.signals.set(Signal::ExternalDataAccesses, 1);
+            let memory = stream.memory == Memory::NonCacheable;
+            if write {
+                self.buffer_write(&mut d, size);
+                d.signals.set(Signal::MemoryWrites, u8::from(memory));
+            } else {
+                d.latency = if memory { self.cfg.memory_cycles } else { self.cfg.device_cycles };
+                d.signals.set(Signal::MemoryReads, u8::from(memory));
+            }
+            return d;
+        }
+        if counted && !matches!(op, Op::Prefetch(_)) {
+            d.signals.set(Signal::DCacheAccessesCacheable, 1);
+        }
+        if let Some(e) = self.faults.as_mut().and_then(|f| f.access(Part::DCache)) {
+            d.signals.set(e, 1);
+            // The faulty line is invalidated (written back first when dirty).
+            if self.dcache.invalidate(addr) == Some(true) {
+                d.signals.set(Signal::DCacheWritebacks, 2).set(Signal::MemoryWrites, 1);
+            }
+        }
+        let lookup = self.dcache.access(addr, write);
+        if lookup.hit {
+            return d;
+        }
+        if counted {
+            d.signals.set(Signal::DCacheMisses, 1);
+        }
+        d.signals.set(Signal::ExternalDataAccesses, 1);
+        if lookup.allocated {
+            d.signals.set(Signal::MemoryReads, 1);
+            d.latency = self.cfg.memory_cycles;
+        } else {
+            // No write allocation: the write goes out through the write buffer.
+            self.buffer_write(&mut d, size);
+            d.signals.set(Signal::MemoryWrites, 1);
+        }
+        if lookup.victim.is_some_and(|v| v.dirty) {
+            // 0xC counts half lines: a dirty line writes back both (one transaction).
+            let writes = d.signals.get(Signal::MemoryWrites) as u8 + 1;
+            d.signals.set(Signal::DCacheWritebacks, 2).set(Signal::MemoryWrites, writes);
+        }
+        d
+    }
+
+    /// A write joins the write buffer, waiting for a free entry when it is full
+    /// (the LSU queue backs up: 0x11). Entries hold the cycles until they have
+    /// drained, counted from now; each drains after the ones ahead of it.
+    fn buffer_write(&mut self, d: &mut DataSide, size: u8) {
+        let waited: u64 = d.before.iter().map(|b| b.0).sum();
+        if self.write_buffer.len() >= self.cfg.write_buffer {
+            let wait = self.write_buffer[0].saturating_sub(waited);
+            if wait > 0 {
+                d.before.push((wait, Some(Signal::LsuFullStallCycles)));
+            }
+        }
+        let start: u64 = d.before.iter().map(|b| b.0).sum();
+        let ahead = self.write_buffer.last().copied().unwrap_or(0);
+        // A write drains in 64-bit beats.
+        let beats = u64::from(size).div_ceil(8).max(1);
+        self.write_buffer.push(ahead.max(start) + beats * self.cfg.write_cycles);
+    }
+}
+
+/// Levels of the page-table walk for a mapping: one for sections and supersections,
+/// two for 4 KB and 64 KB pages.
+fn walk_levels(page: u64) -> u64 {
+    if page >= 1 << 20 {
+        1
+    } else {
+        2
+    }
+}

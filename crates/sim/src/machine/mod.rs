@@ -1,0 +1,61 @@
+//! Machine models: the structures of a chip (caches, TLBs, predictors) and, per chip,
+//! the core model that runs a program through them and computes the signals of every
+//! cycle (`docs/machines.md`).
+//!
+//! One place maps structures to signals: each chip's core. One place maps signals to
+//! events: each PMU model (`crate::models`).
+
+pub mod arm11;
+pub mod cache;
+pub mod predict;
+pub mod run;
+mod sets;
+pub mod tlb;
+
+use crate::program::{DataStream, Phase};
+use crate::stream::Span;
+
+/// A chip's core as the runner drives it: iteration by iteration, with a complete,
+/// comparable description of its state.
+pub trait Core {
+    /// A phase starts (its first instruction at `phase.entry`).
+    fn enter(&mut self, phase: &Phase);
+    /// Executes iteration `k` of `phase`, appending the spans of its cycles.
+    fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>);
+    /// Bytes a data stream must move for every structure it goes through to index it
+    /// the same way again: for the structures that hold lines (the least common
+    /// multiple of the caches' set spans) and for those that hold pages (of the page
+    /// size and the TLBs' set spans).
+    fn quantum(&self, stream: &DataStream) -> Quantum;
+    /// Everything that decides the core's future behaviour, as numbers, with every
+    /// line address passed through `keys.line` and every page address through
+    /// `keys.page`: two moments with equal canonical states behave the same.
+    fn canonical(&self, keys: &Keys, out: &mut Vec<u64>);
+    /// Moves every held line and page address for which `to` gives a new one, as if
+    /// the stream that brought them had run on.
+    fn relocate(&mut self, to: &Moves);
+}
+
+/// Byte distances after which a stream indexes a core's structures the same way again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quantum {
+    pub lines: u64,
+    pub pages: u64,
+}
+
+/// How addresses enter a canonical state.
+pub struct Keys<'a> {
+    pub line: &'a dyn Fn(u64) -> u64,
+    pub page: &'a dyn Fn(u64) -> u64,
+}
+
+/// Where held addresses go when iterations are skipped.
+pub struct Moves<'a> {
+    pub line: &'a dyn Fn(u64) -> Option<u64>,
+    pub page: &'a dyn Fn(u64) -> Option<u64>,
+}
+
+/// The block stream of `program` on an ARM11 core.
+pub fn arm11(cfg: arm11::Arm11Config, program: crate::program::Program, skipping: run::Skipping) -> run::Runner<arm11::Arm11> {
+    run::Runner::new(arm11::Arm11::new(cfg), program, skipping)
+}

@@ -1,0 +1,386 @@
+//! Runs a program on a chip's core model and turns it into the block stream the PMU
+//! models count, fast.
+//!
+//! Every iteration of a loop is simulated through the core's structures until the
+//! machine provably repeats: its complete state at two iteration boundaries is the
+//! same once the lines and pages of each moving data stream are taken relative to the
+//! stream's position. The iterations in between are then one block body, repeated as
+//! often as nothing can break the repetition (the loop's last iteration, a stream
+//! wrapping round its buffer, the timer), and the structures are moved on as if those
+//! iterations had run. Everything else is simulated iteration by iteration, so the
+//! counts are exactly those of simulating every iteration; `Skipping::Off` does that,
+//! and the property tests compare the two.
+
+use std::collections::VecDeque;
+
+use super::{Core, Keys, Moves};
+use crate::program::{gcd, lcm, Phase, Program};
+use crate::stream::{Block, Span};
+
+/// Quanta above this many iterations are not worth waiting for: the loop is simulated
+/// iteration by iteration.
+const MAX_QUANTUM: u64 = 1 << 16;
+/// Simulated iterations are emitted in blocks of about this many spans.
+const EMIT_SPANS: usize = 256;
+/// A period longer than this many spans is not kept: the memory would outweigh the
+/// gain.
+const MAX_PERIOD_SPANS: usize = 1 << 17;
+
+/// Whether the runner may skip repeating iterations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skipping {
+    On,
+    /// Simulate every iteration (for proofs and for comparing with other simulators).
+    Off,
+}
+
+/// One software thread: its phases and where it stands.
+struct SoftThread {
+    phases: Box<dyn Iterator<Item = Phase> + Send>,
+    /// The phase it is in and its next iteration.
+    current: Option<(Phase, u64)>,
+}
+
+/// A program running on one hardware thread of a core: an endless iterator of blocks.
+pub struct Runner<C: Core> {
+    core: C,
+    threads: Vec<SoftThread>,
+    running: usize,
+    timer: Option<crate::program::Timer>,
+    skipping: Skipping,
+    /// Cycles run so far, and when the timer fires next.
+    cycles: u64,
+    next_tick: u64,
+    out: VecDeque<Block>,
+    /// Spans of simulated iterations not yet emitted.
+    pending: Vec<Span>,
+}
+
+impl<C: Core> Runner<C> {
+    pub fn new(core: C, program: Program, skipping: Skipping) -> Runner<C> {
+        let threads = program.threads.into_iter().map(|phases| SoftThread { phases, current: None }).collect();
+        let next_tick = program.timer.as_ref().map_or(u64::MAX, |t| t.period);
+        Runner {
+            core,
+            threads,
+            running: 0,
+            timer: program.timer,
+            skipping,
+            cycles: 0,
+            next_tick,
+            out: VecDeque::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn core(&self) -> &C {
+        &self.core
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let body = std::mem::replace(&mut self.pending, Vec::with_capacity(2 * EMIT_SPANS));
+            self.out.push_back(Block { body, repeat: 1 });
+        }
+    }
+
+    fn timer_due(&self) -> bool {
+        self.cycles >= self.next_tick
+    }
+
+    /// Runs the timer's handler, then lets the next software thread run.
+    fn tick(&mut self) {
+        let Some(timer) = self.timer.take() else { return };
+        for phase in &timer.handler {
+            self.run_phase(phase, 0, false);
+        }
+        self.next_tick = self.cycles + timer.period;
+        self.timer = Some(timer);
+        self.running = (self.running + 1) % self.threads.len();
+    }
+
+    /// Runs the next piece of work: the rest of the current phase of the running
+    /// thread (until it ends or the timer interrupts it).
+    fn step(&mut self) -> bool {
+        let t = self.running;
+        let Some((phase, k)) = self.threads[t].current.take().or_else(|| self.threads[t].phases.next().map(|p| (p, 0))) else {
+            return false;
+        };
+        let interruptible = phase.privilege.is_user() && self.timer.is_some();
+        let done = self.run_phase(&phase, k, interruptible);
+        if done < phase.iterations {
+            self.threads[t].current = Some((phase, done));
+        }
+        if interruptible && self.timer_due() {
+            self.tick();
+        }
+        true
+    }
+
+    /// Runs `phase` from iteration `k`; with `interruptible`, stops at the first
+    /// iteration boundary where the timer is due. Returns the next iteration.
+    fn run_phase(&mut self, phase: &Phase, mut k: u64, interruptible: bool) -> u64 {
+        // Execution (re)starts at the top of the loop body.
+        self.core.enter(phase);
+        let mut finder = Finder::new(phase, &self.core, self.skipping);
+        while k < phase.iterations {
+            if interruptible && self.timer_due() {
+                break;
+            }
+            if let Some(f) = finder.as_mut().filter(|f| f.due(k)) {
+                if let Some(skip) = f.check(phase, &self.core, k) {
+                    // Repeat the period as often as nothing breaks it: the loop's exit,
+                    // the streams, the timer.
+                    let mut r = skip.repeat.min((phase.iterations - 1 - k) / skip.period);
+                    if interruptible {
+                        // The timer must not become due inside a skipped period.
+                        r = r.min((self.next_tick - self.cycles) / skip.cycles.max(1));
+                    }
+                    if r > 0 {
+                        self.flush();
+                        let iterations = r * skip.period;
+                        self.out.push_back(Block { body: skip.body, repeat: r });
+                        f.relocate(&mut self.core, phase, iterations);
+                        self.cycles += r * skip.cycles;
+                        k += iterations;
+                        f.reset(k);
+                        continue;
+                    }
+                }
+            }
+            let start = self.pending.len();
+            self.core.iterate(phase, k, &mut self.pending);
+            let spans = &self.pending[start..];
+            self.cycles += spans.iter().map(|s| s.cycles).sum::<u64>();
+            if let Some(f) = finder.as_mut() {
+                f.record(spans);
+            }
+            if self.pending.len() >= EMIT_SPANS {
+                self.flush();
+            }
+            k += 1;
+        }
+        k
+    }
+}
+
+impl<C: Core> Iterator for Runner<C> {
+    type Item = Block;
+
+    fn next(&mut self) -> Option<Block> {
+        loop {
+            if let Some(b) = self.out.pop_front() {
+                return Some(b);
+            }
+            if !self.step() {
+                self.flush();
+                return self.out.pop_front();
+            }
+        }
+    }
+}
+
+/// A period found: the spans of one period, shifted to stand for the next, its
+/// cycles, and how many periods may be skipped as far as the streams are concerned.
+struct Skip {
+    period: u64,
+    body: Vec<Span>,
+    cycles: u64,
+    repeat: u64,
+}
+
+/// How a moving data stream enters the comparison of states. (A stream whose
+/// addresses repeat within a few iterations, a fixed location or a small table, is
+/// compared as it is, and its cycle joins the quantum.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Motion {
+    /// It moves on: lines and pages relative to its position.
+    Moving,
+    /// It moves on in pages too large to come back to the same TLB sets soon: lines
+    /// relative, pages as they are, and no skip may cross a page.
+    MovingInPage,
+}
+
+/// A moving stream's aligned address range, and how it moves.
+#[derive(Debug, Clone, Copy)]
+struct Region {
+    stream: usize,
+    start: u64,
+    end: u64,
+    motion: Motion,
+}
+
+/// A snapshot: iteration, hash and canonical state, and where its iteration's spans
+/// start in `Finder::spans`.
+struct Snapshot {
+    k: u64,
+    hash: u64,
+    state: Vec<u64>,
+    spans: usize,
+}
+
+/// Snapshots kept for comparison.
+const SNAPSHOTS: usize = 16;
+/// Snapshots taken one quantum apart before the spacing starts doubling.
+const DENSE: u64 = 8;
+
+/// Looks for the machine repeating itself while a phase runs.
+struct Finder {
+    /// Iterations between two moments at which the structures index every stream the
+    /// same way and every branch pattern and cyclic stream is at the same point.
+    quantum: u64,
+    regions: Vec<Region>,
+    /// Bytes past a stream's position that one iteration touches.
+    reach: u64,
+    snapshots: Vec<Snapshot>,
+    /// Spans since the oldest snapshot.
+    spans: Vec<Span>,
+    taken: u64,
+    next: u64,
+}
+
+impl Finder {
+    /// `None` when the phase cannot be proved to repeat cheaply: skipping is off, a
+    /// quantum is too long, or moving streams overlap each other or other data.
+    fn new(phase: &Phase, core: &dyn Core, skipping: Skipping) -> Option<Finder> {
+        if skipping == Skipping::Off || phase.iterations < 4 {
+            return None;
+        }
+        let reach = phase.body.iter().filter_map(|op| op.access()).map(|a| u64::from(a.offset) + u64::from(a.size)).max().unwrap_or(0);
+        let mut quantum = phase.control_period();
+        let mut regions = Vec::new();
+        let mut fixed = Vec::new();
+        for (stream, s) in phase.streams.iter().enumerate() {
+            let cycle = s.cycle();
+            if s.stride == 0 || cycle <= MAX_QUANTUM {
+                quantum = lcm(quantum, cycle);
+                fixed.push((s.base, s.base + s.footprint + reach));
+                continue;
+            }
+            let q = core.quantum(s);
+            let iterations = |bytes: u64| bytes / gcd(bytes, s.stride.unsigned_abs()).max(1);
+            let lines = lcm(quantum, iterations(q.lines));
+            let pages = lcm(lines, iterations(q.pages));
+            let motion = if pages <= MAX_QUANTUM { Motion::Moving } else { Motion::MovingInPage };
+            quantum = if motion == Motion::Moving { pages } else { lines };
+            let start = s.base / s.page * s.page;
+            let end = (s.base + s.footprint + reach).div_ceil(s.page).saturating_mul(s.page);
+            regions.push(Region { stream, start, end, motion });
+        }
+        if quantum > MAX_QUANTUM {
+            return None;
+        }
+        // Every address must belong to one moving stream at most, and fixed data and
+        // code to none.
+        fixed.push((phase.entry, phase.entry + 1));
+        for (n, a) in regions.iter().enumerate() {
+            let overlaps = |(b0, b1): (u64, u64)| a.start < b1 && b0 < a.end;
+            if regions[n + 1..].iter().any(|b| overlaps((b.start, b.end))) || fixed.iter().any(|&f| overlaps(f)) {
+                return None;
+            }
+        }
+        Some(Finder { quantum, regions, reach, snapshots: Vec::new(), spans: Vec::new(), taken: 0, next: quantum })
+    }
+
+    fn due(&self, k: u64) -> bool {
+        k >= self.next && k.is_multiple_of(self.quantum)
+    }
+
+    fn reset(&mut self, k: u64) {
+        self.snapshots.clear();
+        self.spans.clear();
+        self.taken = 0;
+        self.next = k + self.quantum;
+    }
+
+    fn record(&mut self, spans: &[Span]) {
+        if self.snapshots.is_empty() {
+            return;
+        }
+        self.spans.extend_from_slice(spans);
+        while self.spans.len() > MAX_PERIOD_SPANS && !self.snapshots.is_empty() {
+            // Forget the oldest snapshot and the spans only it needed.
+            self.snapshots.remove(0);
+            let from = self.snapshots.first().map_or(self.spans.len(), |s| s.spans);
+            self.spans.drain(..from);
+            for s in &mut self.snapshots {
+                s.spans -= from;
+            }
+        }
+    }
+
+    fn region(&self, a: u64) -> Option<&Region> {
+        self.regions.iter().find(|r| (r.start..r.end).contains(&a))
+    }
+
+    /// The canonical key of an address in iteration `k`: relative to its stream's
+    /// position where the stream moves (pages only for `Moving` streams), absolute
+    /// otherwise.
+    fn key(&self, phase: &Phase, k: u64, a: u64, page: bool) -> u64 {
+        match self.region(a) {
+            Some(r) if !page || r.motion == Motion::Moving => {
+                let offset = a.wrapping_sub(phase.streams[r.stream].position(k)) & ((1 << 56) - 1);
+                (1 << 63) | (r.stream as u64) << 56 | offset
+            }
+            _ => a,
+        }
+    }
+
+    /// Where an address goes when `n` iterations are skipped.
+    fn moved(&self, phase: &Phase, n: u64, a: u64, page: bool) -> Option<u64> {
+        let r = self.region(a).filter(|r| !page || r.motion == Motion::Moving)?;
+        Some(a.wrapping_add_signed(phase.streams[r.stream].stride.wrapping_mul(n as i64)))
+    }
+
+    /// Moves the core's structures on by `n` iterations.
+    fn relocate(&self, core: &mut dyn Core, phase: &Phase, n: u64) {
+        core.relocate(&Moves { line: &|a| self.moved(phase, n, a, false), page: &|a| self.moved(phase, n, a, true) });
+    }
+
+    /// Takes a snapshot at iteration `k`; when it equals an earlier one, the
+    /// iterations between are a period.
+    fn check(&mut self, phase: &Phase, core: &dyn Core, k: u64) -> Option<Skip> {
+        let mut state = Vec::new();
+        let keys = Keys { line: &|a| self.key(phase, k, a, false), page: &|a| self.key(phase, k, a, true) };
+        core.canonical(&keys, &mut state);
+        let hash = fingerprint(&state);
+        self.taken += 1;
+        let spacing = if self.taken < DENSE { 1 } else { 1 << (self.taken - DENSE).min(16) };
+        self.next = k.saturating_add(spacing * self.quantum);
+        if let Some(then) = self.snapshots.iter().find(|s| s.hash == hash && s.state == state) {
+            let period = k - then.k;
+            let mut body = self.spans[then.spans..].to_vec();
+            for mem in body.iter_mut().filter_map(|s| s.mem.as_mut()) {
+                mem.addr = mem.addr.wrapping_add_signed(mem.stride.wrapping_mul(period as i64));
+                mem.stride = mem.stride.wrapping_mul(period as i64);
+            }
+            let cycles = body.iter().map(|s| s.cycles).sum();
+            // A stream must not wrap round, nor (in large pages) leave the page it was in
+            // at the earlier snapshot.
+            let mut room = u64::MAX;
+            for r in &self.regions {
+                let s = &phase.streams[r.stream];
+                room = room.min(s.until_wrap(k));
+                if r.motion == Motion::MovingInPage {
+                    room = room.min(s.in_page(then.k, self.reach).saturating_sub(period));
+                }
+            }
+            return Some(Skip { period, body, cycles, repeat: room / period });
+        }
+        if self.snapshots.len() == SNAPSHOTS {
+            self.snapshots.remove(0);
+            let from = self.snapshots[0].spans;
+            self.spans.drain(..from);
+            for s in &mut self.snapshots {
+                s.spans -= from;
+            }
+        }
+        self.snapshots.push(Snapshot { k, hash, state, spans: self.spans.len() });
+        None
+    }
+}
+
+/// A 64-bit fingerprint of a state (FNV-1a over the words), to compare cheaply first.
+fn fingerprint(state: &[u64]) -> u64 {
+    state.iter().fold(0xcbf2_9ce4_8422_2325, |h, &w| (h ^ w).wrapping_mul(0x0000_0100_0000_01B3))
+}

@@ -1,0 +1,133 @@
+//! The kernel's share of `mixed`: system calls, device and fast interrupts, and the
+//! timer interrupt's handler, each entered through its exception vector.
+
+use super::layout::*;
+use super::user::Thread;
+use crate::program::build::Body;
+use crate::program::rng::Rng;
+use crate::program::{Access, DataStream, Masks, Memory, Op, Pattern, Phase, INSN};
+use crate::stream::Privilege;
+
+fn kernel(t: Thread, entry: u64) -> Body {
+    Body::new(Privilege::KERNEL, t.context, entry)
+}
+
+const IRQ_OFF: Masks = Masks { irq: true, fiq: false };
+const ALL_OFF: Masks = Masks { irq: true, fiq: true };
+
+/// The vector branches to the handler, which saves the registers on the kernel
+/// stack.
+fn entry(rng: &mut Rng, t: Thread, vector: u64, masks: Masks) -> Body {
+    let mut b = kernel(t, vector);
+    b.masks(masks);
+    b.branch(code_address(rng, &ENTRY_TEXT), Pattern::Always);
+    let stack = b.stream(kernel_stack(t.index));
+    b.op(Op::BlockStore(Access { stream: stack, offset: 0, size: LINE as u8, use_next: false }));
+    b.int(rng.range(4, 12));
+    b
+}
+
+/// A system call: the C library stub traps, the kernel copies data to user space or
+/// looks something up, takes a lock with IRQs disabled, and returns to user mode.
+pub fn syscall(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    let mut stub = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
+    stub.int(rng.range(2, 6)).op(Op::Syscall);
+    let resume = stub.ip();
+
+    let mut enter = entry(rng, t, SWI_VECTOR, Masks::default());
+    let table = enter.stream(DataStream::fixed(KERNEL_DATA.start + INSN * rng.below(512), Memory::Cacheable));
+    enter.load(table, 0, 4, true);
+    let service = code_address(rng, &SERVICE_TEXT);
+    let back = enter.ip() + INSN;
+    enter.call(service, 0);
+
+    let work = if rng.chance(500) { copy_to_user(rng, t, service) } else { lookup(rng, t, service) };
+    let mut leave = kernel(t, work.entry + work.body.len() as u64 * INSN);
+    leave.int(rng.range(2, 6)).return_to(back).int(rng.range(1, 4));
+    // spin_lock_irqsave .. spin_unlock_irqrestore
+    let mut locked = kernel(t, leave.ip());
+    locked.masks(IRQ_OFF);
+    let lock = locked.stream(DataStream::fixed(KERNEL_DATA.start + INSN * rng.below(512), Memory::Cacheable));
+    locked.op(Op::Atomic(Access { stream: lock, offset: 0, size: 4, use_next: true }));
+    locked.int(rng.range(10, 60)).store(lock, 0, 4);
+    let mut exit = kernel(t, locked.ip());
+    exit.int(1).op(Op::ExceptionReturn).goto(resume);
+    vec![stub.once(), enter.once(), work, leave.once(), locked.once(), exit.once()]
+}
+
+/// Copies a kernel buffer to user space line by line, across the user's 4 KB pages.
+fn copy_to_user(rng: &mut Rng, t: Thread, start: u64) -> Phase {
+    let lines = rng.log_range(4, 512);
+    let mut b = kernel(t, start);
+    let from = b.stream(line_stream(buffer(rng, &KERNEL_DATA, lines * LINE), lines, Memory::Cacheable));
+    let to = b.stream(DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) });
+    b.op(Op::BlockLoad(Access { stream: from, offset: 0, size: LINE as u8, use_next: true }));
+    b.op(Op::BlockStore(Access { stream: to, offset: 0, size: LINE as u8, use_next: false }));
+    b.int(rng.range(1, 3));
+    b.close_loop(lines)
+}
+
+/// Follows a hash chain through kernel data.
+fn lookup(rng: &mut Rng, t: Thread, start: u64) -> Phase {
+    let links = rng.log_range(2, 64);
+    let mut b = kernel(t, start);
+    let chain = b.stream(DataStream {
+        base: buffer(rng, &KERNEL_DATA, links << 12),
+        stride: (LINE * rng.range(3, 97)) as i64,
+        footprint: links << 12,
+        memory: Memory::Cacheable,
+        page: PAGE,
+        shared: false,
+    });
+    b.load(chain, 0, 4, true).int(rng.range(2, 6));
+    b.load(chain, 4, 4, true);
+    b.skip(1, Pattern::Never).int(1);
+    b.close_loop(links)
+}
+
+/// Which interrupt a handler serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    Timer,
+    Device,
+    Fast,
+}
+
+/// An interrupt handler: reads the device's status register, drains its FIFO into
+/// a kernel buffer, acknowledges the interrupt, and returns to the interrupted code.
+/// `resume` is where that code goes on (the timer's handler returns wherever it hit).
+pub fn interrupt(rng: &mut Rng, t: Thread, source: Interrupt) -> Vec<Phase> {
+    let (vector, masks) = match source {
+        Interrupt::Fast => (FIQ_VECTOR, ALL_OFF),
+        _ => (IRQ_VECTOR, IRQ_OFF),
+    };
+    let device = DEVICES.start + 0x1000 * rng.below(16);
+    let mut enter = entry(rng, t, vector, masks);
+    let regs = enter.stream(DataStream::fixed(device, Memory::Device));
+    enter.load(regs, 0, 4, true);
+    let drain_start = code_address(rng, &SERVICE_TEXT);
+    let back = enter.ip() + INSN;
+    enter.call(drain_start, 0);
+
+    let words = match source {
+        Interrupt::Timer => 1,
+        Interrupt::Device => rng.log_range(1, 64),
+        Interrupt::Fast => rng.range(1, 8),
+    };
+    let mut drain = kernel(t, drain_start);
+    drain.masks(masks);
+    let fifo = drain.stream(DataStream::fixed(device + 8, Memory::Device));
+    let buf = drain.stream(DataStream {
+        stride: INSN as i64,
+        footprint: words * INSN,
+        ..DataStream::fixed(buffer(rng, &KERNEL_DATA, words * INSN), Memory::Cacheable)
+    });
+    drain.load(fifo, 0, 4, true).store(buf, 0, 4).int(rng.range(1, 3));
+    let drain = drain.close_loop(words);
+
+    let mut leave = kernel(t, drain.entry + drain.body.len() as u64 * INSN);
+    leave.masks(masks);
+    let regs = leave.stream(DataStream::fixed(device + 4, Memory::Device));
+    leave.return_to(back).store(regs, 0, 4).int(rng.range(2, 8)).op(Op::ExceptionReturn);
+    vec![enter.once(), drain, leave.once()]
+}

@@ -1,0 +1,181 @@
+//! The user-mode loops of the built-in programs: integer compute, branchy
+//! interpreter-like code, and the memory-streaming kernels.
+
+use super::layout::*;
+use crate::program::build::Body;
+use crate::program::rng::Rng;
+use crate::program::{Access, DataStream, Memory, Op, Pattern, Phase, INSN};
+use crate::stream::Privilege;
+
+/// Where a thread's user code runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Thread {
+    pub index: usize,
+    /// Its address space: one process per thread.
+    pub context: u32,
+}
+
+fn user(t: Thread, entry: u64) -> Body {
+    Body::new(Privilege::USER, t.context, entry)
+}
+
+/// Integer work, a few stack accesses that hit, forward branches and leaf calls that
+/// are easy to predict.
+pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
+    let mut b = user(t, code_address(rng, &COMPUTE_TEXT));
+    let frame = b.stream(stack_frame(rng, t.index));
+    for _ in 0..rng.range(2, 6) {
+        b.int(rng.range(6, 48));
+        if rng.chance(400) {
+            let offset = 4 * rng.below(64) as u32;
+            if rng.chance(400) {
+                b.store(frame, offset, 4);
+            } else {
+                b.load(frame, offset, 4, rng.chance(300));
+            }
+        }
+        if rng.chance(250) {
+            // An if whose condition is the same every time round.
+            let over = rng.range(1, 4);
+            b.skip(over as u8, if rng.chance(300) { Pattern::Always } else { Pattern::Never });
+            b.int(over);
+        }
+        if rng.chance(80) {
+            let leaf = code_address(rng, &COMPUTE_TEXT);
+            b.call(leaf, 0);
+            b.int(rng.range(2, 6));
+            b.ret(0);
+        }
+    }
+    b.close_loop(rng.log_range(16, 100_000))
+}
+
+/// Decisions on loaded data that the predictor often gets wrong, call chains deeper
+/// than a small return stack, unwinding returns, jump-table dispatch to handlers
+/// scattered over a large text, and a linked-list walk.
+pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
+    let trips = rng.log_range(16, 50_000);
+    let taken_per_mille = rng.range(200, 800);
+    let mut b = user(t, code_address(rng, &BRANCHY_TEXT));
+    let frame = b.stream(stack_frame(rng, t.index));
+    let nodes = rng.log_range(64, 1 << 16);
+    let list = b.stream(DataStream {
+        base: buffer(rng, &HEAP, nodes * 4 * LINE),
+        stride: 4 * LINE as i64,
+        footprint: nodes * 4 * LINE,
+        memory: Memory::Cacheable,
+        page: PAGE,
+        shared: false,
+    });
+    for _ in 0..rng.range(3, 5) {
+        b.int(rng.range(1, 6));
+        if rng.chance(500) {
+            b.load(frame, 4 * rng.below(64) as u32, 4, true);
+        }
+        // A data-dependent if: its outcomes repeat only every 64 iterations.
+        let over = rng.range(1, 6);
+        b.skip(over as u8, Pattern::Bits { bits: rng.bits(64, taken_per_mille), len: 64 });
+        b.int(over);
+        if rng.chance(250) {
+            let depth = rng.range(1, 4);
+            call_chain(&mut b, rng, frame, depth);
+        }
+        if rng.chance(100) {
+            // The next list node: the branch after it waits for the load.
+            b.load(list, 0, 4, true);
+        }
+    }
+    // Dispatch through a jump table in memory to one of the handlers; each handler
+    // ends with the back edge.
+    if rng.chance(500) {
+        let handlers: Vec<u64> = (0..rng.range(4, 48)).map(|_| code_address(rng, &BRANCHY_TEXT)).collect();
+        let entries = b.stream(DataStream {
+            stride: INSN as i64,
+            footprint: handlers.len() as u64 * INSN,
+            ..DataStream::fixed(buffer(rng, &HEAP, PAGE), Memory::Cacheable)
+        });
+        let table = b.table(handlers);
+        b.jump(table, Some(Access { stream: entries, offset: 0, size: 4, use_next: false }));
+        b.int(rng.range(4, 24));
+    }
+    b.close_loop(trips)
+}
+
+/// Calls nested `depth` deep, each returning to its caller unless it unwinds.
+fn call_chain(b: &mut Body, rng: &mut Rng, frame: u8, depth: u64) {
+    b.call(code_address(rng, &BRANCHY_TEXT), 0);
+    if depth > 1 {
+        // A function that calls saves its link register on the stack.
+        b.store(frame, 4 * rng.below(64) as u32, 4);
+        b.int(rng.range(1, 4));
+        call_chain(b, rng, frame, depth - 1);
+    }
+    b.int(rng.range(2, 6));
+    b.ret(if rng.chance(50) { 4 } else { 0 });
+}
+
+/// One of four streaming kernels.
+pub fn stream(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    match rng.below(10) {
+        0..=2 => vec![copy(rng, t)],
+        3..=5 => vec![update(rng, t)],
+        6..=7 => vec![column(rng, t)],
+        _ => fill(rng, t),
+    }
+}
+
+/// memcpy by whole lines: each block load misses, the block store waits for its data.
+fn copy(rng: &mut Rng, t: Thread) -> Phase {
+    let lines = rng.log_range(1 << 10, 1 << 17);
+    let mut b = user(t, code_address(rng, &STREAM_TEXT));
+    let src = b.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    let dst = b.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    b.op(Op::BlockLoad(Access { stream: src, offset: 0, size: LINE as u8, use_next: true }));
+    b.op(Op::BlockStore(Access { stream: dst, offset: 0, size: LINE as u8, use_next: false }));
+    b.int(rng.range(1, 3));
+    b.close_loop(lines)
+}
+
+/// In-place update of a buffer: each line is loaded, worked on and written back.
+fn update(rng: &mut Rng, t: Thread) -> Phase {
+    let lines = rng.log_range(1 << 10, 1 << 17);
+    let mut b = user(t, code_address(rng, &STREAM_TEXT));
+    let data = b.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    b.op(Op::BlockLoad(Access { stream: data, offset: 0, size: LINE as u8, use_next: true }));
+    b.int(rng.range(8, 16));
+    b.op(Op::BlockStore(Access { stream: data, offset: 0, size: LINE as u8, use_next: false }));
+    b.close_loop(lines)
+}
+
+/// Walks down a column of a row-major matrix on 4 KB pages: every row is on a new
+/// page.
+fn column(rng: &mut Rng, t: Thread) -> Phase {
+    let rows = rng.log_range(1 << 6, 1 << 14);
+    let pitch = PAGE + LINE * rng.range(1, 8);
+    let mut b = user(t, code_address(rng, &STREAM_TEXT));
+    let col = b.stream(DataStream {
+        base: buffer(rng, &HEAP, rows * pitch) + INSN * rng.below(LINE / INSN),
+        stride: pitch as i64,
+        footprint: rows * pitch,
+        memory: Memory::Cacheable,
+        page: PAGE,
+        shared: false,
+    });
+    b.load(col, 0, 4, true);
+    b.int(2);
+    b.close_loop(rows)
+}
+
+/// Fills a non-cacheable frame buffer, then a barrier drains the write buffer.
+fn fill(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    let lines = rng.log_range(1 << 8, 1 << 15);
+    let mut b = user(t, code_address(rng, &STREAM_TEXT));
+    let pixels = b.stream(line_stream(buffer(rng, &FRAME_BUFFER, lines * LINE), lines, Memory::NonCacheable));
+    b.int(rng.range(1, 4));
+    b.op(Op::BlockStore(Access { stream: pixels, offset: 0, size: LINE as u8, use_next: false }));
+    let exit = b.ip() + INSN;
+    let lp = b.close_loop(lines);
+    let mut tail = user(t, exit);
+    tail.op(Op::Barrier).int(rng.range(2, 6));
+    vec![lp, tail.once()]
+}

@@ -1,0 +1,367 @@
+//! Programs: what software does, independent of any chip.
+//!
+//! A [`Program`] is one or more software threads, each an endless (or finite)
+//! sequence of [`Phase`]s. A phase is a loop: a body of instructions ([`Op`]s, one
+//! iteration in program order, control flow included) run `iterations` times in one
+//! address space at one privilege level. Data comes from [`DataStream`]s: an access in
+//! iteration `k` reads `base + offset + (k * stride mod footprint)`, in a mapping with
+//! its own page size, cacheability and address space. Branches follow a [`Pattern`]
+//! over the iterations; indirect branches pick their target from a table the same way.
+//!
+//! Nothing here is a signal: a machine model (`crate::machine`) runs the program
+//! through its caches, TLBs and predictors and computes what each cycle counts. The
+//! same program runs on every machine, so the built-in workloads ([`builtin`]) and
+//! recorded traces mean the same thing on ARM11, SPARC and Itanium.
+
+pub mod build;
+pub mod builtin;
+pub mod rng;
+
+use crate::stream::Privilege;
+
+/// Bytes per instruction in program addresses. ARM and SPARC instructions are four
+/// bytes; a machine with other encodings (Itanium bundles) maps these addresses.
+pub const INSN: u64 = 4;
+
+/// A program: its software threads, and the timer that interrupts them.
+pub struct Program {
+    /// One sequence of phases per software thread. A machine with fewer hardware
+    /// threads than software threads time-slices them at timer interrupts.
+    pub threads: Vec<Box<dyn Iterator<Item = Phase> + Send>>,
+    /// The periodic timer interrupt, if the program runs under an operating system.
+    pub timer: Option<Timer>,
+}
+
+/// A periodic interrupt: every `period` cycles of a hardware thread, the handler
+/// runs at the next iteration boundary of whatever loop is running (an interrupt due
+/// in kernel code waits for the return to user mode).
+#[derive(Debug, Clone)]
+pub struct Timer {
+    pub period: u64,
+    pub handler: Vec<Phase>,
+}
+
+/// A loop of the program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phase {
+    pub privilege: Privilege,
+    /// Address space (ARM ASID, SPARC context, Itanium region ID); 0 is the kernel's.
+    pub context: u32,
+    /// Interrupts masked while the phase runs (CPSR I and F on ARM).
+    pub masks: Masks,
+    /// Address of the body's first instruction.
+    pub entry: u64,
+    /// One iteration, in program order. Instructions follow each other `INSN` bytes
+    /// apart; a taken branch, call, return or indirect jump continues at its target.
+    pub body: Vec<Op>,
+    pub iterations: u64,
+    pub streams: Vec<DataStream>,
+    /// Target tables of indirect branches ([`Op::Jump`]).
+    pub tables: Vec<Table>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Masks {
+    pub irq: bool,
+    pub fiq: bool,
+}
+
+/// One instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// An integer ALU instruction.
+    Int,
+    /// A floating-point instruction.
+    Fp(FpOp),
+    /// A load; with `use_next` the next instruction needs its value.
+    Load(Access),
+    Store(Access),
+    /// An atomic read-modify-write (swap, compare-and-swap).
+    Atomic(Access),
+    /// A software prefetch: brings the line in, never stalls.
+    Prefetch(Access),
+    /// A whole-line load or store (ARM LDM/STM of eight words, SPARC block load/store).
+    BlockLoad(Access),
+    BlockStore(Access),
+    /// A branch to `target`, taken in the iterations `when` says; execution goes on
+    /// with the next instruction of the body, at `target` or falling through.
+    Branch {
+        target: u64,
+        when: Pattern,
+    },
+    /// A forward branch over the next `over` instructions of the body: when taken they
+    /// are not executed (an `if` without `else`).
+    Skip {
+        over: u8,
+        when: Pattern,
+    },
+    /// A procedure call; the callee allocates `frame` stacked registers (Itanium's
+    /// register stack engine; 0 elsewhere).
+    Call {
+        target: u64,
+        frame: u8,
+    },
+    /// A procedure return to `to` (usually the call's fall-through; elsewhere when it
+    /// unwinds).
+    Return {
+        to: u64,
+    },
+    /// An indirect jump whose target comes from `tables[table]`, entry `k mod len` in
+    /// iteration `k`; it loads the entry through `via` when the table is in memory.
+    Jump {
+        table: u8,
+        via: Option<Access>,
+    },
+    /// A system call (SWI, trap instruction): enters the kernel; the kernel's phases
+    /// follow in the program.
+    Syscall,
+    /// Return from an exception or system call to the interrupted mode.
+    ExceptionReturn,
+    /// A barrier that drains the write buffer (DSB, MEMBAR #Sync).
+    Barrier,
+    /// An access to an internal register (CP15, ASI, state register).
+    SpecialReg,
+}
+
+impl Op {
+    pub fn access(&self) -> Option<Access> {
+        match *self {
+            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => Some(a),
+            Op::Jump { via, .. } => via,
+            _ => None,
+        }
+    }
+
+    /// Whether the instruction writes memory.
+    pub fn writes(&self) -> bool {
+        matches!(self, Op::Store(_) | Op::Atomic(_) | Op::BlockStore(_))
+    }
+
+    /// Whether the instruction can change the flow of control.
+    pub fn is_control(&self) -> bool {
+        matches!(
+            self,
+            Op::Branch { .. } | Op::Skip { .. } | Op::Call { .. } | Op::Return { .. } | Op::Jump { .. } | Op::Syscall | Op::ExceptionReturn
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FpOp {
+    Add,
+    Mul,
+    /// Fused multiply-add.
+    Fma,
+    Div,
+    Sqrt,
+    /// Conversions and moves between register files.
+    Convert,
+}
+
+/// A data reference of one instruction: stream, byte offset from the stream's
+/// position, bytes accessed, and whether the next instruction uses a loaded value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    pub stream: u8,
+    pub offset: u32,
+    pub size: u8,
+    pub use_next: bool,
+}
+
+/// Iterations in which a branch is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    Always,
+    Never,
+    /// Taken in every iteration but the last: a loop's back edge.
+    Loop,
+    /// Taken in iteration `k` when bit `k mod len` of `bits` is set: a data-dependent
+    /// branch whose outcomes repeat every `len` iterations (`len` 1..=64).
+    Bits {
+        bits: u64,
+        len: u8,
+    },
+}
+
+impl Pattern {
+    pub fn taken(&self, k: u64, iterations: u64) -> bool {
+        match *self {
+            Pattern::Always => true,
+            Pattern::Never => false,
+            Pattern::Loop => k + 1 < iterations,
+            Pattern::Bits { bits, len } => bits >> (k % u64::from(len.max(1))) & 1 == 1,
+        }
+    }
+
+    /// Iterations after which the outcomes repeat (the loop exit aside).
+    pub fn period(&self) -> u64 {
+        match *self {
+            Pattern::Bits { len, .. } => u64::from(len.max(1)),
+            _ => 1,
+        }
+    }
+}
+
+/// Targets of an indirect branch, cycled through over the iterations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub targets: Vec<u64>,
+}
+
+/// How a mapping may be cached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Memory {
+    /// Normal memory, write-back cacheable.
+    Cacheable,
+    /// Normal memory that no cache holds (a frame buffer, DMA buffers).
+    NonCacheable,
+    /// Device registers, strongly ordered: not memory, and every access drains the
+    /// write buffer first.
+    Device,
+}
+
+/// A run of addresses a phase walks through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataStream {
+    pub base: u64,
+    /// Bytes the position advances per iteration (0 for a fixed location).
+    pub stride: i64,
+    /// The position wraps back to `base` after this many bytes (a buffer walked again).
+    pub footprint: u64,
+    pub memory: Memory,
+    /// Page size of the mapping, in bytes (a power of two).
+    pub page: u64,
+    /// Whether other threads of the program access it too.
+    pub shared: bool,
+}
+
+impl DataStream {
+    /// A fixed location (a stack slot, a lock, a device register) in 4 KB pages.
+    pub fn fixed(base: u64, memory: Memory) -> DataStream {
+        DataStream { base, stride: 0, footprint: 1, memory, page: 4 << 10, shared: false }
+    }
+
+    /// The stream's position in iteration `k`.
+    pub fn position(&self, k: u64) -> u64 {
+        self.base + self.distance(k)
+    }
+
+    /// Bytes from `base` in iteration `k`.
+    pub fn distance(&self, k: u64) -> u64 {
+        let footprint = i128::from(self.footprint.max(1));
+        (i128::from(k) * i128::from(self.stride)).rem_euclid(footprint) as u64
+    }
+
+    /// Iterations after which the position is the same again.
+    pub fn cycle(&self) -> u64 {
+        let footprint = self.footprint.max(1);
+        footprint / gcd(footprint, self.stride.unsigned_abs() % footprint).max(1)
+    }
+
+    /// Iterations from `k` whose accesses (`reach` bytes from the position) all stay
+    /// in the page that iteration `k` touches (0 when that access straddles two).
+    pub fn in_page(&self, k: u64, reach: u64) -> u64 {
+        let d = self.position(k) % self.page;
+        if d + reach.max(1) > self.page {
+            return 0;
+        }
+        match self.stride {
+            0 => u64::MAX,
+            s if s > 0 => (self.page - d - reach.max(1)) / s as u64 + 1,
+            s => d / s.unsigned_abs() + 1,
+        }
+    }
+
+    /// Iterations from `k` before the position wraps (`u64::MAX` if it never does).
+    pub fn until_wrap(&self, k: u64) -> u64 {
+        let d = self.distance(k);
+        match self.stride {
+            0 => u64::MAX,
+            s if s > 0 => (self.footprint.max(1) - d).div_ceil(s as u64),
+            s => (d / s.unsigned_abs()) + 1,
+        }
+    }
+}
+
+/// Why a program is malformed (a trace or a hand-written phase).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PhaseError {
+    #[error("instruction {index} refers to data stream {stream}, but the phase has {streams}")]
+    NoStream { index: usize, stream: u8, streams: usize },
+    #[error("instruction {index} jumps through table {table}, but the phase has {tables}")]
+    NoTable { index: usize, table: u8, tables: usize },
+    #[error("table {table} is empty")]
+    EmptyTable { table: usize },
+    #[error("data stream {stream}: page size {page} is not a power of two of at least 1 KB")]
+    Page { stream: usize, page: u64 },
+    #[error("instruction {index} skips {over} instructions, past the end of the body")]
+    SkipPastEnd { index: usize, over: u8 },
+    #[error("instruction {index}: branch pattern length {len} is outside 1..=64")]
+    PatternLength { index: usize, len: u8 },
+}
+
+impl Phase {
+    /// Checks every reference inside the phase, so machines may index without
+    /// further checks.
+    pub fn check(&self) -> Result<(), PhaseError> {
+        for (stream, s) in self.streams.iter().enumerate() {
+            if !s.page.is_power_of_two() || s.page < 1024 {
+                return Err(PhaseError::Page { stream, page: s.page });
+            }
+        }
+        for (table, t) in self.tables.iter().enumerate() {
+            if t.targets.is_empty() {
+                return Err(PhaseError::EmptyTable { table });
+            }
+        }
+        for (index, op) in self.body.iter().enumerate() {
+            if let Some(a) = op.access().filter(|a| usize::from(a.stream) >= self.streams.len()) {
+                return Err(PhaseError::NoStream { index, stream: a.stream, streams: self.streams.len() });
+            }
+            match *op {
+                Op::Jump { table, .. } if usize::from(table) >= self.tables.len() => {
+                    return Err(PhaseError::NoTable { index, table, tables: self.tables.len() })
+                }
+                Op::Branch { when: Pattern::Bits { len, .. }, .. } | Op::Skip { when: Pattern::Bits { len, .. }, .. }
+                    if !(1..=64).contains(&len) =>
+                {
+                    return Err(PhaseError::PatternLength { index, len })
+                }
+                Op::Skip { over, .. } if index + usize::from(over) >= self.body.len() => {
+                    return Err(PhaseError::SkipPastEnd { index, over })
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Iterations after which every branch pattern and table repeats.
+    pub fn control_period(&self) -> u64 {
+        let mut p = 1;
+        for op in &self.body {
+            match op {
+                Op::Branch { when, .. } | Op::Skip { when, .. } => p = lcm(p, when.period()),
+                Op::Jump { table, .. } => p = lcm(p, self.tables[usize::from(*table)].targets.len() as u64),
+                _ => {}
+            }
+        }
+        p
+    }
+}
+
+pub fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Least common multiple, saturating at `u64::MAX`.
+pub fn lcm(a: u64, b: u64) -> u64 {
+    if a == 0 || b == 0 {
+        return a.max(b);
+    }
+    (a / gcd(a, b)).saturating_mul(b)
+}

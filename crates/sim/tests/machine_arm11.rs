@@ -1,0 +1,243 @@
+//! The ARM11 machine model: skipping repetition is exact, the relationships of AN195
+//! and of the memory hierarchy hold on every workload and core, and every event counts
+//! on some built-in workload.
+
+use pmukit_arch::Catalog;
+use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
+use pmukit_sim::machine::{self, run::Skipping};
+use pmukit_sim::models::arm11::expected;
+use pmukit_sim::program::builtin::{self, layout};
+use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Program, INSN};
+use pmukit_sim::stream::{Block, Privilege, Signal, Totals};
+use proptest::prelude::*;
+
+const WORKLOADS: [&str; 4] = ["compute", "branchy", "stream", "mixed"];
+const CORES: [Arm11Core; 3] = [Arm11Core::Arm1136, Arm11Core::Arm1156, Arm11Core::Arm1176];
+
+fn config(core: Arm11Core, fault_every: Option<u64>) -> Arm11Config {
+    Arm11Config { fault_every, ..Arm11Config::new(core) }
+}
+
+fn totals(core: Arm11Core, workload: &str, cycles: u64, skipping: Skipping) -> Totals {
+    let program = builtin::program(workload, 3, 1).unwrap();
+    Totals::of(machine::arm11(config(core, None), program, skipping), cycles, |_| true)
+}
+
+#[test]
+fn skipping_repetition_gives_exactly_the_counts_of_simulating_every_iteration() {
+    for (core, workload) in [(Arm11Core::Arm1176, "compute"), (Arm11Core::Arm1176, "stream"), (Arm11Core::Arm1156, "mixed")] {
+        let cycles = 3_000_000;
+        assert_eq!(totals(core, workload, cycles, Skipping::On), totals(core, workload, cycles, Skipping::Off), "{core:?} {workload}");
+    }
+}
+
+#[test]
+fn skipping_is_exact_across_timer_interrupts_and_buffer_wraps() {
+    // `mixed` on ARM1176 for longer than one timer period: ticks split loops.
+    let cycles = 9_000_000;
+    let on = totals(Arm11Core::Arm1176, "mixed", cycles, Skipping::On);
+    assert_eq!(on, totals(Arm11Core::Arm1176, "mixed", cycles, Skipping::Off));
+    assert!(on.kernel_cycles > 0);
+}
+
+/// A random loop: a few streams (moving, wrapping, fixed; cacheable or not; small and
+/// large pages) and a body of loads, stores, line accesses, branches and calls.
+fn phase() -> impl Strategy<Value = Phase> {
+    let stream = (0u64..64, prop_oneof![Just(0i64), 4i64..256, -128i64..-4, Just(4128i64)], 1u64..64, 0u8..3, prop::bool::ANY).prop_map(
+        |(slot, stride, lines, kind, big)| DataStream {
+            base: layout::HEAP.start + slot * layout::SECTION * 2,
+            stride,
+            footprint: lines * if big { 1 << 16 } else { 32 },
+            memory: [Memory::Cacheable, Memory::NonCacheable, Memory::Device][usize::from(kind)],
+            page: if big { layout::SECTION } else { layout::PAGE },
+            shared: false,
+        },
+    );
+    let op = (0u8..9, 0u8..3, 0u32..64, any::<u64>(), prop::bool::ANY).prop_map(|(kind, stream, offset, bits, flag)| {
+        let a = Access { stream, offset: offset * 4, size: 4, use_next: flag };
+        match kind {
+            0 | 1 => Op::Int,
+            2 => Op::Load(a),
+            3 => Op::Store(a),
+            4 => Op::BlockLoad(Access { offset: 0, size: 32, ..a }),
+            5 => Op::BlockStore(Access { offset: 0, size: 32, ..a }),
+            6 => Op::Skip { over: 1, when: Pattern::Bits { bits, len: 1 + (bits % 64) as u8 } },
+            7 => Op::Barrier,
+            _ => Op::Fp(pmukit_sim::program::FpOp::Div),
+        }
+    });
+    (prop::collection::vec(stream, 3), prop::collection::vec(op, 2..10), 1u64..3000, 0u64..4096).prop_map(
+        |(streams, mut body, iterations, at)| {
+            let entry = layout::USER_TEXT.start + at * 64;
+            body.push(Op::Int);
+            let n = body.len() as u64;
+            body.push(Op::Branch { target: entry, when: Pattern::Loop });
+            let _ = n;
+            Phase {
+                privilege: Privilege::USER,
+                context: 1,
+                masks: Default::default(),
+                entry,
+                body,
+                iterations,
+                streams,
+                tables: Vec::new(),
+            }
+        },
+    )
+}
+
+fn program(phases: Vec<Phase>) -> Program {
+    Program { threads: vec![Box::new(phases.into_iter())], timer: None }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn skipping_is_exact_on_random_programs(phases in prop::collection::vec(phase(), 1..4)) {
+        let cfg = Arm11Config::new(Arm11Core::Arm1176);
+        let on = Totals::of(machine::arm11(cfg.clone(), program(phases.clone()), Skipping::On), u64::MAX, |_| true);
+        let off = Totals::of(machine::arm11(cfg, program(phases), Skipping::Off), u64::MAX, |_| true);
+        prop_assert_eq!(on, off);
+    }
+}
+
+/// The first `cycles` cycles of a workload on a core, as blocks.
+fn blocks(core: Arm11Core, workload: &str, cycles: u64, fault_every: Option<u64>) -> Vec<Block> {
+    let program = builtin::program(workload, 3, 1).unwrap();
+    let mut done = 0;
+    machine::arm11(config(core, fault_every), program, Skipping::On)
+        .take_while(|b| {
+            let more = done < cycles;
+            done += b.cycles();
+            more
+        })
+        .collect()
+}
+
+#[test]
+fn every_span_keeps_the_per_cycle_relationships() {
+    for core in CORES {
+        for workload in WORKLOADS {
+            for block in blocks(core, workload, 5_000_000, Some(997)) {
+                for s in &block.body {
+                    let g = |x: Signal| s.signals.get(x);
+                    let at = format!("{core:?} {workload} span at {:#x}", s.ip);
+                    // AN195 §4, §6: single issue; stalls are per cycle and a data
+                    // dependency is never an instruction-buffer stall.
+                    assert!(g(Signal::Instructions) <= 1, "{at}");
+                    for stall in [Signal::IBufStallCycles, Signal::DataDepStallCycles, Signal::LsuFullStallCycles] {
+                        assert!(g(stall) <= 1, "{at}");
+                    }
+                    assert!(g(Signal::IBufStallCycles) + g(Signal::DataDepStallCycles) <= 1, "{at}");
+                    // Loads, stores and branches are instructions.
+                    assert!(g(Signal::Loads) + g(Signal::Stores) <= g(Signal::Instructions), "{at}");
+                    assert!(g(Signal::Branches) <= g(Signal::Instructions), "{at}");
+                    // Every memory read is a line fill for an I-cache miss or an external
+                    // data access; a write-back is two half lines and a memory write.
+                    assert!(g(Signal::MemoryReads) <= g(Signal::ICacheMisses) + g(Signal::ExternalDataAccesses), "{at}");
+                    assert!(matches!(g(Signal::DCacheWritebacks), 0 | 2), "{at}");
+                    assert!(g(Signal::DCacheWritebacks) == 0 || g(Signal::MemoryWrites) >= 1, "{at}");
+                    // Only the kernel masks interrupts.
+                    if s.privilege.is_user() {
+                        assert_eq!(g(Signal::IrqDisabledCycles) + g(Signal::FiqDisabledCycles), 0, "{at}");
+                    }
+                    if core == Arm11Core::Arm1156 {
+                        assert_eq!(g(Signal::ITlbMisses) + g(Signal::DTlbMisses) + g(Signal::MainTlbMisses), 0, "{at}: no MMU");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn totals_keep_the_hierarchy_and_branch_relationships() {
+    for core in CORES {
+        for workload in WORKLOADS {
+            let t = totals(core, workload, 20_000_000, Skipping::On);
+            let g = |x: Signal| t.get(x);
+            let at = format!("{core:?} {workload}");
+            // §7, §8: misses never exceed accesses; cacheable accesses are accesses.
+            assert!(g(Signal::DCacheMisses) <= g(Signal::DCacheAccesses), "{at}");
+            assert!(g(Signal::DCacheAccessesCacheable) <= g(Signal::DCacheAccesses), "{at}");
+            assert!(g(Signal::DCacheMisses) <= g(Signal::ExternalDataAccesses), "{at}");
+            // §5: mispredicts and taken branches are branches; PC changes include
+            // taken branches. Table 2 0x23-0x26: returns balance the return stack.
+            assert!(g(Signal::BranchMispredicts) <= g(Signal::Branches), "{at}");
+            assert!(g(Signal::BranchesTaken) <= g(Signal::Branches), "{at}");
+            assert!(g(Signal::PcChanges) >= g(Signal::BranchesTaken), "{at}");
+            assert!(g(Signal::ReturnsMispredicted) <= g(Signal::ReturnsPredicted), "{at}");
+            assert!(g(Signal::ReturnsPredicted) <= g(Signal::Returns), "{at}");
+            // Micro-TLB misses go to the main TLB, whose misses are walks.
+            assert!(g(Signal::MainTlbMisses) <= g(Signal::ITlbMisses) + g(Signal::DTlbMisses), "{at}");
+            // Without fault injection there are no errors.
+            for e in [Signal::ICacheTagParityErrors, Signal::DCacheDataParityErrors, Signal::ItcmErrors, Signal::DtcmErrors] {
+                assert_eq!(g(e), 0, "{at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_workloads_behave_as_their_names_say() {
+    let core = Arm11Core::Arm1176;
+    let ipc = |t: &Totals| t.get(Signal::Instructions) as f64 / t.cycles as f64;
+    let compute = totals(core, "compute", 20_000_000, Skipping::On);
+    let branchy = totals(core, "branchy", 20_000_000, Skipping::On);
+    let stream = totals(core, "stream", 20_000_000, Skipping::On);
+    assert!(ipc(&compute) > 0.9, "compute runs near one instruction per cycle: {}", ipc(&compute));
+    let mispredicts = |t: &Totals| t.get(Signal::BranchMispredicts) as f64 / t.get(Signal::Branches) as f64;
+    assert!(mispredicts(&branchy) > 10.0 * mispredicts(&compute), "branchy mispredicts far more often");
+    let misses = |t: &Totals| t.get(Signal::DCacheMisses) as f64 / t.get(Signal::DCacheAccesses).max(1) as f64;
+    assert!(misses(&stream) > 0.5, "stream misses most accesses: {}", misses(&stream));
+    assert!(ipc(&stream) < ipc(&compute) / 2.0);
+}
+
+/// What every event of `pmu` counts over a workload's first `cycles` cycles.
+fn event_counts(cat: &Catalog, pmu: &str, core: Arm11Core, workload: &str, cycles: u64) -> Vec<(String, u64)> {
+    let pmu = cat.pmu(pmu).unwrap();
+    let program = builtin::program(workload, 3, 1).unwrap();
+    // Fault injection: an error every 61 accesses to each cache and TCM.
+    let t = Totals::of(machine::arm11(config(core, Some(61)), program, Skipping::On), cycles, |_| true);
+    pmu.events().map(|e| (e.name.to_string(), expected(e.code, pmu.desc.model, &t))).collect()
+}
+
+/// Events that count nothing on a core by definition (docs/machines.md).
+fn never_counts(pmu: &str, event: &str) -> bool {
+    // AN195 Table 2: 0x3, 0x4 and 0xF are unused on ARM1156, which has an MPU.
+    pmu == "arm1156" && matches!(event, "ITLB_MISS" | "DTLB_MISS" | "MAIN_TLB_MISS")
+}
+
+#[test]
+fn every_event_counts_on_some_workload_with_fault_injection() {
+    let cat = Catalog::builtin();
+    for (pmu, core) in [("arm1136", Arm11Core::Arm1136), ("arm1156", Arm11Core::Arm1156), ("arm1176", Arm11Core::Arm1176)] {
+        let mut seen: Vec<(String, u64)> = Vec::new();
+        for workload in WORKLOADS {
+            for (name, n) in event_counts(&cat, pmu, core, workload, 20_000_000) {
+                match seen.iter_mut().find(|(s, _)| *s == name) {
+                    Some((_, total)) => *total += n,
+                    None => seen.push((name, n)),
+                }
+            }
+        }
+        let zero: Vec<&str> = seen.iter().filter(|(n, c)| *c == 0 && !never_counts(pmu, n)).map(|(n, _)| n.as_str()).collect();
+        assert!(zero.is_empty(), "{pmu}: these events never count: {zero:?}");
+        let by_definition = seen.iter().filter(|(n, _)| never_counts(pmu, n)).count();
+        assert!(by_definition * 20 <= seen.len().max(20), "{pmu}: at most 5% of selections count nothing by definition");
+    }
+}
+
+#[test]
+fn code_runs_where_the_program_puts_it() {
+    for block in blocks(Arm11Core::Arm1176, "mixed", 5_000_000, None) {
+        for s in &block.body {
+            let user = layout::USER_TEXT.contains(&s.ip);
+            let kernel = layout::KERNEL_TEXT.contains(&s.ip) || s.ip >= layout::VECTORS;
+            assert!(if s.privilege.is_user() { user } else { kernel }, "{:?} code at {:#x}", s.privilege, s.ip);
+            assert_eq!(s.ip % INSN, 0);
+        }
+    }
+}
