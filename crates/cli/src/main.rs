@@ -15,7 +15,13 @@ use pmukit_core::register::parse_value;
 use pmukit_sim::hvcall;
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::models::sun4v::decode_mmustat;
-use pmukit_sim::stat::{self, StatOptions, DEFAULT_MUX_INTERVAL};
+use pmukit_sim::stat::{self, MachineFile, StatOptions, DEFAULT_MUX_INTERVAL};
+
+/// The machine models stream megabyte-sized blocks of spans; the system allocator
+/// hands such memory back to the kernel and faults it in again for every loop
+/// (a third of a `pmu stat` run went to page faults), mimalloc keeps it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use pmukit_sim::workloads;
 
 use crate::output::Out;
@@ -163,6 +169,10 @@ struct StatArgs {
     /// parity and TCM errors, events 0x30-0x35 and 0x38), e.g. 1e-4; off by default.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     fault_rate: Option<f64>,
+    /// A TOML file overriding the simulated machine's parameters (cache and TLB
+    /// geometry and replacement, latencies; docs/machines.md lists every key). ARM11.
+    #[arg(long, value_name = "FILE")]
+    machine_config: Option<String>,
     /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread
     /// over them, so misses to another node's memory count as remote.
     #[arg(long, default_value_t = 2, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
@@ -311,6 +321,13 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
         kt,
         threads: args.threads,
         fault_every: args.fault_rate.map(|r| (1.0 / r).round() as u64),
+        machine_config: match &args.machine_config {
+            Some(file) => {
+                let text = std::fs::read_to_string(file).map_err(|e| usage(format!("cannot read machine configuration {file}: {e}")))?;
+                Some(MachineFile { origin: file.clone(), text })
+            }
+            None => None,
+        },
     };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {

@@ -436,3 +436,32 @@ fn montecito_bad_input_gets_clear_errors() {
     let err = usage_error(&["stat", "--pmu", "montecito-st", "--threads", "2", "--cycles", "1000"]);
     assert!(err.contains("--pmu montecito"), "{err}");
 }
+
+#[test]
+fn machine_config_and_fault_rate_change_the_simulated_machine() {
+    let slow = temp_file("slow.toml", b"[core]\nmemory_cycles = 200\n");
+    let count = |extra: &[&str]| {
+        let mut args = vec!["stat", "-e", "INSTR_EXEC", "--workload", "stream", "--cycles", "1e7", "--json"];
+        args.extend_from_slice(extra);
+        ok_json(&args)["events"][0]["count"].as_u64().unwrap()
+    };
+    assert!(count(&["--machine-config", &slow]) < count(&[]), "a slower memory retires fewer instructions");
+    let v = ok_json(&["stat", "--pmu", "arm1156", "-e", "ICACHE_TAG_PARITY_ERROR", "--fault-rate", "1e-2", "--cycles", "1e7", "--json"]);
+    assert!(v["events"][0]["count"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_input_machine_config_and_fault_rate() {
+    let bad = temp_file("bad-machine.toml", b"[dcache]\nways = 0\n");
+    let err = usage_error(&["stat", "--machine-config", &bad, "--cycles", "1e6"]);
+    assert!(err.contains("bad-machine.toml: [dcache]: cache ways = 0: must be in 1..=64"), "{err}");
+    let err = usage_error(&["stat", "--machine-config", "/no/such/machine.toml"]);
+    assert!(err.contains("cannot read machine configuration /no/such/machine.toml"), "{err}");
+    let ok = temp_file("ok-machine.toml", b"[core]\nmemory_cycles = 30\n");
+    let err = usage_error(&["stat", "--pmu", "sparc-t4", "--machine-config", &ok, "--cycles", "1e6"]);
+    assert!(err.contains("applies to the ARM11 machines so far"), "{err}");
+    for rate in ["0", "1.5", "-1e-3", "x"] {
+        let err = usage_error(&["stat", &format!("--fault-rate={rate}")]);
+        assert!(err.contains("is not a rate per access"), "{rate}: {err}");
+    }
+}

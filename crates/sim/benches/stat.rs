@@ -1,11 +1,14 @@
-//! Simulation speed. The baseline is `totals`, which only walks the workload's block
-//! stream; the other benchmarks add the model, the driver and multiplexing on top of
-//! the same stream, so their ratios to it are the cost of counting.
+//! Simulation speed. The baseline is `totals`, which only walks a signal-level
+//! workload's block stream; `machine_arm11` runs the workload's program through the
+//! ARM11 machine model; the other benchmarks add the model, the driver and
+//! multiplexing on top, so their ratios to the baseline are the cost of simulating the
+//! machine and of counting.
 //!
 //! Run: `cargo bench -p pmukit-sim --bench stat`
 
 use pmukit_arch::Catalog;
-use pmukit_sim::stat::{stat, StatOptions};
+use pmukit_sim::stat::{self, stat, StatOptions};
+use pmukit_sim::stream::Totals;
 use pmukit_sim::workloads::{totals, Profile};
 
 const CYCLES: u64 = 1_000_000_000;
@@ -19,6 +22,15 @@ fn baseline_stream_totals(workload: &str) -> u64 {
     totals(workload, 1, Profile::ARM11, divan::black_box(CYCLES)).unwrap().cycles
 }
 
+/// The ARM1176 machine model alone: the program's blocks, summed.
+#[divan::bench(args = ["compute", "branchy", "stream", "mixed"], sample_count = 3, sample_size = 1)]
+fn machine_arm11(workload: &str) -> u64 {
+    let cat = Catalog::builtin();
+    let opts = StatOptions { workload: workload.to_string(), seed: 1, ..StatOptions::default() };
+    let blocks = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts).unwrap();
+    Totals::of(blocks, divan::black_box(CYCLES), |_| true).cycles
+}
+
 fn count(workload: &str, events: &[&str]) -> u64 {
     let cat = Catalog::builtin();
     let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "arm1176").unwrap()).collect();
@@ -26,12 +38,12 @@ fn count(workload: &str, events: &[&str]) -> u64 {
     stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
 }
 
-#[divan::bench(args = ["compute", "mixed"])]
+#[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
 fn stat_three_counters(workload: &str) -> u64 {
     count(workload, &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC"])
 }
 
-#[divan::bench(args = ["compute", "mixed"])]
+#[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
 fn stat_multiplexed_six_events(workload: &str) -> u64 {
     count(workload, &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC", "BR_MISPREDICT", "DCACHE_HIT", "DCACHE_MISS"])
 }

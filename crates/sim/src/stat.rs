@@ -17,7 +17,7 @@ use crate::drivers::montecito::MontecitoDriver;
 use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
 use crate::drivers::Driver;
-use crate::machine::arm11::{Arm11Config, Arm11Core};
+use crate::machine::arm11::{Arm11Config, Arm11Core, MachineConfigError};
 use crate::machine::{self, run::Skipping};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::ConfigError;
@@ -50,6 +50,16 @@ pub struct StatOptions {
     /// Fault injection on machines that model it (ARM11): one parity or TCM error per
     /// this many accesses to each structure; `None` for none.
     pub fault_every: Option<u64>,
+    /// A machine configuration file's text and where it came from
+    /// (`--machine-config`), overriding the machine's parameters.
+    pub machine_config: Option<MachineFile>,
+}
+
+/// The text of a `--machine-config` file.
+#[derive(Debug, Clone)]
+pub struct MachineFile {
+    pub origin: String,
+    pub text: String,
 }
 
 impl Default for StatOptions {
@@ -62,6 +72,7 @@ impl Default for StatOptions {
             kt: KtConfig::default(),
             threads: None,
             fault_every: None,
+            machine_config: None,
         }
     }
 }
@@ -86,6 +97,10 @@ pub enum StatError {
     Threads { machine: &'static str, threads: usize, max: usize },
     #[error("--cycles must be at least 1")]
     NoCycles,
+    #[error(transparent)]
+    MachineConfig(#[from] MachineConfigError),
+    #[error("--machine-config applies to the ARM11 machines so far; {pmu} counts a signal-level workload")]
+    NotConfigurable { pmu: String },
     #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
     NoFaults,
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
@@ -101,9 +116,15 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn Iterator<Item
         return Err(StatError::NoFaults);
     }
     if let Some(core) = Arm11Core::from_model(pmus[0].desc.model) {
-        let cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
+        let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
+        if let Some(file) = &opts.machine_config {
+            cfg = cfg.with_overrides(&file.text, &file.origin)?;
+        }
         let program = builtin::program(&opts.workload, opts.seed, threads)?;
         return Ok(Box::new(machine::arm11(cfg, program, Skipping::On)));
+    }
+    if opts.machine_config.is_some() {
+        return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
     }
     let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
     Ok(workloads::blocks(&opts.workload, opts.seed, profile)?)

@@ -210,17 +210,35 @@ pub struct Branch {
     pub mispredicted: bool,
 }
 
-/// Per-cycle increments of every signal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Signals([u8; Signal::COUNT]);
+/// Words of eight signals each: comparing spans (to merge them) compares these.
+const SIGNAL_WORDS: usize = Signal::COUNT.div_ceil(8);
+
+/// Per-cycle increments of every signal, padded to whole 64-bit words so that two
+/// sets compare in a few word comparisons (machines compare every cycle's signals with
+/// the previous span's to merge them).
+#[derive(Debug, Clone, Copy, Eq)]
+#[repr(align(8))]
+pub struct Signals([u8; SIGNAL_WORDS * 8]);
+
+impl PartialEq for Signals {
+    fn eq(&self, other: &Signals) -> bool {
+        // OR of the XORs: no early exit and no call to memcmp.
+        let (a, b) = (self.words(), other.words());
+        a.iter().zip(&b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
 
 impl Default for Signals {
     fn default() -> Self {
-        Signals([0; Signal::COUNT])
+        Signals([0; SIGNAL_WORDS * 8])
     }
 }
 
 impl Signals {
+    fn words(&self) -> [u64; SIGNAL_WORDS] {
+        std::array::from_fn(|i| u64::from_ne_bytes(self.0[8 * i..8 * i + 8].try_into().unwrap_or_default()))
+    }
+
     pub fn get(&self, s: Signal) -> u64 {
         self.0[s as usize] as u64
     }

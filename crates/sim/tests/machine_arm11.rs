@@ -216,7 +216,9 @@ fn every_event_counts_on_some_workload_with_fault_injection() {
     for (pmu, core) in [("arm1136", Arm11Core::Arm1136), ("arm1156", Arm11Core::Arm1156), ("arm1176", Arm11Core::Arm1176)] {
         let mut seen: Vec<(String, u64)> = Vec::new();
         for workload in WORKLOADS {
-            for (name, n) in event_counts(&cat, pmu, core, workload, 20_000_000) {
+            // `mixed` runs long enough to take fast interrupts.
+            let cycles = if workload == "mixed" { 100_000_000 } else { 20_000_000 };
+            for (name, n) in event_counts(&cat, pmu, core, workload, cycles) {
                 match seen.iter_mut().find(|(s, _)| *s == name) {
                     Some((_, total)) => *total += n,
                     None => seen.push((name, n)),
@@ -240,4 +242,40 @@ fn code_runs_where_the_program_puts_it() {
             assert_eq!(s.ip % INSN, 0);
         }
     }
+}
+
+#[test]
+fn a_machine_config_overrides_parameters_and_the_machine_follows() {
+    let base = Arm11Config::new(Arm11Core::Arm1176);
+    let cfg = base.with_overrides("[dcache]\nsize = 65536\nreplacement = \"lru\"\n[core]\nmemory_cycles = 100\n", "test.toml").unwrap();
+    assert_eq!((cfg.dcache.size, cfg.dcache.replacement, cfg.memory_cycles), (65536, pmukit_sim::machine::cache::Replacement::Lru, 100));
+    assert_eq!(cfg.icache, base.icache, "keys not given keep their values");
+    // A slower memory makes the same program take more cycles for the same work.
+    let run = |cfg: Arm11Config| {
+        let program = builtin::program("stream", 3, 1).unwrap();
+        Totals::of(machine::arm11(cfg, program, Skipping::On), 10_000_000, |_| true)
+    };
+    let (fast, slow) = (run(base.clone()), run(base.with_overrides("[core]\nmemory_cycles = 100\n", "t").unwrap()));
+    assert!(slow.get(Signal::Instructions) < fast.get(Signal::Instructions) / 2);
+}
+
+#[test]
+fn a_bad_machine_config_names_the_key_and_the_valid_range() {
+    let base = Arm11Config::new(Arm11Core::Arm1176);
+    let err = |text: &str| base.with_overrides(text, "m.toml").unwrap_err().to_string();
+    assert_eq!(err("[core]\nmemory_cycles = 0\n"), "m.toml: core.memory_cycles = 0: must be in 1..=100000");
+    assert!(err("[dcache]\nways = 3\n").starts_with("m.toml: [dcache]: cache size = 16384 bytes: must be a multiple of line * ways"));
+    assert!(err("[icache]\nline = 48\n").contains("line = 48 bytes: must be a power of two in 4..=4096"));
+    assert!(err("[main_tlb]\nways = 3\n").contains("[main_tlb]: TLB ways = 3"));
+    assert!(err("[btac]\nentries = 0\n").contains("[btac]"));
+    assert!(err("[dcache]\nsizes = 1\n").contains("unknown field `sizes`, expected one of `size`"));
+    assert!(err("[l2]\nsize = 1\n").contains("unknown field `l2`"));
+    assert!(err("[dcache]\nreplacement = \"fifo\"\n").contains("expected one of `lru`, `round-robin`, `random`"));
+    assert!(err("[core]\nreturn_stack = -1\n").contains("line 2"), "{}", err("[core]\nreturn_stack = -1\n"));
+    assert!(err("[core\n").contains("line 1"));
+    let mpu = Arm11Config::new(Arm11Core::Arm1156);
+    assert_eq!(
+        mpu.with_overrides("[micro_dtlb]\nentries = 4\n", "m.toml").unwrap_err().to_string(),
+        "m.toml: [micro_dtlb] describes a TLB, but arm1156 has an MPU and no TLBs"
+    );
 }

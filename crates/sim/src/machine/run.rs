@@ -21,7 +21,7 @@ use crate::stream::{Block, Span};
 /// iteration by iteration.
 const MAX_QUANTUM: u64 = 1 << 16;
 /// Simulated iterations are emitted in blocks of about this many spans.
-const EMIT_SPANS: usize = 256;
+const EMIT_SPANS: usize = 64;
 /// A period longer than this many spans is not kept: the memory would outweigh the
 /// gain.
 const MAX_PERIOD_SPANS: usize = 1 << 17;
@@ -54,6 +54,9 @@ pub struct Runner<C: Core> {
     out: VecDeque<Block>,
     /// Spans of simulated iterations not yet emitted.
     pending: Vec<Span>,
+    /// The finder's span buffer, kept between phases: it grows to megabytes, and
+    /// allocating it afresh for every loop would fault in new pages each time.
+    history: VecDeque<Span>,
 }
 
 impl<C: Core> Runner<C> {
@@ -70,6 +73,7 @@ impl<C: Core> Runner<C> {
             next_tick,
             out: VecDeque::new(),
             pending: Vec::new(),
+            history: VecDeque::new(),
         }
     }
 
@@ -122,7 +126,7 @@ impl<C: Core> Runner<C> {
     fn run_phase(&mut self, phase: &Phase, mut k: u64, interruptible: bool) -> u64 {
         // Execution (re)starts at the top of the loop body.
         self.core.enter(phase);
-        let mut finder = Finder::new(phase, &self.core, self.skipping);
+        let mut finder = Finder::new(phase, &self.core, self.skipping, &mut self.history);
         while k < phase.iterations {
             if interruptible && self.timer_due() {
                 break;
@@ -159,6 +163,10 @@ impl<C: Core> Runner<C> {
                 self.flush();
             }
             k += 1;
+        }
+        if let Some(mut f) = finder {
+            f.spans.clear();
+            self.history = f.spans;
         }
         k
     }
@@ -233,8 +241,8 @@ struct Finder {
     /// Bytes past a stream's position that one iteration touches.
     reach: u64,
     snapshots: Vec<Snapshot>,
-    /// Spans since the oldest snapshot.
-    spans: Vec<Span>,
+    /// Spans since the oldest snapshot (forgotten from the front).
+    spans: VecDeque<Span>,
     taken: u64,
     next: u64,
 }
@@ -242,7 +250,7 @@ struct Finder {
 impl Finder {
     /// `None` when the phase cannot be proved to repeat cheaply: skipping is off, a
     /// quantum is too long, or moving streams overlap each other or other data.
-    fn new(phase: &Phase, core: &dyn Core, skipping: Skipping) -> Option<Finder> {
+    fn new(phase: &Phase, core: &dyn Core, skipping: Skipping, spans: &mut VecDeque<Span>) -> Option<Finder> {
         if skipping == Skipping::Off || phase.iterations < 4 {
             return None;
         }
@@ -251,23 +259,28 @@ impl Finder {
         let mut regions = Vec::new();
         let mut fixed = Vec::new();
         for (stream, s) in phase.streams.iter().enumerate() {
-            let cycle = s.cycle();
-            if s.stride == 0 || cycle <= MAX_QUANTUM {
-                quantum = lcm(quantum, cycle);
-                fixed.push((s.base, s.base + s.footprint + reach));
-                continue;
-            }
+            // A stream is compared as it is when its addresses come back sooner than
+            // its structures would index it the same way again.
             let q = core.quantum(s);
             let iterations = |bytes: u64| bytes / gcd(bytes, s.stride.unsigned_abs()).max(1);
             let lines = lcm(quantum, iterations(q.lines));
             let pages = lcm(lines, iterations(q.pages));
+            let moving = if pages <= MAX_QUANTUM { pages } else { lines };
+            let cyclic = lcm(quantum, s.cycle());
+            if s.stride == 0 || cyclic_is_cheaper(cyclic, moving, s.cycle(), phase.iterations) {
+                quantum = cyclic;
+                fixed.push((s.base, s.base + s.footprint + reach));
+                continue;
+            }
             let motion = if pages <= MAX_QUANTUM { Motion::Moving } else { Motion::MovingInPage };
-            quantum = if motion == Motion::Moving { pages } else { lines };
+            quantum = moving;
             let start = s.base / s.page * s.page;
             let end = (s.base + s.footprint + reach).div_ceil(s.page).saturating_mul(s.page);
             regions.push(Region { stream, start, end, motion });
         }
-        if quantum > MAX_QUANTUM {
+        // Finding a period takes at least two quanta after the first: a shorter loop
+        // cannot gain, so it does not pay for snapshots and recording.
+        if quantum > MAX_QUANTUM || phase.iterations < 4 * quantum {
             return None;
         }
         // Every address must belong to one moving stream at most, and fixed data and
@@ -279,7 +292,8 @@ impl Finder {
                 return None;
             }
         }
-        Some(Finder { quantum, regions, reach, snapshots: Vec::new(), spans: Vec::new(), taken: 0, next: quantum })
+        let spans = std::mem::take(spans);
+        Some(Finder { quantum, regions, reach, snapshots: Vec::new(), spans, taken: 0, next: quantum })
     }
 
     fn due(&self, k: u64) -> bool {
@@ -297,15 +311,20 @@ impl Finder {
         if self.snapshots.is_empty() {
             return;
         }
-        self.spans.extend_from_slice(spans);
+        self.spans.extend(spans.iter().copied());
         while self.spans.len() > MAX_PERIOD_SPANS && !self.snapshots.is_empty() {
             // Forget the oldest snapshot and the spans only it needed.
-            self.snapshots.remove(0);
-            let from = self.snapshots.first().map_or(self.spans.len(), |s| s.spans);
-            self.spans.drain(..from);
-            for s in &mut self.snapshots {
-                s.spans -= from;
-            }
+            self.forget_oldest();
+        }
+    }
+
+    /// Drops the oldest snapshot and the spans only it needed.
+    fn forget_oldest(&mut self) {
+        self.snapshots.remove(0);
+        let from = self.snapshots.first().map_or(self.spans.len(), |s| s.spans);
+        self.spans.drain(..from);
+        for s in &mut self.snapshots {
+            s.spans -= from;
         }
     }
 
@@ -349,7 +368,7 @@ impl Finder {
         self.next = k.saturating_add(spacing * self.quantum);
         if let Some(then) = self.snapshots.iter().find(|s| s.hash == hash && s.state == state) {
             let period = k - then.k;
-            let mut body = self.spans[then.spans..].to_vec();
+            let mut body: Vec<Span> = self.spans.range(then.spans..).copied().collect();
             for mem in body.iter_mut().filter_map(|s| s.mem.as_mut()) {
                 mem.addr = mem.addr.wrapping_add_signed(mem.stride.wrapping_mul(period as i64));
                 mem.stride = mem.stride.wrapping_mul(period as i64);
@@ -368,16 +387,22 @@ impl Finder {
             return Some(Skip { period, body, cycles, repeat: room / period });
         }
         if self.snapshots.len() == SNAPSHOTS {
-            self.snapshots.remove(0);
-            let from = self.snapshots[0].spans;
-            self.spans.drain(..from);
-            for s in &mut self.snapshots {
-                s.spans -= from;
-            }
+            self.forget_oldest();
         }
         self.snapshots.push(Snapshot { k, hash, state, spans: self.spans.len() });
         None
     }
+}
+
+/// Whether to compare a stream's addresses as they are (its position comes back
+/// every `cycle` iterations; the quantum becomes `cyclic`) rather than relative to its
+/// position (quantum `moving`, and every wrap of the position ends a skip). Finding a
+/// period takes about three quanta of simulated iterations, once for a cyclic stream
+/// and again after every wrap for a moving one.
+fn cyclic_is_cheaper(cyclic: u64, moving: u64, cycle: u64, iterations: u64) -> bool {
+    let cyclic_cost = if cyclic <= MAX_QUANTUM { (3 * cyclic).min(iterations) } else { iterations };
+    let moving_cost = if cycle > 3 * moving { (3 * moving).saturating_mul(iterations.div_ceil(cycle)).min(iterations) } else { iterations };
+    cyclic_cost <= moving_cost
 }
 
 /// A 64-bit fingerprint of a state (FNV-1a over the words), to compare cheaply first.

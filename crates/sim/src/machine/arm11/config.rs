@@ -18,6 +18,14 @@ pub enum Arm11Core {
 }
 
 impl Arm11Core {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arm11Core::Arm1136 => "arm1136",
+            Arm11Core::Arm1156 => "arm1156",
+            Arm11Core::Arm1176 => "arm1176",
+        }
+    }
+
     pub fn from_model(model: &str) -> Option<Arm11Core> {
         match model {
             "arm1136" => Some(Arm11Core::Arm1136),

@@ -9,8 +9,10 @@
 
 pub mod config;
 mod exec;
+mod overrides;
 
 pub use config::{Arm11Config, Arm11Core};
+pub use overrides::MachineConfigError;
 
 use crate::machine::cache::Cache;
 use crate::machine::predict::{ReturnStack, TargetCache};

@@ -97,7 +97,7 @@ impl Phases {
         if rng.chance(150) {
             self.queue.extend(kernel::interrupt(rng, t, Interrupt::Device));
         }
-        if rng.chance(30) {
+        if rng.chance(100) {
             self.queue.extend(kernel::interrupt(rng, t, Interrupt::Fast));
         }
     }

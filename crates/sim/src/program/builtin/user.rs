@@ -58,7 +58,8 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
     let taken_per_mille = rng.range(200, 800);
     let mut b = user(t, code_address(rng, &BRANCHY_TEXT));
     let frame = b.stream(stack_frame(rng, t.index));
-    let nodes = rng.log_range(64, 1 << 16);
+    // A power of two of nodes, as allocators and benchmarks size their pools.
+    let nodes = 1 << rng.range(6, 16);
     let list = b.stream(DataStream {
         base: buffer(rng, &HEAP, nodes * 4 * LINE),
         stride: 4 * LINE as i64,
@@ -85,16 +86,17 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
             b.load(list, 0, 4, true);
         }
     }
-    // Dispatch through a jump table in memory to one of the handlers; each handler
-    // ends with the back edge.
+    // Dispatch through a jump table in memory to one of 4-48 handlers; each handler
+    // ends with the back edge. The opcodes dispatched repeat every 64 iterations.
     if rng.chance(500) {
         let handlers: Vec<u64> = (0..rng.range(4, 48)).map(|_| code_address(rng, &BRANCHY_TEXT)).collect();
+        let opcodes: Vec<u64> = (0..64).map(|_| handlers[rng.below(handlers.len() as u64) as usize]).collect();
         let entries = b.stream(DataStream {
             stride: INSN as i64,
-            footprint: handlers.len() as u64 * INSN,
+            footprint: opcodes.len() as u64 * INSN,
             ..DataStream::fixed(buffer(rng, &HEAP, PAGE), Memory::Cacheable)
         });
-        let table = b.table(handlers);
+        let table = b.table(opcodes);
         b.jump(table, Some(Access { stream: entries, offset: 0, size: 4, use_next: false }));
         b.int(rng.range(4, 24));
     }
