@@ -169,6 +169,11 @@ struct StatArgs {
     /// parity and TCM errors, events 0x30-0x35 and 0x38), e.g. 1e-4; off by default.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     fault_rate: Option<f64>,
+    /// Run a recorded program instead of the workload: Valgrind Lackey
+    /// `--trace-mem=yes` output or a native trace (docs/workloads.md); `-` reads
+    /// standard input. ARM11.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    trace: Option<String>,
     /// A TOML file overriding the simulated machine's parameters (cache and TLB
     /// geometry and replacement, latencies; docs/machines.md lists every key). ARM11.
     #[arg(long, value_name = "FILE")]
@@ -328,6 +333,7 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
             }
             None => None,
         },
+        trace: args.trace.clone(),
     };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {

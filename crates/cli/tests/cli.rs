@@ -465,3 +465,35 @@ fn bad_input_machine_config_and_fault_rate() {
         assert!(err.contains("is not a rate per access"), "{rate}: {err}");
     }
 }
+
+#[test]
+fn stat_runs_a_trace_from_a_file_or_standard_input() {
+    use std::io::Write;
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/loop.trace");
+    let v = ok_json(&["stat", "--trace", trace, "-e", "INSTR_EXEC,BR_EXEC", "--json"]);
+    assert_eq!(v["events"][0]["count"], 36);
+    assert_eq!(v["events"][1]["count"], 10);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
+        .args(["stat", "--trace", "-", "-e", "INSTR_EXEC", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&std::fs::read(trace).unwrap()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["events"][0]["count"], 36);
+    assert_eq!(v["workload"], "trace -");
+}
+
+#[test]
+fn bad_input_malformed_trace() {
+    let bad = temp_file("bad.trace", b"#pmukit-trace v1\n10000 int\n10004 ld 20000\n");
+    let err = usage_error(&["stat", "--trace", &bad]);
+    assert!(err.contains("bad.trace:3:7: `ld` takes 2 operands, not 1"), "{err}");
+    let err = usage_error(&["stat", "--trace", "/no/such.trace"]);
+    assert!(err.contains("/no/such.trace: "), "{err}");
+    let err = usage_error(&["stat", "--trace", &bad, "--workload", "compute"]);
+    assert!(err.contains("cannot be used with"), "{err}");
+}

@@ -27,7 +27,7 @@ fn baseline_stream_totals(workload: &str) -> u64 {
 fn machine_arm11(workload: &str) -> u64 {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: 1, ..StatOptions::default() };
-    let blocks = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts).unwrap();
+    let (blocks, _) = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts).unwrap();
     Totals::of(blocks, divan::black_box(CYCLES), |_| true).cycles
 }
 

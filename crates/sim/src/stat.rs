@@ -22,8 +22,11 @@ use crate::machine::{self, run::Skipping};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::ConfigError;
 use crate::program::builtin;
+use crate::program::trace::{self, TraceError, TraceStatus};
 use crate::stream::{Block, Cursor};
 use crate::workloads::{self, Profile, UnknownWorkload};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
 pub const CLOCK_HZ: u64 = 1_000_000_000;
@@ -53,6 +56,9 @@ pub struct StatOptions {
     /// A machine configuration file's text and where it came from
     /// (`--machine-config`), overriding the machine's parameters.
     pub machine_config: Option<MachineFile>,
+    /// A recorded program to run instead of the workload (`--trace`): a file, or `-`
+    /// for standard input.
+    pub trace: Option<String>,
 }
 
 /// The text of a `--machine-config` file.
@@ -73,6 +79,7 @@ impl Default for StatOptions {
             threads: None,
             fault_every: None,
             machine_config: None,
+            trace: None,
         }
     }
 }
@@ -99,6 +106,10 @@ pub enum StatError {
     NoCycles,
     #[error(transparent)]
     MachineConfig(#[from] MachineConfigError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("--trace runs recorded programs on the ARM11 machines so far, not on {pmu}")]
+    NoTraceMachine { pmu: String },
     #[error("--machine-config applies to the ARM11 machines so far; {pmu} counts a signal-level workload")]
     NotConfigurable { pmu: String },
     #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
@@ -107,27 +118,49 @@ pub enum StatError {
     ShortInterval(u64),
 }
 
-/// The event stream of the run: the program on the machine of `pmus` (ARM11 runs it
+/// An event stream.
+pub type Blocks = Box<dyn Iterator<Item = Block> + Send>;
+
+/// The event stream of the run, and the status of the trace it reads if any: the
+/// program (a built-in workload or a trace) on the machine of `pmus`. ARM11 runs it
 /// through its machine model; the other machines still take the signal-level
-/// workloads of `workloads`, until their machine models land).
-pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn Iterator<Item = Block> + Send>, StatError> {
+/// workloads of `workloads`, until their machine models land.
+pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<TraceStatus>), StatError> {
     let threads = threads(pmus, opts)?;
     if opts.fault_every == Some(0) {
         return Err(StatError::NoFaults);
     }
-    if let Some(core) = Arm11Core::from_model(pmus[0].desc.model) {
-        let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
-        if let Some(file) = &opts.machine_config {
-            cfg = cfg.with_overrides(&file.text, &file.origin)?;
+    let Some(core) = Arm11Core::from_model(pmus[0].desc.model) else {
+        if opts.machine_config.is_some() {
+            return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
         }
-        let program = builtin::program(&opts.workload, opts.seed, threads)?;
-        return Ok(Box::new(machine::arm11(cfg, program, Skipping::On)));
+        if opts.trace.is_some() {
+            return Err(StatError::NoTraceMachine { pmu: pmus[0].name().to_string() });
+        }
+        let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
+        return Ok((workloads::blocks(&opts.workload, opts.seed, profile)?, None));
+    };
+    let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
+    if let Some(file) = &opts.machine_config {
+        cfg = cfg.with_overrides(&file.text, &file.origin)?;
     }
-    if opts.machine_config.is_some() {
-        return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
+    let (program, status) = match &opts.trace {
+        Some(path) => {
+            let (program, status) = trace::program(open_trace(path)?, path)?;
+            (program, Some(status))
+        }
+        None => (builtin::program(&opts.workload, opts.seed, threads)?, None),
+    };
+    Ok((Box::new(machine::arm11(cfg, program, Skipping::On)), status))
+}
+
+/// A trace file, or standard input for `-`, buffered.
+fn open_trace(path: &str) -> Result<Box<dyn BufRead + Send>, TraceError> {
+    if path == "-" {
+        return Ok(Box::new(BufReader::with_capacity(1 << 16, std::io::stdin())));
     }
-    let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
-    Ok(workloads::blocks(&opts.workload, opts.seed, profile)?)
+    let file = File::open(path).map_err(|e| TraceError::Io { origin: path.to_string(), message: e.to_string() })?;
+    Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
 }
 
 /// The hardware threads of the run, checked against the machine's.
@@ -282,7 +315,8 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     }
     let pmus: Vec<&Pmu> = by_pmu.iter().map(|(p, _)| *p).collect();
     let mut driver = machine_for(catalog, &pmus, opts)?;
-    let mut cursor = Cursor::new(blocks(&pmus, opts)?);
+    let (stream, trace) = blocks(&pmus, opts)?;
+    let mut cursor = Cursor::new(stream);
     let mut plans = by_pmu.into_iter().map(|(p, events)| Plan::new(p, sels, events)).collect::<Result<Vec<_>, _>>()?;
 
     let mut counts = vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()];
@@ -330,6 +364,10 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         }
     }
 
+    // A trace that turned out malformed part-way gives no report, only the error.
+    if let Some(e) = trace.as_ref().and_then(TraceStatus::error) {
+        return Err(StatError::Trace(e));
+    }
     let events: Vec<EventResult> = sels.iter().zip(&counts).zip(counters).map(|((s, c), ctr)| EventResult::new(s.name(), c, ctr)).collect();
     let mut notes: Vec<String> = sels.iter().flat_map(|s| s.warnings.iter().cloned()).collect();
     notes.extend(driver.notes());
@@ -351,7 +389,10 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     }
     Ok(StatReport {
         pmu: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),
-        workload: opts.workload.clone(),
+        workload: match &opts.trace {
+            Some(path) => format!("trace {path}"),
+            None => opts.workload.clone(),
+        },
         seed: opts.seed,
         cycles: elapsed,
         elapsed_ns: elapsed * (1_000_000_000 / CLOCK_HZ),

@@ -70,9 +70,7 @@ fn phase() -> impl Strategy<Value = Phase> {
         |(streams, mut body, iterations, at)| {
             let entry = layout::USER_TEXT.start + at * 64;
             body.push(Op::Int);
-            let n = body.len() as u64;
             body.push(Op::Branch { target: entry, when: Pattern::Loop });
-            let _ = n;
             Phase {
                 privilege: Privilege::USER,
                 context: 1,
@@ -82,6 +80,7 @@ fn phase() -> impl Strategy<Value = Phase> {
                 iterations,
                 streams,
                 tables: Vec::new(),
+                addresses: Vec::new(),
             }
         },
     )

@@ -24,6 +24,7 @@ impl Body {
             iterations: 1,
             streams: Vec::new(),
             tables: Vec::new(),
+            addresses: Vec::new(),
         };
         Body { phase, ip: entry, calls: Vec::new() }
     }

@@ -16,6 +16,7 @@
 pub mod build;
 pub mod builtin;
 pub mod rng;
+pub mod trace;
 
 use crate::stream::Privilege;
 
@@ -58,6 +59,10 @@ pub struct Phase {
     pub streams: Vec<DataStream>,
     /// Target tables of indirect branches ([`Op::Jump`]).
     pub tables: Vec<Table>,
+    /// The address of each instruction of the body, for recorded programs whose
+    /// instructions have other sizes than `INSN` (x86 under Lackey); empty when they
+    /// follow each other `INSN` apart.
+    pub addresses: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -78,6 +83,9 @@ pub enum Op {
     Store(Access),
     /// An atomic read-modify-write (swap, compare-and-swap).
     Atomic(Access),
+    /// A read-modify-write of memory that is not atomic (an x86 instruction with a
+    /// memory operand, as Lackey's `M` records it).
+    Modify(Access),
     /// A software prefetch: brings the line in, never stalls.
     Prefetch(Access),
     /// A whole-line load or store (ARM LDM/STM of eight words, SPARC block load/store).
@@ -126,7 +134,7 @@ pub enum Op {
 impl Op {
     pub fn access(&self) -> Option<Access> {
         match *self {
-            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => Some(a),
+            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => Some(a),
             Op::Jump { via, .. } => via,
             _ => None,
         }
@@ -134,7 +142,7 @@ impl Op {
 
     /// Whether the instruction writes memory.
     pub fn writes(&self) -> bool {
-        matches!(self, Op::Store(_) | Op::Atomic(_) | Op::BlockStore(_))
+        matches!(self, Op::Store(_) | Op::Atomic(_) | Op::Modify(_) | Op::BlockStore(_))
     }
 
     /// Whether the instruction can change the flow of control.
@@ -248,6 +256,9 @@ impl DataStream {
 
     /// Bytes from `base` in iteration `k`.
     pub fn distance(&self, k: u64) -> u64 {
+        if self.stride == 0 {
+            return 0;
+        }
         let footprint = i128::from(self.footprint.max(1));
         (i128::from(k) * i128::from(self.stride)).rem_euclid(footprint) as u64
     }
@@ -294,6 +305,8 @@ pub enum PhaseError {
     EmptyTable { table: usize },
     #[error("data stream {stream}: page size {page} is not a power of two of at least 1 KB")]
     Page { stream: usize, page: u64 },
+    #[error("the phase gives {addresses} instruction addresses for {instructions} instructions")]
+    Addresses { addresses: usize, instructions: usize },
     #[error("instruction {index} skips {over} instructions, past the end of the body")]
     SkipPastEnd { index: usize, over: u8 },
     #[error("instruction {index}: branch pattern length {len} is outside 1..=64")]
@@ -308,6 +321,9 @@ impl Phase {
             if !s.page.is_power_of_two() || s.page < 1024 {
                 return Err(PhaseError::Page { stream, page: s.page });
             }
+        }
+        if !self.addresses.is_empty() && self.addresses.len() != self.body.len() {
+            return Err(PhaseError::Addresses { addresses: self.addresses.len(), instructions: self.body.len() });
         }
         for (table, t) in self.tables.iter().enumerate() {
             if t.targets.is_empty() {

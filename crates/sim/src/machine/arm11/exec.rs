@@ -81,7 +81,7 @@ impl Arm11 {
                 self.plain(out, ip, s);
                 self.wait(out, ip, self.cfg.exception_cycles, None);
             }
-            Op::Load(a) | Op::Atomic(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) | Op::Store(a) => {
+            Op::Load(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) | Op::Store(a) => {
                 self.memory(phase, k, op, a, ip, s, out);
             }
             Op::Jump { table, via } => {
@@ -283,14 +283,15 @@ impl Arm11 {
         }
         // A load's consumer waits for the data; a fill nothing waits for keeps the
         // line-fill buffer busy for the next access.
-        let waits = a.use_next || stream.memory == Memory::Device || matches!(op, Op::Atomic(_));
-        if d.latency > 0 && !write {
+        let waits = a.use_next || stream.memory == Memory::Device || matches!(op, Op::Atomic(_) | Op::Modify(_));
+        let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
+        if d.latency > 0 && reads {
             if waits && !matches!(op, Op::Prefetch(_)) {
                 self.wait(out, ip, d.latency, Some(Signal::DataDepStallCycles));
             } else {
                 self.fill_busy = d.latency;
             }
-        } else if a.use_next && !write && d.latency == 0 {
+        } else if a.use_next && reads && d.latency == 0 {
             self.wait(out, ip, self.cfg.load_use_cycles, Some(Signal::DataDepStallCycles));
         }
     }
@@ -364,7 +365,12 @@ impl Arm11 {
                 d.signals.set(Signal::DCacheWritebacks, 2).set(Signal::MemoryWrites, 1);
             }
         }
-        let lookup = self.dcache.access(addr, write);
+        // A read-modify-write reads first (allocating on a miss), then writes the line.
+        let rmw = matches!(op, Op::Atomic(_) | Op::Modify(_));
+        let lookup = self.dcache.access(addr, write && !rmw);
+        if rmw && (lookup.hit || lookup.allocated) {
+            self.dcache.access(addr, true);
+        }
         if lookup.hit {
             return d;
         }

@@ -152,10 +152,14 @@ impl Core for Arm11 {
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
         let mut out = Out::new(out, phase);
         let mut skip = 0u8;
-        for op in &phase.body {
+        for (i, op) in phase.body.iter().enumerate() {
             if skip > 0 {
                 skip -= 1;
                 continue;
+            }
+            // A recorded program says where each instruction is.
+            if let Some(&ip) = phase.addresses.get(i) {
+                self.ip = ip;
             }
             skip = self.execute(phase, k, op, &mut out);
         }

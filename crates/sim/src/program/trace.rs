@@ -1,0 +1,394 @@
+//! Recorded programs: Valgrind Lackey `--trace-mem=yes` output and pmukit's native
+//! trace format (`docs/workloads.md`), read line by line into phases, so a trace of
+//! any length streams through a machine without being loaded whole.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::sync::{Arc, Mutex};
+
+use super::{Access, DataStream, FpOp, Memory, Op, Pattern, Phase, Program, Table};
+use crate::stream::Privilege;
+
+/// The first line of a native trace.
+pub const NATIVE_HEADER: &str = "#pmukit-trace v1";
+
+/// Instructions per phase: enough to amortise a phase, small enough to stream.
+const PHASE_RECORDS: usize = 4096;
+/// Data streams and jump tables a phase can name (their indices are bytes).
+const PHASE_STREAMS: usize = 255;
+
+/// A trace that cannot be read, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TraceError {
+    #[error("{origin}:{line}:{column}: {message}")]
+    Syntax { origin: String, line: u64, column: usize, message: String },
+    #[error("{origin}: {message}")]
+    Io { origin: String, message: String },
+    #[error("{origin}: not a trace: the first line is neither Valgrind Lackey output (`==PID==`, `I  ADDR,SIZE`) nor `{NATIVE_HEADER}`")]
+    Format { origin: String },
+}
+
+/// What the run learns of the trace as it reads it: the first error, and how many
+/// instructions it read.
+#[derive(Debug, Clone, Default)]
+pub struct TraceStatus {
+    pub error: Arc<Mutex<Option<TraceError>>>,
+}
+
+impl TraceStatus {
+    pub fn error(&self) -> Option<TraceError> {
+        self.error.lock().map(|e| e.clone()).unwrap_or(None)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Lackey,
+    Native,
+}
+
+/// One instruction as the trace gives it.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    thread: u8,
+    privilege: Privilege,
+    ip: u64,
+    op: Kind,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Plain(Op),
+    Mem(MemKind, u64, u8),
+    Branch(u64, bool),
+    Call(u64),
+    Return(u64),
+    Jump(u64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MemKind {
+    Load,
+    Store,
+    Modify,
+    Atomic,
+    Prefetch,
+    BlockLoad,
+    BlockStore,
+}
+
+/// The program a trace records: one software thread whose phases are chunks of the
+/// trace. Reading errors end the program and are kept in the returned status.
+pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Program, TraceStatus), TraceError> {
+    let io = |e: std::io::Error| TraceError::Io { origin: origin.to_string(), message: e.to_string() };
+    let head = reader.fill_buf().map_err(io)?;
+    let format = if head.starts_with(NATIVE_HEADER.as_bytes()) {
+        Format::Native
+    } else if head.starts_with(b"==") || head.starts_with(b"I  ") {
+        Format::Lackey
+    } else {
+        return Err(TraceError::Format { origin: origin.to_string() });
+    };
+    let status = TraceStatus::default();
+    let phases = Phases {
+        reader,
+        origin: origin.to_string(),
+        format,
+        line: Vec::with_capacity(256),
+        line_no: 0,
+        held: None,
+        next: None,
+        status: status.clone(),
+        done: false,
+    };
+    Ok((Program { threads: vec![Box::new(phases)], timer: None }, status))
+}
+
+/// A Lackey instruction waiting for its data lines and its successor: address, size
+/// and its first data access.
+type Held = (u64, u64, Option<(MemKind, u64, u8)>);
+
+struct Phases {
+    reader: Box<dyn BufRead + Send>,
+    origin: String,
+    format: Format,
+    line: Vec<u8>,
+    line_no: u64,
+    /// Lackey: the instruction whose data lines may still follow, with its size and
+    /// its first data access.
+    held: Option<Held>,
+    /// An instruction read that belongs to the next phase.
+    next: Option<Record>,
+    status: TraceStatus,
+    done: bool,
+}
+
+impl Phases {
+    fn fail(&mut self, e: TraceError) {
+        if let Ok(mut slot) = self.status.error.lock() {
+            slot.get_or_insert(e);
+        }
+        self.done = true;
+    }
+
+    fn syntax(&self, column: usize, message: impl Into<String>) -> TraceError {
+        TraceError::Syntax { origin: self.origin.clone(), line: self.line_no, column, message: message.into() }
+    }
+
+    /// The next instruction, `None` at the end or on an error.
+    fn record(&mut self) -> Option<Record> {
+        if let Some(r) = self.next.take() {
+            return Some(r);
+        }
+        while !self.done {
+            self.line.clear();
+            match self.reader.read_until(b'\n', &mut self.line) {
+                Ok(0) => {
+                    self.done = true;
+                    // Lackey's last instruction has no successor: it falls through.
+                    return self.held.take().map(|(ip, size, mem)| lackey_record(ip, size, mem, ip + size));
+                }
+                Ok(_) => self.line_no += 1,
+                Err(e) => {
+                    let e = TraceError::Io { origin: self.origin.clone(), message: e.to_string() };
+                    self.fail(e);
+                    return None;
+                }
+            }
+            let parsed = match self.format {
+                Format::Lackey => self.lackey_line(),
+                Format::Native => match std::str::from_utf8(&self.line) {
+                    Ok(text) => native_line(text.trim_end()).map_err(|(column, m)| self.syntax(column, m)),
+                    Err(e) => Err(self.syntax(e.valid_up_to() + 1, "not UTF-8 text")),
+                },
+            };
+            match parsed {
+                Ok(Some(r)) => return Some(r),
+                Ok(None) => continue,
+                Err(e) => self.fail(e),
+            }
+        }
+        None
+    }
+
+    /// One Lackey line: an instruction completes the one held before it. Parsed as
+    /// bytes: traces run to billions of lines.
+    fn lackey_line(&mut self) -> Result<Option<Record>, TraceError> {
+        let mut end = self.line.len();
+        while end > 0 && matches!(self.line[end - 1], b'\n' | b'\r' | b' ') {
+            end -= 1;
+        }
+        let line = &self.line[..end];
+        if line.is_empty() || line.starts_with(b"==") || line.starts_with(b"--") {
+            return Ok(None);
+        }
+        let kind = match line {
+            [b'I', b' ', b' ', ..] => b'I',
+            [b' ', k @ (b'L' | b'S' | b'M'), b' ', ..] => *k,
+            _ => return Err(self.syntax(1, "expected `I  ADDR,SIZE` or ` L|S|M ADDR,SIZE` (Valgrind Lackey --trace-mem=yes)")),
+        };
+        let rest = &line[3..];
+        let Some(comma) = rest.iter().position(|&b| b == b',') else { return Err(self.syntax(4, "expected ADDR,SIZE")) };
+        let (addr, size) = (&rest[..comma], &rest[comma + 1..]);
+        let Some(addr) = hex(addr) else {
+            let text = String::from_utf8_lossy(addr).into_owned();
+            return Err(self.syntax(4, format!("`{text}` is not a hexadecimal address")));
+        };
+        let Some(size) = decimal_u8(size) else {
+            let text = String::from_utf8_lossy(size).into_owned();
+            return Err(self.syntax(4 + comma + 1, format!("`{text}` is not a size in bytes (1-255)")));
+        };
+        if kind == b'I' {
+            let before = self.held.replace((addr, u64::from(size), None));
+            return Ok(before.map(|(ip, isize, mem)| lackey_record(ip, isize, mem, addr)));
+        }
+        let mem = match kind {
+            b'L' => MemKind::Load,
+            b'S' => MemKind::Store,
+            _ => MemKind::Modify,
+        };
+        match &mut self.held {
+            Some((_, _, first @ None)) => *first = Some((mem, addr, size)),
+            Some(_) => {}
+            None => return Err(self.syntax(2, "a data access before any instruction")),
+        }
+        Ok(None)
+    }
+}
+
+/// A hexadecimal number of 1-16 digits.
+fn hex(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |n, &d| Some(n << 4 | u64::from((d as char).to_digit(16)?)))
+}
+
+/// A decimal number in 1..=255.
+fn decimal_u8(digits: &[u8]) -> Option<u8> {
+    if digits.is_empty() || digits.len() > 3 {
+        return None;
+    }
+    let n = digits.iter().try_fold(0u32, |n, &d| Some(n * 10 + (d as char).to_digit(10)?))?;
+    u8::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// A Lackey instruction, once the next one's address (`next`) is known: a jump when
+/// it is not the fall-through.
+fn lackey_record(ip: u64, size: u64, mem: Option<(MemKind, u64, u8)>, next: u64) -> Record {
+    let op = match mem {
+        _ if next != ip + size => Kind::Branch(next, true),
+        Some((kind, addr, size)) => Kind::Mem(kind, addr, size),
+        None => Kind::Plain(Op::Int),
+    };
+    Record { thread: 0, privilege: Privilege::USER, ip, op }
+}
+
+/// One native line: `IP CLASS [OPERANDS] [kernel] [thread=N]`; `#` starts a comment.
+fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
+    let text = line.split('#').next().unwrap_or("");
+    let mut fields = Vec::new();
+    let mut at = 0;
+    for word in text.split_whitespace() {
+        let column = text[at..].find(word).map_or(at, |i| at + i);
+        at = column + word.len();
+        fields.push((column + 1, word));
+    }
+    let Some(&(ip_col, ip)) = fields.first() else { return Ok(None) };
+    let hex = |(column, w): (usize, &str)| {
+        u64::from_str_radix(w.trim_start_matches("0x"), 16).map_err(|_| (column, format!("`{w}` is not a hexadecimal address")))
+    };
+    let ip = hex((ip_col, ip))?;
+    let Some(&(class_col, class)) = fields.get(1) else { return Err((at + 1, "expected an instruction class after the address".into())) };
+    let mut record = Record { thread: 0, privilege: Privilege::USER, ip, op: Kind::Plain(Op::Int) };
+    let mut operands = Vec::new();
+    for &(column, w) in &fields[2..] {
+        match w.split_once('=') {
+            _ if w == "kernel" => record.privilege = Privilege::KERNEL,
+            Some(("thread", n)) => record.thread = n.parse().map_err(|_| (column, format!("`{n}` is not a thread number (0-255)")))?,
+            _ => operands.push((column, w)),
+        }
+    }
+    let want = |n: usize| {
+        if operands.len() == n {
+            Ok(())
+        } else {
+            Err((class_col, format!("`{class}` takes {n} operand{}, not {}", if n == 1 { "" } else { "s" }, operands.len())))
+        }
+    };
+    let mem = |kind: MemKind, sized: bool| -> Result<Kind, (usize, String)> {
+        want(if sized { 2 } else { 1 })?;
+        let size = match operands.get(1) {
+            Some(&(column, w)) => {
+                w.parse::<u8>().ok().filter(|&s| s > 0).ok_or((column, format!("`{w}` is not a size in bytes (1-255)")))?
+            }
+            None => 32,
+        };
+        Ok(Kind::Mem(kind, hex(operands[0])?, size))
+    };
+    record.op = match class {
+        "int" | "nop" => Kind::Plain(Op::Int),
+        "fp" => Kind::Plain(Op::Fp(FpOp::Fma)),
+        "fdiv" => Kind::Plain(Op::Fp(FpOp::Div)),
+        "spr" => Kind::Plain(Op::SpecialReg),
+        "sys" => Kind::Plain(Op::Syscall),
+        "eret" => Kind::Plain(Op::ExceptionReturn),
+        "barrier" => Kind::Plain(Op::Barrier),
+        "ld" => mem(MemKind::Load, true)?,
+        "st" => mem(MemKind::Store, true)?,
+        "rmw" => mem(MemKind::Modify, true)?,
+        "atomic" => mem(MemKind::Atomic, true)?,
+        "pf" => mem(MemKind::Prefetch, false)?,
+        "bld" => mem(MemKind::BlockLoad, false)?,
+        "bst" => mem(MemKind::BlockStore, false)?,
+        "br" => {
+            want(2)?;
+            let taken = match operands[1] {
+                (_, "t") => true,
+                (_, "n") => false,
+                (column, w) => return Err((column, format!("`{w}` is not a branch outcome: t (taken) or n (not taken)"))),
+            };
+            Kind::Branch(hex(operands[0])?, taken)
+        }
+        "call" | "ret" | "jmp" => {
+            want(1)?;
+            let target = hex(operands[0])?;
+            match class {
+                "call" => Kind::Call(target),
+                "ret" => Kind::Return(target),
+                _ => Kind::Jump(target),
+            }
+        }
+        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, ld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp"))),
+    };
+    Ok(Some(record))
+}
+
+impl Iterator for Phases {
+    type Item = Phase;
+
+    fn next(&mut self) -> Option<Phase> {
+        let first = self.record()?;
+        let mut phase = Phase {
+            privilege: first.privilege,
+            context: u32::from(first.thread) + 1,
+            masks: Default::default(),
+            entry: first.ip,
+            body: Vec::with_capacity(PHASE_RECORDS),
+            iterations: 1,
+            streams: Vec::new(),
+            tables: Vec::new(),
+            addresses: Vec::with_capacity(PHASE_RECORDS),
+        };
+        let mut streams: HashMap<u64, u8> = HashMap::new();
+        let mut record = Some(first);
+        while let Some(r) = record.take() {
+            add(&mut phase, &mut streams, r);
+            if phase.body.len() == PHASE_RECORDS || phase.streams.len() + phase.tables.len() >= PHASE_STREAMS {
+                break;
+            }
+            record = self.record();
+            if let Some(next) = record.filter(|n| n.thread != first.thread || n.privilege != first.privilege) {
+                // A new thread or privilege starts a new phase.
+                self.next = Some(next);
+                break;
+            }
+        }
+        Some(phase)
+    }
+}
+
+/// Appends one instruction to a phase, giving each distinct data address a fixed
+/// stream in 4 KB pages (a trace says nothing of page sizes).
+fn add(phase: &mut Phase, streams: &mut HashMap<u64, u8>, r: Record) {
+    let mut stream = |addr: u64| {
+        *streams.entry(addr).or_insert_with(|| {
+            phase.streams.push(DataStream::fixed(addr, Memory::Cacheable));
+            (phase.streams.len() - 1) as u8
+        })
+    };
+    let op = match r.op {
+        Kind::Plain(op) => op,
+        Kind::Mem(kind, addr, size) => {
+            let a = Access { stream: stream(addr), offset: 0, size, use_next: false };
+            match kind {
+                MemKind::Load => Op::Load(a),
+                MemKind::Store => Op::Store(a),
+                MemKind::Modify => Op::Modify(a),
+                MemKind::Atomic => Op::Atomic(a),
+                MemKind::Prefetch => Op::Prefetch(a),
+                MemKind::BlockLoad => Op::BlockLoad(a),
+                MemKind::BlockStore => Op::BlockStore(a),
+            }
+        }
+        Kind::Branch(target, taken) => Op::Branch { target, when: if taken { Pattern::Always } else { Pattern::Never } },
+        Kind::Call(target) => Op::Call { target, frame: 0 },
+        Kind::Return(to) => Op::Return { to },
+        Kind::Jump(target) => {
+            phase.tables.push(Table { targets: vec![target] });
+            Op::Jump { table: (phase.tables.len() - 1) as u8, via: None }
+        }
+    };
+    phase.body.push(op);
+    phase.addresses.push(r.ip);
+}

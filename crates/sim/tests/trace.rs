@@ -1,0 +1,147 @@
+//! `pmu stat --trace`: recorded programs (Valgrind Lackey and the native format) run
+//! through the ARM11 machine, and every malformed trace is refused with its line and
+//! column.
+
+use pmukit_arch::Catalog;
+use pmukit_sim::program::trace::TraceError;
+use pmukit_sim::stat::{self, stat, StatError, StatOptions};
+use pmukit_sim::stream::{Signal, Totals};
+
+const LACKEY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/sum.lackey");
+const NATIVE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/loop.trace");
+
+fn opts(trace: &str) -> StatOptions {
+    StatOptions { trace: Some(trace.to_string()), ..StatOptions::default() }
+}
+
+/// Every signal of a trace run on the ARM1176 machine.
+fn totals(trace: &str) -> Totals {
+    let cat = Catalog::builtin();
+    let (blocks, status) = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts(trace)).unwrap();
+    let t = Totals::of(blocks, u64::MAX, |_| true);
+    assert_eq!(status.and_then(|s| s.error()), None);
+    t
+}
+
+#[test]
+fn a_lackey_trace_executes_each_instruction_and_infers_its_jumps() {
+    let text = std::fs::read_to_string(LACKEY).unwrap();
+    let instructions: Vec<(u64, u64)> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("I  "))
+        .map(|l| {
+            let (a, s) = l.split_once(',').unwrap();
+            (u64::from_str_radix(a, 16).unwrap(), s.parse().unwrap())
+        })
+        .collect();
+    // A jump is an instruction whose successor is not the next one in memory.
+    let jumps = instructions.windows(2).filter(|w| w[1].0 != w[0].0 + w[0].1).count() as u64;
+    let t = totals(LACKEY);
+    assert_eq!(t.get(Signal::Instructions), instructions.len() as u64);
+    assert_eq!(t.get(Signal::Branches), jumps);
+    assert_eq!(t.get(Signal::BranchesTaken), jumps);
+    let data = text.lines().filter(|l| l.starts_with(" L ") || l.starts_with(" S ") || l.starts_with(" M ")).count() as u64;
+    assert!(t.get(Signal::Loads) + t.get(Signal::Stores) <= data);
+    assert!(t.get(Signal::Loads) + t.get(Signal::Stores) > data / 2, "most instructions' first accesses are kept");
+    assert!(t.get(Signal::ICacheMisses) > 0 && t.get(Signal::DCacheMisses) > 0);
+    assert!(t.cycles > instructions.len() as u64);
+}
+
+#[test]
+fn a_native_trace_gives_outcomes_calls_returns_privilege_and_threads() {
+    let t = totals(NATIVE);
+    assert_eq!(t.get(Signal::Instructions), 36);
+    // Three loop branches (two taken), three calls, three returns and one kernel branch.
+    assert_eq!(t.get(Signal::Branches), 10);
+    assert_eq!(t.get(Signal::BranchesTaken), 9);
+    assert_eq!((t.get(Signal::Calls), t.get(Signal::Returns), t.get(Signal::ReturnsPredicted)), (3, 3, 3));
+    assert_eq!(t.get(Signal::ReturnsMispredicted), 0);
+    // PC changes: the nine taken branches and the jump through a register.
+    assert_eq!(t.get(Signal::PcChanges), 10);
+    assert_eq!(t.get(Signal::Atomics), 0, "ARM11 has no atomics signal to count");
+    assert_eq!(t.get(Signal::WriteBufferDrains), 1);
+    assert!(t.kernel_cycles > 0 && t.user_cycles > 0);
+}
+
+#[test]
+fn stat_counts_a_trace_and_names_it_in_the_report() {
+    let cat = Catalog::builtin();
+    let sels = vec![cat.resolve("INSTR_EXEC", "arm1176").unwrap()];
+    let r = stat(&cat, &sels, &opts(NATIVE), &mut |_| {}).unwrap();
+    assert_eq!(r.events[0].count, Some(36));
+    assert_eq!(r.workload, format!("trace {NATIVE}"));
+    assert!(r.cycles < 1000, "the run ends with the trace");
+}
+
+/// A trace file with `text`, in this test run's temporary folder.
+fn trace_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("pmukit-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn stat_error(name: &str, text: &str) -> TraceError {
+    let cat = Catalog::builtin();
+    let sels = vec![cat.resolve("INSTR_EXEC", "arm1176").unwrap()];
+    match stat(&cat, &sels, &opts(&trace_file(name, text)), &mut |_| {}) {
+        Err(StatError::Trace(e)) => e,
+        other => panic!("{name}: expected a trace error, got {other:?}"),
+    }
+}
+
+#[test]
+fn malformed_traces_name_the_line_and_column() {
+    let native = |body: &str| format!("#pmukit-trace v1\n10000 int\n{body}\n");
+    let cases: &[(&str, String, u64, usize, &str)] = &[
+        ("bad-ip", native("1000g int"), 3, 1, "`1000g` is not a hexadecimal address"),
+        ("no-class", native("10004"), 3, 6, "expected an instruction class"),
+        ("class", native("10004 load 20000 4"), 3, 7, "unknown instruction class `load`; valid: int"),
+        ("operands", native("10004 ld 20000"), 3, 7, "`ld` takes 2 operands, not 1"),
+        ("size", native("10004 st 20000 0"), 3, 16, "`0` is not a size in bytes (1-255)"),
+        ("outcome", native("10004 br 10000 maybe"), 3, 16, "`maybe` is not a branch outcome"),
+        ("target", native("10004 call xyz"), 3, 12, "`xyz` is not a hexadecimal address"),
+        ("thread", native("10004 int thread=300"), 3, 11, "`300` is not a thread number"),
+        ("lackey-line", "==1== Lackey\nI  00401000,5\nX 1,2\n".to_string(), 3, 1, "expected `I  ADDR,SIZE`"),
+        ("lackey-addr", "I  00401000,5\nI  0040z000,5\n".to_string(), 2, 4, "`0040z000` is not a hexadecimal address"),
+        ("lackey-size", "I  00401000,5\n S 7ff0,eight\n".to_string(), 2, 9, "`eight` is not a size in bytes"),
+        ("lackey-comma", "I  00401000,5\n L 7ff0\n".to_string(), 2, 4, "expected ADDR,SIZE"),
+        ("lackey-orphan", "==1== Lackey\n L 7ff0,8\n".to_string(), 2, 2, "a data access before any instruction"),
+    ];
+    for (name, text, line, column, message) in cases {
+        match stat_error(name, text) {
+            TraceError::Syntax { line: l, column: c, message: m, .. } => {
+                assert_eq!((l, c), (*line, *column), "{name}: {m}");
+                assert!(m.contains(message), "{name}: {m}");
+            }
+            e => panic!("{name}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn a_file_that_is_no_trace_or_is_missing_is_refused() {
+    assert!(matches!(stat_error("csv", "time,event\n1,2\n"), TraceError::Format { .. }));
+    assert!(matches!(stat_error("empty", ""), TraceError::Format { .. }));
+    let cat = Catalog::builtin();
+    let sels = vec![cat.resolve("INSTR_EXEC", "arm1176").unwrap()];
+    let missing = stat(&cat, &sels, &opts("/no/such/trace"), &mut |_| {}).unwrap_err();
+    assert!(missing.to_string().starts_with("/no/such/trace: "), "{missing}");
+    let t4 = vec![cat.resolve("sparc-t4::CYCLES", "arm1176").unwrap()];
+    assert!(matches!(stat(&cat, &t4, &opts(NATIVE), &mut |_| {}), Err(StatError::NoTraceMachine { .. })));
+}
+
+#[test]
+fn an_error_deep_in_a_long_trace_still_fails_the_run() {
+    // Far more than one phase of good lines, then a bad one: no partial report.
+    let mut text = String::from("#pmukit-trace v1\n");
+    for i in 0..20_000u64 {
+        text.push_str(&format!("{:x} int\n", 0x10000 + 4 * (i % 64)));
+    }
+    text.push_str("10000 ld nowhere 4\n");
+    match stat_error("late", &text) {
+        TraceError::Syntax { line, .. } => assert_eq!(line, 20_002),
+        e => panic!("{e}"),
+    }
+}
