@@ -118,3 +118,28 @@ fn stat_montecito_two_threads(workload: &str) -> u64 {
 fn baseline_stream_totals_montecito(workload: &str) -> u64 {
     totals(workload, 1, Profile { issue_width: 6, threads: 2 }, divan::black_box(CYCLES)).unwrap().cycles
 }
+
+/// A Lackey trace of about two million lines: the shipped trace of `sum.c`, repeated.
+fn lackey_trace() -> Vec<u8> {
+    let one = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/sum.lackey")).unwrap();
+    one.repeat(170)
+}
+
+/// The trace baseline: reading its lines and nothing else.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn baseline_trace_lines(bencher: divan::Bencher) {
+    let trace = lackey_trace();
+    bencher.bench(|| std::io::BufRead::split(std::io::Cursor::new(divan::black_box(&trace[..])), b'\n').count());
+}
+
+/// The same trace parsed into phases and run through the ARM1176 machine.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn trace_lackey_arm11(bencher: divan::Bencher) {
+    let trace = lackey_trace();
+    bencher.bench(|| {
+        let reader = Box::new(std::io::Cursor::new(trace.clone()));
+        let (program, _) = pmukit_sim::program::trace::program(reader, "bench").unwrap();
+        let cfg = pmukit_sim::machine::arm11::Arm11Config::new(pmukit_sim::machine::arm11::Arm11Core::Arm1176);
+        Totals::of(pmukit_sim::machine::arm11(cfg, program, pmukit_sim::machine::run::Skipping::On), u64::MAX, |_| true).cycles
+    });
+}

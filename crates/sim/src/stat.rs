@@ -108,6 +108,8 @@ pub enum StatError {
     MachineConfig(#[from] MachineConfigError),
     #[error(transparent)]
     Trace(#[from] TraceError),
+    #[error("workload `{workload}` runs on the machine models only (ARM11 so far), not on {pmu}; there: mixed, compute, branchy, stream")]
+    ProgramOnly { workload: String, pmu: String },
     #[error("--trace runs recorded programs on the ARM11 machines so far, not on {pmu}")]
     NoTraceMachine { pmu: String },
     #[error("--machine-config applies to the ARM11 machines so far; {pmu} counts a signal-level workload")]
@@ -136,6 +138,9 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
         }
         if opts.trace.is_some() {
             return Err(StatError::NoTraceMachine { pmu: pmus[0].name().to_string() });
+        }
+        if workloads::WORKLOADS.iter().any(|w| w.name == opts.workload && !w.signal_level) {
+            return Err(StatError::ProgramOnly { workload: opts.workload.clone(), pmu: pmus[0].name().to_string() });
         }
         let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
         return Ok((workloads::blocks(&opts.workload, opts.seed, profile)?, None));

@@ -37,6 +37,9 @@ impl Profile {
 pub struct WorkloadInfo {
     pub name: &'static str,
     pub description: &'static str,
+    /// Whether the signal-level generator of this module has it too (so SPARC and
+    /// Montecito can run it); the others exist only as programs for machine models.
+    pub signal_level: bool,
 }
 
 /// The built-in workloads, in display order.
@@ -44,12 +47,42 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     WorkloadInfo {
         name: "mixed",
         description: "phases of compute, branchy and stream, with system calls, interrupt handlers and timer ticks",
+        signal_level: true,
     },
-    WorkloadInfo { name: "compute", description: "integer loops: IPC near the issue width, well-predicted loop branches, rare misses" },
-    WorkloadInfo { name: "branchy", description: "data-dependent branches, deep call chains and jump tables: many mispredicts" },
+    WorkloadInfo {
+        name: "compute",
+        description: "integer loops: IPC near the issue width, well-predicted loop branches, rare misses",
+        signal_level: true,
+    },
+    WorkloadInfo {
+        name: "branchy",
+        description: "data-dependent branches, deep call chains and jump tables: many mispredicts",
+        signal_level: true,
+    },
     WorkloadInfo {
         name: "stream",
         description: "memory streaming: line misses, write-backs, LSU and data stalls, TLB misses, non-cacheable writes",
+        signal_level: true,
+    },
+    WorkloadInfo {
+        name: "fp",
+        description: "dense linear algebra: matrix multiply, daxpy and LU steps in floating point (ARM11 so far)",
+        signal_level: false,
+    },
+    WorkloadInfo {
+        name: "chase",
+        description: "pointer-chasing latency test over 4 KB to 64 MB: every load waits for the one before (ARM11 so far)",
+        signal_level: false,
+    },
+    WorkloadInfo {
+        name: "os",
+        description: "eight processes time-sliced at 1 kHz, 4 KB to 16 MB pages, system calls: TLB pressure (ARM11 so far)",
+        signal_level: false,
+    },
+    WorkloadInfo {
+        name: "shared",
+        description: "four threads of one process: locks, atomics, false sharing, producer/consumer (ARM11 so far)",
+        signal_level: false,
     },
 ];
 
@@ -1126,6 +1159,11 @@ mod tests {
     use crate::program::builtin::layout::USER_TEXT;
     use proptest::prelude::*;
 
+    /// The workloads this generator has.
+    fn signal_level() -> impl Iterator<Item = &'static WorkloadInfo> {
+        WORKLOADS.iter().filter(|w| w.signal_level)
+    }
+
     const WIDE_SMT: Profile = Profile { issue_width: 6, threads: 2 };
     const PROFILES: [Profile; 2] = [Profile::ARM11, WIDE_SMT];
     const SAMPLE_BLOCKS: usize = 120;
@@ -1136,8 +1174,7 @@ mod tests {
 
     /// The first blocks of every workload on every test profile.
     fn samples(seed: u64) -> impl Iterator<Item = (&'static str, Profile, Block)> {
-        WORKLOADS
-            .iter()
+        signal_level()
             .flat_map(move |w| PROFILES.iter().flat_map(move |&p| stream(w.name, seed, p).take(SAMPLE_BLOCKS).map(move |b| (w.name, p, b))))
     }
 
@@ -1276,7 +1313,7 @@ mod tests {
         /// at most the calls still open.
         #[test]
         fn calls_and_returns_balance(seed in any::<u64>(), cycles in 0u64..3_000_000) {
-            for w in WORKLOADS {
+            for w in signal_level() {
                 for p in PROFILES {
                     let t = totals(w.name, seed, p, cycles).expect("built-in workload");
                     prop_assert!(t.get(Signal::Calls).abs_diff(t.get(Signal::Returns)) <= 8);
@@ -1471,7 +1508,7 @@ mod tests {
         /// wherever the cut falls.
         #[test]
         fn totals_equal_the_naive_sum(seed in any::<u64>(), cycles in 0u64..150_000) {
-            for w in WORKLOADS {
+            for w in signal_level() {
                 for p in PROFILES {
                     let fast = totals(w.name, seed, p, cycles).expect("built-in workload");
                     prop_assert_eq!(&fast, &naive_totals(w.name, seed, p, cycles));
@@ -1484,7 +1521,7 @@ mod tests {
 
     #[test]
     fn totals_equal_the_naive_sum_when_cut_inside_a_span_of_a_later_iteration() {
-        for w in WORKLOADS {
+        for w in signal_level() {
             for p in PROFILES {
                 for seed in [1, 7, 99] {
                     let cut = cut_inside_span(w.name, seed, p);
@@ -1497,7 +1534,7 @@ mod tests {
 
     #[test]
     fn ten_billion_cycles_of_totals_are_cheap() {
-        for w in WORKLOADS {
+        for w in signal_level() {
             let t = totals(w.name, 1, Profile::ARM11, 10_000_000_000).expect("built-in workload");
             assert_eq!(t.cycles, 10_000_000_000);
         }
@@ -1516,7 +1553,7 @@ mod tests {
 
     #[test]
     fn same_seed_gives_the_same_stream() {
-        for w in WORKLOADS {
+        for w in signal_level() {
             for p in PROFILES {
                 let a: Vec<Block> = stream(w.name, 42, p).take(300).collect();
                 let b: Vec<Block> = stream(w.name, 42, p).take(300).collect();
@@ -1527,7 +1564,7 @@ mod tests {
 
     #[test]
     fn different_seeds_give_different_streams() {
-        for w in WORKLOADS {
+        for w in signal_level() {
             for p in PROFILES {
                 let firsts: Vec<Vec<Block>> = (0..16).map(|seed| stream(w.name, seed, p).take(20).collect()).collect();
                 for (i, a) in firsts.iter().enumerate() {
@@ -1576,7 +1613,7 @@ mod tests {
         let message = e.to_string();
         assert!(message.contains("`stram`"), "{message}");
         assert!(message.contains("did you mean `stream`"), "{message}");
-        for w in WORKLOADS {
+        for w in signal_level() {
             assert!(message.contains(w.name), "{message}");
         }
         let far = UnknownWorkload::new("gcc");
@@ -1587,7 +1624,7 @@ mod tests {
 
     #[test]
     fn every_listed_workload_exists_and_the_default_is_listed() {
-        for w in WORKLOADS {
+        for w in signal_level() {
             assert!(blocks(w.name, 1, Profile::ARM11).is_ok(), "{}", w.name);
         }
         assert!(WORKLOADS.iter().any(|w| w.name == DEFAULT_WORKLOAD));
@@ -1595,14 +1632,14 @@ mod tests {
 
     #[test]
     fn single_thread_profile_runs_only_thread_0() {
-        for w in WORKLOADS {
+        for w in signal_level() {
             assert!(stream(w.name, 5, Profile::ARM11).take(200).all(|b| b.body.iter().all(|s| s.thread == 0)));
         }
     }
 
     #[test]
     fn two_thread_profile_interleaves_both_threads() {
-        for w in WORKLOADS {
+        for w in signal_level() {
             for b in stream(w.name, 5, WIDE_SMT).take(200) {
                 assert!(b.body.iter().any(|s| s.thread == 0) && b.body.iter().any(|s| s.thread == 1));
                 // Coarse-grained: each thread's spans form one run per iteration.

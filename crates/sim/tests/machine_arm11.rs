@@ -11,7 +11,7 @@ use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Progra
 use pmukit_sim::stream::{Block, Privilege, Signal, Totals};
 use proptest::prelude::*;
 
-const WORKLOADS: [&str; 4] = ["compute", "branchy", "stream", "mixed"];
+const WORKLOADS: [&str; 8] = ["compute", "branchy", "stream", "mixed", "fp", "chase", "os", "shared"];
 const CORES: [Arm11Core; 3] = [Arm11Core::Arm1136, Arm11Core::Arm1156, Arm11Core::Arm1176];
 
 fn config(core: Arm11Core, fault_every: Option<u64>) -> Arm11Config {
@@ -25,7 +25,15 @@ fn totals(core: Arm11Core, workload: &str, cycles: u64, skipping: Skipping) -> T
 
 #[test]
 fn skipping_repetition_gives_exactly_the_counts_of_simulating_every_iteration() {
-    for (core, workload) in [(Arm11Core::Arm1176, "compute"), (Arm11Core::Arm1176, "stream"), (Arm11Core::Arm1156, "mixed")] {
+    for (core, workload) in [
+        (Arm11Core::Arm1176, "compute"),
+        (Arm11Core::Arm1176, "stream"),
+        (Arm11Core::Arm1156, "mixed"),
+        (Arm11Core::Arm1176, "fp"),
+        (Arm11Core::Arm1136, "chase"),
+        (Arm11Core::Arm1176, "os"),
+        (Arm11Core::Arm1176, "shared"),
+    ] {
         let cycles = 3_000_000;
         assert_eq!(totals(core, workload, cycles, Skipping::On), totals(core, workload, cycles, Skipping::Off), "{core:?} {workload}");
     }
@@ -192,6 +200,16 @@ fn the_workloads_behave_as_their_names_say() {
     let misses = |t: &Totals| t.get(Signal::DCacheMisses) as f64 / t.get(Signal::DCacheAccesses).max(1) as f64;
     assert!(misses(&stream) > 0.5, "stream misses most accesses: {}", misses(&stream));
     assert!(ipc(&stream) < ipc(&compute) / 2.0);
+    let chase = totals(core, "chase", 20_000_000, Skipping::On);
+    assert!(ipc(&chase) < ipc(&stream), "every chased load waits for the one before: {}", ipc(&chase));
+    // os: eight processes in four page sizes and many system calls thrash the TLBs.
+    let os = totals(core, "os", 20_000_000, Skipping::On);
+    let walks = |t: &Totals| t.get(Signal::MainTlbMisses) as f64 / t.cycles as f64;
+    assert!(walks(&os) > 10.0 * walks(&compute), "{} vs {}", walks(&os), walks(&compute));
+    assert!(os.kernel_cycles * 100 > os.cycles, "os spends more than 1% in the kernel");
+    // shared: the lock's atomic swaps wait for their data; barriers drain the write buffer.
+    let shared = totals(core, "shared", 20_000_000, Skipping::On);
+    assert!(shared.get(Signal::WriteBufferDrains) > 1000);
 }
 
 /// What every event of `pmu` counts over a workload's first `cycles` cycles.

@@ -41,12 +41,29 @@ struct SoftThread {
     current: Option<(Phase, u64)>,
 }
 
-/// A program running on one hardware thread of a core: an endless iterator of blocks.
+/// The phase the core is running, and where it stands.
+struct Running {
+    phase: Phase,
+    k: u64,
+    finder: Option<Finder>,
+    /// The timer may stop it at an iteration boundary (user code).
+    interruptible: bool,
+    /// It is part of the timer's handler, not of a software thread.
+    handler: bool,
+}
+
+/// A program running on one hardware thread of a core: an endless iterator of blocks,
+/// produced as they are consumed (a long loop that cannot be skipped is simulated a
+/// few blocks at a time, never held whole).
 pub struct Runner<C: Core> {
     core: C,
     threads: Vec<SoftThread>,
     running: usize,
+    current: Option<Running>,
     timer: Option<crate::program::Timer>,
+    /// The timer's handler phases still to run for the tick in progress.
+    handlers: VecDeque<Phase>,
+    ticking: bool,
     skipping: Skipping,
     /// Cycles run so far, and when the timer fires next.
     cycles: u64,
@@ -67,7 +84,10 @@ impl<C: Core> Runner<C> {
             core,
             threads,
             running: 0,
+            current: None,
             timer: program.timer,
+            handlers: VecDeque::new(),
+            ticking: false,
             skipping,
             cycles: 0,
             next_tick,
@@ -92,51 +112,72 @@ impl<C: Core> Runner<C> {
         self.cycles >= self.next_tick
     }
 
-    /// Runs the timer's handler, then lets the next software thread run.
-    fn tick(&mut self) {
-        let Some(timer) = self.timer.take() else { return };
-        for phase in &timer.handler {
-            self.run_phase(phase, 0, false);
-        }
-        self.next_tick = self.cycles + timer.period;
-        self.timer = Some(timer);
-        self.running = (self.running + 1) % self.threads.len();
-    }
-
-    /// Runs the next piece of work: the rest of the current phase of the running
-    /// thread (until it ends or the timer interrupts it).
-    fn step(&mut self) -> bool {
-        let t = self.running;
-        let Some((phase, k)) = self.threads[t].current.take().or_else(|| self.threads[t].phases.next().map(|p| (p, 0))) else {
-            return false;
+    /// Takes the next phase to run: the tick's handler first, then the running
+    /// software thread's phase. `false` when the program has ended.
+    fn start(&mut self) -> bool {
+        let (phase, k, handler) = match self.handlers.pop_front() {
+            Some(h) => (h, 0, true),
+            None => {
+                let t = &mut self.threads[self.running];
+                match t.current.take().or_else(|| t.phases.next().map(|p| (p, 0))) {
+                    Some((p, k)) => (p, k, false),
+                    None => return false,
+                }
+            }
         };
-        let interruptible = phase.privilege.is_user() && self.timer.is_some();
-        let done = self.run_phase(&phase, k, interruptible);
-        if done < phase.iterations {
-            self.threads[t].current = Some((phase, done));
-        }
-        if interruptible && self.timer_due() {
-            self.tick();
-        }
+        // Execution (re)starts at the top of the loop body.
+        self.core.enter(&phase);
+        let finder = Finder::new(&phase, &self.core, self.skipping, &mut self.history);
+        let interruptible = !handler && phase.privilege.is_user() && self.timer.is_some();
+        self.current = Some(Running { phase, k, finder, interruptible, handler });
         true
     }
 
-    /// Runs `phase` from iteration `k`; with `interruptible`, stops at the first
-    /// iteration boundary where the timer is due. Returns the next iteration.
-    fn run_phase(&mut self, phase: &Phase, mut k: u64, interruptible: bool) -> u64 {
-        // Execution (re)starts at the top of the loop body.
-        self.core.enter(phase);
-        let mut finder = Finder::new(phase, &self.core, self.skipping, &mut self.history);
-        while k < phase.iterations {
-            if interruptible && self.timer_due() {
-                break;
+    /// Runs the current phase until it has produced a block, ended or been
+    /// interrupted.
+    fn advance(&mut self) {
+        let Some(mut run) = self.current.take() else { return };
+        if !self.run_phase(&mut run) {
+            self.current = Some(run);
+            return;
+        }
+        if let Some(mut f) = run.finder.take() {
+            f.spans.clear();
+            self.history = f.spans;
+        }
+        if !run.handler && run.k < run.phase.iterations {
+            self.threads[self.running].current = Some((run.phase, run.k));
+        }
+        if run.interruptible && self.timer_due() {
+            // The tick: its handler runs, then the next software thread.
+            if let Some(timer) = &self.timer {
+                self.handlers.extend(timer.handler.iter().cloned());
+                self.ticking = true;
             }
-            if let Some(f) = finder.as_mut().filter(|f| f.due(k)) {
+        }
+        if self.ticking && self.handlers.is_empty() && run.handler {
+            self.ticking = false;
+            self.next_tick = self.cycles + self.timer.as_ref().map_or(u64::MAX, |t| t.period);
+            self.running = (self.running + 1) % self.threads.len();
+        }
+    }
+
+    /// Runs `run` from its iteration; with `interruptible`, stops at the first
+    /// iteration boundary where the timer is due. Returns whether the phase stopped
+    /// (ended or was interrupted) rather than paused with blocks to hand out.
+    fn run_phase(&mut self, run: &mut Running) -> bool {
+        let phase = &run.phase;
+        while run.k < phase.iterations {
+            let k = run.k;
+            if run.interruptible && self.timer_due() {
+                return true;
+            }
+            if let Some(f) = run.finder.as_mut().filter(|f| f.due(k)) {
                 if let Some(skip) = f.check(phase, &self.core, k) {
                     // Repeat the period as often as nothing breaks it: the loop's exit,
                     // the streams, the timer.
                     let mut r = skip.repeat.min((phase.iterations - 1 - k) / skip.period);
-                    if interruptible {
+                    if run.interruptible {
                         // The timer must not become due inside a skipped period.
                         r = r.min((self.next_tick - self.cycles) / skip.cycles.max(1));
                     }
@@ -146,9 +187,9 @@ impl<C: Core> Runner<C> {
                         self.out.push_back(Block { body: skip.body, repeat: r });
                         f.relocate(&mut self.core, phase, iterations);
                         self.cycles += r * skip.cycles;
-                        k += iterations;
-                        f.reset(k);
-                        continue;
+                        run.k += iterations;
+                        f.reset(run.k);
+                        return false;
                     }
                 }
             }
@@ -156,19 +197,16 @@ impl<C: Core> Runner<C> {
             self.core.iterate(phase, k, &mut self.pending);
             let spans = &self.pending[start..];
             self.cycles += spans.iter().map(|s| s.cycles).sum::<u64>();
-            if let Some(f) = finder.as_mut() {
+            if let Some(f) = run.finder.as_mut() {
                 f.record(spans);
             }
+            run.k += 1;
             if self.pending.len() >= EMIT_SPANS {
                 self.flush();
+                return false;
             }
-            k += 1;
         }
-        if let Some(mut f) = finder {
-            f.spans.clear();
-            self.history = f.spans;
-        }
-        k
+        true
     }
 }
 
@@ -180,10 +218,11 @@ impl<C: Core> Iterator for Runner<C> {
             if let Some(b) = self.out.pop_front() {
                 return Some(b);
             }
-            if !self.step() {
+            if self.current.is_none() && !self.start() {
                 self.flush();
                 return self.out.pop_front();
             }
+            self.advance();
         }
     }
 }

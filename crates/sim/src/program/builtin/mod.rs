@@ -7,11 +7,14 @@
 
 pub mod kernel;
 pub mod layout;
+pub mod numeric;
+pub mod system;
 pub mod user;
 
 use std::collections::VecDeque;
 
 use self::kernel::Interrupt;
+use self::layout::{buffer, HEAP};
 use self::user::Thread;
 use super::rng::Rng;
 use super::{Phase, Program, Timer};
@@ -26,6 +29,11 @@ enum Kind {
     Compute,
     Branchy,
     Stream,
+    Fp,
+    Chase,
+    Os,
+    /// Threads of one process sharing the memory at this address.
+    Shared(u64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,25 +49,40 @@ impl Workload {
             "compute" => Ok(Workload::Only(Kind::Compute)),
             "branchy" => Ok(Workload::Only(Kind::Branchy)),
             "stream" => Ok(Workload::Only(Kind::Stream)),
+            "fp" => Ok(Workload::Only(Kind::Fp)),
+            "chase" => Ok(Workload::Only(Kind::Chase)),
+            "os" => Ok(Workload::Only(Kind::Os)),
+            "shared" => Ok(Workload::Only(Kind::Shared(0))),
             _ => Err(UnknownWorkload::new(name)),
         }
     }
 }
 
-/// The program `name` with `threads` software threads, each a process of its own.
+/// The program `name` for a machine with `threads` hardware threads: one software
+/// thread (a process of its own) per hardware thread, except `os` (eight processes)
+/// and `shared` (four threads of one process), which the timer time-slices.
 pub fn program(name: &str, seed: u64, threads: usize) -> Result<Program, UnknownWorkload> {
-    let workload = Workload::parse(name)?;
+    let mut workload = Workload::parse(name)?;
     // Each thread draws from its own generator, seeded from the workload seed.
     let mut seeds = Rng(seed);
-    let streams: Vec<Box<dyn Iterator<Item = Phase> + Send>> = (0..threads.max(1))
+    let (software, period) = match workload {
+        Workload::Only(Kind::Os) => (system::PROCESSES, Some(system::OS_TICK_CYCLES)),
+        Workload::Only(Kind::Shared(_)) => {
+            workload = Workload::Only(Kind::Shared(buffer(&mut Rng(seed), &HEAP, 1 << 20)));
+            (system::SHARED_THREADS, Some(TICK_CYCLES))
+        }
+        Workload::Mixed => (threads.max(1), Some(TICK_CYCLES)),
+        Workload::Only(_) => (threads.max(1), None),
+    };
+    let streams: Vec<Box<dyn Iterator<Item = Phase> + Send>> = (0..software)
         .map(|index| {
             let t = Thread { index, context: index as u32 + 1 };
             Box::new(Phases { workload, thread: t, rng: Rng(seeds.next_u64()), queue: VecDeque::new() }) as _
         })
         .collect();
-    let timer = (workload == Workload::Mixed).then(|| {
+    let timer = period.map(|period| {
         let mut rng = Rng(seeds.next_u64());
-        Timer { period: TICK_CYCLES, handler: kernel::interrupt(&mut rng, Thread { index: 0, context: 1 }, Interrupt::Timer) }
+        Timer { period, handler: kernel::interrupt(&mut rng, Thread { index: 0, context: 1 }, Interrupt::Timer) }
     });
     Ok(Program { threads: streams, timer })
 }
@@ -87,6 +110,10 @@ impl Phases {
             Kind::Compute => self.queue.push_back(user::compute(rng, t)),
             Kind::Branchy => self.queue.push_back(user::branchy(rng, t)),
             Kind::Stream => self.queue.extend(user::stream(rng, t)),
+            Kind::Fp => self.queue.push_back(numeric::fp(rng, t)),
+            Kind::Chase => self.queue.push_back(numeric::chase(rng, t)),
+            Kind::Os => self.queue.extend(system::os(rng, t)),
+            Kind::Shared(region) => self.queue.extend(system::shared(rng, t, region)),
         }
         if self.workload != Workload::Mixed {
             return;

@@ -1,0 +1,74 @@
+//! Operating-system-shaped programs: many processes with mixed page sizes and system
+//! calls, and one multi-threaded process sharing memory.
+
+use super::kernel;
+use super::layout::*;
+use super::user::{self, Thread};
+use crate::program::build::Body;
+use crate::program::rng::Rng;
+use crate::program::{Access, DataStream, Memory, Op, Pattern, Phase};
+use crate::stream::Privilege;
+
+/// Processes of `os`, and threads of `shared`.
+pub const PROCESSES: usize = 8;
+pub const SHARED_THREADS: usize = 4;
+/// `os` switches processes at 1 kHz (a 400 MHz core).
+pub const OS_TICK_CYCLES: u64 = 400_000;
+
+/// Page sizes of ARM's short descriptors: small, large, section, supersection.
+const PAGE_SIZES: [u64; 4] = [4 << 10, 64 << 10, 1 << 20, 16 << 20];
+
+/// A short piece of a process's work: a loop over a buffer mapped with one of the
+/// four page sizes, then one or two system calls.
+pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    let page = PAGE_SIZES[rng.below(4) as usize];
+    let bytes = rng.log_range(16 << 10, 32 << 20);
+    let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    let base = buffer(rng, &HEAP, bytes) / page * page;
+    // A sparse walk, one access per 1-4 KB, so that the TLBs rather than the caches feel it.
+    let stride = 1 << rng.range(10, 12);
+    let data = b.stream(DataStream { base, stride, footprint: bytes, memory: Memory::Cacheable, page, shared: false });
+    b.load(data, 0, 4, true).int(rng.range(4, 16)).store(data, 4, 4);
+    let mut phases = vec![b.close_loop(rng.log_range(64, 8192))];
+    for _ in 0..rng.range(1, 2) {
+        phases.extend(kernel::syscall(rng, t));
+    }
+    phases
+}
+
+/// One step of a thread of a shared-memory program (all threads in address space 1):
+/// take a lock with an atomic swap, update shared counters that sit in one cache line
+/// (false sharing), produce into or consume from a shared ring buffer, release the
+/// lock, and do some private work.
+pub fn shared(rng: &mut Rng, t: Thread, region: u64) -> Vec<Phase> {
+    let process = Thread { index: t.index, context: 1 };
+    let mut b = Body::new(Privilege::USER, 1, code_address(rng, &COMPUTE_TEXT));
+    let lock = b.stream(DataStream { shared: true, ..DataStream::fixed(region, Memory::Cacheable) });
+    let counters = b.stream(DataStream { shared: true, ..DataStream::fixed(region + LINE, Memory::Cacheable) });
+    let ring_bytes = 64 << 10;
+    let ring = b.stream(DataStream {
+        base: region + PAGE,
+        stride: LINE as i64,
+        footprint: ring_bytes,
+        memory: Memory::Cacheable,
+        page: PAGE,
+        shared: true,
+    });
+    // Spin until the swap returns 0: the lock is mostly free, sometimes held.
+    b.op(Op::Atomic(Access { stream: lock, offset: 0, size: 4, use_next: true }));
+    b.skip(2, Pattern::Bits { bits: rng.bits(64, 900), len: 64 }).int(1).op(Op::Barrier);
+    // Each thread's counter is a word of the same line.
+    let mine = 4 * t.index as u32;
+    b.load(counters, mine, 4, true).int(1).store(counters, mine, 4);
+    if t.index.is_multiple_of(2) {
+        b.op(Op::BlockStore(Access { stream: ring, offset: 0, size: LINE as u8, use_next: false }));
+    } else {
+        b.op(Op::BlockLoad(Access { stream: ring, offset: 0, size: LINE as u8, use_next: true }));
+    }
+    b.op(Op::Barrier).store(lock, 0, 4);
+    b.int(rng.range(8, 64));
+    let mut phases = vec![b.close_loop(rng.log_range(256, 16384))];
+    // Between critical sections, some work of its own.
+    phases.push(user::compute(rng, process));
+    phases
+}
