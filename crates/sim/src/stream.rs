@@ -213,43 +213,34 @@ pub struct Branch {
 /// Words of eight signals each: comparing spans (to merge them) compares these.
 const SIGNAL_WORDS: usize = Signal::COUNT.div_ceil(8);
 
-/// Per-cycle increments of every signal, padded to whole 64-bit words so that two
-/// sets compare in a few word comparisons (machines compare every cycle's signals with
-/// the previous span's to merge them).
-#[derive(Debug, Clone, Copy, Eq)]
-#[repr(align(8))]
-pub struct Signals([u8; SIGNAL_WORDS * 8]);
+/// Per-cycle increments of every signal, a byte each, packed eight to a 64-bit word.
+/// Machines compare every cycle's signals with the span before to merge them; whole
+/// words written and compared as words keep that a few instructions (byte stores read
+/// back as words would stall store forwarding).
+#[derive(Debug, Clone, Copy, Eq, Default)]
+pub struct Signals([u64; SIGNAL_WORDS]);
 
 impl PartialEq for Signals {
     fn eq(&self, other: &Signals) -> bool {
         // OR of the XORs: no early exit and no call to memcmp.
-        let (a, b) = (self.words(), other.words());
-        a.iter().zip(&b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
-    }
-}
-
-impl Default for Signals {
-    fn default() -> Self {
-        Signals([0; SIGNAL_WORDS * 8])
+        self.0.iter().zip(&other.0).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
     }
 }
 
 impl Signals {
-    fn words(&self) -> [u64; SIGNAL_WORDS] {
-        std::array::from_fn(|i| u64::from_ne_bytes(self.0[8 * i..8 * i + 8].try_into().unwrap_or_default()))
-    }
-
     pub fn get(&self, s: Signal) -> u64 {
-        self.0[s as usize] as u64
+        let i = s as usize;
+        (self.0[i / 8] >> (8 * (i % 8))) & 0xff
     }
 
     pub fn set(&mut self, s: Signal, per_cycle: u8) -> &mut Self {
-        self.0[s as usize] = per_cycle;
+        let (i, shift) = (s as usize / 8, 8 * (s as usize % 8));
+        self.0[i] = (self.0[i] & !(0xff << shift)) | (u64::from(per_cycle) << shift);
         self
     }
 
     pub fn with(mut self, s: Signal, per_cycle: u8) -> Self {
-        self.0[s as usize] = per_cycle;
+        self.set(s, per_cycle);
         self
     }
 }

@@ -85,10 +85,14 @@ impl Arm11 {
 }
 
 /// The cycles of one iteration, as spans: consecutive cycles that count the same are
-/// one span.
+/// one span. The span being built is kept here, not read back from the vector, and
+/// spans never merge across iterations, so each iteration's spans are its own.
 struct Out<'a> {
     spans: &'a mut Vec<Span>,
     template: Span,
+    /// The span being built, if any; `open` says whether later cycles may join it.
+    current: Option<Span>,
+    open: bool,
 }
 
 impl Out<'_> {
@@ -99,37 +103,44 @@ impl Out<'_> {
             .signals
             .set(Signal::IrqDisabledCycles, u8::from(phase.masks.irq))
             .set(Signal::FiqDisabledCycles, u8::from(phase.masks.fiq));
-        Out { spans, template }
+        Out { spans, template, current: None, open: false }
     }
 
-    /// `cycles` cycles at `ip` counting `signals`, and the phase's interrupt masks.
-    fn emit(&mut self, ip: u64, cycles: u64, mut signals: Signals) -> &mut Span {
+    /// The phase's interrupt masks hold in every cycle.
+    fn masked(&self, mut signals: Signals) -> Signals {
         for mask in [Signal::IrqDisabledCycles, Signal::FiqDisabledCycles] {
             signals.set(mask, self.template.signals.get(mask) as u8);
         }
-        // Merge with the previous span when every cycle counts the same.
-        let n = self.spans.len();
-        if n > 0 {
-            let last = &self.spans[n - 1];
-            if last.mem.is_none() && last.branch.is_none() && last.signals == signals {
-                self.spans[n - 1].cycles += cycles;
-                return &mut self.spans[n - 1];
+        signals
+    }
+
+    /// Starts a new span, handing the one before to the vector.
+    fn start(&mut self, span: Span, open: bool) -> &mut Span {
+        if let Some(done) = self.current.replace(span) {
+            self.spans.push(done);
+        }
+        self.open = open;
+        self.current.get_or_insert(span)
+    }
+
+    /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
+    /// every cycle counts the same.
+    fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
+        let signals = self.masked(signals);
+        if let Some(cur) = self.current.as_mut().filter(|c| c.signals == signals) {
+            if self.open {
+                cur.cycles += cycles;
+                return;
             }
         }
-        self.spans.push(Span { ip, cycles, signals, ..self.template });
-        &mut self.spans[n]
+        self.start(Span { ip, cycles, signals, ..self.template }, true);
     }
 
-    /// An instruction's own cycle: never merged, so its data reference or branch
-    /// outcome can be attached.
-    fn issue(&mut self, ip: u64, mut signals: Signals) -> &mut Span {
-        signals.set(Signal::Instructions, 1);
-        for mask in [Signal::IrqDisabledCycles, Signal::FiqDisabledCycles] {
-            signals.set(mask, self.template.signals.get(mask) as u8);
-        }
-        self.spans.push(Span { ip, cycles: 1, signals, ..self.template });
-        let n = self.spans.len();
-        &mut self.spans[n - 1]
+    /// An instruction's own cycle, a span of its own so that its data reference or
+    /// branch outcome can be attached.
+    fn issue(&mut self, ip: u64, signals: Signals) -> &mut Span {
+        let signals = self.masked(signals.with(Signal::Instructions, 1));
+        self.start(Span { ip, cycles: 1, signals, ..self.template }, false)
     }
 
     /// Cycles in which nothing issues, counting `stall` if any.
@@ -140,6 +151,13 @@ impl Out<'_> {
                 s.set(sig, 1);
             }
             self.emit(ip, cycles, s);
+        }
+    }
+
+    /// Hands the last span to the vector: the iteration is over.
+    fn finish(mut self) {
+        if let Some(done) = self.current.take() {
+            self.spans.push(done);
         }
     }
 }
@@ -163,6 +181,7 @@ impl Core for Arm11 {
             }
             skip = self.execute(phase, k, op, &mut out);
         }
+        out.finish();
     }
 
     fn quantum(&self, stream: &DataStream) -> Quantum {
