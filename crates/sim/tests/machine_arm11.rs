@@ -296,3 +296,41 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
         "m.toml: [micro_dtlb] describes a TLB, but arm1156 has an MPU and no TLBs"
     );
 }
+
+#[test]
+fn a_malformed_phase_ends_the_program_with_its_reason_and_never_runs() {
+    let good = || Phase {
+        privilege: Privilege::USER,
+        context: 1,
+        masks: Default::default(),
+        entry: layout::USER_TEXT.start,
+        body: vec![Op::Int, Op::Load(Access { stream: 0, offset: 0, size: 4, use_next: false })],
+        iterations: 10,
+        streams: vec![DataStream::fixed(layout::HEAP.start, Memory::Cacheable)],
+        tables: Vec::new(),
+        addresses: Vec::new(),
+    };
+    let cases: Vec<(Phase, &str)> = vec![
+        (Phase { streams: Vec::new(), ..good() }, "instruction 1 refers to data stream 0, but the phase has 0"),
+        (Phase { body: vec![Op::Jump { table: 2, via: None }], ..good() }, "instruction 0 jumps through table 2, but the phase has 0"),
+        (Phase { tables: vec![pmukit_sim::program::Table { targets: Vec::new() }], ..good() }, "table 0 is empty"),
+        (Phase { streams: vec![DataStream { page: 3000, ..good().streams[0] }], ..good() }, "page size 3000 is not a power of two"),
+        (Phase { body: vec![Op::Skip { over: 1, when: Pattern::Bits { bits: 1, len: 65 } }, Op::Int], ..good() }, "pattern length 65"),
+        (Phase { body: vec![Op::Int, Op::Skip { over: 3, when: Pattern::Always }], ..good() }, "past the end of the body"),
+        (Phase { addresses: vec![0x10000], ..good() }, "1 instruction addresses for 2 instructions"),
+    ];
+    for (bad, why) in cases {
+        let mut runner = machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(vec![good(), bad]), Skipping::On);
+        let cycles: u64 = runner.by_ref().map(|b| b.cycles()).sum();
+        let error = runner.error().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains(why), "{error}");
+        assert_eq!(cycles, totals_of(vec![good()]), "the good phase ran, the bad one did not: {why}");
+    }
+    // A program with no threads is simply empty.
+    let empty = Program { threads: Vec::new(), timer: None };
+    assert_eq!(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), empty, Skipping::On).count(), 0);
+}
+
+fn totals_of(phases: Vec<Phase>) -> u64 {
+    Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(phases), Skipping::On), u64::MAX, |_| true).cycles
+}

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use super::{Core, Keys, Moves};
-use crate::program::{gcd, lcm, Phase, Program};
+use crate::program::{gcd, lcm, Phase, PhaseError, Program};
 use crate::stream::{Block, Span};
 
 /// Quanta above this many iterations are not worth waiting for: the loop is simulated
@@ -74,6 +74,8 @@ pub struct Runner<C: Core> {
     /// The finder's span buffer, kept between phases: it grows to megabytes, and
     /// allocating it afresh for every loop would fault in new pages each time.
     history: VecDeque<Span>,
+    /// The malformed phase that ended the program, if one did.
+    error: Option<PhaseError>,
 }
 
 impl<C: Core> Runner<C> {
@@ -94,7 +96,15 @@ impl<C: Core> Runner<C> {
             out: VecDeque::new(),
             pending: Vec::new(),
             history: VecDeque::new(),
+            error: None,
         }
+    }
+
+    /// Why the program ended early: a phase that refers to streams or tables it does
+    /// not have, or is otherwise malformed (`Phase::check`). The machine never runs
+    /// such a phase.
+    pub fn error(&self) -> Option<&PhaseError> {
+        self.error.as_ref()
     }
 
     pub fn core(&self) -> &C {
@@ -118,13 +128,19 @@ impl<C: Core> Runner<C> {
         let (phase, k, handler) = match self.handlers.pop_front() {
             Some(h) => (h, 0, true),
             None => {
-                let t = &mut self.threads[self.running];
+                let Some(t) = self.threads.get_mut(self.running) else { return false };
                 match t.current.take().or_else(|| t.phases.next().map(|p| (p, 0))) {
                     Some((p, k)) => (p, k, false),
                     None => return false,
                 }
             }
         };
+        if let Err(e) = phase.check() {
+            self.error = Some(e);
+            self.threads.clear();
+            self.handlers.clear();
+            return false;
+        }
         // Execution (re)starts at the top of the loop body.
         self.core.enter(&phase);
         let finder = Finder::new(&phase, &self.core, self.skipping, &mut self.history);
@@ -158,7 +174,7 @@ impl<C: Core> Runner<C> {
         if self.ticking && self.handlers.is_empty() && run.handler {
             self.ticking = false;
             self.next_tick = self.cycles + self.timer.as_ref().map_or(u64::MAX, |t| t.period);
-            self.running = (self.running + 1) % self.threads.len();
+            self.running = (self.running + 1) % self.threads.len().max(1);
         }
     }
 
