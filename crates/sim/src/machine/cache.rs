@@ -39,8 +39,8 @@ impl CacheConfig {
     /// Refuse a geometry the model cannot hold; the message names the field and the valid range.
     pub fn check(&self) -> Result<(), String> {
         let Self { size, ways, line, .. } = *self;
-        if !line.is_power_of_two() || !(4..=4096).contains(&line) {
-            return Err(format!("cache line = {line} bytes: must be a power of two in 4..=4096"));
+        if !line.is_power_of_two() || !(8..=4096).contains(&line) {
+            return Err(format!("cache line = {line} bytes: must be a power of two in 8..=4096"));
         }
         if !(1..=64).contains(&ways) {
             return Err(format!("cache ways = {ways}: must be in 1..=64"));
@@ -67,6 +67,9 @@ pub struct Victim {
     pub line: u64,
     /// It must be written back.
     pub dirty: bool,
+    /// How many of its halves are dirty (0-2): caches that keep a dirty bit per half
+    /// line (ARM11, AN195 Table 2 0xC) write back only those.
+    pub halves: u8,
 }
 
 /// The outcome of an access.
@@ -79,11 +82,19 @@ pub struct Lookup {
     pub victim: Option<Victim>,
 }
 
-/// Flags in a way's word; the rest is the line address, whose low two bits are zero
-/// because a line is at least 4 bytes.
-const DIRTY: u64 = 1;
+/// Flags in a way's word; the rest is the line address, whose low three bits are zero
+/// because a line is at least 8 bytes. Each half of a line has its dirty bit.
+const DIRTY_LOW: u64 = 1;
 const VALID: u64 = 2;
+const DIRTY_HIGH: u64 = 4;
+const DIRTY: u64 = DIRTY_LOW | DIRTY_HIGH;
 const FLAGS: u64 = DIRTY | VALID;
+
+/// The line leaving a way whose word was `old`, if the way was valid.
+fn victim(old: u64) -> Option<Victim> {
+    let halves = ((old & DIRTY_LOW) + ((old & DIRTY_HIGH) >> 2)) as u8;
+    (old != 0).then_some(Victim { line: old & !FLAGS, dirty: halves > 0, halves })
+}
 
 /// A set-associative, write-back cache (tags only, no data).
 #[derive(Debug, Clone)]
@@ -120,31 +131,41 @@ impl Cache {
         self.sets.find(set, |e| (e[0] | DIRTY) == probe)
     }
 
+    /// The dirty bit of the half of its line that `addr` is in.
     #[inline]
-    fn allocate(&mut self, set: usize, probe: u64, dirty: bool) -> Option<Victim> {
-        let word = if dirty { probe } else { probe & !DIRTY };
-        let [old] = self.sets.insert(set, [word]);
-        (old != 0).then_some(Victim { line: old & !FLAGS, dirty: (old & DIRTY) != 0 })
+    fn half(&self, addr: u64) -> u64 {
+        if addr & (self.config.line >> 1) == 0 {
+            DIRTY_LOW
+        } else {
+            DIRTY_HIGH
+        }
+    }
+
+    /// Allocates the line `probe` with the dirty bits `dirty`.
+    #[inline]
+    fn allocate(&mut self, set: usize, probe: u64, dirty: u64) -> Option<Victim> {
+        let [old] = self.sets.insert(set, [(probe & !DIRTY) | dirty]);
+        victim(old)
     }
 
     /// Look up the line holding `addr`. A hit updates replacement state (LRU: most recent)
-    /// and, for a write, marks the line dirty. A read miss allocates, evicting per the
-    /// policy (an invalid way is always used first); a write miss allocates the line dirty
-    /// only under write allocation, else the cache is unchanged.
+    /// and, for a write, marks the half of the line `addr` is in dirty. A read miss
+    /// allocates, evicting per the policy (an invalid way is always used first); a write
+    /// miss allocates the line (that half dirty) only under write allocation, else the
+    /// cache is unchanged.
     #[inline]
     pub fn access(&mut self, addr: u64, write: bool) -> Lookup {
         let (set, probe) = self.locate(addr);
+        let dirty = if write { self.half(addr) } else { 0 };
         if let Some(way) = self.find(set, probe) {
             let way = self.sets.touch(set, way);
-            if write {
-                self.sets.get_mut(set, way)[0] |= DIRTY;
-            }
+            self.sets.get_mut(set, way)[0] |= dirty;
             return Lookup { hit: true, allocated: false, victim: None };
         }
         if write && !self.config.write_allocate {
             return Lookup { hit: false, allocated: false, victim: None };
         }
-        Lookup { hit: false, allocated: true, victim: self.allocate(set, probe, write) }
+        Lookup { hit: false, allocated: true, victim: self.allocate(set, probe, dirty) }
     }
 
     /// Whether the line holding `addr` is present; no state changes.
@@ -154,29 +175,30 @@ impl Cache {
         self.find(set, probe).is_some()
     }
 
-    /// Bring a line in without an access (a prefetch, or an inner level's write-back): when
-    /// present only `dirty` ORs into it; otherwise it is allocated like a miss, and the
-    /// victim returned.
+    /// Bring a line in without an access (a prefetch, or an inner level's write-back of
+    /// the whole line): when present only `dirty` (both halves) ORs into it; otherwise it
+    /// is allocated like a miss, and the victim returned.
     #[inline]
     pub fn fill(&mut self, addr: u64, dirty: bool) -> Option<Victim> {
         let (set, probe) = self.locate(addr);
+        let dirty = if dirty { DIRTY } else { 0 };
         match self.find(set, probe) {
             Some(way) => {
-                self.sets.get_mut(set, way)[0] |= u64::from(dirty);
+                self.sets.get_mut(set, way)[0] |= dirty;
                 None
             }
             None => self.allocate(set, probe, dirty),
         }
     }
 
-    /// Remove the line holding `addr` (coherence invalidation, or inclusion): whether it was
-    /// dirty, when it was present.
+    /// Remove the line holding `addr` (coherence invalidation, inclusion, a parity
+    /// error): the line that left, when it was present.
     #[inline]
-    pub fn invalidate(&mut self, addr: u64) -> Option<bool> {
+    pub fn invalidate(&mut self, addr: u64) -> Option<Victim> {
         let (set, probe) = self.locate(addr);
         let way = self.find(set, probe)?;
         let [old] = self.sets.remove(set, way);
-        Some((old & DIRTY) != 0)
+        victim(old)
     }
 
     /// Number of valid lines.
@@ -188,7 +210,7 @@ impl Cache {
     /// simulation equivalent: per set in index order, per way in canonical order (LRU: most
     /// to least recently used; round-robin: way order, then the set's pointer; random: way
     /// order, and once at the end the generator state), `key(line address)` and the dirty
-    /// flag, or `u64::MAX, 0` for an invalid way. Caches with equal states under the same
+    /// bits of its halves, or `u64::MAX, 0` for an invalid way. Caches with equal states under the same
     /// `key` behave identically from then on, for addresses that `key` maps injectively.
     pub fn canonical(&self, key: &dyn Fn(u64) -> u64, out: &mut Vec<u64>) {
         self.sets.canonical(out, |&[word], out| match word {
@@ -295,7 +317,7 @@ mod tests {
     fn a_write_miss_allocates_dirty_with_write_allocation() {
         let mut c = small(Lru);
         assert_eq!(c.access(0, true), Lookup { hit: false, allocated: true, victim: None });
-        assert_eq!(c.invalidate(0), Some(true));
+        assert_eq!(c.invalidate(0), Some(Victim { line: 0, dirty: true, halves: 1 }));
     }
 
     #[test]
@@ -311,8 +333,8 @@ mod tests {
         c.access(0, false);
         assert!(c.access(0, true).hit);
         c.access(32, false);
-        assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true }));
-        assert_eq!(c.access(96, false).victim, Some(Victim { line: 32, dirty: false }));
+        assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 1 }));
+        assert_eq!(c.access(96, false).victim, Some(Victim { line: 32, dirty: false, halves: 0 }));
     }
 
     #[test]
@@ -321,15 +343,27 @@ mod tests {
         victims(&mut c, &[0, 32]);
         assert_eq!(c.fill(0, true), None);
         assert_eq!(c.fill(0, false), None);
-        assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true }));
+        assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 2 }));
     }
 
     #[test]
     fn filling_an_absent_line_allocates_like_a_miss() {
         let mut c = small(Lru);
         assert_eq!((c.fill(0, false), c.fill(32, true)), (None, None));
-        assert_eq!(c.fill(64, false), Some(Victim { line: 0, dirty: false }));
-        assert_eq!(c.fill(96, false), Some(Victim { line: 32, dirty: true }));
+        assert_eq!(c.fill(64, false), Some(Victim { line: 0, dirty: false, halves: 0 }));
+        assert_eq!(c.fill(96, false), Some(Victim { line: 32, dirty: true, halves: 2 }));
+    }
+
+    #[test]
+    fn each_half_of_a_line_has_its_dirty_bit() {
+        // 16-byte lines: bytes 0-7 are the first half, 8-15 the second.
+        let mut c = small(Lru);
+        c.access(4, true);
+        c.access(32, false);
+        c.access(32 + 12, true);
+        c.access(32 + 2, true);
+        assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 1 }));
+        assert_eq!(c.access(96, false).victim, Some(Victim { line: 32, dirty: true, halves: 2 }));
     }
 
     #[test]
@@ -337,7 +371,8 @@ mod tests {
         let mut c = small(Lru);
         c.access(0, true);
         c.access(32, false);
-        assert_eq!((c.invalidate(0), c.invalidate(32), c.invalidate(0)), (Some(true), Some(false), None));
+        let dirty = |v: Option<Victim>| v.map(|v| v.dirty);
+        assert_eq!((dirty(c.invalidate(0)), dirty(c.invalidate(32)), dirty(c.invalidate(0))), (Some(true), Some(false), None));
         assert_eq!(c.occupancy(), 0);
     }
 

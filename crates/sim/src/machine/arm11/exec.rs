@@ -360,9 +360,9 @@ impl Arm11 {
         }
         if let Some(e) = self.faults.as_mut().and_then(|f| f.access(Part::DCache)) {
             d.signals.set(e, 1);
-            // The faulty line is invalidated (written back first when dirty).
-            if self.dcache.invalidate(addr) == Some(true) {
-                d.signals.set(Signal::DCacheWritebacks, 2).set(Signal::MemoryWrites, 1);
+            // The faulty line is invalidated (its dirty halves written back first).
+            if let Some(v) = self.dcache.invalidate(addr).filter(|v| v.dirty) {
+                d.signals.set(Signal::DCacheWritebacks, v.halves).set(Signal::MemoryWrites, 1);
             }
         }
         // A read-modify-write reads first (allocating on a miss), then writes the line.
@@ -370,6 +370,12 @@ impl Arm11 {
         let lookup = self.dcache.access(addr, write && !rmw);
         if rmw && (lookup.hit || lookup.allocated) {
             self.dcache.access(addr, true);
+        }
+        // A store that covers its line's other half (an STM of the whole line) dirties
+        // that half too: the cache keeps a dirty bit per half line.
+        let line = self.cfg.dcache.line;
+        if write && (lookup.hit || lookup.allocated) && addr % line < line / 2 && addr % line + u64::from(size) > line / 2 {
+            self.dcache.access(addr + line / 2, true);
         }
         if lookup.hit {
             return d;
@@ -386,10 +392,10 @@ impl Arm11 {
             self.buffer_write(&mut d, size);
             d.signals.set(Signal::MemoryWrites, 1);
         }
-        if lookup.victim.is_some_and(|v| v.dirty) {
-            // 0xC counts half lines: a dirty line writes back both (one transaction).
+        if let Some(v) = lookup.victim.filter(|v| v.dirty) {
+            // 0xC counts the dirty half lines written back (one memory transaction).
             let writes = d.signals.get(Signal::MemoryWrites) as u8 + 1;
-            d.signals.set(Signal::DCacheWritebacks, 2).set(Signal::MemoryWrites, writes);
+            d.signals.set(Signal::DCacheWritebacks, v.halves).set(Signal::MemoryWrites, writes);
         }
         d
     }
