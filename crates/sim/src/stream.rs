@@ -243,6 +243,26 @@ impl Signals {
         self.set(s, per_cycle);
         self
     }
+
+    /// Calls `f` with the index (`Signal as usize`) and increment of every signal that
+    /// counts, skipping whole words of signals that do not.
+    pub fn each_nonzero(&self, mut f: impl FnMut(usize, u64)) {
+        for (w, &word) in self.0.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let byte = bits.trailing_zeros() as usize / 8;
+                f(8 * w + byte, (word >> (8 * byte)) & 0xff);
+                bits &= !(0xff << (8 * byte));
+            }
+        }
+    }
+
+    /// Both sets of signals, which must not share a signal (each one's increments
+    /// are kept as they are).
+    pub fn union(self, other: Signals) -> Signals {
+        debug_assert!(self.0.iter().zip(&other.0).all(|(a, b)| a & b == 0), "{self:?} and {other:?} share a signal");
+        Signals(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
 }
 
 /// A run of identical cycles.
@@ -354,9 +374,7 @@ impl Totals {
             self.kernel_cycles += cycles;
         }
         // No overflow: a signal counts at most 8 per cycle, and cycles are far below 2^60.
-        for s in Signal::ALL {
-            self.signals[s as usize] += span.signals.get(s) * cycles;
-        }
+        span.signals.each_nonzero(|i, per_cycle| self.signals[i] += per_cycle * cycles);
     }
 
     /// Exact totals of the spans `keep` accepts over the first `cycles` cycles of
@@ -393,5 +411,35 @@ impl Totals {
             }
         }
         totals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn each_nonzero_visits_exactly_the_signals_that_count(values in prop::collection::vec(0u8..4, Signal::COUNT)) {
+            let mut s = Signals::default();
+            for (sig, &v) in Signal::ALL.iter().zip(&values) {
+                s.set(*sig, v);
+            }
+            let mut seen = vec![0u64; Signal::COUNT];
+            s.each_nonzero(|i, v| seen[i] += v);
+            let expected: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+            prop_assert_eq!(seen, expected);
+            for (sig, &v) in Signal::ALL.iter().zip(&values) {
+                prop_assert_eq!(s.get(*sig), u64::from(v));
+            }
+        }
+
+        #[test]
+        fn a_union_keeps_both_sets(a in 0usize..Signal::COUNT, b in 0usize..Signal::COUNT, x in 1u8..8, y in 1u8..8) {
+            prop_assume!(a != b);
+            let u = Signals::default().with(Signal::ALL[a], x).union(Signals::default().with(Signal::ALL[b], y));
+            prop_assert_eq!((u.get(Signal::ALL[a]), u.get(Signal::ALL[b])), (u64::from(x), u64::from(y)));
+        }
     }
 }

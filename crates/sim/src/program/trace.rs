@@ -188,12 +188,24 @@ impl Phases {
             _ => return Err(self.syntax(1, "expected `I  ADDR,SIZE` or ` L|S|M ADDR,SIZE` (Valgrind Lackey --trace-mem=yes)")),
         };
         let rest = &line[3..];
-        let Some(comma) = rest.iter().position(|&b| b == b',') else { return Err(self.syntax(4, "expected ADDR,SIZE")) };
-        let (addr, size) = (&rest[..comma], &rest[comma + 1..]);
-        let Some(addr) = hex(addr) else {
-            let text = String::from_utf8_lossy(addr).into_owned();
-            return Err(self.syntax(4, format!("`{text}` is not a hexadecimal address")));
-        };
+        // One pass over the address's digits up to the comma (the common case); a
+        // malformed line is diagnosed below.
+        let mut addr = 0u64;
+        let mut comma = 0;
+        for (i, &d) in rest.iter().enumerate().take(17) {
+            match HEX[usize::from(d)] {
+                v if v < 16 => addr = addr << 4 | u64::from(v),
+                _ if d == b',' && i > 0 => {
+                    comma = i;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        if comma == 0 {
+            return Err(self.lackey_address_error(rest));
+        }
+        let size = &rest[comma + 1..];
         let Some(size) = decimal_u8(size) else {
             let text = String::from_utf8_lossy(size).into_owned();
             return Err(self.syntax(4 + comma + 1, format!("`{text}` is not a size in bytes (1-255)")));
@@ -216,14 +228,6 @@ impl Phases {
     }
 }
 
-/// A hexadecimal number of 1-16 digits.
-fn hex(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || digits.len() > 16 {
-        return None;
-    }
-    digits.iter().try_fold(0u64, |n, &d| Some(n << 4 | u64::from((d as char).to_digit(16)?)))
-}
-
 /// A decimal number in 1..=255.
 fn decimal_u8(digits: &[u8]) -> Option<u8> {
     if digits.is_empty() || digits.len() > 3 {
@@ -232,6 +236,36 @@ fn decimal_u8(digits: &[u8]) -> Option<u8> {
     let n = digits.iter().try_fold(0u32, |n, &d| Some(n * 10 + (d as char).to_digit(10)?))?;
     u8::try_from(n).ok().filter(|&n| n > 0)
 }
+
+impl Phases {
+    /// What is wrong with a Lackey line's `ADDR,SIZE` when the fast pass failed.
+    fn lackey_address_error(&self, rest: &[u8]) -> TraceError {
+        match rest.iter().position(|&b| b == b',') {
+            None => self.syntax(4, "expected ADDR,SIZE"),
+            Some(comma) => {
+                let text = String::from_utf8_lossy(&rest[..comma]).into_owned();
+                self.syntax(4, format!("`{text}` is not a hexadecimal address"))
+            }
+        }
+    }
+}
+
+/// The value of each byte as a hexadecimal digit, 16 for none.
+const HEX: [u8; 256] = {
+    let mut t = [16u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// A Lackey instruction, once the next one's address (`next`) is known: a jump when
 /// it is not the fall-through.
@@ -340,7 +374,7 @@ impl Iterator for Phases {
             tables: Vec::new(),
             addresses: Vec::with_capacity(PHASE_RECORDS),
         };
-        let mut streams: HashMap<u64, u8> = HashMap::new();
+        let mut streams: HashMap<u64, u8> = HashMap::with_capacity(2 * PHASE_STREAMS);
         let mut record = Some(first);
         while let Some(r) = record.take() {
             add(&mut phase, &mut streams, r);

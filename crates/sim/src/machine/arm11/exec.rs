@@ -55,11 +55,10 @@ impl Arm11 {
         let ip = self.ip;
         self.fetch(phase, out);
         let mut s = Signals::default();
-        if self.cfg.etm_out0.contains(&ip) {
-            s.set(Signal::EtmExtOut0, 1);
-        }
-        if self.cfg.etm_out1.contains(&ip) {
-            s.set(Signal::EtmExtOut1, 1);
+        // The comparators sit on a few addresses; most instructions are far from them.
+        if self.etm_span.contains(&ip) {
+            s.set(Signal::EtmExtOut0, u8::from(self.cfg.etm_out0.contains(&ip)));
+            s.set(Signal::EtmExtOut1, u8::from(self.cfg.etm_out1.contains(&ip)));
         }
         self.ip = ip + INSN;
         match *op {
@@ -268,10 +267,9 @@ impl Arm11 {
             self.wait(out, ip, cycles, stall);
         }
         let kind = if write { Signal::Stores } else { Signal::Loads };
-        let mut signals = s;
-        for sig in Signal::ALL.iter().filter(|&&x| d.signals.get(x) > 0) {
-            signals.set(*sig, d.signals.get(*sig) as u8);
-        }
+        // The instruction's own signals (ETM, PC change) and the data side's are
+        // different signals.
+        let mut signals = s.union(d.signals);
         if !matches!(op, Op::Prefetch(_)) {
             signals.set(kind, 1);
         }

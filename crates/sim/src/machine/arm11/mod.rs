@@ -55,6 +55,8 @@ pub struct Arm11 {
     fetch_line: u64,
     data_line: u64,
     faults: Option<Faults>,
+    /// The addresses from the lowest ETM comparator to the highest.
+    etm_span: std::ops::RangeInclusive<u64>,
 }
 
 impl Arm11 {
@@ -63,6 +65,8 @@ impl Arm11 {
         let tlbs =
             cfg.mmu.as_ref().map(|m| Tlbs { micro_i: Tlb::new(m.micro_itlb), micro_d: Tlb::new(m.micro_dtlb), main: Tlb::new(m.main_tlb) });
         let faults = cfg.fault_every.map(|every| Faults { every, left: [every; 4], turn: [0; 4] });
+        let comparators = cfg.etm_out0.iter().chain(&cfg.etm_out1);
+        let etm_span = comparators.clone().copied().min().unwrap_or(1)..=comparators.copied().max().unwrap_or(0);
         Arm11 {
             icache: Cache::new(cfg.icache),
             dcache: Cache::new(cfg.dcache),
@@ -75,6 +79,7 @@ impl Arm11 {
             fetch_line: u64::MAX,
             data_line: u64::MAX,
             faults,
+            etm_span,
             cfg,
         }
     }
