@@ -51,16 +51,15 @@ fn skipping_is_exact_across_timer_interrupts_and_buffer_wraps() {
 /// A random loop: a few streams (moving, wrapping, fixed; cacheable or not; small and
 /// large pages) and a body of loads, stores, line accesses, branches and calls.
 fn phase() -> impl Strategy<Value = Phase> {
-    let stream = (0u64..64, prop_oneof![Just(0i64), 4i64..256, -128i64..-4, Just(4128i64)], 1u64..64, 0u8..3, prop::bool::ANY).prop_map(
-        |(slot, stride, lines, kind, big)| DataStream {
-            base: layout::HEAP.start + slot * layout::SECTION * 2,
-            stride,
-            footprint: lines * if big { 1 << 16 } else { 32 },
-            memory: [Memory::Cacheable, Memory::NonCacheable, Memory::Device][usize::from(kind)],
-            page: if big { layout::SECTION } else { layout::PAGE },
-            shared: false,
-        },
-    );
+    let stride = prop_oneof![Just(0i64), Just(32i64), Just(64i64), 4i64..256, -128i64..-4, Just(4128i64)];
+    let stream = (0u64..64, stride, 1u64..64, 0u8..3, prop::bool::ANY).prop_map(|(slot, stride, lines, kind, big)| DataStream {
+        base: layout::HEAP.start + slot * layout::SECTION * 2,
+        stride,
+        footprint: lines * if big { 1 << 16 } else { 32 },
+        memory: [Memory::Cacheable, Memory::NonCacheable, Memory::Device][usize::from(kind)],
+        page: if big { layout::SECTION } else { layout::PAGE },
+        shared: false,
+    });
     let op = (0u8..9, 0u8..3, 0u32..64, any::<u64>(), prop::bool::ANY).prop_map(|(kind, stream, offset, bits, flag)| {
         let a = Access { stream, offset: offset * 4, size: 4, use_next: flag };
         match kind {
@@ -69,12 +68,13 @@ fn phase() -> impl Strategy<Value = Phase> {
             3 => Op::Store(a),
             4 => Op::BlockLoad(Access { offset: 0, size: 32, ..a }),
             5 => Op::BlockStore(Access { offset: 0, size: 32, ..a }),
-            6 => Op::Skip { over: 1, when: Pattern::Bits { bits, len: 1 + (bits % 64) as u8 } },
+            // Outcome patterns of 1-64 iterations, mostly powers of two so that loops repeat.
+            6 => Op::Skip { over: 1, when: Pattern::Bits { bits, len: if flag { 1 << (bits % 7) } else { 1 + (bits % 64) as u8 } } },
             7 => Op::Barrier,
             _ => Op::Fp(pmukit_sim::program::FpOp::Div),
         }
     });
-    (prop::collection::vec(stream, 3), prop::collection::vec(op, 2..10), 1u64..3000, 0u64..4096).prop_map(
+    (prop::collection::vec(stream, 3), prop::collection::vec(op, 2..10), 1u64..60_000, 0u64..4096).prop_map(
         |(streams, mut body, iterations, at)| {
             let entry = layout::USER_TEXT.start + at * 64;
             body.push(Op::Int);
@@ -94,12 +94,54 @@ fn phase() -> impl Strategy<Value = Phase> {
     )
 }
 
+#[test]
+fn skipping_skips_a_loop_that_repeats() {
+    // A loop over a large-page buffer with an 8-iteration branch pattern: it repeats
+    // within each page, so most of it is skipped, with exactly the counts of every
+    // iteration simulated.
+    let entry = layout::USER_TEXT.start;
+    let stream = DataStream {
+        base: layout::HEAP.start,
+        stride: 32,
+        footprint: 1 << 22,
+        memory: Memory::Cacheable,
+        page: layout::SECTION,
+        shared: false,
+    };
+    let a = Access { stream: 0, offset: 0, size: 4, use_next: true };
+    let body = vec![
+        Op::Load(a),
+        Op::Skip { over: 1, when: Pattern::Bits { bits: 0b1011_0010, len: 8 } },
+        Op::Int,
+        Op::Store(a),
+        Op::Branch { target: entry, when: Pattern::Loop },
+    ];
+    let phase = Phase {
+        privilege: Privilege::USER,
+        context: 1,
+        masks: Default::default(),
+        entry,
+        body,
+        iterations: 100_000,
+        streams: vec![stream],
+        tables: Vec::new(),
+        addresses: Vec::new(),
+    };
+    let cfg = Arm11Config::new(Arm11Core::Arm1176);
+    let blocks: Vec<_> = machine::arm11(cfg.clone(), program(vec![phase.clone()]), Skipping::On).collect();
+    let skipped: u64 = blocks.iter().filter(|b| b.repeat > 1).map(|b| b.cycles()).sum();
+    let all: u64 = blocks.iter().map(|b| b.cycles()).sum();
+    assert!(skipped * 10 > all * 9, "{skipped} of {all} cycles skipped");
+    let off = Totals::of(machine::arm11(cfg, program(vec![phase]), Skipping::Off), u64::MAX, |_| true);
+    assert_eq!(Totals::of(blocks, u64::MAX, |_| true), off);
+}
+
 fn program(phases: Vec<Phase>) -> Program {
     Program { threads: vec![Box::new(phases.into_iter())], timer: None }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn skipping_is_exact_on_random_programs(phases in prop::collection::vec(phase(), 1..4)) {

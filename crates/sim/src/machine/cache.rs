@@ -377,10 +377,30 @@ mod tests {
     }
 
     #[test]
-    fn canonical_state_shows_invalid_ways_and_pointers() {
+    fn canonical_state_shows_invalid_ways_and_the_dirty_halves() {
         let mut c = small(RoundRobin);
         c.access(16, true);
-        assert_eq!(state(&c), [u64::MAX, 0, u64::MAX, 0, 0, 16, 1, u64::MAX, 0, 0]);
+        assert_eq!(state(&c), [u64::MAX, 0, u64::MAX, 0, 16, 1, u64::MAX, 0]);
+    }
+
+    #[test]
+    fn round_robin_sets_equal_from_their_pointers_are_equal_and_behave_alike() {
+        // Set 0 of each: a ends with ways [64, 32] and its pointer on way 1, b with
+        // [32, 64] and its pointer on way 0: the same order from the pointer.
+        let (mut a, mut b) = (small(RoundRobin), small(RoundRobin));
+        victims(&mut a, &[0, 32, 64]);
+        victims(&mut b, &[32, 64]);
+        assert_eq!(state(&a), state(&b));
+        let next = [96, 32, 0, 128, 64];
+        assert_eq!(victims(&mut a, &next), victims(&mut b, &next));
+        assert_eq!(state(&a), state(&b));
+        // Invalid ways are filled from the pointer on, so invalidations keep them alike.
+        a.invalidate(96);
+        b.invalidate(96);
+        a.invalidate(64);
+        b.invalidate(64);
+        assert_eq!(victims(&mut a, &[160, 192, 224]), victims(&mut b, &[160, 192, 224]));
+        assert_eq!(state(&a), state(&b));
     }
 
     #[test]

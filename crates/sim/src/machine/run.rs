@@ -421,7 +421,10 @@ impl Finder {
         self.taken += 1;
         let spacing = if self.taken < DENSE { 1 } else { 1 << (self.taken - DENSE).min(16) };
         self.next = k.saturating_add(spacing * self.quantum);
-        if let Some(then) = self.snapshots.iter().find(|s| s.hash == hash && s.state == state) {
+        // A moving stream that wrapped in between moved by something else than its
+        // stride times the iterations: equal states then prove nothing about skipping.
+        let unwrapped = |then: u64| self.regions.iter().all(|r| phase.streams[r.stream].until_wrap(then) > k - then);
+        if let Some(then) = self.snapshots.iter().find(|s| s.hash == hash && s.state == state && unwrapped(s.k)) {
             let period = k - then.k;
             let mut body: Vec<Span> = self.spans.range(then.spans..).copied().collect();
             for mem in body.iter_mut().filter_map(|s| s.mem.as_mut()) {

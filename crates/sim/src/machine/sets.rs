@@ -92,7 +92,18 @@ impl<const W: usize> Sets<W> {
             self.empty -= usize::from(old == Self::EMPTY);
             return old;
         }
-        let free = if self.empty == 0 { None } else { self.set(set).iter().position(|e| *e == Self::EMPTY) };
+        let free = if self.empty == 0 {
+            None
+        } else if self.replacement == Replacement::RoundRobin {
+            // The first invalid way from the pointer on: round-robin then depends only on
+            // the ways' order from the pointer, never on which way is numbered 0, so
+            // `canonical` may describe a set from its pointer (see there).
+            let start = self.next[set] as usize;
+            let ways = self.set(set);
+            (0..self.ways).map(|i| (start + i) % self.ways).find(|&w| ways[w] == Self::EMPTY)
+        } else {
+            self.set(set).iter().position(|e| *e == Self::EMPTY)
+        };
         let way = match free {
             Some(way) => {
                 self.empty -= 1;
@@ -163,13 +174,15 @@ impl<const W: usize> Sets<W> {
         self.slots.len() - self.empty
     }
 
-    /// Per set in index order, `entry` writes each way in canonical order (stored order: for
-    /// LRU recency order, else way order), then round-robin's pointer; the random generator's
-    /// state comes once at the end. Nothing else influences what the structure does next.
+    /// Per set in index order, `entry` writes each way in canonical order: LRU's recency
+    /// order; round-robin's ways from the pointer on, cyclically (two sets whose ways are
+    /// the same from their pointers behave the same, whichever way is numbered 0, so the
+    /// pointer itself is left out); random's way order, with the generator's state once
+    /// at the end. Nothing else influences what the structure does next.
     pub(super) fn canonical(&self, out: &mut Vec<u64>, mut entry: impl FnMut(&[u64; W], &mut Vec<u64>)) {
         for (set, ways) in self.slots.chunks_exact(self.ways).enumerate() {
-            ways.iter().for_each(|e| entry(e, out));
-            out.extend(self.next.get(set).map(|&next| u64::from(next)));
+            let start = self.next.get(set).map_or(0, |&p| p as usize);
+            ways[start..].iter().chain(&ways[..start]).for_each(|e| entry(e, out));
         }
         if self.replacement == Replacement::Random {
             out.push(self.rng);
