@@ -145,3 +145,24 @@ fn an_error_deep_in_a_long_trace_still_fails_the_run() {
         e => panic!("{e}"),
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Whatever the lines say, reading them gives counts or an error, never a panic.
+    #[test]
+    fn arbitrary_trace_lines_never_panic(
+        native in proptest::prelude::any::<bool>(),
+        lines in proptest::collection::vec("[ ILSMx0-9a-fA-F,=#kt.-]{0,24}|I  [0-9a-f]{1,17},[0-9]{1,4}| [LSM] [0-9a-f]{1,8},[0-9]{1,3}|[0-9a-f]{1,6} (int|ld|st|br|call|ret|jmp|bld|pf)( [0-9a-fx]{1,6}){0,3}( t| n| kernel| thread=[0-9]{1,4})?", 0..40),
+    ) {
+        let header = if native { "#pmukit-trace v1\n" } else { "==1== Lackey\n" };
+        let text = format!("{header}{}\n", lines.join("\n"));
+        let cat = Catalog::builtin();
+        let sels = vec![cat.resolve("INSTR_EXEC", "arm1176").unwrap()];
+        let path = trace_file("arbitrary", &text);
+        match stat(&cat, &sels, &opts(&path), &mut |_| {}) {
+            Ok(r) => proptest::prop_assert!(r.events[0].count.is_some()),
+            Err(e) => proptest::prop_assert!(matches!(e, StatError::Trace(_)), "{e}"),
+        }
+    }
+}
