@@ -324,6 +324,8 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
     let base = Arm11Config::new(Arm11Core::Arm1176);
     let err = |text: &str| base.with_overrides(text, "m.toml").unwrap_err().to_string();
     assert_eq!(err("[core]\nmemory_cycles = 0\n"), "m.toml: core.memory_cycles = 0: must be in 1..=100000");
+    assert_eq!(err("[dcache]\nsize = 2097152\n"), "m.toml: dcache.size = 2097152: must be in 1024..=1048576");
+    assert_eq!(err("[icache]\nsize = 512\nways = 1\n"), "m.toml: icache.size = 512: must be in 1024..=1048576");
     assert!(err("[dcache]\nways = 3\n").starts_with("m.toml: [dcache]: cache size = 16384 bytes: must be a multiple of line * ways"));
     assert!(err("[icache]\nline = 48\n").contains("line = 48 bytes: must be a power of two in 8..=4096"));
     assert!(err("[main_tlb]\nways = 3\n").contains("[main_tlb]: TLB ways = 3"));
@@ -376,4 +378,28 @@ fn a_malformed_phase_ends_the_program_with_its_reason_and_never_runs() {
 
 fn totals_of(phases: Vec<Phase>) -> u64 {
     Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(phases), Skipping::On), u64::MAX, |_| true).cycles
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever a machine configuration says, it is refused with a reason or gives a
+    /// machine that runs.
+    #[test]
+    fn arbitrary_machine_configs_are_refused_or_run(
+        table in "(icache|dcache|micro_itlb|micro_dtlb|main_tlb|btac|core|l2)",
+        key in "(size|ways|line|entries|replacement|write_allocate|return_stack|mispredict_cycles|write_buffer|write_cycles|memory_cycles|walk_level_cycles|block_cycles)",
+        value in "(0|1|3|8|10|16|32|64|100|4096|16384|65536|1073741824|99999999999|-1|true|\"lru\"|\"round-robin\"|\"random\"|\"fifo\"|1.5)",
+        core in 0usize..3,
+    ) {
+        let text = format!("[{table}]\n{key} = {value}\n");
+        match Arm11Config::new(CORES[core]).with_overrides(&text, "m.toml") {
+            Err(e) => prop_assert!(e.to_string().starts_with("m.toml"), "{e}"),
+            Ok(cfg) => {
+                let program = builtin::program("mixed", 1, 1).unwrap();
+                let t = Totals::of(machine::arm11(cfg, program, Skipping::On), 200_000, |_| true);
+                prop_assert_eq!(t.cycles, 200_000);
+            }
+        }
+    }
 }

@@ -22,6 +22,10 @@ pub enum MachineConfigError {
     NoMmu { origin: String, table: &'static str, core: &'static str },
 }
 
+/// The L1 cache sizes a configuration may give an ARM11 core.
+const MIN_L1: u64 = 1 << 10;
+const MAX_L1: u64 = 1 << 20;
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
@@ -87,6 +91,12 @@ impl Arm11Config {
             if let Some(k) = keys {
                 *cache = cache_with(*cache, k);
                 cache.check().map_err(|why| geometry(table, why))?;
+                // ARM11's L1 caches are 4-64 KB; 1 KB to 1 MB leaves room to experiment
+                // while keeping the machine's state small enough to compare.
+                if !(MIN_L1..=MAX_L1).contains(&cache.size) {
+                    let key = format!("{table}.size");
+                    return Err(MachineConfigError::Range { origin: origin.into(), key, value: cache.size, min: MIN_L1, max: MAX_L1 });
+                }
             }
         }
         let core = self.core.name();
