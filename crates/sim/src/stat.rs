@@ -108,16 +108,23 @@ pub enum StatError {
     MachineConfig(#[from] MachineConfigError),
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error("workload `{workload}` runs on the machine models only (ARM11 so far), not on {pmu}; there: mixed, compute, branchy, stream")]
+    #[error("workload `{workload}` runs on the machine models only (ARM11 so far), not on {pmu}; there: {}", signal_level_names())]
     ProgramOnly { workload: String, pmu: String },
-    #[error("--trace runs recorded programs on the ARM11 machines so far, not on {pmu}")]
+    #[error("--trace runs recorded programs on the ARM11 machines so far (--pmu arm1136, arm1156 or arm1176), not on {pmu}")]
     NoTraceMachine { pmu: String },
-    #[error("--machine-config applies to the ARM11 machines so far; {pmu} counts a signal-level workload")]
+    #[error(
+        "--machine-config applies to the ARM11 machines so far (--pmu arm1136, arm1156 or arm1176); {pmu} counts a signal-level workload"
+    )]
     NotConfigurable { pmu: String },
     #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
     NoFaults,
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
     ShortInterval(u64),
+}
+
+/// The workloads the signal-level machines run, for messages.
+fn signal_level_names() -> String {
+    workloads::WORKLOADS.iter().filter(|w| w.signal_level).map(|w| w.name).collect::<Vec<_>>().join(", ")
 }
 
 /// An event stream.

@@ -403,3 +403,49 @@ proptest! {
         }
     }
 }
+
+/// The totals of one run of `body` (straight-line code at the start of the user text)
+/// over one data stream of 1 MB sections in the heap.
+fn once(body: Vec<Op>) -> Totals {
+    let phase = Phase {
+        privilege: Privilege::USER,
+        context: 1,
+        masks: Default::default(),
+        entry: layout::USER_TEXT.start,
+        body,
+        iterations: 1,
+        streams: vec![DataStream { page: layout::SECTION, ..DataStream::fixed(layout::HEAP.start, Memory::Cacheable) }],
+        tables: Vec::new(),
+        addresses: Vec::new(),
+    };
+    Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(vec![phase]), Skipping::Off), u64::MAX, |_| true)
+}
+
+#[test]
+fn an195_s4_a_mispredict_costs_four_cycles_and_one_instruction_buffer_stall() {
+    // A forward branch to the next instruction: static prediction says not taken.
+    let next = layout::USER_TEXT.start + INSN;
+    let taken = once(vec![Op::Branch { target: next, when: Pattern::Always }, Op::Int]);
+    let not_taken = once(vec![Op::Branch { target: next, when: Pattern::Never }, Op::Int]);
+    assert_eq!((taken.get(Signal::BranchMispredicts), not_taken.get(Signal::BranchMispredicts)), (1, 0));
+    assert_eq!(taken.cycles, not_taken.cycles + 4);
+    assert_eq!(taken.get(Signal::IBufStallCycles), not_taken.get(Signal::IBufStallCycles) + 1);
+}
+
+#[test]
+fn an195_s8_accesses_to_the_line_of_the_previous_access_count_once() {
+    let load = |offset| Op::Load(Access { stream: 0, offset, size: 4, use_next: false });
+    let t = once(vec![load(0), load(4), load(8), load(64), load(68)]);
+    assert_eq!(t.get(Signal::Loads), 5);
+    assert_eq!(t.get(Signal::DCacheAccesses), 2);
+    assert_eq!(t.get(Signal::DCacheMisses), 2, "each line misses once");
+}
+
+#[test]
+fn an195_s4_page_table_walks_count_as_main_tlb_misses_not_stalls() {
+    let t = once(vec![Op::Load(Access { stream: 0, offset: 0, size: 4, use_next: false })]);
+    assert_eq!((t.get(Signal::DTlbMisses), t.get(Signal::MainTlbMisses) >= 1), (1, true));
+    // The data walk stalls nothing that 0x2 or 0x11 counts; the fetch side's walk and
+    // I-cache fill are the only instruction-buffer stalls.
+    assert_eq!(t.get(Signal::DataDepStallCycles) + t.get(Signal::LsuFullStallCycles), 0);
+}

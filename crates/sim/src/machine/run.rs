@@ -107,10 +107,6 @@ impl<C: Core> Runner<C> {
         self.error.as_ref()
     }
 
-    pub fn core(&self) -> &C {
-        &self.core
-    }
-
     fn flush(&mut self) {
         if !self.pending.is_empty() {
             let body = std::mem::replace(&mut self.pending, Vec::with_capacity(2 * EMIT_SPANS));

@@ -128,7 +128,7 @@ impl Arm11 {
                 if mispredicted {
                     s.set(Signal::BranchMispredicts, 1);
                 }
-                self.cycle(out, ip, s, 1).branch = Some(Branch { target: to, taken: true, mispredicted });
+                self.cycle(out, ip, s).branch = Some(Branch { target: to, taken: true, mispredicted });
                 self.ip = to;
                 if mispredicted {
                     self.flush(out, to);
@@ -140,8 +140,8 @@ impl Arm11 {
 
     /// One instruction's issue cycle, as a span of its own to attach a data reference
     /// or a branch outcome to.
-    fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, cycles: u64) -> &'o mut crate::stream::Span {
-        self.elapse(cycles);
+    fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals) -> &'o mut crate::stream::Span {
+        self.elapse(1);
         out.issue(ip, s)
     }
 
@@ -197,7 +197,7 @@ impl Arm11 {
         if mispredicted {
             s.set(Signal::BranchMispredicts, 1);
         }
-        self.cycle(out, ip, s, 1).branch = Some(Branch { target, taken, mispredicted });
+        self.cycle(out, ip, s).branch = Some(Branch { target, taken, mispredicted });
         self.ip = if taken { target } else { ip + INSN };
         if mispredicted {
             self.flush(out, self.ip);
@@ -274,7 +274,7 @@ impl Arm11 {
             signals.set(kind, 1);
         }
         let mem = MemRef { addr, stride: stream.stride, size: a.size, write };
-        self.cycle(out, ip, signals, 1).mem = Some(mem);
+        self.cycle(out, ip, signals).mem = Some(mem);
         let block = matches!(op, Op::BlockLoad(_) | Op::BlockStore(_));
         if block {
             self.wait(out, ip, self.cfg.block_cycles, None);

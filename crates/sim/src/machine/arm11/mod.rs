@@ -83,10 +83,6 @@ impl Arm11 {
             cfg,
         }
     }
-
-    pub fn config(&self) -> &Arm11Config {
-        &self.cfg
-    }
 }
 
 /// The cycles of one iteration, as spans: consecutive cycles that count the same are
