@@ -18,6 +18,7 @@ use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
 use crate::drivers::Driver;
 use crate::machine::arm11::{Arm11Config, Arm11Core, MachineConfigError};
+use crate::machine::sparc::{SparcChip, SparcConfig};
 use crate::machine::{self, run::Skipping};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::ConfigError;
@@ -108,13 +109,14 @@ pub enum StatError {
     MachineConfig(#[from] MachineConfigError),
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error("workload `{workload}` runs on the machine models only (ARM11 so far), not on {pmu}; there: {}", signal_level_names())]
-    ProgramOnly { workload: String, pmu: String },
-    #[error("--trace runs recorded programs on the ARM11 machines so far (--pmu arm1136, arm1156 or arm1176), not on {pmu}")]
-    NoTraceMachine { pmu: String },
     #[error(
-        "--machine-config applies to the ARM11 machines so far (--pmu arm1136, arm1156 or arm1176); {pmu} counts a signal-level workload"
+        "workload `{workload}` runs on the machine models only (ARM11 and SPARC so far), not on {pmu}; there: {}",
+        signal_level_names()
     )]
+    ProgramOnly { workload: String, pmu: String },
+    #[error("--trace runs recorded programs on the ARM11 and SPARC machines so far (arm11xx, sparc-t4, sparc-kt, niagara), not on {pmu}")]
+    NoTraceMachine { pmu: String },
+    #[error("--machine-config applies to the ARM11 machines so far (--pmu arm1136, arm1156 or arm1176), not to {pmu}")]
     NotConfigurable { pmu: String },
     #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
     NoFaults,
@@ -131,30 +133,22 @@ fn signal_level_names() -> String {
 pub type Blocks = Box<dyn Iterator<Item = Block> + Send>;
 
 /// The event stream of the run, and the status of the trace it reads if any: the
-/// program (a built-in workload or a trace) on the machine of `pmus`. ARM11 runs it
-/// through its machine model; the other machines still take the signal-level
-/// workloads of `workloads`, until their machine models land.
+/// program (a built-in workload or a trace) on the machine of `pmus`. ARM11 and SPARC
+/// run it through their machine models; Montecito still takes the signal-level
+/// workloads of `workloads`, until its machine model lands.
 pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<TraceStatus>), StatError> {
     let threads = threads(pmus, opts)?;
     if opts.fault_every == Some(0) {
         return Err(StatError::NoFaults);
     }
-    let Some(core) = Arm11Core::from_model(pmus[0].desc.model) else {
-        if opts.machine_config.is_some() {
-            return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
-        }
-        if opts.trace.is_some() {
-            return Err(StatError::NoTraceMachine { pmu: pmus[0].name().to_string() });
-        }
-        if workloads::WORKLOADS.iter().any(|w| w.name == opts.workload && !w.signal_level) {
-            return Err(StatError::ProgramOnly { workload: opts.workload.clone(), pmu: pmus[0].name().to_string() });
-        }
-        let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
-        return Ok((workloads::blocks(&opts.workload, opts.seed, profile)?, None));
+    let model = pmus[0].desc.model;
+    let chip = match (Arm11Core::from_model(model), SparcChip::from_model(model)) {
+        (Some(core), _) => Chip::Arm11(core),
+        (None, Some(chip)) => Chip::Sparc(chip),
+        (None, None) => return signal_level(pmus, opts, threads),
     };
-    let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
-    if let Some(file) = &opts.machine_config {
-        cfg = cfg.with_overrides(&file.text, &file.origin)?;
+    if matches!(chip, Chip::Sparc(_)) && opts.machine_config.is_some() {
+        return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
     }
     let (program, status) = match &opts.trace {
         Some(path) => {
@@ -163,7 +157,38 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
         }
         None => (builtin::program(&opts.workload, opts.seed, threads)?, None),
     };
-    Ok((Box::new(machine::arm11(cfg, program, Skipping::On)), status))
+    let blocks: Blocks = match chip {
+        Chip::Sparc(chip) => Box::new(machine::sparc(SparcConfig::new(chip), program, Skipping::On)),
+        Chip::Arm11(core) => {
+            let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
+            if let Some(file) = &opts.machine_config {
+                cfg = cfg.with_overrides(&file.text, &file.origin)?;
+            }
+            Box::new(machine::arm11(cfg, program, Skipping::On))
+        }
+    };
+    Ok((blocks, status))
+}
+
+/// The chips whose machine model runs programs.
+enum Chip {
+    Arm11(Arm11Core),
+    Sparc(SparcChip),
+}
+
+/// Montecito's stream until its machine model lands: the signal-level workloads.
+fn signal_level(pmus: &[&Pmu], opts: &StatOptions, threads: usize) -> Result<(Blocks, Option<TraceStatus>), StatError> {
+    if opts.machine_config.is_some() {
+        return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
+    }
+    if opts.trace.is_some() {
+        return Err(StatError::NoTraceMachine { pmu: pmus[0].name().to_string() });
+    }
+    if workloads::WORKLOADS.iter().any(|w| w.name == opts.workload && !w.signal_level) {
+        return Err(StatError::ProgramOnly { workload: opts.workload.clone(), pmu: pmus[0].name().to_string() });
+    }
+    let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
+    Ok((workloads::blocks(&opts.workload, opts.seed, profile)?, None))
 }
 
 /// A trace file, or standard input for `-`, buffered.

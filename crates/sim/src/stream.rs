@@ -117,10 +117,123 @@ pub enum Signal {
     /// background thread's misses completing while the other thread runs, which
     /// Montecito counts as Floating events (Montecito §4.2.1). Two-thread workloads only.
     BackgroundMemoryReads,
+    /// Instruction-cache misses filled from a cache of this socket: the L2, another
+    /// core's L2 (cache to cache) or the L3.
+    ICacheFillsFromCache,
+    /// Instruction-cache misses filled from this socket's memory.
+    ICacheFillsFromLocalMemory,
+    /// Instruction-cache misses filled from another socket's L3 or memory.
+    ICacheFillsFromRemote,
+    /// Load misses in the L1 data cache filled from a cache of this socket (block
+    /// loads, prefetches and atomics are not loads here).
+    DCacheFillsFromCache,
+    /// Load misses in the L1 data cache filled from this socket's memory.
+    DCacheFillsFromLocalMemory,
+    /// Load misses in the L1 data cache filled from another socket's L3 or memory.
+    DCacheFillsFromRemote,
+    /// Instruction-TLB fills by a table walk, by page-size class: the chip's page
+    /// sizes, smallest first (SPARC: 8 KB, 64 KB, 4 MB, 256 MB, 2 GB).
+    ITlbFillsSize0,
+    ITlbFillsSize1,
+    ITlbFillsSize2,
+    ITlbFillsSize3,
+    ITlbFillsSize4,
+    /// Data-TLB fills by a table walk, by page-size class.
+    DTlbFillsSize0,
+    DTlbFillsSize1,
+    DTlbFillsSize2,
+    DTlbFillsSize3,
+    DTlbFillsSize4,
+    /// Cycles spent handling instruction-TLB misses that end in a fill of each page-size
+    /// class (the walk, or the trap handler where software walks).
+    ITlbWalkCyclesSize0,
+    ITlbWalkCyclesSize1,
+    ITlbWalkCyclesSize2,
+    ITlbWalkCyclesSize3,
+    ITlbWalkCyclesSize4,
+    /// Cycles spent handling data-TLB misses, by page-size class of the fill.
+    DTlbWalkCyclesSize0,
+    DTlbWalkCyclesSize1,
+    DTlbWalkCyclesSize2,
+    DTlbWalkCyclesSize3,
+    DTlbWalkCyclesSize4,
+    /// Table walks that found no translation (the TSB misses): a trap to software.
+    ITlbFillTraps,
+    DTlbFillTraps,
+    /// Table-walk memory references for instruction-TLB misses, by the level that
+    /// served them: the L2, the L3 (or another L2), or memory.
+    ITlbWalkRefsL2,
+    ITlbWalkRefsL3,
+    ITlbWalkRefsMemory,
+    /// Table-walk memory references for data-TLB misses, by serving level.
+    DTlbWalkRefsL2,
+    DTlbWalkRefsL3,
+    DTlbWalkRefsMemory,
+    /// Taken branches whose target the branch target cache did not hold.
+    BtcMisses,
+    /// Taken branches whose target the branch target cache predicted wrongly.
+    BtcTargetIncorrect,
+    /// Indirect branches whose target the indirect-target table predicted wrongly.
+    IndirectMispredicts,
+    /// Software prefetches dropped because the line was already in the L1 data cache.
+    SwPrefetchDropsCacheHit,
+    /// Hardware (next-line) prefetches dropped because the line was already in the L1
+    /// data cache.
+    HwPrefetchDropsCacheHit,
+    /// Loads that read all their bytes from a store still in the store buffer.
+    StoreBufferFullRawHits,
+    /// Loads that overlap a buffered store without being covered by it.
+    StoreBufferPartialRawHits,
+    /// Software prefetches into the L2, by where the line was: the L2, the L3, this
+    /// socket's memory, another socket's memory.
+    L2PrefetchHitsL2,
+    L2PrefetchHitsL3,
+    L2PrefetchLocalMemory,
+    L2PrefetchRemoteMemory,
+    /// Stores reaching the L2 (a write-through L1 sends every store there), by where
+    /// the line was.
+    StoresHitL2,
+    StoresHitL3,
+    StoresLocalMemory,
+    StoresRemoteMemory,
+    /// Lines leaving the L2, clean or to be written back.
+    L2CleanEvictions,
+    L2DirtyEvictions,
+    /// L1 lines invalidated because the inclusive L2 evicted them.
+    ICacheEvictionInvalidations,
+    DCacheEvictionInvalidations,
+    /// Cycles loads and stores wait for a data-TLB miss to be served.
+    DTlbMissWaitCycles,
+    /// Cycles a store waits for a free store-buffer entry.
+    StoreBufferWaitCycles,
+    /// Cycles correct-path instructions wait for a mispredicted branch to commit.
+    SelPipeDrainCycles,
+    /// Cycles the instruction buffer is full while the back end stalls.
+    IBufFullCycles,
 }
 
 impl Signal {
-    pub const COUNT: usize = Signal::BackgroundMemoryReads as usize + 1;
+    /// Fills and walk cycles of each TLB by page-size class, smallest first.
+    pub const ITLB_FILLS: [Signal; 5] =
+        [Signal::ITlbFillsSize0, Signal::ITlbFillsSize1, Signal::ITlbFillsSize2, Signal::ITlbFillsSize3, Signal::ITlbFillsSize4];
+    pub const DTLB_FILLS: [Signal; 5] =
+        [Signal::DTlbFillsSize0, Signal::DTlbFillsSize1, Signal::DTlbFillsSize2, Signal::DTlbFillsSize3, Signal::DTlbFillsSize4];
+    pub const ITLB_WALK_CYCLES: [Signal; 5] = [
+        Signal::ITlbWalkCyclesSize0,
+        Signal::ITlbWalkCyclesSize1,
+        Signal::ITlbWalkCyclesSize2,
+        Signal::ITlbWalkCyclesSize3,
+        Signal::ITlbWalkCyclesSize4,
+    ];
+    pub const DTLB_WALK_CYCLES: [Signal; 5] = [
+        Signal::DTlbWalkCyclesSize0,
+        Signal::DTlbWalkCyclesSize1,
+        Signal::DTlbWalkCyclesSize2,
+        Signal::DTlbWalkCyclesSize3,
+        Signal::DTlbWalkCyclesSize4,
+    ];
+
+    pub const COUNT: usize = Signal::IBufFullCycles as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -168,6 +281,63 @@ impl Signal {
         Signal::MemoryReads,
         Signal::MemoryWrites,
         Signal::BackgroundMemoryReads,
+        Signal::ICacheFillsFromCache,
+        Signal::ICacheFillsFromLocalMemory,
+        Signal::ICacheFillsFromRemote,
+        Signal::DCacheFillsFromCache,
+        Signal::DCacheFillsFromLocalMemory,
+        Signal::DCacheFillsFromRemote,
+        Signal::ITlbFillsSize0,
+        Signal::ITlbFillsSize1,
+        Signal::ITlbFillsSize2,
+        Signal::ITlbFillsSize3,
+        Signal::ITlbFillsSize4,
+        Signal::DTlbFillsSize0,
+        Signal::DTlbFillsSize1,
+        Signal::DTlbFillsSize2,
+        Signal::DTlbFillsSize3,
+        Signal::DTlbFillsSize4,
+        Signal::ITlbWalkCyclesSize0,
+        Signal::ITlbWalkCyclesSize1,
+        Signal::ITlbWalkCyclesSize2,
+        Signal::ITlbWalkCyclesSize3,
+        Signal::ITlbWalkCyclesSize4,
+        Signal::DTlbWalkCyclesSize0,
+        Signal::DTlbWalkCyclesSize1,
+        Signal::DTlbWalkCyclesSize2,
+        Signal::DTlbWalkCyclesSize3,
+        Signal::DTlbWalkCyclesSize4,
+        Signal::ITlbFillTraps,
+        Signal::DTlbFillTraps,
+        Signal::ITlbWalkRefsL2,
+        Signal::ITlbWalkRefsL3,
+        Signal::ITlbWalkRefsMemory,
+        Signal::DTlbWalkRefsL2,
+        Signal::DTlbWalkRefsL3,
+        Signal::DTlbWalkRefsMemory,
+        Signal::BtcMisses,
+        Signal::BtcTargetIncorrect,
+        Signal::IndirectMispredicts,
+        Signal::SwPrefetchDropsCacheHit,
+        Signal::HwPrefetchDropsCacheHit,
+        Signal::StoreBufferFullRawHits,
+        Signal::StoreBufferPartialRawHits,
+        Signal::L2PrefetchHitsL2,
+        Signal::L2PrefetchHitsL3,
+        Signal::L2PrefetchLocalMemory,
+        Signal::L2PrefetchRemoteMemory,
+        Signal::StoresHitL2,
+        Signal::StoresHitL3,
+        Signal::StoresLocalMemory,
+        Signal::StoresRemoteMemory,
+        Signal::L2CleanEvictions,
+        Signal::L2DirtyEvictions,
+        Signal::ICacheEvictionInvalidations,
+        Signal::DCacheEvictionInvalidations,
+        Signal::DTlbMissWaitCycles,
+        Signal::StoreBufferWaitCycles,
+        Signal::SelPipeDrainCycles,
+        Signal::IBufFullCycles,
     ];
 }
 
@@ -227,6 +397,12 @@ impl PartialEq for Signals {
     }
 }
 
+impl std::hash::Hash for Signals {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
 impl Signals {
     pub fn get(&self, s: Signal) -> u64 {
         let i = s as usize;
@@ -255,6 +431,21 @@ impl Signals {
                 bits &= !(0xff << (8 * byte));
             }
         }
+    }
+
+    /// Every signal of either set, a signal in both taking the larger increment (for
+    /// signals that hold in every cycle, such as interrupt masks).
+    pub fn or(self, other: Signals) -> Signals {
+        if other.0.iter().all(|&w| w == 0) {
+            return self;
+        }
+        let mut s = self;
+        other.each_nonzero(|i, v| {
+            if s.get(Signal::ALL[i]) < v {
+                s.set(Signal::ALL[i], v as u8);
+            }
+        });
+        s
     }
 
     /// Both sets of signals, which must not share a signal (each one's increments

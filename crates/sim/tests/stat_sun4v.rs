@@ -12,13 +12,8 @@ use pmukit_sim::drivers::kt::KtDriver;
 use pmukit_sim::drivers::niagara::NiagaraDriver;
 use pmukit_sim::drivers::Driver;
 use pmukit_sim::models::kt::KtConfig;
-use pmukit_sim::models::sun4v::TICKS_PER_TSB_HIT;
-use pmukit_sim::stat::{stat, StatError, StatOptions};
-use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span};
-use pmukit_sim::workloads::{self, totals_matching, Profile};
-
-const NIAGARA: Profile = Profile { issue_width: 1, threads: 4 };
-const KT: Profile = Profile { issue_width: 2, threads: 8 };
+use pmukit_sim::stat::{self, stat, StatError, StatOptions};
+use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span, Totals};
 const SEED: u64 = 5;
 
 fn sels(cat: &Catalog, pmu: &str, events: &[&str]) -> Vec<EventSel> {
@@ -39,24 +34,47 @@ fn count(r: &StatReport, name: &str) -> Option<u64> {
     r.events.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("{name} not in the report")).count
 }
 
+/// The signals the machine of `pmu` computes for `workload` over `cycles`, in the
+/// spans `keep` accepts: what the counts must equal.
+fn truth(pmu: &str, workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
+    let cat = Catalog::builtin();
+    let opts = StatOptions { workload: workload.to_string(), seed: SEED, cycles, ..StatOptions::default() };
+    let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts).unwrap();
+    Totals::of(blocks, cycles, keep)
+}
+
+/// The machine's block stream of `workload` for `pmu`.
+fn stream(pmu: &str, workload: &str) -> Cursor {
+    let cat = Catalog::builtin();
+    let opts = StatOptions { workload: workload.to_string(), seed: SEED, ..StatOptions::default() };
+    Cursor::new(stat::blocks(&[cat.pmu(pmu).unwrap()], &opts).unwrap().0)
+}
+
+fn sum(t: &Totals, signals: &[Signal]) -> u64 {
+    signals.iter().map(|&s| t.get(s)).sum()
+}
+
 fn translated(s: &Span) -> bool {
     s.privilege != Privilege::Hyper
 }
 
 /// §2.0: "it is continuously updated (hits increased and ticks updated)": every TLB
-/// miss of a translated span is a TSB hit (TN10), and ticks grow per hit (TN12).
+/// fill the hypervisor makes from the TSB is a hit (TN10), and its ticks are the
+/// cycles the machine spent on it (TN17).
 #[test]
 fn s2_niagara_buffer_counts_every_tsb_hit_of_the_run() {
     let cycles = 200_000_000;
     let r = run("niagara", &["IMMU_TSB_HITS", "IMMU_TSB_TICKS", "DMMU_TSB_HITS", "DMMU_TSB_TICKS"], "mixed", cycles);
-    let truth = totals_matching("mixed", SEED, NIAGARA, cycles, translated).unwrap();
-    let (i, d) = (truth.get(Signal::ITlbMisses), truth.get(Signal::DTlbMisses));
+    let t = truth("niagara", "mixed", cycles, translated);
+    let (i, d) = (sum(&t, &Signal::ITLB_FILLS[..4]), sum(&t, &Signal::DTLB_FILLS[..4]));
+    let (it, dt) = (sum(&t, &Signal::ITLB_WALK_CYCLES[..4]), sum(&t, &Signal::DTLB_WALK_CYCLES[..4]));
     assert!(i > 0 && d > 0, "the workload misses in both TLBs");
+    assert!(it > i && dt > d, "a miss takes cycles");
     assert_eq!(count(&r, "IMMU_TSB_HITS.ALL"), Some(i));
-    assert_eq!(count(&r, "IMMU_TSB_TICKS.ALL"), Some(i * TICKS_PER_TSB_HIT));
+    assert_eq!(count(&r, "IMMU_TSB_TICKS.ALL"), Some(it));
     assert_eq!(count(&r, "DMMU_TSB_HITS.ALL"), Some(d));
-    assert_eq!(count(&r, "DMMU_TSB_TICKS.ALL"), Some(d * TICKS_PER_TSB_HIT));
-    assert!(r.metrics.iter().any(|m| m.name == "dmmu_ticks_per_tsb_hit" && m.value == TICKS_PER_TSB_HIT as f64));
+    assert_eq!(count(&r, "DMMU_TSB_TICKS.ALL"), Some(dt));
+    assert!(r.metrics.iter().any(|m| m.name == "dmmu_ticks_per_tsb_hit" && m.value == dt as f64 / d as f64));
 }
 
 /// §2.3: ctx0 and ctxnon0 fields: privileged code translates in the nucleus context,
@@ -65,29 +83,38 @@ fn s2_niagara_buffer_counts_every_tsb_hit_of_the_run() {
 fn s2_3_niagara_contexts_follow_the_privilege_of_the_code() {
     let cycles = 200_000_000;
     let r = run("niagara", &["DMMU_TSB_HITS.CTX0", "DMMU_TSB_HITS.CTXNON0"], "mixed", cycles);
-    let user = totals_matching("mixed", SEED, NIAGARA, cycles, |s| s.privilege.is_user()).unwrap();
-    let kernel = totals_matching("mixed", SEED, NIAGARA, cycles, |s| translated(s) && !s.privilege.is_user()).unwrap();
-    assert!(kernel.get(Signal::DTlbMisses) > 0);
-    assert_eq!(count(&r, "DMMU_TSB_HITS.CTX0"), Some(kernel.get(Signal::DTlbMisses)));
-    assert_eq!(count(&r, "DMMU_TSB_HITS.CTXNON0"), Some(user.get(Signal::DTlbMisses)));
+    let user = truth("niagara", "mixed", cycles, |s| s.privilege.is_user());
+    let kernel = truth("niagara", "mixed", cycles, |s| translated(s) && !s.privilege.is_user());
+    assert!(sum(&kernel, &Signal::DTLB_FILLS) > 0);
+    assert_eq!(count(&r, "DMMU_TSB_HITS.CTX0"), Some(sum(&kernel, &Signal::DTLB_FILLS)));
+    assert_eq!(count(&r, "DMMU_TSB_HITS.CTXNON0"), Some(sum(&user, &Signal::DTLB_FILLS)));
 }
 
-/// §2.3: one field per page size; a unit mask of several bits sums its fields. The
-/// stream has no page sizes, so every hit is an 8 KB one (TN13).
+/// §2.3: one field per page size, filled by the page size of the TTE found; a unit
+/// mask of several bits sums its fields.
 #[test]
 fn s2_3_niagara_unit_masks_sum_their_fields() {
     let r = run(
         "niagara",
-        &["DMMU_TSB_HITS.ALL", "DMMU_TSB_HITS.SIZE_8K", "DMMU_TSB_HITS.CTX0_64K.CTXNON0_4M", "DMMU_TSB_HITS.0x11"],
-        "mixed",
+        &[
+            "DMMU_TSB_HITS.ALL",
+            "DMMU_TSB_HITS.SIZE_8K",
+            "DMMU_TSB_HITS.SIZE_64K",
+            "DMMU_TSB_HITS.SIZE_4M",
+            "DMMU_TSB_HITS.SIZE_256M",
+            "DMMU_TSB_HITS.CTX0_8K.CTXNON0_64K",
+            "DMMU_TSB_HITS.CTX0_8K",
+            "DMMU_TSB_HITS.CTXNON0_64K",
+        ],
+        "os",
         50_000_000,
     );
-    let all = count(&r, "DMMU_TSB_HITS.ALL");
-    assert!(all > Some(0));
-    assert_eq!(count(&r, "DMMU_TSB_HITS.SIZE_8K"), all);
-    assert_eq!(count(&r, "DMMU_TSB_HITS.CTX0_64K.CTXNON0_4M"), Some(0));
-    assert_eq!(r.events[3].count, all, "0x11 is ctx0 8K + ctxnon0 8K");
-    assert_eq!(r.events[1].counters, ["DMMU_CTX0_8K_HITS", "DMMU_CTXNON0_8K_HITS"], "an event lists the fields it reads");
+    let c = |i: usize| r.events[i].count.unwrap();
+    assert!(c(0) > 0);
+    assert!(c(1) > 0 && c(2) > 0 && c(3) > 0, "the os workload maps 8K, 64K and 4M pages");
+    assert_eq!(c(1) + c(2) + c(3) + c(4), c(0));
+    assert_eq!(c(6) + c(7), c(5));
+    assert_eq!(r.events[5].counters, ["DMMU_CTX0_8K_HITS", "DMMU_CTXNON0_64K_HITS"], "an event lists the fields it reads");
 }
 
 /// The buffer collects every field at once: any number of events read it together,
@@ -121,7 +148,7 @@ fn s2_1_niagara_driver_configures_every_vcpu_and_disables_at_stop() {
     let mut unique = buffers.clone();
     unique.dedup();
     assert_eq!(unique.len(), 4, "one buffer per vCPU");
-    let mut cursor = Cursor::new(workloads::blocks("mixed", SEED, NIAGARA).unwrap());
+    let mut cursor = stream("niagara", "mixed");
     driver.run(&mut cursor, 1_000_000);
     assert_eq!(driver.stop("niagara").len(), 1);
     assert!((0..4).all(|v| driver.hypervisor().mmustat_buffer(v) == Some(0)));
@@ -134,7 +161,7 @@ fn s2_1_niagara_driver_configures_every_vcpu_and_disables_at_stop() {
 fn s3_0_kt_default_perf_config_counts_all_l2_misses() {
     let cycles = 200_000_000;
     let r = run("sparc-kt", &["L2_MISSES"], "stream", cycles);
-    let truth = totals_matching("stream", SEED, KT, cycles, translated).unwrap();
+    let truth = truth("sparc-kt", "stream", cycles, translated);
     assert!(truth.get(Signal::MemoryReads) > 0);
     assert_eq!(count(&r, "L2_MISSES"), Some(truth.get(Signal::MemoryReads)));
 }
@@ -171,7 +198,7 @@ fn tk8_two_kinds_of_miss_are_multiplexed() {
 fn s2_2_kt_dram_counters_count_every_mcus_traffic() {
     let cycles = 100_000_000;
     let r = run("sparc-kt", &["sparc-kt-dram::ALL_READS", "sparc-kt-dram::ALL_WRITES"], "stream", cycles);
-    let truth = totals_matching("stream", SEED, KT, cycles, |_| true).unwrap();
+    let truth = truth("sparc-kt", "stream", cycles, |_| true);
     assert_eq!(count(&r, "ALL_READS"), Some(truth.get(Signal::MemoryReads)));
     assert_eq!(count(&r, "ALL_WRITES"), Some(truth.get(Signal::MemoryWrites)));
 }
@@ -216,7 +243,7 @@ fn s3_2_kt_ewouldblock_ends_with_the_propagation() {
     let pmu = cat.pmu("sparc-kt").unwrap();
     let set = encode_set(pmu, &sels(&cat, "sparc-kt", &["L2_MISSES"])).unwrap();
     let mut driver = KtDriver::new(KtConfig { l2_busy: true, ..KtConfig::default() }, 8).unwrap();
-    let mut cursor = Cursor::new(workloads::blocks("stream", SEED, KT).unwrap());
+    let mut cursor = stream("sparc-kt", "stream");
     driver.start(&set);
     driver.run(&mut cursor, 1_000_000);
     assert_eq!(driver.stop("sparc-kt"), vec![None]);

@@ -6,12 +6,21 @@ use pmukit_core::event_string::EventSel;
 use pmukit_sim::drivers::t4::T4Driver;
 use pmukit_sim::drivers::Driver;
 use pmukit_sim::models::t4_dram::QUEUE_LATENCY_CYCLES;
-use pmukit_sim::stat::{stat, StatOptions};
-use pmukit_sim::stream::Signal;
-use pmukit_sim::stream::{Block, Cursor, MemRef, Span};
-use pmukit_sim::workloads::{totals, totals_matching, Profile};
+use pmukit_sim::stat::{self, stat, StatOptions};
+use pmukit_sim::stream::{Block, Cursor, MemRef, Signal, Span, Totals};
 
-const T4: Profile = Profile { issue_width: 2, threads: 8 };
+/// The signals the T4 machine computes for `workload` (seed 3, eight strands) over
+/// `cycles`, in the spans `keep` accepts.
+fn totals_matching(workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
+    let cat = Catalog::builtin();
+    let opts = StatOptions { workload: workload.to_string(), seed: 3, cycles, ..StatOptions::default() };
+    let (blocks, _) = stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts).unwrap();
+    Totals::of(blocks, cycles, keep)
+}
+
+fn totals(workload: &str, cycles: u64) -> Totals {
+    totals_matching(workload, cycles, |_| true)
+}
 
 fn sels(cat: &Catalog, events: &[&str]) -> Vec<EventSel> {
     events.iter().map(|e| cat.resolve(e, "sparc-t4").unwrap()).collect()
@@ -27,7 +36,7 @@ fn run(events: &[&str], workload: &str, cycles: u64) -> pmukit_core::report::Sta
 fn t4_counts_match_the_workload_on_all_eight_strands() {
     let cycles = 300_000_000;
     let r = run(&["INSTR.ALL", "CYCLES", "INSTR.LOADS", "INSTR_SPECIAL.TAKEN_BRANCHES"], "mixed", cycles);
-    let truth = totals("mixed", 3, T4, cycles).unwrap();
+    let truth = totals("mixed", cycles);
     assert_eq!(r.events[0].count, Some(truth.get(Signal::Instructions)));
     assert_eq!(r.events[1].count, Some(cycles));
     assert_eq!(r.events[2].count, Some(truth.get(Signal::Loads)));
@@ -56,8 +65,8 @@ fn t4_driver_counts_exactly_across_several_wraps() {
 fn t4_privilege_modifiers_select_the_modes_counted() {
     let cycles = 200_000_000;
     let r = run(&["INSTR.ALL:u", "INSTR.ALL:k", "INSTR.ALL"], "mixed", cycles);
-    let user = totals_matching("mixed", 3, T4, cycles, |s| s.privilege.is_user()).unwrap();
-    let all = totals("mixed", 3, T4, cycles).unwrap();
+    let user = totals_matching("mixed", cycles, |s| s.privilege.is_user());
+    let all = totals("mixed", cycles);
     assert_eq!(r.events[0].count, Some(user.get(Signal::Instructions)), "PCR.ut");
     assert_eq!(r.events[1].count, Some(all.get(Signal::Instructions) - user.get(Signal::Instructions)), "PCR.st");
     assert_eq!(r.events[2].count, Some(all.get(Signal::Instructions)), "default: user and privileged");
@@ -78,7 +87,7 @@ fn t4_more_than_four_events_are_multiplexed_and_scaled() {
     let r = run(&["CYCLES", "INSTR.ALL", "INSTR.LOADS", "INSTR.STORES", "INSTR.BRANCHES"], "stream", cycles);
     assert!(r.events.iter().all(|e| e.scaled && e.enabled == cycles && e.running < cycles));
     assert!(r.notes.iter().any(|n| n.contains("2 counter groups on sparc-t4")));
-    let truth = totals("stream", 3, T4, cycles).unwrap();
+    let truth = totals("stream", cycles);
     let est = r.events[2].count.unwrap() as f64;
     let exact = truth.get(Signal::Loads) as f64;
     assert!((est - exact).abs() / exact < 0.1, "{est} vs {exact}");
@@ -99,7 +108,7 @@ fn t4_dram_counts_all_memory_traffic_alongside_core_events() {
     let cycles = 100_000_000;
     let events = ["INSTR.ALL", "sparc-t4-dram::ALL_READS", "sparc-t4-dram::ALL_WRITES"];
     let r = run(&events, "stream", cycles);
-    let truth = totals("stream", 3, T4, cycles).unwrap();
+    let truth = totals("stream", cycles);
     assert_eq!(r.events[0].count, Some(truth.get(Signal::Instructions)));
     assert_eq!(r.events[1].count, Some(truth.get(Signal::MemoryReads)));
     assert_eq!(r.events[2].count, Some(truth.get(Signal::MemoryWrites)));

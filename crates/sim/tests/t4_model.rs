@@ -19,9 +19,14 @@ fn span(strand: u8, privilege: Privilege, cycles: u64) -> Span {
     Span { thread: strand, privilege, ..Span::new(cycles, 0x1_0000) }
 }
 
-/// One instruction per cycle, a load and an L1 data cache miss with it.
+/// One instruction per cycle, a load and an L1 data cache miss (served by the L2)
+/// with it.
 fn busy(strand: u8, privilege: Privilege, cycles: u64) -> Span {
-    span(strand, privilege, cycles).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::DCacheMisses, 1)
+    span(strand, privilege, cycles)
+        .with(Signal::Instructions, 1)
+        .with(Signal::Loads, 1)
+        .with(Signal::DCacheMisses, 1)
+        .with(Signal::DCacheFillsFromCache, 1)
 }
 
 /// A stream repeating `body` for ever.
@@ -438,7 +443,11 @@ fn programming_note_simultaneous_overflows_set_both_ov_bits() {
     // Programming Note: "PIC0 may overflow due to an ITLB miss event and PIC1 may
     // simultaneously overflow due to a data cache miss event. Both PCR0.ov and PCR1.ov
     // will be set."
-    let misses = span(0, USER, 4).with(Signal::Instructions, 1).with(Signal::ITlbMisses, 1).with(Signal::DCacheMisses, 1);
+    let misses = span(0, USER, 4)
+        .with(Signal::Instructions, 1)
+        .with(Signal::ITlbMisses, 1)
+        .with(Signal::DCacheMisses, 1)
+        .with(Signal::DCacheFillsFromCache, 1);
     let mut core = core_with(pcr(&[("sl", 5), ("mask", 0x10), ("ut", 1), ("toe", 1)]), minus(7));
     set_pic(&mut core, 0, 1, minus(7));
     set_pcr(&mut core, 0, 1, pcr(&[("sl", 16), ("mask", 0x01), ("ut", 1), ("toe", 1)]));

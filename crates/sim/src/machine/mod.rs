@@ -7,9 +7,11 @@
 
 pub mod arm11;
 pub mod cache;
+mod out;
 pub mod predict;
 pub mod run;
 mod sets;
+pub mod sparc;
 pub mod tlb;
 
 use crate::program::{DataStream, Phase};
@@ -18,8 +20,9 @@ use crate::stream::Span;
 /// A chip's core as the runner drives it: iteration by iteration, with a complete,
 /// comparable description of its state.
 pub trait Core {
-    /// A phase starts (its first instruction at `phase.entry`).
-    fn enter(&mut self, phase: &Phase);
+    /// A phase starts on software thread `thread` (its first instruction at
+    /// `phase.entry`).
+    fn enter(&mut self, phase: &Phase, thread: usize);
     /// Executes iteration `k` of `phase`, appending the spans of its cycles.
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>);
     /// Bytes a data stream must move for every structure it goes through to index it
@@ -31,10 +34,19 @@ pub trait Core {
     /// line address passed through `keys.line` and every page address through
     /// `keys.page`: two moments with equal canonical states behave the same.
     fn canonical(&self, keys: &Keys, out: &mut Vec<u64>);
+    /// The state of the large structures (outer caches), in the same terms: compared
+    /// only when the rest of two states is equal, so that most snapshots never
+    /// describe them.
+    fn canonical_outer(&self, _keys: &Keys, _out: &mut Vec<u64>) {}
     /// Moves every held line and page address for which `to` gives a new one, as if
     /// the stream that brought them had run on.
     fn relocate(&mut self, to: &Moves);
 }
+
+/// Addresses with this bit set stand for a structure's own record of the line or page
+/// at the address without it (a TTE in the TSB): the runner moves and compares them
+/// with that page.
+pub const ALIAS: u64 = 1 << 52;
 
 /// Byte distances after which a stream indexes a core's structures the same way again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,4 +70,9 @@ pub struct Moves<'a> {
 /// The block stream of `program` on an ARM11 core.
 pub fn arm11(cfg: arm11::Arm11Config, program: crate::program::Program, skipping: run::Skipping) -> run::Runner<arm11::Arm11> {
     run::Runner::new(arm11::Arm11::new(cfg), program, skipping)
+}
+
+/// The block stream of `program` on a SPARC core.
+pub fn sparc(cfg: sparc::SparcConfig, program: crate::program::Program, skipping: run::Skipping) -> run::Runner<sparc::Sparc> {
+    run::Runner::new(sparc::Sparc::new(cfg), program, skipping)
 }

@@ -13,13 +13,16 @@
 
 use std::collections::VecDeque;
 
-use super::{Core, Keys, Moves};
+use super::{Core, Keys, Moves, ALIAS};
 use crate::program::{gcd, lcm, Phase, PhaseError, Program};
 use crate::stream::{Block, Span};
 
 /// Quanta above this many iterations are not worth waiting for: the loop is simulated
 /// iteration by iteration.
 const MAX_QUANTUM: u64 = 1 << 16;
+/// Cycles a software thread runs before the next takes its turn, when the program has
+/// no timer of its own.
+const TURN_CYCLES: u64 = 1 << 18;
 /// Simulated iterations are emitted in blocks of about this many spans.
 const EMIT_SPANS: usize = 64;
 /// A period longer than this many spans is not kept: the memory would outweigh the
@@ -80,14 +83,21 @@ pub struct Runner<C: Core> {
 
 impl<C: Core> Runner<C> {
     pub fn new(core: C, program: Program, skipping: Skipping) -> Runner<C> {
-        let threads = program.threads.into_iter().map(|phases| SoftThread { phases, current: None }).collect();
-        let next_tick = program.timer.as_ref().map_or(u64::MAX, |t| t.period);
+        let threads: Vec<SoftThread> = program.threads.into_iter().map(|phases| SoftThread { phases, current: None }).collect();
+        // Threads of a program without an operating system's timer take turns on the
+        // hardware all the same (strands of one core, ERRATA MSP1): a turn is a timer
+        // tick without a handler.
+        let timer = match program.timer {
+            None if threads.len() > 1 => Some(crate::program::Timer { period: TURN_CYCLES, handler: Vec::new() }),
+            timer => timer,
+        };
+        let next_tick = timer.as_ref().map_or(u64::MAX, |t| t.period);
         Runner {
             core,
             threads,
             running: 0,
             current: None,
-            timer: program.timer,
+            timer,
             handlers: VecDeque::new(),
             ticking: false,
             skipping,
@@ -138,7 +148,7 @@ impl<C: Core> Runner<C> {
             return false;
         }
         // Execution (re)starts at the top of the loop body.
-        self.core.enter(&phase);
+        self.core.enter(&phase, self.running);
         let finder = Finder::new(&phase, &self.core, self.skipping, &mut self.history);
         let interruptible = !handler && phase.privilege.is_user() && self.timer.is_some();
         self.current = Some(Running { phase, k, finder, interruptible, handler });
@@ -167,7 +177,7 @@ impl<C: Core> Runner<C> {
                 self.ticking = true;
             }
         }
-        if self.ticking && self.handlers.is_empty() && run.handler {
+        if self.ticking && self.handlers.is_empty() && (run.handler || self.timer.as_ref().is_some_and(|t| t.handler.is_empty())) {
             self.ticking = false;
             self.next_tick = self.cycles + self.timer.as_ref().map_or(u64::MAX, |t| t.period);
             self.running = (self.running + 1) % self.threads.len().max(1);
@@ -275,6 +285,9 @@ struct Snapshot {
     k: u64,
     hash: u64,
     state: Vec<u64>,
+    /// The large structures' state (`Core::canonical_outer`), once the snapshot has
+    /// been a candidate.
+    outer: Option<Vec<u64>>,
     spans: usize,
 }
 
@@ -289,6 +302,8 @@ struct Finder {
     /// same way and every branch pattern and cyclic stream is at the same point.
     quantum: u64,
     regions: Vec<Region>,
+    /// The lowest start and highest end of the regions: most addresses are outside.
+    bounds: (u64, u64),
     /// Bytes past a stream's position that one iteration touches.
     reach: u64,
     snapshots: Vec<Snapshot>,
@@ -344,7 +359,8 @@ impl Finder {
             }
         }
         let spans = std::mem::take(spans);
-        Some(Finder { quantum, regions, reach, snapshots: Vec::new(), spans, taken: 0, next: quantum })
+        let bounds = (regions.iter().map(|r| r.start).min().unwrap_or(0), regions.iter().map(|r| r.end).max().unwrap_or(0));
+        Some(Finder { quantum, regions, bounds, reach, snapshots: Vec::new(), spans, taken: 0, next: quantum })
     }
 
     fn due(&self, k: u64) -> bool {
@@ -379,7 +395,12 @@ impl Finder {
         }
     }
 
+    /// The moving region an address (or the page an `ALIAS` address stands for) is in.
     fn region(&self, a: u64) -> Option<&Region> {
+        let a = a & !ALIAS;
+        if !(self.bounds.0..self.bounds.1).contains(&a) {
+            return None;
+        }
         self.regions.iter().find(|r| (r.start..r.end).contains(&a))
     }
 
@@ -387,6 +408,8 @@ impl Finder {
     /// position where the stream moves (pages only for `Moving` streams), absolute
     /// otherwise.
     fn key(&self, phase: &Phase, k: u64, a: u64, page: bool) -> u64 {
+        // An alias stands for a page, wherever a structure keeps it.
+        let page = page || a & ALIAS != 0;
         match self.region(a) {
             Some(r) if !page || r.motion == Motion::Moving => {
                 let offset = a.wrapping_sub(phase.streams[r.stream].position(k)) & ((1 << 56) - 1);
@@ -398,6 +421,7 @@ impl Finder {
 
     /// Where an address goes when `n` iterations are skipped.
     fn moved(&self, phase: &Phase, n: u64, a: u64, page: bool) -> Option<u64> {
+        let page = page || a & ALIAS != 0;
         let r = self.region(a).filter(|r| !page || r.motion == Motion::Moving)?;
         Some(a.wrapping_add_signed(phase.streams[r.stream].stride.wrapping_mul(n as i64)))
     }
@@ -407,12 +431,24 @@ impl Finder {
         core.relocate(&Moves { line: &|a| self.moved(phase, n, a, false), page: &|a| self.moved(phase, n, a, true) });
     }
 
+    /// The canonical state of the core (`outer`: of its large structures) at
+    /// iteration `k`.
+    fn describe(&self, phase: &Phase, core: &dyn Core, k: u64, outer: bool, out: &mut Vec<u64>) {
+        let (line, page) = (|a| self.key(phase, k, a, false), |a| self.key(phase, k, a, true));
+        let keys = Keys { line: &line, page: &page };
+        if outer {
+            core.canonical_outer(&keys, out);
+        } else {
+            core.canonical(&keys, out);
+        }
+    }
+
     /// Takes a snapshot at iteration `k`; when it equals an earlier one, the
     /// iterations between are a period.
     fn check(&mut self, phase: &Phase, core: &dyn Core, k: u64) -> Option<Skip> {
-        let mut state = Vec::new();
-        let keys = Keys { line: &|a| self.key(phase, k, a, false), page: &|a| self.key(phase, k, a, true) };
-        core.canonical(&keys, &mut state);
+        // The state is as long as the last one, give or take: no growing and copying.
+        let mut state = Vec::with_capacity(self.snapshots.last().map_or(0, |s| s.state.len() + 64));
+        self.describe(phase, core, k, false, &mut state);
         let hash = fingerprint(&state);
         self.taken += 1;
         let spacing = if self.taken < DENSE { 1 } else { 1 << (self.taken - DENSE).min(16) };
@@ -420,31 +456,50 @@ impl Finder {
         // A moving stream that wrapped in between moved by something else than its
         // stride times the iterations: equal states then prove nothing about skipping.
         let unwrapped = |then: u64| self.regions.iter().all(|r| phase.streams[r.stream].until_wrap(then) > k - then);
-        if let Some(then) = self.snapshots.iter().find(|s| s.hash == hash && s.state == state && unwrapped(s.k)) {
-            let period = k - then.k;
-            let mut body: Vec<Span> = self.spans.range(then.spans..).copied().collect();
-            for mem in body.iter_mut().filter_map(|s| s.mem.as_mut()) {
-                mem.addr = mem.addr.wrapping_add_signed(mem.stride.wrapping_mul(period as i64));
-                mem.stride = mem.stride.wrapping_mul(period as i64);
+        let mut outer = None;
+        // The latest match: the shortest period, and the one whose outer state a
+        // confirmation recorded.
+        if let Some(i) = self.snapshots.iter().rposition(|s| s.hash == hash && s.state == state && unwrapped(s.k)) {
+            // The rest matches: now the large structures, which a snapshot records only
+            // when it is a candidate, so the earlier one may not have them yet; then the
+            // period is confirmed one period later.
+            let mut o = Vec::new();
+            self.describe(phase, core, k, true, &mut o);
+            let then = &self.snapshots[i];
+            if o.is_empty() || then.outer.as_ref() == Some(&o) {
+                return Some(self.skip(phase, k, i));
             }
-            let cycles = body.iter().map(|s| s.cycles).sum();
-            // A stream must not wrap round, nor (in large pages) leave the page it was in
-            // at the earlier snapshot.
-            let mut room = u64::MAX;
-            for r in &self.regions {
-                let s = &phase.streams[r.stream];
-                room = room.min(s.until_wrap(k));
-                if r.motion == Motion::MovingInPage {
-                    room = room.min(s.in_page(then.k, self.reach).saturating_sub(period));
-                }
-            }
-            return Some(Skip { period, body, cycles, repeat: room / period });
+            self.next = k + (k - then.k);
+            outer = Some(o);
         }
         if self.snapshots.len() == SNAPSHOTS {
             self.forget_oldest();
         }
-        self.snapshots.push(Snapshot { k, hash, state, spans: self.spans.len() });
+        self.snapshots.push(Snapshot { k, hash, state, outer, spans: self.spans.len() });
         None
+    }
+
+    /// The skip from snapshot `i` to iteration `k`, whose states are equal.
+    fn skip(&self, phase: &Phase, k: u64, i: usize) -> Skip {
+        let then = &self.snapshots[i];
+        let period = k - then.k;
+        let mut body: Vec<Span> = self.spans.range(then.spans..).copied().collect();
+        for mem in body.iter_mut().filter_map(|s| s.mem.as_mut()) {
+            mem.addr = mem.addr.wrapping_add_signed(mem.stride.wrapping_mul(period as i64));
+            mem.stride = mem.stride.wrapping_mul(period as i64);
+        }
+        let cycles = body.iter().map(|s| s.cycles).sum();
+        // A stream must not wrap round, nor (in large pages) leave the page it was in
+        // at the earlier snapshot.
+        let mut room = u64::MAX;
+        for r in &self.regions {
+            let s = &phase.streams[r.stream];
+            room = room.min(s.until_wrap(k));
+            if r.motion == Motion::MovingInPage {
+                room = room.min(s.in_page(then.k, self.reach).saturating_sub(period));
+            }
+        }
+        Skip { period, body, cycles, repeat: room / period }
     }
 }
 

@@ -28,23 +28,15 @@ use crate::engine::Counting;
 use crate::models::kt::{Kt, KtConfig, KtConfigError};
 use crate::stream::{Privilege, Signal, Span};
 
-/// `%tick` cycles the hypervisor spends on one TLB miss it satisfies from the TSB, added
-/// to the "ticks" field per hit. The spec gives no figure; this is the model's: a
-/// Niagara strand runs the fast miss handler (trap entry, TSB pointer, a 16-byte TSB
-/// load served by the L2, tag compare, real-to-physical translation, TLB load, retry),
-/// some 40 instructions plus the L2 latency, in about 100 cycles of a 1 tick/cycle
-/// `%tick`.
-pub const TICKS_PER_TSB_HIT: u64 = 100;
 /// The most virtual CPUs: a stream addresses at most 256 threads (`Span::thread` is a
 /// `u8`), so more could never run.
 pub const MAX_VCPUS: usize = 256;
-/// The page size every hit counts under: the stream carries none (TN13).
-pub const STREAM_PAGE_SIZE: PageSize = PageSize::Size8K;
 
 /// Bytes of guest memory stored together; all-zero lines are not stored.
 const LINE: usize = 64;
-/// The machine's counters per vCPU: IMMU and DMMU, each in context 0 and non-zero.
-const COUNTERS_PER_VCPU: usize = Mmu::ALL.len() * Context::ALL.len();
+/// The machine's counters per vCPU: hits and ticks of every §2.3 slot (IMMU and DMMU,
+/// context 0 and non-zero, four page sizes).
+const COUNTERS_PER_VCPU: usize = Mmu::ALL.len() * Context::ALL.len() * PageSize::ALL.len() * Quantity::ALL.len();
 
 /// The processor the hypervisor runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -536,8 +528,12 @@ impl Hypervisor {
 }
 
 impl Hypervisor {
+    /// MMU statistics exist on Niagara only (§2.1: EBADTRAP elsewhere).
     fn mmu_counters(&self) -> usize {
-        self.vcpus.len() * COUNTERS_PER_VCPU
+        match self.processor {
+            Processor::Niagara1 => self.vcpus.len() * COUNTERS_PER_VCPU,
+            _ => 0,
+        }
     }
 
     /// The KT model and its counter number, for a virtual counter past the MMU ones.
@@ -547,10 +543,13 @@ impl Hypervisor {
     }
 }
 
-/// Virtual counter `i` is vCPU `i / 4`'s (MMU, context) pair `i % 4`.
-fn counter_of(i: usize) -> (usize, Mmu, Context) {
-    let pair = i % COUNTERS_PER_VCPU;
-    (i / COUNTERS_PER_VCPU, Mmu::ALL[pair / Context::ALL.len()], Context::ALL[pair % Context::ALL.len()])
+/// Virtual counter `i` is one quantity of one slot of vCPU `i / COUNTERS_PER_VCPU`'s
+/// buffer.
+fn counter_of(i: usize) -> (usize, Mmu, Context, PageSize, Quantity) {
+    let slot = i % COUNTERS_PER_VCPU;
+    let (quantity, slot) = (Quantity::ALL[slot % 2], slot / 2);
+    let (size, slot) = (PageSize::ALL[slot % PageSize::ALL.len()], slot / PageSize::ALL.len());
+    (i / COUNTERS_PER_VCPU, Mmu::ALL[slot / Context::ALL.len()], Context::ALL[slot % Context::ALL.len()], size, quantity)
 }
 
 /// The context a span's translations use: the nucleus context 0 for privileged code,
@@ -571,20 +570,24 @@ impl Counting for Hypervisor {
         self.mmu_counters() + self.kt.as_ref().map_or(0, Counting::counters)
     }
 
-    /// TLB misses of the counter's vCPU, MMU and context, while its collection is on:
-    /// every miss is a TSB hit (TN10).
+    /// The hypervisor's TSB hits of the counter's vCPU, MMU, context and page size, and
+    /// the cycles it spent on them, while collection is on: the machine's fills of
+    /// that page-size class and their walk cycles (TN10, TN13, TN17).
     fn rate(&self, i: usize, span: &Span) -> u64 {
         if let Some((kt, k)) = self.kt_counter(i) {
             return kt.rate(k, span);
         }
-        let (vcpu, mmu, context) = counter_of(i);
+        let (vcpu, mmu, context, size, quantity) = counter_of(i);
         let enabled = self.vcpus.get(vcpu).is_some_and(|v| v.mmustat != 0);
         if !enabled || usize::from(span.thread) != vcpu || context_of(span.privilege) != Some(context) {
             return 0;
         }
-        span.signals.get(match mmu {
-            Mmu::Immu => Signal::ITlbMisses,
-            Mmu::Dmmu => Signal::DTlbMisses,
+        let class = size as usize;
+        span.signals.get(match (mmu, quantity) {
+            (Mmu::Immu, Quantity::Hits) => Signal::ITLB_FILLS[class],
+            (Mmu::Immu, Quantity::Ticks) => Signal::ITLB_WALK_CYCLES[class],
+            (Mmu::Dmmu, Quantity::Hits) => Signal::DTLB_FILLS[class],
+            (Mmu::Dmmu, Quantity::Ticks) => Signal::DTLB_WALK_CYCLES[class],
         })
     }
 
@@ -593,17 +596,15 @@ impl Counting for Hypervisor {
         self.kt_counter(i).map_or(u64::MAX, |(kt, k)| kt.headroom(k))
     }
 
-    /// `n` more hits, and `n` × [`TICKS_PER_TSB_HIT`] more ticks, in the vCPU's buffer.
+    /// `n` more hits or ticks in the vCPU's buffer.
     fn add(&mut self, i: usize, n: u64) -> bool {
         let mmu_counters = self.mmu_counters();
         if let Some(kt) = self.kt.as_mut().filter(|_| i >= mmu_counters) {
             return kt.add(i - mmu_counters, n);
         }
-        let (vcpu, mmu, context) = counter_of(i);
+        let (vcpu, mmu, context, size, quantity) = counter_of(i);
         let Some(&Vcpu { mmustat: base @ 1.. }) = self.vcpus.get(vcpu) else { return false };
-        let at = |quantity| base + niagara::offset(mmu, context, STREAM_PAGE_SIZE, quantity) as u64;
-        self.memory.add_u64(at(Quantity::Hits), n);
-        self.memory.add_u64(at(Quantity::Ticks), n.wrapping_mul(TICKS_PER_TSB_HIT));
+        self.memory.add_u64(base + niagara::offset(mmu, context, size, quantity) as u64, n);
         false
     }
 }

@@ -1,7 +1,8 @@
 //! One ARM11 instruction: fetch through the instruction side, execute through the data
 //! side and the predictors, and the cycles and signals that result.
 
-use super::{Arm11, Faults, Out};
+use super::{Arm11, Faults};
+use crate::machine::out::Out;
 use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase, INSN};
 use crate::stream::{Branch, MemRef, Signal, Signals};
 
@@ -142,7 +143,7 @@ impl Arm11 {
     /// or a branch outcome to.
     fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals) -> &'o mut crate::stream::Span {
         self.elapse(1);
-        out.issue(ip, s)
+        out.issue(ip, s, 1)
     }
 
     /// One instruction's issue cycle, merged with the cycles before it when they count
@@ -309,13 +310,14 @@ impl Arm11 {
         if let Some(t) = &mut self.tlbs {
             let m = self.cfg.mmu.as_ref().map_or((0, 0, u64::MAX), |m| (m.micro_refill_cycles, m.walk_level_cycles, m.kernel_base));
             let context = if addr >= m.2 { 0 } else { phase.context };
-            if !t.micro_d.access(addr, stream.page, context) {
+            let page = arm_page(stream.page);
+            if !t.micro_d.access(addr, page, context) {
                 d.signals.set(Signal::DTlbMisses, 1);
-                if t.main.access(addr, stream.page, context) {
+                if t.main.access(addr, page, context) {
                     d.before.push((m.0, None));
                 } else {
                     d.signals.set(Signal::MainTlbMisses, 1);
-                    d.before.push((walk_levels(stream.page) * m.1, None));
+                    d.before.push((walk_levels(page) * m.1, None));
                 }
             }
         }
@@ -415,6 +417,12 @@ impl Arm11 {
         let beats = u64::from(size).div_ceil(8).max(1);
         self.write_buffer.push(ahead.max(start) + beats * self.cfg.write_cycles);
     }
+}
+
+/// The page size an ARM11 MMU maps a program's mapping with: the largest of 4 KB,
+/// 64 KB, 1 MB and 16 MB (supersection) that is not larger.
+pub(super) fn arm_page(page: u64) -> u64 {
+    [4 << 10, 64 << 10, 1 << 20, 16 << 20].into_iter().rev().find(|&s| s <= page).unwrap_or(4 << 10)
 }
 
 /// Levels of the page-table walk for a mapping: one for sections and supersections,

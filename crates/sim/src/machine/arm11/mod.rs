@@ -15,11 +15,12 @@ pub use config::{Arm11Config, Arm11Core};
 pub use overrides::MachineConfigError;
 
 use crate::machine::cache::Cache;
+use crate::machine::out::Out;
 use crate::machine::predict::{ReturnStack, TargetCache};
 use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::{Signal, Span};
 
 /// The translation structures of an MMU core.
 struct Tlbs {
@@ -85,91 +86,22 @@ impl Arm11 {
     }
 }
 
-/// The cycles of one iteration, as spans: consecutive cycles that count the same are
-/// one span. The span being built is kept here, not read back from the vector, and
-/// spans never merge across iterations, so each iteration's spans are its own.
-struct Out<'a> {
-    spans: &'a mut Vec<Span>,
-    template: Span,
-    /// The span being built, if any; `open` says whether later cycles may join it.
-    current: Option<Span>,
-    open: bool,
-}
-
-impl Out<'_> {
-    fn new<'a>(spans: &'a mut Vec<Span>, phase: &Phase) -> Out<'a> {
-        let mut template = Span::new(0, phase.entry);
-        template.privilege = phase.privilege;
-        template
-            .signals
-            .set(Signal::IrqDisabledCycles, u8::from(phase.masks.irq))
-            .set(Signal::FiqDisabledCycles, u8::from(phase.masks.fiq));
-        Out { spans, template, current: None, open: false }
-    }
-
-    /// The phase's interrupt masks hold in every cycle.
-    fn masked(&self, mut signals: Signals) -> Signals {
-        for mask in [Signal::IrqDisabledCycles, Signal::FiqDisabledCycles] {
-            signals.set(mask, self.template.signals.get(mask) as u8);
-        }
-        signals
-    }
-
-    /// Starts a new span, handing the one before to the vector.
-    fn start(&mut self, span: Span, open: bool) -> &mut Span {
-        if let Some(done) = self.current.replace(span) {
-            self.spans.push(done);
-        }
-        self.open = open;
-        self.current.get_or_insert(span)
-    }
-
-    /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
-    /// every cycle counts the same.
-    fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
-        let signals = self.masked(signals);
-        if let Some(cur) = self.current.as_mut().filter(|c| c.signals == signals) {
-            if self.open {
-                cur.cycles += cycles;
-                return;
-            }
-        }
-        self.start(Span { ip, cycles, signals, ..self.template }, true);
-    }
-
-    /// An instruction's own cycle, a span of its own so that its data reference or
-    /// branch outcome can be attached.
-    fn issue(&mut self, ip: u64, signals: Signals) -> &mut Span {
-        let signals = self.masked(signals.with(Signal::Instructions, 1));
-        self.start(Span { ip, cycles: 1, signals, ..self.template }, false)
-    }
-
-    /// Cycles in which nothing issues, counting `stall` if any.
-    fn stall(&mut self, ip: u64, cycles: u64, stall: Option<Signal>) {
-        if cycles > 0 {
-            let mut s = Signals::default();
-            if let Some(sig) = stall {
-                s.set(sig, 1);
-            }
-            self.emit(ip, cycles, s);
-        }
-    }
-
-    /// Hands the last span to the vector: the iteration is over.
-    fn finish(mut self) {
-        if let Some(done) = self.current.take() {
-            self.spans.push(done);
-        }
-    }
+/// The phase's template span: its privilege, and its interrupt masks, which hold in
+/// every cycle.
+fn template(phase: &Phase) -> Span {
+    let mut t = Span::new(0, phase.entry);
+    t.privilege = phase.privilege;
+    t.signals.set(Signal::IrqDisabledCycles, u8::from(phase.masks.irq)).set(Signal::FiqDisabledCycles, u8::from(phase.masks.fiq));
+    t
 }
 
 impl Core for Arm11 {
-    fn enter(&mut self, phase: &Phase) {
+    fn enter(&mut self, phase: &Phase, _thread: usize) {
         self.ip = phase.entry;
     }
 
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
-        let mut out = Out::new(out, phase);
+        let mut out = Out::new(out, template(phase));
         let mut skip = 0u8;
         for (i, op) in phase.body.iter().enumerate() {
             if skip > 0 {
@@ -186,9 +118,10 @@ impl Core for Arm11 {
     }
 
     fn quantum(&self, stream: &DataStream) -> Quantum {
+        let page = exec::arm_page(stream.page);
         let mut pages = stream.page;
         if let Some(m) = &self.cfg.mmu {
-            pages = lcm(pages, lcm(m.main_tlb.set_span(stream.page), m.micro_dtlb.set_span(stream.page)));
+            pages = lcm(pages, lcm(m.main_tlb.set_span(page), m.micro_dtlb.set_span(page)));
         }
         Quantum { lines: self.cfg.dcache.set_span(), pages }
     }

@@ -16,13 +16,15 @@ const IRQ_OFF: Masks = Masks { irq: true, fiq: false };
 const ALL_OFF: Masks = Masks { irq: true, fiq: true };
 
 /// The vector branches to the handler, which saves the registers on the kernel
-/// stack.
+/// stack and writes a state register.
 fn entry(rng: &mut Rng, t: Thread, vector: u64, masks: Masks) -> Body {
     let mut b = kernel(t, vector);
     b.masks(masks);
     b.branch(code_address(rng, &ENTRY_TEXT), Pattern::Always);
     let stack = b.stream(kernel_stack(t.index));
     b.op(Op::BlockStore(Access { stream: stack, offset: 0, size: LINE as u8, use_next: false }));
+    // It sets the processor state for kernel code (SPARC wrpr %pstate, ARM msr).
+    b.op(Op::SpecialReg);
     b.int(rng.range(4, 12));
     b
 }

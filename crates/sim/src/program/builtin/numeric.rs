@@ -5,11 +5,13 @@ use super::layout::*;
 use super::user::Thread;
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{DataStream, FpOp, Memory, Phase};
+use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase};
 use crate::stream::Privilege;
 
 /// Bytes of a double.
 const DOUBLE: u64 = 8;
+/// How far ahead of its loads a daxpy prefetches: four lines.
+const PREFETCH_AHEAD: u32 = 4 * LINE as u32;
 
 fn matrix(rng: &mut Rng, n: u64) -> u64 {
     buffer(rng, &HEAP, n * n * DOUBLE)
@@ -18,7 +20,7 @@ fn matrix(rng: &mut Rng, n: u64) -> u64 {
 /// One kernel of dense linear algebra on an `n` x `n` matrix of doubles (n a power of
 /// two, 64-512, as blocked codes choose): a matrix multiply's inner product (a row of
 /// A against a column of B: a unit-stride and an `n`-stride stream), a daxpy
-/// (`y += a * x`), or an LU elimination step (a divide by the pivot, then row
+/// (`y += a * x`, with software prefetches), or an LU elimination step (a divide by the pivot, then row
 /// updates).
 pub fn fp(rng: &mut Rng, t: Thread) -> Phase {
     let n = 1 << rng.range(6, 9);
@@ -40,6 +42,10 @@ pub fn fp(rng: &mut Rng, t: Thread) -> Phase {
         1 => {
             let x = b.stream(row(matrix(rng, n)));
             let y = b.stream(row(matrix(rng, n)));
+            // Prefetches four lines ahead, as compilers schedule them: x for reading,
+            // y for writing.
+            let ahead = |stream| Op::Prefetch(Access { stream, offset: PREFETCH_AHEAD, size: 8, use_next: false });
+            b.op(ahead(x)).op(ahead(y));
             b.load(x, 0, 8, false).load(y, 0, 8, true).fp(FpOp::Fma, 1).store(y, 0, 8).int(1);
         }
         _ => {

@@ -15,16 +15,22 @@ pub const SHARED_THREADS: usize = 4;
 /// `os` switches processes at 1 kHz (a 400 MHz core).
 pub const OS_TICK_CYCLES: u64 = 400_000;
 
-/// Page sizes of ARM's short descriptors: small, large, section, supersection.
-const PAGE_SIZES: [u64; 4] = [4 << 10, 64 << 10, 1 << 20, 16 << 20];
+/// Page sizes of ARM's short descriptors (small, large, section, supersection), and
+/// the 256 MB pages of a database's shared segment on SPARC (a machine maps each to
+/// the largest page size it has that is not larger).
+const PAGE_SIZES: [u64; 5] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20];
 
 /// A short piece of a process's work: a loop over a buffer mapped with one of the
-/// four page sizes, then one or two system calls.
+/// five page sizes, then one or two system calls.
 pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
-    let page = PAGE_SIZES[rng.below(4) as usize];
+    let page = PAGE_SIZES[rng.below(5) as usize];
     let bytes = rng.log_range(16 << 10, 32 << 20);
     let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
-    let base = buffer(rng, &HEAP, bytes) / page * page;
+    let base = match buffer(rng, &HEAP, bytes) / page * page {
+        // A page larger than the heap's start: one of the whole pages inside it.
+        0 => HEAP.start.next_multiple_of(page),
+        base => base,
+    };
     // A sparse walk, one access per 1-4 KB, so that the TLBs rather than the caches feel it.
     let stride = 1 << rng.range(10, 12);
     let data = b.stream(DataStream { base, stride, footprint: bytes, memory: Memory::Cacheable, page, shared: false });
@@ -44,10 +50,12 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64) -> Vec<Phase> {
     let process = Thread { index: t.index, context: 1 };
     let mut b = Body::new(Privilege::USER, 1, code_address(rng, &COMPUTE_TEXT));
     let lock = b.stream(DataStream { shared: true, ..DataStream::fixed(region, Memory::Cacheable) });
-    let counters = b.stream(DataStream { shared: true, ..DataStream::fixed(region + LINE, Memory::Cacheable) });
+    // The counters are an object of their own, two pages on.
+    let counters = b.stream(DataStream { shared: true, ..DataStream::fixed(region + 2 * PAGE, Memory::Cacheable) });
+    let head = b.stream(DataStream { shared: true, ..DataStream::fixed(region + 3 * PAGE, Memory::Cacheable) });
     let ring_bytes = 64 << 10;
     let ring = b.stream(DataStream {
-        base: region + PAGE,
+        base: region + 4 * PAGE,
         stride: LINE as i64,
         footprint: ring_bytes,
         memory: Memory::Cacheable,
@@ -61,9 +69,13 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64) -> Vec<Phase> {
     let mine = 4 * t.index as u32;
     b.load(counters, mine, 4, true).int(1).store(counters, mine, 4);
     if t.index.is_multiple_of(2) {
+        // The producer prefetches the slots it will write next.
+        b.op(Op::Prefetch(Access { stream: ring, offset: 4 * LINE as u32, size: 8, use_next: false }));
         b.op(Op::BlockStore(Access { stream: ring, offset: 0, size: LINE as u8, use_next: false }));
+        // and publishes the new head index, a word on a page of its own.
+        b.store(head, 0, 4);
     } else {
-        b.op(Op::BlockLoad(Access { stream: ring, offset: 0, size: LINE as u8, use_next: true }));
+        b.load(ring, 0, 8, true);
     }
     b.op(Op::Barrier).store(lock, 0, 4);
     b.int(rng.range(8, 64));

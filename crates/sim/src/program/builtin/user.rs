@@ -34,6 +34,11 @@ pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
                 b.load(frame, offset, 4, rng.chance(300));
             }
         }
+        if rng.chance(100) {
+            // A flag byte set, then the word holding it read back.
+            let offset = 4 * rng.below(64) as u32;
+            b.store(frame, offset + 1, 1).load(frame, offset, 4, true);
+        }
         if rng.chance(250) {
             // An if whose condition is the same every time round.
             let over = rng.range(1, 4);

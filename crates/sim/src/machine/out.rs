@@ -1,0 +1,71 @@
+//! The spans of one iteration, built cycle by cycle by a core model.
+
+use crate::stream::{Signal, Signals, Span};
+
+/// The cycles of one iteration, as spans: consecutive cycles that count the same are
+/// one span. The span being built is kept here, not read back from the vector, and
+/// spans never merge across iterations, so each iteration's spans are its own.
+pub struct Out<'a> {
+    spans: &'a mut Vec<Span>,
+    /// Privilege, thread and the signals that hold in every cycle of the phase (ARM's
+    /// interrupt masks).
+    template: Span,
+    /// The span being built, if any; `open` says whether later cycles may join it.
+    current: Option<Span>,
+    open: bool,
+}
+
+impl Out<'_> {
+    /// Spans appended to `spans`, each a copy of `template` (its signals hold in every
+    /// cycle) with its own cycles, address and signals.
+    pub fn new(spans: &mut Vec<Span>, template: Span) -> Out<'_> {
+        Out { spans, template, current: None, open: false }
+    }
+
+    /// Starts a new span, handing the one before to the vector.
+    fn start(&mut self, span: Span, open: bool) -> &mut Span {
+        if let Some(done) = self.current.replace(span) {
+            self.spans.push(done);
+        }
+        self.open = open;
+        self.current.get_or_insert(span)
+    }
+
+    /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
+    /// every cycle counts the same.
+    pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
+        let signals = signals.or(self.template.signals);
+        if let Some(cur) = self.current.as_mut().filter(|c| c.signals == signals) {
+            if self.open {
+                cur.cycles += cycles;
+                return;
+            }
+        }
+        self.start(Span { ip, cycles, signals, ..self.template }, true);
+    }
+
+    /// An instruction's own cycle (`Instructions` set to `issued`), a span of its own
+    /// so that its data reference or branch outcome can be attached.
+    pub fn issue(&mut self, ip: u64, signals: Signals, issued: u8) -> &mut Span {
+        let signals = signals.with(Signal::Instructions, issued).or(self.template.signals);
+        self.start(Span { ip, cycles: 1, signals, ..self.template }, false)
+    }
+
+    /// Cycles in which nothing issues, counting `stall` if any.
+    pub fn stall(&mut self, ip: u64, cycles: u64, stall: Option<Signal>) {
+        if cycles > 0 {
+            let mut s = Signals::default();
+            if let Some(sig) = stall {
+                s.set(sig, 1);
+            }
+            self.emit(ip, cycles, s);
+        }
+    }
+
+    /// Hands the last span to the vector: the iteration is over.
+    pub fn finish(mut self) {
+        if let Some(done) = self.current.take() {
+            self.spans.push(done);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The SPARC chips' parameters, each with where it comes from. `docs/machines.md`
+//! lists the sources; what no public source gives is an assumption recorded in
+//! `docs/ERRATA.md` (MSP*).
+//!
+//! Sources: [HC23] J. Shah et al., "SPARC T4: A Dynamically Threaded Server-on-a-Chip",
+//! Hot Chips 23 (2011) and IEEE Micro 32(2), 2012; [T2] "OpenSPARC T2 Core
+//! Microarchitecture Specification" (Sun, 2007), whose S2 core SPARC T3 (KT) reuses;
+//! [T1] "OpenSPARC T1 Microarchitecture Specification" (Sun, 2006); [Solaris]
+//! the Solaris Internals description of TSBs and lgroup memory placement.
+
+use crate::machine::cache::{CacheConfig, Replacement};
+use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
+use crate::machine::tlb::TlbConfig;
+
+/// Which chip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SparcChip {
+    /// SPARC T4 (S3 core): dual-issue, out of order, L3.
+    T4,
+    /// SPARC T3, "KT" (S2 core of the T2): single-issue per strand, no L3.
+    Kt,
+    /// UltraSPARC T1, "Niagara": single-issue, four strands, software TLB refill.
+    Niagara,
+}
+
+/// One core of the chip and the memory system behind it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SparcConfig {
+    pub chip: SparcChip,
+    /// Hardware strands of the core; software thread `i` runs on strand `i % strands`.
+    pub strands: usize,
+    /// Instructions issued per cycle at most.
+    pub issue_width: u8,
+    pub icache: CacheConfig,
+    /// Write-through, no write allocation ([T1], [T2], [HC23]): stores go to the L2.
+    pub dcache: CacheConfig,
+    /// Write-back, write-allocate, inclusive of the L1 caches.
+    pub l2: CacheConfig,
+    pub l3: Option<CacheConfig>,
+    pub itlb: TlbConfig,
+    pub dtlb: TlbConfig,
+    /// Page sizes the TLBs hold, smallest first: the size classes of the fill signals.
+    pub page_sizes: Vec<u64>,
+    /// Hardware table walk ([T2], [HC23]); without it a TLB miss traps to the
+    /// hypervisor, which searches the TSB in software ([T1]).
+    pub hardware_walk: bool,
+    /// Cycles of the hypervisor's TLB-miss handler around its TSB load (software walk).
+    pub walk_trap_cycles: u64,
+    /// Cycles of the kernel's handler when the TSB misses: it searches the page tables
+    /// and writes the TSB and the TLB.
+    pub fill_trap_cycles: u64,
+    /// Direction predictor; without one, branches are predicted not taken ([T1], [T2]).
+    pub direction: Option<DirectionConfig>,
+    /// Branch target cache, and the indirect-target table ([HC23]).
+    pub btc: Option<TargetCacheConfig>,
+    pub indirect: Option<TargetCacheConfig>,
+    pub return_stack: usize,
+    /// Cycles lost on a mispredicted branch (until correct-path instructions issue).
+    pub mispredict_cycles: u64,
+    /// Cycles lost on a taken branch the BTC did not hold (target computed at decode).
+    pub btc_miss_cycles: u64,
+    /// Cycles a load's consumer waits on an L1 hit, and the load-to-use latency of a
+    /// line from each level.
+    pub load_use_cycles: u64,
+    pub l2_cycles: u64,
+    pub l3_cycles: u64,
+    pub memory_cycles: u64,
+    pub remote_cycles: u64,
+    /// Store buffer entries per strand; a store drains to the L2 in `l2_cycles`.
+    pub store_buffer: usize,
+    /// The L1 data cache's hardware next-line prefetcher ([HC23]; the T4 event table
+    /// counts its drops, TABLE 10-2 sl 18).
+    pub hardware_prefetch: bool,
+    /// Cycles an FP operation occupies the issue slot (1 when pipelined; the T1's single
+    /// shared FPU makes every FP instruction wait for it), and extra cycles a divide or
+    /// square root takes.
+    pub fp_cycles: u64,
+    pub fp_divide_cycles: u64,
+    /// Cycles of a trap (Tcc) or DONE/RETRY, and of a block load or store beyond its
+    /// issue.
+    pub trap_cycles: u64,
+    pub block_cycles: u64,
+    /// Sockets of the machine; memory of shared mappings is spread over them.
+    pub sockets: u64,
+}
+
+/// SPARC TTE page sizes: 8 KB, 64 KB, 4 MB, 256 MB, 2 GB.
+const PAGE_SIZES: [u64; 5] = [8 << 10, 64 << 10, 4 << 20, 256 << 20, 2 << 30];
+
+const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
+    CacheConfig { size, ways, line, replacement: Replacement::Lru, write_allocate }
+}
+
+const fn fully_associative(entries: u32) -> TlbConfig {
+    TlbConfig { entries, ways: entries, replacement: Replacement::Lru }
+}
+
+impl SparcChip {
+    pub fn from_model(model: &str) -> Option<SparcChip> {
+        match model {
+            "sparc-t4" => Some(SparcChip::T4),
+            "sparc-kt" => Some(SparcChip::Kt),
+            "niagara1" => Some(SparcChip::Niagara),
+            _ => None,
+        }
+    }
+}
+
+impl SparcConfig {
+    pub fn new(chip: SparcChip) -> SparcConfig {
+        match chip {
+            // [HC23]: 16 KB L1 I and D, 128 KB L2 per core, 4 MB 16-way shared L3, a
+            // 64-entry ITLB and 128-entry DTLB, both fully associative, dual issue, a
+            // 16-stage integer pipeline; 2 GB pages are the T4's addition.
+            SparcChip::T4 => SparcConfig {
+                chip,
+                strands: 8,
+                issue_width: 2,
+                icache: cache(16 << 10, 4, 32, false),
+                dcache: cache(16 << 10, 4, 32, false),
+                l2: cache(128 << 10, 8, 32, true),
+                l3: Some(cache(4 << 20, 16, 64, true)),
+                itlb: fully_associative(64),
+                dtlb: fully_associative(128),
+                page_sizes: PAGE_SIZES.to_vec(),
+                hardware_walk: true,
+                walk_trap_cycles: 0,
+                fill_trap_cycles: 400,
+                direction: Some(DirectionConfig { entries: 4096, history_bits: 8 }),
+                btc: Some(TargetCacheConfig { entries: 256, ways: 1 }),
+                indirect: Some(TargetCacheConfig { entries: 64, ways: 1 }),
+                return_stack: 8,
+                mispredict_cycles: 7,
+                btc_miss_cycles: 2,
+                load_use_cycles: 4,
+                l2_cycles: 18,
+                l3_cycles: 45,
+                memory_cycles: 260,
+                remote_cycles: 420,
+                store_buffer: 16,
+                hardware_prefetch: true,
+                fp_cycles: 1,
+                fp_divide_cycles: 24,
+                trap_cycles: 20,
+                block_cycles: 7,
+                sockets: 2,
+            },
+            // [T2]: 16 KB 8-way L1I with 32-byte lines, 8 KB 4-way L1D with 16-byte
+            // lines, 64-entry ITLB, 128-entry DTLB, hardware table walk; the T3 has a
+            // 6 MB 24-way L2 of 64-byte lines and no L3.
+            SparcChip::Kt => SparcConfig {
+                chip,
+                strands: 8,
+                issue_width: 1,
+                icache: cache(16 << 10, 8, 32, false),
+                dcache: cache(8 << 10, 4, 16, false),
+                l2: cache(6 << 20, 24, 64, true),
+                l3: None,
+                itlb: fully_associative(64),
+                dtlb: fully_associative(128),
+                page_sizes: PAGE_SIZES[..4].to_vec(),
+                hardware_walk: true,
+                walk_trap_cycles: 0,
+                fill_trap_cycles: 400,
+                direction: None,
+                btc: None,
+                indirect: None,
+                return_stack: 0,
+                mispredict_cycles: 5,
+                btc_miss_cycles: 0,
+                load_use_cycles: 3,
+                l2_cycles: 24,
+                l3_cycles: 0,
+                memory_cycles: 190,
+                remote_cycles: 330,
+                store_buffer: 8,
+                hardware_prefetch: false,
+                fp_cycles: 1,
+                fp_divide_cycles: 30,
+                trap_cycles: 20,
+                block_cycles: 7,
+                sockets: 2,
+            },
+            // [T1]: four strands, single issue, 16 KB 4-way L1I (32-byte lines), 8 KB
+            // 4-way write-through L1D (16-byte lines), 3 MB 12-way L2 (64-byte lines),
+            // 64-entry fully associative ITLB and DTLB, one FPU for the chip with a
+            // 40-cycle latency, TLB misses refilled by the hypervisor from the TSB.
+            SparcChip::Niagara => SparcConfig {
+                chip,
+                strands: 4,
+                issue_width: 1,
+                icache: cache(16 << 10, 4, 32, false),
+                dcache: cache(8 << 10, 4, 16, false),
+                l2: cache(3 << 20, 12, 64, true),
+                l3: None,
+                itlb: fully_associative(64),
+                dtlb: fully_associative(64),
+                page_sizes: PAGE_SIZES[..4].to_vec(),
+                hardware_walk: false,
+                walk_trap_cycles: 40,
+                fill_trap_cycles: 400,
+                direction: None,
+                btc: None,
+                indirect: None,
+                return_stack: 0,
+                mispredict_cycles: 3,
+                btc_miss_cycles: 0,
+                load_use_cycles: 3,
+                l2_cycles: 22,
+                l3_cycles: 0,
+                memory_cycles: 120,
+                remote_cycles: 120,
+                store_buffer: 8,
+                hardware_prefetch: false,
+                fp_cycles: 40,
+                fp_divide_cycles: 40,
+                trap_cycles: 20,
+                block_cycles: 7,
+                sockets: 1,
+            },
+        }
+    }
+
+    /// The size class (index into `page_sizes`) a mapping of `page` bytes uses: the
+    /// largest size the TLB holds that is not larger (a program's 4 KB page is an 8 KB
+    /// TTE, its 1 MB section 64 KB TTEs, as Solaris maps them).
+    pub fn size_class(&self, page: u64) -> usize {
+        self.page_sizes.iter().rposition(|&s| s <= page).unwrap_or(0)
+    }
+}

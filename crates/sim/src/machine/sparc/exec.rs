@@ -1,0 +1,525 @@
+//! One SPARC instruction (or a pair, on the dual-issue T4): fetch through the
+//! instruction side, execute through the data side and the predictors, and the cycles
+//! and signals that result. Instruction classes follow TABLE 10-2 and its footnotes
+//! (sparc-t4 spec §10.2): which instructions are branches, loads, stores, SPR ring
+//! ops, atomics, prefetches, block transfers and next-to-commit.
+
+use super::memory::{bump, Level};
+use super::{Buffered, Sparc};
+use crate::machine::out::Out;
+use crate::machine::ALIAS;
+use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase, INSN};
+use crate::stream::{Branch, MemRef, Privilege, Signal, Signals, Span};
+
+/// Which TLB a walk serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Instruction,
+    Data,
+}
+
+impl Side {
+    fn fills(self) -> [Signal; 5] {
+        match self {
+            Side::Instruction => Signal::ITLB_FILLS,
+            Side::Data => Signal::DTLB_FILLS,
+        }
+    }
+
+    fn walk_cycles(self) -> [Signal; 5] {
+        match self {
+            Side::Instruction => Signal::ITLB_WALK_CYCLES,
+            Side::Data => Signal::DTLB_WALK_CYCLES,
+        }
+    }
+
+    /// The walk's reference by serving level (TABLE 10-2 sl 10).
+    fn reference(self, level: Level) -> Signal {
+        match (self, level) {
+            (Side::Instruction, Level::L2) => Signal::ITlbWalkRefsL2,
+            (Side::Instruction, Level::L3) => Signal::ITlbWalkRefsL3,
+            (Side::Instruction, _) => Signal::ITlbWalkRefsMemory,
+            (Side::Data, Level::L2) => Signal::DTlbWalkRefsL2,
+            (Side::Data, Level::L3) => Signal::DTlbWalkRefsL3,
+            (Side::Data, _) => Signal::DTlbWalkRefsMemory,
+        }
+    }
+
+    /// What the strand waits with: no fetch, or loads and stores held at pick.
+    fn waiting(self) -> Signal {
+        match self {
+            Side::Instruction => Signal::NoFetchCycles,
+            Side::Data => Signal::DTlbMissWaitCycles,
+        }
+    }
+}
+
+/// An instruction that needs nothing but an issue slot, and so can pair with another.
+fn simple(op: &Op, cfg: &super::SparcConfig) -> bool {
+    match op {
+        Op::Int => true,
+        Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => cfg.fp_cycles == 1,
+        _ => false,
+    }
+}
+
+/// The address space a phase's accesses translate in: the nucleus (0) for privileged
+/// code, the process's context for user code.
+fn context(phase: &Phase) -> u32 {
+    if phase.privilege.is_user() {
+        phase.context
+    } else {
+        0
+    }
+}
+
+/// Kernel text is mapped with 4 MB pages, user text with 8 KB pages (as Solaris does).
+fn code_page(phase: &Phase) -> u64 {
+    if phase.privilege == Privilege::USER {
+        8 << 10
+    } else {
+        4 << 20
+    }
+}
+
+impl Sparc {
+    /// Executes instruction `i` of the body (with the next, when both are simple and the
+    /// core issues two); returns how many instructions it consumed, skipped ones
+    /// included.
+    pub(super) fn execute(&mut self, phase: &Phase, k: u64, i: usize, out: &mut Out) -> usize {
+        let op = &phase.body[i];
+        let ip = self.ip;
+        self.fetch(phase, out);
+        self.ip = ip + INSN;
+        match *op {
+            Op::Int | Op::Fp(_) => {
+                let next = phase
+                    .body
+                    .get(i + 1)
+                    .filter(|n| phase.addresses.is_empty() && self.cfg.issue_width > 1 && simple(op, &self.cfg) && simple(n, &self.cfg));
+                let fp = u8::from(matches!(op, Op::Fp(_))) + u8::from(matches!(next, Some(Op::Fp(_))));
+                let issued = 1 + u8::from(next.is_some());
+                if next.is_some() {
+                    // The second of the pair must be fetched too (it may start a line).
+                    self.fetch(phase, out);
+                    self.ip += INSN;
+                }
+                self.issue(out, ip, Signals::default().with(Signal::FguCryptoInstructions, fp), issued);
+                if let Op::Fp(f) = *op {
+                    let busy = self.cfg.fp_cycles - 1 + if matches!(f, FpOp::Div | FpOp::Sqrt) { self.cfg.fp_divide_cycles } else { 0 };
+                    self.wait(out, ip, busy, Some(Signal::DataDepStallCycles));
+                }
+                return usize::from(issued);
+            }
+            Op::SpecialReg => {
+                // WRASR/WRPR and ASI register accesses: SPR ring ops, next to commit
+                // (TABLE 10-1 footnote 1, TABLE 10-2 footnote 8).
+                let s = Signals::default().with(Signal::SprRingOps, 1).with(Signal::NextToCommit, 1);
+                self.issue(out, ip, s, 1);
+            }
+            Op::Barrier => {
+                // MEMBAR #Sync counts as a store (footnote 7) and waits for the store
+                // buffer to drain.
+                let drain = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
+                self.issue(out, ip, Signals::default().with(Signal::Stores, 1), 1);
+                self.wait(out, ip, drain, None);
+            }
+            Op::Syscall | Op::ExceptionReturn => {
+                // Tcc, DONE and RETRY: "other" instructions (footnote 9), not branches.
+                self.issue(out, ip, Signals::default(), 1);
+                self.wait(out, ip, self.cfg.trap_cycles, None);
+            }
+            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => {
+                self.memory(phase, k, op, a, ip, out);
+            }
+            Op::Jump { table, via } => {
+                let targets = &phase.tables[usize::from(table)].targets;
+                let target = targets[(k % targets.len() as u64) as usize];
+                if let Some(a) = via {
+                    self.memory(phase, k, &Op::Load(a), a, ip, out);
+                }
+                self.control(out, ip, Control::Indirect, true, target);
+            }
+            Op::Branch { target, when } => {
+                let taken = when.taken(k, phase.iterations);
+                self.control(out, ip, Control::Conditional, taken, target);
+            }
+            Op::Skip { over, when } => {
+                let taken = when.taken(k, phase.iterations);
+                self.control(out, ip, Control::Conditional, taken, ip + INSN * (u64::from(over) + 1));
+                return 1 + if taken { usize::from(over) } else { 0 };
+            }
+            Op::Call { target, .. } => {
+                if let Some(r) = &mut self.return_stack {
+                    r.push(ip + 2 * INSN);
+                }
+                self.control(out, ip, Control::Call, true, target);
+            }
+            Op::Return { to } => self.control(out, ip, Control::Return, true, to),
+        }
+        1
+    }
+
+    /// Issue cycle(s) of instructions, as a span of its own to attach a data reference
+    /// or a branch outcome to.
+    fn issue<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, issued: u8) -> &'o mut Span {
+        self.elapse(1);
+        out.issue(ip, s, issued)
+    }
+
+    /// Cycles in which the strand issues nothing, counting `stall`; a data stall
+    /// longer than the front end needs to fill the instruction buffer leaves it full.
+    fn wait(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
+        self.elapse(cycles);
+        if stall == Some(Signal::DataDepStallCycles) && cycles > IB_FILL_CYCLES {
+            out.stall(ip, IB_FILL_CYCLES, stall);
+            let s = Signals::default().with(Signal::DataDepStallCycles, 1).with(Signal::IBufFullCycles, 1);
+            out.emit(ip, cycles - IB_FILL_CYCLES, s);
+        } else {
+            out.stall(ip, cycles, stall);
+        }
+    }
+
+    /// Time passes: buffered stores are written.
+    fn elapse(&mut self, cycles: u64) {
+        for b in &mut self.store_buffer {
+            b.left = b.left.saturating_sub(cycles);
+        }
+        self.store_buffer.retain(|b| b.left > 0);
+    }
+
+    fn latency(&self, level: Level) -> u64 {
+        match level {
+            Level::L2 => self.cfg.l2_cycles,
+            Level::L3 => self.cfg.l3_cycles,
+            Level::LocalMemory => self.cfg.memory_cycles,
+            Level::RemoteMemory => self.cfg.remote_cycles,
+        }
+    }
+
+    /// A branch, call, return or indirect jump: predicted, counted, and the cycles a
+    /// wrong prediction or a target the BTC lacked costs.
+    fn control(&mut self, out: &mut Out, ip: u64, kind: Control, taken: bool, target: u64) {
+        let mut s = Signals::default().with(Signal::Branches, 1);
+        let mispredicted = match kind {
+            Control::Conditional => {
+                let predicted = self.direction.as_ref().is_some_and(|d| d.predict(ip));
+                if let Some(d) = &mut self.direction {
+                    d.update(ip, taken);
+                }
+                predicted != taken
+            }
+            Control::Call => self.direction.is_none(),
+            Control::Return => {
+                s.set(Signal::Returns, 1);
+                match self.return_stack.as_mut().map(|r| r.pop()) {
+                    None => true,
+                    Some(predicted) => {
+                        s.set(Signal::ReturnsPredicted, u8::from(predicted.is_some()));
+                        let wrong = predicted != Some(target);
+                        s.set(Signal::ReturnsMispredicted, u8::from(wrong));
+                        wrong
+                    }
+                }
+            }
+            Control::Indirect => match self.indirect.as_mut() {
+                None => true,
+                Some(t) => {
+                    let wrong = t.lookup(ip).map(|e| e.target) != Some(target);
+                    t.update(ip, true, target);
+                    s.set(Signal::IndirectMispredicts, u8::from(wrong));
+                    wrong
+                }
+            },
+        };
+        if taken {
+            s.set(Signal::BranchesTaken, 1).set(Signal::PcChanges, 1);
+        }
+        // The BTC supplies taken targets at fetch (TABLE 10-2 sl 5 mask 08, sl 8 mask 08).
+        let mut bubble = 0;
+        if let Some(btc) = self.btc.as_mut().filter(|_| taken) {
+            match btc.lookup(ip) {
+                None => {
+                    s.set(Signal::BtcMisses, 1);
+                    bubble = self.cfg.btc_miss_cycles;
+                }
+                Some(e) if e.target != target => {
+                    s.set(Signal::BtcTargetIncorrect, 1);
+                    bubble = self.cfg.btc_miss_cycles;
+                }
+                Some(_) => {}
+            }
+            btc.update(ip, true, target);
+        }
+        if mispredicted {
+            s.set(Signal::BranchMispredicts, 1);
+        }
+        self.issue(out, ip, s, 1).branch = Some(Branch { target, taken, mispredicted });
+        self.ip = if taken { target } else { ip + INSN };
+        if mispredicted {
+            // Correct-path instructions wait at select for the branch to commit
+            // (TABLE 10-2 sl 1 mask 01, footnote 10).
+            self.wait(out, ip, self.cfg.mispredict_cycles, Some(Signal::SelPipeDrainCycles));
+        } else if bubble > 0 {
+            self.wait(out, ip, bubble, Some(Signal::NoFetchCycles));
+        }
+    }
+
+    /// The instruction side: a fetch from a new line looks up the ITLB and the I-cache.
+    fn fetch(&mut self, phase: &Phase, out: &mut Out) {
+        let ip = self.ip;
+        let line = self.cfg.icache.line_of(ip);
+        if line == self.fetch_line {
+            return;
+        }
+        self.fetch_line = line;
+        let class = self.cfg.size_class(code_page(phase));
+        if !self.tr.itlb.access(ip, self.cfg.page_sizes[class], context(phase)) {
+            // Code is mapped before it runs: its TTEs are in the TSB.
+            self.walk(out, ip, class, context(phase), false, Side::Instruction);
+        }
+        if self.mem.icache.access(ip, false).hit {
+            return;
+        }
+        let mut s = Signals::default().with(Signal::ICacheMisses, 1);
+        let level = self.mem.access(ip, false, false, &mut s);
+        s.set(source(level, [Signal::ICacheFillsFromCache, Signal::ICacheFillsFromLocalMemory, Signal::ICacheFillsFromRemote]), 1);
+        out.emit(ip, 1, s.with(Signal::NoFetchCycles, 1));
+        self.wait(out, ip, self.latency(level) - 1, Some(Signal::NoFetchCycles));
+    }
+
+    /// A TLB miss: the TTE is read from the TSB (by the hardware walker, or by the
+    /// hypervisor's handler on Niagara). When the TSB lacks it (`first_touch`: memory
+    /// a stream walks for the first time is not mapped yet) the walk traps and the
+    /// kernel fills the TSB and the TLB.
+    fn walk(&mut self, out: &mut Out, addr: u64, class: usize, context: u32, first_touch: bool, side: Side) {
+        let page = self.cfg.page_sizes[class];
+        // The TTE is cached as a line of its own at an alias of its page, so that the
+        // runner moves it with the page (ERRATA MSP3).
+        let tte = ALIAS | (addr & !(page - 1)) | (u64::from(context % 8) * 64);
+        let mut s = Signals::default().with(
+            match side {
+                Side::Instruction => Signal::ITlbMisses,
+                Side::Data => Signal::DTlbMisses,
+            },
+            1,
+        );
+        let level = self.mem.access(tte, false, false, &mut s);
+        s.set(side.reference(level), 1);
+        let mut cycles = self.latency(level) + self.cfg.walk_trap_cycles;
+        if first_touch {
+            s.set(
+                match side {
+                    Side::Instruction => Signal::ITlbFillTraps,
+                    Side::Data => Signal::DTlbFillTraps,
+                },
+                1,
+            );
+            out.emit(addr, 1, s.with(side.waiting(), 1));
+            self.wait(out, addr, cycles + self.cfg.fill_trap_cycles - 1, Some(side.waiting()));
+            return;
+        }
+        s.set(side.fills()[class], 1);
+        let walking = Signals::default().with(side.walk_cycles()[class], 1).with(side.waiting(), 1);
+        out.emit(addr, 1, s.union(walking));
+        cycles -= 1;
+        self.elapse(cycles + 1);
+        out.emit(addr, cycles, walking);
+    }
+
+    /// The socket memory at `addr` of `stream` lives on: shared mappings are spread
+    /// over the sockets page by page ([Solaris] places shared memory over the
+    /// lgroups; ERRATA MSP4), private memory is local.
+    fn remote(&self, stream: &DataStream, addr: u64) -> bool {
+        stream.shared && self.cfg.sockets > 1 && !(addr / self.cfg.page_sizes[0]).is_multiple_of(self.cfg.sockets)
+    }
+
+    /// A load, store, atomic, prefetch or block transfer through the data side.
+    fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
+        let stream = &phase.streams[usize::from(a.stream)];
+        let addr = stream.position(k) + u64::from(a.offset);
+        let mem = MemRef { addr, stride: stream.stride, size: a.size, write: op.writes() };
+        let class = self.cfg.size_class(stream.page);
+        if !self.tr.dtlb.access(addr, self.cfg.page_sizes[class], context(phase)) {
+            let first_touch = stream.stride != 0 && k < stream.until_wrap(0);
+            self.walk(out, addr, class, context(phase), first_touch, Side::Data);
+        }
+        let remote = self.remote(stream, addr);
+        let mut s = Signals::default();
+        if stream.memory != Memory::Cacheable {
+            // I/O space: next to commit (TABLE 10-1 footnote 1); uncached memory counts
+            // as memory traffic, device registers do not.
+            s.set(Signal::NextToCommit, 1).set(if op.writes() { Signal::Stores } else { Signal::Loads }, 1);
+            let memory = stream.memory == Memory::NonCacheable;
+            let (signal, latency) = if op.writes() { (Signal::MemoryWrites, 0) } else { (Signal::MemoryReads, self.cfg.memory_cycles) };
+            s.set(signal, u8::from(memory));
+            self.issue(out, ip, s, 1).mem = Some(mem);
+            self.wait(out, ip, latency, Some(Signal::DataDepStallCycles));
+            return;
+        }
+        let waits = match *op {
+            Op::Load(_) => self.load(addr, a.size, remote, &mut s),
+            Op::Store(_) => {
+                self.store(out, ip, addr, a.size, remote, &mut s);
+                0
+            }
+            Op::Modify(_) => {
+                let latency = self.load(addr, a.size, remote, &mut s);
+                self.store(out, ip, addr, a.size, remote, &mut s);
+                latency
+            }
+            Op::Atomic(_) => {
+                // CASA, LDSTUB, SWAP: "other" instructions (footnote 9), performed at
+                // the L2 after the L1 copy is invalidated; next to commit.
+                s.set(Signal::Atomics, 1).set(Signal::NextToCommit, 1);
+                self.mem.dcache.invalidate(addr);
+                let level = self.mem.access(addr, true, remote, &mut s);
+                self.latency(level)
+            }
+            Op::Prefetch(_) => {
+                // Compilers prefetch "for several writes" (fcn 2, into the L2) ahead of
+                // streams the loop stores to, "for several reads" (fcn 0, into the L1)
+                // otherwise; sl 21 counts only the first kind (ERRATA MSP5).
+                s.set(Signal::SoftwarePrefetches, 1);
+                let for_writes = phase.body.iter().any(|o| matches!(o, Op::Store(b) | Op::BlockStore(b) if b.stream == a.stream));
+                self.prefetch(addr, remote, for_writes, &mut s);
+                0
+            }
+            Op::BlockLoad(_) | Op::BlockStore(_) => {
+                // Whole 64-byte blocks through the L2, bypassing the L1 (footnote 6 and
+                // 7 count them as loads or stores, sl 4 mask 20 as block transfers).
+                let write = op.writes();
+                s.set(Signal::BlockLoadsStores, 1).set(if write { Signal::Stores } else { Signal::Loads }, 1);
+                let line = self.cfg.l2.line;
+                let mut from = Level::L2;
+                for l in (addr & !(line - 1)..(addr & !(line - 1)) + 64).step_by(line as usize) {
+                    if write {
+                        self.mem.dcache.invalidate(l);
+                    }
+                    let level = self.mem.access(l, write, remote, &mut s);
+                    from = from.max(level);
+                }
+                let latency = self.latency(from);
+                if write {
+                    // A block store is one store at the L2, from the farthest level.
+                    s.set(store_hit(from), 1);
+                }
+                self.issue(out, ip, s, 1).mem = Some(mem);
+                self.wait(out, ip, self.cfg.block_cycles, None);
+                if !write && a.use_next {
+                    self.wait(out, ip, latency, Some(Signal::DataDepStallCycles));
+                }
+                return;
+            }
+            _ => 0,
+        };
+        self.issue(out, ip, s, 1).mem = Some(mem);
+        if waits > 0 && (a.use_next || matches!(op, Op::Atomic(_))) {
+            self.wait(out, ip, waits, Some(Signal::DataDepStallCycles));
+        }
+    }
+
+    /// A load: from the store buffer when a buffered store covers it, else the L1 and
+    /// on a miss the L2 and beyond. Returns the cycles until its data is there.
+    fn load(&mut self, addr: u64, size: u8, remote: bool, s: &mut Signals) -> u64 {
+        s.set(Signal::Loads, 1);
+        let (end, mut wait_store) = (addr + u64::from(size), 0);
+        if let Some(b) = self.store_buffer.iter().rev().find(|b| b.addr < end && addr < b.addr + u64::from(b.size)) {
+            if b.addr <= addr && end <= b.addr + u64::from(b.size) {
+                s.set(Signal::StoreBufferFullRawHits, 1);
+                return self.cfg.load_use_cycles;
+            }
+            // A partial overlap waits for the store to be written, then reads the cache.
+            s.set(Signal::StoreBufferPartialRawHits, 1);
+            wait_store = b.left;
+        }
+        if self.mem.dcache.access(addr, false).hit {
+            return wait_store + self.cfg.load_use_cycles;
+        }
+        s.set(Signal::DCacheMisses, 1);
+        let level = self.mem.access(addr, false, remote, s);
+        s.set(source(level, [Signal::DCacheFillsFromCache, Signal::DCacheFillsFromLocalMemory, Signal::DCacheFillsFromRemote]), 1);
+        if self.cfg.hardware_prefetch {
+            // The next line, unless the L1 has it already (TABLE 10-2 sl 18 mask 01).
+            let next = addr - addr % self.cfg.dcache.line + self.cfg.dcache.line;
+            if self.mem.l1_holds(next) {
+                s.set(Signal::HwPrefetchDropsCacheHit, 1);
+            } else {
+                self.mem.access(next, false, remote, s);
+                self.mem.dcache.fill(next, false);
+            }
+        }
+        wait_store + self.latency(level)
+    }
+
+    /// A store: into the store buffer (waiting for a free entry), through to the L2;
+    /// the write-through L1 is updated only where it holds the line.
+    fn store(&mut self, out: &mut Out, ip: u64, addr: u64, size: u8, remote: bool, s: &mut Signals) {
+        s.set(Signal::Stores, 1);
+        if self.store_buffer.len() >= self.cfg.store_buffer {
+            let oldest = self.store_buffer.iter().map(|b| b.left).min().unwrap_or(0);
+            self.wait(out, ip, oldest, Some(Signal::StoreBufferWaitCycles));
+        }
+        if self.mem.l1_holds(addr) {
+            self.mem.dcache.access(addr, false);
+        }
+        let level = self.mem.access(addr, true, remote, s);
+        bump(s, store_hit(level));
+        // Entries are written in order, each after the one before.
+        let ahead = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
+        self.store_buffer.push(Buffered { addr, size, left: ahead + self.latency(level) });
+    }
+
+    /// A software prefetch.
+    fn prefetch(&mut self, addr: u64, remote: bool, for_writes: bool, s: &mut Signals) {
+        if for_writes {
+            let level = self.mem.access(addr, false, remote, s);
+            s.set(
+                match level {
+                    Level::L2 => Signal::L2PrefetchHitsL2,
+                    Level::L3 => Signal::L2PrefetchHitsL3,
+                    Level::LocalMemory => Signal::L2PrefetchLocalMemory,
+                    Level::RemoteMemory => Signal::L2PrefetchRemoteMemory,
+                },
+                1,
+            );
+        } else if self.mem.l1_holds(addr) {
+            s.set(Signal::SwPrefetchDropsCacheHit, 1);
+        } else {
+            self.mem.access(addr, false, remote, s);
+            self.mem.dcache.fill(addr, false);
+        }
+    }
+}
+
+/// The kinds of control transfer, as the predictors treat them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Control {
+    Conditional,
+    Call,
+    Return,
+    Indirect,
+}
+
+/// Cycles the front end needs to fill the instruction buffer behind a stalled strand
+/// (ERRATA MSP6).
+const IB_FILL_CYCLES: u64 = 2;
+
+/// The TABLE 10-2 sl 22 signal of a store that found its line at `level`.
+fn store_hit(level: Level) -> Signal {
+    match level {
+        Level::L2 => Signal::StoresHitL2,
+        Level::L3 => Signal::StoresHitL3,
+        Level::LocalMemory => Signal::StoresLocalMemory,
+        Level::RemoteMemory => Signal::StoresRemoteMemory,
+    }
+}
+
+/// The L1 fill source signal of a level: a cache of this socket, local memory, remote.
+fn source(level: Level, signals: [Signal; 3]) -> Signal {
+    match level {
+        Level::L2 | Level::L3 => signals[0],
+        Level::LocalMemory => signals[1],
+        Level::RemoteMemory => signals[2],
+    }
+}

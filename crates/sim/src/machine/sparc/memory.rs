@@ -1,0 +1,180 @@
+//! The memory side of a SPARC core: the inclusive L2 behind the L1 caches, the L3
+//! where the chip has one, memory on this socket or another, and the translation
+//! TLBs.
+
+use super::config::SparcConfig;
+use crate::machine::cache::{Cache, Victim};
+use crate::machine::tlb::Tlb;
+use crate::machine::{Keys, Moves};
+use crate::stream::{Signal, Signals};
+
+/// Where a line came from, nearest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    L2,
+    L3,
+    LocalMemory,
+    RemoteMemory,
+}
+
+impl Level {
+    pub fn is_memory(self) -> bool {
+        matches!(self, Level::LocalMemory | Level::RemoteMemory)
+    }
+}
+
+/// The caches beyond the L1s, shared by the core's strands.
+pub struct Hierarchy {
+    pub icache: Cache,
+    pub dcache: Cache,
+    l2: Cache,
+    l3: Option<Cache>,
+    /// Whether the L2 and the L3 have been looked up since the phase began: one that
+    /// has not enters the canonical state as a marker instead of its lines (it did
+    /// nothing in any period found, so it does nothing in the periods skipped, and
+    /// stays as it is).
+    touched: [bool; 2],
+}
+
+impl Hierarchy {
+    pub fn new(cfg: &SparcConfig) -> Hierarchy {
+        Hierarchy {
+            icache: Cache::new(cfg.icache),
+            dcache: Cache::new(cfg.dcache),
+            l2: Cache::new(cfg.l2),
+            l3: cfg.l3.map(Cache::new),
+            touched: [false; 2],
+        }
+    }
+
+    /// Reads (or, with `write`, writes) the L2 line of `addr`, allocating it on a miss
+    /// with what that displaces; `remote` when the line's home is another socket.
+    /// Returns where the line was.
+    pub fn access(&mut self, addr: u64, write: bool, remote: bool, s: &mut Signals) -> Level {
+        self.touched[0] = true;
+        let lookup = self.l2.access(addr, write);
+        if let Some(v) = lookup.victim {
+            self.evict_l2(v, s);
+        }
+        if lookup.hit {
+            return Level::L2;
+        }
+        let level = match self.l3.as_mut() {
+            Some(l3) => {
+                self.touched[1] = true;
+                let l3_lookup = l3.access(addr, false);
+                if let Some(v) = l3_lookup.victim.filter(|v| v.dirty) {
+                    memory_write(s, v);
+                }
+                if l3_lookup.hit {
+                    Level::L3
+                } else if remote {
+                    Level::RemoteMemory
+                } else {
+                    Level::LocalMemory
+                }
+            }
+            None if remote => Level::RemoteMemory,
+            None => Level::LocalMemory,
+        };
+        if level.is_memory() {
+            bump(s, Signal::MemoryReads);
+        }
+        level
+    }
+
+    /// A line leaves the L2: the L1 copies it covers go (inclusion), and a dirty line
+    /// is written to the L3, or to memory.
+    fn evict_l2(&mut self, v: Victim, s: &mut Signals) {
+        bump(s, if v.dirty { Signal::L2DirtyEvictions } else { Signal::L2CleanEvictions });
+        let line = self.l2.config().line;
+        for (cache, signal) in
+            [(&mut self.icache, Signal::ICacheEvictionInvalidations), (&mut self.dcache, Signal::DCacheEvictionInvalidations)]
+        {
+            let step = cache.config().line;
+            for a in (v.line..v.line + line).step_by(step as usize) {
+                if cache.invalidate(a).is_some() {
+                    bump(s, signal);
+                }
+            }
+        }
+        if !v.dirty {
+            return;
+        }
+        match self.l3.as_mut() {
+            Some(l3) => {
+                self.touched[1] = true;
+                if let Some(w) = l3.fill(v.line, true).filter(|w| w.dirty) {
+                    memory_write(s, w);
+                }
+            }
+            None => memory_write(s, v),
+        }
+    }
+
+    /// Whether the L1 data cache holds the line; no state changes.
+    pub fn l1_holds(&self, addr: u64) -> bool {
+        self.dcache.contains(addr)
+    }
+
+    /// A phase begins: no outer level has been looked up in it yet.
+    pub fn enter(&mut self) {
+        self.touched = [false; 2];
+    }
+
+    pub fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
+        self.icache.canonical(keys.line, out);
+        self.dcache.canonical(keys.line, out);
+    }
+
+    /// The L2 and L3 (`Core::canonical_outer`).
+    pub fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
+        for (cache, touched) in [Some(&self.l2), self.l3.as_ref()].into_iter().zip(self.touched) {
+            match cache {
+                Some(c) if touched => c.canonical(keys.line, out),
+                Some(_) => out.push(u64::MAX - 1),
+                None => {}
+            }
+        }
+    }
+
+    /// Moves the lines of the levels the phase has used (`touched`); the others did
+    /// nothing in the skipped periods.
+    pub fn relocate(&mut self, to: &Moves) {
+        self.icache.relocate(to.line);
+        self.dcache.relocate(to.line);
+        for (cache, touched) in [Some(&mut self.l2), self.l3.as_mut()].into_iter().zip(self.touched) {
+            if let Some(c) = cache.filter(|_| touched) {
+                c.relocate(to.line);
+            }
+        }
+    }
+
+    /// Bytes after which every cache indexes a stream the same way again.
+    pub fn set_span(&self) -> u64 {
+        let spans = [self.icache.config().set_span(), self.dcache.config().set_span(), self.l2.config().set_span()];
+        spans.into_iter().chain(self.l3.as_ref().map(|c| c.config().set_span())).max().unwrap_or(1)
+    }
+}
+
+/// One more of `signal` in this cycle.
+pub fn bump(s: &mut Signals, signal: Signal) {
+    let n = s.get(signal) as u8;
+    s.set(signal, n.saturating_add(1));
+}
+
+fn memory_write(s: &mut Signals, _line: Victim) {
+    bump(s, Signal::MemoryWrites);
+}
+
+/// The TLBs.
+pub struct Translation {
+    pub itlb: Tlb,
+    pub dtlb: Tlb,
+}
+
+impl Translation {
+    pub fn new(cfg: &SparcConfig) -> Translation {
+        Translation { itlb: Tlb::new(cfg.itlb), dtlb: Tlb::new(cfg.dtlb) }
+    }
+}

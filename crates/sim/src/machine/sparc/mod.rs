@@ -1,0 +1,135 @@
+//! The SPARC T-series cores (T4, T3 "KT", T1 "Niagara"): strands sharing a core's
+//! L1 caches, an inclusive write-back L2 behind write-through L1 data caches, the T4's
+//! L3, memory on this socket or another, TLBs refilled from the TSB by a hardware table
+//! walk (a hypervisor trap on Niagara), branch prediction with a branch target cache
+//! and an indirect-target table on T4 (static not-taken on T3 and T1), and a store
+//! buffer that loads can read from. It runs a program and says what every cycle counts
+//! in the signals of `crate::stream`; `docs/machines.md` describes the model and
+//! `config.rs` gives every parameter's source.
+//!
+//! Software thread `i` runs on strand `i % strands`; strands take turns at the timer
+//! (`machine::run`), so one strand runs in any cycle.
+
+pub mod config;
+mod exec;
+mod memory;
+
+pub use config::{SparcChip, SparcConfig};
+
+use self::memory::{Hierarchy, Translation};
+use crate::machine::out::Out;
+use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache};
+use crate::machine::{Core, Keys, Moves, Quantum};
+use crate::program::{lcm, DataStream, Phase};
+use crate::stream::Span;
+
+/// A store waiting in the store buffer to be written to the L2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Buffered {
+    addr: u64,
+    size: u8,
+    /// Cycles until it has been written.
+    left: u64,
+}
+
+pub struct Sparc {
+    cfg: SparcConfig,
+    mem: Hierarchy,
+    tr: Translation,
+    direction: Option<DirectionPredictor>,
+    btc: Option<TargetCache>,
+    indirect: Option<TargetCache>,
+    /// None where the chip has none (T1, T3).
+    return_stack: Option<ReturnStack>,
+    store_buffer: Vec<Buffered>,
+    strand: u8,
+    ip: u64,
+    /// The line of the last fetch; `u64::MAX` for none.
+    fetch_line: u64,
+}
+
+impl Sparc {
+    pub fn new(cfg: SparcConfig) -> Sparc {
+        Sparc {
+            mem: Hierarchy::new(&cfg),
+            tr: Translation::new(&cfg),
+            direction: cfg.direction.map(DirectionPredictor::new),
+            btc: cfg.btc.map(TargetCache::new),
+            indirect: cfg.indirect.map(TargetCache::new),
+            return_stack: (cfg.return_stack > 0).then(|| ReturnStack::new(cfg.return_stack)),
+            store_buffer: Vec::with_capacity(cfg.store_buffer),
+            strand: 0,
+            ip: 0,
+            fetch_line: u64::MAX,
+            cfg,
+        }
+    }
+}
+
+impl Core for Sparc {
+    fn enter(&mut self, phase: &Phase, thread: usize) {
+        self.ip = phase.entry;
+        self.mem.enter();
+        self.strand = (thread % self.cfg.strands) as u8;
+    }
+
+    fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
+        let mut template = Span::new(0, phase.entry);
+        template.privilege = phase.privilege;
+        template.thread = self.strand;
+        let mut out = Out::new(out, template);
+        let mut i = 0;
+        while i < phase.body.len() {
+            // A recorded program says where each instruction is.
+            if let Some(&ip) = phase.addresses.get(i) {
+                self.ip = ip;
+            }
+            i += self.execute(phase, k, i, &mut out);
+        }
+        out.finish();
+    }
+
+    fn quantum(&self, stream: &DataStream) -> Quantum {
+        let class = self.cfg.size_class(stream.page);
+        let page = self.cfg.page_sizes[class];
+        let tlbs = lcm(self.cfg.dtlb.set_span(page), page);
+        // Shared memory is interleaved over the sockets page by page (`exec::remote`).
+        let homes = if stream.shared { self.cfg.page_sizes[0] * self.cfg.sockets } else { 1 };
+        // A TTE is cached at an alias of its page (`exec::walk`): moving by whole
+        // pages keeps its set.
+        Quantum { lines: lcm(self.mem.set_span(), homes), pages: lcm(tlbs, homes) }
+    }
+
+    fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
+        self.mem.canonical(keys, out);
+        self.tr.itlb.canonical(keys.page, out);
+        self.tr.dtlb.canonical(keys.page, out);
+        if let Some(d) = &self.direction {
+            d.canonical(out);
+        }
+        for t in [&self.btc, &self.indirect].into_iter().flatten() {
+            t.canonical(out);
+        }
+        if let Some(r) = &self.return_stack {
+            r.canonical(out);
+        }
+        for b in &self.store_buffer {
+            out.extend([(keys.line)(b.addr), u64::from(b.size), b.left]);
+        }
+        out.push(u64::MAX);
+        out.extend([u64::from(self.strand), (keys.line)(self.ip), (keys.line)(self.fetch_line)]);
+    }
+
+    fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
+        self.mem.canonical_outer(keys, out);
+    }
+
+    fn relocate(&mut self, to: &Moves) {
+        self.mem.relocate(to);
+        self.tr.itlb.relocate(to.page);
+        self.tr.dtlb.relocate(to.page);
+        for b in &mut self.store_buffer {
+            b.addr = (to.line)(b.addr).unwrap_or(b.addr);
+        }
+    }
+}
