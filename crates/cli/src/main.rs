@@ -22,7 +22,7 @@ use pmukit_sim::stat::{self, MachineFile, StatOptions, DEFAULT_MUX_INTERVAL};
 /// (a third of a `pmu stat` run went to page faults), mimalloc keeps it.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use pmukit_sim::workloads;
+use pmukit_sim::program::builtin as workloads;
 
 use crate::output::Out;
 

@@ -11,7 +11,7 @@ use pmukit_core::report::thousands;
 use pmukit_core::table::EventDef;
 use pmukit_sim::hvcall::Outcome;
 use pmukit_sim::models::sun4v::MmuStatDump;
-use pmukit_sim::workloads::WORKLOADS;
+use pmukit_sim::program::builtin::WORKLOADS;
 use serde_json::{json, Value};
 
 use crate::Failure;

@@ -1,15 +1,14 @@
-//! Simulation speed. The baseline is `totals`, which only walks a signal-level
-//! workload's block stream; `machine_arm11` runs the workload's program through the
-//! ARM11 machine model; the other benchmarks add the model, the driver and
-//! multiplexing on top, so their ratios to the baseline are the cost of simulating the
-//! machine and of counting.
+//! Simulation speed. The baseline, `baseline_span_totals`, sums a stream of ready-made
+//! spans of 100 cycles each (what consuming the event stream costs, with no machine
+//! behind it); `machine_*` run each workload's program through a chip's machine model
+//! and sum its blocks; the `stat_*` benchmarks add the PMU model, the driver and
+//! multiplexing on top.
 //!
 //! Run: `cargo bench -p pmukit-sim --bench stat`
 
 use pmukit_arch::Catalog;
 use pmukit_sim::stat::{self, stat, StatOptions};
-use pmukit_sim::stream::Totals;
-use pmukit_sim::workloads::{totals, Profile};
+use pmukit_sim::stream::{Block, Signal, Span, Totals};
 
 const CYCLES: u64 = 1_000_000_000;
 
@@ -17,18 +16,43 @@ fn main() {
     divan::main();
 }
 
-#[divan::bench(args = ["compute", "mixed"])]
-fn baseline_stream_totals(workload: &str) -> u64 {
-    totals(workload, 1, Profile::ARM11, divan::black_box(CYCLES)).unwrap().cycles
+/// Ten million spans of 100 cycles, one block each, summed.
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn baseline_span_totals() -> u64 {
+    let span = Span::new(100, 0x1_0000).with(Signal::Instructions, 1);
+    let blocks = std::iter::repeat_with(move || Block { body: vec![span], repeat: 1 });
+    Totals::of(blocks, divan::black_box(CYCLES), |_| true).cycles
 }
 
-/// The ARM1176 machine model alone: the program's blocks, summed.
-#[divan::bench(args = ["compute", "branchy", "stream", "mixed"], sample_count = 3, sample_size = 1)]
-fn machine_arm11(workload: &str) -> u64 {
+/// A machine model alone: the program's blocks on the machine of `pmu`, summed.
+fn machine(pmu: &str, workload: &str) -> u64 {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: 1, ..StatOptions::default() };
-    let (blocks, _) = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts).unwrap();
+    let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts).unwrap();
     Totals::of(blocks, divan::black_box(CYCLES), |_| true).cycles
+}
+
+#[divan::bench(args = ["compute", "branchy", "stream", "mixed"], sample_count = 3, sample_size = 1)]
+fn machine_arm11(workload: &str) -> u64 {
+    machine("arm1176", workload)
+}
+
+/// SPARC T4, eight strands.
+#[divan::bench(args = ["compute", "branchy", "stream", "mixed"], sample_count = 3, sample_size = 1)]
+fn machine_t4(workload: &str) -> u64 {
+    machine("sparc-t4", workload)
+}
+
+/// Niagara, four strands.
+#[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
+fn machine_niagara(workload: &str) -> u64 {
+    machine("niagara", workload)
+}
+
+/// Montecito, two threads.
+#[divan::bench(args = ["compute", "branchy", "stream", "mixed"], sample_count = 3, sample_size = 1)]
+fn machine_montecito(workload: &str) -> u64 {
+    machine("montecito", workload)
 }
 
 fn count(workload: &str, events: &[&str]) -> u64 {
@@ -49,7 +73,7 @@ fn stat_multiplexed_six_events(workload: &str) -> u64 {
 }
 
 /// SPARC T4: eight strands' PICs (6 events, multiplexed) and the DRAM counters.
-#[divan::bench(args = ["compute", "mixed"])]
+#[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
 fn stat_t4_core_and_dram(workload: &str) -> u64 {
     let cat = Catalog::builtin();
     let events =
@@ -59,15 +83,9 @@ fn stat_t4_core_and_dram(workload: &str) -> u64 {
     stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
 }
 
-/// The T4 baseline: the same workload shaped for eight two-wide strands.
-#[divan::bench(args = ["compute", "mixed"])]
-fn baseline_stream_totals_t4(workload: &str) -> u64 {
-    totals(workload, 1, Profile { issue_width: 2, threads: 8 }, divan::black_box(CYCLES)).unwrap().cycles
-}
-
 /// SPARC KT through the hypercalls: three L2-miss kinds multiplexed on eight strands'
 /// pic0 and two DRAM events on the four MCUs of two nodes, polled every 2^21 cycles.
-#[divan::bench(args = ["compute", "mixed"])]
+#[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
 fn stat_kt_hypercalls(workload: &str) -> u64 {
     let cat = Catalog::builtin();
     let events = ["L2_MISSES", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE", "sparc-kt-dram::ALL_READS", "sparc-kt-dram::ALL_WRITES"];
@@ -78,7 +96,7 @@ fn stat_kt_hypercalls(workload: &str) -> u64 {
 }
 
 /// Niagara MMU statistics: four vCPUs' buffers, read once at the end.
-#[divan::bench(args = ["compute", "mixed"])]
+#[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
 fn stat_niagara_mmu_statistics(workload: &str) -> u64 {
     let cat = Catalog::builtin();
     let events = ["IMMU_TSB_HITS", "IMMU_TSB_TICKS", "DMMU_TSB_HITS", "DMMU_TSB_TICKS"];
@@ -87,15 +105,9 @@ fn stat_niagara_mmu_statistics(workload: &str) -> u64 {
     stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
 }
 
-/// The Niagara baseline: the workload shaped for four one-wide strands.
-#[divan::bench(args = ["compute", "mixed"])]
-fn baseline_stream_totals_niagara(workload: &str) -> u64 {
-    totals(workload, 1, Profile { issue_width: 1, threads: 4 }, divan::black_box(CYCLES)).unwrap().cycles
-}
-
 /// Montecito: two threads, eight events on each (thresholds, the L1D set through PMD5,
 /// a Floating L3 event), 47-bit counters.
-#[divan::bench(args = ["compute", "mixed"])]
+#[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
 fn stat_montecito_two_threads(workload: &str) -> u64 {
     let cat = Catalog::builtin();
     let events = [
@@ -111,12 +123,6 @@ fn stat_montecito_two_threads(workload: &str) -> u64 {
     let sels: Vec<_> = events.iter().map(|e| cat.resolve(e, "montecito").unwrap()).collect();
     let opts = StatOptions { workload: workload.to_string(), seed: 1, cycles: divan::black_box(CYCLES), ..StatOptions::default() };
     stat(&cat, &sels, &opts, &mut |_| {}).unwrap().cycles
-}
-
-/// The Montecito baseline: the workload shaped for two six-wide threads.
-#[divan::bench(args = ["compute", "mixed"])]
-fn baseline_stream_totals_montecito(workload: &str) -> u64 {
-    totals(workload, 1, Profile { issue_width: 6, threads: 2 }, divan::black_box(CYCLES)).unwrap().cycles
 }
 
 /// A Lackey trace of about two million lines: the shipped trace of `sum.c`, repeated.

@@ -1,8 +1,9 @@
 //! pmukit-sim: the simulated machine.
 //!
-//! Workloads produce an event stream ([`stream`]); register-level PMU models count it;
-//! the counting backend programs the models through their register interface, as a
-//! kernel driver would, and reports perf-style counts.
+//! Programs (built-in workloads and traces, [`program`]) run on a machine model per chip
+//! ([`machine`]), which computes the event stream ([`stream`]); register-level PMU
+//! models count it; the counting backend programs the models through their register
+//! interface, as a kernel driver would, and reports perf-style counts.
 
 pub mod drivers;
 pub mod engine;
@@ -12,4 +13,3 @@ pub mod models;
 pub mod program;
 pub mod stat;
 pub mod stream;
-pub mod workloads;

@@ -18,14 +18,15 @@ use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
 use crate::drivers::Driver;
 use crate::machine::arm11::{Arm11Config, Arm11Core, MachineConfigError};
+use crate::machine::montecito::MontecitoConfig;
 use crate::machine::sparc::{SparcChip, SparcConfig};
 use crate::machine::{self, run::Skipping};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::ConfigError;
 use crate::program::builtin;
+use crate::program::builtin::{UnknownWorkload, DEFAULT_WORKLOAD};
 use crate::program::trace::{self, TraceError, TraceStatus};
 use crate::stream::{Block, Cursor};
-use crate::workloads::{self, Profile, UnknownWorkload};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 
@@ -72,7 +73,7 @@ pub struct MachineFile {
 impl Default for StatOptions {
     fn default() -> Self {
         StatOptions {
-            workload: workloads::DEFAULT_WORKLOAD.to_string(),
+            workload: DEFAULT_WORKLOAD.to_string(),
             seed: 1,
             cycles: 1_000_000_000,
             mux_interval: DEFAULT_MUX_INTERVAL,
@@ -109,13 +110,6 @@ pub enum StatError {
     MachineConfig(#[from] MachineConfigError),
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error(
-        "workload `{workload}` runs on the machine models only (ARM11 and SPARC so far), not on {pmu}; there: {}",
-        signal_level_names()
-    )]
-    ProgramOnly { workload: String, pmu: String },
-    #[error("--trace runs recorded programs on the ARM11 and SPARC machines so far (arm11xx, sparc-t4, sparc-kt, niagara), not on {pmu}")]
-    NoTraceMachine { pmu: String },
     #[error("--machine-config applies to the ARM11 machines so far (--pmu arm1136, arm1156 or arm1176), not to {pmu}")]
     NotConfigurable { pmu: String },
     #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
@@ -124,18 +118,11 @@ pub enum StatError {
     ShortInterval(u64),
 }
 
-/// The workloads the signal-level machines run, for messages.
-fn signal_level_names() -> String {
-    workloads::WORKLOADS.iter().filter(|w| w.signal_level).map(|w| w.name).collect::<Vec<_>>().join(", ")
-}
-
 /// An event stream.
 pub type Blocks = Box<dyn Iterator<Item = Block> + Send>;
 
 /// The event stream of the run, and the status of the trace it reads if any: the
-/// program (a built-in workload or a trace) on the machine of `pmus`. ARM11 and SPARC
-/// run it through their machine models; Montecito still takes the signal-level
-/// workloads of `workloads`, until its machine model lands.
+/// program (a built-in workload or a trace) on the machine model of `pmus`.
 pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<TraceStatus>), StatError> {
     let threads = threads(pmus, opts)?;
     if opts.fault_every == Some(0) {
@@ -145,9 +132,9 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
     let chip = match (Arm11Core::from_model(model), SparcChip::from_model(model)) {
         (Some(core), _) => Chip::Arm11(core),
         (None, Some(chip)) => Chip::Sparc(chip),
-        (None, None) => return signal_level(pmus, opts, threads),
+        _ => Chip::Montecito,
     };
-    if matches!(chip, Chip::Sparc(_)) && opts.machine_config.is_some() {
+    if !matches!(chip, Chip::Arm11(_)) && opts.machine_config.is_some() {
         return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
     }
     let (program, status) = match &opts.trace {
@@ -159,6 +146,7 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
     };
     let blocks: Blocks = match chip {
         Chip::Sparc(chip) => Box::new(machine::sparc(SparcConfig::new(chip), program, Skipping::On)),
+        Chip::Montecito => Box::new(machine::montecito(MontecitoConfig::new(threads), program, Skipping::On)),
         Chip::Arm11(core) => {
             let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
             if let Some(file) = &opts.machine_config {
@@ -174,21 +162,7 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
 enum Chip {
     Arm11(Arm11Core),
     Sparc(SparcChip),
-}
-
-/// Montecito's stream until its machine model lands: the signal-level workloads.
-fn signal_level(pmus: &[&Pmu], opts: &StatOptions, threads: usize) -> Result<(Blocks, Option<TraceStatus>), StatError> {
-    if opts.machine_config.is_some() {
-        return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
-    }
-    if opts.trace.is_some() {
-        return Err(StatError::NoTraceMachine { pmu: pmus[0].name().to_string() });
-    }
-    if workloads::WORKLOADS.iter().any(|w| w.name == opts.workload && !w.signal_level) {
-        return Err(StatError::ProgramOnly { workload: opts.workload.clone(), pmu: pmus[0].name().to_string() });
-    }
-    let profile = Profile { issue_width: shape_of(pmus).issue_width, threads: threads as u8 };
-    Ok((workloads::blocks(&opts.workload, opts.seed, profile)?, None))
+    Montecito,
 }
 
 /// A trace file, or standard input for `-`, buffered.
@@ -233,29 +207,26 @@ fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<B
     Ok(driver)
 }
 
-/// A simulated machine's shape: how wide it issues and how many hardware threads
-/// (strands, vCPUs) run one workload thread each.
+/// A simulated machine's hardware threads (strands, vCPUs): how many run a workload
+/// thread each by default, and at most.
 struct Shape {
     name: &'static str,
-    issue_width: u8,
     default_threads: usize,
     max_threads: usize,
 }
 
 fn shape_of(pmus: &[&Pmu]) -> Shape {
-    let shape = |name, issue_width, default_threads, max_threads| Shape { name, issue_width, default_threads, max_threads };
+    let shape = |name, default_threads, max_threads| Shape { name, default_threads, max_threads };
     match pmus[0].desc.family {
-        arm11::FAMILY => shape("ARM11", 1, 1, 1),
-        // One Niagara core: four strands, single issue.
-        niagara::FAMILY => shape("Niagara", 1, 4, 4),
-        // Montecito disperses two bundles, six instructions, per cycle (§2.3) on two
-        // threads; `montecito-st` has Hyper-Threading disabled.
-        montecito::FAMILY if pmus.iter().any(|p| p.name() == montecito::MONTECITO_ST.name) => shape("montecito-st", 6, 1, 1),
-        montecito::FAMILY => shape("Montecito", 6, 2, 2),
-        // A KT or T4 core: eight strands, selecting up to two instructions per cycle
-        // (T4 TABLE 10-2, sl 1: Sel-2).
-        _ if pmus[0].desc.model == kt::MODEL => shape("SPARC KT", 2, 8, 8),
-        _ => shape("SPARC T4", 2, 8, 8),
+        arm11::FAMILY => shape("ARM11", 1, 1),
+        // One Niagara core: four strands.
+        niagara::FAMILY => shape("Niagara", 4, 4),
+        // Two threads per core (§2.4); `montecito-st` has Hyper-Threading disabled.
+        montecito::FAMILY if pmus.iter().any(|p| p.name() == montecito::MONTECITO_ST.name) => shape("montecito-st", 1, 1),
+        montecito::FAMILY => shape("Montecito", 2, 2),
+        // A KT or T4 core: eight strands.
+        _ if pmus[0].desc.model == kt::MODEL => shape("SPARC KT", 8, 8),
+        _ => shape("SPARC T4", 8, 8),
     }
 }
 

@@ -7,7 +7,6 @@ use pmukit_arch::montecito::registers::{PMC_GENERIC, PMV, PSR};
 use pmukit_sim::engine::{self, Exit};
 use pmukit_sim::models::montecito::{line_state, mapped_event, EventType, Montecito, MontecitoError, EVENTS};
 use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span};
-use pmukit_sim::workloads::{self, Profile};
 
 const USER: Privilege = Privilege::USER;
 const KERNEL: Privilege = Privilege::KERNEL;
@@ -1032,20 +1031,22 @@ fn table_4_42_types_and_max_increments_are_kept_with_the_mapping() {
 
 #[test]
 fn a_built_in_workload_counts_its_own_totals_on_each_thread() {
-    // Two threads of `mixed` at issue width 6: each thread's duplicated and banked
-    // counters see its own instructions and cycles, whatever the other thread does.
-    let profile = Profile { issue_width: 6, threads: 2 };
+    // Two threads of `mixed` on the Montecito machine: each thread's duplicated and
+    // banked counters see its own instructions and cycles, whatever the other does.
     let cycles = 3_000_000;
+    let cat = pmukit_arch::Catalog::builtin();
+    let opts = pmukit_sim::stat::StatOptions { workload: "mixed".into(), seed: 11, threads: Some(2), ..Default::default() };
+    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("montecito").unwrap()], &opts).unwrap().0;
     let mut m = core();
     for t in 0..2 {
         m.write_pmc(t, 4, counting(IA64_INST_RETIRED, 0, &[])).unwrap();
         m.write_pmc(t, 12, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
         m.write_pmc(t, 5, counting(CPU_OP_CYCLES, 0, &[("all", 1)])).unwrap();
     }
-    let mut s = Cursor::new(workloads::blocks("mixed", 11, profile).unwrap());
+    let mut s = Cursor::new(blocks());
     assert_eq!(engine::run(&mut m, &mut s, cycles), (cycles, Exit::Budget));
     for t in 0..2u8 {
-        let totals = workloads::totals_matching("mixed", 11, profile, cycles, |s| s.thread == t).unwrap();
+        let totals = pmukit_sim::stream::Totals::of(blocks(), cycles, |s| s.thread == t);
         assert!(totals.cycles > 0);
         let n = usize::from(t);
         assert_eq!(pmd(&m, n, 4), totals.get(Signal::Instructions), "thread {t}");

@@ -6,12 +6,23 @@ use pmukit_arch::{encode_set, Catalog};
 use pmukit_core::report::StatReport;
 use pmukit_sim::drivers::montecito::MontecitoDriver;
 use pmukit_sim::drivers::Driver;
-use pmukit_sim::stat::{stat, StatError, StatOptions};
-use pmukit_sim::stream::{Block, Cursor, Privilege, Signal, Span};
-use pmukit_sim::workloads::{blocks, totals, totals_matching, Profile, WORKLOADS};
+use pmukit_sim::program::builtin::WORKLOADS;
+use pmukit_sim::stat::{self, stat, StatError, StatOptions};
+use pmukit_sim::stream::{Block, Cursor, Privilege, Signal, Span, Totals};
 
 const SEED: u64 = 7;
-const MT: Profile = Profile { issue_width: 6, threads: 2 };
+
+/// The Montecito machine's block stream of `workload` on both threads: the ground
+/// truth the counts must match.
+fn blocks(workload: &str) -> stat::Blocks {
+    let cat = Catalog::builtin();
+    let opts = StatOptions { workload: workload.to_string(), seed: SEED, ..StatOptions::default() };
+    stat::blocks(&[cat.pmu("montecito").unwrap()], &opts).unwrap().0
+}
+
+fn totals_matching(workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
+    Totals::of(blocks(workload), cycles, keep)
+}
 
 fn run_on(pmu: &str, events: &[&str], workload: &str, cycles: u64) -> StatReport {
     let cat = Catalog::builtin();
@@ -35,9 +46,9 @@ fn user_or_kernel(s: &Span) -> bool {
 /// Retired instructions and cycles are the workload's, on both threads.
 #[test]
 fn s4_3_retired_instructions_and_cycles_match_the_workload() {
-    let cycles = 100_000_000;
+    let cycles = 30_000_000;
     let r = run_on("montecito", &["CPU_OP_CYCLES", "IA64_INST_RETIRED"], "mixed", cycles);
-    let truth = totals_matching("mixed", SEED, MT, cycles, user_or_kernel).unwrap();
+    let truth = totals_matching("mixed", cycles, user_or_kernel);
     assert_eq!(count(&r, "IA64_INST_RETIRED.THIS"), truth.get(Signal::Instructions));
     assert_eq!(count(&r, "CPU_OP_CYCLES.ALL"), truth.cycles);
 }
@@ -46,13 +57,13 @@ fn s4_3_retired_instructions_and_cycles_match_the_workload() {
 /// SYLL_OVERCOUNT.ALL, on every built-in workload, one thread and two.
 #[test]
 fn s4_4_the_dispersal_identity_holds_on_every_workload() {
-    for w in WORKLOADS.iter().filter(|w| w.signal_level) {
+    for w in WORKLOADS.iter() {
         for pmu in ["montecito", "montecito-st"] {
             let r = run_on(
                 pmu,
                 &["CPU_OP_CYCLES", "DISP_STALLED", "INST_DISPERSED", "SYLL_NOT_DISPERSED.ALL", "SYLL_OVERCOUNT.ALL"],
                 w.name,
-                20_000_000,
+                5_000_000,
             );
             let lhs = 6 * (count(&r, "CPU_OP_CYCLES.ALL") - count(&r, "DISP_STALLED"));
             let rhs = count(&r, "INST_DISPERSED") + count(&r, "SYLL_NOT_DISPERSED.ALL") - count(&r, "SYLL_OVERCOUNT.ALL");
@@ -67,7 +78,7 @@ fn s4_4_the_dispersal_identity_holds_on_every_workload() {
 /// an L1D set 2 event: the scheduler puts it on PMD5 (§4.8.2).
 #[test]
 fn s4_6_bubbles_add_up_to_their_causes() {
-    for w in WORKLOADS.iter().filter(|w| w.signal_level) {
+    for w in WORKLOADS.iter() {
         let r = run_on(
             "montecito",
             &[
@@ -79,7 +90,7 @@ fn s4_6_bubbles_add_up_to_their_causes() {
                 "BACK_END_BUBBLE.FE",
             ],
             w.name,
-            20_000_000,
+            5_000_000,
         );
         let parts: u64 = ["BE_RSE_BUBBLE.ALL", "BE_EXE_BUBBLE.ALL", "BE_L1D_FPU_BUBBLE.ALL", "BE_FLUSH_BUBBLE.ALL", "BACK_END_BUBBLE.FE"]
             .iter()
@@ -133,7 +144,7 @@ fn table_3_6_all_counts_both_threads_once() {
 /// background misses (the other thread's counter) to 1 each.
 #[test]
 fn s4_2_1_floating_events_count_background_misses() {
-    let cycles = 50_000_000;
+    let cycles = 20_000_000;
     let r = run_on("montecito", &["L3_MISSES"], "stream", cycles);
     let cacheable = |s: &Span| s.signals.get(Signal::DCacheAccesses) == 0 || s.signals.get(Signal::DCacheAccessesCacheable) > 0;
     let per_cycle = |s: &Span| {
@@ -141,17 +152,17 @@ fn s4_2_1_floating_events_count_background_misses() {
             if user_or_kernel(s) && cacheable(s) { s.signals.get(Signal::MemoryReads) + s.signals.get(Signal::MemoryWrites) } else { 0 };
         fg.min(1) + s.signals.get(Signal::BackgroundMemoryReads).min(1)
     };
-    assert_eq!(count(&r, "L3_MISSES"), sum_over(MT, "stream", cycles, per_cycle));
-    assert!(totals("stream", SEED, MT, cycles).unwrap().get(Signal::BackgroundMemoryReads) > 0, "the workload has background misses");
-    let without = sum_over(MT, "stream", cycles, |s| per_cycle(s) * u64::from(s.signals.get(Signal::BackgroundMemoryReads) == 0));
+    assert_eq!(count(&r, "L3_MISSES"), sum_over("stream", cycles, per_cycle));
+    assert!(totals_matching("stream", cycles, |_| true).get(Signal::BackgroundMemoryReads) > 0, "the workload has background misses");
+    let without = sum_over("stream", cycles, |s| per_cycle(s) * u64::from(s.signals.get(Signal::BackgroundMemoryReads) == 0));
     assert!(count(&r, "L3_MISSES") > without, "background misses were counted");
 }
 
 /// Σ over the first `cycles` cycles of a workload of `value` per cycle of each span.
-fn sum_over(profile: Profile, workload: &str, cycles: u64, value: impl Fn(&Span) -> u64) -> u64 {
+fn sum_over(workload: &str, cycles: u64, value: impl Fn(&Span) -> u64) -> u64 {
     let mut left = cycles;
     let mut sum = 0;
-    for b in blocks(workload, SEED, profile).unwrap() {
+    for b in blocks(workload) {
         let per = b.cycles_per_iteration();
         let full = (left / per).min(b.repeat);
         sum += full * b.body.iter().map(|s| value(s) * s.cycles).sum::<u64>();

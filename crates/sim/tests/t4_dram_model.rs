@@ -10,7 +10,6 @@ use pmukit_sim::models::t4_dram::{
     register_pa, route, select, DramError, Owner, Route, Scope, T4Dram, COUNTERS_PER_MCU, MCUS, QUEUE_LATENCY_CYCLES,
 };
 use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span};
-use pmukit_sim::workloads::{self, Profile};
 use proptest::prelude::*;
 
 const SOLARIS: Owner = Owner::Solaris;
@@ -484,15 +483,17 @@ fn the_models_select_codes_match_the_event_table() {
 
 #[test]
 fn the_combined_counters_of_every_mcu_add_up_to_a_workloads_memory_traffic() {
-    let profile = Profile { issue_width: 2, threads: 2 };
-    let cycles = 5_000_000;
+    let cycles = 20_000_000;
+    let cat = pmukit_arch::Catalog::builtin();
+    let opts = pmukit_sim::stat::StatOptions { workload: "stream".into(), seed: 1, threads: Some(2), ..Default::default() };
+    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts).unwrap().0;
     let mut dram = T4Dram::new();
     for mcu in 0..MCUS {
         program(&mut dram, mcu, [ALL_READS, ALL_WRITES, CHANNEL0, CHANNEL1]);
     }
-    let mut cursor = Cursor::new(workloads::blocks("mixed", 1, profile).unwrap());
+    let mut cursor = Cursor::new(blocks());
     assert_eq!(engine::run(&mut dram, &mut cursor, cycles), (cycles, Exit::Budget));
-    let totals = workloads::totals("mixed", 1, profile, cycles).unwrap();
+    let totals = pmukit_sim::stream::Totals::of(blocks(), cycles, |_| true);
     let sum = |n: usize| (0..MCUS).map(|m| count(&dram, m, n)).sum::<u64>();
     assert_eq!(sum(0), totals.get(Signal::MemoryReads));
     assert_eq!(sum(1), totals.get(Signal::MemoryWrites));

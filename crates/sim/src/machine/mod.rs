@@ -7,6 +7,7 @@
 
 pub mod arm11;
 pub mod cache;
+pub mod montecito;
 mod out;
 pub mod predict;
 pub mod run;
@@ -38,6 +39,11 @@ pub trait Core {
     /// only when the rest of two states is equal, so that most snapshots never
     /// describe them.
     fn canonical_outer(&self, _keys: &Keys, _out: &mut Vec<u64>) {}
+    /// Whether the core asks to run another software thread from the next iteration
+    /// on (a switch-on-event core's switch); asking again clears it.
+    fn take_switch(&mut self) -> bool {
+        false
+    }
     /// Moves every held line and page address for which `to` gives a new one, as if
     /// the stream that brought them had run on.
     fn relocate(&mut self, to: &Moves);
@@ -75,4 +81,13 @@ pub fn arm11(cfg: arm11::Arm11Config, program: crate::program::Program, skipping
 /// The block stream of `program` on a SPARC core.
 pub fn sparc(cfg: sparc::SparcConfig, program: crate::program::Program, skipping: run::Skipping) -> run::Runner<sparc::Sparc> {
     run::Runner::new(sparc::Sparc::new(cfg), program, skipping)
+}
+
+/// The block stream of `program` on a Montecito core.
+pub fn montecito(
+    cfg: montecito::MontecitoConfig,
+    program: crate::program::Program,
+    skipping: run::Skipping,
+) -> run::Runner<montecito::Montecito> {
+    run::Runner::new(montecito::Montecito::new(cfg), program, skipping)
 }

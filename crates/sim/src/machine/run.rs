@@ -67,6 +67,8 @@ pub struct Runner<C: Core> {
     /// The timer's handler phases still to run for the tick in progress.
     handlers: VecDeque<Phase>,
     ticking: bool,
+    /// The core asked for the next software thread.
+    switch: bool,
     skipping: Skipping,
     /// Cycles run so far, and when the timer fires next.
     cycles: u64,
@@ -100,6 +102,7 @@ impl<C: Core> Runner<C> {
             timer,
             handlers: VecDeque::new(),
             ticking: false,
+            switch: false,
             skipping,
             cycles: 0,
             next_tick,
@@ -177,6 +180,9 @@ impl<C: Core> Runner<C> {
                 self.ticking = true;
             }
         }
+        if std::mem::take(&mut self.switch) && !self.ticking {
+            self.running = (self.running + 1) % self.threads.len().max(1);
+        }
         if self.ticking && self.handlers.is_empty() && (run.handler || self.timer.as_ref().is_some_and(|t| t.handler.is_empty())) {
             self.ticking = false;
             self.next_tick = self.cycles + self.timer.as_ref().map_or(u64::MAX, |t| t.period);
@@ -223,6 +229,12 @@ impl<C: Core> Runner<C> {
                 f.record(spans);
             }
             run.k += 1;
+            if self.core.take_switch() && self.threads.len() > 1 && !run.handler {
+                // The core switches threads on an event of its own (Montecito's L3
+                // miss): the next software thread runs from the next iteration.
+                self.switch = true;
+                return true;
+            }
             if self.pending.len() >= EMIT_SPANS {
                 self.flush();
                 return false;

@@ -394,7 +394,11 @@ impl Sparc {
                 let mut from = Level::L2;
                 for l in (addr & !(line - 1)..(addr & !(line - 1)) + 64).step_by(line as usize) {
                     if write {
-                        self.mem.dcache.invalidate(l);
+                        // Every L1 line the block covers (16-byte lines on T1 and T3).
+                        let l1 = self.cfg.dcache.line;
+                        for a in (l..l + line).step_by(l1 as usize) {
+                            self.mem.dcache.invalidate(a);
+                        }
                     }
                     let level = self.mem.access(l, write, remote, &mut s);
                     from = from.max(level);

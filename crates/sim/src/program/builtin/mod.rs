@@ -18,7 +18,65 @@ use self::layout::{buffer, HEAP};
 use self::user::Thread;
 use super::rng::Rng;
 use super::{Phase, Program, Timer};
-use crate::workloads::UnknownWorkload;
+use pmukit_core::event_string::nearest;
+
+/// A built-in workload, for listings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkloadInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// The built-in workloads, in display order.
+pub const WORKLOADS: &[WorkloadInfo] = &[
+    WorkloadInfo {
+        name: "mixed",
+        description: "phases of compute, branchy and stream, with system calls, interrupt handlers and timer ticks",
+    },
+    WorkloadInfo { name: "compute", description: "integer loops: IPC near the issue width, well-predicted loop branches, rare misses" },
+    WorkloadInfo { name: "branchy", description: "data-dependent branches, deep call chains and jump tables: many mispredicts" },
+    WorkloadInfo {
+        name: "stream",
+        description: "memory streaming: line misses, write-backs, LSU and data stalls, TLB misses, non-cacheable writes",
+    },
+    WorkloadInfo {
+        name: "fp",
+        description: "dense linear algebra: matrix multiply, daxpy (with prefetches) and LU steps in floating point",
+    },
+    WorkloadInfo { name: "chase", description: "pointer-chasing latency test over 4 KB to 64 MB: every load waits for the one before" },
+    WorkloadInfo { name: "os", description: "eight processes time-sliced at 1 kHz, 4 KB to 256 MB pages, system calls: TLB pressure" },
+    WorkloadInfo {
+        name: "shared",
+        description: "four threads of one process: locks, atomics, false sharing, producer/consumer on shared pages",
+    },
+];
+
+pub const DEFAULT_WORKLOAD: &str = "mixed";
+
+/// A workload name that is not built in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown workload `{name}`{}; valid workloads: {}", suggestion(.nearest), valid_names())]
+pub struct UnknownWorkload {
+    pub name: String,
+    /// The valid name most like `name`, if any is close: the likely intended one.
+    pub nearest: Option<&'static str>,
+}
+
+fn suggestion(nearest: &Option<&'static str>) -> String {
+    nearest.map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default()
+}
+
+fn valid_names() -> String {
+    WORKLOADS.iter().map(|w| w.name).collect::<Vec<_>>().join(", ")
+}
+
+impl UnknownWorkload {
+    fn new(name: &str) -> UnknownWorkload {
+        // The same similarity measure as event names, so suggestions feel alike.
+        let nearest = nearest(name, WORKLOADS.iter().map(|w| w.name)).first().copied();
+        UnknownWorkload { name: name.to_string(), nearest }
+    }
+}
 
 /// Timer interrupt period of `mixed`, in cycles of a hardware thread: 100 Hz at
 /// 400 MHz.

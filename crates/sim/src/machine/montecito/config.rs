@@ -1,0 +1,97 @@
+//! The Montecito core's parameters. The spec's chapter 2 gives the caches (§2.3.3,
+//! Table 2-2: size, ways, line, latency), the memory latency (Table 2-1 note 4: M ≈
+//! 180-225 cycles), the thread-switch cost (§2.4.1: 15 cycles) and the switch policy
+//! (§2.4.1.1-§2.4.1.3); the rest are assumptions, `docs/ERRATA.md` MMC*.
+
+use crate::machine::cache::{CacheConfig, Replacement};
+use crate::machine::predict::DirectionConfig;
+use crate::machine::tlb::TlbConfig;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MontecitoConfig {
+    /// Hardware threads of the core (2; 1 with Hyper-Threading off).
+    pub threads: usize,
+    /// Instructions dispersed per cycle: two bundles of three (§2.3.1), of which at
+    /// most `memory_ports` loads and stores (the M ports serving data).
+    pub issue_width: u8,
+    pub memory_ports: u8,
+    /// Table 2-2: L1D write-through, 16 KB 4-way 64-byte lines; L1I 16 KB 4-way 64-byte
+    /// lines; L2D 256 KB 8-way 128-byte lines, write-back; L2I 1 MB 8-way 128-byte
+    /// lines; L3 12 MB 12-way 128-byte lines, write-back, unified.
+    pub l1i: CacheConfig,
+    pub l1d: CacheConfig,
+    pub l2i: CacheConfig,
+    pub l2d: CacheConfig,
+    pub l3: CacheConfig,
+    /// First- and second-level TLBs (§2.4.3.1: L1I TLB, L1D TLB, L2 TLBs); a second-
+    /// level miss is served by the hardware page walker from the VHPT.
+    pub l1_itlb: TlbConfig,
+    pub l2_itlb: TlbConfig,
+    pub l1_dtlb: TlbConfig,
+    pub l2_dtlb: TlbConfig,
+    /// Cycles a first-level TLB miss that hits the second level costs.
+    pub l2_tlb_cycles: u64,
+    /// Linux/ia64's base page (16 KB): smaller program pages are mapped with it.
+    pub base_page: u64,
+    /// Table 2-2 latencies (integer): L2D 5, L2I 7, L3 14; memory M ≈ 180-225
+    /// (Table 2-1 note 4).
+    pub l2d_cycles: u64,
+    pub l2i_cycles: u64,
+    pub l3_cycles: u64,
+    pub memory_cycles: u64,
+    pub direction: DirectionConfig,
+    /// The return stack buffer, one per thread (§2.4).
+    pub return_stack: usize,
+    pub mispredict_cycles: u64,
+    /// §2.4.1: 15 cycles from a switch until the other thread retires.
+    pub switch_cycles: u64,
+    /// Extra cycles of an FP divide or square root (a software sequence of
+    /// frcpa/frsqrta and fma on Itanium), which the next instruction waits for.
+    pub fp_divide_cycles: u64,
+    /// Cycles of a system call (break/epc and the kernel's entry) and of rfi.
+    pub trap_cycles: u64,
+}
+
+const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
+    CacheConfig { size, ways, line, replacement: Replacement::Lru, write_allocate }
+}
+
+const fn fully_associative(entries: u32) -> TlbConfig {
+    TlbConfig { entries, ways: entries, replacement: Replacement::Lru }
+}
+
+impl MontecitoConfig {
+    pub fn new(threads: usize) -> MontecitoConfig {
+        MontecitoConfig {
+            threads,
+            issue_width: 6,
+            memory_ports: 2,
+            l1i: cache(16 << 10, 4, 64, false),
+            l1d: cache(16 << 10, 4, 64, false),
+            l2i: cache(1 << 20, 8, 128, true),
+            l2d: cache(256 << 10, 8, 128, true),
+            l3: cache(12 << 20, 12, 128, true),
+            l1_itlb: fully_associative(32),
+            l2_itlb: fully_associative(128),
+            l1_dtlb: fully_associative(32),
+            l2_dtlb: fully_associative(128),
+            l2_tlb_cycles: 2,
+            base_page: 16 << 10,
+            l2d_cycles: 5,
+            l2i_cycles: 7,
+            l3_cycles: 14,
+            memory_cycles: 200,
+            direction: DirectionConfig { entries: 4096, history_bits: 8 },
+            return_stack: 8,
+            mispredict_cycles: 6,
+            switch_cycles: 15,
+            fp_divide_cycles: 30,
+            trap_cycles: 20,
+        }
+    }
+
+    /// The page size a mapping of `page` bytes uses: at least the base page.
+    pub fn page(&self, page: u64) -> u64 {
+        page.max(self.base_page)
+    }
+}

@@ -1,0 +1,367 @@
+//! Montecito instruction execution: issue groups of up to six instructions (two
+//! bundles, §2.3.1), at most two of them memory operations; a taken branch, a load
+//! whose value the next instruction needs, or a store ends its group.
+
+use super::{Montecito, OUTER};
+use crate::machine::out::Out;
+use crate::machine::ALIAS;
+use crate::program::{Access, FpOp, Memory, Op, Phase, INSN};
+use crate::stream::{Branch, MemRef, Signal, Signals};
+
+/// Itanium code: three instructions to a 16-byte bundle. Program addresses count
+/// `INSN` bytes per instruction; the core fetches bundles.
+fn bundle_address(ip: u64) -> u64 {
+    ip / (3 * INSN) * 16
+}
+
+/// Where a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    L2,
+    L3,
+    Memory,
+}
+
+/// The issue group being formed: its instructions' signals, how many, the memory
+/// operations among them, and the first data reference.
+#[derive(Default)]
+struct Group {
+    ip: u64,
+    signals: Signals,
+    issued: u8,
+    memory: u8,
+    mem: Option<MemRef>,
+}
+
+/// One more of `signal` in the group.
+fn bump(s: &mut Signals, signal: Signal) {
+    let n = s.get(signal) as u8;
+    s.set(signal, n.saturating_add(1));
+}
+
+impl Montecito {
+    /// One iteration of `phase`.
+    pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
+        let mut g = Group::default();
+        let mut i = 0;
+        while i < phase.body.len() {
+            if let Some(&ip) = phase.addresses.get(i) {
+                self.ip = ip;
+            }
+            i += self.execute(phase, k, i, &mut g, out);
+        }
+        self.close(&mut g, out);
+    }
+
+    /// Issues the group formed so far, in one cycle.
+    fn close(&mut self, g: &mut Group, out: &mut Out) {
+        if g.issued > 0 {
+            let span = out.issue(g.ip, g.signals, g.issued);
+            span.mem = g.mem;
+        }
+        *g = Group::default();
+    }
+
+    /// Adds an instruction to the group, closing it first when it is full.
+    fn join(&mut self, g: &mut Group, out: &mut Out, ip: u64, memory: bool) {
+        if g.issued == self.cfg.issue_width || (memory && g.memory == self.cfg.memory_ports) {
+            self.close(g, out);
+        }
+        if g.issued == 0 {
+            g.ip = ip;
+        }
+        g.issued += 1;
+        g.memory += u8::from(memory);
+    }
+
+    /// Cycles in which nothing issues, after the group so far.
+    fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Option<Signal>) {
+        self.close(g, out);
+        out.stall(self.ip, cycles, stall);
+    }
+
+    /// Executes instruction `i`; returns how many instructions it consumed (a taken
+    /// skip passes over the ones it skips).
+    fn execute(&mut self, phase: &Phase, k: u64, i: usize, g: &mut Group, out: &mut Out) -> usize {
+        let op = phase.body[i];
+        let ip = self.ip;
+        self.fetch(phase, ip, g, out);
+        self.ip = ip + INSN;
+        match op {
+            Op::Int | Op::SpecialReg => self.join(g, out, ip, false),
+            Op::Fp(f) => {
+                self.join(g, out, ip, false);
+                if matches!(f, FpOp::Div | FpOp::Sqrt) {
+                    self.wait(g, out, self.cfg.fp_divide_cycles, Some(Signal::DataDepStallCycles));
+                }
+            }
+            Op::Barrier => {
+                self.join(g, out, ip, false);
+                self.close(g, out);
+            }
+            Op::Syscall | Op::ExceptionReturn => {
+                self.join(g, out, ip, false);
+                self.wait(g, out, self.cfg.trap_cycles, None);
+            }
+            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => {
+                self.memory(phase, k, &op, a, ip, g, out);
+            }
+            Op::Jump { table, via } => {
+                let targets = &phase.tables[usize::from(table)].targets;
+                let target = targets[(k % targets.len() as u64) as usize];
+                if let Some(a) = via {
+                    self.memory(phase, k, &Op::Load(a), a, ip, g, out);
+                }
+                let wrong = self.indirect.lookup(ip).map(|e| e.target) != Some(target);
+                self.indirect.update(ip, true, target);
+                self.branch(g, out, ip, Signals::default(), true, wrong, target);
+            }
+            Op::Branch { target, when } => {
+                let taken = when.taken(k, phase.iterations);
+                let wrong = self.direction.predict(ip) != taken;
+                self.direction.update(ip, taken);
+                self.branch(g, out, ip, Signals::default(), taken, wrong, target);
+            }
+            Op::Skip { over, when } => {
+                let taken = when.taken(k, phase.iterations);
+                let wrong = self.direction.predict(ip) != taken;
+                self.direction.update(ip, taken);
+                self.branch(g, out, ip, Signals::default(), taken, wrong, ip + INSN * (u64::from(over) + 1));
+                return 1 + if taken { usize::from(over) } else { 0 };
+            }
+            Op::Call { target, .. } => {
+                self.return_stacks[self.thread].push(ip + INSN);
+                self.branch(g, out, ip, Signals::default().with(Signal::Calls, 1), true, false, target);
+            }
+            Op::Return { to } => {
+                let predicted = self.return_stacks[self.thread].pop();
+                let wrong = predicted != Some(to);
+                let s = Signals::default().with(Signal::Returns, 1).with(Signal::ReturnsMispredicted, u8::from(wrong));
+                self.branch(g, out, ip, s, true, wrong, to);
+            }
+        }
+        1
+    }
+
+    /// A branch joins the group; taken, it ends it; mispredicted, the pipeline flushes.
+    #[allow(clippy::too_many_arguments)]
+    fn branch(&mut self, g: &mut Group, out: &mut Out, ip: u64, s: Signals, taken: bool, wrong: bool, target: u64) {
+        self.join(g, out, ip, false);
+        bump(&mut g.signals, Signal::Branches);
+        for (signal, on) in [(Signal::BranchesTaken, taken), (Signal::BranchMispredicts, wrong)] {
+            if on {
+                bump(&mut g.signals, signal);
+            }
+        }
+        s.each_nonzero(|i, v| {
+            let sig = Signal::ALL[i];
+            let n = g.signals.get(sig) + v;
+            g.signals.set(sig, n as u8);
+        });
+        let outcome = Branch { target, taken, mispredicted: wrong };
+        self.ip = if taken { target } else { ip + INSN };
+        if taken || wrong {
+            let span_ip = g.ip;
+            let (signals, issued, mem) = (g.signals, g.issued, g.mem);
+            *g = Group::default();
+            let span = out.issue(span_ip, signals, issued);
+            span.mem = mem;
+            span.branch = Some(outcome);
+        }
+        if wrong {
+            out.stall(ip, self.cfg.mispredict_cycles, None);
+        }
+    }
+
+    /// The front end: a fetch from a new line translates through the I-TLBs and reads
+    /// the L1I, then the L2I and the L3.
+    fn fetch(&mut self, phase: &Phase, ip: u64, g: &mut Group, out: &mut Out) {
+        let addr = bundle_address(ip);
+        let line = self.cfg.l1i.line_of(addr);
+        if line == self.fetch_line {
+            return;
+        }
+        self.fetch_line = line;
+        let page = self.cfg.base_page;
+        let context = phase.context;
+        let mut s = Signals::default();
+        let mut cycles = 0;
+        if !self.l1_itlb.access(addr, page, context) {
+            s.set(Signal::ITlbMisses, 1);
+            cycles += self.cfg.l2_tlb_cycles;
+            if !self.l2_itlb.access(addr, page, context) {
+                s.set(Signal::MainTlbMisses, 1);
+                cycles += self.walk(addr, page, context, &mut s);
+            }
+        }
+        if !self.l1i.access(addr, false).hit {
+            s.set(Signal::ICacheMisses, 1);
+            cycles += match self.outer_access(0, addr, false, &mut s) {
+                Level::L2 => self.cfg.l2i_cycles,
+                Level::L3 => self.cfg.l3_cycles,
+                Level::Memory => self.memory_latency(&mut s),
+            };
+        }
+        if cycles > 0 {
+            self.close(g, out);
+            out.emit(ip, 1, s.with(Signal::IBufStallCycles, 1));
+            out.stall(ip, cycles - 1, Some(Signal::IBufStallCycles));
+        }
+    }
+
+    /// The hardware page walker reads the VHPT entry of the page through the L2D and
+    /// the L3; returns its cycles. The entry is cached as a line of its own at an alias
+    /// of its page (as on SPARC, ERRATA MSP3).
+    fn walk(&mut self, addr: u64, page: u64, context: u32, s: &mut Signals) -> u64 {
+        let entry = ALIAS | (addr & !(page - 1)) | (u64::from(context % 8) * 128);
+        match self.outer_access(1, entry, false, s) {
+            Level::L2 => self.cfg.l2d_cycles,
+            Level::L3 => self.cfg.l3_cycles,
+            Level::Memory => self.memory_latency(s),
+        }
+    }
+
+    /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1). It lowers the
+    /// thread's urgency; when the other thread is now more urgent the core switches
+    /// to it, and the read completes in the background (no wait, no read counted now).
+    fn memory_latency(&mut self, s: &mut Signals) -> u64 {
+        let t = self.thread;
+        self.urgency[t] = self.urgency[t].saturating_sub(1);
+        let other = self.urgency.iter().enumerate().filter(|&(o, _)| o != t).map(|(_, &u)| u).max();
+        if other.is_some_and(|u| u > self.urgency[t]) {
+            self.switch = true;
+            self.in_flight[t] = self.in_flight[t].saturating_add(1);
+            return 0;
+        }
+        bump(s, Signal::MemoryReads);
+        self.cfg.memory_cycles
+    }
+
+    /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D), then the L3, allocating
+    /// on a miss; dirty victims go down a level, L3 ones to memory.
+    fn outer_access(&mut self, which: usize, addr: u64, write: bool, s: &mut Signals) -> Level {
+        self.touched[which] = true;
+        let lookup = self.outer[which].access(addr, write);
+        if let Some(v) = lookup.victim.filter(|v| v.dirty) {
+            self.touched[OUTER - 1] = true;
+            if let Some(w) = self.outer[OUTER - 1].fill(v.line, true).filter(|w| w.dirty) {
+                let _ = w;
+                bump(s, Signal::MemoryWrites);
+                s.set(Signal::DCacheWritebacks, 1);
+            }
+        }
+        if lookup.hit {
+            return Level::L2;
+        }
+        self.touched[OUTER - 1] = true;
+        let l3 = self.outer[OUTER - 1].access(addr, false);
+        if let Some(v) = l3.victim.filter(|v| v.dirty) {
+            let _ = v;
+            bump(s, Signal::MemoryWrites);
+            s.set(Signal::DCacheWritebacks, 1);
+        }
+        if l3.hit {
+            Level::L3
+        } else {
+            Level::Memory
+        }
+    }
+
+    /// A load, store, semaphore, lfetch or line transfer.
+    #[allow(clippy::too_many_arguments)]
+    fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, g: &mut Group, out: &mut Out) {
+        let stream = &phase.streams[usize::from(a.stream)];
+        let addr = stream.position(k) + u64::from(a.offset);
+        let write = op.writes();
+        // A store cannot share a cycle with a load in this model: the span's data
+        // reference says whether the cycle writes.
+        if write && g.memory > 0 {
+            self.close(g, out);
+        }
+        let page = self.cfg.page(stream.page);
+        let mut s = Signals::default();
+        let mut cycles = 0;
+        if !self.l1_dtlb.access(addr, page, phase.context) {
+            s.set(Signal::DTlbMisses, 1);
+            cycles += self.cfg.l2_tlb_cycles;
+            if !self.l2_dtlb.access(addr, page, phase.context) {
+                s.set(Signal::MainTlbMisses, 1);
+                cycles += self.walk(addr, page, phase.context, &mut s);
+            }
+        }
+        if cycles > 0 {
+            // The walk holds the access back: an L1D pipeline bubble.
+            self.close(g, out);
+            out.emit(ip, 1, s.with(Signal::LsuFullStallCycles, 1));
+            out.stall(ip, cycles - 1, Some(Signal::LsuFullStallCycles));
+            s = Signals::default();
+        }
+        let prefetch = matches!(op, Op::Prefetch(_));
+        let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
+        let mut latency = 0;
+        if !prefetch {
+            s.set(Signal::DCacheAccesses, 1);
+            if reads {
+                s.set(Signal::Loads, 1);
+            }
+            if write {
+                s.set(Signal::Stores, 1);
+            }
+        }
+        match stream.memory {
+            Memory::Cacheable => {
+                if !prefetch {
+                    s.set(Signal::DCacheAccessesCacheable, 1);
+                }
+                if reads || prefetch {
+                    // The L1D allocates on reads only (write-through, Table 2-2).
+                    if !self.l1d.access(addr, false).hit {
+                        if !prefetch {
+                            s.set(Signal::DCacheMisses, 1);
+                        }
+                        latency = match self.outer_access(1, addr, write, &mut s) {
+                            Level::L2 => self.cfg.l2d_cycles,
+                            Level::L3 => self.cfg.l3_cycles,
+                            Level::Memory => self.memory_latency(&mut s),
+                        };
+                    } else if write {
+                        self.outer_access(1, addr, true, &mut s);
+                    }
+                } else {
+                    // A store writes through to the L2D, which allocates it.
+                    if self.l1d.contains(addr) {
+                        self.l1d.access(addr, false);
+                    }
+                    if self.outer_access(1, addr, true, &mut s) == Level::Memory {
+                        self.memory_latency(&mut s);
+                    }
+                }
+            }
+            Memory::NonCacheable => {
+                if reads {
+                    bump(&mut s, Signal::MemoryReads);
+                    latency = self.cfg.memory_cycles;
+                } else {
+                    bump(&mut s, Signal::MemoryWrites);
+                }
+            }
+            Memory::Device => latency = if reads { self.cfg.memory_cycles } else { 0 },
+        }
+        self.join(g, out, ip, true);
+        s.each_nonzero(|i, v| {
+            let sig = Signal::ALL[i];
+            let n = g.signals.get(sig) + v;
+            g.signals.set(sig, n as u8);
+        });
+        if g.mem.is_none() && !prefetch {
+            g.mem = Some(MemRef { addr, stride: stream.stride, size: a.size, write });
+        }
+        let waits = a.use_next || matches!(op, Op::Atomic(_));
+        if write || (waits && reads && !prefetch) {
+            self.close(g, out);
+        }
+        if waits && reads && !prefetch && latency > 0 {
+            out.stall(ip, latency, Some(Signal::DataDepStallCycles));
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! The dual-threaded Montecito core (Itanium 2 9000, spec chapter 2): bundles
+//! dispersed two at a time, the L1I/L1D, L2I/L2D and L3 caches of Table 2-2, two levels
+//! of TLB with the hardware page walker behind them, branch prediction with a return
+//! stack per thread, and switch-on-event multithreading (§2.4.1): an L3 miss of the
+//! foreground thread lowers its urgency and switches to the other thread when the other
+//! is more urgent; the miss's data returns while the thread is in the background.
+//! It computes the signals of `crate::stream` that the Montecito PMU model counts;
+//! `config.rs` gives every parameter's source, `docs/machines.md` describes the model.
+
+pub mod config;
+mod exec;
+
+pub use config::MontecitoConfig;
+
+use crate::machine::cache::Cache;
+use crate::machine::out::Out;
+use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache, TargetCacheConfig};
+use crate::machine::tlb::Tlb;
+use crate::machine::{Core, Keys, Moves, Quantum};
+use crate::program::{lcm, DataStream, Phase};
+use crate::stream::{Signal, Signals, Span};
+
+/// §2.4.1.3: urgency runs 0-7; 5 is nominal.
+const NOMINAL_URGENCY: u8 = 5;
+const MAX_URGENCY: u8 = 7;
+
+/// The caches beyond the L1s: L2I, L2D, L3.
+const OUTER: usize = 3;
+
+pub struct Montecito {
+    cfg: MontecitoConfig,
+    l1i: Cache,
+    l1d: Cache,
+    /// L2I, L2D, L3.
+    outer: [Cache; OUTER],
+    /// Whether each outer cache has been looked up since the phase began: one that has
+    /// not is described by a marker and not moved (as in `machine::sparc`).
+    touched: [bool; OUTER],
+    l1_itlb: Tlb,
+    l2_itlb: Tlb,
+    l1_dtlb: Tlb,
+    l2_dtlb: Tlb,
+    direction: DirectionPredictor,
+    indirect: TargetCache,
+    return_stacks: Vec<ReturnStack>,
+    urgency: Vec<u8>,
+    /// The foreground thread.
+    thread: usize,
+    /// L3 misses of each thread whose data has not returned yet (it went to the
+    /// background before they did).
+    in_flight: Vec<u8>,
+    /// An L3 event asked for a switch to the other thread.
+    switch: bool,
+    /// The next iteration starts with a thread switch (its cycles, and the data that
+    /// returns for the thread that left).
+    switching: Option<usize>,
+    ip: u64,
+    fetch_line: u64,
+}
+
+impl Montecito {
+    pub fn new(cfg: MontecitoConfig) -> Montecito {
+        let threads = cfg.threads.max(1);
+        Montecito {
+            l1i: Cache::new(cfg.l1i),
+            l1d: Cache::new(cfg.l1d),
+            outer: [Cache::new(cfg.l2i), Cache::new(cfg.l2d), Cache::new(cfg.l3)],
+            touched: [false; OUTER],
+            l1_itlb: Tlb::new(cfg.l1_itlb),
+            l2_itlb: Tlb::new(cfg.l2_itlb),
+            l1_dtlb: Tlb::new(cfg.l1_dtlb),
+            l2_dtlb: Tlb::new(cfg.l2_dtlb),
+            direction: DirectionPredictor::new(cfg.direction),
+            indirect: TargetCache::new(TargetCacheConfig { entries: 64, ways: 1 }),
+            return_stacks: (0..threads).map(|_| ReturnStack::new(cfg.return_stack)).collect(),
+            urgency: vec![NOMINAL_URGENCY; threads],
+            thread: 0,
+            in_flight: vec![0; threads],
+            switch: false,
+            switching: None,
+            ip: 0,
+            fetch_line: u64::MAX,
+            cfg,
+        }
+    }
+}
+
+impl Core for Montecito {
+    fn enter(&mut self, phase: &Phase, thread: usize) {
+        let thread = thread % self.cfg.threads.max(1);
+        if thread != self.thread {
+            // §2.4.1.3: a thread leaving on a time-out (not on an L3 miss, whose data it
+            // still waits for) is ready to go on: urgency 7.
+            if self.in_flight[self.thread] == 0 {
+                self.urgency[self.thread] = MAX_URGENCY;
+            }
+            self.switching = Some(self.thread);
+            self.thread = thread;
+        }
+        self.switch = false;
+        self.ip = phase.entry;
+        self.touched = [false; OUTER];
+    }
+
+    fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
+        let mut template = Span::new(0, phase.entry);
+        template.privilege = phase.privilege;
+        template.thread = self.thread as u8;
+        let mut out = Out::new(out, template);
+        if let Some(left) = self.switching.take() {
+            // §2.4.1: 15 cycles until the new thread retires; the data the other
+            // thread missed on returns meanwhile (its L3 returns raise its urgency).
+            let returned = std::mem::take(&mut self.in_flight[left]);
+            if self.urgency[left] < NOMINAL_URGENCY {
+                self.urgency[left] = (self.urgency[left] + returned).min(NOMINAL_URGENCY);
+            }
+            out.emit(phase.entry, 1, Signals::default().with(Signal::BackgroundMemoryReads, returned).with(Signal::IBufStallCycles, 1));
+            out.stall(phase.entry, self.cfg.switch_cycles - 1, Some(Signal::IBufStallCycles));
+        }
+        self.run(phase, k, &mut out);
+        out.finish();
+    }
+
+    fn take_switch(&mut self) -> bool {
+        std::mem::take(&mut self.switch)
+    }
+
+    fn quantum(&self, stream: &DataStream) -> Quantum {
+        let page = self.cfg.page(stream.page);
+        let lines = [self.l1d.config(), self.outer[1].config(), self.outer[2].config()].iter().map(|c| c.set_span()).fold(1, lcm);
+        Quantum { lines, pages: page }
+    }
+
+    fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
+        self.l1i.canonical(keys.line, out);
+        self.l1d.canonical(keys.line, out);
+        for t in [&self.l1_itlb, &self.l2_itlb, &self.l1_dtlb, &self.l2_dtlb] {
+            t.canonical(keys.page, out);
+        }
+        self.direction.canonical(out);
+        self.indirect.canonical(out);
+        for r in &self.return_stacks {
+            r.canonical(out);
+        }
+        out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
+        out.extend([self.thread as u64, u64::from(self.switch), (keys.line)(self.ip), (keys.line)(self.fetch_line)]);
+    }
+
+    fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
+        for (cache, touched) in self.outer.iter().zip(self.touched) {
+            if touched {
+                cache.canonical(keys.line, out);
+            } else {
+                out.push(u64::MAX - 1);
+            }
+        }
+    }
+
+    fn relocate(&mut self, to: &Moves) {
+        self.l1i.relocate(to.line);
+        self.l1d.relocate(to.line);
+        for (cache, touched) in self.outer.iter_mut().zip(self.touched) {
+            if touched {
+                cache.relocate(to.line);
+            }
+        }
+        for t in [&mut self.l1_itlb, &mut self.l2_itlb, &mut self.l1_dtlb, &mut self.l2_dtlb] {
+            t.relocate(to.page);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! The Montecito machine running programs: exact skipping, switch-on-event threading
+//! (§2.4.1) and the hierarchy's relations.
+
+use pmukit_sim::machine::montecito::MontecitoConfig;
+use pmukit_sim::machine::run::Skipping;
+use pmukit_sim::machine::{self};
+use pmukit_sim::program::builtin::{self, WORKLOADS};
+use pmukit_sim::stream::{Signal, Totals};
+
+fn totals(workload: &str, threads: usize, cycles: u64, skipping: Skipping) -> Totals {
+    let program = builtin::program(workload, 3, threads).unwrap();
+    Totals::of(machine::montecito(MontecitoConfig::new(threads), program, skipping), cycles, |_| true)
+}
+
+/// Skipping proven repetition gives exactly the counts of simulating every iteration,
+/// one thread and two.
+#[test]
+fn skipping_is_exact_on_every_builtin_workload() {
+    for w in WORKLOADS {
+        for threads in [1, 2] {
+            let on = totals(w.name, threads, 2_000_000, Skipping::On);
+            let off = totals(w.name, threads, 2_000_000, Skipping::Off);
+            assert_eq!(on, off, "{} on {threads} threads", w.name);
+        }
+    }
+}
+
+#[test]
+fn the_hierarchys_relations_hold() {
+    for w in WORKLOADS {
+        let t = totals(w.name, 2, 10_000_000, Skipping::On);
+        let ctx = w.name;
+        assert!(t.get(Signal::DCacheMisses) <= t.get(Signal::Loads), "{ctx}");
+        assert!(t.get(Signal::DCacheAccessesCacheable) <= t.get(Signal::DCacheAccesses), "{ctx}");
+        assert!(t.get(Signal::MainTlbMisses) <= t.get(Signal::ITlbMisses) + t.get(Signal::DTlbMisses), "{ctx}");
+        assert!(t.get(Signal::ReturnsMispredicted) <= t.get(Signal::Returns), "{ctx}");
+        assert!(t.get(Signal::BranchMispredicts) <= t.get(Signal::Branches), "{ctx}");
+        assert!(t.get(Signal::Instructions) <= 6 * t.cycles, "{ctx}: two bundles a cycle at most");
+    }
+}
+
+/// §2.4.1.1: an L3 miss of the foreground thread switches to the other thread when the
+/// other is more urgent; its data returns in the background. With one thread nothing
+/// switches and every miss is waited for in the foreground.
+#[test]
+fn l3_misses_switch_threads_and_complete_in_the_background() {
+    let two = totals("chase", 2, 20_000_000, Skipping::On);
+    let one = totals("chase", 1, 20_000_000, Skipping::On);
+    assert!(two.get(Signal::BackgroundMemoryReads) > 0);
+    assert_eq!(one.get(Signal::BackgroundMemoryReads), 0);
+    assert!(two.get(Signal::Instructions) > one.get(Signal::Instructions), "switching hides memory latency");
+}
