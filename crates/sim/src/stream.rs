@@ -381,12 +381,17 @@ pub struct Branch {
 }
 
 /// Words of eight signals each: comparing spans (to merge them) compares these.
-const SIGNAL_WORDS: usize = Signal::COUNT.div_ceil(8);
+/// Bits of one signal's per-cycle increment, and the largest increment: no signal of
+/// any modelled chip counts more than 15 in one cycle (Montecito retires at most six
+/// instructions, §4.3; memory transactions are a few per access).
+const SIGNAL_BITS: usize = 4;
+pub const MAX_PER_CYCLE: u8 = (1 << SIGNAL_BITS) - 1;
+const PER_WORD: usize = 64 / SIGNAL_BITS;
+const SIGNAL_WORDS: usize = Signal::COUNT.div_ceil(PER_WORD);
 
-/// Per-cycle increments of every signal, a byte each, packed eight to a 64-bit word.
-/// Machines compare every cycle's signals with the span before to merge them; whole
-/// words written and compared as words keep that a few instructions (byte stores read
-/// back as words would stall store forwarding).
+/// Per-cycle increments of every signal, four bits each, sixteen to a 64-bit word.
+/// Machines compare every cycle's signals with the span before to merge them, and
+/// spans are copied into blocks: whole words, as few as possible, keep both cheap.
 #[derive(Debug, Clone, Copy, Eq, Default)]
 pub struct Signals([u64; SIGNAL_WORDS]);
 
@@ -406,12 +411,16 @@ impl std::hash::Hash for Signals {
 impl Signals {
     pub fn get(&self, s: Signal) -> u64 {
         let i = s as usize;
-        (self.0[i / 8] >> (8 * (i % 8))) & 0xff
+        (self.0[i / PER_WORD] >> (SIGNAL_BITS * (i % PER_WORD))) & u64::from(MAX_PER_CYCLE)
     }
 
+    /// Sets a signal's per-cycle increment, at most [`MAX_PER_CYCLE`] (machines never
+    /// produce more; debug builds check it).
     pub fn set(&mut self, s: Signal, per_cycle: u8) -> &mut Self {
-        let (i, shift) = (s as usize / 8, 8 * (s as usize % 8));
-        self.0[i] = (self.0[i] & !(0xff << shift)) | (u64::from(per_cycle) << shift);
+        debug_assert!(per_cycle <= MAX_PER_CYCLE, "{s:?} counts {per_cycle} in one cycle");
+        let (i, shift) = (s as usize / PER_WORD, SIGNAL_BITS * (s as usize % PER_WORD));
+        let mask = u64::from(MAX_PER_CYCLE) << shift;
+        self.0[i] = (self.0[i] & !mask) | (u64::from(per_cycle.min(MAX_PER_CYCLE)) << shift);
         self
     }
 
@@ -423,29 +432,15 @@ impl Signals {
     /// Calls `f` with the index (`Signal as usize`) and increment of every signal that
     /// counts, skipping whole words of signals that do not.
     pub fn each_nonzero(&self, mut f: impl FnMut(usize, u64)) {
+        let max = u64::from(MAX_PER_CYCLE);
         for (w, &word) in self.0.iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
-                let byte = bits.trailing_zeros() as usize / 8;
-                f(8 * w + byte, (word >> (8 * byte)) & 0xff);
-                bits &= !(0xff << (8 * byte));
+                let slot = bits.trailing_zeros() as usize / SIGNAL_BITS;
+                f(PER_WORD * w + slot, (word >> (SIGNAL_BITS * slot)) & max);
+                bits &= !(max << (SIGNAL_BITS * slot));
             }
         }
-    }
-
-    /// Every signal of either set, a signal in both taking the larger increment (for
-    /// signals that hold in every cycle, such as interrupt masks).
-    pub fn or(self, other: Signals) -> Signals {
-        if other.0.iter().all(|&w| w == 0) {
-            return self;
-        }
-        let mut s = self;
-        other.each_nonzero(|i, v| {
-            if s.get(Signal::ALL[i]) < v {
-                s.set(Signal::ALL[i], v as u8);
-            }
-        });
-        s
     }
 
     /// Both sets of signals, which must not share a signal (each one's increments
@@ -564,7 +559,7 @@ impl Totals {
         } else {
             self.kernel_cycles += cycles;
         }
-        // No overflow: a signal counts at most 8 per cycle, and cycles are far below 2^60.
+        // No overflow: a signal counts at most 15 per cycle, and cycles are far below 2^59.
         span.signals.each_nonzero(|i, per_cycle| self.signals[i] += per_cycle * cycles);
     }
 

@@ -8,7 +8,7 @@ use crate::stream::{Signal, Signals, Span};
 pub struct Out<'a> {
     spans: &'a mut Vec<Span>,
     /// Privilege, thread and the signals that hold in every cycle of the phase (ARM's
-    /// interrupt masks).
+    /// interrupt masks, which no instruction sets itself).
     template: Span,
     /// The span being built, if any; `open` says whether later cycles may join it.
     current: Option<Span>,
@@ -34,7 +34,7 @@ impl Out<'_> {
     /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
     /// every cycle counts the same.
     pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
-        let signals = signals.or(self.template.signals);
+        let signals = signals.union(self.template.signals);
         if let Some(cur) = self.current.as_mut().filter(|c| c.signals == signals) {
             if self.open {
                 cur.cycles += cycles;
@@ -47,7 +47,7 @@ impl Out<'_> {
     /// An instruction's own cycle (`Instructions` set to `issued`), a span of its own
     /// so that its data reference or branch outcome can be attached.
     pub fn issue(&mut self, ip: u64, signals: Signals, issued: u8) -> &mut Span {
-        let signals = signals.with(Signal::Instructions, issued).or(self.template.signals);
+        let signals = signals.with(Signal::Instructions, issued).union(self.template.signals);
         self.start(Span { ip, cycles: 1, signals, ..self.template }, false)
     }
 

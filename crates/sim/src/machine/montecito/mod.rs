@@ -114,8 +114,13 @@ impl Core for Montecito {
             if self.urgency[left] < NOMINAL_URGENCY {
                 self.urgency[left] = (self.urgency[left] + returned).min(NOMINAL_URGENCY);
             }
-            out.emit(phase.entry, 1, Signals::default().with(Signal::BackgroundMemoryReads, returned).with(Signal::IBufStallCycles, 1));
-            out.stall(phase.entry, self.cfg.switch_cycles - 1, Some(Signal::IBufStallCycles));
+            // One returning line a cycle.
+            let with_data = u64::from(returned);
+            if with_data > 0 {
+                let s = Signals::default().with(Signal::BackgroundMemoryReads, 1).with(Signal::IBufStallCycles, 1);
+                out.emit(phase.entry, with_data, s);
+            }
+            out.stall(phase.entry, self.cfg.switch_cycles.saturating_sub(with_data), Some(Signal::IBufStallCycles));
         }
         self.run(phase, k, &mut out);
         out.finish();
