@@ -161,8 +161,9 @@ struct StatArgs {
     /// Do not print derived metrics.
     #[arg(long)]
     no_metrics: bool,
-    /// Hardware threads running the workload, one workload thread each: 1-8 strands on
-    /// SPARC T4/KT (default 8), 1-4 on Niagara (4), 1-2 on Montecito (2), 1 on ARM11.
+    /// Hardware threads of the machine: 1-8 strands on SPARC T4/KT (default 8), 1-4 on
+    /// Niagara (4), 1-2 on Montecito (2), 1 on ARM11. Workloads run a software thread
+    /// per hardware thread (`os` eight processes, `shared` four threads).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Inject hardware errors at this rate per access to each cache and TCM (ARM11:
@@ -171,7 +172,7 @@ struct StatArgs {
     fault_rate: Option<f64>,
     /// Run a recorded program instead of the workload: Valgrind Lackey
     /// `--trace-mem=yes` output or a native trace (docs/workloads.md); `-` reads
-    /// standard input. ARM11.
+    /// standard input. Every machine runs traces.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     trace: Option<String>,
     /// A TOML file overriding the simulated machine's parameters (cache and TLB

@@ -113,9 +113,9 @@ pub enum Signal {
     /// bypass the cache (non-cacheable, write-through, or write misses that do not
     /// allocate) to memory (not to device registers).
     MemoryWrites,
-    /// Memory reads (64-byte lines) of the thread that is *not* the span's: a
-    /// background thread's misses completing while the other thread runs, which
-    /// Montecito counts as Floating events (Montecito §4.2.1). Two-thread workloads only.
+    /// Memory reads (lines) of the thread that is *not* the span's: a background
+    /// thread's L3 misses completing while the other thread runs, which Montecito counts
+    /// as Floating events (Montecito §4.2.1). Only a switch-on-event core has them.
     BackgroundMemoryReads,
     /// Instruction-cache misses filled from a cache of this socket: the L2, another
     /// core's L2 (cache to cache) or the L3.

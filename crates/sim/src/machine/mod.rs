@@ -39,6 +39,10 @@ pub trait Core {
     /// only when the rest of two states is equal, so that most snapshots never
     /// describe them.
     fn canonical_outer(&self, _keys: &Keys, _out: &mut Vec<u64>) {}
+    /// Whether the phase just entered may be left for another software thread (there
+    /// is one, and the phase is no interrupt handler): a switch-on-event core asks
+    /// only then, and otherwise waits for its misses.
+    fn may_switch(&mut self, _allowed: bool) {}
     /// Whether the core asks to run another software thread from the next iteration
     /// on (a switch-on-event core's switch); asking again clears it.
     fn take_switch(&mut self) -> bool {

@@ -152,6 +152,7 @@ impl<C: Core> Runner<C> {
         }
         // Execution (re)starts at the top of the loop body.
         self.core.enter(&phase, self.running);
+        self.core.may_switch(!handler && self.threads.len() > 1);
         let finder = Finder::new(&phase, &self.core, self.skipping, &mut self.history);
         let interruptible = !handler && phase.privilege.is_user() && self.timer.is_some();
         self.current = Some(Running { phase, k, finder, interruptible, handler });

@@ -446,6 +446,16 @@ pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
     EVENTS.iter().find(|e| e.code == code)
 }
 
+/// What event `code` with `umask` counts in a cycle of `span`, on the thread that runs
+/// it, with every MESI state and no threshold (the span's own events; for listing what
+/// the machine exercises, and for tests).
+pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
+    let Some(event) = mapped_event(code) else { return 0 };
+    let Some(atoms) = (event.select)(umask) else { return 0 };
+    let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None };
+    atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))
+}
+
 /// MD13: the MESI state of the line at `addr`, as a PMC.MESI bit index: bits 8:7 of the
 /// address (the 128-byte line number modulo 4), 0 I, 1 S, 2 E, 3 M.
 pub fn line_state(addr: u64) -> u64 {

@@ -1,5 +1,5 @@
 //! The Montecito core's parameters. The spec's chapter 2 gives the caches (§2.3.3,
-//! Table 2-2: size, ways, line, latency), the memory latency (Table 2-1 note 4: M ≈
+//! Table 2-9: size, ways, line, latency), the memory latency (Table 2-8 note 4: M ≈
 //! 180-225 cycles), the thread-switch cost (§2.4.1: 15 cycles) and the switch policy
 //! (§2.4.1.1-§2.4.1.3); the rest are assumptions, `docs/ERRATA.md` MMC*.
 
@@ -15,7 +15,7 @@ pub struct MontecitoConfig {
     /// most `memory_ports` loads and stores (the M ports serving data).
     pub issue_width: u8,
     pub memory_ports: u8,
-    /// Table 2-2: L1D write-through, 16 KB 4-way 64-byte lines; L1I 16 KB 4-way 64-byte
+    /// Table 2-9: L1D write-through, 16 KB 4-way 64-byte lines; L1I 16 KB 4-way 64-byte
     /// lines; L2D 256 KB 8-way 128-byte lines, write-back; L2I 1 MB 8-way 128-byte
     /// lines; L3 12 MB 12-way 128-byte lines, write-back, unified.
     pub l1i: CacheConfig,
@@ -33,8 +33,8 @@ pub struct MontecitoConfig {
     pub l2_tlb_cycles: u64,
     /// Linux/ia64's base page (16 KB): smaller program pages are mapped with it.
     pub base_page: u64,
-    /// Table 2-2 latencies (integer): L2D 5, L2I 7, L3 14; memory M ≈ 180-225
-    /// (Table 2-1 note 4).
+    /// Table 2-9 latencies (integer): L2D 5, L2I 7, L3 14; memory M ≈ 180-225
+    /// (Table 2-8 note 4).
     pub l2d_cycles: u64,
     pub l2i_cycles: u64,
     pub l3_cycles: u64,

@@ -14,6 +14,16 @@ fn bundle_address(ip: u64) -> u64 {
     ip / (3 * INSN) * 16
 }
 
+/// The address space a phase translates in: the kernel's region (0) for privileged
+/// code, which every process shares, the process's own otherwise.
+fn address_space(phase: &Phase) -> u32 {
+    if phase.privilege.is_user() {
+        phase.context
+    } else {
+        0
+    }
+}
+
 /// Where a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Level {
@@ -183,7 +193,7 @@ impl Montecito {
         }
         self.fetch_line = line;
         let page = self.cfg.base_page;
-        let context = phase.context;
+        let context = address_space(phase);
         let mut s = Signals::default();
         let mut cycles = 0;
         if !self.l1_itlb.access(addr, page, context) {
@@ -228,7 +238,7 @@ impl Montecito {
         let t = self.thread;
         self.urgency[t] = self.urgency[t].saturating_sub(1);
         let other = self.urgency.iter().enumerate().filter(|&(o, _)| o != t).map(|(_, &u)| u).max();
-        if other.is_some_and(|u| u > self.urgency[t]) {
+        if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
             self.switch = true;
             self.in_flight[t] = self.in_flight[t].saturating_add(1);
             return 0;
@@ -281,12 +291,13 @@ impl Montecito {
         let page = self.cfg.page(stream.page);
         let mut s = Signals::default();
         let mut cycles = 0;
-        if !self.l1_dtlb.access(addr, page, phase.context) {
+        let context = address_space(phase);
+        if !self.l1_dtlb.access(addr, page, context) {
             s.set(Signal::DTlbMisses, 1);
             cycles += self.cfg.l2_tlb_cycles;
-            if !self.l2_dtlb.access(addr, page, phase.context) {
+            if !self.l2_dtlb.access(addr, page, context) {
                 s.set(Signal::MainTlbMisses, 1);
-                cycles += self.walk(addr, page, phase.context, &mut s);
+                cycles += self.walk(addr, page, context, &mut s);
             }
         }
         if cycles > 0 {
@@ -314,7 +325,7 @@ impl Montecito {
                     s.set(Signal::DCacheAccessesCacheable, 1);
                 }
                 if reads || prefetch {
-                    // The L1D allocates on reads only (write-through, Table 2-2).
+                    // The L1D allocates on reads only (write-through, Table 2-9).
                     if !self.l1d.access(addr, false).hit {
                         if !prefetch {
                             s.set(Signal::DCacheMisses, 1);

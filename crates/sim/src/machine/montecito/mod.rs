@@ -1,5 +1,5 @@
 //! The dual-threaded Montecito core (Itanium 2 9000, spec chapter 2): bundles
-//! dispersed two at a time, the L1I/L1D, L2I/L2D and L3 caches of Table 2-2, two levels
+//! dispersed two at a time, the L1I/L1D, L2I/L2D and L3 caches of Table 2-9, two levels
 //! of TLB with the hardware page walker behind them, branch prediction with a return
 //! stack per thread, and switch-on-event multithreading (§2.4.1): an L3 miss of the
 //! foreground thread lowers its urgency and switches to the other thread when the other
@@ -51,6 +51,8 @@ pub struct Montecito {
     in_flight: Vec<u8>,
     /// An L3 event asked for a switch to the other thread.
     switch: bool,
+    /// The runner can switch now (another software thread exists; no handler runs).
+    may_switch: bool,
     /// The next iteration starts with a thread switch (its cycles, and the data that
     /// returns for the thread that left).
     switching: Option<usize>,
@@ -77,6 +79,7 @@ impl Montecito {
             thread: 0,
             in_flight: vec![0; threads],
             switch: false,
+            may_switch: false,
             switching: None,
             ip: 0,
             fetch_line: u64::MAX,
@@ -126,6 +129,10 @@ impl Core for Montecito {
         out.finish();
     }
 
+    fn may_switch(&mut self, allowed: bool) {
+        self.may_switch = allowed && self.cfg.threads > 1;
+    }
+
     fn take_switch(&mut self) -> bool {
         std::mem::take(&mut self.switch)
     }
@@ -148,7 +155,13 @@ impl Core for Montecito {
             r.canonical(out);
         }
         out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
-        out.extend([self.thread as u64, u64::from(self.switch), (keys.line)(self.ip), (keys.line)(self.fetch_line)]);
+        out.extend([
+            self.thread as u64,
+            u64::from(self.switch),
+            u64::from(self.may_switch),
+            (keys.line)(self.ip),
+            (keys.line)(self.fetch_line),
+        ]);
     }
 
     fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
