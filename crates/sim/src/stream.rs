@@ -210,6 +210,20 @@ pub enum Signal {
     SelPipeDrainCycles,
     /// Cycles the instruction buffer is full while the back end stalls.
     IBufFullCycles,
+    /// Thread switches (switch-on-event multithreading), by cause: an L3 miss, a
+    /// time-out; counted by the thread switched out, in the first switch cycle.
+    ThreadSwitchesL3Miss,
+    ThreadSwitchesTimeout,
+    /// Cycles from a thread switch's start until the other thread runs.
+    ThreadSwitchCycles,
+    /// Register stack engine loads (fills) and stores (spills) of stacked registers.
+    RseLoads,
+    RseStores,
+    /// Cycles the pipeline waits while the register stack engine spills (a call's
+    /// frame overflows the physical stacked registers) or fills (a return finds its
+    /// caller's frame spilled).
+    RseSpillStallCycles,
+    RseFillStallCycles,
 }
 
 impl Signal {
@@ -233,7 +247,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::IBufFullCycles as usize + 1;
+    pub const COUNT: usize = Signal::RseFillStallCycles as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -338,6 +352,13 @@ impl Signal {
         Signal::StoreBufferWaitCycles,
         Signal::SelPipeDrainCycles,
         Signal::IBufFullCycles,
+        Signal::ThreadSwitchesL3Miss,
+        Signal::ThreadSwitchesTimeout,
+        Signal::ThreadSwitchCycles,
+        Signal::RseLoads,
+        Signal::RseStores,
+        Signal::RseSpillStallCycles,
+        Signal::RseFillStallCycles,
     ];
 }
 

@@ -162,12 +162,13 @@ enum Atom {
     Bus(Txn, Size),
 }
 
-/// Why the back end had a bubble (§4.6). The stream has no RSE and tells a flush only
-/// as a stall with no cause of its own (a pipeline refill, a page walk, a drain).
+/// Why the back end had a bubble (§4.6). The machine tells a flush only as a stall
+/// with no cause of its own (a pipeline refill, a thread switch, a trap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cause {
     L1dFpu,
     Exe,
+    Rse,
     FrontEnd,
     Flush,
 }
@@ -184,6 +185,8 @@ impl Cause {
             Cause::L1dFpu
         } else if c.get(DataDepStallCycles) > 0 {
             Cause::Exe
+        } else if c.get(RseSpillStallCycles) + c.get(RseFillStallCycles) > 0 {
+            Cause::Rse
         } else if c.get(IBufStallCycles) > 0 {
             Cause::FrontEnd
         } else {
@@ -313,8 +316,14 @@ pub static EVENTS: &[MappedEvent] = &[
         0b10 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
         _ => None,
     }),
-    // BE_RSE_BUBBLE: the stream has no register stack engine.
-    ev(0x01, "BE_RSE_BUBBLE", A, 1, |_| None),
+    // BE_RSE_BUBBLE: ALL, OVERFLOW (spills), UNDERFLOW (fills); bank switches, AR
+    // dependencies and loadrs do not happen in the machine's programs.
+    ev(0x01, "BE_RSE_BUBBLE", A, 1, |u| match u & 7 {
+        0b000 => Some(&[Atom::Bubble(Cause::Rse)]),
+        0b011 => Some(&[Sig(Signal::RseSpillStallCycles)]),
+        0b100 => Some(&[Sig(Signal::RseFillStallCycles)]),
+        _ => None,
+    }),
     // BE_EXE_BUBBLE: ALL and GRALL (a data dependency); the other causes are not in
     // the stream.
     ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
@@ -329,12 +338,37 @@ pub static EVENTS: &[MappedEvent] = &[
     // IA64_INST_RETIRED (umask bxx00) and IA64_TAGGED_INST_RETIRED (IBRP0-3): the tags
     // are not modelled; at their reset values every instruction matches (MD16).
     ev(0x08, "IA64_INST_RETIRED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
+    // FP_OPS_RETIRED: the machine's floating-point instructions.
+    ev(0x09, "FP_OPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::FguCryptoInstructions)])),
+    // THREAD_SWITCH_EVENTS: L3MISS, TIMER and ALL; hint, low-power and debug
+    // switches, and missed opportunities, do not happen in the machine.
+    ev(0x0c, "THREAD_SWITCH_EVENTS", A, 1, |u| match u & 7 {
+        0b001 => Some(&[Sig(Signal::ThreadSwitchesL3Miss)]),
+        0b010 => Some(&[Sig(Signal::ThreadSwitchesTimeout)]),
+        0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout)]),
+        _ => None,
+    }),
+    // THREAD_SWITCH_CYCLE: TOTAL, from a switch's start until it happens.
+    ev(0x0e, "THREAD_SWITCH_CYCLE", A, 1, |u| match u & 7 {
+        0b111 => Some(&[Sig(Signal::ThreadSwitchCycles)]),
+        _ => None,
+    }),
     // BRANCH_EVENT: the ETB (PMC39) is not modelled; every branch is captured (MD17).
     ev(0x11, "BRANCH_EVENT", A, 1, |_| Some(&[Sig(Signal::Branches)])),
     // CPU_OP_CYCLES: ALL and QUAL (qualification not modelled, MD16).
     ev(pal::CPU_OP_CYCLES, "CPU_OP_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
     // CPU_OP_CYCLES_HALTED: the stream has no halted cycles. Max 1, not 7 (MD26).
     ev(CYCLES_HALTED, "CPU_OP_CYCLES_HALTED", C, 1, |_| None),
+    // RSE_REFERENCES_RETIRED: LOAD (fills), STORE (spills), ALL.
+    ev(0x20, "RSE_REFERENCES_RETIRED", A, 2, |u| match u & 3 {
+        0b01 => Some(&[Sig(Signal::RseLoads)]),
+        0b10 => Some(&[Sig(Signal::RseStores)]),
+        0b11 => Some(&[Sig(Signal::RseLoads), Sig(Signal::RseStores)]),
+        _ => None,
+    }),
+    // RSE_EVENT_RETIRED: the instructions that move the register stack frame, calls
+    // and returns (alloc is part of the call in the machine's programs).
+    ev(0x32, "RSE_EVENT_RETIRED", A, 1, |_| Some(&[Sig(Signal::Calls), Sig(Signal::Returns)])),
     ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
     ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
     // ITLB_MISSES_FETCH: 01 L1ITLB, 10 L2ITLB, 11 ALL (every L2ITLB miss missed the L1ITLB).

@@ -24,6 +24,11 @@ fn address_space(phase: &Phase) -> u32 {
     }
 }
 
+/// Stacked general registers (r32-r127) of the physical register file.
+const STACKED_REGISTERS: u32 = 96;
+/// Call frames the register stack remembers (deeper chains forget their oldest).
+const MAX_FRAMES: usize = 256;
+
 /// Where a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Level {
@@ -101,6 +106,7 @@ impl Montecito {
             Op::Int | Op::SpecialReg => self.join(g, out, ip, false),
             Op::Fp(f) => {
                 self.join(g, out, ip, false);
+                bump(&mut g.signals, Signal::FguCryptoInstructions);
                 if matches!(f, FpOp::Div | FpOp::Sqrt) {
                     self.wait(g, out, self.cfg.fp_divide_cycles, Some(Signal::DataDepStallCycles));
                 }
@@ -139,15 +145,17 @@ impl Montecito {
                 self.branch(g, out, ip, Signals::default(), taken, wrong, ip + INSN * (u64::from(over) + 1));
                 return 1 + if taken { usize::from(over) } else { 0 };
             }
-            Op::Call { target, .. } => {
+            Op::Call { target, frame } => {
                 self.return_stacks[self.thread].push(ip + INSN);
                 self.branch(g, out, ip, Signals::default().with(Signal::Calls, 1), true, false, target);
+                self.rse_call(frame, out);
             }
             Op::Return { to } => {
                 let predicted = self.return_stacks[self.thread].pop();
                 let wrong = predicted != Some(to);
                 let s = Signals::default().with(Signal::Returns, 1).with(Signal::ReturnsMispredicted, u8::from(wrong));
                 self.branch(g, out, ip, s, true, wrong, to);
+                self.rse_return(out);
             }
         }
         1
@@ -180,6 +188,48 @@ impl Montecito {
         }
         if wrong {
             out.stall(ip, self.cfg.mispredict_cycles, None);
+        }
+    }
+
+    /// A call allocates its frame on the register stack; what no longer fits in the
+    /// physical stacked registers is spilled to the backing store, two registers a
+    /// cycle (RSE_REFERENCES_RETIRED's maximum), while the pipeline waits.
+    fn rse_call(&mut self, frame: u8, out: &mut Out) {
+        let r = &mut self.rse[self.thread];
+        if r.frames.len() == MAX_FRAMES {
+            // A chain this deep has long spilled its oldest frames: forget the oldest.
+            let oldest = u32::from(r.frames.remove(0));
+            r.depth -= oldest;
+            r.spilled = r.spilled.saturating_sub(oldest);
+        }
+        r.frames.push(frame);
+        r.depth += u32::from(frame);
+        let over = (r.depth - r.spilled).saturating_sub(STACKED_REGISTERS);
+        r.spilled += over;
+        self.rse_transfer(over, Signal::RseStores, Signal::RseSpillStallCycles, out);
+    }
+
+    /// A return frees its frame; when the caller's frame was spilled it is filled
+    /// back before the caller goes on.
+    fn rse_return(&mut self, out: &mut Out) {
+        let r = &mut self.rse[self.thread];
+        let Some(frame) = r.frames.pop() else { return };
+        r.depth -= u32::from(frame);
+        let caller = r.frames.last().map_or(0, |&f| u32::from(f));
+        let short = caller.saturating_sub(r.depth - r.spilled.min(r.depth));
+        let fill = short.min(r.spilled);
+        r.spilled -= fill;
+        self.rse_transfer(fill, Signal::RseLoads, Signal::RseFillStallCycles, out);
+    }
+
+    /// `registers` moved between the stacked registers and memory, two a cycle.
+    fn rse_transfer(&mut self, registers: u32, moved: Signal, stall: Signal, out: &mut Out) {
+        let (pairs, odd) = (u64::from(registers / 2), registers % 2 == 1);
+        if pairs > 0 {
+            out.emit(self.ip, pairs, Signals::default().with(moved, 2).with(stall, 1));
+        }
+        if odd {
+            out.emit(self.ip, 1, Signals::default().with(moved, 1).with(stall, 1));
         }
     }
 

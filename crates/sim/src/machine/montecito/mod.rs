@@ -27,6 +27,15 @@ const MAX_URGENCY: u8 = 7;
 /// The caches beyond the L1s: L2I, L2D, L3.
 const OUTER: usize = 3;
 
+/// One thread's register stack: the frames of the calls in progress, the stacked
+/// registers they hold, and how many of those (the oldest) the RSE has spilled.
+#[derive(Debug, Clone, Default)]
+struct Rse {
+    frames: Vec<u8>,
+    depth: u32,
+    spilled: u32,
+}
+
 pub struct Montecito {
     cfg: MontecitoConfig,
     l1i: Cache,
@@ -43,6 +52,8 @@ pub struct Montecito {
     direction: DirectionPredictor,
     indirect: TargetCache,
     return_stacks: Vec<ReturnStack>,
+    /// Each thread's register stack (the RSE and its frames are per thread, §2.4).
+    rse: Vec<Rse>,
     urgency: Vec<u8>,
     /// The foreground thread.
     thread: usize,
@@ -75,6 +86,7 @@ impl Montecito {
             direction: DirectionPredictor::new(cfg.direction),
             indirect: TargetCache::new(TargetCacheConfig { entries: 64, ways: 1 }),
             return_stacks: (0..threads).map(|_| ReturnStack::new(cfg.return_stack)).collect(),
+            rse: vec![Rse::default(); threads],
             urgency: vec![NOMINAL_URGENCY; threads],
             thread: 0,
             in_flight: vec![0; threads],
@@ -84,6 +96,31 @@ impl Montecito {
             ip: 0,
             fetch_line: u64::MAX,
             cfg,
+        }
+    }
+}
+
+impl Montecito {
+    /// §2.4.1: the switch from thread `left` takes 15 cycles until the new thread
+    /// retires; they are the switched-out thread's (THREAD_SWITCH_EVENTS counts "the
+    /// number of times the thread is switched out"). The data it missed on returns
+    /// while the new thread runs, a line a cycle, and its L3 returns raise its urgency.
+    fn switch_from(&mut self, left: usize, template: Span, out: &mut Vec<Span>) {
+        let returned = std::mem::take(&mut self.in_flight[left]);
+        let cause = if returned > 0 { Signal::ThreadSwitchesL3Miss } else { Signal::ThreadSwitchesTimeout };
+        let mut leaving = Out::new(out, Span { thread: left as u8, ..template });
+        let switching = Signals::default().with(Signal::ThreadSwitchCycles, 1).with(Signal::IBufStallCycles, 1);
+        leaving.emit(template.ip, 1, switching.with(cause, 1));
+        leaving.emit(template.ip, self.cfg.switch_cycles - 1, switching);
+        leaving.finish();
+        if self.urgency[left] < NOMINAL_URGENCY {
+            self.urgency[left] = (self.urgency[left] + returned).min(NOMINAL_URGENCY);
+        }
+        if returned > 0 {
+            let mut arriving = Out::new(out, Span { thread: self.thread as u8, ..template });
+            let s = Signals::default().with(Signal::BackgroundMemoryReads, 1).with(Signal::IBufStallCycles, 1);
+            arriving.emit(template.ip, u64::from(returned), s);
+            arriving.finish();
         }
     }
 }
@@ -108,23 +145,11 @@ impl Core for Montecito {
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
         let mut template = Span::new(0, phase.entry);
         template.privilege = phase.privilege;
+        if let Some(left) = self.switching.take() {
+            self.switch_from(left, template, out);
+        }
         template.thread = self.thread as u8;
         let mut out = Out::new(out, template);
-        if let Some(left) = self.switching.take() {
-            // §2.4.1: 15 cycles until the new thread retires; the data the other
-            // thread missed on returns meanwhile (its L3 returns raise its urgency).
-            let returned = std::mem::take(&mut self.in_flight[left]);
-            if self.urgency[left] < NOMINAL_URGENCY {
-                self.urgency[left] = (self.urgency[left] + returned).min(NOMINAL_URGENCY);
-            }
-            // One returning line a cycle.
-            let with_data = u64::from(returned);
-            if with_data > 0 {
-                let s = Signals::default().with(Signal::BackgroundMemoryReads, 1).with(Signal::IBufStallCycles, 1);
-                out.emit(phase.entry, with_data, s);
-            }
-            out.stall(phase.entry, self.cfg.switch_cycles.saturating_sub(with_data), Some(Signal::IBufStallCycles));
-        }
         self.run(phase, k, &mut out);
         out.finish();
     }
@@ -153,6 +178,11 @@ impl Core for Montecito {
         self.indirect.canonical(out);
         for r in &self.return_stacks {
             r.canonical(out);
+        }
+        for r in &self.rse {
+            out.push(r.frames.len() as u64);
+            out.extend(r.frames.iter().map(|&f| u64::from(f)));
+            out.extend([u64::from(r.depth), u64::from(r.spilled)]);
         }
         out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
         out.extend([

@@ -12,6 +12,9 @@ fn kernel(t: Thread, entry: u64) -> Body {
     Body::new(Privilege::KERNEL, t.context, entry)
 }
 
+/// Stacked registers a kernel service routine allocates.
+const SERVICE_FRAME: u8 = 24;
+
 const IRQ_OFF: Masks = Masks { irq: true, fiq: false };
 const ALL_OFF: Masks = Masks { irq: true, fiq: true };
 
@@ -41,7 +44,7 @@ pub fn syscall(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     enter.load(table, 0, 4, true);
     let service = code_address(rng, &SERVICE_TEXT);
     let back = enter.ip() + INSN;
-    enter.call(service, 0);
+    enter.call(service, SERVICE_FRAME);
 
     let work = if rng.chance(500) { copy_to_user(rng, t, service) } else { lookup(rng, t, service) };
     let mut leave = kernel(t, work.entry + work.body.len() as u64 * INSN);

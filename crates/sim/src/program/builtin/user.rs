@@ -110,7 +110,10 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
 
 /// Calls nested `depth` deep, each returning to its caller unless it unwinds.
 fn call_chain(b: &mut Body, rng: &mut Rng, frame: u8, depth: u64) {
-    b.call(code_address(rng, &BRANCHY_TEXT), 0);
+    // Each function allocates its locals and outgoing arguments: 8-40 stacked
+    // registers on Itanium (a register window on SPARC, nothing on ARM).
+    let registers = rng.range(8, 40) as u8;
+    b.call(code_address(rng, &BRANCHY_TEXT), registers);
     if depth > 1 {
         // A function that calls saves its link register on the stack.
         b.store(frame, 4 * rng.below(64) as u32, 4);
