@@ -1,6 +1,8 @@
 //! The Montecito machine running programs: exact skipping, switch-on-event threading
 //! (§2.4.1) and the hierarchy's relations.
 
+mod common;
+
 use std::collections::HashMap;
 
 use pmukit_sim::machine::montecito::MontecitoConfig;
@@ -8,7 +10,7 @@ use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::{self};
 use pmukit_sim::models::montecito;
 use pmukit_sim::program::builtin::{self, WORKLOADS};
-use pmukit_sim::stream::{Signal, Signals, Totals};
+use pmukit_sim::stream::{Signal, Totals};
 
 /// How many Montecito selections may count zero on every built-in workload.
 const MONTECITO_ZERO_BOUND: usize = 499;
@@ -57,31 +59,6 @@ fn l3_misses_switch_threads_and_complete_in_the_background() {
     assert!(two.get(Signal::Instructions) > one.get(Signal::Instructions), "switching hides memory latency");
 }
 
-/// The per-cycle signals of every span of a stream's first `cycles` cycles, merged by
-/// (signals, whether the cycle writes): what every event selection counts is a sum
-/// over these.
-fn profile(blocks: impl IntoIterator<Item = pmukit_sim::stream::Block>, cycles: u64, out: &mut HashMap<(Signals, bool), u64>) {
-    let mut left = cycles;
-    for block in blocks {
-        let per = block.cycles_per_iteration();
-        if left == 0 {
-            break;
-        }
-        let whole = block.repeat.min(left / per.max(1));
-        for s in &block.body {
-            *out.entry((s.signals, s.mem.is_some_and(|m| m.write))).or_default() += s.cycles * whole;
-        }
-        left -= whole * per;
-        if whole < block.repeat {
-            for s in &block.body {
-                let run = s.cycles.min(left);
-                *out.entry((s.signals, s.mem.is_some_and(|m| m.write))).or_default() += run;
-                left -= run;
-            }
-        }
-    }
-}
-
 /// Montecito event and unit-mask selections that count zero on every built-in
 /// workload: the model maps only part of chapter 4 onto the machine's signals so far
 /// (docs/montecito-model.md). The bound keeps the share from growing back.
@@ -92,7 +69,12 @@ fn montecito_selections_the_builtin_workloads_exercise() {
     let mut seen = HashMap::new();
     for w in WORKLOADS {
         let program = builtin::program(w.name, 3, 2).unwrap();
-        profile(machine::montecito(MontecitoConfig::new(2), program, Skipping::On), 5_000_000, &mut seen);
+        common::profile(
+            machine::montecito(MontecitoConfig::new(2), program, Skipping::On),
+            5_000_000,
+            |s| (s.signals, s.mem.is_some_and(|m| m.write)),
+            &mut seen,
+        );
     }
     let (mut zero, mut all) = (Vec::new(), 0);
     for e in pmu.events() {

@@ -1,6 +1,8 @@
 //! The SPARC machines (T4, KT, Niagara) running programs: exact skipping, the
 //! hierarchy's relations, and which T4 events the built-in workloads exercise.
 
+mod common;
+
 use std::collections::HashMap;
 
 use pmukit_arch::Catalog;
@@ -9,7 +11,7 @@ use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::machine::{self};
 use pmukit_sim::models::t4;
 use pmukit_sim::program::builtin;
-use pmukit_sim::stream::{Block, Signal, Signals, Totals};
+use pmukit_sim::stream::{Signal, Signals, Totals};
 
 const WORKLOADS: [&str; 8] = ["compute", "branchy", "stream", "mixed", "fp", "chase", "os", "shared"];
 const CHIPS: [SparcChip; 3] = [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara];
@@ -85,33 +87,6 @@ fn the_hierarchys_relations_hold() {
     }
 }
 
-/// The per-cycle signals of every span of a stream's first `cycles` cycles, merged by
-/// signals: what every T4 selection counts is a sum over these.
-fn profile(blocks: impl IntoIterator<Item = Block>, cycles: u64, out: &mut HashMap<Signals, u64>) {
-    let mut left = cycles;
-    for block in blocks {
-        let per = block.cycles_per_iteration();
-        if left == 0 {
-            break;
-        }
-        if per == 0 {
-            continue;
-        }
-        let whole = block.repeat.min(left / per);
-        for s in &block.body {
-            *out.entry(s.signals).or_default() += s.cycles * whole;
-        }
-        left -= whole * per;
-        if whole < block.repeat {
-            for s in &block.body {
-                let run = s.cycles.min(left);
-                *out.entry(s.signals).or_default() += run;
-                left -= run;
-            }
-        }
-    }
-}
-
 /// T4 selections that count nothing on any built-in workload, with the reason
 /// (docs/t4-model.md lists the same).
 const T4_NEVER: &[(&str, &str)] = &[
@@ -165,7 +140,7 @@ fn t4_selections_the_builtin_workloads_exercise() {
     let mut seen = HashMap::new();
     for workload in WORKLOADS {
         let program = builtin::program(workload, 3, 1).unwrap();
-        profile(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On), 20_000_000, &mut seen);
+        common::profile(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On), 20_000_000, |s| s.signals, &mut seen);
     }
     let mut zero = Vec::new();
     let mut all = 0;

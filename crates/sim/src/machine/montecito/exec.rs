@@ -29,6 +29,13 @@ const STACKED_REGISTERS: u32 = 96;
 /// Call frames the register stack remembers (deeper chains forget their oldest).
 const MAX_FRAMES: usize = 256;
 
+/// Which TLBs an address goes through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Instruction,
+    Data,
+}
+
 /// Where a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Level {
@@ -242,18 +249,8 @@ impl Montecito {
             return;
         }
         self.fetch_line = line;
-        let page = self.cfg.base_page;
-        let context = address_space(phase);
         let mut s = Signals::default();
-        let mut cycles = 0;
-        if !self.l1_itlb.access(addr, page, context) {
-            s.set(Signal::ITlbMisses, 1);
-            cycles += self.cfg.l2_tlb_cycles;
-            if !self.l2_itlb.access(addr, page, context) {
-                s.set(Signal::MainTlbMisses, 1);
-                cycles += self.walk(addr, page, context, &mut s);
-            }
-        }
+        let mut cycles = self.translate(Side::Instruction, addr, self.cfg.base_page, address_space(phase), &mut s);
         if !self.l1i.access(addr, false).hit {
             s.set(Signal::ICacheMisses, 1);
             cycles += match self.outer_access(0, addr, false, &mut s) {
@@ -267,6 +264,24 @@ impl Montecito {
             out.emit(ip, 1, s.with(Signal::IBufStallCycles, 1));
             out.stall(ip, cycles - 1, Some(Signal::IBufStallCycles));
         }
+    }
+
+    /// Looks `addr` up in the first-level TLB of `side`, then the second; a miss in
+    /// both is walked. Returns the cycles it costs.
+    fn translate(&mut self, side: Side, addr: u64, page: u64, context: u32, s: &mut Signals) -> u64 {
+        let (l1, l2, miss) = match side {
+            Side::Instruction => (&mut self.l1_itlb, &mut self.l2_itlb, Signal::ITlbMisses),
+            Side::Data => (&mut self.l1_dtlb, &mut self.l2_dtlb, Signal::DTlbMisses),
+        };
+        if l1.access(addr, page, context) {
+            return 0;
+        }
+        s.set(miss, 1);
+        if l2.access(addr, page, context) {
+            return self.cfg.l2_tlb_cycles;
+        }
+        s.set(Signal::MainTlbMisses, 1);
+        self.cfg.l2_tlb_cycles + self.walk(addr, page, context, s)
     }
 
     /// The hardware page walker reads the VHPT entry of the page through the L2D and
@@ -338,18 +353,8 @@ impl Montecito {
         if write && g.memory > 0 {
             self.close(g, out);
         }
-        let page = self.cfg.page(stream.page);
         let mut s = Signals::default();
-        let mut cycles = 0;
-        let context = address_space(phase);
-        if !self.l1_dtlb.access(addr, page, context) {
-            s.set(Signal::DTlbMisses, 1);
-            cycles += self.cfg.l2_tlb_cycles;
-            if !self.l2_dtlb.access(addr, page, context) {
-                s.set(Signal::MainTlbMisses, 1);
-                cycles += self.walk(addr, page, context, &mut s);
-            }
-        }
+        let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), &mut s);
         if cycles > 0 {
             // The walk holds the access back: an L1D pipeline bubble.
             self.close(g, out);

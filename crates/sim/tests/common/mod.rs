@@ -1,0 +1,33 @@
+//! Helpers shared by the machine tests.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use pmukit_sim::stream::{Block, Span};
+
+/// The cycles of a stream's first `cycles` cycles, grouped by `key` of their span:
+/// what any per-cycle function of the spans counts is a sum over these groups.
+pub fn profile<K: Hash + Eq>(blocks: impl IntoIterator<Item = Block>, cycles: u64, key: impl Fn(&Span) -> K, out: &mut HashMap<K, u64>) {
+    let mut left = cycles;
+    for block in blocks {
+        let per = block.cycles_per_iteration();
+        if left == 0 {
+            break;
+        }
+        if per == 0 {
+            continue;
+        }
+        let whole = block.repeat.min(left / per);
+        for s in &block.body {
+            *out.entry(key(s)).or_default() += s.cycles * whole;
+        }
+        left -= whole * per;
+        if whole < block.repeat {
+            for s in &block.body {
+                let run = s.cycles.min(left);
+                *out.entry(key(s)).or_default() += run;
+                left -= run;
+            }
+        }
+    }
+}
