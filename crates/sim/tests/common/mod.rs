@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use pmukit_core::pmu::Pmu;
 use pmukit_sim::stream::{Block, Span};
 
 /// The cycles of a stream's first `cycles` cycles, grouped by `key` of their span:
@@ -30,4 +31,17 @@ pub fn profile<K: Hash + Eq>(blocks: impl IntoIterator<Item = Block>, cycles: u6
             }
         }
     }
+}
+
+/// Every event and unit-mask selection of `pmu`: its name, event code and unit mask
+/// (an event without unit masks is one selection with mask 0).
+pub fn selections(pmu: &Pmu) -> Vec<(String, u64, u64)> {
+    let mut out = Vec::new();
+    for e in pmu.events() {
+        if e.umasks.is_empty() {
+            out.push((e.name.to_string(), e.code, 0));
+        }
+        out.extend(e.umasks.iter().map(|u| (format!("{}.{}", e.name, u.name), e.code, u.value)));
+    }
+    out
 }
