@@ -176,7 +176,8 @@ struct StatArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     trace: Option<String>,
     /// A TOML file overriding the simulated machine's parameters (cache and TLB
-    /// geometry and replacement, latencies; docs/machines.md lists every key). ARM11.
+    /// geometry and replacement, latencies; docs/machines.md lists every machine's
+    /// keys).
     #[arg(long, value_name = "FILE")]
     machine_config: Option<String>,
     /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread

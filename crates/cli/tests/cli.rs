@@ -457,9 +457,13 @@ fn bad_input_machine_config_and_fault_rate() {
     assert!(err.contains("bad-machine.toml: [dcache]: cache ways = 0: must be in 1..=64"), "{err}");
     let err = usage_error(&["stat", "--machine-config", "/no/such/machine.toml"]);
     assert!(err.contains("cannot read machine configuration /no/such/machine.toml"), "{err}");
-    let ok = temp_file("ok-machine.toml", b"[core]\nmemory_cycles = 30\n");
-    let err = usage_error(&["stat", "--pmu", "sparc-t4", "--machine-config", &ok, "--cycles", "1e6"]);
-    assert!(err.contains("applies to the ARM11 machines so far"), "{err}");
+    // Each machine has its own tables: the KT has no L3, the T4 no BTAC table.
+    let l3 = temp_file("l3-machine.toml", b"[l3]\nsize = 8388608\n");
+    let err = usage_error(&["stat", "--pmu", "sparc-kt", "--machine-config", &l3, "--cycles", "1e6"]);
+    assert!(err.contains("[l3]: sparc-kt has no such structure (its L2 is the last level)"), "{err}");
+    let btac = temp_file("btac-machine.toml", b"[btac]\nentries = 64\n");
+    let err = usage_error(&["stat", "--pmu", "sparc-t4", "--machine-config", &btac, "--cycles", "1e6"]);
+    assert!(err.contains("unknown field `btac`"), "{err}");
     for rate in ["0", "1.5", "-1e-3", "x"] {
         let err = usage_error(&["stat", &format!("--fault-rate={rate}")]);
         assert!(err.contains("is not a rate per access"), "{rate}: {err}");

@@ -17,8 +17,9 @@ use crate::drivers::montecito::MontecitoDriver;
 use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
 use crate::drivers::Driver;
-use crate::machine::arm11::{Arm11Config, Arm11Core, MachineConfigError};
+use crate::machine::arm11::{Arm11Config, Arm11Core};
 use crate::machine::montecito::MontecitoConfig;
+use crate::machine::overrides::MachineConfigError;
 use crate::machine::sparc::{SparcChip, SparcConfig};
 use crate::machine::{self, run::Skipping};
 use crate::models::kt::KtConfig;
@@ -110,8 +111,6 @@ pub enum StatError {
     MachineConfig(#[from] MachineConfigError),
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error("--machine-config applies to the ARM11 machines so far (--pmu arm1136, arm1156 or arm1176), not to {pmu}")]
-    NotConfigurable { pmu: String },
     #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
     NoFaults,
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
@@ -134,9 +133,6 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
         (None, Some(chip)) => Chip::Sparc(chip),
         _ => Chip::Montecito,
     };
-    if !matches!(chip, Chip::Arm11(_)) && opts.machine_config.is_some() {
-        return Err(StatError::NotConfigurable { pmu: pmus[0].name().to_string() });
-    }
     let (program, status) = match &opts.trace {
         Some(path) => {
             let (program, status) = trace::program(open_trace(path)?, path)?;
@@ -145,8 +141,20 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
         None => (builtin::program(&opts.workload, opts.seed, threads)?, None),
     };
     let blocks: Blocks = match chip {
-        Chip::Sparc(chip) => Box::new(machine::sparc(SparcConfig::new(chip), program, Skipping::On)),
-        Chip::Montecito => Box::new(machine::montecito(MontecitoConfig::new(threads), program, Skipping::On)),
+        Chip::Sparc(chip) => {
+            let mut cfg = SparcConfig::new(chip);
+            if let Some(file) = &opts.machine_config {
+                cfg = cfg.with_overrides(&file.text, &file.origin)?;
+            }
+            Box::new(machine::sparc(cfg, program, Skipping::On))
+        }
+        Chip::Montecito => {
+            let mut cfg = MontecitoConfig::new(threads);
+            if let Some(file) = &opts.machine_config {
+                cfg = cfg.with_overrides(&file.text, &file.origin)?;
+            }
+            Box::new(machine::montecito(cfg, program, Skipping::On))
+        }
         Chip::Arm11(core) => {
             let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
             if let Some(file) = &opts.machine_config {

@@ -338,7 +338,7 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
     let mpu = Arm11Config::new(Arm11Core::Arm1156);
     assert_eq!(
         mpu.with_overrides("[micro_dtlb]\nentries = 4\n", "m.toml").unwrap_err().to_string(),
-        "m.toml: [micro_dtlb] describes a TLB, but arm1156 has an MPU and no TLBs"
+        "m.toml: [micro_dtlb]: arm1156 has no such structure (it has an MPU and no TLBs)"
     );
 }
 

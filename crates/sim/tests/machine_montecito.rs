@@ -94,3 +94,14 @@ fn montecito_selections_the_builtin_workloads_exercise() {
     eprintln!("{} of {} Montecito selections count zero", zero.len(), all.len());
     assert!(zero.len() <= MONTECITO_ZERO_BOUND, "{} of {} count zero: {zero:?}", zero.len(), all.len());
 }
+
+#[test]
+fn a_machine_config_overrides_parameters_and_refuses_bad_keys() {
+    let base = MontecitoConfig::new(2);
+    let cfg = base.with_overrides("[l3]\nsize = 6291456\n[core]\nswitch_cycles = 30\n", "m.toml").unwrap();
+    assert_eq!((cfg.l3.size, cfg.switch_cycles), (6 << 20, 30));
+    let err = |text: &str| base.with_overrides(text, "m.toml").unwrap_err().to_string();
+    assert_eq!(err("[core]\nswitch_cycles = 0\n"), "m.toml: core.switch_cycles = 0: must be in 1..=1000");
+    assert!(err("[l2d]\nline = 100\n").contains("[l2d]"));
+    assert!(err("[icache]\nsize = 1\n").contains("unknown field `icache`"));
+}

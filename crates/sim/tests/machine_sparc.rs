@@ -158,3 +158,28 @@ fn t4_selections_the_builtin_workloads_exercise() {
     let stale: Vec<&&str> = known.iter().filter(|k| !zero.iter().any(|z| z == *k)).collect();
     assert!(stale.is_empty(), "documented as never counting, but counts: {stale:?}");
 }
+
+#[test]
+fn a_machine_config_overrides_parameters_and_the_machine_follows() {
+    let base = SparcConfig::new(SparcChip::T4);
+    let cfg = base.with_overrides("[l2]\nsize = 262144\n[core]\nmemory_cycles = 500\nsockets = 4\n", "t4.toml").unwrap();
+    assert_eq!((cfg.l2.size, cfg.memory_cycles, cfg.sockets), (262_144, 500, 4));
+    assert_eq!(cfg.l3, base.l3, "tables not given keep their values");
+    let run = |cfg: SparcConfig| {
+        let program = builtin::program("chase", 3, 1).unwrap();
+        Totals::of(machine::sparc(cfg, program, Skipping::On), 20_000_000, |_| true)
+    };
+    let slow = base.with_overrides("[core]\nmemory_cycles = 2000\nremote_cycles = 3000\n", "t").unwrap();
+    assert!(run(slow).get(Signal::Instructions) < run(base).get(Signal::Instructions), "slower memory, fewer instructions");
+}
+
+#[test]
+fn a_bad_machine_config_names_the_key_and_the_valid_range() {
+    let err = |chip, text: &str| SparcConfig::new(chip).with_overrides(text, "m.toml").unwrap_err().to_string();
+    assert_eq!(err(SparcChip::T4, "[core]\nsockets = 9\n"), "m.toml: core.sockets = 9: must be in 1..=8");
+    assert_eq!(err(SparcChip::T4, "[l2]\nsize = 8192\n"), "m.toml: l2.size = 8192: must be in 16384..=67108864");
+    assert!(err(SparcChip::T4, "[dtlb]\nways = 3\n").contains("[dtlb]: TLB ways = 3"));
+    assert_eq!(err(SparcChip::Niagara, "[l3]\nways = 4\n"), "m.toml: [l3]: niagara has no such structure (its L2 is the last level)");
+    assert!(err(SparcChip::Kt, "[micro_itlb]\nentries = 4\n").contains("unknown field `micro_itlb`"));
+    assert!(err(SparcChip::T4, "[core\n").contains("line 1"));
+}

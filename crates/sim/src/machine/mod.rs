@@ -9,6 +9,7 @@ pub mod arm11;
 pub mod cache;
 pub mod montecito;
 mod out;
+pub mod overrides;
 pub mod predict;
 pub mod run;
 mod sets;

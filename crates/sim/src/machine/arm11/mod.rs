@@ -12,7 +12,6 @@ mod exec;
 mod overrides;
 
 pub use config::{Arm11Config, Arm11Core};
-pub use overrides::MachineConfigError;
 
 use crate::machine::cache::Cache;
 use crate::machine::out::Out;

@@ -9,6 +9,7 @@
 
 pub mod config;
 mod exec;
+mod overrides;
 
 pub use config::MontecitoConfig;
 

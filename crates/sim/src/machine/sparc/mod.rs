@@ -13,6 +13,7 @@
 pub mod config;
 mod exec;
 mod memory;
+mod overrides;
 
 pub use config::{SparcChip, SparcConfig};
 

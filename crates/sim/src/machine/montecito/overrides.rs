@@ -1,0 +1,74 @@
+//! `--machine-config FILE` for the Montecito machine: the caches, TLBs and timings of
+//! `MontecitoConfig` (`docs/machines.md` lists every key and its range).
+
+use serde::Deserialize;
+
+use super::config::MontecitoConfig;
+use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    l1i: Option<CacheKeys>,
+    l1d: Option<CacheKeys>,
+    l2i: Option<CacheKeys>,
+    l2d: Option<CacheKeys>,
+    l3: Option<CacheKeys>,
+    l1_itlb: Option<TlbKeys>,
+    l2_itlb: Option<TlbKeys>,
+    l1_dtlb: Option<TlbKeys>,
+    l2_dtlb: Option<TlbKeys>,
+    core: Option<CoreKeys>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CoreKeys {
+    return_stack: Option<u64>,
+    l2_tlb_cycles: Option<u64>,
+    l2d_cycles: Option<u64>,
+    l2i_cycles: Option<u64>,
+    l3_cycles: Option<u64>,
+    memory_cycles: Option<u64>,
+    mispredict_cycles: Option<u64>,
+    switch_cycles: Option<u64>,
+    fp_divide_cycles: Option<u64>,
+    trap_cycles: Option<u64>,
+}
+
+const L1_SIZES: std::ops::RangeInclusive<u64> = 1 << 10..=1 << 20;
+const OUTER_SIZES: std::ops::RangeInclusive<u64> = 16 << 10..=64 << 20;
+
+impl MontecitoConfig {
+    /// This configuration with the keys of the TOML `text` (from `origin`, for
+    /// messages) applied. Nothing is changed unless every key is valid.
+    pub fn with_overrides(&self, text: &str, origin: &str) -> Result<MontecitoConfig, MachineConfigError> {
+        let o = Overrides { origin };
+        let file: File = o.parse(text)?;
+        let mut cfg = self.clone();
+        o.cache("l1i", &file.l1i, &mut cfg.l1i, L1_SIZES)?;
+        o.cache("l1d", &file.l1d, &mut cfg.l1d, L1_SIZES)?;
+        o.cache("l2i", &file.l2i, &mut cfg.l2i, OUTER_SIZES)?;
+        o.cache("l2d", &file.l2d, &mut cfg.l2d, OUTER_SIZES)?;
+        o.cache("l3", &file.l3, &mut cfg.l3, OUTER_SIZES)?;
+        o.tlb("l1_itlb", &file.l1_itlb, &mut cfg.l1_itlb)?;
+        o.tlb("l2_itlb", &file.l2_itlb, &mut cfg.l2_itlb)?;
+        o.tlb("l1_dtlb", &file.l1_dtlb, &mut cfg.l1_dtlb)?;
+        o.tlb("l2_dtlb", &file.l2_dtlb, &mut cfg.l2_dtlb)?;
+        if let Some(c) = &file.core {
+            if let Some(v) = o.value("core.return_stack", c.return_stack, 0, 64)? {
+                cfg.return_stack = v as usize;
+            }
+            o.core("l2_tlb_cycles", c.l2_tlb_cycles, &mut cfg.l2_tlb_cycles, 0, 100)?;
+            o.core("l2d_cycles", c.l2d_cycles, &mut cfg.l2d_cycles, 1, 10_000)?;
+            o.core("l2i_cycles", c.l2i_cycles, &mut cfg.l2i_cycles, 1, 10_000)?;
+            o.core("l3_cycles", c.l3_cycles, &mut cfg.l3_cycles, 1, 10_000)?;
+            o.core("memory_cycles", c.memory_cycles, &mut cfg.memory_cycles, 1, 100_000)?;
+            o.core("mispredict_cycles", c.mispredict_cycles, &mut cfg.mispredict_cycles, 1, 1000)?;
+            o.core("switch_cycles", c.switch_cycles, &mut cfg.switch_cycles, 1, 1000)?;
+            o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
+            o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
+        }
+        Ok(cfg)
+    }
+}

@@ -1,0 +1,118 @@
+//! `--machine-config FILE`: what every machine's TOML configuration shares: the error,
+//! the keys of a cache and of a TLB, and range checks that name the key
+//! (`docs/machines.md` documents every machine's keys). Each machine's own file lists
+//! its tables; nothing changes unless every key is valid.
+
+use std::ops::RangeInclusive;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use crate::machine::cache::{CacheConfig, Replacement};
+use crate::machine::tlb::TlbConfig;
+
+/// Why a machine configuration was refused; every message names the file and the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MachineConfigError {
+    #[error("{origin}: {message}")]
+    Syntax { origin: String, message: String },
+    #[error("{origin}: {key} = {value}: must be in {min}..={max}")]
+    Range { origin: String, key: String, value: u64, min: u64, max: u64 },
+    #[error("{origin}: [{table}]: {why}")]
+    Geometry { origin: String, table: &'static str, why: String },
+    #[error("{origin}: [{table}]: {machine} has no such structure ({why})")]
+    Absent { origin: String, table: &'static str, machine: &'static str, why: &'static str },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheKeys {
+    size: Option<u64>,
+    ways: Option<u32>,
+    line: Option<u64>,
+    replacement: Option<Replacement>,
+    write_allocate: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlbKeys {
+    entries: Option<u32>,
+    ways: Option<u32>,
+    replacement: Option<Replacement>,
+}
+
+/// Applies one file's keys, naming the file in every refusal.
+pub struct Overrides<'a> {
+    pub origin: &'a str,
+}
+
+impl Overrides<'_> {
+    /// The file's tables, or the syntax error with its line and column.
+    pub fn parse<T: DeserializeOwned>(&self, text: &str) -> Result<T, MachineConfigError> {
+        toml::from_str(text).map_err(|e| MachineConfigError::Syntax { origin: self.origin.into(), message: e.to_string() })
+    }
+
+    /// A cache's keys over `cache`, its geometry checked and its size within `sizes`.
+    pub fn cache(
+        &self,
+        table: &'static str,
+        keys: &Option<CacheKeys>,
+        cache: &mut CacheConfig,
+        sizes: RangeInclusive<u64>,
+    ) -> Result<(), MachineConfigError> {
+        let Some(k) = keys else { return Ok(()) };
+        *cache = CacheConfig {
+            size: k.size.unwrap_or(cache.size),
+            ways: k.ways.unwrap_or(cache.ways),
+            line: k.line.unwrap_or(cache.line),
+            replacement: k.replacement.unwrap_or(cache.replacement),
+            write_allocate: k.write_allocate.unwrap_or(cache.write_allocate),
+        };
+        cache.check().map_err(|why| self.geometry(table, why))?;
+        // A bound on the size keeps the machine's state small enough to compare.
+        self.value(&format!("{table}.size"), Some(cache.size), *sizes.start(), *sizes.end())?;
+        Ok(())
+    }
+
+    /// A TLB's keys over `tlb`, its geometry checked.
+    pub fn tlb(&self, table: &'static str, keys: &Option<TlbKeys>, tlb: &mut TlbConfig) -> Result<(), MachineConfigError> {
+        let Some(k) = keys else { return Ok(()) };
+        *tlb = TlbConfig {
+            entries: k.entries.unwrap_or(tlb.entries),
+            ways: k.ways.unwrap_or(tlb.ways),
+            replacement: k.replacement.unwrap_or(tlb.replacement),
+        };
+        tlb.check().map_err(|why| self.geometry(table, why))
+    }
+
+    pub fn geometry(&self, table: &'static str, why: String) -> MachineConfigError {
+        MachineConfigError::Geometry { origin: self.origin.into(), table, why }
+    }
+
+    /// `value` when it lies in `min..=max`; the key's refusal otherwise.
+    pub fn value(&self, key: &str, value: Option<u64>, min: u64, max: u64) -> Result<Option<u64>, MachineConfigError> {
+        match value {
+            Some(v) if !(min..=max).contains(&v) => {
+                Err(MachineConfigError::Range { origin: self.origin.into(), key: key.to_string(), value: v, min, max })
+            }
+            v => Ok(v),
+        }
+    }
+
+    /// Sets `into` to the `[core]` key's value when given and in range.
+    pub fn core(&self, key: &str, value: Option<u64>, into: &mut u64, min: u64, max: u64) -> Result<(), MachineConfigError> {
+        if let Some(v) = self.value(&format!("core.{key}"), value, min, max)? {
+            *into = v;
+        }
+        Ok(())
+    }
+
+    /// Refuses a table the machine has no structure for.
+    pub fn absent(&self, table: &'static str, given: bool, machine: &'static str, why: &'static str) -> Result<(), MachineConfigError> {
+        if given {
+            return Err(MachineConfigError::Absent { origin: self.origin.into(), table, machine, why });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,93 @@
+//! `--machine-config FILE` for the SPARC machines: the caches, TLBs, predictors and
+//! timings of `SparcConfig` (`docs/machines.md` lists every key and its range).
+
+use serde::Deserialize;
+
+use super::config::{SparcChip, SparcConfig};
+use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    icache: Option<CacheKeys>,
+    dcache: Option<CacheKeys>,
+    l2: Option<CacheKeys>,
+    l3: Option<CacheKeys>,
+    itlb: Option<TlbKeys>,
+    dtlb: Option<TlbKeys>,
+    core: Option<CoreKeys>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CoreKeys {
+    sockets: Option<u64>,
+    store_buffer: Option<u64>,
+    mispredict_cycles: Option<u64>,
+    btc_miss_cycles: Option<u64>,
+    load_use_cycles: Option<u64>,
+    l2_cycles: Option<u64>,
+    l3_cycles: Option<u64>,
+    memory_cycles: Option<u64>,
+    remote_cycles: Option<u64>,
+    walk_trap_cycles: Option<u64>,
+    fill_trap_cycles: Option<u64>,
+    fp_cycles: Option<u64>,
+    fp_divide_cycles: Option<u64>,
+    trap_cycles: Option<u64>,
+    block_cycles: Option<u64>,
+}
+
+/// L1 caches of 1 KB to 1 MB, outer caches of 16 KB to 64 MB: room to model other
+/// variants while the machine's state stays small enough to compare.
+const L1_SIZES: std::ops::RangeInclusive<u64> = 1 << 10..=1 << 20;
+const OUTER_SIZES: std::ops::RangeInclusive<u64> = 16 << 10..=64 << 20;
+
+impl SparcConfig {
+    /// This configuration with the keys of the TOML `text` (from `origin`, for
+    /// messages) applied. Nothing is changed unless every key is valid.
+    pub fn with_overrides(&self, text: &str, origin: &str) -> Result<SparcConfig, MachineConfigError> {
+        let o = Overrides { origin };
+        let file: File = o.parse(text)?;
+        let mut cfg = self.clone();
+        o.cache("icache", &file.icache, &mut cfg.icache, L1_SIZES)?;
+        o.cache("dcache", &file.dcache, &mut cfg.dcache, L1_SIZES)?;
+        o.cache("l2", &file.l2, &mut cfg.l2, OUTER_SIZES)?;
+        match &mut cfg.l3 {
+            Some(l3) => o.cache("l3", &file.l3, l3, OUTER_SIZES)?,
+            None => o.absent("l3", file.l3.is_some(), self.chip.name(), "its L2 is the last level")?,
+        }
+        o.tlb("itlb", &file.itlb, &mut cfg.itlb)?;
+        o.tlb("dtlb", &file.dtlb, &mut cfg.dtlb)?;
+        if let Some(c) = &file.core {
+            if let Some(v) = o.value("core.store_buffer", c.store_buffer, 1, 64)? {
+                cfg.store_buffer = v as usize;
+            }
+            o.core("sockets", c.sockets, &mut cfg.sockets, 1, 8)?;
+            o.core("mispredict_cycles", c.mispredict_cycles, &mut cfg.mispredict_cycles, 1, 1000)?;
+            o.core("btc_miss_cycles", c.btc_miss_cycles, &mut cfg.btc_miss_cycles, 0, 100)?;
+            o.core("load_use_cycles", c.load_use_cycles, &mut cfg.load_use_cycles, 0, 100)?;
+            o.core("l2_cycles", c.l2_cycles, &mut cfg.l2_cycles, 1, 10_000)?;
+            o.core("l3_cycles", c.l3_cycles, &mut cfg.l3_cycles, 1, 10_000)?;
+            o.core("memory_cycles", c.memory_cycles, &mut cfg.memory_cycles, 1, 100_000)?;
+            o.core("remote_cycles", c.remote_cycles, &mut cfg.remote_cycles, 1, 100_000)?;
+            o.core("walk_trap_cycles", c.walk_trap_cycles, &mut cfg.walk_trap_cycles, 0, 10_000)?;
+            o.core("fill_trap_cycles", c.fill_trap_cycles, &mut cfg.fill_trap_cycles, 1, 100_000)?;
+            o.core("fp_cycles", c.fp_cycles, &mut cfg.fp_cycles, 1, 1000)?;
+            o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
+            o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
+            o.core("block_cycles", c.block_cycles, &mut cfg.block_cycles, 0, 100)?;
+        }
+        Ok(cfg)
+    }
+}
+
+impl SparcChip {
+    pub fn name(self) -> &'static str {
+        match self {
+            SparcChip::T4 => "sparc-t4",
+            SparcChip::Kt => "sparc-kt",
+            SparcChip::Niagara => "niagara",
+        }
+    }
+}
