@@ -341,7 +341,9 @@ impl Sparc {
         let mem = MemRef { addr, stride: stream.stride, size: a.size, write: op.writes() };
         let class = self.cfg.size_class(stream.page);
         if !self.tr.dtlb.access(addr, self.cfg.page_sizes[class], context(phase)) {
-            let first_touch = stream.stride != 0 && k < stream.until_wrap(0);
+            // A base-page mapping is faulted in page by page on its first pass; a
+            // large-page segment is populated when it is mapped (ERRATA MSP7).
+            let first_touch = class == 0 && stream.stride != 0 && k < stream.until_wrap(0);
             self.walk(out, addr, class, context(phase), first_touch, Side::Data);
         }
         let remote = self.remote(stream, addr);
