@@ -224,6 +224,18 @@ pub enum Signal {
     /// caller's frame spilled).
     RseSpillStallCycles,
     RseFillStallCycles,
+    /// Data-side lookups (loads, stores, prefetches, page walks) that miss the L2
+    /// data cache.
+    L2DataMisses,
+    /// L3 lookups by kind and outcome: instruction fetches from the L2I, data reads
+    /// from the L2D (loads, prefetches, walks, stores' line fills), and the L2D's
+    /// write-backs; a miss goes to memory (or, for a write-back, allocates).
+    L3InstructionHits,
+    L3InstructionMisses,
+    L3DataReadHits,
+    L3DataReadMisses,
+    L3WritebackHits,
+    L3WritebackMisses,
 }
 
 impl Signal {
@@ -247,7 +259,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::RseFillStallCycles as usize + 1;
+    pub const COUNT: usize = Signal::L3WritebackMisses as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -359,6 +371,13 @@ impl Signal {
         Signal::RseStores,
         Signal::RseSpillStallCycles,
         Signal::RseFillStallCycles,
+        Signal::L2DataMisses,
+        Signal::L3InstructionHits,
+        Signal::L3InstructionMisses,
+        Signal::L3DataReadHits,
+        Signal::L3DataReadMisses,
+        Signal::L3WritebackHits,
+        Signal::L3WritebackMisses,
     ];
 }
 

@@ -320,7 +320,8 @@ fn s3_3_2_banked_counters_count_only_in_the_foreground() {
     // §3.3.2: "These PMDs cannot increment when their thread is in the background."
     // MD28: a Floating event in a banked counter counts its thread's foreground events.
     let mut m = core_with(0, 10, counting(L3_MISSES, 0, &[]));
-    run(&mut m, vec![span(1, USER, 20).with(Signal::BackgroundMemoryReads, 1), span(0, USER, 5).with(Signal::MemoryReads, 1)]);
+    let foreground = span(0, USER, 5).with(Signal::MemoryReads, 1).with(Signal::L3DataReadMisses, 1);
+    run(&mut m, vec![span(1, USER, 20).with(Signal::BackgroundMemoryReads, 1), foreground]);
     assert_eq!(pmd(&m, 0, 10), 5);
 }
 
@@ -443,7 +444,7 @@ fn l3_reads_by_state(mesi: u64) -> u64 {
         .map(|state| {
             let addr = 0x10_0000 + (state << 7);
             assert_eq!(line_state(addr), state);
-            at(span(0, USER, 10).with(Signal::MemoryReads, 1), addr, false)
+            at(span(0, USER, 10).with(Signal::MemoryReads, 1).with(Signal::L3DataReadMisses, 1), addr, false)
         })
         .collect();
     count4(counting(L3_READS, 0b1111, &[("MESI", mesi)]), spans)
@@ -470,7 +471,7 @@ fn table_3_6_mesi_1111_counts_every_state() {
 fn table_3_6_mesi_applies_only_to_events_with_the_capability() {
     // Table 3-6: "Only the events with this capability are affected." L3_MISSES has
     // none (Table 4-31).
-    let spans = vec![at(span(0, USER, 10).with(Signal::MemoryReads, 1), 0x80, false)];
+    let spans = vec![at(span(0, USER, 10).with(Signal::MemoryReads, 1).with(Signal::L3DataReadMisses, 1), 0x80, false)];
     assert_eq!(count4(counting(L3_MISSES, 0, &[("MESI", 0)]), spans), 10);
 }
 
@@ -593,7 +594,7 @@ fn engine_skipping_and_stepping_count_alike() {
     let body = || {
         vec![
             span(0, USER, 3).with(Signal::Instructions, 4),
-            span(1, KERNEL, 2).with(Signal::Instructions, 1).with(Signal::MemoryReads, 1),
+            span(1, KERNEL, 2).with(Signal::Instructions, 1).with(Signal::MemoryReads, 1).with(Signal::L3DataReadMisses, 1),
             span(0, KERNEL, 1),
         ]
     };
@@ -916,18 +917,34 @@ fn l1d_read_misses_leave_out_write_misses() {
     assert_eq!(count4(counting(L1D_READ_MISSES, 1, &[]), vec![read, write]), 0, "RSE_FILL: no RSE");
 }
 
-/// A cacheable read miss, a store (hit), a miss that writes a dirty victim back, a
-/// non-cacheable read and an instruction fetch miss, each 10 cycles.
+/// An L1D miss that misses the L2D and the L3 too, as the machine signals it.
+const L2_L3_MISS: (Signal, Signal) = (Signal::L2DataMisses, Signal::L3DataReadMisses);
+
+/// A cacheable read miss to memory, a store (hit), a read miss to memory whose L2D
+/// victim is written back into the L3 (which writes one of its own to memory), a
+/// non-cacheable read and an instruction fetch miss to memory, each 10 cycles.
 fn memory_mix() -> Vec<Span> {
     let cacheable = |s: Span| s.with(Signal::DCacheAccesses, 1).with(Signal::DCacheAccessesCacheable, 1);
     vec![
-        at(cacheable(span(0, USER, 10)).with(Signal::Loads, 1).with(Signal::DCacheMisses, 1).with(Signal::MemoryReads, 1), 0, false),
+        at(
+            cacheable(span(0, USER, 10))
+                .with(Signal::Loads, 1)
+                .with(Signal::DCacheMisses, 1)
+                .with(Signal::MemoryReads, 1)
+                .with(L2_L3_MISS.0, 1)
+                .with(L2_L3_MISS.1, 1),
+            0,
+            false,
+        ),
         at(cacheable(span(0, USER, 10)).with(Signal::Stores, 1), 0x80, true),
         at(
             cacheable(span(0, USER, 10))
                 .with(Signal::Loads, 1)
                 .with(Signal::DCacheMisses, 1)
                 .with(Signal::MemoryReads, 1)
+                .with(L2_L3_MISS.0, 1)
+                .with(L2_L3_MISS.1, 1)
+                .with(Signal::L3WritebackHits, 1)
                 .with(Signal::MemoryWrites, 1)
                 .with(Signal::DCacheWritebacks, 2),
             0x100,
@@ -942,19 +959,19 @@ fn memory_mix() -> Vec<Span> {
             0x4000_0000,
             false,
         ),
-        span(0, USER, 10).with(Signal::ICacheMisses, 1).with(Signal::MemoryReads, 1),
+        span(0, USER, 10).with(Signal::ICacheMisses, 1).with(Signal::MemoryReads, 1).with(Signal::L3InstructionMisses, 1),
     ]
 }
 
 #[test]
-fn l2d_and_l3_events_see_one_cache_level_standing_for_all() {
-    // MD19: every cacheable miss misses the L2D and the L3 and is a full-line memory
-    // transaction; non-cacheable accesses bypass the caches.
+fn l2d_and_l3_events_count_the_machines_lookups() {
+    // MD19: L2D and L3 events count the machine's L2D misses and L3 lookups by kind and
+    // outcome; non-cacheable accesses bypass the caches.
     let c = |code, umask, more: &[(&str, u64)]| count4(counting(code, umask, more), memory_mix());
     assert_eq!(c(L2D_MISSES, 0, &[]), 20);
     assert_eq!([c(L2D_REFERENCES, 1, &[]), c(L2D_REFERENCES, 2, &[]), c(L2D_REFERENCES, 3, &[])], [20, 10, 30]);
-    assert_eq!(c(L3_MISSES, 0, &[]), 30, "a fill and a write-back in one cycle count once (max 1)");
-    assert_eq!(c(L3_REFERENCES, 0, &[]), 30);
+    assert_eq!(c(L3_MISSES, 0, &[]), 30);
+    assert_eq!(c(L3_REFERENCES, 0, &[]), 30, "a read miss and a write-back in one cycle count once (max 1)");
     let all = [("MESI", 0b1111)];
     assert_eq!(
         [c(L3_READS, 0b0111, &all), c(L3_READS, 0b1011, &all), c(L3_READS, 0b1111, &all), c(L3_READS, 0b1101, &all)],

@@ -146,10 +146,9 @@ fn table_3_6_all_counts_both_threads_once() {
 fn s4_2_1_floating_events_count_background_misses() {
     let cycles = 20_000_000;
     let r = run_on("montecito", &["L3_MISSES"], "stream", cycles);
-    let cacheable = |s: &Span| s.signals.get(Signal::DCacheAccesses) == 0 || s.signals.get(Signal::DCacheAccessesCacheable) > 0;
+    let misses = [Signal::L3InstructionMisses, Signal::L3DataReadMisses, Signal::L3WritebackMisses];
     let per_cycle = |s: &Span| {
-        let fg =
-            if user_or_kernel(s) && cacheable(s) { s.signals.get(Signal::MemoryReads) + s.signals.get(Signal::MemoryWrites) } else { 0 };
+        let fg = if user_or_kernel(s) { misses.iter().map(|&m| s.signals.get(m)).sum() } else { 0 };
         fg.min(1) + s.signals.get(Signal::BackgroundMemoryReads).min(1)
     };
     assert_eq!(count(&r, "L3_MISSES"), sum_over("stream", cycles, per_cycle));

@@ -97,12 +97,8 @@ enum Txn {
     Reads,
     /// Data reads: memory reads that are not instruction fetch misses.
     DataReads,
-    /// Memory writes (`MemoryWrites`).
-    Writes,
     /// Write-backs of dirty lines: the writes of a cycle that writes lines back.
     Writebacks,
-    /// Writes that are not write-backs.
-    DataWrites,
     /// Reads and writes.
     All,
 }
@@ -236,7 +232,7 @@ impl Atom {
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
             Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
             Atom::L2dWrites => when(c.cacheable(), c.get(Stores)),
-            Atom::L2dMisses => when(c.cacheable(), c.get(DCacheMisses)),
+            Atom::L2dMisses => c.get(L2DataMisses),
             Atom::CacheableLoads => when(c.cacheable(), c.get(Loads)),
             Atom::UncacheableLoads => when(!c.cacheable(), c.get(Loads)),
             Atom::UncacheableStores => when(!c.cacheable(), c.get(Stores)),
@@ -255,9 +251,7 @@ impl Atom {
                 let v = match txn {
                     Txn::Reads => reads,
                     Txn::DataReads => reads.saturating_sub(c.get(ICacheMisses)),
-                    Txn::Writes => writes,
                     Txn::Writebacks => writebacks,
-                    Txn::DataWrites => writes - writebacks,
                     Txn::All => reads + writes,
                 };
                 when(fits, v)
@@ -298,12 +292,11 @@ const fn mesi(mut e: MappedEvent) -> MappedEvent {
 /// L3_READS / L3_WRITES unit masks: bits 1:0 are 01 HIT, 10 MISS, 11 ALL (00 nothing).
 /// The stream has no L3 hits (every miss misses every level): HIT counts nothing and
 /// MISS and ALL count the same.
-fn l3_hit_miss(umask: u64, atoms: &'static [Atom]) -> Option<&'static [Atom]> {
-    match umask & 3 {
-        0b10 | 0b11 => Some(atoms),
-        _ => None,
-    }
-}
+/// L3 lookups by kind and outcome, for L3_READS' unit masks.
+const L3_IH: Atom = Sig(Signal::L3InstructionHits);
+const L3_IM: Atom = Sig(Signal::L3InstructionMisses);
+const L3_DH: Atom = Sig(Signal::L3DataReadHits);
+const L3_DM: Atom = Sig(Signal::L3DataReadMisses);
 
 /// Table 4-42 rows the stream drives, by event code. docs/montecito-model.md has the
 /// same table with the reasons.
@@ -446,23 +439,47 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xcf, "UC_LOADS_RETIRED", A, 4, |_| Some(&[Atom::UncacheableLoads])),
     ev(0xd0, "UC_STORES_RETIRED", A, 2, |_| Some(&[Atom::UncacheableStores])),
     ev(0xd1, "STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::Stores)])),
-    // L3 events: the stream has one cache level standing for all, so every L3 access is
-    // a miss and goes to memory as a full-line transaction (MD19).
-    mesi(ev(0xda, "L3_INSERTS", F, 1, |_| Some(&[Bus(Txn::Reads, Size::Line)]))),
-    ev(0xdb, "L3_REFERENCES", F, 1, |_| Some(&[Bus(Txn::All, Size::Line)])),
-    ev(0xdc, "L3_MISSES", F, 1, |_| Some(&[Bus(Txn::All, Size::Line)])),
-    // L3_READS bits 3:2: 00 demand instruction fetch, 01 instruction fetch and prefetch,
-    // 10 data reads, 11 all.
-    mesi(ev(0xdd, "L3_READS", F, 1, |u| match u >> 2 & 3 {
-        0b00 | 0b01 => l3_hit_miss(u, &[Sig(Signal::ICacheMisses)]),
-        0b10 => l3_hit_miss(u, &[Bus(Txn::DataReads, Size::Line)]),
-        _ => l3_hit_miss(u, &[Bus(Txn::Reads, Size::Line)]),
+    // L3 events from the machine's L3 lookups: instruction fetches from the L2I, data
+    // reads from the L2D (a miss switching threads counts in the background, MD12),
+    // and the L2D's write-backs. Inserts are the lookups that missed and allocated.
+    mesi(ev(0xda, "L3_INSERTS", F, 1, |_| {
+        Some(&[Sig(Signal::L3InstructionMisses), Sig(Signal::L3DataReadMisses), Sig(Signal::L3WritebackMisses)])
     })),
-    // L3_WRITES bits 3:2: 00 nothing, 01 data writes, 10 L2D write-backs, 11 all.
-    mesi(ev(0xde, "L3_WRITES", F, 1, |u| match u >> 2 & 3 {
-        0b01 => l3_hit_miss(u, &[Bus(Txn::DataWrites, Size::Line)]),
-        0b10 => l3_hit_miss(u, &[Bus(Txn::Writebacks, Size::Line)]),
-        0b11 => l3_hit_miss(u, &[Bus(Txn::Writes, Size::Line)]),
+    ev(0xdb, "L3_REFERENCES", F, 1, |_| {
+        use Signal::*;
+        Some(&[
+            Sig(L3InstructionHits),
+            Sig(L3InstructionMisses),
+            Sig(L3DataReadHits),
+            Sig(L3DataReadMisses),
+            Sig(L3WritebackHits),
+            Sig(L3WritebackMisses),
+        ])
+    }),
+    ev(0xdc, "L3_MISSES", F, 1, |_| {
+        Some(&[Sig(Signal::L3InstructionMisses), Sig(Signal::L3DataReadMisses), Sig(Signal::L3WritebackMisses)])
+    }),
+    // L3_READS bits 3:2: 00 demand instruction fetch, 01 instruction fetch and prefetch
+    // (the machine has no instruction prefetches), 10 data reads, 11 all; bits 1:0:
+    // 01 hits, 10 misses, 11 both.
+    mesi(ev(0xdd, "L3_READS", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b00 | 0b01, 0b01) => Some(&[L3_IH]),
+        (0b00 | 0b01, 0b10) => Some(&[L3_IM]),
+        (0b00 | 0b01, 0b11) => Some(&[L3_IH, L3_IM]),
+        (0b10, 0b01) => Some(&[L3_DH]),
+        (0b10, 0b10) => Some(&[L3_DM]),
+        (0b10, 0b11) => Some(&[L3_DH, L3_DM]),
+        (0b11, 0b01) => Some(&[L3_IH, L3_DH]),
+        (0b11, 0b10) => Some(&[L3_IM, L3_DM]),
+        (0b11, 0b11) => Some(&[L3_IH, L3_IM, L3_DH, L3_DM]),
+        _ => None,
+    })),
+    // L3_WRITES bits 3:2: 01 data writes (none: the L2D allocates stores, so they reach
+    // the L3 only as write-backs), 10 L2D write-backs, 11 all; bits 1:0 as L3_READS.
+    mesi(ev(0xde, "L3_WRITES", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b10 | 0b11, 0b01) => Some(&[Sig(Signal::L3WritebackHits)]),
+        (0b10 | 0b11, 0b10) => Some(&[Sig(Signal::L3WritebackMisses)]),
+        (0b10 | 0b11, 0b11) => Some(&[Sig(Signal::L3WritebackHits), Sig(Signal::L3WritebackMisses)]),
         _ => None,
     })),
     mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Bus(Txn::Writebacks, Size::Line)]))),
@@ -897,8 +914,10 @@ impl Montecito {
             _ => None,
         };
         if owner.is_some_and(sees) {
-            // MD12: a span's `BackgroundMemoryReads` are the other thread's reads.
-            let background = Signals::default().with(Signal::MemoryReads, span.signals.get(Signal::BackgroundMemoryReads) as u8);
+            // MD12: a span's `BackgroundMemoryReads` are the other thread's reads, each
+            // an L3 data-read miss.
+            let b = span.signals.get(Signal::BackgroundMemoryReads) as u8;
+            let background = Signals::default().with(Signal::MemoryReads, b).with(Signal::L3DataReadMisses, b);
             let c = Cycle { signals: &background, write: false, state: None };
             value += program.value(&c, mesi);
         }

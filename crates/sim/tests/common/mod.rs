@@ -1,5 +1,8 @@
 //! Helpers shared by the machine tests.
 
+// Each test file uses part of them.
+#![allow(dead_code)]
+
 use std::collections::HashMap;
 use std::hash::Hash;
 

@@ -256,7 +256,7 @@ impl Montecito {
             cycles += match self.outer_access(0, addr, false, &mut s) {
                 Level::L2 => self.cfg.l2i_cycles,
                 Level::L3 => self.cfg.l3_cycles,
-                Level::Memory => self.memory_latency(&mut s),
+                Level::Memory => self.memory_latency(&mut s, Signal::L3InstructionMisses),
             };
         }
         if cycles > 0 {
@@ -292,14 +292,15 @@ impl Montecito {
         match self.outer_access(1, entry, false, s) {
             Level::L2 => self.cfg.l2d_cycles,
             Level::L3 => self.cfg.l3_cycles,
-            Level::Memory => self.memory_latency(s),
+            Level::Memory => self.memory_latency(s, Signal::L3DataReadMisses),
         }
     }
 
-    /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1). It lowers the
-    /// thread's urgency; when the other thread is now more urgent the core switches
-    /// to it, and the read completes in the background (no wait, no read counted now).
-    fn memory_latency(&mut self, s: &mut Signals) -> u64 {
+    /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1), counted as `miss`.
+    /// It lowers the thread's urgency; when the other thread is now more urgent the
+    /// core switches to it, and the read completes in the background (no wait, and the
+    /// miss and the read count there, ERRATA MD12).
+    fn memory_latency(&mut self, s: &mut Signals, miss: Signal) -> u64 {
         let t = self.thread;
         self.urgency[t] = self.urgency[t].saturating_sub(1);
         let other = self.urgency.iter().enumerate().filter(|&(o, _)| o != t).map(|(_, &u)| u).max();
@@ -309,18 +310,21 @@ impl Montecito {
             return 0;
         }
         bump(s, Signal::MemoryReads);
+        bump(s, miss);
         self.cfg.memory_cycles
     }
 
     /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D), then the L3, allocating
-    /// on a miss; dirty victims go down a level, L3 ones to memory.
+    /// on a miss; dirty L2D victims are written back into the L3, L3 ones to memory.
+    /// An L3 hit is counted here; a miss is the caller's to count (`memory_latency`).
     fn outer_access(&mut self, which: usize, addr: u64, write: bool, s: &mut Signals) -> Level {
         self.touched[which] = true;
         let lookup = self.outer[which].access(addr, write);
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
             self.touched[OUTER - 1] = true;
-            if let Some(w) = self.outer[OUTER - 1].fill(v.line, true).filter(|w| w.dirty) {
-                let _ = w;
+            let l3 = &mut self.outer[OUTER - 1];
+            bump(s, if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
+            if l3.fill(v.line, true).is_some_and(|w| w.dirty) {
                 bump(s, Signal::MemoryWrites);
                 s.set(Signal::DCacheWritebacks, 1);
             }
@@ -328,14 +332,17 @@ impl Montecito {
         if lookup.hit {
             return Level::L2;
         }
+        if which == 1 {
+            bump(s, Signal::L2DataMisses);
+        }
         self.touched[OUTER - 1] = true;
         let l3 = self.outer[OUTER - 1].access(addr, false);
-        if let Some(v) = l3.victim.filter(|v| v.dirty) {
-            let _ = v;
+        if l3.victim.is_some_and(|v| v.dirty) {
             bump(s, Signal::MemoryWrites);
             s.set(Signal::DCacheWritebacks, 1);
         }
         if l3.hit {
+            bump(s, if which == 0 { Signal::L3InstructionHits } else { Signal::L3DataReadHits });
             Level::L3
         } else {
             Level::Memory
@@ -388,10 +395,10 @@ impl Montecito {
                         latency = match self.outer_access(1, addr, write, &mut s) {
                             Level::L2 => self.cfg.l2d_cycles,
                             Level::L3 => self.cfg.l3_cycles,
-                            Level::Memory => self.memory_latency(&mut s),
+                            Level::Memory => self.memory_latency(&mut s, Signal::L3DataReadMisses),
                         };
-                    } else if write {
-                        self.outer_access(1, addr, true, &mut s);
+                    } else if write && self.outer_access(1, addr, true, &mut s) == Level::Memory {
+                        self.memory_latency(&mut s, Signal::L3DataReadMisses);
                     }
                 } else {
                     // A store writes through to the L2D, which allocates it.
@@ -399,7 +406,7 @@ impl Montecito {
                         self.l1d.access(addr, false);
                     }
                     if self.outer_access(1, addr, true, &mut s) == Level::Memory {
-                        self.memory_latency(&mut s);
+                        self.memory_latency(&mut s, Signal::L3DataReadMisses);
                     }
                 }
             }
