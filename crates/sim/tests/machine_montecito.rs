@@ -105,3 +105,26 @@ fn a_machine_config_overrides_parameters_and_refuses_bad_keys() {
     assert!(err("[l2d]\nline = 100\n").contains("[l2d]"));
     assert!(err("[icache]\nsize = 1\n").contains("unknown field `icache`"));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Whatever a machine configuration says, it is refused with a reason or gives a
+    /// machine that runs.
+    #[test]
+    fn arbitrary_machine_configs_are_refused_or_run(
+        table in "(l1i|l1d|l2i|l2d|l3|l1_itlb|l2_dtlb|core|dcache)",
+        key in "(size|ways|line|entries|replacement|write_allocate|switch_cycles|memory_cycles|l3_cycles|return_stack|l2_tlb_cycles)",
+        value in "(0|1|3|8|16|64|100|4096|16384|65536|4194304|1073741824|99999999999|-1|true|\"lru\"|\"round-robin\"|\"fifo\"|1.5)",
+    ) {
+        let text = format!("[{table}]\n{key} = {value}\n");
+        match MontecitoConfig::new(2).with_overrides(&text, "m.toml") {
+            Err(e) => proptest::prop_assert!(e.to_string().starts_with("m.toml"), "{e}"),
+            Ok(cfg) => {
+                let program = builtin::program("mixed", 1, 2).unwrap();
+                let t = Totals::of(machine::montecito(cfg, program, Skipping::On), 200_000, |_| true);
+                proptest::prop_assert_eq!(t.cycles, 200_000);
+            }
+        }
+    }
+}

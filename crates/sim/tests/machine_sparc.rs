@@ -183,3 +183,27 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
     assert!(err(SparcChip::Kt, "[micro_itlb]\nentries = 4\n").contains("unknown field `micro_itlb`"));
     assert!(err(SparcChip::T4, "[core\n").contains("line 1"));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Whatever a machine configuration says, it is refused with a reason or gives a
+    /// machine that runs.
+    #[test]
+    fn arbitrary_machine_configs_are_refused_or_run(
+        table in "(icache|dcache|l2|l3|itlb|dtlb|core|btac)",
+        key in "(size|ways|line|entries|replacement|write_allocate|sockets|store_buffer|memory_cycles|l2_cycles|fp_cycles|fill_trap_cycles|mispredict_cycles)",
+        value in "(0|1|3|8|16|64|100|4096|16384|65536|4194304|1073741824|99999999999|-1|true|\"lru\"|\"random\"|\"fifo\"|1.5)",
+        chip in 0usize..3,
+    ) {
+        let text = format!("[{table}]\n{key} = {value}\n");
+        match SparcConfig::new(CHIPS[chip]).with_overrides(&text, "m.toml") {
+            Err(e) => proptest::prop_assert!(e.to_string().starts_with("m.toml"), "{e}"),
+            Ok(cfg) => {
+                let program = builtin::program("mixed", 1, 2).unwrap();
+                let t = Totals::of(machine::sparc(cfg, program, Skipping::On), 200_000, |_| true);
+                proptest::prop_assert_eq!(t.cycles, 200_000);
+            }
+        }
+    }
+}
