@@ -236,6 +236,10 @@ pub enum Signal {
     L3DataReadMisses,
     L3WritebackHits,
     L3WritebackMisses,
+    /// Changes of privilege level (a system call, an interrupt, a return from one).
+    PrivilegeChanges,
+    /// Instruction-cache reads: fetches from a new line, hit or miss.
+    ICacheReads,
 }
 
 impl Signal {
@@ -259,7 +263,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::L3WritebackMisses as usize + 1;
+    pub const COUNT: usize = Signal::ICacheReads as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -378,6 +382,8 @@ impl Signal {
         Signal::L3DataReadMisses,
         Signal::L3WritebackHits,
         Signal::L3WritebackMisses,
+        Signal::PrivilegeChanges,
+        Signal::ICacheReads,
     ];
 }
 

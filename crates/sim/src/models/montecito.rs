@@ -350,6 +350,12 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x11, "BRANCH_EVENT", A, 1, |_| Some(&[Sig(Signal::Branches)])),
     // CPU_OP_CYCLES: ALL and QUAL (qualification not modelled, MD16).
     ev(pal::CPU_OP_CYCLES, "CPU_OP_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
+    // CPU_CPL_CHANGES: changes to or from level 0 or 3 (the programs' only levels)
+    // count under LVL0, LVL3 and ALL; LVL1 and LVL2 see none.
+    ev(0x13, "CPU_CPL_CHANGES", A, 1, |u| match u & 0b1001 {
+        0 => None,
+        _ => Some(&[Sig(Signal::PrivilegeChanges)]),
+    }),
     // CPU_OP_CYCLES_HALTED: the stream has no halted cycles. Max 1, not 7 (MD26).
     ev(CYCLES_HALTED, "CPU_OP_CYCLES_HALTED", C, 1, |_| None),
     // RSE_REFERENCES_RETIRED: LOAD (fills), STORE (spills), ALL.
@@ -359,9 +365,13 @@ pub static EVENTS: &[MappedEvent] = &[
         0b11 => Some(&[Sig(Signal::RseLoads), Sig(Signal::RseStores)]),
         _ => None,
     }),
+    // HPW_DATA_REFERENCES: one VHPT reference per walk, instruction or data.
+    ev(0x2d, "HPW_DATA_REFERENCES", A, 4, |_| Some(&[Sig(Signal::MainTlbMisses)])),
     // RSE_EVENT_RETIRED: the instructions that move the register stack frame, calls
     // and returns (alloc is part of the call in the machine's programs).
     ev(0x32, "RSE_EVENT_RETIRED", A, 1, |_| Some(&[Sig(Signal::Calls), Sig(Signal::Returns)])),
+    // L1I_READS: demand fetches from a new line, hit or miss.
+    ev(0x40, "L1I_READS", A, 1, |_| Some(&[Sig(Signal::ICacheReads)])),
     ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
     ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
     // ITLB_MISSES_FETCH: 01 L1ITLB, 10 L2ITLB, 11 ALL (every L2ITLB miss missed the L1ITLB).

@@ -65,6 +65,11 @@ impl Montecito {
     /// One iteration of `phase`.
     pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
         let mut g = Group::default();
+        if std::mem::take(&mut self.privilege_changed) {
+            // The phase runs at another level than the thread's last one (a system
+            // call, an interrupt, a return from one): CPU_CPL_CHANGES.
+            bump(&mut g.signals, Signal::PrivilegeChanges);
+        }
         let mut i = 0;
         while i < phase.body.len() {
             if let Some(&ip) = phase.addresses.get(i) {
@@ -249,6 +254,7 @@ impl Montecito {
             return;
         }
         self.fetch_line = line;
+        bump(&mut g.signals, Signal::ICacheReads);
         let mut s = Signals::default();
         let mut cycles = self.translate(Side::Instruction, addr, self.cfg.base_page, address_space(phase), &mut s);
         if !self.l1i.access(addr, false).hit {

@@ -19,7 +19,7 @@ use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache, Targ
 use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::{Privilege, Signal, Signals, Span};
 
 /// §2.4.1.3: urgency runs 0-7; 5 is nominal.
 const NOMINAL_URGENCY: u8 = 5;
@@ -56,6 +56,9 @@ pub struct Montecito {
     /// Each thread's register stack (the RSE and its frames are per thread, §2.4).
     rse: Vec<Rse>,
     urgency: Vec<u8>,
+    /// Each thread's privilege level, and whether the phase just entered changed it.
+    privilege: Vec<Privilege>,
+    privilege_changed: bool,
     /// The foreground thread.
     thread: usize,
     /// L3 misses of each thread whose data has not returned yet (it went to the
@@ -89,6 +92,8 @@ impl Montecito {
             return_stacks: (0..threads).map(|_| ReturnStack::new(cfg.return_stack)).collect(),
             rse: vec![Rse::default(); threads],
             urgency: vec![NOMINAL_URGENCY; threads],
+            privilege: vec![Privilege::USER; threads],
+            privilege_changed: false,
             thread: 0,
             in_flight: vec![0; threads],
             switch: false,
@@ -139,6 +144,9 @@ impl Core for Montecito {
             self.thread = thread;
         }
         self.switch = false;
+        let level = &mut self.privilege[self.thread];
+        self.privilege_changed = *level != phase.privilege;
+        *level = phase.privilege;
         self.ip = phase.entry;
         self.touched = [false; OUTER];
     }
