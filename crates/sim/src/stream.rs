@@ -240,6 +240,12 @@ pub enum Signal {
     PrivilegeChanges,
     /// Instruction-cache reads: fetches from a new line, hit or miss.
     ICacheReads,
+    /// Instruction-cache way prediction by microtag (a hash of virtual address bits
+    /// kept per way): no way's microtag matched; a way's matched but the line is not
+    /// there; the matching way was not the one holding the line.
+    MicrotagMisses,
+    MicrotagFalseHits,
+    MicrotagWayMismatches,
 }
 
 impl Signal {
@@ -263,7 +269,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::ICacheReads as usize + 1;
+    pub const COUNT: usize = Signal::MicrotagWayMismatches as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -384,6 +390,9 @@ impl Signal {
         Signal::L3WritebackMisses,
         Signal::PrivilegeChanges,
         Signal::ICacheReads,
+        Signal::MicrotagMisses,
+        Signal::MicrotagFalseHits,
+        Signal::MicrotagWayMismatches,
     ];
 }
 

@@ -168,6 +168,13 @@ impl Cache {
         Lookup { hit: false, allocated: true, victim: self.allocate(set, probe, dirty) }
     }
 
+    /// The lines of the set `addr` indexes, way by way (under LRU most recent first),
+    /// `None` for an invalid way; no state changes.
+    pub fn set_lines(&self, addr: u64) -> impl Iterator<Item = Option<u64>> + '_ {
+        let (set, _) = self.locate(addr);
+        self.sets.set(set).iter().map(|&[word]| (word != 0).then_some(word & !FLAGS))
+    }
+
     /// Whether the line holding `addr` is present; no state changes.
     #[inline]
     pub fn contains(&self, addr: u64) -> bool {

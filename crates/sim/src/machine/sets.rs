@@ -48,8 +48,9 @@ impl<const W: usize> Sets<W> {
         Sets { slots: vec![Self::EMPTY; sets * ways], next, rng: SEED, empty: sets * ways, ways, replacement }
     }
 
+    /// The ways of `set`: under LRU in recency order, most recent first.
     #[inline]
-    fn set(&self, set: usize) -> &[[u64; W]] {
+    pub(super) fn set(&self, set: usize) -> &[[u64; W]] {
         &self.slots[set * self.ways..][..self.ways]
     }
 

@@ -148,6 +148,11 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (17, 0x08) => Sig(DTlbFillsSize3),
         (17, 0x10) => Sig(DTlbFillsSize4),
         (17, 0x20) => Sig(DTlbFillTraps),
+        // sl 7: I-cache microtags. "Microtag miss, ptag hit" needs two virtual
+        // addresses of one line, which no program has.
+        (7, 0x01) => Sig(MicrotagMisses),
+        (7, 0x04) => Sig(MicrotagFalseHits),
+        (7, 0x08) => Sig(MicrotagWayMismatches),
         // sl 8: fetch-0 of this strand and fetch-0-all of the core are the same cycles
         // while one strand runs at a time.
         (8, 0x01) | (8, 0x02) => Sig(NoFetchCycles),

@@ -278,14 +278,45 @@ impl Sparc {
             // Code is mapped before it runs: its TTEs are in the TSB.
             self.walk(out, ip, class, context(phase), false, Side::Instruction);
         }
+        let microtag = self.microtag(ip);
         if self.mem.icache.access(ip, false).hit {
+            if microtag == Some(Signal::MicrotagWayMismatches) {
+                // The predicted way was wrong: the fetch is redone from the right one.
+                out.emit(ip, 1, Signals::default().with(Signal::MicrotagWayMismatches, 1).with(Signal::NoFetchCycles, 1));
+                self.elapse(1);
+            }
             return;
         }
         let mut s = Signals::default().with(Signal::ICacheMisses, 1);
+        if let Some(m) = microtag {
+            s.set(m, 1);
+        }
         let level = self.mem.access(ip, false, false, &mut s);
         s.set(source(level, [Signal::ICacheFillsFromCache, Signal::ICacheFillsFromLocalMemory, Signal::ICacheFillsFromRemote]), 1);
         out.emit(ip, 1, s.with(Signal::NoFetchCycles, 1));
         self.wait(out, ip, self.latency(level) - 1, Some(Signal::NoFetchCycles));
+    }
+
+    /// The I-cache's way prediction for a fetch at `ip`, before the lookup: each way
+    /// keeps a microtag, eight bits hashed from its line's address above the set index
+    /// (ERRATA MSP12); the most recent way whose microtag matches is read. Returns
+    /// what went wrong, if anything (TABLE 10-2 sl 7).
+    fn microtag(&self, ip: u64) -> Option<Signal> {
+        let cfg = &self.cfg.icache;
+        let hash = |a: u64| {
+            let tag = a / cfg.set_span();
+            (tag ^ (tag >> 8) ^ (tag >> 16)) & 0xff
+        };
+        let line = cfg.line_of(ip);
+        let lines: Vec<Option<u64>> = self.mem.icache.set_lines(ip).collect();
+        let present = lines.iter().position(|&l| l == Some(line));
+        let predicted = lines.iter().position(|&l| l.is_some_and(|l| hash(l) == hash(line)));
+        match (predicted, present) {
+            (None, _) => Some(Signal::MicrotagMisses),
+            (Some(_), None) => Some(Signal::MicrotagFalseHits),
+            (Some(p), Some(q)) if p != q => Some(Signal::MicrotagWayMismatches),
+            _ => None,
+        }
     }
 
     /// A TLB miss: the TTE is read from the TSB (by the hardware walker, or by the
