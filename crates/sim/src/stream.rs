@@ -246,6 +246,11 @@ pub enum Signal {
     MicrotagMisses,
     MicrotagFalseHits,
     MicrotagWayMismatches,
+    /// Cycles instructions wait for a reorder-buffer entry (the buffer is full behind
+    /// an outstanding load miss), and for a load-buffer entry (all hold outstanding
+    /// loads).
+    RobWaitCycles,
+    LoadBufferWaitCycles,
 }
 
 impl Signal {
@@ -269,7 +274,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::MicrotagWayMismatches as usize + 1;
+    pub const COUNT: usize = Signal::LoadBufferWaitCycles as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -393,6 +398,8 @@ impl Signal {
         Signal::MicrotagMisses,
         Signal::MicrotagFalseHits,
         Signal::MicrotagWayMismatches,
+        Signal::RobWaitCycles,
+        Signal::LoadBufferWaitCycles,
     ];
 }
 

@@ -158,7 +158,9 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (8, 0x01) | (8, 0x02) => Sig(NoFetchCycles),
         (8, 0x04) => Sig(IBufFullCycles),
         (8, 0x08) => Sig(BtcTargetIncorrect),
-        // sl 9: the store buffer and the DTLB-miss waits.
+        // sl 9: the reorder, load and store buffers and the DTLB-miss waits.
+        (9, 0x02) => Sig(RobWaitCycles),
+        (9, 0x04) => Sig(LoadBufferWaitCycles),
         (9, 0x08) => Sig(StoreBufferWaitCycles),
         (9, 0x10) => Sig(DTlbMissWaitCycles),
         // sl 10: table-walk references by serving level.

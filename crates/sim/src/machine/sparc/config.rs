@@ -68,6 +68,11 @@ pub struct SparcConfig {
     pub remote_cycles: u64,
     /// Store buffer entries per strand; a store drains to the L2 in `l2_cycles`.
     pub store_buffer: usize,
+    /// Out-of-order execution (T4): instructions go on past a load miss nothing waits
+    /// for until the reorder buffer fills behind it, and at most `load_buffer` such
+    /// loads are outstanding. `None`: the in-order cores, which never limit them.
+    pub reorder_buffer: Option<u64>,
+    pub load_buffer: Option<usize>,
     /// The L1 data cache's hardware next-line prefetcher ([HC23]; the T4 event table
     /// counts its drops, TABLE 10-2 sl 18).
     pub hardware_prefetch: bool,
@@ -138,6 +143,8 @@ impl SparcConfig {
                 memory_cycles: 260,
                 remote_cycles: 420,
                 store_buffer: 16,
+                reorder_buffer: Some(128),
+                load_buffer: Some(32),
                 hardware_prefetch: true,
                 fp_cycles: 1,
                 fp_divide_cycles: 24,
@@ -174,6 +181,8 @@ impl SparcConfig {
                 memory_cycles: 190,
                 remote_cycles: 330,
                 store_buffer: 8,
+                reorder_buffer: None,
+                load_buffer: None,
                 hardware_prefetch: false,
                 fp_cycles: 1,
                 fp_divide_cycles: 30,
@@ -211,6 +220,8 @@ impl SparcConfig {
                 memory_cycles: 120,
                 remote_cycles: 120,
                 store_buffer: 8,
+                reorder_buffer: None,
+                load_buffer: None,
                 hardware_prefetch: false,
                 fp_cycles: 40,
                 fp_divide_cycles: 40,

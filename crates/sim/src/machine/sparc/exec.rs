@@ -163,8 +163,27 @@ impl Sparc {
     /// Issue cycle(s) of instructions, as a span of its own to attach a data reference
     /// or a branch outcome to.
     fn issue<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, issued: u8) -> &'o mut Span {
+        if let (Some(rob), Some(&oldest)) = (self.cfg.reorder_buffer, self.loads_in_flight.iter().min()) {
+            // The reorder buffer is full behind the oldest outstanding miss: issue
+            // waits for its data (TABLE 10-2 sl 9 mask 02).
+            self.issued_past_miss += u64::from(issued);
+            if self.issued_past_miss >= rob {
+                self.wait(out, ip, oldest, Some(Signal::RobWaitCycles));
+            }
+        }
         self.elapse(1);
         out.issue(ip, s, issued)
+    }
+
+    /// A load miss that nothing waits for stays outstanding (out-of-order cores): it
+    /// takes a load-buffer entry, waiting for one when all are taken (sl 9 mask 04).
+    fn outstanding(&mut self, out: &mut Out, ip: u64, latency: u64) {
+        let Some(entries) = self.cfg.load_buffer else { return };
+        if self.loads_in_flight.len() >= entries {
+            let oldest = self.loads_in_flight.iter().copied().min().unwrap_or(0);
+            self.wait(out, ip, oldest, Some(Signal::LoadBufferWaitCycles));
+        }
+        self.loads_in_flight.push(latency);
     }
 
     /// Cycles in which the strand issues nothing, counting `stall`; a data stall
@@ -186,6 +205,15 @@ impl Sparc {
             b.left = b.left.saturating_sub(cycles);
         }
         self.store_buffer.retain(|b| b.left > 0);
+        if !self.loads_in_flight.is_empty() {
+            for l in &mut self.loads_in_flight {
+                *l = l.saturating_sub(cycles);
+            }
+            self.loads_in_flight.retain(|&l| l > 0);
+            if self.loads_in_flight.is_empty() {
+                self.issued_past_miss = 0;
+            }
+        }
     }
 
     fn latency(&self, level: Level) -> u64 {
@@ -450,8 +478,12 @@ impl Sparc {
             }
             _ => 0,
         };
+        let waited = a.use_next || matches!(op, Op::Atomic(_));
+        if !waited && waits > self.cfg.load_use_cycles && matches!(op, Op::Load(_) | Op::Modify(_)) {
+            self.outstanding(out, ip, waits);
+        }
         self.issue(out, ip, s, 1).mem = Some(mem);
-        if waits > 0 && (a.use_next || matches!(op, Op::Atomic(_))) {
+        if waits > 0 && waited {
             self.wait(out, ip, waits, Some(Signal::DataDepStallCycles));
         }
     }

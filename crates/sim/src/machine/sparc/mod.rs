@@ -43,6 +43,10 @@ pub struct Sparc {
     /// None where the chip has none (T1, T3).
     return_stack: Option<ReturnStack>,
     store_buffer: Vec<Buffered>,
+    /// Cycles until each outstanding load miss that nothing waited for has its data,
+    /// and instructions issued since the oldest (out-of-order cores only).
+    loads_in_flight: Vec<u64>,
+    issued_past_miss: u64,
     strand: u8,
     ip: u64,
     /// The line of the last fetch; `u64::MAX` for none.
@@ -59,6 +63,8 @@ impl Sparc {
             indirect: cfg.indirect.map(TargetCache::new),
             return_stack: (cfg.return_stack > 0).then(|| ReturnStack::new(cfg.return_stack)),
             store_buffer: Vec::with_capacity(cfg.store_buffer),
+            loads_in_flight: Vec::new(),
+            issued_past_miss: 0,
             strand: 0,
             ip: 0,
             fetch_line: u64::MAX,
@@ -118,7 +124,9 @@ impl Core for Sparc {
             out.extend([(keys.line)(b.addr), u64::from(b.size), b.left]);
         }
         out.push(u64::MAX);
-        out.extend([u64::from(self.strand), (keys.line)(self.ip), (keys.line)(self.fetch_line)]);
+        out.extend(&self.loads_in_flight);
+        out.push(u64::MAX);
+        out.extend([self.issued_past_miss, u64::from(self.strand), (keys.line)(self.ip), (keys.line)(self.fetch_line)]);
     }
 
     fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
