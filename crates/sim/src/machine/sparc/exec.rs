@@ -336,9 +336,15 @@ impl Sparc {
             (tag ^ (tag >> 8) ^ (tag >> 16)) & 0xff
         };
         let line = cfg.line_of(ip);
-        let lines: Vec<Option<u64>> = self.mem.icache.set_lines(ip).collect();
-        let present = lines.iter().position(|&l| l == Some(line));
-        let predicted = lines.iter().position(|&l| l.is_some_and(|l| hash(l) == hash(line)));
+        let (mut present, mut predicted) = (None, None);
+        for (way, l) in self.mem.icache.set_lines(ip).enumerate() {
+            if l == Some(line) {
+                present = Some(way);
+            }
+            if predicted.is_none() && l.is_some_and(|l| hash(l) == hash(line)) {
+                predicted = Some(way);
+            }
+        }
         match (predicted, present) {
             (None, _) => Some(Signal::MicrotagMisses),
             (Some(_), None) => Some(Signal::MicrotagFalseHits),
