@@ -251,6 +251,10 @@ pub enum Signal {
     /// loads).
     RobWaitCycles,
     LoadBufferWaitCycles,
+    /// Lookups that hit the L2 data cache, and instruction fetches that hit the L2
+    /// instruction cache (Montecito's split L2).
+    L2DataHits,
+    L2InstructionHits,
 }
 
 impl Signal {
@@ -274,7 +278,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::LoadBufferWaitCycles as usize + 1;
+    pub const COUNT: usize = Signal::L2InstructionHits as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -400,6 +404,8 @@ impl Signal {
         Signal::MicrotagWayMismatches,
         Signal::RobWaitCycles,
         Signal::LoadBufferWaitCycles,
+        Signal::L2DataHits,
+        Signal::L2InstructionHits,
     ];
 }
 

@@ -297,6 +297,7 @@ const L3_IH: Atom = Sig(Signal::L3InstructionHits);
 const L3_IM: Atom = Sig(Signal::L3InstructionMisses);
 const L3_DH: Atom = Sig(Signal::L3DataReadHits);
 const L3_DM: Atom = Sig(Signal::L3DataReadMisses);
+const L2I_HIT: Atom = Sig(Signal::L2InstructionHits);
 
 /// Table 4-42 rows the stream drives, by event code. docs/montecito-model.md has the
 /// same table with the reasons.
@@ -405,6 +406,17 @@ pub static EVENTS: &[MappedEvent] = &[
     }),
     // System bus events (Self Floating): bits 1:0 agent, 00 EITHER, 01 IO, 10 SELF, 11
     // ANY (MD14); BUS_MEMORY bits 3:2: 01 full line, 10 partial, 11 all.
+    // L2I_READS bits 3:2: 01 HIT, 10 MISS, 11 ALL; bits 1:0: 01 demand, 10 prefetch
+    // (the machine has no instruction prefetches), 11 all. A miss is an L3 lookup.
+    ev(0x78, "L2I_READS", F, 1, |u| match (u >> 2 & 3, u & 1) {
+        (_, 0) => None,
+        (0b01, _) => Some(&[L2I_HIT]),
+        (0b10, _) => Some(&[L3_IH, L3_IM]),
+        (0b11, _) => Some(&[L2I_HIT, L3_IH, L3_IM]),
+        _ => None,
+    }),
+    // BUS_ALL: every bus transaction, whatever its size (bits 1:0 agent, MD14).
+    ev(0x87, "BUS_ALL", S, 1, |_| Some(&[Bus(Txn::All, Size::Any)])),
     ev(0x8a, "BUS_MEMORY", S, 1, |u| match u >> 2 & 3 {
         0b01 => Some(&[Bus(Txn::All, Size::Line)]),
         0b10 => Some(&[Bus(Txn::All, Size::Partial)]),
@@ -424,6 +436,10 @@ pub static EVENTS: &[MappedEvent] = &[
         0b01 | 0b11 => Some(&[Bus(Txn::Writebacks, Size::Line)]),
         _ => None,
     }),
+    // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing or
+    // hitting (the machine has no secondary misses or recirculation).
+    ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses)])),
+    ev(0xb1, "L2D_INSERT_HITS", F, 4, |_| Some(&[Sig(Signal::L2DataHits)])),
     ev(0xc0, "L1DTLB_TRANSFER", A, 1, |_| Some(&[Atom::L1dtlbTransfers])),
     ev(0xc1, "L2DTLB_MISSES", A, 4, |_| Some(&[Atom::L2DtlbMisses])),
     ev(0xc2, "L1D_READS_SET0", A, 2, |_| Some(&[Atom::CacheableLoads])),

@@ -336,6 +336,7 @@ impl Montecito {
             }
         }
         if lookup.hit {
+            bump(s, if which == 0 { Signal::L2InstructionHits } else { Signal::L2DataHits });
             return Level::L2;
         }
         if which == 1 {
