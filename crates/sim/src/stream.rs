@@ -255,6 +255,12 @@ pub enum Signal {
     /// instruction cache (Montecito's split L2).
     L2DataHits,
     L2InstructionHits,
+    /// IP-relative branches whose path (taken or not) was predicted wrongly: taken
+    /// but predicted not taken, and not taken but predicted taken.
+    PathMispredictsTaken,
+    PathMispredictsNotTaken,
+    /// Indirect branches other than returns.
+    IndirectBranches,
 }
 
 impl Signal {
@@ -278,7 +284,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::L2InstructionHits as usize + 1;
+    pub const COUNT: usize = Signal::IndirectBranches as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -406,6 +412,9 @@ impl Signal {
         Signal::LoadBufferWaitCycles,
         Signal::L2DataHits,
         Signal::L2InstructionHits,
+        Signal::PathMispredictsTaken,
+        Signal::PathMispredictsNotTaken,
+        Signal::IndirectBranches,
     ];
 }
 

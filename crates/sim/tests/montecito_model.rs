@@ -871,14 +871,18 @@ fn s4_6_cpu_op_cycles_is_back_end_bubble_all_plus_retiring_cycles() {
 
 #[test]
 fn br_mispred_detail_splits_branches_by_prediction_and_type() {
-    // MD18: ALL.* and RETURN.* from the stream's branch signals; IPREL and NRETIND 0.
+    // MD18: per cycle an IP-relative branch taken against its predicted path, a return
+    // to a wrong predicted target and an indirect branch predicted rightly.
     let s = span(0, USER, 10)
         .with(Signal::Branches, 3)
         .with(Signal::BranchMispredicts, 2)
+        .with(Signal::PathMispredictsTaken, 1)
         .with(Signal::Returns, 1)
-        .with(Signal::ReturnsMispredicted, 1);
+        .with(Signal::ReturnsMispredicted, 1)
+        .with(Signal::IndirectBranches, 1);
     let counts: Vec<u64> = (0..16).map(|u| count4(counting(BR_MISPRED_DETAIL, u, &[]), vec![s])).collect();
-    assert_eq!(counts, [30, 10, 10, 10, 0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 0, 0]);
+    // ALL, IPREL, RETURN, NRETIND x ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET.
+    assert_eq!(counts, [30, 10, 10, 10, 10, 0, 10, 0, 10, 0, 0, 10, 10, 10, 0, 0]);
     assert_eq!(count4(counting(BRANCH_EVENT, 0, &[]), vec![s]), 10, "BRANCH_EVENT: max 1 per cycle");
 }
 

@@ -238,3 +238,19 @@ fn derived_monitors_are_reported() {
         run_on("montecito", &["L2D_REFERENCES.ALL", "L2D_INSERT_MISSES", "L2D_INSERT_HITS", "L2D_REFERENCES.READS"], "stream", 10_000_000);
     assert!(r.metrics.iter().any(|m| m.name == "l2d_miss_ratio"), "{:?}", r.metrics);
 }
+
+/// BR_PATH_PRED's four outcomes (mispredicted or right, taken or not) partition the
+/// branches BR_MISPRED_DETAIL.ALL.ALL_PRED counts, for all branches and by type.
+#[test]
+fn br_path_pred_outcomes_partition_the_branches() {
+    let outcomes = ["MISPRED_NOTTAKEN", "MISPRED_TAKEN", "OKPRED_NOTTAKEN", "OKPRED_TAKEN"];
+    for kind in ["ALL", "IPREL", "RETURN", "NRETIND"] {
+        let mut events: Vec<String> = outcomes.iter().map(|o| format!("BR_PATH_PRED.{kind}.{o}")).collect();
+        events.push(format!("BR_MISPRED_DETAIL.{kind}.ALL_PRED"));
+        let names: Vec<&str> = events.iter().map(String::as_str).collect();
+        let r = run_on("montecito", &names, "branchy", 5_000_000);
+        let parts: u64 = r.events[..4].iter().map(|e| e.count.unwrap()).sum();
+        assert_eq!(parts, r.events[4].count.unwrap(), "{kind}");
+        assert!(parts > 0, "{kind}");
+    }
+}

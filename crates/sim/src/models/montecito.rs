@@ -130,8 +130,17 @@ enum Atom {
     SyllablesNotDispersed,
     /// Branches predicted correctly (outcome and target).
     CorrectBranches,
-    /// Mispredicts other than return-target ones: wrong direction.
-    DirectionMispredicts,
+    /// IP-relative branches (all but returns and other indirect ones), and those whose
+    /// path was predicted rightly; indirect branches predicted rightly.
+    IpRelBranches,
+    IpRelCorrect,
+    IndirectCorrect,
+    /// Branches (all: `All`, or IP-relative only) whose path was predicted rightly,
+    /// taken or not (BR_PATH_PRED).
+    PathRight {
+        taken: bool,
+        ip_relative: bool,
+    },
     /// Returns predicted correctly.
     CorrectReturns,
     /// L1D misses of reads (L1D is write-through: write misses are not counted).
@@ -227,7 +236,22 @@ impl Atom {
                 i => DISPERSAL_WIDTH.saturating_sub(i),
             },
             Atom::CorrectBranches => c.get(Branches).saturating_sub(c.get(BranchMispredicts)),
-            Atom::DirectionMispredicts => c.get(BranchMispredicts).saturating_sub(c.get(ReturnsMispredicted)),
+            Atom::IpRelBranches => c.get(Branches).saturating_sub(c.get(Returns) + c.get(IndirectBranches)),
+            Atom::IpRelCorrect => c
+                .get(Branches)
+                .saturating_sub(c.get(Returns) + c.get(IndirectBranches))
+                .saturating_sub(c.get(PathMispredictsTaken) + c.get(PathMispredictsNotTaken)),
+            Atom::IndirectCorrect => c.get(IndirectBranches).saturating_sub(c.get(IndirectMispredicts)),
+            Atom::PathRight { taken, ip_relative } => {
+                // Returns and other indirect branches are taken, their path predicted.
+                let indirect = if ip_relative { c.get(Returns) + c.get(IndirectBranches) } else { 0 };
+                let (all, wrong) = if taken {
+                    (c.get(BranchesTaken), c.get(PathMispredictsTaken))
+                } else {
+                    (c.get(Branches).saturating_sub(c.get(BranchesTaken)), c.get(PathMispredictsNotTaken))
+                };
+                all.saturating_sub(if taken { indirect } else { 0 }).saturating_sub(wrong)
+            }
             Atom::CorrectReturns => c.get(Returns).saturating_sub(c.get(ReturnsMispredicted)),
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
             Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
@@ -392,20 +416,40 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x4e, "SYLL_NOT_DISPERSED", A, 5, |u| if u & 0b0010 != 0 { Some(&[Atom::SyllablesNotDispersed]) } else { None }),
     // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
     ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
+    // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
+    // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
+    // Returns and other indirect branches are always taken and predicted taken; their
+    // misses are wrong targets (BR_MISPRED_DETAIL).
+    ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
+        (0b00 | 0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
+        (0b00 | 0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
+        (0b00, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: false }]),
+        (0b00, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: false }]),
+        (0b01, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: true }]),
+        (0b01, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: true }]),
+        (0b10, 0b11) => Some(&[Sig(Signal::Returns)]),
+        (0b11, 0b11) => Some(&[Sig(Signal::IndirectBranches)]),
+        _ => None,
+    }),
     // BR_MISPRED_DETAIL: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0
-    // prediction result (ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET). The stream
-    // knows returns, but not IP-relative from indirect branches (MD18).
+    // prediction result (ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET) (MD18).
     ev(0x5b, "BR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
         (0b00, 0b00) => Some(&[Sig(Signal::Branches)]),
         (0b00, 0b01) => Some(&[Atom::CorrectBranches]),
-        (0b00, 0b10) => Some(&[Atom::DirectionMispredicts]),
-        (0b00 | 0b10, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted)]),
+        (0b00 | 0b01, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken)]),
+        (0b00, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted), Sig(Signal::IndirectMispredicts)]),
+        (0b01, 0b00) => Some(&[Atom::IpRelBranches]),
+        (0b01, 0b01) => Some(&[Atom::IpRelCorrect]),
         (0b10, 0b00) => Some(&[Sig(Signal::Returns)]),
         (0b10, 0b01) => Some(&[Atom::CorrectReturns]),
+        (0b10, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted)]),
+        (0b11, 0b00) => Some(&[Sig(Signal::IndirectBranches)]),
+        (0b11, 0b01) => Some(&[Atom::IndirectCorrect]),
+        (0b11, 0b11) => Some(&[Sig(Signal::IndirectMispredicts)]),
+        // IP-relative targets are never wrong; returns and indirect branches are always
+        // taken as predicted.
         _ => None,
     }),
-    // System bus events (Self Floating): bits 1:0 agent, 00 EITHER, 01 IO, 10 SELF, 11
-    // ANY (MD14); BUS_MEMORY bits 3:2: 01 full line, 10 partial, 11 all.
     // L2I_READS bits 3:2: 01 HIT, 10 MISS, 11 ALL; bits 1:0: 01 demand, 10 prefetch
     // (the machine has no instruction prefetches), 11 all. A miss is an L3 lookup.
     ev(0x78, "L2I_READS", F, 1, |u| match (u >> 2 & 3, u & 1) {
@@ -415,7 +459,9 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b11, _) => Some(&[L2I_HIT, L3_IH, L3_IM]),
         _ => None,
     }),
-    // BUS_ALL: every bus transaction, whatever its size (bits 1:0 agent, MD14).
+    // System bus events (Self Floating): bits 1:0 agent, 00 EITHER, 01 IO, 10 SELF, 11
+    // ANY (MD14). BUS_ALL: every transaction, whatever its size; BUS_MEMORY bits 3:2:
+    // 01 full line, 10 partial, 11 all.
     ev(0x87, "BUS_ALL", S, 1, |_| Some(&[Bus(Txn::All, Size::Any)])),
     ev(0x8a, "BUS_MEMORY", S, 1, |u| match u >> 2 & 3 {
         0b01 => Some(&[Bus(Txn::All, Size::Line)]),

@@ -142,19 +142,18 @@ impl Montecito {
                 }
                 let wrong = self.indirect.lookup(ip).map(|e| e.target) != Some(target);
                 self.indirect.update(ip, true, target);
-                self.branch(g, out, ip, Signals::default(), true, wrong, target);
+                let s = Signals::default().with(Signal::IndirectBranches, 1).with(Signal::IndirectMispredicts, u8::from(wrong));
+                self.branch(g, out, ip, s, true, wrong, target);
             }
             Op::Branch { target, when } => {
                 let taken = when.taken(k, phase.iterations);
-                let wrong = self.direction.predict(ip) != taken;
-                self.direction.update(ip, taken);
-                self.branch(g, out, ip, Signals::default(), taken, wrong, target);
+                let s = self.predict_path(ip, taken);
+                self.branch(g, out, ip, s, taken, s != Signals::default(), target);
             }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);
-                let wrong = self.direction.predict(ip) != taken;
-                self.direction.update(ip, taken);
-                self.branch(g, out, ip, Signals::default(), taken, wrong, ip + INSN * (u64::from(over) + 1));
+                let s = self.predict_path(ip, taken);
+                self.branch(g, out, ip, s, taken, s != Signals::default(), ip + INSN * (u64::from(over) + 1));
                 return 1 + if taken { usize::from(over) } else { 0 };
             }
             Op::Call { target, frame } => {
@@ -171,6 +170,18 @@ impl Montecito {
             }
         }
         1
+    }
+
+    /// An IP-relative conditional branch's path prediction: the signal of a wrong one
+    /// (BR_PATH_PRED), none when right; the predictor learns the outcome.
+    fn predict_path(&mut self, ip: u64, taken: bool) -> Signals {
+        let predicted = self.direction.predict(ip);
+        self.direction.update(ip, taken);
+        match (predicted == taken, taken) {
+            (true, _) => Signals::default(),
+            (false, true) => Signals::default().with(Signal::PathMispredictsTaken, 1),
+            (false, false) => Signals::default().with(Signal::PathMispredictsNotTaken, 1),
+        }
     }
 
     /// A branch joins the group; taken, it ends it; mispredicted, the pipeline flushes.
