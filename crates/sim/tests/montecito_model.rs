@@ -921,39 +921,24 @@ fn l1d_read_misses_leave_out_write_misses() {
     assert_eq!(count4(counting(L1D_READ_MISSES, 1, &[]), vec![read, write]), 0, "RSE_FILL: no RSE");
 }
 
-/// An L1D miss that misses the L2D and the L3 too, as the machine signals it.
-const L2_L3_MISS: (Signal, Signal) = (Signal::L2DataMisses, Signal::L3DataReadMisses);
-
 /// A cacheable read miss to memory, a store (hit), a read miss to memory whose L2D
 /// victim is written back into the L3 (which writes one of its own to memory), a
 /// non-cacheable read and an instruction fetch miss to memory, each 10 cycles.
 fn memory_mix() -> Vec<Span> {
     let cacheable = |s: Span| s.with(Signal::DCacheAccesses, 1).with(Signal::DCacheAccessesCacheable, 1);
+    // A load that misses the L1D, the L2D and the L3, as the machine signals it.
+    let read_miss = || {
+        cacheable(span(0, USER, 10))
+            .with(Signal::Loads, 1)
+            .with(Signal::DCacheMisses, 1)
+            .with(Signal::MemoryReads, 1)
+            .with(Signal::L2DataMisses, 1)
+            .with(Signal::L3DataReadMisses, 1)
+    };
     vec![
-        at(
-            cacheable(span(0, USER, 10))
-                .with(Signal::Loads, 1)
-                .with(Signal::DCacheMisses, 1)
-                .with(Signal::MemoryReads, 1)
-                .with(L2_L3_MISS.0, 1)
-                .with(L2_L3_MISS.1, 1),
-            0,
-            false,
-        ),
+        at(read_miss(), 0, false),
         at(cacheable(span(0, USER, 10)).with(Signal::Stores, 1), 0x80, true),
-        at(
-            cacheable(span(0, USER, 10))
-                .with(Signal::Loads, 1)
-                .with(Signal::DCacheMisses, 1)
-                .with(Signal::MemoryReads, 1)
-                .with(L2_L3_MISS.0, 1)
-                .with(L2_L3_MISS.1, 1)
-                .with(Signal::L3WritebackHits, 1)
-                .with(Signal::MemoryWrites, 1)
-                .with(Signal::DCacheWritebacks, 2),
-            0x100,
-            false,
-        ),
+        at(read_miss().with(Signal::L3WritebackHits, 1).with(Signal::MemoryWrites, 1).with(Signal::DCacheWritebacks, 2), 0x100, false),
         at(
             span(0, USER, 10)
                 .with(Signal::Loads, 1)

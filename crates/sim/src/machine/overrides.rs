@@ -108,6 +108,15 @@ impl Overrides<'_> {
         Ok(())
     }
 
+    /// Sets a count of entries (`into`) to the `[core]` key's value when given and in
+    /// range.
+    pub fn core_entries(&self, key: &str, value: Option<u64>, into: &mut usize, min: u64, max: u64) -> Result<(), MachineConfigError> {
+        if let Some(v) = self.value(&format!("core.{key}"), value, min, max)? {
+            *into = v as usize;
+        }
+        Ok(())
+    }
+
     /// Refuses a table the machine has no structure for.
     pub fn absent(&self, table: &'static str, given: bool, machine: &'static str, why: &'static str) -> Result<(), MachineConfigError> {
         if given {

@@ -563,8 +563,8 @@ fn context_of(privilege: Privilege) -> Option<Context> {
     }
 }
 
-/// Virtual counters 0 to `vcpus × 4 - 1` are the MMU statistics; on KT the KT DRAM
-/// counters follow (`Kt`'s counter `i - vcpus × 4`).
+/// The first `mmu_counters()` virtual counters are the MMU statistics (Niagara only);
+/// on KT the KT counters follow (`Kt`'s counter `i - mmu_counters()`).
 impl Counting for Hypervisor {
     fn counters(&self) -> usize {
         self.mmu_counters() + self.kt.as_ref().map_or(0, Counting::counters)

@@ -85,12 +85,8 @@ impl Arm11Config {
 
 /// The `[core]` keys, each with the range the model accepts.
 fn core_with(cfg: &mut Arm11Config, c: &CoreKeys, o: &Overrides) -> Result<(), MachineConfigError> {
-    if let Some(v) = o.value("core.return_stack", c.return_stack, 0, 64)? {
-        cfg.return_stack = v as usize;
-    }
-    if let Some(v) = o.value("core.write_buffer", c.write_buffer, 1, 64)? {
-        cfg.write_buffer = v as usize;
-    }
+    o.core_entries("return_stack", c.return_stack, &mut cfg.return_stack, 0, 64)?;
+    o.core_entries("write_buffer", c.write_buffer, &mut cfg.write_buffer, 1, 64)?;
     o.core("mispredict_cycles", c.mispredict_cycles, &mut cfg.mispredict_cycles, 1, 1000)?;
     o.core("write_cycles", c.write_cycles, &mut cfg.write_cycles, 1, 1000)?;
     o.core("load_use_cycles", c.load_use_cycles, &mut cfg.load_use_cycles, 0, 100)?;

@@ -56,9 +56,7 @@ impl MontecitoConfig {
         o.tlb("l1_dtlb", &file.l1_dtlb, &mut cfg.l1_dtlb)?;
         o.tlb("l2_dtlb", &file.l2_dtlb, &mut cfg.l2_dtlb)?;
         if let Some(c) = &file.core {
-            if let Some(v) = o.value("core.return_stack", c.return_stack, 0, 64)? {
-                cfg.return_stack = v as usize;
-            }
+            o.core_entries("return_stack", c.return_stack, &mut cfg.return_stack, 0, 64)?;
             o.core("l2_tlb_cycles", c.l2_tlb_cycles, &mut cfg.l2_tlb_cycles, 0, 100)?;
             o.core("l2d_cycles", c.l2d_cycles, &mut cfg.l2d_cycles, 1, 10_000)?;
             o.core("l2i_cycles", c.l2i_cycles, &mut cfg.l2i_cycles, 1, 10_000)?;

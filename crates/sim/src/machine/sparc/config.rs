@@ -101,6 +101,16 @@ const fn fully_associative(entries: u32) -> TlbConfig {
 }
 
 impl SparcChip {
+    /// The PMU model name the chip's machine serves, as `from_model` reads it back
+    /// (the DRAM PMUs share their core's model).
+    pub fn name(self) -> &'static str {
+        match self {
+            SparcChip::T4 => "sparc-t4",
+            SparcChip::Kt => "sparc-kt",
+            SparcChip::Niagara => "niagara",
+        }
+    }
+
     pub fn from_model(model: &str) -> Option<SparcChip> {
         match model {
             "sparc-t4" => Some(SparcChip::T4),

@@ -63,8 +63,8 @@ impl Hierarchy {
             Some(l3) => {
                 self.touched[1] = true;
                 let l3_lookup = l3.access(addr, false);
-                if let Some(v) = l3_lookup.victim.filter(|v| v.dirty) {
-                    memory_write(s, v);
+                if l3_lookup.victim.is_some_and(|v| v.dirty) {
+                    bump(s, Signal::MemoryWrites);
                 }
                 if l3_lookup.hit {
                     Level::L3
@@ -104,11 +104,11 @@ impl Hierarchy {
         match self.l3.as_mut() {
             Some(l3) => {
                 self.touched[1] = true;
-                if let Some(w) = l3.fill(v.line, true).filter(|w| w.dirty) {
-                    memory_write(s, w);
+                if l3.fill(v.line, true).is_some_and(|w| w.dirty) {
+                    bump(s, Signal::MemoryWrites);
                 }
             }
-            None => memory_write(s, v),
+            None => bump(s, Signal::MemoryWrites),
         }
     }
 
@@ -161,10 +161,6 @@ impl Hierarchy {
 pub fn bump(s: &mut Signals, signal: Signal) {
     let n = s.get(signal) as u8;
     s.set(signal, n.saturating_add(1));
-}
-
-fn memory_write(s: &mut Signals, _line: Victim) {
-    bump(s, Signal::MemoryWrites);
 }
 
 /// The TLBs.

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::config::{SparcChip, SparcConfig};
+use super::config::SparcConfig;
 use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
 
 #[derive(Debug, Default, Deserialize)]
@@ -60,9 +60,7 @@ impl SparcConfig {
         o.tlb("itlb", &file.itlb, &mut cfg.itlb)?;
         o.tlb("dtlb", &file.dtlb, &mut cfg.dtlb)?;
         if let Some(c) = &file.core {
-            if let Some(v) = o.value("core.store_buffer", c.store_buffer, 1, 64)? {
-                cfg.store_buffer = v as usize;
-            }
+            o.core_entries("store_buffer", c.store_buffer, &mut cfg.store_buffer, 1, 64)?;
             o.core("sockets", c.sockets, &mut cfg.sockets, 1, 8)?;
             o.core("mispredict_cycles", c.mispredict_cycles, &mut cfg.mispredict_cycles, 1, 1000)?;
             o.core("btc_miss_cycles", c.btc_miss_cycles, &mut cfg.btc_miss_cycles, 0, 100)?;
@@ -79,15 +77,5 @@ impl SparcConfig {
             o.core("block_cycles", c.block_cycles, &mut cfg.block_cycles, 0, 100)?;
         }
         Ok(cfg)
-    }
-}
-
-impl SparcChip {
-    pub fn name(self) -> &'static str {
-        match self {
-            SparcChip::T4 => "sparc-t4",
-            SparcChip::Kt => "sparc-kt",
-            SparcChip::Niagara => "niagara",
-        }
     }
 }
