@@ -128,3 +128,46 @@ proptest::proptest! {
         }
     }
 }
+
+/// §2.4.1: "A thread switch on Montecito requires 15 cycles from initiation until the
+/// background thread retires an instruction": every switch, by L3 miss or time-out,
+/// spends exactly `switch_cycles` (15) cycles.
+#[test]
+fn s2_4_1_every_thread_switch_takes_15_cycles() {
+    let t = totals("chase", 2, 20_000_000, Skipping::On);
+    let switches = t.get(Signal::ThreadSwitchesL3Miss) + t.get(Signal::ThreadSwitchesTimeout);
+    assert!(t.get(Signal::ThreadSwitchesL3Miss) > 0);
+    // The run may end inside its last switch.
+    let short = 15 * switches - t.get(Signal::ThreadSwitchCycles);
+    assert!(short < 15, "{short} switch cycles missing");
+}
+
+/// ERRATA MMC17: two calls allocating 60 stacked registers each overflow the 96
+/// physical ones by 24, spilled two a cycle; the inner return leaves the caller's frame
+/// short of those 24, filled back two a cycle.
+#[test]
+fn mmc17_frames_beyond_96_stacked_registers_spill_and_fill_back() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Phase, Program};
+    use pmukit_sim::stream::Privilege;
+    let (a, b) = (0x1_0000, 0x2_0000);
+    let phase = Phase {
+        privilege: Privilege::USER,
+        context: 1,
+        masks: Default::default(),
+        entry: 0x1_0000,
+        body: vec![
+            Op::Call { target: a, frame: 60 },
+            Op::Call { target: b, frame: 60 },
+            Op::Return { to: a + 4 },
+            Op::Return { to: 0x1_0008 },
+        ],
+        iterations: 1,
+        streams: vec![DataStream::fixed(0x100_0000, Memory::Cacheable)],
+        tables: Vec::new(),
+        addresses: Vec::new(),
+    };
+    let program = Program { threads: vec![Box::new(std::iter::once(phase))], timer: None };
+    let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
+    assert_eq!((t.get(Signal::RseStores), t.get(Signal::RseSpillStallCycles)), (24, 12));
+    assert_eq!((t.get(Signal::RseLoads), t.get(Signal::RseFillStallCycles)), (24, 12));
+}
