@@ -1,0 +1,511 @@
+//! Register-level model of the performance monitors of one Montecito core with its two
+//! hardware threads ("Dual-Core Update to the Intel Itanium 2 Processor Reference
+//! Manual", chapter 3, cited as §n; events from chapter 4).
+//!
+//! Each thread has its own PMU (§3.3.2): PMC0-3 (Table 3-8), the twelve generic pairs
+//! PMC/PMD4-15 (Tables 3-5 to 3-7), the model-specific PMC32-42, PMD32-39 and PMD48-63
+//! (stored only), its PSR (Figure 3-10) and its PMV (cr73). Software reaches them only
+//! through [`Montecito::write_pmc`] (`mov pmc[i]=r`), [`Montecito::read_pmc`],
+//! [`Montecito::write_pmd`], [`Montecito::read_pmd`] (`mov r=pmd[i]`),
+//! [`Montecito::set_psr`], [`Montecito::write_pmv`] (`mov cr73=r`) and
+//! [`Montecito::pal_perf_mon_info`]. Each access executes on one thread at that thread's
+//! PSR.cpl. The engine ([`crate::engine`]) drives the counters through [`Counting`]; an
+//! overflow interrupt is read with [`Montecito::take_interrupt`].
+//! `docs/montecito-model.md` describes the model, its event mapping and every reading
+//! of the spec it makes (decisions MD1...).
+
+use pmukit_arch::montecito::pal::{self, PerfMonInfo};
+use pmukit_arch::montecito::pmu::{self, er_si_l2d};
+use pmukit_arch::montecito::registers::{
+    pmc_populated, pmc_reset, pmd_populated, ALL, BANKED, COUNT, ES, FR, GENERIC, ISM, ISM_PROPER, MESI, OI, PLM, PM, PMC0, PMC_GENERIC,
+    PMV, PMV_M, PMV_VECTOR, PSR, PSR_CPL, PSR_PP, PSR_SP, PSR_UP, THRESHOLD, UMASK,
+};
+use pmukit_core::register::RegisterError;
+use thiserror::Error;
+
+use crate::engine::Counting;
+use crate::stream::{Privilege, Signal, Signals, Span};
+
+mod events;
+
+pub use events::{line_state, mapped_event, per_cycle, EventType, MappedEvent, EVENTS};
+use events::{Atom, Cycle};
+
+/// Hardware threads of a Montecito core (§2.4, §3.3.2).
+pub const THREADS: usize = 2;
+/// Generic counter pairs per thread, PMC/PMD4-15 (§3.3.2).
+pub const COUNTERS_PER_THREAD: usize = 12;
+/// Table 3-7: the count field is bits 46:0; it overflows on the carry out of bit 46.
+pub const COUNT_BITS: u32 = 47;
+const COUNT_MODULUS: u64 = 1 << COUNT_BITS;
+/// Bits 63:47 of a PMD read: copies of bit 46 (Table 3-7 sxt47 and ov).
+const SIGN_EXTENSION: u64 = !(COUNT_MODULUS - 1);
+/// Table 3-7: bit 47, "always write 0".
+const PMD_OV_BIT: u64 = 1 << 47;
+/// A MESI filter that selects every state (Table 3-6: "must be set to b1111").
+const MESI_ALL: u64 = 0b1111;
+/// §3.3.3: "CYCLES_HALTED event can only be monitored in PMD10".
+const CYCLES_HALTED: u8 = pmu::CYCLES_HALTED as u8;
+
+/// Why an access failed. A failed access changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MontecitoError {
+    /// The core has threads 0 and 1 only.
+    #[error("hardware thread {thread} does not exist: a Montecito core runs threads 0 and 1, each with its own PMU (§3.3.2)")]
+    NoSuchThread { thread: usize },
+    /// Table 3-4 does not populate this PMC.
+    #[error("PMC{index} is not implemented on Montecito: the populated PMCs are PMC0-15 and PMC32-42 (Table 3-4)")]
+    NoSuchPmc { index: usize },
+    /// Table 3-4 does not populate this PMD.
+    #[error("PMD{index} is not implemented on Montecito: the populated PMDs are PMD4-15, PMD32-39 and PMD48-63 (Table 3-4)")]
+    NoSuchPmd { index: usize },
+    /// PMC reads and writes, PMD writes and cr73 accesses need CPL 0 (Itanium SDM Vol. 2
+    /// §7.2: "At non-zero privilege levels, these operations result in a Privileged
+    /// Operation fault, regardless of the register address").
+    #[error("`{instruction}` on thread {thread} at CPL {cpl}: privileged operation fault (PMC reads and writes, PMD writes and cr73 accesses need CPL 0)")]
+    PrivilegedOperation { thread: usize, instruction: String, cpl: u8 },
+    /// Figure 3-10 reserved PSR bits must be written 0.
+    #[error("PSR write on thread {thread} rejected: {source}")]
+    ReservedPsrBits { thread: usize, source: RegisterError },
+}
+
+/// The CPL a span runs at. MD3: `Privilege::Hyper` (SPARC's hyperprivileged mode) is
+/// taken as CPL 0, Itanium's most privileged level.
+fn span_cpl(p: Privilege) -> u64 {
+    match p {
+        Privilege::Hyper | Privilege::Cpl0 => 0,
+        Privilege::Cpl1 => 1,
+        Privilege::Cpl2 => 2,
+        Privilege::Cpl3 => 3,
+    }
+}
+
+/// What PMCn selects, derived when the PMC is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Program {
+    atoms: &'static [Atom],
+    /// Resolved type: Active, Causal or Floating (Self Floating resolved by the umask).
+    ty: EventType,
+    max_inc: u64,
+    mesi_capable: bool,
+}
+
+impl Program {
+    /// What PMCn (`n` in 4..=15) counts with `pmc`, or `None` for nothing; `note` hears
+    /// why a programming is undefined.
+    fn new(n: usize, pmc: u64, mut note: impl FnMut(String)) -> Option<Program> {
+        let code = ES.get(pmc) as u8;
+        let umask = UMASK.get(pmc);
+        if PLM.get(pmc) != 0 && ISM.get(pmc) != ISM_PROPER {
+            note(format!("PMC{n}: ism = {:02b}: undefined behaviour (Table 3-5); the monitor counts nothing (§3.3.1)", ISM.get(pmc)));
+        }
+        if code == CYCLES_HALTED && n != pmu::CYCLES_HALTED_PMD {
+            note(format!("PMC{n}: CPU_OP_CYCLES_HALTED outside PMD10 has an undefined count (§3.3.3); PMD{n} counts nothing"));
+            return None;
+        }
+        if BANKED.contains(&n) && er_si_l2d(u64::from(code)) {
+            note(format!("PMC{n}: event {code:#04x} (ER/SI/L2D) can only be monitored in PMD4-9 (§3.3.3); PMD{n} counts nothing"));
+            return None;
+        }
+        let event = mapped_event(code)?;
+        let atoms = (event.select)(umask)?;
+        let ty = match event.ty {
+            EventType::SelfFloating => match umask & 3 {
+                0b10 => EventType::Floating,
+                // IO: non-CPU priority agents, of which the model has none.
+                0b01 => return None,
+                _ => EventType::Causal,
+            },
+            t => t,
+        };
+        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi })
+    }
+
+    /// The event's value in one cycle, before clamping and thresholding. `mesi` is the
+    /// PMC's filter (Table 3-6).
+    fn value(&self, c: &Cycle, mesi: u64) -> u64 {
+        if self.mesi_capable && mesi != MESI_ALL {
+            // MD13: a known state counts when its bit is set; an unknown one only with b1111.
+            match c.state {
+                Some(state) if mesi >> state & 1 == 1 => {}
+                _ => return 0,
+            }
+        }
+        self.atoms.iter().map(|a| a.value(c)).sum()
+    }
+}
+
+/// A generic PMC/PMD pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Pair {
+    pmc: u64,
+    /// The 47-bit count (Table 3-7 bits 46:0).
+    count: u64,
+    program: Option<Program>,
+}
+
+/// Where an index lands among one thread's registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pmc {
+    Status(usize),
+    Generic(usize),
+    Specific(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pmd {
+    Generic(usize),
+    Specific(usize),
+}
+
+const SPECIFIC_PMCS: usize = 11; // PMC32-42
+const SPECIFIC_PMDS: usize = 64 - 32; // PMD32-63 (PMD40-47 unpopulated, never reached)
+
+/// The performance monitors of one hardware thread (§3.3.2: "The PMUs are not shared
+/// between hardware threads").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MontecitoThread {
+    /// PMC0 (Table 3-8); PMC1-3 read 0 and ignore writes.
+    pmc0: u64,
+    pairs: [Pair; COUNTERS_PER_THREAD],
+    /// PMC32-42, stored as written.
+    specific_pmc: [u64; SPECIFIC_PMCS],
+    /// PMD32-39 and PMD48-63, stored as written.
+    specific_pmd: [u64; SPECIFIC_PMDS],
+    psr: u64,
+    pmv: u64,
+    /// The performance monitor interrupt is pended (§3.3.11: one line).
+    interrupt: bool,
+}
+
+impl MontecitoThread {
+    /// §3.3.12: oi and ev of every PMC are 0 and PMV.m is 1; PAL loads PMC32-36, 38 and
+    /// 41; everything else is undefined and starts at 0 here (MD4).
+    fn reset() -> MontecitoThread {
+        MontecitoThread {
+            pmc0: PMC0.reset,
+            pairs: [Pair { pmc: PMC_GENERIC.reset, ..Pair::default() }; COUNTERS_PER_THREAD],
+            specific_pmc: std::array::from_fn(|i| pmc_reset(32 + i).unwrap_or(0)),
+            specific_pmd: [0; SPECIFIC_PMDS],
+            psr: PSR.reset,
+            pmv: PMV.reset,
+            interrupt: false,
+        }
+    }
+
+    pub fn psr(&self) -> u64 {
+        self.psr
+    }
+
+    /// The CPL this thread's accesses execute at, and rests at in the background.
+    pub fn cpl(&self) -> u8 {
+        PSR_CPL.get(self.psr) as u8
+    }
+
+    pub fn interrupt_pending(&self) -> bool {
+        self.interrupt
+    }
+
+    pub fn frozen(&self) -> bool {
+        FR.get(self.pmc0) == 1
+    }
+
+    fn pair(&self, n: usize) -> &Pair {
+        &self.pairs[n - GENERIC.start()]
+    }
+
+    fn pair_mut(&mut self, n: usize) -> &mut Pair {
+        &mut self.pairs[n - GENERIC.start()]
+    }
+
+    /// §3.3.1: (not PMC0.fr) and PMC.plm[cpl] and (PMC.ism = '10) and ((not PMC.pm and
+    /// PSR.up) or (PMC.pm and PSR.pp)).
+    fn enabled(&self, pmc: u64, cpl: u64) -> bool {
+        let up = PSR_UP.get(self.psr) == 1;
+        let pp = PSR_PP.get(self.psr) == 1;
+        let privileged = PM.get(pmc) == 1;
+        !self.frozen() && PLM.get(pmc) >> cpl & 1 == 1 && ISM.get(pmc) == ISM_PROPER && if privileged { pp } else { up }
+    }
+
+    /// PMDn wrapped: Table 3-8 sets PMC0 bit n whatever oi says; with oi, Table 3-6 sets
+    /// fr and raises the interrupt, which PMV.m keeps from being pended (§3.3.11).
+    /// Returns whether an interrupt was raised.
+    fn overflow(&mut self, n: usize) -> bool {
+        self.pmc0 |= 1 << n;
+        if OI.get(self.pair(n).pmc) == 0 {
+            return false;
+        }
+        self.pmc0 = FR.set(self.pmc0, 1);
+        if PMV_M.get(self.pmv) == 1 {
+            return false;
+        }
+        self.interrupt = true;
+        true
+    }
+}
+
+/// One Montecito core: two hardware threads, each with its own PMU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Montecito {
+    threads: [MontecitoThread; THREADS],
+    unpredictable: Vec<String>,
+}
+
+impl Default for Montecito {
+    fn default() -> Self {
+        Montecito::new()
+    }
+}
+
+impl Montecito {
+    /// A core after processor reset (§3.3.12).
+    pub fn new() -> Montecito {
+        Montecito { threads: [MontecitoThread::reset(), MontecitoThread::reset()], unpredictable: Vec::new() }
+    }
+
+    pub fn thread(&self, thread: usize) -> Result<&MontecitoThread, MontecitoError> {
+        self.threads.get(thread).ok_or(MontecitoError::NoSuchThread { thread })
+    }
+
+    /// Every programming the spec leaves undefined, in order (ism other than '10,
+    /// ER/SI/L2D events in banked counters, CPU_OP_CYCLES_HALTED outside PMD10, a PMD
+    /// write with bit 47 set).
+    pub fn unpredictable(&self) -> &[String] {
+        &self.unpredictable
+    }
+
+    /// Virtual counter of PMDn (4..=15) of `thread` for [`Counting`].
+    pub fn counter_index(thread: usize, n: usize) -> Option<usize> {
+        (thread < THREADS && GENERIC.contains(&n)).then(|| thread * COUNTERS_PER_THREAD + n - GENERIC.start())
+    }
+
+    /// The thread, checked to exist and to run at CPL 0 (for privileged operations).
+    fn privileged(&self, thread: usize, instruction: impl FnOnce() -> String) -> Result<&MontecitoThread, MontecitoError> {
+        let t = self.thread(thread)?;
+        match t.cpl() {
+            0 => Ok(t),
+            cpl => Err(MontecitoError::PrivilegedOperation { thread, instruction: instruction(), cpl }),
+        }
+    }
+
+    fn pmc_slot(index: usize) -> Result<Pmc, MontecitoError> {
+        match index {
+            0..=3 => Ok(Pmc::Status(index)),
+            i if GENERIC.contains(&i) => Ok(Pmc::Generic(i)),
+            i if pmc_populated(i) => Ok(Pmc::Specific(i - 32)),
+            _ => Err(MontecitoError::NoSuchPmc { index }),
+        }
+    }
+
+    fn pmd_slot(index: usize) -> Result<Pmd, MontecitoError> {
+        match index {
+            i if GENERIC.contains(&i) => Ok(Pmd::Generic(i)),
+            i if pmd_populated(i) => Ok(Pmd::Specific(i - 32)),
+            _ => Err(MontecitoError::NoSuchPmd { index }),
+        }
+    }
+
+    /// `mov pmc[index]=value` on `thread`. Privileged: a fault at CPL != 0 whatever the
+    /// index (MD7). Ignored bits are dropped (Tables 3-6, 3-8); PMC1-3 ignore the write.
+    pub fn write_pmc(&mut self, thread: usize, index: usize, value: u64) -> Result<(), MontecitoError> {
+        self.privileged(thread, || format!("mov pmc[{index}]=r"))?;
+        let slot = Self::pmc_slot(index)?;
+        let mut notes = Vec::new();
+        let t = &mut self.threads[thread];
+        match slot {
+            Pmc::Status(0) => t.pmc0 = PMC0.apply_write(t.pmc0, value).stored,
+            Pmc::Status(_) => {}
+            Pmc::Generic(n) => {
+                let pmc = PMC_GENERIC.apply_write(t.pair(n).pmc, value).stored;
+                let program = Program::new(n, pmc, |s| notes.push(format!("thread {thread} {s}")));
+                let pair = t.pair_mut(n);
+                pair.pmc = pmc;
+                pair.program = program;
+            }
+            Pmc::Specific(i) => t.specific_pmc[i] = value,
+        }
+        self.unpredictable.extend(notes);
+        Ok(())
+    }
+
+    /// `mov r=pmc[index]` on `thread`. Privileged (MD7). Ignored bits read 0.
+    pub fn read_pmc(&self, thread: usize, index: usize) -> Result<u64, MontecitoError> {
+        let t = self.privileged(thread, || format!("mov r=pmc[{index}]"))?;
+        Ok(match Self::pmc_slot(index)? {
+            Pmc::Status(0) => PMC0.read(t.pmc0),
+            Pmc::Status(_) => 0,
+            Pmc::Generic(n) => PMC_GENERIC.read(t.pair(n).pmc),
+            Pmc::Specific(i) => t.specific_pmc[i],
+        })
+    }
+
+    /// `mov pmd[index]=value` on `thread`. Privileged (MD7). PMD4-15 keep bits 46:0:
+    /// bits 63:48 are ignored (Table 3-7) and so is bit 47 (MD6, noted in
+    /// [`Montecito::unpredictable`] when set).
+    pub fn write_pmd(&mut self, thread: usize, index: usize, value: u64) -> Result<(), MontecitoError> {
+        self.privileged(thread, || format!("mov pmd[{index}]=r"))?;
+        let slot = Self::pmd_slot(index)?;
+        let t = &mut self.threads[thread];
+        match slot {
+            Pmd::Generic(n) => {
+                t.pair_mut(n).count = COUNT.get(value);
+                if value & PMD_OV_BIT != 0 {
+                    self.unpredictable.push(format!(
+                        "thread {thread} PMD{n}: written with bit 47 (ov) set; software must write 0 (Table 3-7); the bit is dropped"
+                    ));
+                }
+            }
+            Pmd::Specific(i) => t.specific_pmd[i] = value,
+        }
+        Ok(())
+    }
+
+    /// `mov r=pmd[index]` on `thread`, at its PSR.cpl. PMD4-15 read the count with bits
+    /// 63:47 copying bit 46 (Table 3-7). At CPL != 0 a read returns 0 when the PMC has
+    /// pm = 1 (Table 3-5) or PSR.sp = 1 (MD8).
+    pub fn read_pmd(&self, thread: usize, index: usize) -> Result<u64, MontecitoError> {
+        let t = self.thread(thread)?;
+        let slot = Self::pmd_slot(index)?;
+        let secured = t.cpl() != 0 && PSR_SP.get(t.psr) == 1;
+        Ok(match slot {
+            Pmd::Generic(n) => {
+                let pair = t.pair(n);
+                if secured || (t.cpl() != 0 && PM.get(pair.pmc) == 1) {
+                    0
+                } else if pair.count >> (COUNT_BITS - 1) & 1 == 1 {
+                    pair.count | SIGN_EXTENSION
+                } else {
+                    pair.count
+                }
+            }
+            Pmd::Specific(_) if secured => 0,
+            Pmd::Specific(i) => t.specific_pmd[i],
+        })
+    }
+
+    /// Set `thread`'s PSR (Figure 3-10): up, pp, sp, cpl, is and the other fields. Not a
+    /// PMU access, so not privileged here (`rum`/`sum`/`ssm`/`rsm`/`rfi` stand behind it).
+    /// Reserved bits must be 0. PSR.cpl is the level the thread's accesses execute at
+    /// and the level it rests at in the background; a span's privilege overrides it
+    /// while the thread runs the span (MD2).
+    pub fn set_psr(&mut self, thread: usize, value: u64) -> Result<(), MontecitoError> {
+        self.thread(thread)?;
+        PSR.check_write(value).map_err(|source| MontecitoError::ReservedPsrBits { thread, source })?;
+        self.threads[thread].psr = value;
+        Ok(())
+    }
+
+    /// `thread`'s PSR.
+    pub fn psr(&self, thread: usize) -> Result<u64, MontecitoError> {
+        Ok(self.thread(thread)?.psr)
+    }
+
+    /// `mov cr73=value` on `thread`: the Performance Monitor Vector (§3.3.11).
+    /// Privileged; ignored bits are dropped.
+    pub fn write_pmv(&mut self, thread: usize, value: u64) -> Result<(), MontecitoError> {
+        self.privileged(thread, || "mov cr73=r".to_string())?;
+        let t = &mut self.threads[thread];
+        t.pmv = PMV.apply_write(t.pmv, value).stored;
+        Ok(())
+    }
+
+    /// `mov r=cr73` on `thread`. Privileged.
+    pub fn read_pmv(&self, thread: usize) -> Result<u64, MontecitoError> {
+        let t = self.privileged(thread, || "mov r=cr73".to_string())?;
+        Ok(PMV.read(t.pmv))
+    }
+
+    /// Is `thread`'s performance monitor interrupt pended?
+    pub fn interrupt_pending(&self, thread: usize) -> Result<bool, MontecitoError> {
+        Ok(self.thread(thread)?.interrupt)
+    }
+
+    /// Take `thread`'s pended performance monitor interrupt, as reading IVR does: its
+    /// vector (PMV.vector), or `None` when none is pended. One overflow interrupt is
+    /// pended however many counters overflowed (§3.3.11).
+    pub fn take_interrupt(&mut self, thread: usize) -> Result<Option<u8>, MontecitoError> {
+        self.thread(thread)?;
+        let t = &mut self.threads[thread];
+        Ok(std::mem::take(&mut t.interrupt).then(|| PMV_VECTOR.get(t.pmv) as u8))
+    }
+
+    /// PAL_PERF_MON_INFO (Table 3-34, checked against chapter 3: MD20-MD24).
+    pub fn pal_perf_mon_info(&self) -> PerfMonInfo {
+        pal::PERF_MON_INFO
+    }
+
+    /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`.
+    fn rate_of(&self, t: usize, n: usize, span: &Span) -> u64 {
+        let thread = &self.threads[t];
+        let pair = thread.pair(n);
+        let Some(program) = pair.program else { return 0 };
+        let fg = usize::from(span.thread);
+        if fg >= THREADS {
+            // A span of a thread the core lacks: nothing of this core runs.
+            return 0;
+        }
+        // MD2: a thread's CPL is its span's while it runs, its PSR.cpl in the background.
+        let cpl = if t == fg { span_cpl(span.privilege) } else { u64::from(thread.cpl()) };
+        if !thread.enabled(pair.pmc, cpl) {
+            return 0;
+        }
+        // §3.3.2: banked counters count only in the foreground and ignore .all.
+        let banked = BANKED.contains(&n);
+        let all = !banked && ALL.get(pair.pmc) == 1;
+        let sees = |owner: usize| if owner == t { !banked || t == fg } else { all };
+        let mesi = MESI.get(pair.pmc);
+        let mut value = 0;
+        // The span's own events belong to (or are assigned to) the foreground thread.
+        if sees(fg) {
+            let state = Some(line_state(span.mem.map_or(span.ip, |m| m.addr)));
+            let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state };
+            value += program.value(&c, mesi);
+        }
+        // The background thread's floating events (§4.2.1): Floating ones stay its own;
+        // Causal ones are assigned to the foreground thread; Active ones cannot happen.
+        let bg = 1 - fg;
+        let owner = match program.ty {
+            EventType::Floating => Some(bg),
+            EventType::Causal => Some(fg),
+            _ => None,
+        };
+        if owner.is_some_and(sees) {
+            // MD12: a span's `BackgroundMemoryReads` are the other thread's reads, each
+            // an L3 data-read miss.
+            let b = span.signals.get(Signal::BackgroundMemoryReads) as u8;
+            let background = Signals::default().with(Signal::MemoryReads, b).with(Signal::L3DataReadMisses, b);
+            let c = Cycle { signals: &background, write: false, state: None };
+            value += program.value(&c, mesi);
+        }
+        // MD11: never above the event's maximum increment; Table 3-6 threshold.
+        let value = value.min(program.max_inc);
+        match THRESHOLD.get(pair.pmc) {
+            0 => value,
+            threshold => u64::from(value > threshold),
+        }
+    }
+}
+
+/// Virtual counter `thread × 12 + (n − 4)` is PMDn of that thread.
+impl Counting for Montecito {
+    fn counters(&self) -> usize {
+        THREADS * COUNTERS_PER_THREAD
+    }
+
+    fn rate(&self, i: usize, span: &Span) -> u64 {
+        self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span)
+    }
+
+    fn headroom(&self, i: usize) -> u64 {
+        COUNT_MODULUS - self.threads[i / COUNTERS_PER_THREAD].pairs[i % COUNTERS_PER_THREAD].count
+    }
+
+    /// Table 3-7: the count wraps at 2^47 (carry out of bit 46).
+    fn add(&mut self, i: usize, n: u64) -> bool {
+        let (t, k) = (i / COUNTERS_PER_THREAD, i % COUNTERS_PER_THREAD);
+        let thread = &mut self.threads[t];
+        let total = u128::from(thread.pairs[k].count) + u128::from(n);
+        thread.pairs[k].count = (total % u128::from(COUNT_MODULUS)) as u64;
+        total >= u128::from(COUNT_MODULUS) && thread.overflow(GENERIC.start() + k)
+    }
+}

@@ -1,0 +1,242 @@
+//! TABLE 10-2 as the machine's signals drive it: what each sl group and mask bit of a
+//! T4 strand counter counts in a cycle (docs/t4-model.md).
+
+use pmukit_arch::sparc::t4::MASK;
+use pmukit_core::pmu::Pmu;
+
+use super::GROUPS;
+use crate::stream::{Signal, Span};
+
+/// What one TABLE 10-2 subevent counts in the stream. Atoms are disjoint, so the union
+/// of the subevents a mask selects is the sum over its distinct atoms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Atom {
+    /// One per cycle.
+    Cycles,
+    /// A stream signal, per cycle.
+    Sig(Signal),
+    /// Two signals that one subevent counts together.
+    Both(Signal, Signal),
+    /// Cycles with exactly this many instructions (pick, select, commit widths).
+    InstructionsExactly(u64),
+    /// Cycles with at least this many instructions.
+    InstructionsAtLeast(u64),
+    /// Instructions in none of sl 3's other classes (footnote 9: "All other").
+    OtherInstructions,
+    /// Mispredicts other than return-stack and indirect-target ones.
+    DirectionMispredicts,
+}
+
+/// The instruction classes of sl 3 mask bits 0-4.
+const CLASSIFIED: [Signal; 5] = [Signal::Branches, Signal::FguCryptoInstructions, Signal::Loads, Signal::Stores, Signal::SprRingOps];
+
+impl Atom {
+    pub(super) fn per_cycle(self, span: &Span) -> u64 {
+        let get = |s| span.signals.get(s);
+        let instructions = get(Signal::Instructions);
+        match self {
+            Atom::Cycles => 1,
+            Atom::Sig(s) => get(s),
+            Atom::Both(a, b) => get(a) + get(b),
+            Atom::InstructionsExactly(k) => u64::from(instructions == k),
+            Atom::InstructionsAtLeast(k) => u64::from(instructions >= k),
+            Atom::OtherInstructions => instructions.saturating_sub(CLASSIFIED.iter().map(|&s| get(s)).sum()),
+            Atom::DirectionMispredicts => get(Signal::BranchMispredicts)
+                .saturating_sub(get(Signal::ReturnsMispredicted))
+                .saturating_sub(get(Signal::IndirectMispredicts)),
+        }
+    }
+}
+
+/// TABLE 10-2: the atom behind subevent `bit` of group `sl`, or `None` where the
+/// machine has nothing that produces it (the subevent counts zero). docs/t4-model.md
+/// has the same table with the reasons.
+fn atom(sl: u64, bit: u64) -> Option<Atom> {
+    use Atom::*;
+    use Signal::*;
+    Some(match (sl, bit) {
+        // sl 1, Select: strands take turns, so no cycle has another strand ready
+        // (sel-0-ready); select is two wide; pipe-drain cycles are part of sel-0-wait.
+        (1, 0x01) => Sig(SelPipeDrainCycles),
+        (1, 0x02) => InstructionsExactly(0),
+        (1, 0x08) => InstructionsExactly(1),
+        (1, 0x10) => InstructionsAtLeast(2),
+        // sl 2, Pick-0..3: mask 0E ("at least 1") then covers every busy cycle.
+        (2, 0x01) => InstructionsExactly(0),
+        (2, 0x02) => InstructionsExactly(1),
+        (2, 0x04) => InstructionsExactly(2),
+        (2, 0x08) => InstructionsAtLeast(3),
+        // sl 3, instruction classes (footnotes 5-9): 3F counts every instruction.
+        (3, 0x01) | (4, 0x01) => Sig(Branches),
+        (3, 0x02) => Sig(FguCryptoInstructions),
+        (3, 0x04) => Sig(Loads),
+        (3, 0x08) => Sig(Stores),
+        (3, 0x10) => Sig(SprRingOps),
+        (3, 0x20) => OtherInstructions,
+        // sl 4, special instructions.
+        (4, 0x02) => Sig(BranchesTaken),
+        (4, 0x08) => Sig(Atomics),
+        (4, 0x10) => Sig(SoftwarePrefetches),
+        (4, 0x20) => Sig(BlockLoadsStores),
+        // sl 5 / 11: instruction-cache misses by where the line came from.
+        (5, 0x01) | (11, 0x01) => Sig(ICacheFillsFromCache),
+        (5, 0x02) => Sig(ICacheFillsFromLocalMemory),
+        (5, 0x04) => Sig(ICacheFillsFromRemote),
+        (11, 0x02) => Both(ICacheFillsFromLocalMemory, ICacheFillsFromRemote),
+        (5, 0x08) => Sig(BtcMisses),
+        (5, 0x10) => Sig(ITlbMisses),
+        // sl 6 / 17: walk fills by page size (8K, 64K, 4M, 256M, 2G), and fill traps.
+        (6, 0x01) => Sig(ITlbFillsSize0),
+        (6, 0x02) => Sig(ITlbFillsSize1),
+        (6, 0x04) => Sig(ITlbFillsSize2),
+        (6, 0x08) => Sig(ITlbFillsSize3),
+        (6, 0x10) => Sig(ITlbFillsSize4),
+        (6, 0x20) => Sig(ITlbFillTraps),
+        (17, 0x01) => Sig(DTlbFillsSize0),
+        (17, 0x02) => Sig(DTlbFillsSize1),
+        (17, 0x04) => Sig(DTlbFillsSize2),
+        (17, 0x08) => Sig(DTlbFillsSize3),
+        (17, 0x10) => Sig(DTlbFillsSize4),
+        (17, 0x20) => Sig(DTlbFillTraps),
+        // sl 7: I-cache microtags. "Microtag miss, ptag hit" needs two virtual
+        // addresses of one line, which no program has.
+        (7, 0x01) => Sig(MicrotagMisses),
+        (7, 0x04) => Sig(MicrotagFalseHits),
+        (7, 0x08) => Sig(MicrotagWayMismatches),
+        // sl 8: fetch-0 of this strand and fetch-0-all of the core are the same cycles
+        // while one strand runs at a time.
+        (8, 0x01) | (8, 0x02) => Sig(NoFetchCycles),
+        (8, 0x04) => Sig(IBufFullCycles),
+        (8, 0x08) => Sig(BtcTargetIncorrect),
+        // sl 9: the reorder, load and store buffers and the DTLB-miss waits.
+        (9, 0x02) => Sig(RobWaitCycles),
+        (9, 0x04) => Sig(LoadBufferWaitCycles),
+        (9, 0x08) => Sig(StoreBufferWaitCycles),
+        (9, 0x10) => Sig(DTlbMissWaitCycles),
+        // sl 10: table-walk references by serving level.
+        (10, 0x01) => Sig(ITlbWalkRefsL2),
+        (10, 0x02) => Sig(ITlbWalkRefsL3),
+        (10, 0x04) => Sig(ITlbWalkRefsMemory),
+        (10, 0x08) => Sig(DTlbWalkRefsL2),
+        (10, 0x10) => Sig(DTlbWalkRefsL3),
+        (10, 0x20) => Sig(DTlbWalkRefsMemory),
+        // sl 16 / 23: load misses by where the line came from.
+        (16, 0x01) | (23, 0x01) => Sig(DCacheFillsFromCache),
+        (16, 0x02) | (23, 0x02) => Sig(DCacheFillsFromLocalMemory),
+        (16, 0x04) | (23, 0x04) => Sig(DCacheFillsFromRemote),
+        // sl 18: prefetches dropped on an L1 hit.
+        (18, 0x01) => Sig(HwPrefetchDropsCacheHit),
+        (18, 0x02) => Sig(SwPrefetchDropsCacheHit),
+        // sl 19: read-after-write hits in the store buffer.
+        (19, 0x01) => Sig(StoreBufferFullRawHits),
+        (19, 0x02) => Sig(StoreBufferPartialRawHits),
+        // sl 20: L1 lines the inclusive L2 evicted.
+        (20, 0x01) => Sig(ICacheEvictionInvalidations),
+        (20, 0x04) => Sig(DCacheEvictionInvalidations),
+        // sl 21: prefetches into the L2 by where the line was.
+        (21, 0x01) => Sig(L2PrefetchHitsL2),
+        (21, 0x04) => Sig(L2PrefetchHitsL3),
+        (21, 0x08) => Sig(L2PrefetchLocalMemory),
+        (21, 0x10) => Sig(L2PrefetchRemoteMemory),
+        // sl 22: stores at the L2 by where the line was.
+        (22, 0x01) => Sig(StoresHitL2),
+        (22, 0x02) => Sig(StoresHitL3),
+        (22, 0x10) => Sig(StoresLocalMemory),
+        (22, 0x20) => Sig(StoresRemoteMemory),
+        // sl 24: L2 evictions.
+        (24, 0x01) => Sig(L2CleanEvictions),
+        (24, 0x02) => Sig(L2DirtyEvictions),
+        // sl 25: return-stack mispredicts are in both 02 and 08; indirect-table ones in
+        // 04; the rest are direction.
+        (25, 0x01) => DirectionMispredicts,
+        (25, 0x02) | (25, 0x08) => Sig(ReturnsMispredicted),
+        (25, 0x04) => Sig(IndirectMispredicts),
+        // sl 26 ignores the mask: its one event stands at bit 0.
+        (26, 0x01) => Cycles,
+        // sl 28 (reconstructed): commit-0 of this strand and commit-0-all are the same
+        // cycles, as for sl 8; commit is two wide.
+        (28, 0x01) | (28, 0x02) => InstructionsExactly(0),
+        (28, 0x04) => InstructionsExactly(1),
+        (28, 0x08) => InstructionsAtLeast(2),
+        _ => return None,
+    })
+}
+
+/// What the event table says about one sl group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Group {
+    /// The table defines the group (sl 0 and the reserved values are not).
+    pub(super) defined: bool,
+    /// TABLE 10-2 "Precise Event".
+    pub(super) precise: bool,
+    /// Mask bits the hardware ignores.
+    pub(super) ignored: u64,
+    /// Mask bits whose subevents cross strands (footnote 13).
+    pub(super) crossing: u64,
+}
+
+/// The groups of the sparc-t4 event table, indexed by sl.
+pub(super) fn groups(pmu: &Pmu) -> [Group; GROUPS] {
+    std::array::from_fn(|sl| {
+        let Some(event) = pmu.table.by_code(sl as u64, pmu.desc.model) else {
+            return Group::default();
+        };
+        let yes = |v: Option<&str>| v == Some("yes");
+        let crossing = mask_bits(MASK.max())
+            .filter(|&bit| yes(event.attr_with("cross_strand", event.umasks.iter().find(|u| u.value == bit))))
+            .fold(0, |m, bit| m | bit);
+        Group { defined: true, precise: yes(event.attr("precise")), ignored: event.umask_ignored, crossing }
+    })
+}
+
+/// What PCR.sl = `sl`, PCR.mask = `mask` counts per cycle of `span`, run by the
+/// counting strand in a mode its PCR counts: TABLE 10-2 as this model applies it
+/// (for tests and for listing what the machine exercises).
+pub fn per_cycle(pmu: &Pmu, sl: u64, mask: u64, span: &Span) -> u64 {
+    let Some(group) = usize::try_from(sl).ok().and_then(|sl| groups(pmu).get(sl).copied()) else { return 0 };
+    Program::new(sl, mask, &group).own.iter().map(|a| a.per_cycle(span)).sum()
+}
+
+/// The single-bit values set in `mask`, lowest first.
+fn mask_bits(mask: u64) -> impl Iterator<Item = u64> {
+    (0..MASK.width()).map(|b| 1u64 << b).filter(move |bit| mask & bit != 0)
+}
+
+/// What PCRn makes PICn count, derived when the PCR is written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Program {
+    /// Atoms counted in the strand's own spans.
+    pub(super) own: Vec<Atom>,
+    /// Atoms that cross strands, counted in every other strand's spans too.
+    pub(super) shared: Vec<Atom>,
+    /// Overflows raise precise traps (TABLE 10-2 "Precise Event").
+    pub(super) precise: bool,
+}
+
+impl Program {
+    /// TABLE 10-2: the union of the subevents `mask` selects in group `sl`.
+    pub(super) fn new(sl: u64, mask: u64, group: &Group) -> Program {
+        let mut p = Program { precise: group.precise, ..Program::default() };
+        if !group.defined {
+            return p;
+        }
+        // A group that ignores the whole mask (sl 26) has one event, at bit 0.
+        let bits = if group.ignored == MASK.max() { 1 } else { mask & !group.ignored };
+        for bit in mask_bits(bits) {
+            let Some(a) = atom(sl, bit) else { continue };
+            push_unique(&mut p.own, a);
+            if group.crossing & bit != 0 {
+                push_unique(&mut p.shared, a);
+            }
+        }
+        p
+    }
+}
+
+/// "Setting multiple mask bits ... can lead to multiple events being counted as one
+/// event" (§10.2): a subevent selected twice counts once.
+fn push_unique(atoms: &mut Vec<Atom>, a: Atom) {
+    if !atoms.contains(&a) {
+        atoms.push(a);
+    }
+}
