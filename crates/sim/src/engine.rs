@@ -17,8 +17,9 @@ pub trait Counting {
     /// How much counter `i` can grow before it overflows; at least 1.
     fn headroom(&self, i: usize) -> u64;
     /// Add `n` to counter `i`; `n` exceeds the headroom by less than one cycle's
-    /// rate, so at most one overflow happens. Returns whether execution must stop
-    /// (the overflow raised an interrupt).
+    /// rate, so at most one overflow happens. Returns whether execution must stop:
+    /// the overflow raised an interrupt, or (a counter without one) software must read
+    /// it before it can wrap again.
     fn add(&mut self, i: usize, n: u64) -> bool;
     /// `cycles` cycles of `span` have executed (for outputs beyond the counters).
     fn executed(&mut self, _span: &Span, _cycles: u64) {}
@@ -29,8 +30,8 @@ pub trait Counting {
 pub enum Exit {
     /// The cycle budget was used up.
     Budget,
-    /// An overflow raised an interrupt.
-    Interrupt,
+    /// An overflow raised an interrupt, or wrapped a counter software must read.
+    Overflow,
     /// The stream ended.
     EndOfStream,
 }
@@ -72,7 +73,7 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
         advance(cursor, m);
         done += m;
         if stop {
-            return (done, Exit::Interrupt);
+            return (done, Exit::Overflow);
         }
     }
     (done, Exit::Budget)

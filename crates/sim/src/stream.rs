@@ -528,6 +528,30 @@ impl Signals {
     }
 }
 
+/// What the memory transactions of a span's cycle met in the memory controller: each
+/// transaction's whole wait is credited to the cycle that carries it (its
+/// `MemoryReads` or `MemoryWrites`), since the cycles it waits through may belong to
+/// other spans. Zero on machines without a memory-controller model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryQueues {
+    /// Cycles read transactions spent queued before they issued to their bank.
+    pub read_cycles: u32,
+    /// Cycles write transactions spent queued before they issued.
+    pub write_cycles: u32,
+    /// Cycles with requests queued and none able to issue for bank conflicts.
+    pub bank_stall_cycles: u32,
+    /// Reads deferred because they conflicted with a queued write.
+    pub writeback_hits: u8,
+    /// Times the queued writes starved and had to be drained ahead of reads.
+    pub writes_starved: u8,
+}
+
+impl MemoryQueues {
+    pub fn is_empty(&self) -> bool {
+        *self == MemoryQueues::default()
+    }
+}
+
 /// A run of identical cycles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
@@ -539,12 +563,23 @@ pub struct Span {
     pub mem: Option<MemRef>,
     pub branch: Option<Branch>,
     pub signals: Signals,
+    /// Per cycle of the span.
+    pub queues: MemoryQueues,
 }
 
 impl Span {
     /// `cycles` cycles of user code on thread 0 at `ip`, with no signals yet.
     pub fn new(cycles: u64, ip: u64) -> Span {
-        Span { cycles, thread: 0, privilege: Privilege::USER, ip, mem: None, branch: None, signals: Signals::default() }
+        Span {
+            cycles,
+            thread: 0,
+            privilege: Privilege::USER,
+            ip,
+            mem: None,
+            branch: None,
+            signals: Signals::default(),
+            queues: MemoryQueues::default(),
+        }
     }
 
     pub fn with(mut self, s: Signal, per_cycle: u8) -> Span {

@@ -84,7 +84,7 @@ fn s1_writing_2_pow_32_minus_n_overflows_after_n_events() {
     let mut pmu = pmu_with("arm1176", pmcr(&[("E", 1), ("EvtCount1", 0x7), ("EC1", 1)]));
     pmu.mcr(PMN1_CP, (1u64 << 32).wrapping_sub(1000) as u32).unwrap();
     let (cycles, exit) = run(&mut pmu, &mut busy(), 10_000);
-    assert_eq!((cycles, exit), (1000, Exit::Interrupt), "the interrupt stops execution on the overflow cycle");
+    assert_eq!((cycles, exit), (1000, Exit::Overflow), "the interrupt stops execution on the overflow cycle");
     assert_eq!(pmu.mrc(PMN1_CP).unwrap(), 0);
 }
 
@@ -156,7 +156,7 @@ fn s1_npmufiq_on_arm1156_follows_flag_and_fc_bit() {
     let mut pmu = pmu_with("arm1156", pmcr(&[("E", 1), ("EvtCount0", 0x7), ("FC0", 1)]));
     pmu.mcr(PMN0_CP, u32::MAX).unwrap();
     let (_, exit) = run(&mut pmu, &mut busy(), 10);
-    assert_eq!(exit, Exit::Interrupt);
+    assert_eq!(exit, Exit::Overflow);
     assert!(pmu.fiq_asserted());
     assert!(!pmu.irq_asserted(), "EC0 clear: no IRQ");
 }
@@ -264,7 +264,7 @@ fn ccnt_with_divider_overflows_after_2_pow_38_cycles() {
     let mut pmu = pmu_with("arm1176", pmcr(&[("E", 1), ("D", 1), ("ECC", 1)]));
     pmu.mcr(CCNT_CP, u32::MAX).unwrap();
     let (cycles, exit) = run(&mut pmu, &mut busy(), 1000);
-    assert_eq!((cycles, exit), (64, Exit::Interrupt));
+    assert_eq!((cycles, exit), (64, Exit::Overflow));
     assert_eq!(pmu.mrc(CCNT_CP).unwrap(), 0);
 }
 

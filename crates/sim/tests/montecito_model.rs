@@ -518,7 +518,7 @@ fn s3_3_11_preloading_2_47_minus_n_interrupts_on_the_nth_event() {
     m.write_pmd(0, 4, WRAP - 1000).unwrap();
     let mut s = stream(vec![span(0, USER, 7).with(Signal::Instructions, 3), span(1, USER, 5)]);
     let (cycles, exit) = engine::run(&mut m, &mut s, 1_000_000);
-    assert_eq!(exit, Exit::Interrupt);
+    assert_eq!(exit, Exit::Overflow);
     assert_eq!(cycles, 334 + 47 * 5, "47 whole iterations of the other thread's span precede it");
     assert_eq!(pmd(&m, 0, 4), 2, "1002 instructions in 334 cycles");
     assert_eq!(pmc0(&m, 0), 1 << 4 | 1, "overflow bit 4 and fr");
@@ -535,7 +535,7 @@ fn table_3_6_oi_sets_fr_which_freezes_every_counter_of_the_thread() {
     m.write_pmd(0, 4, WRAP - 5).unwrap();
     m.write_pmc(0, 13, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
     m.write_pmc(1, 4, counting(CPU_OP_CYCLES, 0, &[])).unwrap();
-    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (5, Exit::Interrupt));
+    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (5, Exit::Overflow));
     m.take_interrupt(0).unwrap();
     // Running on: thread 0 stays frozen until software clears fr; thread 1 counts.
     engine::run(&mut m, &mut once(vec![span(0, USER, 5), span(1, USER, 20)]), 1000);
@@ -554,7 +554,7 @@ fn s3_3_11_one_interrupt_however_many_counters_overflow() {
         m.write_pmc(0, n, counting(CPU_OP_CYCLES, 0, &[("oi", 1)])).unwrap();
         m.write_pmd(0, n, WRAP - 8).unwrap();
     }
-    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (8, Exit::Interrupt));
+    assert_eq!(run(&mut m, vec![span(0, USER, 10)]), (8, Exit::Overflow));
     assert_eq!(pmc0(&m, 0), 1 << 5 | 1 << 14 | 1);
     assert_eq!(m.take_interrupt(0), Ok(Some(0xD2)));
     assert_eq!(m.take_interrupt(0), Ok(None));
@@ -608,7 +608,7 @@ fn engine_skipping_and_stepping_count_alike() {
     };
     let mut skipped = setup();
     let (cycles, exit) = engine::run(&mut skipped, &mut stream(body()), 6_000_000);
-    assert_eq!(exit, Exit::Interrupt, "thread 1's 1_000_001st memory read");
+    assert_eq!(exit, Exit::Overflow, "thread 1's 1_000_001st memory read");
     assert_eq!(cycles, 500_000 * 6 + 3 + 1);
     let mut stepped = setup();
     let mut s = stream(body());

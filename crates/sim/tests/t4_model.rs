@@ -366,7 +366,7 @@ fn s10_3_precise_group_overflow_raises_a_precise_trap_with_no_skid() {
     // no skid"): sl 16 is Precise in Table 10-2.
     let mut core = core_with(pcr(&[("sl", 16), ("mask", 0x07), ("ut", 1), ("toe", 1)]), minus(10));
     let (cycles, exit) = run(&mut core, &mut stream(vec![busy(0, USER, 3)]), 1000);
-    assert_eq!((cycles, exit), (10, Exit::Interrupt), "execution stops on the overflowing miss");
+    assert_eq!((cycles, exit), (10, Exit::Overflow), "execution stops on the overflowing miss");
     assert_eq!(core.take_trap(0), Some(Trap::PrecisePerformanceEvent { pic: 0 }));
     assert_eq!(core.take_trap(0), None, "a precise trap is taken once");
     assert_eq!(OV.get(read_pcr(&mut core, 0, 0)), 1);
@@ -378,7 +378,7 @@ fn s10_3_asynchronous_group_overflow_raises_a_disrupting_trap() {
     // generated"; sl 23 (the non-precise twin of sl 16) is not Precise.
     let mut core = core_with(pcr(&[("sl", 23), ("mask", 0x07), ("ut", 1), ("toe", 1)]), minus(10));
     let (cycles, exit) = run(&mut core, &mut stream(vec![busy(0, USER, 3)]), 1000);
-    assert_eq!((cycles, exit), (10, Exit::Interrupt));
+    assert_eq!((cycles, exit), (10, Exit::Overflow));
     assert_eq!(core.take_trap(0), Some(Trap::DisruptingPerformanceEvent { pic: 0 }));
 }
 
@@ -431,7 +431,7 @@ fn programming_note_the_disrupting_trap_handler_must_clear_ov() {
     // clear PCRx.ov, otherwise hardware may continuously trigger a trap."
     let counting = pcr(&[("sl", 26), ("ut", 1), ("toe", 1)]);
     let mut core = core_with(counting, minus(5));
-    assert_eq!(run(&mut core, &mut stream(vec![busy(0, USER, 10)]), 100), (5, Exit::Interrupt));
+    assert_eq!(run(&mut core, &mut stream(vec![busy(0, USER, 10)]), 100), (5, Exit::Overflow));
     assert_eq!(core.take_trap(0), Some(Trap::DisruptingPerformanceEvent { pic: 0 }));
     assert_eq!(core.take_trap(0), Some(Trap::DisruptingPerformanceEvent { pic: 0 }), "ov still set: it triggers again");
     set_pcr(&mut core, 0, 0, counting);
@@ -451,7 +451,7 @@ fn programming_note_simultaneous_overflows_set_both_ov_bits() {
     let mut core = core_with(pcr(&[("sl", 5), ("mask", 0x10), ("ut", 1), ("toe", 1)]), minus(7));
     set_pic(&mut core, 0, 1, minus(7));
     set_pcr(&mut core, 0, 1, pcr(&[("sl", 16), ("mask", 0x01), ("ut", 1), ("toe", 1)]));
-    assert_eq!(run(&mut core, &mut stream(vec![misses]), 100), (7, Exit::Interrupt));
+    assert_eq!(run(&mut core, &mut stream(vec![misses]), 100), (7, Exit::Overflow));
     assert_eq!(OV.get(read_pcr(&mut core, 0, 0)), 1);
     assert_eq!(OV.get(read_pcr(&mut core, 0, 1)), 1);
     assert_eq!(

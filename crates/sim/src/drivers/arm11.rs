@@ -82,7 +82,7 @@ impl Driver for Arm11Driver {
             let (n, exit) = engine::run(&mut self.pmu, cursor, cycles - done);
             done += n;
             match exit {
-                Exit::Interrupt => self.service(),
+                Exit::Overflow => self.service(),
                 Exit::Budget => {}
                 Exit::EndOfStream => break,
             }

@@ -12,7 +12,8 @@
 //! what was lost and why.
 //!
 //! Nothing interrupts: the counters are read every [`POLL_CYCLES`], often enough that a
-//! 32-bit pic0 or a 31-bit DRAM counter wraps at most once between reads.
+//! 32-bit pic0 wraps at most once between reads, and whenever a 31-bit DRAM counter
+//! wraps (the model stops the engine there, TD15).
 
 use pmukit_arch::sparc::kt::{
     DramReg, DRAM_COUNTERS, FIRST_NODE_PERFREG, HT, L2_CONTROL_PERFREG, L2_CONTROL_VIRTUAL, MCUS_PER_NODE, PERFREGS_PER_NODE, PIC0,
@@ -25,14 +26,13 @@ use crate::drivers::Driver;
 use crate::engine::{self, Exit};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::{Config, ConfigError, Hypervisor, Processor};
-use crate::models::t4_dram::QUEUE_LATENCY_CYCLES;
 use crate::stream::Cursor;
 
-/// At most 2^21 cycles between reads: a DRAM counter's fastest codes add
-/// QUEUE_LATENCY_CYCLES per transaction and a cycle carries at most 16 transactions,
-/// so no 31-bit counter (nor a 32-bit pic0) can wrap twice in between.
+/// At most 2^21 cycles between reads, so that a 32-bit pic0 (at most 15 a cycle)
+/// cannot wrap twice in between. A DRAM counter's queue latencies can grow faster: the
+/// driver also reads whenever one wraps (the model stops the engine there: TD15).
 pub const POLL_CYCLES: u64 = 1 << 21;
-const _: () = assert!(POLL_CYCLES * 16 * QUEUE_LATENCY_CYCLES < 1 << 31);
+const _: () = assert!(POLL_CYCLES * 15 < 1 << 32);
 
 /// Attempts at a PERF_CONFIG write that answers EWOULDBLOCK before giving up.
 pub const L2_ATTEMPTS: usize = 3;
@@ -267,7 +267,7 @@ impl Driver for KtDriver {
             let (ran, exit) = engine::run(&mut self.hv, cursor, (cycles - done).min(POLL_CYCLES - self.since_poll));
             done += ran;
             self.since_poll += ran;
-            if self.since_poll >= POLL_CYCLES {
+            if self.since_poll >= POLL_CYCLES || exit == Exit::Overflow {
                 self.sample();
                 self.since_poll = 0;
             }

@@ -132,7 +132,7 @@ impl Driver for MontecitoDriver {
             let (ran, exit) = engine::run(&mut self.core, cursor, cycles - done);
             done += ran;
             match exit {
-                Exit::Interrupt => (0..self.threads).for_each(|t| self.service(t)),
+                Exit::Overflow => (0..self.threads).for_each(|t| self.service(t)),
                 Exit::Budget => {}
                 Exit::EndOfStream => break,
             }

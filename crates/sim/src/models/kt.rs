@@ -22,7 +22,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::engine::Counting;
-use crate::models::t4_dram::{select, Measure, Scope, Select, Traffic, QUEUE_LATENCY_CYCLES};
+use crate::models::t4_dram::{select, Scope, Select};
 use crate::stream::{Privilege, Signal, Span};
 
 /// DRAM counters per MCU (§2.2: "four performance counters").
@@ -263,14 +263,6 @@ pub fn route(pa: u64, nodes: usize) -> Route {
     }
 }
 
-fn traffic(t: Traffic, reads: u64, writes: u64) -> u64 {
-    match t {
-        Traffic::Reads => reads,
-        Traffic::Writes => writes,
-        Traffic::ReadsWrites => reads + writes,
-    }
-}
-
 impl Kt {
     fn dram_counters(&self) -> usize {
         self.nodes * MCUS_PER_NODE * COUNTERS_PER_MCU
@@ -341,11 +333,7 @@ impl Counting for Kt {
         if to.node != node || to.mcu != mcu || !seen {
             return 0;
         }
-        match measure {
-            Measure::Transactions(t) => traffic(t, reads, writes),
-            Measure::QueueLatency(t) => traffic(t, reads, writes) * QUEUE_LATENCY_CYCLES,
-            Measure::NotInStream => 0,
-        }
+        measure.count(reads, writes, &span.queues)
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -371,9 +359,11 @@ impl Counting for Kt {
         let value = &mut regs[reg.index()];
         let total = counter.get(*value) + by;
         *value = counter.set(*value, total);
-        if total > counter.max() {
+        // A wrap stops the engine so that the driver reads the counter (TD15).
+        let wrapped = total > counter.max();
+        if wrapped {
             *value = sticky.set(*value, 1);
         }
-        false
+        wrapped
     }
 }

@@ -16,7 +16,7 @@ use pmukit_core::register::{Register, RegisterError};
 use thiserror::Error;
 
 use crate::engine::Counting;
-use crate::stream::{Signal, Span};
+use crate::stream::{MemoryQueues, Signal, Span};
 
 /// MCUs with DRAM performance registers: the largest "Count" of TABLES 10-4 to 10-6
 /// (DRAM_PERF_CTL_REG and DRAM_PERF_COUNT01_REG exist on 4).
@@ -26,9 +26,6 @@ pub const COUNTERS_PER_MCU: usize = DRAM_COUNTERS.len();
 /// Bytes per memory transaction: the T4 L2/L3 line. The address bits above it select
 /// MCU, COU port and channel ([`route`]).
 pub const LINE_BYTES: u64 = 64;
-/// Cycles a transaction spends in the MCU queue, for the queue-latency select codes
-/// (TABLE 10-7, 0100₂-0110₂). The spec gives no figure; this is the model's.
-pub const QUEUE_LATENCY_CYCLES: u64 = 32;
 
 /// TABLE 10-7, 1000₂: "both the memory channels, 0 and 1".
 const CHANNELS: usize = 2;
@@ -178,12 +175,29 @@ impl Traffic {
 pub enum Measure {
     /// One per transaction (0000₂-0010₂, 1000₂, 1010₂-1100₂).
     Transactions(Traffic),
-    /// n per cycle, n the transactions in the queue (0100₂-0110₂): each transaction
-    /// adds [`QUEUE_LATENCY_CYCLES`].
+    /// n per cycle, n the transactions in the queue (0100₂-0110₂): the cycles each
+    /// transaction spent queued, as the machine's memory controllers timed it.
     QueueLatency(Traffic),
-    /// The stream carries nothing for it (bank busy stalls, writeback buffer hits,
-    /// write starved): counts zero.
-    NotInStream,
+    /// Cycles with requests queued and none able to issue for bank conflicts (0011₂).
+    BankBusyStalls,
+    /// Reads deferred behind a queued write of their line (0111₂).
+    WritebackBufferHits,
+    /// Writes that starved (1001₂).
+    WritesStarved,
+}
+
+impl Measure {
+    /// What the measure counts in a cycle carrying `reads` and `writes` transactions
+    /// that met `queues` in the memory controllers.
+    pub fn count(self, reads: u64, writes: u64, queues: &MemoryQueues) -> u64 {
+        match self {
+            Measure::Transactions(t) => t.of(reads, writes),
+            Measure::QueueLatency(t) => t.of(u64::from(queues.read_cycles), u64::from(queues.write_cycles)),
+            Measure::BankBusyStalls => u64::from(queues.bank_stall_cycles),
+            Measure::WritebackBufferHits => u64::from(queues.writeback_hits),
+            Measure::WritesStarved => u64::from(queues.writes_starved),
+        }
+    }
 }
 
 /// Which transactions of its MCU a counter sees (the event table's `scope`).
@@ -213,16 +227,13 @@ pub fn select(code: u64) -> Option<Select> {
         0x0 => (Transactions(Reads), Scope::Port),
         0x1 => (Transactions(Writes), Scope::Port),
         0x2 => (Transactions(ReadsWrites), Scope::Port),
-        // Bank busy stalls: the stream has no banks.
-        0x3 => (NotInStream, Scope::Port),
+        0x3 => (BankBusyStalls, Scope::Port),
         0x4 => (QueueLatency(Reads), Scope::Port),
         0x5 => (QueueLatency(Writes), Scope::Port),
         0x6 => (QueueLatency(ReadsWrites), Scope::Port),
-        // Writeback buffer hits: the stream does not say which reads meet a queued write.
-        0x7 => (NotInStream, Scope::Port),
+        0x7 => (WritebackBufferHits, Scope::Port),
         0x8 => (Transactions(Reads), Scope::Combined),
-        // Write starved: the stream has no arbitration between reads and writes.
-        0x9 => (NotInStream, Scope::Port),
+        0x9 => (WritesStarved, Scope::Port),
         0xA => (Transactions(Writes), Scope::Combined),
         0xB => (Transactions(ReadsWrites), Scope::Channel(0)),
         0xC => (Transactions(ReadsWrites), Scope::Channel(1)),
@@ -391,7 +402,9 @@ fn trespass(slot: usize, owner: Owner, old: u64, value: u64) -> Option<(Option<&
 }
 
 /// Virtual counter `mcu × 4 + n` is DRAM counter n of that MCU. The counters raise no
-/// interrupt (§10.5 describes none): a wrap sets the sticky bit and `add` returns false.
+/// interrupt (§10.5 describes none): a wrap sets the sticky bit, and `add` returns true
+/// only so that the engine stops there and a driver reads the counter before it can
+/// wrap again (standing for a driver that polls often enough; TD15).
 impl Counting for T4Dram {
     fn counters(&self) -> usize {
         MCUS * COUNTERS_PER_MCU
@@ -413,13 +426,9 @@ impl Counting for T4Dram {
         if to.mcu != mcu || !seen {
             return 0;
         }
-        match measure {
-            Measure::Transactions(t) => t.of(reads, writes),
-            // The whole wait of a transaction is credited in its arrival cycle: the span
-            // after it may route elsewhere, and a span's rate must be constant.
-            Measure::QueueLatency(t) => t.of(reads, writes) * QUEUE_LATENCY_CYCLES,
-            Measure::NotInStream => 0,
-        }
+        // The whole wait of a transaction is credited in its arrival cycle: the span
+        // after it may route elsewhere, and a span's rate must be constant.
+        measure.count(reads, writes, &span.queues)
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -439,9 +448,10 @@ impl Counting for T4Dram {
         let reg = &mut self.regs[mcu][COUNT_SLOT[n]];
         let total = counter.get(*reg) + by;
         *reg = counter.set(*reg, total);
-        if total > counter.max() {
+        let wrapped = total > counter.max();
+        if wrapped {
             *reg = sticky.set(*reg, 1);
         }
-        false
+        wrapped
     }
 }

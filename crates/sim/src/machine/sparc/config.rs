@@ -6,8 +6,11 @@
 //! Hot Chips 23 (2011) and IEEE Micro 32(2), 2012; [T2] "OpenSPARC T2 Core
 //! Microarchitecture Specification" (Sun, 2007), whose S2 core SPARC T3 (KT) reuses;
 //! [T1] "OpenSPARC T1 Microarchitecture Specification" (Sun, 2006); [Solaris]
-//! the Solaris Internals description of TSBs and lgroup memory placement.
+//! the Solaris Internals description of TSBs and lgroup memory placement; [DDR2],
+//! [DDR3] the JEDEC DDR2 and DDR3 SDRAM standards (JESD79-2, JESD79-3): banks per
+//! device and the row cycle time tRC of the speed grade the chip's memory runs at.
 
+use super::mcu::McuConfig;
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
 use crate::machine::tlb::TlbConfig;
@@ -87,7 +90,12 @@ pub struct SparcConfig {
     pub block_cycles: u64,
     /// Sockets of the machine; memory of shared mappings is spread over them.
     pub sockets: u64,
+    /// The memory controllers: banks, their busy time, the write queues.
+    pub mcu: McuConfig,
 }
+
+/// Writes an MCU holds queued (ERRATA MSP15: no source we have gives the depth).
+const WRITE_QUEUE: usize = 8;
 
 /// SPARC TTE page sizes: 8 KB, 64 KB, 4 MB, 256 MB, 2 GB.
 const PAGE_SIZES: [u64; 5] = [8 << 10, 64 << 10, 4 << 20, 256 << 20, 2 << 30];
@@ -161,6 +169,9 @@ impl SparcConfig {
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
+                // DDR3-1066 (MSP16): 8 banks, tRC 50.6 ns = 144 cycles at 2.85 GHz; a
+                // line is a burst of 8 on a 64-bit channel, 7.5 ns = 21 cycles.
+                mcu: McuConfig { line: 64, banks: 8, bank_cycles: 144, row_hit_cycles: 21, write_queue: WRITE_QUEUE },
             },
             // [T2]: 16 KB 8-way L1I with 32-byte lines, 8 KB 4-way L1D with 16-byte
             // lines, 64-entry ITLB, 128-entry DTLB, hardware table walk; the T3 has a
@@ -199,6 +210,9 @@ impl SparcConfig {
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
+                // DDR3-1066 (MSP16): 8 banks, tRC 50.6 ns = 84 cycles at 1.65 GHz; a
+                // line's burst, 7.5 ns = 12 cycles.
+                mcu: McuConfig { line: 64, banks: 8, bank_cycles: 84, row_hit_cycles: 12, write_queue: WRITE_QUEUE },
             },
             // [T1]: four strands, single issue, 16 KB 4-way L1I (32-byte lines), 8 KB
             // 4-way write-through L1D (16-byte lines), 3 MB 12-way L2 (64-byte lines),
@@ -238,6 +252,10 @@ impl SparcConfig {
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 1,
+                // DDR2-533 ([T1]) of 512 Mb devices (MSP16): 4 banks, tRC 55 ns = 66
+                // cycles at 1.2 GHz; a line is a burst of 4 on a 128-bit channel,
+                // 7.5 ns = 9 cycles.
+                mcu: McuConfig { line: 64, banks: 4, bank_cycles: 66, row_hit_cycles: 9, write_queue: WRITE_QUEUE },
             },
         }
     }

@@ -4,7 +4,7 @@
 //! (sparc-t4 spec §10.2): which instructions are branches, loads, stores, SPR ring
 //! ops, atomics, prefetches, block transfers and next-to-commit.
 
-use super::memory::{bump, Level};
+use super::memory::{bump, Level, Reach};
 use super::{Buffered, Sparc};
 use crate::machine::out::Out;
 use crate::machine::ALIAS;
@@ -172,7 +172,16 @@ impl Sparc {
             }
         }
         self.elapse(1);
-        out.issue(ip, s, issued)
+        let span = out.issue(ip, s, issued);
+        span.queues = self.mem.take_queues();
+        span
+    }
+
+    /// A cycle in which nothing issues but memory transactions go out (an I-cache or
+    /// TLB miss): a span of its own, carrying what they met in the memory controllers.
+    fn carry(&mut self, out: &mut Out, ip: u64, s: Signals) {
+        self.elapse(1);
+        out.issue(ip, s, 0).queues = self.mem.take_queues();
     }
 
     /// A load miss that nothing waits for stays outstanding (out-of-order cores): it
@@ -201,6 +210,7 @@ impl Sparc {
 
     /// Time passes: buffered stores are written.
     fn elapse(&mut self, cycles: u64) {
+        self.mem.elapse(cycles);
         for b in &mut self.store_buffer {
             b.left = b.left.saturating_sub(cycles);
         }
@@ -216,13 +226,15 @@ impl Sparc {
         }
     }
 
-    fn latency(&self, level: Level) -> u64 {
-        match level {
-            Level::L2 => self.cfg.l2_cycles,
-            Level::L3 => self.cfg.l3_cycles,
-            Level::LocalMemory => self.cfg.memory_cycles,
-            Level::RemoteMemory => self.cfg.remote_cycles,
-        }
+    /// The load-to-use latency of a line: its level's, and the wait for its bank.
+    fn latency(&self, reach: Reach) -> u64 {
+        reach.bank_wait
+            + match reach.level {
+                Level::L2 => self.cfg.l2_cycles,
+                Level::L3 => self.cfg.l3_cycles,
+                Level::LocalMemory => self.cfg.memory_cycles,
+                Level::RemoteMemory => self.cfg.remote_cycles,
+            }
     }
 
     /// A branch, call, return or indirect jump: predicted, counted, and the cycles a
@@ -319,10 +331,10 @@ impl Sparc {
         if let Some(m) = microtag {
             s.set(m, 1);
         }
-        let level = self.mem.access(ip, false, false, &mut s);
-        s.set(source(level, [Signal::ICacheFillsFromCache, Signal::ICacheFillsFromLocalMemory, Signal::ICacheFillsFromRemote]), 1);
-        out.emit(ip, 1, s.with(Signal::NoFetchCycles, 1));
-        self.wait(out, ip, self.latency(level) - 1, Some(Signal::NoFetchCycles));
+        let reach = self.mem.access(ip, false, false, &mut s);
+        s.set(source(reach.level, [Signal::ICacheFillsFromCache, Signal::ICacheFillsFromLocalMemory, Signal::ICacheFillsFromRemote]), 1);
+        self.carry(out, ip, s.with(Signal::NoFetchCycles, 1));
+        self.wait(out, ip, self.latency(reach) - 1, Some(Signal::NoFetchCycles));
     }
 
     /// The I-cache's way prediction for a fetch at `ip`, before the lookup: each way
@@ -369,9 +381,9 @@ impl Sparc {
             },
             1,
         );
-        let level = self.mem.access(tte, false, false, &mut s);
-        s.set(side.reference(level), 1);
-        let mut cycles = self.latency(level) + self.cfg.walk_trap_cycles;
+        let reach = self.mem.access(tte, false, false, &mut s);
+        s.set(side.reference(reach.level), 1);
+        let mut cycles = self.latency(reach) + self.cfg.walk_trap_cycles;
         if first_touch {
             s.set(
                 match side {
@@ -380,15 +392,15 @@ impl Sparc {
                 },
                 1,
             );
-            out.emit(addr, 1, s.with(side.waiting(), 1));
+            self.carry(out, addr, s.with(side.waiting(), 1));
             self.wait(out, addr, cycles + self.cfg.fill_trap_cycles - 1, Some(side.waiting()));
             return;
         }
         s.set(side.fills()[class], 1);
         let walking = Signals::default().with(side.walk_cycles()[class], 1).with(side.waiting(), 1);
-        out.emit(addr, 1, s.union(walking));
+        self.carry(out, addr, s.union(walking));
         cycles -= 1;
-        self.elapse(cycles + 1);
+        self.elapse(cycles);
         out.emit(addr, cycles, walking);
     }
 
@@ -418,7 +430,9 @@ impl Sparc {
             // as memory traffic, device registers do not.
             s.set(Signal::NextToCommit, 1).set(if op.writes() { Signal::Stores } else { Signal::Loads }, 1);
             let memory = stream.memory == Memory::NonCacheable;
-            let (signal, latency) = if op.writes() { (Signal::MemoryWrites, 0) } else { (Signal::MemoryReads, self.cfg.memory_cycles) };
+            let bank_wait = if memory { self.mem.uncached(addr, op.writes()) } else { 0 };
+            let (signal, latency) =
+                if op.writes() { (Signal::MemoryWrites, 0) } else { (Signal::MemoryReads, self.cfg.memory_cycles + bank_wait) };
             s.set(signal, u8::from(memory));
             self.issue(out, ip, s, 1).mem = Some(mem);
             self.wait(out, ip, latency, Some(Signal::DataDepStallCycles));
@@ -440,8 +454,8 @@ impl Sparc {
                 // the L2 after the L1 copy is invalidated; next to commit.
                 s.set(Signal::Atomics, 1).set(Signal::NextToCommit, 1);
                 self.mem.dcache.invalidate(addr);
-                let level = self.mem.access(addr, true, remote, &mut s);
-                self.latency(level)
+                let reach = self.mem.access(addr, true, remote, &mut s);
+                self.latency(reach)
             }
             Op::Prefetch(_) => {
                 // Compilers prefetch "for several writes" (fcn 2, into the L2) ahead of
@@ -458,7 +472,7 @@ impl Sparc {
                 let write = op.writes();
                 s.set(Signal::BlockLoadsStores, 1).set(if write { Signal::Stores } else { Signal::Loads }, 1);
                 let line = self.cfg.l2.line;
-                let mut from = Level::L2;
+                let mut from = Reach { level: Level::L2, bank_wait: 0 };
                 for l in (addr & !(line - 1)..(addr & !(line - 1)) + 64).step_by(line as usize) {
                     if write {
                         // Every L1 line the block covers (16-byte lines on T1 and T3).
@@ -467,13 +481,13 @@ impl Sparc {
                             self.mem.dcache.invalidate(a);
                         }
                     }
-                    let level = self.mem.access(l, write, remote, &mut s);
-                    from = from.max(level);
+                    let reach = self.mem.access(l, write, remote, &mut s);
+                    from = Reach { level: from.level.max(reach.level), bank_wait: from.bank_wait.max(reach.bank_wait) };
                 }
                 let latency = self.latency(from);
                 if write {
                     // A block store is one store at the L2, from the farthest level.
-                    s.set(store_hit(from), 1);
+                    s.set(store_hit(from.level), 1);
                 }
                 self.issue(out, ip, s, 1).mem = Some(mem);
                 self.wait(out, ip, self.cfg.block_cycles, None);
@@ -512,8 +526,8 @@ impl Sparc {
             return wait_store + self.cfg.load_use_cycles;
         }
         s.set(Signal::DCacheMisses, 1);
-        let level = self.mem.access(addr, false, remote, s);
-        s.set(source(level, [Signal::DCacheFillsFromCache, Signal::DCacheFillsFromLocalMemory, Signal::DCacheFillsFromRemote]), 1);
+        let reach = self.mem.access(addr, false, remote, s);
+        s.set(source(reach.level, [Signal::DCacheFillsFromCache, Signal::DCacheFillsFromLocalMemory, Signal::DCacheFillsFromRemote]), 1);
         if self.cfg.hardware_prefetch {
             // The next line, unless the L1 has it already (TABLE 10-2 sl 18 mask 01).
             let next = addr - addr % self.cfg.dcache.line + self.cfg.dcache.line;
@@ -524,7 +538,7 @@ impl Sparc {
                 self.mem.dcache.fill(next, false);
             }
         }
-        wait_store + self.latency(level)
+        wait_store + self.latency(reach)
     }
 
     /// A store: into the store buffer (waiting for a free entry), through to the L2;
@@ -538,19 +552,19 @@ impl Sparc {
         if self.mem.l1_holds(addr) {
             self.mem.dcache.access(addr, false);
         }
-        let level = self.mem.access(addr, true, remote, s);
-        bump(s, store_hit(level));
+        let reach = self.mem.access(addr, true, remote, s);
+        bump(s, store_hit(reach.level));
         // Entries are written in order, each after the one before.
         let ahead = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
-        self.store_buffer.push(Buffered { addr, size, left: ahead + self.latency(level) });
+        self.store_buffer.push(Buffered { addr, size, left: ahead + self.latency(reach) });
     }
 
     /// A software prefetch.
     fn prefetch(&mut self, addr: u64, remote: bool, for_writes: bool, s: &mut Signals) {
         if for_writes {
-            let level = self.mem.access(addr, false, remote, s);
+            let reach = self.mem.access(addr, false, remote, s);
             s.set(
-                match level {
+                match reach.level {
                     Level::L2 => Signal::L2PrefetchHitsL2,
                     Level::L3 => Signal::L2PrefetchHitsL3,
                     Level::LocalMemory => Signal::L2PrefetchLocalMemory,

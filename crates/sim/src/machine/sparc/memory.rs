@@ -1,12 +1,13 @@
 //! The memory side of a SPARC core: the inclusive L2 behind the L1 caches, the L3
-//! where the chip has one, memory on this socket or another, and the translation
-//! TLBs.
+//! where the chip has one, the memory controllers, memory on this socket or another,
+//! and the translation TLBs.
 
 use super::config::SparcConfig;
+use super::mcu::Mcus;
 use crate::machine::cache::{Cache, Victim};
 use crate::machine::tlb::Tlb;
 use crate::machine::{Keys, Moves};
-use crate::stream::{Signal, Signals};
+use crate::stream::{MemoryQueues, Signal, Signals};
 
 /// Where a line came from, nearest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -23,12 +24,21 @@ impl Level {
     }
 }
 
-/// The caches beyond the L1s, shared by the core's strands.
+/// Where an access found its line, and the cycles it waited for a memory bank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    pub level: Level,
+    pub bank_wait: u64,
+}
+
+/// The caches beyond the L1s and the memory controllers, shared by the core's strands.
 pub struct Hierarchy {
     pub icache: Cache,
     pub dcache: Cache,
     l2: Cache,
     l3: Option<Cache>,
+    /// This socket's memory controllers (a remote line is served by another socket's).
+    mcus: Mcus,
     /// Whether the L2 and the L3 have been looked up since the phase began: one that
     /// has not enters the canonical state as a marker instead of its lines (it did
     /// nothing in any period found, so it does nothing in the periods skipped, and
@@ -43,6 +53,7 @@ impl Hierarchy {
             dcache: Cache::new(cfg.dcache),
             l2: Cache::new(cfg.l2),
             l3: cfg.l3.map(Cache::new),
+            mcus: Mcus::new(cfg.mcu),
             touched: [false; 2],
         }
     }
@@ -50,20 +61,21 @@ impl Hierarchy {
     /// Reads (or, with `write`, writes) the L2 line of `addr`, allocating it on a miss
     /// with what that displaces; `remote` when the line's home is another socket.
     /// Returns where the line was.
-    pub fn access(&mut self, addr: u64, write: bool, remote: bool, s: &mut Signals) -> Level {
+    pub fn access(&mut self, addr: u64, write: bool, remote: bool, s: &mut Signals) -> Reach {
         self.touched[0] = true;
         let lookup = self.l2.access(addr, write);
         if let Some(v) = lookup.victim {
             self.evict_l2(v, s);
         }
         if lookup.hit {
-            return Level::L2;
+            return Reach { level: Level::L2, bank_wait: 0 };
         }
         let level = match self.l3.as_mut() {
             Some(l3) => {
                 self.touched[1] = true;
                 let l3_lookup = l3.access(addr, false);
-                if l3_lookup.victim.is_some_and(|v| v.dirty) {
+                if let Some(v) = l3_lookup.victim.filter(|v| v.dirty) {
+                    self.mcus.write(v.line);
                     bump(s, Signal::MemoryWrites);
                 }
                 if l3_lookup.hit {
@@ -77,10 +89,35 @@ impl Hierarchy {
             None if remote => Level::RemoteMemory,
             None => Level::LocalMemory,
         };
+        let mut bank_wait = 0;
         if level.is_memory() {
             bump(s, Signal::MemoryReads);
+            if level == Level::LocalMemory {
+                bank_wait = self.mcus.read(addr);
+            }
         }
-        level
+        Reach { level, bank_wait }
+    }
+
+    /// A transaction that bypasses the caches (non-cacheable memory): a read returns
+    /// the cycles it waited for its bank.
+    pub fn uncached(&mut self, addr: u64, write: bool) -> u64 {
+        if write {
+            self.mcus.write(addr);
+            0
+        } else {
+            self.mcus.read(addr)
+        }
+    }
+
+    /// Time passes for the memory controllers.
+    pub fn elapse(&mut self, cycles: u64) {
+        self.mcus.elapse(cycles);
+    }
+
+    /// What the memory transactions since the last call met in the controllers.
+    pub fn take_queues(&mut self) -> MemoryQueues {
+        self.mcus.take()
     }
 
     /// A line leaves the L2: the L1 copies it covers go (inclusion), and a dirty line
@@ -104,11 +141,15 @@ impl Hierarchy {
         match self.l3.as_mut() {
             Some(l3) => {
                 self.touched[1] = true;
-                if l3.fill(v.line, true).is_some_and(|w| w.dirty) {
+                if let Some(w) = l3.fill(v.line, true).filter(|w| w.dirty) {
+                    self.mcus.write(w.line);
                     bump(s, Signal::MemoryWrites);
                 }
             }
-            None => bump(s, Signal::MemoryWrites),
+            None => {
+                self.mcus.write(v.line);
+                bump(s, Signal::MemoryWrites);
+            }
         }
     }
 
@@ -129,6 +170,7 @@ impl Hierarchy {
 
     /// The L2 and L3 (`Core::canonical_outer`).
     pub fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
+        self.mcus.canonical(keys, out);
         for (cache, touched) in [Some(&self.l2), self.l3.as_ref()].into_iter().zip(self.touched) {
             match cache {
                 Some(c) if touched => c.canonical(keys.line, out),
@@ -141,6 +183,7 @@ impl Hierarchy {
     /// Moves the lines of the levels the phase has used (`touched`); the others did
     /// nothing in the skipped periods.
     pub fn relocate(&mut self, to: &Moves) {
+        self.mcus.relocate(to);
         self.icache.relocate(to.line);
         self.dcache.relocate(to.line);
         for (cache, touched) in [Some(&mut self.l2), self.l3.as_mut()].into_iter().zip(self.touched) {
@@ -152,7 +195,7 @@ impl Hierarchy {
 
     /// Bytes after which every cache indexes a stream the same way again.
     pub fn set_span(&self) -> u64 {
-        let spans = [self.icache.config().set_span(), self.dcache.config().set_span(), self.l2.config().set_span()];
+        let spans = [self.icache.config().set_span(), self.dcache.config().set_span(), self.l2.config().set_span(), self.mcus.span()];
         spans.into_iter().chain(self.l3.as_ref().map(|c| c.config().set_span())).max().unwrap_or(1)
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod config;
 mod exec;
+mod mcu;
 mod memory;
 mod overrides;
 

@@ -1,5 +1,5 @@
 //! `--machine-config FILE` for the SPARC machines: the caches, TLBs, predictors and
-//! timings of `SparcConfig` (`docs/machines.md` lists every key and its range).
+//! timings of `SparcConfig`, and its memory controllers (`docs/machines.md` lists every key and its range).
 
 use serde::Deserialize;
 
@@ -16,6 +16,16 @@ struct File {
     itlb: Option<TlbKeys>,
     dtlb: Option<TlbKeys>,
     core: Option<CoreKeys>,
+    memory: Option<MemoryKeys>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemoryKeys {
+    banks: Option<u64>,
+    bank_cycles: Option<u64>,
+    row_hit_cycles: Option<u64>,
+    write_queue: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -75,6 +85,25 @@ impl SparcConfig {
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("block_cycles", c.block_cycles, &mut cfg.block_cycles, 0, 100)?;
+        }
+        if let Some(m) = &file.memory {
+            if let Some(banks) = o.value("memory.banks", m.banks, 1, 64)? {
+                if !banks.is_power_of_two() {
+                    return Err(
+                        o.geometry("memory", format!("banks = {banks}: must be a power of two (the bank is chosen by address bits)"))
+                    );
+                }
+                cfg.mcu.banks = banks;
+            }
+            if let Some(v) = o.value("memory.bank_cycles", m.bank_cycles, 0, 10_000)? {
+                cfg.mcu.bank_cycles = v;
+            }
+            if let Some(v) = o.value("memory.row_hit_cycles", m.row_hit_cycles, 0, 10_000)? {
+                cfg.mcu.row_hit_cycles = v;
+            }
+            if let Some(v) = o.value("memory.write_queue", m.write_queue, 1, 64)? {
+                cfg.mcu.write_queue = v as usize;
+            }
         }
         Ok(cfg)
     }
