@@ -280,6 +280,14 @@ impl Montecito {
             self.close(g, out);
             out.emit(ip, 1, s.with(Signal::IBufStallCycles, 1));
             out.stall(ip, cycles - 1, Some(Signal::IBufStallCycles));
+        } else {
+            // A miss that costs this thread nothing (it switched threads on its L3
+            // miss) still happened: its signals join the group's cycle.
+            for signal in Signal::ALL {
+                for _ in 0..s.get(signal) {
+                    bump(&mut g.signals, signal);
+                }
+            }
         }
     }
 
