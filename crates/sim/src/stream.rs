@@ -261,6 +261,21 @@ pub enum Signal {
     PathMispredictsNotTaken,
     /// Indirect branches other than returns.
     IndirectBranches,
+    /// Front-end stall cycles by cause (Montecito's FE_BUBBLE causes, one per cycle):
+    /// a translation the I-TLBs miss, an instruction-cache miss, the recirculate that
+    /// fills the missed line, and a taken branch's resteer bubble.
+    ITlbStallCycles,
+    ICacheStallCycles,
+    ICacheFillRecircCycles,
+    ResteerBubbleCycles,
+    /// Bundles a taken branch leaves unreached in its fetched pair (the rest of the
+    /// pair after it, and a target's pair entered in its second bundle).
+    UnreachedBundles,
+    /// Branches whose path prediction the hardware never made: later branches of a
+    /// bundle behind one predicted taken, forced to "predicted not taken" (Montecito
+    /// §4.7), that turned out not taken, and taken.
+    UnknownPredNotTaken,
+    UnknownPredTaken,
 }
 
 impl Signal {
@@ -284,7 +299,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::IndirectBranches as usize + 1;
+    pub const COUNT: usize = Signal::UnknownPredTaken as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -415,6 +430,13 @@ impl Signal {
         Signal::PathMispredictsTaken,
         Signal::PathMispredictsNotTaken,
         Signal::IndirectBranches,
+        Signal::ITlbStallCycles,
+        Signal::ICacheStallCycles,
+        Signal::ICacheFillRecircCycles,
+        Signal::ResteerBubbleCycles,
+        Signal::UnreachedBundles,
+        Signal::UnknownPredNotTaken,
+        Signal::UnknownPredTaken,
     ];
 }
 

@@ -254,3 +254,65 @@ fn br_path_pred_outcomes_partition_the_branches() {
         assert!(parts > 0, "{kind}");
     }
 }
+
+/// §4.6, §4.15: the front end's losses, one cause per cycle (MD39). A stalled cycle
+/// loses two bundles at the instruction buffer's entrance; a taken branch's cycle the
+/// bundles it leaves unreached. At the exit a full buffer loses nothing, and the back
+/// end sees the loss only in cycles it is not stalled itself (BACK_END_BUBBLE.FE).
+#[test]
+fn s4_6_front_end_losses_add_up_to_their_causes() {
+    for w in WORKLOADS.iter() {
+        let run = |events: &[&str]| {
+            let r = run_on("montecito", events, w.name, 3_000_000);
+            events.iter().map(|e| count(&r, e)).collect::<Vec<u64>>()
+        };
+        let [bubbles, ib_full, allbut_ib_full, group2, imiss, tlb] = run(&[
+            "FE_BUBBLE.ALL",
+            "FE_BUBBLE.IBFULL",
+            "FE_BUBBLE.ALLBUT_IBFULL",
+            "FE_BUBBLE.GROUP2",
+            "FE_BUBBLE.IMISS",
+            "FE_BUBBLE.TLBMISS",
+        ])[..] else {
+            unreachable!()
+        };
+        let [lost, unreached, ideal, be_lost, be_unreached, be_fe] = run(&[
+            "FE_LOST_BW.ALL",
+            "FE_LOST_BW.UNREACHED",
+            "IDEAL_BE_LOST_BW_DUE_TO_FE.ALL",
+            "BE_LOST_BW_DUE_TO_FE.ALL",
+            "BE_LOST_BW_DUE_TO_FE.UNREACHED",
+            "BACK_END_BUBBLE.FE",
+        ])[..] else {
+            unreachable!()
+        };
+        let name = w.name;
+        assert_eq!(bubbles, allbut_ib_full + ib_full, "{name}");
+        assert_eq!(group2, imiss + tlb, "{name}");
+        assert_eq!(lost, 2 * bubbles + unreached, "{name}");
+        assert_eq!(ideal, lost - 2 * ib_full, "{name}");
+        assert_eq!(be_lost, 2 * be_fe + be_unreached, "{name}");
+        assert!(bubbles > 0 && unreached > 0, "{name}: {bubbles} bubbles, {unreached} unreached");
+    }
+}
+
+/// §4.7: branches behind one predicted taken in their bundle are forced to "predicted
+/// not taken" (MD40): those taken are path mispredicts, and encoded branches are every
+/// branch (MD41).
+#[test]
+fn s4_7_forced_predictions_are_part_of_the_path_outcomes() {
+    let events = [
+        "BR_PATH_PRED2.ALL.UNKNOWNPRED_TAKEN",
+        "BR_PATH_PRED.ALL.MISPRED_TAKEN",
+        "BR_MISPRED_DETAIL2.ALL.UNKNOWN_PATH_WRONG_PATH",
+        "BR_MISPRED_DETAIL.ALL.WRONG_PATH",
+        "ENCBR_MISPRED_DETAIL.ALL.ALL_PRED",
+        "BR_MISPRED_DETAIL.ALL.ALL_PRED",
+    ];
+    let r = run_on("montecito", &events, "branchy", 5_000_000);
+    let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
+    assert!(0 < c[0] && c[0] <= c[1], "{c:?}");
+    assert_eq!(c[2], c[0], "UNKNOWN_PATH_WRONG_PATH is UNKNOWNPRED_TAKEN");
+    assert!(c[2] <= c[3], "{c:?}");
+    assert_eq!(c[4], c[5]);
+}

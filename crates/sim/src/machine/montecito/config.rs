@@ -43,6 +43,11 @@ pub struct MontecitoConfig {
     /// The return stack buffer, one per thread (§2.4).
     pub return_stack: usize,
     pub mispredict_cycles: u64,
+    /// §2.1.2: "a 0 cycle branch predictor": taken branches whose target it holds
+    /// (`zero_bubble` entries, ERRATA MMC18) redirect fetch at once; the others cost
+    /// `resteer_cycles` of front-end bubble.
+    pub zero_bubble: u32,
+    pub resteer_cycles: u64,
     /// §2.4.1: 15 cycles from a switch until the other thread retires.
     pub switch_cycles: u64,
     /// Extra cycles of an FP divide or square root (a software sequence of
@@ -84,6 +89,8 @@ impl MontecitoConfig {
             direction: DirectionConfig { entries: 4096, history_bits: 8 },
             return_stack: 8,
             mispredict_cycles: 6,
+            zero_bubble: 4,
+            resteer_cycles: 1,
             switch_cycles: 15,
             fp_divide_cycles: 30,
             trap_cycles: 20,

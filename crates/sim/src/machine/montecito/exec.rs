@@ -61,6 +61,46 @@ fn bump(s: &mut Signals, signal: Signal) {
     s.set(signal, n.saturating_add(1));
 }
 
+/// Whether a conditional branch's prediction signals say its path was mispredicted.
+fn is_wrong(s: Signals) -> bool {
+    s.get(Signal::PathMispredictsTaken) + s.get(Signal::PathMispredictsNotTaken) > 0
+}
+
+/// `s`'s increments added to `into`'s.
+fn merge(into: &mut Signals, s: Signals) {
+    s.each_nonzero(|i, v| {
+        let sig = Signal::ALL[i];
+        let n = into.get(sig) + v;
+        into.set(sig, n as u8);
+    });
+}
+
+/// Cycles the front end takes to fill the 8-bundle instruction buffer, two bundles a
+/// cycle (§2.1.2), behind a back end that stopped taking them (ERRATA MMC18).
+const IB_FILL_CYCLES: u64 = 4;
+
+/// `cycles` cycles of a back-end stall counting `per_cycle`, `already` cycles into the
+/// stall: once the front end has filled the instruction buffer it stalls too.
+fn be_stall(out: &mut Out, ip: u64, already: u64, cycles: u64, per_cycle: Signals) {
+    let filling = IB_FILL_CYCLES.saturating_sub(already).min(cycles);
+    if filling > 0 {
+        out.emit(ip, filling, per_cycle);
+    }
+    if cycles > filling {
+        out.emit(ip, cycles - filling, per_cycle.with(Signal::IBufFullCycles, 1));
+    }
+}
+
+/// `cycles` cycles in which the front end delivers nothing for `cause`, the first
+/// also counting `first`.
+fn fe_stall(out: &mut Out, ip: u64, cycles: u64, first: Signals, cause: Signal) {
+    let per_cycle = Signals::default().with(Signal::IBufStallCycles, 1).with(cause, 1);
+    if cycles > 0 {
+        out.emit(ip, 1, first.union(per_cycle));
+        out.emit(ip, cycles - 1, per_cycle);
+    }
+}
+
 impl Montecito {
     /// One iteration of `phase`.
     pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
@@ -101,10 +141,14 @@ impl Montecito {
         g.memory += u8::from(memory);
     }
 
-    /// Cycles in which nothing issues, after the group so far.
+    /// Cycles in which nothing issues, after the group so far: a back-end stall
+    /// counting `stall`, or with none a flush (a trap), which empties the front end too.
     fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Option<Signal>) {
         self.close(g, out);
-        out.stall(self.ip, cycles, stall);
+        match stall {
+            Some(signal) => be_stall(out, self.ip, 0, cycles, Signals::default().with(signal, 1)),
+            None => out.stall(self.ip, cycles, None),
+        }
     }
 
     /// Executes instruction `i`; returns how many instructions it consumed (a taken
@@ -140,48 +184,89 @@ impl Montecito {
                 if let Some(a) = via {
                     self.memory(phase, k, &Op::Load(a), a, ip, g, out);
                 }
-                let wrong = self.indirect.lookup(ip).map(|e| e.target) != Some(target);
+                let predicted = self.indirect.lookup(ip).map(|e| e.target);
                 self.indirect.update(ip, true, target);
-                let s = Signals::default().with(Signal::IndirectBranches, 1).with(Signal::IndirectMispredicts, u8::from(wrong));
-                self.branch(g, out, ip, s, true, wrong, target);
+                let s = Signals::default().with(Signal::IndirectBranches, 1);
+                match self.forced_taken(ip) {
+                    Some(forced) => self.branch(g, out, ip, s.union(forced), true, true, target),
+                    None => {
+                        let wrong = predicted != Some(target);
+                        self.branch(g, out, ip, s.with(Signal::IndirectMispredicts, u8::from(wrong)), true, wrong, target);
+                    }
+                }
             }
             Op::Branch { target, when } => {
                 let taken = when.taken(k, phase.iterations);
                 let s = self.predict_path(ip, taken);
-                self.branch(g, out, ip, s, taken, s != Signals::default(), target);
+                self.branch(g, out, ip, s, taken, is_wrong(s), target);
             }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);
                 let s = self.predict_path(ip, taken);
-                self.branch(g, out, ip, s, taken, s != Signals::default(), ip + INSN * (u64::from(over) + 1));
+                self.branch(g, out, ip, s, taken, is_wrong(s), ip + INSN * (u64::from(over) + 1));
                 return 1 + if taken { usize::from(over) } else { 0 };
             }
             Op::Call { target, frame } => {
                 self.return_stacks[self.thread].push(ip + INSN);
-                self.branch(g, out, ip, Signals::default().with(Signal::Calls, 1), true, false, target);
+                let s = Signals::default().with(Signal::Calls, 1);
+                match self.forced_taken(ip) {
+                    // An IP-relative branch: its path was mispredicted.
+                    Some(forced) => self.branch(g, out, ip, s.union(forced).with(Signal::PathMispredictsTaken, 1), true, true, target),
+                    None => self.branch(g, out, ip, s, true, false, target),
+                }
                 self.rse_call(frame, out);
             }
             Op::Return { to } => {
                 let predicted = self.return_stacks[self.thread].pop();
-                let wrong = predicted != Some(to);
-                let s = Signals::default().with(Signal::Returns, 1).with(Signal::ReturnsMispredicted, u8::from(wrong));
-                self.branch(g, out, ip, s, true, wrong, to);
+                let s = Signals::default().with(Signal::Returns, 1);
+                match self.forced_taken(ip) {
+                    Some(forced) => self.branch(g, out, ip, s.union(forced), true, true, to),
+                    None => {
+                        let wrong = predicted != Some(to);
+                        self.branch(g, out, ip, s.with(Signal::ReturnsMispredicted, u8::from(wrong)), true, wrong, to);
+                    }
+                }
                 self.rse_return(out);
             }
         }
         1
     }
 
-    /// An IP-relative conditional branch's path prediction: the signal of a wrong one
-    /// (BR_PATH_PRED), none when right; the predictor learns the outcome.
+    /// Whether the branch at `ip` is one the front end never predicted: a later
+    /// branch of the bundle whose earlier branch was predicted taken and was not
+    /// (§4.7: "all the higher number ports are forced to a predicted not taken mode").
+    fn forced(&self, ip: u64) -> bool {
+        self.forced == Some(bundle_address(ip))
+    }
+
+    /// For an always-taken branch (call, return, indirect jump) at `ip`: when it was
+    /// forced to "predicted not taken", the signals of that unknown, wrong prediction.
+    /// A taken branch leaves no later branch of its bundle to force.
+    fn forced_taken(&mut self, ip: u64) -> Option<Signals> {
+        let forced = self.forced(ip);
+        self.forced = None;
+        forced.then(|| Signals::default().with(Signal::UnknownPredTaken, 1))
+    }
+
+    /// An IP-relative conditional branch's path prediction: the signals of a wrong
+    /// one (BR_PATH_PRED) and of one never made (a forced "not taken", §4.7); the
+    /// predictor learns the outcome.
     fn predict_path(&mut self, ip: u64, taken: bool) -> Signals {
-        let predicted = self.direction.predict(ip);
+        let forced = self.forced(ip);
+        let predicted = !forced && self.direction.predict(ip);
         self.direction.update(ip, taken);
-        match (predicted == taken, taken) {
+        // This branch, predicted taken and not, or forced and not taken, forces the
+        // rest of its bundle.
+        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
+        let mut s = match (predicted == taken, taken) {
             (true, _) => Signals::default(),
             (false, true) => Signals::default().with(Signal::PathMispredictsTaken, 1),
             (false, false) => Signals::default().with(Signal::PathMispredictsNotTaken, 1),
+        };
+        if forced {
+            s.set(if taken { Signal::UnknownPredTaken } else { Signal::UnknownPredNotTaken }, 1);
         }
+        s
     }
 
     /// A branch joins the group; taken, it ends it; mispredicted, the pipeline flushes.
@@ -194,11 +279,17 @@ impl Montecito {
                 bump(&mut g.signals, signal);
             }
         }
-        s.each_nonzero(|i, v| {
-            let sig = Signal::ALL[i];
-            let n = g.signals.get(sig) + v;
-            g.signals.set(sig, n as u8);
-        });
+        merge(&mut g.signals, s);
+        let resteer = taken && !wrong && {
+            // A taken branch predicted so: the fetch pair after it is unreached, and so
+            // is the target pair's first bundle when the target is its second (§4.15
+            // FE_LOST_BW); without the zero-bubble predictor's entry, fetch resteers.
+            let unreached = u8::from(bundle_address(ip) & 16 == 0) + u8::from(bundle_address(target) & 16 != 0);
+            g.signals.set(Signal::UnreachedBundles, unreached);
+            let hit = self.zero_bubble.lookup(ip).is_some_and(|e| e.target == target);
+            self.zero_bubble.update(ip, true, target);
+            !hit
+        };
         let outcome = Branch { target, taken, mispredicted: wrong };
         self.ip = if taken { target } else { ip + INSN };
         if taken || wrong {
@@ -211,6 +302,8 @@ impl Montecito {
         }
         if wrong {
             out.stall(ip, self.cfg.mispredict_cycles, None);
+        } else if resteer {
+            fe_stall(out, target, self.cfg.resteer_cycles, Signals::default(), Signal::ResteerBubbleCycles);
         }
     }
 
@@ -248,11 +341,9 @@ impl Montecito {
     /// `registers` moved between the stacked registers and memory, two a cycle.
     fn rse_transfer(&mut self, registers: u32, moved: Signal, stall: Signal, out: &mut Out) {
         let (pairs, odd) = (u64::from(registers / 2), registers % 2 == 1);
-        if pairs > 0 {
-            out.emit(self.ip, pairs, Signals::default().with(moved, 2).with(stall, 1));
-        }
+        be_stall(out, self.ip, 0, pairs, Signals::default().with(moved, 2).with(stall, 1));
         if odd {
-            out.emit(self.ip, 1, Signals::default().with(moved, 1).with(stall, 1));
+            be_stall(out, self.ip, pairs, 1, Signals::default().with(moved, 1).with(stall, 1));
         }
     }
 
@@ -266,28 +357,35 @@ impl Montecito {
         }
         self.fetch_line = line;
         bump(&mut g.signals, Signal::ICacheReads);
-        let mut s = Signals::default();
-        let mut cycles = self.translate(Side::Instruction, addr, self.cfg.base_page, address_space(phase), &mut s);
+        let mut tlb = Signals::default();
+        let translating = self.translate(Side::Instruction, addr, self.cfg.base_page, address_space(phase), &mut tlb);
+        let mut miss = Signals::default();
+        let mut filling = 0;
         if !self.l1i.access(addr, false).hit {
-            s.set(Signal::ICacheMisses, 1);
-            cycles += match self.outer_access(0, addr, false, &mut s) {
+            miss.set(Signal::ICacheMisses, 1);
+            filling = match self.outer_access(0, addr, false, &mut miss) {
                 Level::L2 => self.cfg.l2i_cycles,
                 Level::L3 => self.cfg.l3_cycles,
-                Level::Memory => self.memory_latency(&mut s, Signal::L3InstructionMisses),
+                Level::Memory => self.memory_latency(&mut miss, Signal::L3InstructionMisses),
             };
         }
-        if cycles > 0 {
+        if translating + filling > 0 {
             self.close(g, out);
-            out.emit(ip, 1, s.with(Signal::IBufStallCycles, 1));
-            out.stall(ip, cycles - 1, Some(Signal::IBufStallCycles));
-        } else {
-            // A miss that costs this thread nothing (it switched threads on its L3
-            // miss) still happened: its signals join the group's cycle.
-            for signal in Signal::ALL {
-                for _ in 0..s.get(signal) {
-                    bump(&mut g.signals, signal);
-                }
+        }
+        // What costs this thread nothing (a miss it switched threads on) still
+        // happened: its signals join the group's cycle.
+        for (cycles, s) in [(translating, tlb), (filling, miss)] {
+            if cycles == 0 {
+                merge(&mut g.signals, s);
             }
+        }
+        fe_stall(out, ip, translating, tlb, Signal::ITlbStallCycles);
+        // The miss waits for its line; its last cycle recirculates the fill.
+        if filling > 1 {
+            fe_stall(out, ip, filling - 1, miss, Signal::ICacheStallCycles);
+            fe_stall(out, ip, 1, Signals::default(), Signal::ICacheFillRecircCycles);
+        } else {
+            fe_stall(out, ip, filling, miss, Signal::ICacheFillRecircCycles);
         }
     }
 
@@ -391,8 +489,9 @@ impl Montecito {
         if cycles > 0 {
             // The walk holds the access back: an L1D pipeline bubble.
             self.close(g, out);
-            out.emit(ip, 1, s.with(Signal::LsuFullStallCycles, 1));
-            out.stall(ip, cycles - 1, Some(Signal::LsuFullStallCycles));
+            let stall = Signals::default().with(Signal::LsuFullStallCycles, 1);
+            out.emit(ip, 1, s.union(stall));
+            be_stall(out, ip, 1, cycles - 1, stall);
             s = Signals::default();
         }
         let prefetch = matches!(op, Op::Prefetch(_));
@@ -447,11 +546,7 @@ impl Montecito {
             Memory::Device => latency = if reads { self.cfg.memory_cycles } else { 0 },
         }
         self.join(g, out, ip, true);
-        s.each_nonzero(|i, v| {
-            let sig = Signal::ALL[i];
-            let n = g.signals.get(sig) + v;
-            g.signals.set(sig, n as u8);
-        });
+        merge(&mut g.signals, s);
         if g.mem.is_none() && !prefetch {
             g.mem = Some(MemRef { addr, stride: stream.stride, size: a.size, write });
         }
@@ -460,7 +555,7 @@ impl Montecito {
             self.close(g, out);
         }
         if waits && reads && !prefetch && latency > 0 {
-            out.stall(ip, latency, Some(Signal::DataDepStallCycles));
+            be_stall(out, ip, 0, latency, Signals::default().with(Signal::DataDepStallCycles, 1));
         }
     }
 }

@@ -52,6 +52,11 @@ pub struct Montecito {
     l2_dtlb: Tlb,
     direction: DirectionPredictor,
     indirect: TargetCache,
+    /// The "0 cycle branch predictor" (§2.1.2): taken branches' targets.
+    zero_bubble: TargetCache,
+    /// The bundle of the last branch predicted taken that was not: the later
+    /// branches of that bundle were never predicted (§4.7, ERRATA MD40).
+    forced: Option<u64>,
     return_stacks: Vec<ReturnStack>,
     /// Each thread's register stack (the RSE and its frames are per thread, §2.4).
     rse: Vec<Rse>,
@@ -89,6 +94,8 @@ impl Montecito {
             l2_dtlb: Tlb::new(cfg.l2_dtlb),
             direction: DirectionPredictor::new(cfg.direction),
             indirect: TargetCache::new(TargetCacheConfig { entries: 64, ways: 1 }),
+            zero_bubble: TargetCache::new(TargetCacheConfig { entries: cfg.zero_bubble, ways: cfg.zero_bubble }),
+            forced: None,
             return_stacks: (0..threads).map(|_| ReturnStack::new(cfg.return_stack)).collect(),
             rse: vec![Rse::default(); threads],
             urgency: vec![NOMINAL_URGENCY; threads],
@@ -142,6 +149,7 @@ impl Core for Montecito {
             }
             self.switching = Some(self.thread);
             self.thread = thread;
+            self.forced = None;
         }
         self.switch = false;
         let level = &mut self.privilege[self.thread];
@@ -185,6 +193,7 @@ impl Core for Montecito {
         }
         self.direction.canonical(out);
         self.indirect.canonical(out);
+        self.zero_bubble.canonical(out);
         for r in &self.return_stacks {
             r.canonical(out);
         }
@@ -200,6 +209,7 @@ impl Core for Montecito {
             u64::from(self.may_switch),
             (keys.line)(self.ip),
             (keys.line)(self.fetch_line),
+            self.forced.map_or(u64::MAX, |b| (keys.line)(b)),
         ]);
     }
 

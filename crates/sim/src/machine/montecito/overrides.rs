@@ -31,6 +31,8 @@ struct CoreKeys {
     l3_cycles: Option<u64>,
     memory_cycles: Option<u64>,
     mispredict_cycles: Option<u64>,
+    zero_bubble: Option<u64>,
+    resteer_cycles: Option<u64>,
     switch_cycles: Option<u64>,
     fp_divide_cycles: Option<u64>,
     trap_cycles: Option<u64>,
@@ -63,6 +65,10 @@ impl MontecitoConfig {
             o.core("l3_cycles", c.l3_cycles, &mut cfg.l3_cycles, 1, 10_000)?;
             o.core("memory_cycles", c.memory_cycles, &mut cfg.memory_cycles, 1, 100_000)?;
             o.core("mispredict_cycles", c.mispredict_cycles, &mut cfg.mispredict_cycles, 1, 1000)?;
+            if let Some(v) = o.value("core.zero_bubble", c.zero_bubble, 1, 64)? {
+                cfg.zero_bubble = v as u32;
+            }
+            o.core("resteer_cycles", c.resteer_cycles, &mut cfg.resteer_cycles, 0, 100)?;
             o.core("switch_cycles", c.switch_cycles, &mut cfg.switch_cycles, 1, 1000)?;
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;

@@ -4,6 +4,7 @@
 
 use pmukit_arch::montecito::pal;
 
+use super::frontend::{self, Front, FORCED_INDIRECT, FORCED_RETURNS};
 use super::CYCLES_HALTED;
 use crate::stream::{Signal, Signals, Span};
 
@@ -85,6 +86,10 @@ pub(super) enum Atom {
         taken: bool,
         ip_relative: bool,
     },
+    /// Returns, and other indirect branches, whose path (taken) was predicted: all
+    /// but those forced to "predicted not taken" (§4.7).
+    ReturnsPathRight,
+    IndirectPathRight,
     /// Returns predicted correctly.
     CorrectReturns,
     /// L1D misses of reads (L1D is write-through: write misses are not counted).
@@ -109,6 +114,8 @@ pub(super) enum Atom {
     L1dtlbTransfers,
     /// Bus (memory) transactions of a class and size.
     Bus(Txn, Size),
+    /// The front end's losses and unknown predictions (`frontend.rs`).
+    Front(Front),
 }
 
 /// Why the back end had a bubble (§4.6). The machine tells a flush only as a stall
@@ -125,7 +132,7 @@ pub(super) enum Cause {
 impl Cause {
     /// The one cause a bubble cycle is counted under (§4.6: "only the most important
     /// cause, the one latest in the pipeline, is counted").
-    fn of(c: &Cycle) -> Option<Cause> {
+    pub(super) fn of(c: &Cycle) -> Option<Cause> {
         use Signal::*;
         if c.get(Instructions) > 0 {
             return None;
@@ -156,7 +163,7 @@ pub(super) struct Cycle<'a> {
 }
 
 impl Cycle<'_> {
-    fn get(&self, s: Signal) -> u64 {
+    pub(super) fn get(&self, s: Signal) -> u64 {
         self.signals.get(s)
     }
 
@@ -185,18 +192,22 @@ impl Atom {
                 .get(Branches)
                 .saturating_sub(c.get(Returns) + c.get(IndirectBranches))
                 .saturating_sub(c.get(PathMispredictsTaken) + c.get(PathMispredictsNotTaken)),
-            Atom::IndirectCorrect => c.get(IndirectBranches).saturating_sub(c.get(IndirectMispredicts)),
+            Atom::IndirectCorrect => c.get(IndirectBranches).saturating_sub(c.get(IndirectMispredicts) + FORCED_INDIRECT.value(c)),
             Atom::PathRight { taken, ip_relative } => {
                 // Returns and other indirect branches are taken, their path predicted.
                 let indirect = if ip_relative { c.get(Returns) + c.get(IndirectBranches) } else { 0 };
                 let (all, wrong) = if taken {
-                    (c.get(BranchesTaken), c.get(PathMispredictsTaken))
+                    // Forced returns and indirect branches (§4.7) are path mispredicts.
+                    let forced = if ip_relative { 0 } else { FORCED_RETURNS.value(c) + FORCED_INDIRECT.value(c) };
+                    (c.get(BranchesTaken), c.get(PathMispredictsTaken) + forced)
                 } else {
                     (c.get(Branches).saturating_sub(c.get(BranchesTaken)), c.get(PathMispredictsNotTaken))
                 };
                 all.saturating_sub(if taken { indirect } else { 0 }).saturating_sub(wrong)
             }
-            Atom::CorrectReturns => c.get(Returns).saturating_sub(c.get(ReturnsMispredicted)),
+            Atom::ReturnsPathRight => c.get(Returns) - FORCED_RETURNS.value(c),
+            Atom::IndirectPathRight => c.get(IndirectBranches) - FORCED_INDIRECT.value(c),
+            Atom::CorrectReturns => c.get(Returns).saturating_sub(c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c)),
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
             Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
             Atom::L2dWrites => when(c.cacheable(), c.get(Stores)),
@@ -224,6 +235,7 @@ impl Atom {
                 };
                 when(fits, v)
             }
+            Atom::Front(f) => f.value(c),
         }
     }
 }
@@ -353,6 +365,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // §4.4 dispersal: a cycle disperses what it retires (MD38); a cycle that disperses
     // nothing is a dispersal stall.
     ev(0x49, "DISP_STALLED", A, 1, |_| Some(&[Atom::NoRetire])),
+    // L1I_PURGE: "inserts into L2ITLB" (every L2ITLB miss inserts); the programs issue
+    // no purges (MD42).
+    ev(0x4b, "L1I_PURGE", C, 1, |_| Some(&[Atom::L2ItlbMisses])),
     ev(0x4d, "INST_DISPERSED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
     // SYLL_NOT_DISPERSED: any combination of EXPL (bit 0), IMPL (bit 1), FE (bit 2) and
     // MLX (bit 3) counts the union; the stream's only reason is the implicit stop that
@@ -362,17 +377,21 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
     // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
     // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
-    // Returns and other indirect branches are always taken and predicted taken; their
-    // misses are wrong targets (BR_MISPRED_DETAIL).
+    // Returns and other indirect branches are always taken and predicted taken, but
+    // for those forced to "predicted not taken" (§4.7, MD40); their other misses are
+    // wrong targets (BR_MISPRED_DETAIL).
     ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
         (0b00 | 0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
-        (0b00 | 0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
+        (0b00, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken), FORCED_RETURNS, FORCED_INDIRECT]),
+        (0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
         (0b00, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: false }]),
         (0b00, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: false }]),
         (0b01, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: true }]),
         (0b01, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: true }]),
-        (0b10, 0b11) => Some(&[Sig(Signal::Returns)]),
-        (0b11, 0b11) => Some(&[Sig(Signal::IndirectBranches)]),
+        (0b10, 0b01) => Some(&[FORCED_RETURNS]),
+        (0b10, 0b11) => Some(&[Atom::ReturnsPathRight]),
+        (0b11, 0b01) => Some(&[FORCED_INDIRECT]),
+        (0b11, 0b11) => Some(&[Atom::IndirectPathRight]),
         _ => None,
     }),
     // BR_MISPRED_DETAIL: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0
@@ -380,20 +399,37 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x5b, "BR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
         (0b00, 0b00) => Some(&[Sig(Signal::Branches)]),
         (0b00, 0b01) => Some(&[Atom::CorrectBranches]),
-        (0b00 | 0b01, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken)]),
+        (0b00, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken), FORCED_RETURNS, FORCED_INDIRECT]),
+        (0b01, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken)]),
         (0b00, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted), Sig(Signal::IndirectMispredicts)]),
         (0b01, 0b00) => Some(&[Atom::IpRelBranches]),
         (0b01, 0b01) => Some(&[Atom::IpRelCorrect]),
         (0b10, 0b00) => Some(&[Sig(Signal::Returns)]),
         (0b10, 0b01) => Some(&[Atom::CorrectReturns]),
+        (0b10, 0b10) => Some(&[FORCED_RETURNS]),
         (0b10, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted)]),
         (0b11, 0b00) => Some(&[Sig(Signal::IndirectBranches)]),
         (0b11, 0b01) => Some(&[Atom::IndirectCorrect]),
+        (0b11, 0b10) => Some(&[FORCED_INDIRECT]),
         (0b11, 0b11) => Some(&[Sig(Signal::IndirectMispredicts)]),
-        // IP-relative targets are never wrong; returns and indirect branches are always
-        // taken as predicted.
+        // IP-relative targets are never wrong.
         _ => None,
     }),
+    // ENCBR_MISPRED_DETAIL: branches "only if there is a branch on port B0": with no
+    // templates modelled, the first branch of every group is on B0 (MD41). 00xx and
+    // 11xx (ALL, ALL2) are BR_MISPRED_DETAIL's ALL rows; 01xx counts nothing; 10xx
+    // OVERSUB: the machine never oversubscribes the branch ports.
+    ev(0x63, "ENCBR_MISPRED_DETAIL", A, 3, |u| match u >> 2 & 3 {
+        0b00 | 0b11 => mapped_event(0x5b).and_then(|e| (e.select)(u & 3)),
+        _ => None,
+    }),
+    ev(0x68, "BR_MISPRED_DETAIL2", A, 2, frontend::br_mispred_detail2),
+    ev(0x6a, "BR_PATH_PRED2", A, 2, frontend::br_path_pred2),
+    // The front end's stalls by cause (§4.6, MD39).
+    ev(0x70, "FE_LOST_BW", A, 2, frontend::fe_lost_bw),
+    ev(0x71, "FE_BUBBLE", A, 1, frontend::fe_bubble),
+    ev(0x72, "BE_LOST_BW_DUE_TO_FE", A, 2, frontend::be_lost_bw),
+    ev(0x73, "IDEAL_BE_LOST_BW_DUE_TO_FE", A, 2, frontend::ideal_be_lost_bw),
     // L2I_READS bits 3:2: 01 HIT, 10 MISS, 11 ALL; bits 1:0: 01 demand, 10 prefetch
     // (the machine has no instruction prefetches), 11 all. A miss is an L3 lookup.
     ev(0x78, "L2I_READS", F, 1, |u| match (u >> 2 & 3, u & 1) {

@@ -27,6 +27,7 @@ use crate::engine::Counting;
 use crate::stream::{Privilege, Signal, Signals, Span};
 
 mod events;
+mod frontend;
 
 pub use events::{line_state, mapped_event, per_cycle, EventType, MappedEvent, EVENTS};
 use events::{Atom, Cycle};
