@@ -276,6 +276,11 @@ pub enum Signal {
     /// §4.7), that turned out not taken, and taken.
     UnknownPredNotTaken,
     UnknownPredTaken,
+    /// Instruction fetches that miss the L1I and find their line in the instruction
+    /// streaming buffer, and 32-byte bundle pairs written into that buffer from the
+    /// L2I and beyond (Montecito).
+    IsbHits,
+    IsbBundlePairsIn,
 }
 
 impl Signal {
@@ -299,7 +304,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::UnknownPredTaken as usize + 1;
+    pub const COUNT: usize = Signal::IsbBundlePairsIn as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -437,6 +442,8 @@ impl Signal {
         Signal::UnreachedBundles,
         Signal::UnknownPredNotTaken,
         Signal::UnknownPredTaken,
+        Signal::IsbHits,
+        Signal::IsbBundlePairsIn,
     ];
 }
 

@@ -316,3 +316,16 @@ fn s4_7_forced_predictions_are_part_of_the_path_outcomes() {
     assert!(c[2] <= c[3], "{c:?}");
     assert_eq!(c[4], c[5]);
 }
+
+/// MMC19: an L1I miss brings the whole 128-byte L2I line into the streaming buffer,
+/// four 32-byte bundle pairs; the line's other half is then filled from the buffer.
+/// L1I_FILLS (fills from the ISB) is every L1I miss, served by the L2I or the buffer.
+#[test]
+fn mmc19_the_streaming_buffer_serves_the_other_half_of_a_line() {
+    let events = ["L1I_FILLS", "L2I_DEMAND_READS", "L1I_FETCH_ISB_HIT", "ISB_BUNPAIRS_IN"];
+    let r = run_on("montecito-st", &events, "os", 5_000_000);
+    let [fills, demand, isb, pairs] = [0, 1, 2, 3].map(|i| count(&r, events[i]));
+    assert_eq!(fills, demand + isb);
+    assert!(isb > 0 && pairs > 0, "{isb} buffer hits, {pairs} pairs in");
+    assert!(pairs <= 4 * demand, "{pairs} pairs for {demand} L2I reads");
+}

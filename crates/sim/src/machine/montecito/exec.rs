@@ -361,13 +361,25 @@ impl Montecito {
         let translating = self.translate(Side::Instruction, addr, self.cfg.base_page, address_space(phase), &mut tlb);
         let mut miss = Signals::default();
         let mut filling = 0;
+        let mut pairs = 0;
         if !self.l1i.access(addr, false).hit {
-            miss.set(Signal::ICacheMisses, 1);
-            filling = match self.outer_access(0, addr, false, &mut miss) {
-                Level::L2 => self.cfg.l2i_cycles,
-                Level::L3 => self.cfg.l3_cycles,
-                Level::Memory => self.memory_latency(&mut miss, Signal::L3InstructionMisses),
-            };
+            let l2_line = self.cfg.l2i.line_of(addr);
+            if self.isb == Some(l2_line) {
+                // The line came in whole with its other half: filled from the
+                // streaming buffer as it is fetched (ERRATA MMC19).
+                bump(&mut g.signals, Signal::IsbHits);
+            } else {
+                miss.set(Signal::ICacheMisses, 1);
+                filling = match self.outer_access(0, addr, false, &mut miss) {
+                    Level::L2 => self.cfg.l2i_cycles,
+                    Level::L3 => self.cfg.l3_cycles,
+                    Level::Memory => self.memory_latency(&mut miss, Signal::L3InstructionMisses),
+                };
+                self.isb = Some(l2_line);
+                // The L2I line arrives a 32-byte bundle pair a cycle, in the miss's
+                // last cycles (one that returns in the background is not seen).
+                pairs = (self.cfg.l2i.line / 32).min(filling);
+            }
         }
         if translating + filling > 0 {
             self.close(g, out);
@@ -380,12 +392,19 @@ impl Montecito {
             }
         }
         fe_stall(out, ip, translating, tlb, Signal::ITlbStallCycles);
-        // The miss waits for its line; its last cycle recirculates the fill.
-        if filling > 1 {
-            fe_stall(out, ip, filling - 1, miss, Signal::ICacheStallCycles);
-            fe_stall(out, ip, 1, Signals::default(), Signal::ICacheFillRecircCycles);
-        } else {
-            fe_stall(out, ip, filling, miss, Signal::ICacheFillRecircCycles);
+        // The miss waits for its line, which comes in over its last `pairs` cycles;
+        // the very last recirculates the fill.
+        let arriving = Signals::default().with(Signal::IsbBundlePairsIn, 1);
+        let waiting = filling.saturating_sub(pairs.max(1));
+        fe_stall(out, ip, waiting, miss, Signal::ICacheStallCycles);
+        let first = if waiting == 0 { miss } else { Signals::default() };
+        if pairs > 1 {
+            fe_stall(out, ip, pairs - 1, first.union(arriving), Signal::ICacheStallCycles);
+        }
+        if filling > 0 {
+            let last = if pairs > 1 { Signals::default() } else { first };
+            let last = if pairs > 0 { last.union(arriving) } else { last };
+            fe_stall(out, ip, 1, last, Signal::ICacheFillRecircCycles);
         }
     }
 

@@ -78,6 +78,8 @@ pub struct Montecito {
     switching: Option<usize>,
     ip: u64,
     fetch_line: u64,
+    /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
+    isb: Option<u64>,
 }
 
 impl Montecito {
@@ -108,6 +110,7 @@ impl Montecito {
             switching: None,
             ip: 0,
             fetch_line: u64::MAX,
+            isb: None,
             cfg,
         }
     }
@@ -210,6 +213,7 @@ impl Core for Montecito {
             (keys.line)(self.ip),
             (keys.line)(self.fetch_line),
             self.forced.map_or(u64::MAX, |b| (keys.line)(b)),
+            self.isb.map_or(u64::MAX, |l| (keys.line)(l)),
         ]);
     }
 

@@ -353,8 +353,12 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x32, "RSE_EVENT_RETIRED", A, 1, |_| Some(&[Sig(Signal::Calls), Sig(Signal::Returns)])),
     // L1I_READS: demand fetches from a new line, hit or miss.
     ev(0x40, "L1I_READS", A, 1, |_| Some(&[Sig(Signal::ICacheReads)])),
-    ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
+    // L1I_FILLS: "line fills from ISB to the L1 Instruction Cache": every L1I miss,
+    // served by the L2I and beyond or by the streaming buffer (MMC19).
+    ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::IsbHits)])),
     ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
+    // ISB_BUNPAIRS_IN: 32-byte bundle pairs written into the streaming buffer.
+    ev(0x46, "ISB_BUNPAIRS_IN", F, 1, |_| Some(&[Sig(Signal::IsbBundlePairsIn)])),
     // ITLB_MISSES_FETCH: 01 L1ITLB, 10 L2ITLB, 11 ALL (every L2ITLB miss missed the L1ITLB).
     ev(0x47, "ITLB_MISSES_FETCH", A, 1, |u| match u & 3 {
         0b01 | 0b11 => Some(&[Sig(Signal::ITlbMisses)]),
@@ -423,6 +427,9 @@ pub static EVENTS: &[MappedEvent] = &[
         0b00 | 0b11 => mapped_event(0x5b).and_then(|e| (e.select)(u & 3)),
         _ => None,
     }),
+    // L1I_FETCH_ISB_HIT: fetches bypassed from the streaming buffer, all "just in
+    // time" (the line is there when fetched, MMC19).
+    ev(0x66, "L1I_FETCH_ISB_HIT", A, 1, |_| Some(&[Sig(Signal::IsbHits)])),
     ev(0x68, "BR_MISPRED_DETAIL2", A, 2, frontend::br_mispred_detail2),
     ev(0x6a, "BR_PATH_PRED2", A, 2, frontend::br_path_pred2),
     // The front end's stalls by cause (§4.6, MD39).
