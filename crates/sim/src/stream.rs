@@ -191,7 +191,8 @@ pub enum Signal {
     L2PrefetchLocalMemory,
     L2PrefetchRemoteMemory,
     /// Stores reaching the L2 (a write-through L1 sends every store there), by where
-    /// the line was.
+    /// the line was (on Montecito: a store's or semaphore's L2D read for ownership,
+    /// by whether the L3 held the line).
     StoresHitL2,
     StoresHitL3,
     StoresLocalMemory,
@@ -281,6 +282,11 @@ pub enum Signal {
     /// L2I and beyond (Montecito).
     IsbHits,
     IsbBundlePairsIn,
+    /// Cycles the pipeline refills after an exception or interruption (a system
+    /// call, an exception return) (Montecito's BE_FLUSH_BUBBLE.XPN).
+    ExceptionFlushCycles,
+    /// Cycles loads and stores wait for the hardware page walker (Montecito).
+    HpwStallCycles,
 }
 
 impl Signal {
@@ -304,7 +310,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::IsbBundlePairsIn as usize + 1;
+    pub const COUNT: usize = Signal::HpwStallCycles as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -444,6 +450,8 @@ impl Signal {
         Signal::UnknownPredTaken,
         Signal::IsbHits,
         Signal::IsbBundlePairsIn,
+        Signal::ExceptionFlushCycles,
+        Signal::HpwStallCycles,
     ];
 }
 

@@ -146,7 +146,7 @@ fn table_3_6_all_counts_both_threads_once() {
 fn s4_2_1_floating_events_count_background_misses() {
     let cycles = 20_000_000;
     let r = run_on("montecito", &["L3_MISSES"], "stream", cycles);
-    let misses = [Signal::L3InstructionMisses, Signal::L3DataReadMisses, Signal::L3WritebackMisses];
+    let misses = [Signal::L3InstructionMisses, Signal::L3DataReadMisses, Signal::StoresLocalMemory, Signal::L3WritebackMisses];
     let per_cycle = |s: &Span| {
         let fg = if user_or_kernel(s) { misses.iter().map(|&m| s.signals.get(m)).sum() } else { 0 };
         fg.min(1) + s.signals.get(Signal::BackgroundMemoryReads).min(1)
@@ -328,4 +328,30 @@ fn mmc19_the_streaming_buffer_serves_the_other_half_of_a_line() {
     assert_eq!(fills, demand + isb);
     assert!(isb > 0 && pairs > 0, "{isb} buffer hits, {pairs} pairs in");
     assert!(pairs <= 4 * demand, "{pairs} pairs for {demand} L2I reads");
+}
+
+/// Table 4-47: flush bubbles are exception flushes (traps, thread switches) or branch
+/// refills; Table 4-48: the L1D's translation stalls are L2DTLB transfers or page walks;
+/// Tables 4-105, 4-106 and §4.11: a store's line read for ownership is an L3 data write
+/// and a BRIL on the bus (MD19, MD37).
+#[test]
+fn flush_tlb_and_ownership_reads_split_their_totals() {
+    for w in ["os", "stream", "shared"] {
+        let run = |events: &[&str]| {
+            let r = run_on("montecito", events, w, 4_000_000);
+            events.iter().map(|e| count(&r, e)).collect::<Vec<u64>>()
+        };
+        let c = run(&["BE_FLUSH_BUBBLE.ALL", "BE_FLUSH_BUBBLE.XPN", "BE_FLUSH_BUBBLE.BRU", "BE_L1D_FPU_BUBBLE.L1D"]);
+        let d = run(&["BE_L1D_FPU_BUBBLE.L1D_TLB", "BE_L1D_FPU_BUBBLE.L1D_HPW", "L3_WRITES.ALL.ALL", "L3_WRITES.DATA_WRITE.ALL"]);
+        let e = run(&["L3_WRITES.L2_WB.ALL", "BUS_MEM_READ.ALL.SELF", "BUS_MEM_READ.BRL.SELF", "BUS_MEM_READ.BRIL.SELF"]);
+        assert_eq!(c[0], c[1] + c[2], "{w}: flushes");
+        assert_eq!(c[3], d[0] + d[1], "{w}: L1D translation stalls");
+        // At most one a cycle (Table 4-42): a cycle with both kinds counts one in ALL.
+        assert!(d[3].max(e[0]) <= d[2] && d[2] <= d[3] + e[0], "{w}: L3 writes {d:?} {e:?}");
+        assert!(e[2].max(e[3]) <= e[1] && e[1] <= e[2] + e[3], "{w}: bus reads {e:?}");
+    }
+    let os = run_on("montecito", &["BE_FLUSH_BUBBLE.XPN", "BE_L1D_FPU_BUBBLE.L1D_HPW"], "os", 4_000_000);
+    assert!(count(&os, "BE_FLUSH_BUBBLE.XPN") > 0 && count(&os, "BE_L1D_FPU_BUBBLE.L1D_HPW") > 0);
+    let stream = run_on("montecito", &["L3_WRITES.DATA_WRITE.ALL", "BUS_MEM_READ.BRIL.SELF"], "stream", 4_000_000);
+    assert!(count(&stream, "L3_WRITES.DATA_WRITE.ALL") > 0 && count(&stream, "BUS_MEM_READ.BRIL.SELF") > 0);
 }

@@ -61,6 +61,17 @@ fn bump(s: &mut Signals, signal: Signal) {
     s.set(signal, n.saturating_add(1));
 }
 
+/// The L3 hit and miss signals of a lookup from outer cache `which` (0 L2I, 1 L2D),
+/// reading for ownership when `write` (L3_WRITES.DATA_WRITE, L3_READS' data reads
+/// exclude them: Tables 4-105, 4-106).
+fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
+    match (which, write) {
+        (0, _) => (Signal::L3InstructionHits, Signal::L3InstructionMisses),
+        (_, false) => (Signal::L3DataReadHits, Signal::L3DataReadMisses),
+        (_, true) => (Signal::StoresHitL3, Signal::StoresLocalMemory),
+    }
+}
+
 /// Whether a conditional branch's prediction signals say its path was mispredicted.
 fn is_wrong(s: Signals) -> bool {
     s.get(Signal::PathMispredictsTaken) + s.get(Signal::PathMispredictsNotTaken) > 0
@@ -142,13 +153,10 @@ impl Montecito {
     }
 
     /// Cycles in which nothing issues, after the group so far: a back-end stall
-    /// counting `stall`, or with none a flush (a trap), which empties the front end too.
-    fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Option<Signal>) {
+    /// counting `stall`.
+    fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Signal) {
         self.close(g, out);
-        match stall {
-            Some(signal) => be_stall(out, self.ip, 0, cycles, Signals::default().with(signal, 1)),
-            None => out.stall(self.ip, cycles, None),
-        }
+        be_stall(out, self.ip, 0, cycles, Signals::default().with(stall, 1));
     }
 
     /// Executes instruction `i`; returns how many instructions it consumed (a taken
@@ -164,7 +172,7 @@ impl Montecito {
                 self.join(g, out, ip, false);
                 bump(&mut g.signals, Signal::FguCryptoInstructions);
                 if matches!(f, FpOp::Div | FpOp::Sqrt) {
-                    self.wait(g, out, self.cfg.fp_divide_cycles, Some(Signal::DataDepStallCycles));
+                    self.wait(g, out, self.cfg.fp_divide_cycles, Signal::DataDepStallCycles);
                 }
             }
             Op::Barrier => {
@@ -173,7 +181,8 @@ impl Montecito {
             }
             Op::Syscall | Op::ExceptionReturn => {
                 self.join(g, out, ip, false);
-                self.wait(g, out, self.cfg.trap_cycles, None);
+                self.close(g, out);
+                out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
             }
             Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => {
                 self.memory(phase, k, &op, a, ip, g, out);
@@ -456,7 +465,8 @@ impl Montecito {
         self.cfg.memory_cycles
     }
 
-    /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D), then the L3, allocating
+    /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D; `write` for a store's or
+    /// semaphore's read for ownership), then the L3, allocating
     /// on a miss; dirty L2D victims are written back into the L3, L3 ones to memory.
     /// An L3 hit is counted here; a miss is the caller's to count (`memory_latency`).
     fn outer_access(&mut self, which: usize, addr: u64, write: bool, s: &mut Signals) -> Level {
@@ -485,7 +495,7 @@ impl Montecito {
             s.set(Signal::DCacheWritebacks, 1);
         }
         if l3.hit {
-            bump(s, if which == 0 { Signal::L3InstructionHits } else { Signal::L3DataReadHits });
+            bump(s, l3_signal(which, write).0);
             Level::L3
         } else {
             Level::Memory
@@ -506,9 +516,11 @@ impl Montecito {
         let mut s = Signals::default();
         let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), &mut s);
         if cycles > 0 {
-            // The walk holds the access back: an L1D pipeline bubble.
+            // The translation holds the access back: an L1D pipeline bubble, for the
+            // L2DTLB's transfer or for the page walker (BE_L1D_FPU_BUBBLE.L1D_TLB, HPW).
             self.close(g, out);
-            let stall = Signals::default().with(Signal::LsuFullStallCycles, 1);
+            let cause = if s.get(Signal::MainTlbMisses) > 0 { Signal::HpwStallCycles } else { Signal::DTlbMissWaitCycles };
+            let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(cause, 1);
             out.emit(ip, 1, s.union(stall));
             be_stall(out, ip, 1, cycles - 1, stall);
             s = Signals::default();
@@ -539,10 +551,10 @@ impl Montecito {
                         latency = match self.outer_access(1, addr, write, &mut s) {
                             Level::L2 => self.cfg.l2d_cycles,
                             Level::L3 => self.cfg.l3_cycles,
-                            Level::Memory => self.memory_latency(&mut s, Signal::L3DataReadMisses),
+                            Level::Memory => self.memory_latency(&mut s, l3_signal(1, write).1),
                         };
                     } else if write && self.outer_access(1, addr, true, &mut s) == Level::Memory {
-                        self.memory_latency(&mut s, Signal::L3DataReadMisses);
+                        self.memory_latency(&mut s, l3_signal(1, true).1);
                     }
                 } else {
                     // A store writes through to the L2D, which allocates it.
@@ -550,7 +562,7 @@ impl Montecito {
                         self.l1d.access(addr, false);
                     }
                     if self.outer_access(1, addr, true, &mut s) == Level::Memory {
-                        self.memory_latency(&mut s, Signal::L3DataReadMisses);
+                        self.memory_latency(&mut s, l3_signal(1, true).1);
                     }
                 }
             }

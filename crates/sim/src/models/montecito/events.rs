@@ -42,6 +42,10 @@ pub(super) enum Txn {
     Reads,
     /// Data reads: memory reads that are not instruction fetch misses.
     DataReads,
+    /// Reads for ownership (BRIL): a store's or semaphore's line read from memory; and
+    /// the other memory reads (BRL).
+    ReadsForOwnership,
+    ReadsShared,
     /// Write-backs of dirty lines: the writes of a cycle that writes lines back.
     Writebacks,
     /// Reads and writes.
@@ -68,8 +72,12 @@ pub(super) enum Atom {
     /// cycles retiring at least one).
     NoRetire,
     /// A bubble cycle (no instruction retired) by its cause, each cycle counted under
-    /// exactly one in §4.6's priority order (L1D/FPU, EXE, RSE, front end; MD37).
+    /// exactly one in §4.6's priority order (XPN, L1D/FPU, EXE, RSE, front end, BRU;
+    /// MD37).
     Bubble(Cause),
+    /// An L1D/FPU bubble cycle with this stall signal (the L1D's reasons are not
+    /// prioritised among themselves, §4.6).
+    L1dBubble(Signal),
     /// Syllables not dispersed in a cycle that dispersed some: 6 minus those dispersed
     /// (§4.4; MD38).
     SyllablesNotDispersed,
@@ -118,15 +126,18 @@ pub(super) enum Atom {
     Front(Front),
 }
 
-/// Why the back end had a bubble (§4.6). The machine tells a flush only as a stall
-/// with no cause of its own (a pipeline refill, a thread switch, a trap).
+/// Why the back end had a bubble (§4.6): an exception or interruption flush (a trap,
+/// a thread switch: Table 4-47 XPN), the L1D or FPU, an execution dependency, the RSE,
+/// the front end; a bubble with no cause of its own is a branch mispredict's refill
+/// (BRU).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Cause {
+    Xpn,
     L1dFpu,
     Exe,
     Rse,
     FrontEnd,
-    Flush,
+    Bru,
 }
 
 impl Cause {
@@ -137,7 +148,9 @@ impl Cause {
         if c.get(Instructions) > 0 {
             return None;
         }
-        Some(if c.get(LsuFullStallCycles) > 0 {
+        Some(if c.get(ExceptionFlushCycles) + c.get(ThreadSwitchCycles) > 0 {
+            Cause::Xpn
+        } else if c.get(LsuFullStallCycles) > 0 {
             Cause::L1dFpu
         } else if c.get(DataDepStallCycles) > 0 {
             Cause::Exe
@@ -146,7 +159,7 @@ impl Cause {
         } else if c.get(IBufStallCycles) > 0 {
             Cause::FrontEnd
         } else {
-            Cause::Flush
+            Cause::Bru
         })
     }
 }
@@ -182,6 +195,7 @@ impl Atom {
             Atom::Sig(s) => c.get(s),
             Atom::NoRetire => u64::from(c.get(Instructions) == 0),
             Atom::Bubble(cause) => u64::from(Cause::of(c) == Some(cause)),
+            Atom::L1dBubble(s) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(s) > 0),
             Atom::SyllablesNotDispersed => match c.get(Instructions) {
                 0 => 0,
                 i => DISPERSAL_WIDTH.saturating_sub(i),
@@ -230,6 +244,8 @@ impl Atom {
                 let v = match txn {
                     Txn::Reads => reads,
                     Txn::DataReads => reads.saturating_sub(c.get(ICacheMisses)),
+                    Txn::ReadsForOwnership => reads.min(c.get(StoresLocalMemory)),
+                    Txn::ReadsShared => reads - reads.min(c.get(StoresLocalMemory)),
                     Txn::Writebacks => writebacks,
                     Txn::All => reads + writes,
                 };
@@ -277,6 +293,9 @@ const L3_IH: Atom = Sig(Signal::L3InstructionHits);
 const L3_IM: Atom = Sig(Signal::L3InstructionMisses);
 const L3_DH: Atom = Sig(Signal::L3DataReadHits);
 const L3_DM: Atom = Sig(Signal::L3DataReadMisses);
+/// Reads for ownership: a store's or semaphore's L2D allocation (L3_WRITES.DATA_WRITE).
+const L3_SH: Atom = Sig(Signal::StoresHitL3);
+const L3_SM: Atom = Sig(Signal::StoresLocalMemory);
 const L2I_HIT: Atom = Sig(Signal::L2InstructionHits);
 
 /// Table 4-42 rows the stream drives, by event code. docs/montecito-model.md has the
@@ -304,9 +323,12 @@ pub static EVENTS: &[MappedEvent] = &[
         0b0000 | 0b0001 => Some(&[Atom::Bubble(Cause::Exe)]),
         _ => None,
     }),
-    // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a pipeline refill), bxx10 XPN (none).
+    // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a mispredict's refill), bxx10 XPN (traps
+    // and thread switches, Table 4-47).
     ev(0x04, "BE_FLUSH_BUBBLE", A, 1, |u| match u & 3 {
-        0b00 | 0b01 => Some(&[Atom::Bubble(Cause::Flush)]),
+        0b00 => Some(&[Atom::Bubble(Cause::Xpn), Atom::Bubble(Cause::Bru)]),
+        0b01 => Some(&[Atom::Bubble(Cause::Bru)]),
+        0b10 => Some(&[Atom::Bubble(Cause::Xpn)]),
         _ => None,
     }),
     // IA64_INST_RETIRED (umask bxx00) and IA64_TAGGED_INST_RETIRED (IBRP0-3): the tags
@@ -456,10 +478,12 @@ pub static EVENTS: &[MappedEvent] = &[
         0b11 => Some(&[Bus(Txn::All, Size::Any)]),
         _ => None,
     }),
-    // BUS_MEM_READ bits 3:2: 00 BIL (0-byte; none in the stream), 01 BRL, 10 BRIL (none:
-    // the stream's stores do not read for ownership), 11 ALL.
+    // BUS_MEM_READ bits 3:2: 00 BIL (0-byte; none in the stream), 01 BRL, 10 BRIL (a
+    // store's or semaphore's read for ownership), 11 ALL.
     ev(0x8b, "BUS_MEM_READ", S, 1, |u| match u >> 2 & 3 {
-        0b01 | 0b11 => Some(&[Bus(Txn::Reads, Size::Line)]),
+        0b01 => Some(&[Bus(Txn::ReadsShared, Size::Line)]),
+        0b10 => Some(&[Bus(Txn::ReadsForOwnership, Size::Line)]),
+        0b11 => Some(&[Bus(Txn::Reads, Size::Line)]),
         _ => None,
     }),
     ev(0x8c, "BUS_RD_DATA", S, 1, |_| Some(&[Bus(Txn::DataReads, Size::Line)])),
@@ -486,10 +510,13 @@ pub static EVENTS: &[MappedEvent] = &[
     }),
     // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
     ev(0xc9, "DTLB_INSERTS_HPW", F, 4, |_| Some(&[Atom::L2DtlbMisses])),
-    // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall); FPU and the finer L1D
+    // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall), of which L1D_HPW (the page
+    // walker) and L1D_TLB (an L2DTLB to L1DTLB transfer); FPU and the other L1D
     // reasons are not in the stream.
     ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
         0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        0b0101 => Some(&[Atom::L1dBubble(Signal::HpwStallCycles)]),
+        0b1010 => Some(&[Atom::L1dBubble(Signal::DTlbMissWaitCycles)]),
         _ => None,
     }),
     // L2D_MISSES: Table 4-42 leaves its type blank; the description says F (MD26).
@@ -501,9 +528,7 @@ pub static EVENTS: &[MappedEvent] = &[
     // L3 events from the machine's L3 lookups: instruction fetches from the L2I, data
     // reads from the L2D (a miss switching threads counts in the background, MD12),
     // and the L2D's write-backs. Inserts are the lookups that missed and allocated.
-    mesi(ev(0xda, "L3_INSERTS", F, 1, |_| {
-        Some(&[Sig(Signal::L3InstructionMisses), Sig(Signal::L3DataReadMisses), Sig(Signal::L3WritebackMisses)])
-    })),
+    mesi(ev(0xda, "L3_INSERTS", F, 1, |_| Some(&[L3_IM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)]))),
     ev(0xdb, "L3_REFERENCES", F, 1, |_| {
         use Signal::*;
         Some(&[
@@ -511,13 +536,13 @@ pub static EVENTS: &[MappedEvent] = &[
             Sig(L3InstructionMisses),
             Sig(L3DataReadHits),
             Sig(L3DataReadMisses),
+            L3_SH,
+            L3_SM,
             Sig(L3WritebackHits),
             Sig(L3WritebackMisses),
         ])
     }),
-    ev(0xdc, "L3_MISSES", F, 1, |_| {
-        Some(&[Sig(Signal::L3InstructionMisses), Sig(Signal::L3DataReadMisses), Sig(Signal::L3WritebackMisses)])
-    }),
+    ev(0xdc, "L3_MISSES", F, 1, |_| Some(&[L3_IM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)])),
     // L3_READS bits 3:2: 00 demand instruction fetch, 01 instruction fetch and prefetch
     // (the machine has no instruction prefetches), 10 data reads, 11 all; bits 1:0:
     // 01 hits, 10 misses, 11 both.
@@ -533,13 +558,23 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b11, 0b11) => Some(&[L3_IH, L3_IM, L3_DH, L3_DM]),
         _ => None,
     })),
-    // L3_WRITES bits 3:2: 01 data writes (none: the L2D allocates stores, so they reach
-    // the L3 only as write-backs), 10 L2D write-backs, 11 all; bits 1:0 as L3_READS.
-    mesi(ev(0xde, "L3_WRITES", F, 1, |u| match (u >> 2 & 3, u & 3) {
-        (0b10 | 0b11, 0b01) => Some(&[Sig(Signal::L3WritebackHits)]),
-        (0b10 | 0b11, 0b10) => Some(&[Sig(Signal::L3WritebackMisses)]),
-        (0b10 | 0b11, 0b11) => Some(&[Sig(Signal::L3WritebackHits), Sig(Signal::L3WritebackMisses)]),
-        _ => None,
+    // L3_WRITES bits 3:2: 01 data writes ("includes L3 read for ownership requests that
+    // satisfy stores"), 10 L2D write-backs, 11 all; bits 1:0 as L3_READS.
+    mesi(ev(0xde, "L3_WRITES", F, 1, |u| {
+        const WH: Atom = Sig(Signal::L3WritebackHits);
+        const WM: Atom = Sig(Signal::L3WritebackMisses);
+        match (u >> 2 & 3, u & 3) {
+            (0b01, 0b01) => Some(&[L3_SH]),
+            (0b01, 0b10) => Some(&[L3_SM]),
+            (0b01, 0b11) => Some(&[L3_SH, L3_SM]),
+            (0b10, 0b01) => Some(&[WH]),
+            (0b10, 0b10) => Some(&[WM]),
+            (0b10, 0b11) => Some(&[WH, WM]),
+            (0b11, 0b01) => Some(&[L3_SH, WH]),
+            (0b11, 0b10) => Some(&[L3_SM, WM]),
+            (0b11, 0b11) => Some(&[L3_SH, L3_SM, WH, WM]),
+            _ => None,
+        }
     })),
     mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Bus(Txn::Writebacks, Size::Line)]))),
     // L2D_REFERENCES (set 2): bits 1:0 01 reads, 10 writes, 11 both.
@@ -549,6 +584,9 @@ pub static EVENTS: &[MappedEvent] = &[
         0b11 => Some(&[Atom::L2dReads, Atom::L2dWrites]),
         _ => None,
     }),
+    // L2D_FORCE_RECIRC.TAG_OK: "inserted to Ozq as a hit … Likely identical to
+    // L2D_INSERT_HITS" (Table 4-90); the machine has no OZQ recirculation otherwise.
+    ev(0xea, "L2D_FORCE_RECIRC", F, 4, |u| if u == 0b0111 { Some(&[Sig(Signal::L2DataHits)]) } else { None }),
 ];
 
 /// The mapped event with this code, if any.
@@ -556,11 +594,18 @@ pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
     EVENTS.iter().find(|e| e.code == code)
 }
 
+/// Bus events' unit-mask bits 1:0 for the IO agent: non-CPU agents, of which the
+/// machine has none (MD14).
+pub(super) const IO_AGENT: u64 = 0b01;
+
 /// What event `code` with `umask` counts in a cycle of `span`, on the thread that runs
 /// it, with every MESI state and no threshold (the span's own events; for listing what
 /// the machine exercises, and for tests).
 pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
     let Some(event) = mapped_event(code) else { return 0 };
+    if event.ty == EventType::SelfFloating && umask & 3 == IO_AGENT {
+        return 0;
+    }
     let Some(atoms) = (event.select)(umask) else { return 0 };
     let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None };
     atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))

@@ -13,7 +13,8 @@ use crate::stream::Signal;
 /// those causes never hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Fe {
-    /// The pipeline refills: a thread switch, a mispredicted branch, a trap.
+    /// The pipeline refills: a thread switch (and the data it returns), a mispredicted
+    /// branch, a trap.
     Flush,
     TlbMiss,
     IMiss,
@@ -33,7 +34,7 @@ impl Fe {
         if c.get(Instructions) > 0 {
             return (c.get(UnreachedBundles) > 0).then_some(Fe::Unreached);
         }
-        let flush = c.get(ThreadSwitchCycles) + c.get(BackgroundMemoryReads) > 0 || Cause::of(c) == Some(Cause::Flush);
+        let flush = c.get(BackgroundMemoryReads) > 0 || matches!(Cause::of(c), Some(Cause::Xpn | Cause::Bru));
         [
             (flush, Fe::Flush),
             (c.get(ITlbStallCycles) > 0, Fe::TlbMiss),

@@ -30,7 +30,7 @@ mod events;
 mod frontend;
 
 pub use events::{line_state, mapped_event, per_cycle, EventType, MappedEvent, EVENTS};
-use events::{Atom, Cycle};
+use events::{Atom, Cycle, IO_AGENT};
 
 /// Hardware threads of a Montecito core (§2.4, §3.3.2).
 pub const THREADS: usize = 2;
@@ -114,7 +114,7 @@ impl Program {
             EventType::SelfFloating => match umask & 3 {
                 0b10 => EventType::Floating,
                 // IO: non-CPU priority agents, of which the model has none.
-                0b01 => return None,
+                IO_AGENT => return None,
                 _ => EventType::Causal,
             },
             t => t,
