@@ -287,6 +287,13 @@ pub enum Signal {
     ExceptionFlushCycles,
     /// Cycles loads and stores wait for the hardware page walker (Montecito).
     HpwStallCycles,
+    /// Issue groups ended by an architected stop: the next instruction consumes a
+    /// result not yet there (Montecito's SYLL_NOT_DISPERSED.EXPL).
+    ExplicitStops,
+    /// Cycles the pipeline waits for a floating-point register's value, and for an
+    /// application or control register's (Montecito's BE_EXE_BUBBLE.FRALL, ARCR).
+    FrDepStallCycles,
+    ArCrStallCycles,
 }
 
 impl Signal {
@@ -310,7 +317,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::HpwStallCycles as usize + 1;
+    pub const COUNT: usize = Signal::ArCrStallCycles as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -452,6 +459,9 @@ impl Signal {
         Signal::IsbBundlePairsIn,
         Signal::ExceptionFlushCycles,
         Signal::HpwStallCycles,
+        Signal::ExplicitStops,
+        Signal::FrDepStallCycles,
+        Signal::ArCrStallCycles,
     ];
 }
 

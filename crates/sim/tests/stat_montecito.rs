@@ -355,3 +355,36 @@ fn flush_tlb_and_ownership_reads_split_their_totals() {
     let stream = run_on("montecito", &["L3_WRITES.DATA_WRITE.ALL", "BUS_MEM_READ.BRIL.SELF"], "stream", 4_000_000);
     assert!(count(&stream, "L3_WRITES.DATA_WRITE.ALL") > 0 && count(&stream, "BUS_MEM_READ.BRIL.SELF") > 0);
 }
+
+/// The reasons of one total are disjoint, so they add up: EXE bubbles by the register
+/// waited for (general, floating-point, control: MMC20), syllables not dispersed by
+/// the stop or the front end (MD38), and the L2D's operations by kind against its
+/// references.
+#[test]
+fn exe_bubbles_syllables_and_l2d_operations_split_by_reason() {
+    for w in ["os", "fp", "mixed", "branchy"] {
+        let run = |events: &[&str]| {
+            let r = run_on("montecito", events, w, 3_000_000);
+            events.iter().map(|e| count(&r, e)).collect::<Vec<u64>>()
+        };
+        let exe = run(&["BE_EXE_BUBBLE.ALL", "BE_EXE_BUBBLE.GRALL", "BE_EXE_BUBBLE.FRALL", "BE_EXE_BUBBLE.ARCR"]);
+        assert_eq!(exe[0], exe[1] + exe[2] + exe[3], "{w}: {exe:?}");
+        let syll = run(&["SYLL_NOT_DISPERSED.ALL", "SYLL_NOT_DISPERSED.EXPL", "SYLL_NOT_DISPERSED.IMPL", "SYLL_NOT_DISPERSED.FE"]);
+        assert_eq!(syll[0], syll[1] + syll[2] + syll[3], "{w}: {syll:?}");
+        // L2D events of different sets cannot be counted together (§4.8.4): one run each.
+        let ops: Vec<u64> = ["L2D_REFERENCES.ALL", "L2D_OPS_ISSUED.INT_LOAD", "L2D_OPS_ISSUED.RMW", "L2D_OPS_ISSUED.STORE"]
+            .iter()
+            .map(|e| run(&[e])[0])
+            .collect();
+        assert_eq!(ops[0], ops[1] + ops[2] + ops[3], "{w}: {ops:?}");
+    }
+    for (w, e) in [
+        ("os", "BE_EXE_BUBBLE.ARCR"),
+        ("os", "SYLL_NOT_DISPERSED.EXPL"),
+        ("os", "L2D_OPS_ISSUED.OTHER"),
+        ("fp", "BE_EXE_BUBBLE.FRALL"),
+        ("fp", "L2D_OPS_ISSUED.LFETCH"),
+    ] {
+        assert!(count(&run_on("montecito", &[e], w, 3_000_000), e) > 0, "{w}: {e}");
+    }
+}

@@ -55,6 +55,9 @@ pub struct MontecitoConfig {
     pub fp_divide_cycles: u64,
     /// Cycles of a system call (break/epc and the kernel's entry) and of rfi.
     pub trap_cycles: u64,
+    /// Table 2-8 note 5: a move to or from a control register takes C = 10-12 cycles
+    /// ("FPSR and CR accesses"); its consumer waits for it (ERRATA MMC20).
+    pub cr_cycles: u64,
 }
 
 const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
@@ -94,6 +97,7 @@ impl MontecitoConfig {
             switch_cycles: 15,
             fp_divide_cycles: 30,
             trap_cycles: 20,
+            cr_cycles: 10,
         }
     }
 

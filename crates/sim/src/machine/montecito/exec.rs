@@ -152,9 +152,11 @@ impl Montecito {
         g.memory += u8::from(memory);
     }
 
-    /// Cycles in which nothing issues, after the group so far: a back-end stall
+    /// Cycles in which nothing issues, after the group so far, which ends at an
+    /// architected stop (its last instruction's consumer follows): a back-end stall
     /// counting `stall`.
     fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Signal) {
+        bump(&mut g.signals, Signal::ExplicitStops);
         self.close(g, out);
         be_stall(out, self.ip, 0, cycles, Signals::default().with(stall, 1));
     }
@@ -167,12 +169,18 @@ impl Montecito {
         self.fetch(phase, ip, g, out);
         self.ip = ip + INSN;
         match op {
-            Op::Int | Op::SpecialReg => self.join(g, out, ip, false),
+            Op::Int => self.join(g, out, ip, false),
+            Op::SpecialReg => {
+                // A control-register move (the kernel saving or setting processor
+                // state): its consumer follows, after a stop (MMC20).
+                self.join(g, out, ip, false);
+                self.wait(g, out, self.cfg.cr_cycles - 1, Signal::ArCrStallCycles);
+            }
             Op::Fp(f) => {
                 self.join(g, out, ip, false);
                 bump(&mut g.signals, Signal::FguCryptoInstructions);
                 if matches!(f, FpOp::Div | FpOp::Sqrt) {
-                    self.wait(g, out, self.cfg.fp_divide_cycles, Signal::DataDepStallCycles);
+                    self.wait(g, out, self.cfg.fp_divide_cycles, Signal::FrDepStallCycles);
                 }
             }
             Op::Barrier => {
@@ -527,6 +535,9 @@ impl Montecito {
         }
         let prefetch = matches!(op, Op::Prefetch(_));
         let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
+        if matches!(op, Op::Atomic(_)) {
+            s.set(Signal::Atomics, 1);
+        }
         let mut latency = 0;
         if !prefetch {
             s.set(Signal::DCacheAccesses, 1);
@@ -548,7 +559,17 @@ impl Montecito {
                         if !prefetch {
                             s.set(Signal::DCacheMisses, 1);
                         }
-                        latency = match self.outer_access(1, addr, write, &mut s) {
+                        let level = self.outer_access(1, addr, write, &mut s);
+                        if prefetch {
+                            // An lfetch the L1D misses is an L2D operation (L2D_OPS_ISSUED).
+                            let served = match level {
+                                Level::L2 => Signal::L2PrefetchHitsL2,
+                                Level::L3 => Signal::L2PrefetchHitsL3,
+                                Level::Memory => Signal::L2PrefetchLocalMemory,
+                            };
+                            s.set(served, 1);
+                        }
+                        latency = match level {
                             Level::L2 => self.cfg.l2d_cycles,
                             Level::L3 => self.cfg.l3_cycles,
                             Level::Memory => self.memory_latency(&mut s, l3_signal(1, write).1),
@@ -582,6 +603,10 @@ impl Montecito {
             g.mem = Some(MemRef { addr, stride: stream.stride, size: a.size, write });
         }
         let waits = a.use_next || matches!(op, Op::Atomic(_));
+        if waits && reads && !prefetch {
+            // The consumer of the value is in the next group: an architected stop.
+            bump(&mut g.signals, Signal::ExplicitStops);
+        }
         if write || (waits && reads && !prefetch) {
             self.close(g, out);
         }

@@ -36,6 +36,7 @@ struct CoreKeys {
     switch_cycles: Option<u64>,
     fp_divide_cycles: Option<u64>,
     trap_cycles: Option<u64>,
+    cr_cycles: Option<u64>,
 }
 
 const L1_SIZES: std::ops::RangeInclusive<u64> = 1 << 10..=1 << 20;
@@ -72,6 +73,7 @@ impl MontecitoConfig {
             o.core("switch_cycles", c.switch_cycles, &mut cfg.switch_cycles, 1, 1000)?;
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
+            o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;
         }
         Ok(cfg)
     }

@@ -75,12 +75,14 @@ pub(super) enum Atom {
     /// exactly one in §4.6's priority order (XPN, L1D/FPU, EXE, RSE, front end, BRU;
     /// MD37).
     Bubble(Cause),
-    /// An L1D/FPU bubble cycle with this stall signal (the L1D's reasons are not
+    /// An L1D/FPU or EXE bubble cycle with this stall signal (their reasons are not
     /// prioritised among themselves, §4.6).
     L1dBubble(Signal),
-    /// Syllables not dispersed in a cycle that dispersed some: 6 minus those dispersed
-    /// (§4.4; MD38).
-    SyllablesNotDispersed,
+    ExeBubble(Signal),
+    /// Syllables not dispersed in a cycle that dispersed some (6 minus those dispersed,
+    /// §4.4; MD38), by reason: the unreached bundles' three each (FE), then the rest
+    /// at an architected stop (EXPL) or else an implicit one (IMPL).
+    SyllablesNotDispersed(Syllables),
     /// Branches predicted correctly (outcome and target).
     CorrectBranches,
     /// IP-relative branches (all but returns and other indirect ones), and those whose
@@ -104,8 +106,11 @@ pub(super) enum Atom {
     L1dReadMisses,
     /// Reads sent to the L2D: cacheable L1D read misses.
     L2dReads,
-    /// Writes sent to the L2D: every cacheable store (L1D is write-through).
+    /// Writes sent to the L2D: every cacheable store (L1D is write-through); those of
+    /// semaphores, and the rest.
     L2dWrites,
+    CacheableAtomics,
+    L2dStores,
     /// Cacheable data requests that miss the L2D (every miss misses every level).
     L2dMisses,
     /// Loads served by the L1D: cacheable loads.
@@ -124,6 +129,14 @@ pub(super) enum Atom {
     Bus(Txn, Size),
     /// The front end's losses and unknown predictions (`frontend.rs`).
     Front(Front),
+}
+
+/// Why syllables were not dispersed (SYLL_NOT_DISPERSED's reasons, Table 4-126).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Syllables {
+    Explicit,
+    Implicit,
+    FrontEnd,
 }
 
 /// Why the back end had a bubble (§4.6): an exception or interruption flush (a trap,
@@ -152,7 +165,7 @@ impl Cause {
             Cause::Xpn
         } else if c.get(LsuFullStallCycles) > 0 {
             Cause::L1dFpu
-        } else if c.get(DataDepStallCycles) > 0 {
+        } else if c.get(DataDepStallCycles) + c.get(FrDepStallCycles) + c.get(ArCrStallCycles) > 0 {
             Cause::Exe
         } else if c.get(RseSpillStallCycles) + c.get(RseFillStallCycles) > 0 {
             Cause::Rse
@@ -196,10 +209,20 @@ impl Atom {
             Atom::NoRetire => u64::from(c.get(Instructions) == 0),
             Atom::Bubble(cause) => u64::from(Cause::of(c) == Some(cause)),
             Atom::L1dBubble(s) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(s) > 0),
-            Atom::SyllablesNotDispersed => match c.get(Instructions) {
-                0 => 0,
-                i => DISPERSAL_WIDTH.saturating_sub(i),
-            },
+            Atom::ExeBubble(s) => u64::from(Cause::of(c) == Some(Cause::Exe) && c.get(s) > 0),
+            Atom::SyllablesNotDispersed(why) => {
+                let lost = match c.get(Instructions) {
+                    0 => 0,
+                    i => DISPERSAL_WIDTH.saturating_sub(i),
+                };
+                let fe = (3 * c.get(UnreachedBundles)).min(lost);
+                let expl = if c.get(ExplicitStops) > 0 { lost - fe } else { 0 };
+                match why {
+                    Syllables::FrontEnd => fe,
+                    Syllables::Explicit => expl,
+                    Syllables::Implicit => lost - fe - expl,
+                }
+            }
             Atom::CorrectBranches => c.get(Branches).saturating_sub(c.get(BranchMispredicts)),
             Atom::IpRelBranches => c.get(Branches).saturating_sub(c.get(Returns) + c.get(IndirectBranches)),
             Atom::IpRelCorrect => c
@@ -225,6 +248,8 @@ impl Atom {
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
             Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
             Atom::L2dWrites => when(c.cacheable(), c.get(Stores)),
+            Atom::CacheableAtomics => when(c.cacheable(), c.get(Atomics)),
+            Atom::L2dStores => when(c.cacheable(), c.get(Stores).saturating_sub(c.get(Atomics))),
             Atom::L2dMisses => c.get(L2DataMisses),
             Atom::CacheableLoads => when(c.cacheable(), c.get(Loads)),
             Atom::UncacheableLoads => when(!c.cacheable(), c.get(Loads)),
@@ -317,10 +342,14 @@ pub static EVENTS: &[MappedEvent] = &[
         0b100 => Some(&[Sig(Signal::RseFillStallCycles)]),
         _ => None,
     }),
-    // BE_EXE_BUBBLE: ALL and GRALL (a data dependency); the other causes are not in
-    // the stream.
+    // BE_EXE_BUBBLE: ALL; GRALL (a general register's value), FRALL (a floating-point
+    // register's: an FP divide), ARCR and ARCR_PR_CANCEL_BANK (a control register's,
+    // MMC20); predicates, cancelled loads and bank switches are not in the stream.
     ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
-        0b0000 | 0b0001 => Some(&[Atom::Bubble(Cause::Exe)]),
+        0b0000 => Some(&[Atom::Bubble(Cause::Exe)]),
+        0b0001 => Some(&[Atom::ExeBubble(Signal::DataDepStallCycles)]),
+        0b0010 => Some(&[Atom::ExeBubble(Signal::FrDepStallCycles)]),
+        0b0100 | 0b1000 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles)]),
         _ => None,
     }),
     // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a mispredict's refill), bxx10 XPN (traps
@@ -396,9 +425,22 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x4b, "L1I_PURGE", C, 1, |_| Some(&[Atom::L2ItlbMisses])),
     ev(0x4d, "INST_DISPERSED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
     // SYLL_NOT_DISPERSED: any combination of EXPL (bit 0), IMPL (bit 1), FE (bit 2) and
-    // MLX (bit 3) counts the union; the stream's only reason is the implicit stop that
-    // ends an issue group (MD38).
-    ev(0x4e, "SYLL_NOT_DISPERSED", A, 5, |u| if u & 0b0010 != 0 { Some(&[Atom::SyllablesNotDispersed]) } else { None }),
+    // MLX (bit 3, none: no MLX templates) counts the union of its reasons (MD38).
+    ev(0x4e, "SYLL_NOT_DISPERSED", A, 5, |u| {
+        const E: Atom = Atom::SyllablesNotDispersed(Syllables::Explicit);
+        const I: Atom = Atom::SyllablesNotDispersed(Syllables::Implicit);
+        const F: Atom = Atom::SyllablesNotDispersed(Syllables::FrontEnd);
+        match u & 0b0111 {
+            0b001 => Some(&[E]),
+            0b010 => Some(&[I]),
+            0b011 => Some(&[E, I]),
+            0b100 => Some(&[F]),
+            0b101 => Some(&[E, F]),
+            0b110 => Some(&[I, F]),
+            0b111 => Some(&[E, I, F]),
+            _ => None,
+        }
+    }),
     // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
     ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
     // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
@@ -587,6 +629,18 @@ pub static EVENTS: &[MappedEvent] = &[
     // L2D_FORCE_RECIRC.TAG_OK: "inserted to Ozq as a hit … Likely identical to
     // L2D_INSERT_HITS" (Table 4-90); the machine has no OZQ recirculation otherwise.
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, |u| if u == 0b0111 { Some(&[Sig(Signal::L2DataHits)]) } else { None }),
+    // L2D_OPS_ISSUED (bit 3 ignored): the L2D's operations by kind, each issued as a
+    // hit in the end: integer loads (L1D read misses), semaphores (RMW), other stores,
+    // lfetches the L1D missed, and the page walker's reads (OTHER). FP_LOAD 0: the
+    // machine's loads go through the L1D.
+    ev(0xf0, "L2D_OPS_ISSUED", F, 4, |u| match u & 0b0111 {
+        0b000 => Some(&[Atom::L2dReads]),
+        0b010 => Some(&[Atom::CacheableAtomics]),
+        0b011 => Some(&[Atom::L2dStores]),
+        0b100 | 0b110 => Some(&[Sig(Signal::L2PrefetchHitsL2), Sig(Signal::L2PrefetchHitsL3), Sig(Signal::L2PrefetchLocalMemory)]),
+        0b101 | 0b111 => Some(&[Sig(Signal::MainTlbMisses)]),
+        _ => None,
+    }),
 ];
 
 /// The mapped event with this code, if any.
