@@ -294,6 +294,10 @@ pub enum Signal {
     /// application or control register's (Montecito's BE_EXE_BUBBLE.FRALL, ARCR).
     FrDepStallCycles,
     ArCrStallCycles,
+    /// A thread switch's stall class: 1 for any switch, one more for each of 8, 16,
+    /// …, 4096 that the cycles the pipeline had retired nothing before the switch
+    /// reach (Montecito's THREAD_SWITCH_STALL thresholds), on the switch's first cycle.
+    ThreadSwitchStall,
 }
 
 impl Signal {
@@ -317,7 +321,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::ArCrStallCycles as usize + 1;
+    pub const COUNT: usize = Signal::ThreadSwitchStall as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -462,6 +466,7 @@ impl Signal {
         Signal::ExplicitStops,
         Signal::FrDepStallCycles,
         Signal::ArCrStallCycles,
+        Signal::ThreadSwitchStall,
     ];
 }
 
@@ -504,7 +509,7 @@ pub struct Branch {
     pub mispredicted: bool,
 }
 
-/// Words of eight signals each: comparing spans (to merge them) compares these.
+/// Words of sixteen signals each: comparing spans (to merge them) compares these.
 /// Bits of one signal's per-cycle increment, and the largest increment: no signal of
 /// any modelled chip counts more than 15 in one cycle (Montecito retires at most six
 /// instructions, §4.3; memory transactions are a few per access).

@@ -388,3 +388,14 @@ fn exe_bubbles_syllables_and_l2d_operations_split_by_reason() {
         assert!(count(&run_on("montecito", &[e], w, 3_000_000), e) > 0, "{w}: {e}");
     }
 }
+
+/// MD44: THREAD_SWITCH_STALL's thresholds nest: every switch is at least "any latency"
+/// (GTE_4, which counts them all), and fewer reach each longer stall.
+#[test]
+fn s4_13_switch_stalls_are_nested_thresholds() {
+    let events = ["THREAD_SWITCH_EVENTS.ALL", "THREAD_SWITCH_STALL.GTE_4", "THREAD_SWITCH_STALL.GTE_8", "THREAD_SWITCH_STALL.GTE_16"];
+    let r = run_on("montecito", &events, "mixed", 10_000_000);
+    let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
+    assert_eq!(c[0], c[1], "every switch is at least GTE_4");
+    assert!(c[1] >= c[2] && c[2] >= c[3] && c[1] > 0, "{c:?}");
+}

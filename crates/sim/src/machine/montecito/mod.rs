@@ -80,6 +80,18 @@ pub struct Montecito {
     fetch_line: u64,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
     isb: Option<u64>,
+    /// Each thread's cycles since it last retired an instruction, up to
+    /// `STALL_THRESHOLDS`' last (the stall before a switch, MD44).
+    quiet: Vec<u64>,
+}
+
+/// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
+const STALL_THRESHOLDS: [u64; 10] = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+/// A switch's stall class after `quiet` cycles without a retirement: 1, plus one for
+/// each threshold reached.
+fn stall_class(quiet: u64) -> u8 {
+    1 + STALL_THRESHOLDS.iter().filter(|&&t| quiet >= t).count() as u8
 }
 
 impl Montecito {
@@ -111,6 +123,7 @@ impl Montecito {
             ip: 0,
             fetch_line: u64::MAX,
             isb: None,
+            quiet: vec![0; threads],
             cfg,
         }
     }
@@ -126,7 +139,8 @@ impl Montecito {
         let cause = if returned > 0 { Signal::ThreadSwitchesL3Miss } else { Signal::ThreadSwitchesTimeout };
         let mut leaving = Out::new(out, Span { thread: left as u8, ..template });
         let switching = Signals::default().with(Signal::ThreadSwitchCycles, 1).with(Signal::IBufStallCycles, 1);
-        leaving.emit(template.ip, 1, switching.with(cause, 1));
+        let stall = stall_class(self.quiet[left]);
+        leaving.emit(template.ip, 1, switching.with(cause, 1).with(Signal::ThreadSwitchStall, stall));
         leaving.emit(template.ip, self.cfg.switch_cycles - 1, switching);
         leaving.finish();
         if self.urgency[left] < NOMINAL_URGENCY {
@@ -169,9 +183,17 @@ impl Core for Montecito {
             self.switch_from(left, template, out);
         }
         template.thread = self.thread as u8;
-        let mut out = Out::new(out, template);
-        self.run(phase, k, &mut out);
-        out.finish();
+        let from = out.len();
+        let mut run = Out::new(out, template);
+        self.run(phase, k, &mut run);
+        run.finish();
+        // The thread switches, if it does, at the end of the iteration (MMC12): the
+        // stall before it is the iteration's cycles since its last retirement.
+        let spans = &out[from..];
+        let trailing: u64 = spans.iter().rev().take_while(|s| s.signals.get(Signal::Instructions) == 0).map(|s| s.cycles).sum();
+        let retired = spans.iter().any(|s| s.signals.get(Signal::Instructions) > 0);
+        let quiet = &mut self.quiet[self.thread];
+        *quiet = if retired { trailing } else { *quiet + trailing }.min(STALL_THRESHOLDS[STALL_THRESHOLDS.len() - 1]);
     }
 
     fn may_switch(&mut self, allowed: bool) {
@@ -206,6 +228,7 @@ impl Core for Montecito {
             out.extend([u64::from(r.depth), u64::from(r.spilled)]);
         }
         out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
+        out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         out.extend([
             self.thread as u64,
             u64::from(self.switch),

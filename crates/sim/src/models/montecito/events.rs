@@ -127,6 +127,8 @@ pub(super) enum Atom {
     L1dtlbTransfers,
     /// Bus (memory) transactions of a class and size.
     Bus(Txn, Size),
+    /// 1 when a signal is at least a value (a class carried as a signal's value).
+    AtLeast(Signal, u8),
     /// The front end's losses and unknown predictions (`frontend.rs`).
     Front(Front),
 }
@@ -277,6 +279,7 @@ impl Atom {
                 when(fits, v)
             }
             Atom::Front(f) => f.value(c),
+            Atom::AtLeast(s, n) => u64::from(c.get(s) >= u64::from(n)),
         }
     }
 }
@@ -377,6 +380,20 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x0e, "THREAD_SWITCH_CYCLE", A, 1, |u| match u & 7 {
         0b111 => Some(&[Sig(Signal::ThreadSwitchCycles)]),
         _ => None,
+    }),
+    // THREAD_SWITCH_STALL: switches after at least 4 (any), 8, …, 4096 cycles without
+    // a retirement (MD44); umask j is class j + 1 or more.
+    ev(0x0f, "THREAD_SWITCH_STALL", A, 1, |u| {
+        const AT: [[Atom; 1]; 11] = {
+            let mut at = [[Atom::Cycles]; 11];
+            let mut j = 0;
+            while j < 11 {
+                at[j] = [Atom::AtLeast(Signal::ThreadSwitchStall, j as u8 + 1)];
+                j += 1;
+            }
+            at
+        };
+        AT.get(u as usize).map(|a| a.as_slice())
     }),
     // BRANCH_EVENT: the ETB (PMC39) is not modelled; every branch is captured (MD17).
     ev(0x11, "BRANCH_EVENT", A, 1, |_| Some(&[Sig(Signal::Branches)])),
