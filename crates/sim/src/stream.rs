@@ -298,6 +298,9 @@ pub enum Signal {
     /// …, 4096 that the cycles the pipeline had retired nothing before the switch
     /// reach (Montecito's THREAD_SWITCH_STALL thresholds), on the switch's first cycle.
     ThreadSwitchStall,
+    /// Switch opportunities not taken: an L3 miss of the foreground thread while the
+    /// other thread was not more urgent (Montecito).
+    ThreadSwitchesMissed,
 }
 
 impl Signal {
@@ -321,7 +324,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::ThreadSwitchStall as usize + 1;
+    pub const COUNT: usize = Signal::ThreadSwitchesMissed as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -467,6 +470,7 @@ impl Signal {
         Signal::FrDepStallCycles,
         Signal::ArCrStallCycles,
         Signal::ThreadSwitchStall,
+        Signal::ThreadSwitchesMissed,
     ];
 }
 

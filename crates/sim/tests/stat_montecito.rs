@@ -399,3 +399,13 @@ fn s4_13_switch_stalls_are_nested_thresholds() {
     assert_eq!(c[0], c[1], "every switch is at least GTE_4");
     assert!(c[1] >= c[2] && c[2] >= c[3] && c[1] > 0, "{c:?}");
 }
+
+/// MD45: an L3 miss either switches threads (L3MISS) or, the other thread being no more
+/// urgent, is a missed opportunity; with one thread there is no opportunity.
+#[test]
+fn s4_13_missed_switches_are_l3_misses_that_did_not_switch() {
+    let r = run_on("montecito", &["THREAD_SWITCH_EVENTS.MISSED", "THREAD_SWITCH_EVENTS.L3MISS"], "stream", 10_000_000);
+    assert!(count(&r, "THREAD_SWITCH_EVENTS.MISSED") > 0 && count(&r, "THREAD_SWITCH_EVENTS.L3MISS") > 0);
+    let single = run_on("montecito-st", &["THREAD_SWITCH_EVENTS.MISSED"], "stream", 10_000_000);
+    assert_eq!(count(&single, "THREAD_SWITCH_EVENTS.MISSED"), 0);
+}

@@ -468,6 +468,10 @@ impl Montecito {
             self.in_flight[t] = self.in_flight[t].saturating_add(1);
             return 0;
         }
+        if self.may_switch && other.is_some() {
+            // A switch event the urgencies turned down (THREAD_SWITCH_EVENTS.MISSED).
+            bump(s, Signal::ThreadSwitchesMissed);
+        }
         bump(s, Signal::MemoryReads);
         bump(s, miss);
         self.cfg.memory_cycles

@@ -368,9 +368,11 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x08, "IA64_INST_RETIRED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
     // FP_OPS_RETIRED: the machine's floating-point instructions.
     ev(0x09, "FP_OPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::FguCryptoInstructions)])),
-    // THREAD_SWITCH_EVENTS: L3MISS, TIMER and ALL; hint, low-power and debug
-    // switches, and missed opportunities, do not happen in the machine.
+    // THREAD_SWITCH_EVENTS: MISSED (L3 misses the urgencies did not switch on, MD45),
+    // L3MISS, TIMER and ALL ("all taken"); hint, low-power and debug switches do not
+    // happen in the machine.
     ev(0x0c, "THREAD_SWITCH_EVENTS", A, 1, |u| match u & 7 {
+        0b000 => Some(&[Sig(Signal::ThreadSwitchesMissed)]),
         0b001 => Some(&[Sig(Signal::ThreadSwitchesL3Miss)]),
         0b010 => Some(&[Sig(Signal::ThreadSwitchesTimeout)]),
         0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout)]),
