@@ -301,6 +301,14 @@ pub enum Signal {
     /// Switch opportunities not taken: an L3 miss of the foreground thread while the
     /// other thread was not more urgent (Montecito).
     ThreadSwitchesMissed,
+    /// Instruction prefetch requests (Montecito's next-line prefetcher): issued, hit or
+    /// miss in the L1I; those the L2I serves, and those that miss it; and their L3
+    /// lookups by outcome.
+    L1iPrefetches,
+    L2iPrefetchHits,
+    L2iPrefetchMisses,
+    L3InstructionPrefetchHits,
+    L3InstructionPrefetchMisses,
 }
 
 impl Signal {
@@ -324,7 +332,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::ThreadSwitchesMissed as usize + 1;
+    pub const COUNT: usize = Signal::L3InstructionPrefetchMisses as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -471,6 +479,11 @@ impl Signal {
         Signal::ArCrStallCycles,
         Signal::ThreadSwitchStall,
         Signal::ThreadSwitchesMissed,
+        Signal::L1iPrefetches,
+        Signal::L2iPrefetchHits,
+        Signal::L2iPrefetchMisses,
+        Signal::L3InstructionPrefetchHits,
+        Signal::L3InstructionPrefetchMisses,
     ];
 }
 

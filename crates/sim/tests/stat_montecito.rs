@@ -146,7 +146,13 @@ fn table_3_6_all_counts_both_threads_once() {
 fn s4_2_1_floating_events_count_background_misses() {
     let cycles = 20_000_000;
     let r = run_on("montecito", &["L3_MISSES"], "stream", cycles);
-    let misses = [Signal::L3InstructionMisses, Signal::L3DataReadMisses, Signal::StoresLocalMemory, Signal::L3WritebackMisses];
+    let misses = [
+        Signal::L3InstructionMisses,
+        Signal::L3InstructionPrefetchMisses,
+        Signal::L3DataReadMisses,
+        Signal::StoresLocalMemory,
+        Signal::L3WritebackMisses,
+    ];
     let per_cycle = |s: &Span| {
         let fg = if user_or_kernel(s) { misses.iter().map(|&m| s.signals.get(m)).sum() } else { 0 };
         fg.min(1) + s.signals.get(Signal::BackgroundMemoryReads).min(1)
@@ -319,13 +325,16 @@ fn s4_7_forced_predictions_are_part_of_the_path_outcomes() {
 
 /// MMC19: an L1I miss brings the whole 128-byte L2I line into the streaming buffer,
 /// four 32-byte bundle pairs; the line's other half is then filled from the buffer.
-/// L1I_FILLS (fills from the ISB) is every L1I miss, served by the L2I or the buffer.
+/// L1I_FILLS (fills from the ISB) is every L1I miss, served by the L2I or the buffer,
+/// and every line the next-line prefetcher brings (MMC21).
 #[test]
 fn mmc19_the_streaming_buffer_serves_the_other_half_of_a_line() {
-    let events = ["L1I_FILLS", "L2I_DEMAND_READS", "L1I_FETCH_ISB_HIT", "ISB_BUNPAIRS_IN"];
+    let events = ["L1I_FILLS", "L2I_DEMAND_READS", "L1I_FETCH_ISB_HIT", "ISB_BUNPAIRS_IN", "L2I_PREFETCHES"];
     let r = run_on("montecito-st", &events, "os", 5_000_000);
-    let [fills, demand, isb, pairs] = [0, 1, 2, 3].map(|i| count(&r, events[i]));
-    assert_eq!(fills, demand + isb);
+    let [fills, demand, isb, pairs, prefetched] = [0, 1, 2, 3, 4].map(|i| count(&r, events[i]));
+    // At most one a cycle (Table 4-42): a demand fill, a buffer hit and a prefetch can
+    // share one.
+    assert!(demand.max(isb) <= fills && fills <= demand + isb + prefetched, "{fills} {demand} {isb} {prefetched}");
     assert!(isb > 0 && pairs > 0, "{isb} buffer hits, {pairs} pairs in");
     assert!(pairs <= 4 * demand, "{pairs} pairs for {demand} L2I reads");
 }
@@ -352,8 +361,8 @@ fn flush_tlb_and_ownership_reads_split_their_totals() {
     }
     let os = run_on("montecito", &["BE_FLUSH_BUBBLE.XPN", "BE_L1D_FPU_BUBBLE.L1D_HPW"], "os", 4_000_000);
     assert!(count(&os, "BE_FLUSH_BUBBLE.XPN") > 0 && count(&os, "BE_L1D_FPU_BUBBLE.L1D_HPW") > 0);
-    let stream = run_on("montecito", &["L3_WRITES.DATA_WRITE.ALL", "BUS_MEM_READ.BRIL.SELF"], "stream", 4_000_000);
-    assert!(count(&stream, "L3_WRITES.DATA_WRITE.ALL") > 0 && count(&stream, "BUS_MEM_READ.BRIL.SELF") > 0);
+    let os = run_on("montecito", &["L3_WRITES.DATA_WRITE.ALL", "BUS_MEM_READ.BRIL.SELF"], "os", 4_000_000);
+    assert!(count(&os, "L3_WRITES.DATA_WRITE.ALL") > 0 && count(&os, "BUS_MEM_READ.BRIL.SELF") > 0);
 }
 
 /// The reasons of one total are disjoint, so they add up: EXE bubbles by the register
@@ -408,4 +417,19 @@ fn s4_13_missed_switches_are_l3_misses_that_did_not_switch() {
     assert!(count(&r, "THREAD_SWITCH_EVENTS.MISSED") > 0 && count(&r, "THREAD_SWITCH_EVENTS.L3MISS") > 0);
     let single = run_on("montecito-st", &["THREAD_SWITCH_EVENTS.MISSED"], "stream", 10_000_000);
     assert_eq!(count(&single, "THREAD_SWITCH_EVENTS.MISSED"), 0);
+}
+
+/// MMC21: the next-line prefetcher asks for the line after every new line fetched; the
+/// requests the L1I and the streaming buffer cannot serve go to the L2I, whose prefetch
+/// hits and misses partition them, and its misses are L3 instruction prefetch lookups.
+#[test]
+fn mmc21_instruction_prefetches_go_to_the_l2i_when_the_l1i_lacks_the_line() {
+    let t = totals_matching("os", 5_000_000, |_| true);
+    assert_eq!(t.get(Signal::L1iPrefetches), t.get(Signal::ICacheReads), "one request per new line fetched");
+    let events = ["L1I_PREFETCHES", "L2I_PREFETCHES", "L2I_READS.HIT.PFTCH", "L2I_READS.MISS.PFTCH"];
+    let r = run_on("montecito-st", &events, "os", 5_000_000);
+    let [issued, to_l2i, hits, misses] = [0, 1, 2, 3].map(|i| count(&r, events[i]));
+    // At most one a cycle (Table 4-42): two requests of one cycle count once.
+    assert!(hits.max(misses) <= to_l2i && to_l2i <= hits + misses, "{to_l2i} {hits} {misses}");
+    assert!(0 < to_l2i && to_l2i < issued && misses > 0, "{events:?}: {issued} {to_l2i} {hits} {misses}");
 }

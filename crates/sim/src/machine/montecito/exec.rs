@@ -131,13 +131,15 @@ impl Montecito {
         self.close(&mut g, out);
     }
 
-    /// Issues the group formed so far, in one cycle.
+    /// Issues the group formed so far, in one cycle. A group with no instruction yet
+    /// keeps what it counted (a fetch's lookups, a privilege change) for the group
+    /// that forms after the stall.
     fn close(&mut self, g: &mut Group, out: &mut Out) {
         if g.issued > 0 {
             let span = out.issue(g.ip, g.signals, g.issued);
             span.mem = g.mem;
+            *g = Group::default();
         }
-        *g = Group::default();
     }
 
     /// Adds an instruction to the group, closing it first when it is full.
@@ -398,6 +400,11 @@ impl Montecito {
                 pairs = (self.cfg.l2i.line / 32).min(filling);
             }
         }
+        // The line after asks to be prefetched, once the demand line is on its way
+        // (its L2I line in the streaming buffer serves both halves); the request goes
+        // out with the next issue group.
+        let mut prefetch = Signals::default();
+        self.prefetch_instruction(line, &mut prefetch);
         if translating + filling > 0 {
             self.close(g, out);
         }
@@ -423,6 +430,7 @@ impl Montecito {
             let last = if pairs > 0 { last.union(arriving) } else { last };
             fe_stall(out, ip, 1, last, Signal::ICacheFillRecircCycles);
         }
+        merge(&mut g.signals, prefetch);
     }
 
     /// Looks `addr` up in the first-level TLB of `side`, then the second; a miss in
@@ -478,10 +486,38 @@ impl Montecito {
     }
 
     /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D; `write` for a store's or
-    /// semaphore's read for ownership), then the L3, allocating
-    /// on a miss; dirty L2D victims are written back into the L3, L3 ones to memory.
-    /// An L3 hit is counted here; a miss is the caller's to count (`memory_latency`).
+    /// semaphore's read for ownership), then the L3, allocating on a miss; dirty L2D
+    /// victims are written back into the L3, L3 ones to memory. An L3 hit is counted
+    /// here; a miss is the caller's to count (`memory_latency`).
     fn outer_access(&mut self, which: usize, addr: u64, write: bool, s: &mut Signals) -> Level {
+        let (l2_hit, l3_hit) =
+            if which == 0 { (Signal::L2InstructionHits, l3_signal(0, false).0) } else { (Signal::L2DataHits, l3_signal(1, write).0) };
+        self.lookup(which, addr, write, [l2_hit, l3_hit], s)
+    }
+
+    /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
+    /// asks for the next line; one the L1I and the streaming buffer lack is read from
+    /// the L2I, the L3 or memory into the L1I, with no wait.
+    fn prefetch_instruction(&mut self, line: u64, s: &mut Signals) {
+        let next = line + self.cfg.l1i.line;
+        bump(s, Signal::L1iPrefetches);
+        if self.l1i.contains(next) || self.isb == Some(self.cfg.l2i.line_of(next)) {
+            return;
+        }
+        self.l1i.fill(next, false);
+        match self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], s) {
+            Level::L2 => {}
+            Level::L3 => bump(s, Signal::L2iPrefetchMisses),
+            Level::Memory => {
+                bump(s, Signal::L2iPrefetchMisses);
+                bump(s, Signal::L3InstructionPrefetchMisses);
+                bump(s, Signal::MemoryReads);
+            }
+        }
+    }
+
+    /// The lookup of `outer_access`, counting `hits` (the outer cache's, the L3's).
+    fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], s: &mut Signals) -> Level {
         self.touched[which] = true;
         let lookup = self.outer[which].access(addr, write);
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
@@ -494,7 +530,7 @@ impl Montecito {
             }
         }
         if lookup.hit {
-            bump(s, if which == 0 { Signal::L2InstructionHits } else { Signal::L2DataHits });
+            bump(s, hits[0]);
             return Level::L2;
         }
         if which == 1 {
@@ -507,7 +543,7 @@ impl Montecito {
             s.set(Signal::DCacheWritebacks, 1);
         }
         if l3.hit {
-            bump(s, l3_signal(which, write).0);
+            bump(s, hits[1]);
             Level::L3
         } else {
             Level::Memory

@@ -261,22 +261,30 @@ impl Atom {
             Atom::L2DtlbMisses => c.get(DTlbMisses).min(c.get(MainTlbMisses)),
             Atom::L1dtlbTransfers => c.get(DTlbMisses) - c.get(DTlbMisses).min(c.get(MainTlbMisses)),
             Atom::Bus(txn, size) => {
-                let fits = match size {
-                    Size::Line => c.cacheable(),
-                    Size::Partial => !c.cacheable(),
-                    Size::Any => true,
-                };
                 let (reads, writes) = (c.get(MemoryReads), c.get(MemoryWrites));
+                // Instruction lines (demand misses, prefetches) are full lines whatever
+                // the cycle's data access (MD15).
+                let code = (c.get(L3InstructionMisses) + c.get(L3InstructionPrefetchMisses)).min(reads);
                 let writebacks = when(c.get(DCacheWritebacks) > 0, writes);
                 let v = match txn {
                     Txn::Reads => reads,
-                    Txn::DataReads => reads.saturating_sub(c.get(ICacheMisses)),
+                    Txn::DataReads => reads.saturating_sub(c.get(ICacheMisses) + c.get(L3InstructionPrefetchMisses)),
                     Txn::ReadsForOwnership => reads.min(c.get(StoresLocalMemory)),
                     Txn::ReadsShared => reads - reads.min(c.get(StoresLocalMemory)),
                     Txn::Writebacks => writebacks,
                     Txn::All => reads + writes,
                 };
-                when(fits, v)
+                let code = match txn {
+                    Txn::Reads | Txn::ReadsShared | Txn::All => code.min(v),
+                    _ => 0,
+                };
+                match size {
+                    Size::Any => v,
+                    Size::Line if c.cacheable() => v,
+                    Size::Line => code,
+                    Size::Partial if c.cacheable() => 0,
+                    Size::Partial => v - code,
+                }
             }
             Atom::Front(f) => f.value(c),
             Atom::AtLeast(s, n) => u64::from(c.get(s) >= u64::from(n)),
@@ -325,6 +333,11 @@ const L3_DM: Atom = Sig(Signal::L3DataReadMisses);
 const L3_SH: Atom = Sig(Signal::StoresHitL3);
 const L3_SM: Atom = Sig(Signal::StoresLocalMemory);
 const L2I_HIT: Atom = Sig(Signal::L2InstructionHits);
+/// The instruction prefetcher's L2I hits and misses, and its L3 lookups (MMC21).
+const L2I_PH: Atom = Sig(Signal::L2iPrefetchHits);
+const L2I_PM: Atom = Sig(Signal::L2iPrefetchMisses);
+const L3_PH: Atom = Sig(Signal::L3InstructionPrefetchHits);
+const L3_PM: Atom = Sig(Signal::L3InstructionPrefetchMisses);
 
 /// Table 4-42 rows the stream drives, by event code. docs/montecito-model.md has the
 /// same table with the reasons.
@@ -424,9 +437,15 @@ pub static EVENTS: &[MappedEvent] = &[
     // L1I_READS: demand fetches from a new line, hit or miss.
     ev(0x40, "L1I_READS", A, 1, |_| Some(&[Sig(Signal::ICacheReads)])),
     // L1I_FILLS: "line fills from ISB to the L1 Instruction Cache": every L1I miss,
-    // served by the L2I and beyond or by the streaming buffer (MMC19).
-    ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::IsbHits)])),
+    // served by the L2I and beyond or by the streaming buffer (MMC19), and every
+    // prefetched line (MMC21).
+    ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::IsbHits), L2I_PH, L2I_PM])),
     ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
+    // L1I_PREFETCHES: every request of the next-line prefetcher, "hits and misses in L1
+    // Instruction Cache are both included"; L2I_PREFETCHES: those sent to the L2I
+    // (MMC21).
+    ev(0x44, "L1I_PREFETCHES", A, 1, |_| Some(&[Sig(Signal::L1iPrefetches)])),
+    ev(0x45, "L2I_PREFETCHES", A, 1, |_| Some(&[L2I_PH, L2I_PM])),
     // ISB_BUNPAIRS_IN: 32-byte bundle pairs written into the streaming buffer.
     ev(0x46, "ISB_BUNPAIRS_IN", F, 1, |_| Some(&[Sig(Signal::IsbBundlePairsIn)])),
     // ITLB_MISSES_FETCH: 01 L1ITLB, 10 L2ITLB, 11 ALL (every L2ITLB miss missed the L1ITLB).
@@ -520,13 +539,18 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x71, "FE_BUBBLE", A, 1, frontend::fe_bubble),
     ev(0x72, "BE_LOST_BW_DUE_TO_FE", A, 2, frontend::be_lost_bw),
     ev(0x73, "IDEAL_BE_LOST_BW_DUE_TO_FE", A, 2, frontend::ideal_be_lost_bw),
-    // L2I_READS bits 3:2: 01 HIT, 10 MISS, 11 ALL; bits 1:0: 01 demand, 10 prefetch
-    // (the machine has no instruction prefetches), 11 all. A miss is an L3 lookup.
-    ev(0x78, "L2I_READS", F, 1, |u| match (u >> 2 & 3, u & 1) {
-        (_, 0) => None,
-        (0b01, _) => Some(&[L2I_HIT]),
-        (0b10, _) => Some(&[L3_IH, L3_IM]),
-        (0b11, _) => Some(&[L2I_HIT, L3_IH, L3_IM]),
+    // L2I_READS bits 3:2: 01 HIT, 10 MISS, 11 ALL; bits 1:0: 01 demand, 10 prefetch,
+    // 11 all. A demand miss is an L3 lookup.
+    ev(0x78, "L2I_READS", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b01, 0b01) => Some(&[L2I_HIT]),
+        (0b01, 0b10) => Some(&[L2I_PH]),
+        (0b01, 0b11) => Some(&[L2I_HIT, L2I_PH]),
+        (0b10, 0b01) => Some(&[L3_IH, L3_IM]),
+        (0b10, 0b10) => Some(&[L2I_PM]),
+        (0b10, 0b11) => Some(&[L3_IH, L3_IM, L2I_PM]),
+        (0b11, 0b01) => Some(&[L2I_HIT, L3_IH, L3_IM]),
+        (0b11, 0b10) => Some(&[L2I_PH, L2I_PM]),
+        (0b11, 0b11) => Some(&[L2I_HIT, L3_IH, L3_IM, L2I_PH, L2I_PM]),
         _ => None,
     }),
     // System bus events (Self Floating): bits 1:0 agent, 00 EITHER, 01 IO, 10 SELF, 11
@@ -589,12 +613,14 @@ pub static EVENTS: &[MappedEvent] = &[
     // L3 events from the machine's L3 lookups: instruction fetches from the L2I, data
     // reads from the L2D (a miss switching threads counts in the background, MD12),
     // and the L2D's write-backs. Inserts are the lookups that missed and allocated.
-    mesi(ev(0xda, "L3_INSERTS", F, 1, |_| Some(&[L3_IM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)]))),
+    mesi(ev(0xda, "L3_INSERTS", F, 1, |_| Some(&[L3_IM, L3_PM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)]))),
     ev(0xdb, "L3_REFERENCES", F, 1, |_| {
         use Signal::*;
         Some(&[
             Sig(L3InstructionHits),
             Sig(L3InstructionMisses),
+            L3_PH,
+            L3_PM,
             Sig(L3DataReadHits),
             Sig(L3DataReadMisses),
             L3_SH,
@@ -603,20 +629,22 @@ pub static EVENTS: &[MappedEvent] = &[
             Sig(L3WritebackMisses),
         ])
     }),
-    ev(0xdc, "L3_MISSES", F, 1, |_| Some(&[L3_IM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)])),
-    // L3_READS bits 3:2: 00 demand instruction fetch, 01 instruction fetch and prefetch
-    // (the machine has no instruction prefetches), 10 data reads, 11 all; bits 1:0:
-    // 01 hits, 10 misses, 11 both.
+    ev(0xdc, "L3_MISSES", F, 1, |_| Some(&[L3_IM, L3_PM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)])),
+    // L3_READS bits 3:2: 00 demand instruction fetch, 01 instruction fetch and prefetch,
+    // 10 data reads, 11 all; bits 1:0: 01 hits, 10 misses, 11 both.
     mesi(ev(0xdd, "L3_READS", F, 1, |u| match (u >> 2 & 3, u & 3) {
-        (0b00 | 0b01, 0b01) => Some(&[L3_IH]),
-        (0b00 | 0b01, 0b10) => Some(&[L3_IM]),
-        (0b00 | 0b01, 0b11) => Some(&[L3_IH, L3_IM]),
+        (0b00, 0b01) => Some(&[L3_IH]),
+        (0b00, 0b10) => Some(&[L3_IM]),
+        (0b00, 0b11) => Some(&[L3_IH, L3_IM]),
+        (0b01, 0b01) => Some(&[L3_IH, L3_PH]),
+        (0b01, 0b10) => Some(&[L3_IM, L3_PM]),
+        (0b01, 0b11) => Some(&[L3_IH, L3_IM, L3_PH, L3_PM]),
         (0b10, 0b01) => Some(&[L3_DH]),
         (0b10, 0b10) => Some(&[L3_DM]),
         (0b10, 0b11) => Some(&[L3_DH, L3_DM]),
-        (0b11, 0b01) => Some(&[L3_IH, L3_DH]),
-        (0b11, 0b10) => Some(&[L3_IM, L3_DM]),
-        (0b11, 0b11) => Some(&[L3_IH, L3_IM, L3_DH, L3_DM]),
+        (0b11, 0b01) => Some(&[L3_IH, L3_PH, L3_DH]),
+        (0b11, 0b10) => Some(&[L3_IM, L3_PM, L3_DM]),
+        (0b11, 0b11) => Some(&[L3_IH, L3_IM, L3_PH, L3_PM, L3_DH, L3_DM]),
         _ => None,
     })),
     // L3_WRITES bits 3:2: 01 data writes ("includes L3 read for ownership requests that

@@ -105,7 +105,7 @@ impl Front {
                 match kind {
                     Kind::Return => returns,
                     Kind::Indirect => indirect,
-                    Kind::IpRelative => taken - returns - indirect,
+                    Kind::IpRelative => taken.saturating_sub(returns + indirect),
                 }
             }
         }
