@@ -174,6 +174,7 @@ fn mmc17_frames_beyond_96_stacked_registers_spill_and_fill_back() {
         context: 1,
         masks: Default::default(),
         entry: 0x1_0000,
+        code_page: None,
         body: vec![
             Op::Call { target: a, frame: 60 },
             Op::Call { target: b, frame: 60 },

@@ -20,6 +20,7 @@ impl Body {
             context,
             masks: Masks::default(),
             entry,
+            code_page: None,
             body: Vec::new(),
             iterations: 1,
             streams: Vec::new(),
@@ -31,6 +32,12 @@ impl Body {
 
     pub fn ip(&self) -> u64 {
         self.ip
+    }
+
+    /// Maps the code with pages of `page` bytes.
+    pub fn code_page(&mut self, page: u64) -> &mut Self {
+        self.phase.code_page = Some(page);
+        self
     }
 
     pub fn masks(&mut self, masks: Masks) -> &mut Self {

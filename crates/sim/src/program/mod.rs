@@ -52,6 +52,10 @@ pub struct Phase {
     pub masks: Masks,
     /// Address of the body's first instruction.
     pub entry: u64,
+    /// The page size the code is mapped with, when the program chose one (a large
+    /// binary whose text the OS maps with large pages); `None`: the machine's usual
+    /// mapping for code of the phase's privilege.
+    pub code_page: Option<u64>,
     /// One iteration, in program order. Instructions follow each other `INSN` bytes
     /// apart; a taken branch, call, return or indirect jump continues at its target.
     pub body: Vec<Op>,
@@ -305,6 +309,8 @@ pub enum PhaseError {
     EmptyTable { table: usize },
     #[error("data stream {stream}: page size {page} is not a power of two of at least 1 KB")]
     Page { stream: usize, page: u64 },
+    #[error("code page size {page} is not a power of two of at least 1 KB")]
+    CodePage { page: u64 },
     #[error("the phase gives {addresses} instruction addresses for {instructions} instructions")]
     Addresses { addresses: usize, instructions: usize },
     #[error("instruction {index} skips {over} instructions, past the end of the body")]
@@ -321,6 +327,9 @@ impl Phase {
             if !s.page.is_power_of_two() || s.page < 1024 {
                 return Err(PhaseError::Page { stream, page: s.page });
             }
+        }
+        if let Some(page) = self.code_page.filter(|p| !p.is_power_of_two() || *p < 1024) {
+            return Err(PhaseError::CodePage { page });
         }
         if !self.addresses.is_empty() && self.addresses.len() != self.body.len() {
             return Err(PhaseError::Addresses { addresses: self.addresses.len(), instructions: self.body.len() });

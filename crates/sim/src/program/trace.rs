@@ -368,6 +368,7 @@ impl Iterator for Phases {
             context: u32::from(first.thread) + 1,
             masks: Default::default(),
             entry: first.ip,
+            code_page: None,
             body: Vec::with_capacity(PHASE_RECORDS),
             iterations: 1,
             streams: Vec::new(),

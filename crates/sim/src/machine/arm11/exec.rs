@@ -249,11 +249,11 @@ impl Arm11 {
     }
 
     /// Page size and ASID of code at `ip`: the kernel's is global and mapped with
-    /// sections, user code with 4 KB pages.
+    /// sections, user code with 4 KB pages or the pages the program chose.
     fn code_mapping(&self, phase: &Phase, ip: u64) -> (u64, u32) {
         match &self.cfg.mmu {
             Some(m) if ip >= m.kernel_base => (1 << 20, 0),
-            _ => (4 << 10, phase.context),
+            _ => (phase.code_page.map_or(4 << 10, arm_page), phase.context),
         }
     }
 

@@ -377,7 +377,8 @@ impl Montecito {
         self.fetch_line = line;
         bump(&mut g.signals, Signal::ICacheReads);
         let mut tlb = Signals::default();
-        let translating = self.translate(Side::Instruction, addr, self.cfg.base_page, address_space(phase), &mut tlb);
+        let translating =
+            self.translate(Side::Instruction, addr, self.cfg.page(phase.code_page.unwrap_or(0)), address_space(phase), &mut tlb);
         let mut miss = Signals::default();
         let mut filling = 0;
         let mut pairs = 0;

@@ -73,12 +73,13 @@ fn context(phase: &Phase) -> u32 {
     }
 }
 
-/// Kernel text is mapped with 4 MB pages, user text with 8 KB pages (as Solaris does).
+/// Kernel text is mapped with 4 MB pages, user text with 8 KB pages (as Solaris does),
+/// unless the program maps its text with other pages.
 fn code_page(phase: &Phase) -> u64 {
-    if phase.privilege == Privilege::USER {
-        8 << 10
-    } else {
-        4 << 20
+    match phase.code_page {
+        Some(page) => page,
+        None if phase.privilege == Privilege::USER => 8 << 10,
+        None => 4 << 20,
     }
 }
 

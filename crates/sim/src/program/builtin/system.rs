@@ -20,12 +20,19 @@ pub const OS_TICK_CYCLES: u64 = 400_000;
 /// the largest page size it has that is not larger).
 const PAGE_SIZES: [u64; 5] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20];
 
-/// A short piece of a process's work: a loop over a buffer mapped with one of the
-/// five page sizes, then one or two system calls.
+/// A short piece of a process's work: a loop, its text on base, 64 KB or 4 MB pages,
+/// over a buffer mapped with one of the five page sizes, then one or two system calls.
 pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let page = PAGE_SIZES[rng.below(5) as usize];
     let bytes = rng.log_range(16 << 10, 32 << 20);
     let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    // Large binaries' text on large pages, as the OS maps it when it can (Solaris's
+    // MPSS for vnodes, Linux's huge-page text): base pages, 64 KB or 4 MB.
+    match rng.below(3) {
+        1 => b.code_page(64 << 10),
+        2 => b.code_page(4 << 20),
+        _ => &mut b,
+    };
     let base = match buffer(rng, &HEAP, bytes) / page * page {
         // A page larger than the heap's start: one of the whole pages inside it.
         0 => HEAP.start.next_multiple_of(page),
