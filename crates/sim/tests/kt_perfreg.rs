@@ -2,11 +2,12 @@
 //! "KT performance registers" (§2-§3.2) or of docs/kt.md's TK rows per test. Numbers are
 //! written out from the text here.
 
+mod common;
+
 use pmukit_arch::sparc::kt::DramReg;
-use pmukit_sim::engine::{self, Exit};
 use pmukit_sim::models::kt::{KtConfig, KtConfigError};
 use pmukit_sim::models::sun4v::{Config, ConfigError, HvResult, Hypervisor, Processor, Status};
-use pmukit_sim::stream::{Block, Cursor, MemRef, Signal, Span};
+use pmukit_sim::stream::{MemRef, Signal, Span};
 use proptest::prelude::*;
 
 /// §3.2.
@@ -267,20 +268,7 @@ fn a_kt_machine_that_cannot_exist_is_refused() {
 /// Runs `span` to its end; returns how many times a DRAM counter's wrap stopped the
 /// engine on the way (TD15).
 fn run(hv: &mut Hypervisor, span: Span) -> usize {
-    let cycles = span.cycles;
-    let mut cursor = Cursor::new(Box::new(std::iter::once(Block { body: vec![span], repeat: 1 })));
-    let (mut done, mut stops) = (0, 0);
-    loop {
-        let (ran, exit) = engine::run(hv, &mut cursor, cycles + 1 - done);
-        done += ran;
-        match exit {
-            Exit::Overflow => stops += 1,
-            Exit::EndOfStream => break,
-            Exit::Budget => unreachable!("the budget outlasts the stream"),
-        }
-    }
-    assert_eq!(done, cycles);
-    stops
+    common::run_to_end(hv, vec![span])
 }
 
 fn memory_span(addr: u64, reads: u8, writes: u8, cycles: u64) -> Span {

@@ -3,6 +3,8 @@
 //! 10-7) per test. Addresses and bit positions are written out from the tables here, so
 //! the tests pin the arch constants the model uses.
 
+mod common;
+
 use pmukit_arch::sparc::t4::{DRAM_COUNTERS, DRAM_PERF_COUNT01, DRAM_PERF_COUNT23, DRAM_PERF_CTL};
 use pmukit_arch::Catalog;
 use pmukit_sim::engine::{self, Counting, Exit};
@@ -66,20 +68,7 @@ fn traffic(addr: u64, reads: u8, writes: u8, cycles: u64) -> Span {
 /// Runs each span once, in order, to the end of the stream; returns how many times a
 /// wrap stopped the engine on the way.
 fn run(dram: &mut T4Dram, spans: Vec<Span>) -> usize {
-    let total: u64 = spans.iter().map(|s| s.cycles).sum();
-    let mut cursor = Cursor::new(Box::new(spans.into_iter().map(|s| Block { body: vec![s], repeat: 1 })));
-    let (mut done, mut stops) = (0, 0);
-    loop {
-        let (ran, exit) = engine::run(dram, &mut cursor, total + 1 - done);
-        done += ran;
-        match exit {
-            Exit::Overflow => stops += 1,
-            Exit::EndOfStream => break,
-            Exit::Budget => unreachable!("the budget outlasts the stream"),
-        }
-    }
-    assert_eq!(done, total);
-    stops
+    common::run_to_end(dram, spans)
 }
 
 /// `traffic` whose transactions met `queues` in the memory controller.

@@ -48,3 +48,23 @@ pub fn selections(pmu: &Pmu) -> Vec<(String, u64, u64)> {
     }
     out
 }
+
+/// Runs `model` over `spans`, each once, to the end of the stream; returns how many
+/// times an overflow stopped the engine on the way (a DRAM counter's wrap, TD15).
+pub fn run_to_end(model: &mut dyn pmukit_sim::engine::Counting, spans: Vec<Span>) -> usize {
+    use pmukit_sim::engine::{self, Exit};
+    let total: u64 = spans.iter().map(|s| s.cycles).sum();
+    let mut cursor = pmukit_sim::stream::Cursor::new(Box::new(spans.into_iter().map(|s| Block { body: vec![s], repeat: 1 })));
+    let (mut done, mut stops) = (0, 0);
+    loop {
+        let (ran, exit) = engine::run(model, &mut cursor, total + 1 - done);
+        done += ran;
+        match exit {
+            Exit::Overflow => stops += 1,
+            Exit::EndOfStream => break,
+            Exit::Budget => unreachable!("the budget outlasts the stream"),
+        }
+    }
+    assert_eq!(done, total);
+    stops
+}
