@@ -44,6 +44,16 @@ fn the_hierarchys_relations_hold() {
         assert!(t.get(Signal::ReturnsMispredicted) <= t.get(Signal::Returns), "{ctx}");
         assert!(t.get(Signal::BranchMispredicts) <= t.get(Signal::Branches), "{ctx}");
         assert!(t.get(Signal::Instructions) <= 6 * t.cycles, "{ctx}: two bundles a cycle at most");
+        // Each level's lookups are the misses of the level above: the prefetcher's L2I
+        // misses are its L3 lookups (MMC21), and the L1I's demand misses reach the L2I
+        // and, missing it, the L3 (an L3 miss that switches threads completes in the
+        // background, MD12, so the foreground's L3 lookups can be fewer).
+        let l3_prefetch = t.get(Signal::L3InstructionPrefetchHits) + t.get(Signal::L3InstructionPrefetchMisses);
+        assert_eq!(t.get(Signal::L2iPrefetchMisses), l3_prefetch, "{ctx}");
+        assert!(t.get(Signal::L2iPrefetchHits) + t.get(Signal::L2iPrefetchMisses) <= t.get(Signal::L1iPrefetches), "{ctx}");
+        let l2i = t.get(Signal::L2InstructionHits) + t.get(Signal::L3InstructionHits) + t.get(Signal::L3InstructionMisses);
+        assert!(l2i <= t.get(Signal::ICacheMisses), "{ctx}: {l2i} L2I demand lookups");
+        assert_eq!(t.get(Signal::L1iPrefetches), t.get(Signal::ICacheReads), "{ctx}: one prefetch request per new line");
     }
 }
 

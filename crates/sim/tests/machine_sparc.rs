@@ -225,3 +225,34 @@ proptest::proptest! {
         }
     }
 }
+
+/// MSP14: what the memory controllers report rides on the cycles that carry memory
+/// transactions, and never exceeds them: a read's bank wait only with a read, a
+/// writeback-buffer hit per read at most, a starved write per write at most.
+#[test]
+fn memory_controller_waits_ride_on_their_transactions() {
+    for workload in ["stream", "fp", "os"] {
+        let program = builtin::program(workload, 3, 1).unwrap();
+        let mut left = 20_000_000u64;
+        let (mut read_waits, mut reads) = (0u64, 0u64);
+        for block in machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On) {
+            for span in &block.body {
+                let q = span.queues;
+                let (r, w) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
+                assert!(q.read_cycles == 0 || r > 0, "{workload}: a read wait without a read: {span:?}");
+                assert!(q.write_cycles == 0 || w > 0, "{workload}: a write wait without a write: {span:?}");
+                assert!(u64::from(q.writeback_hits) <= r && u64::from(q.writes_starved) <= w, "{workload}: {span:?}");
+                read_waits += u64::from(q.read_cycles) * span.cycles * block.repeat;
+                reads += r * span.cycles * block.repeat;
+            }
+            left = left.saturating_sub(block.cycles_per_iteration() * block.repeat);
+            if left == 0 {
+                break;
+            }
+        }
+        assert!(reads > 0, "{workload}");
+        if workload == "stream" {
+            assert!(read_waits > 0, "streaming reads meet busy banks");
+        }
+    }
+}
