@@ -312,6 +312,20 @@ pub struct MappedEvent {
 use Atom::{Bus, Sig};
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
+impl MappedEvent {
+    /// The type the event counts with under `umask`: a Self Floating (bus) event is
+    /// Floating for SELF (bits 1:0 = 10), Causal for EITHER and ANY, and counts
+    /// nothing for IO, non-CPU agents the machine does not have (MD14).
+    pub(super) fn resolved_type(&self, umask: u64) -> Option<EventType> {
+        match (self.ty, umask & 3) {
+            (EventType::SelfFloating, 0b10) => Some(EventType::Floating),
+            (EventType::SelfFloating, 0b01) => None,
+            (EventType::SelfFloating, _) => Some(EventType::Causal),
+            (t, _) => Some(t),
+        }
+    }
+}
+
 const fn ev(code: u8, name: &'static str, ty: EventType, max_inc: u8, select: fn(u64) -> Option<&'static [Atom]>) -> MappedEvent {
     MappedEvent { code, name, ty, max_inc, mesi: false, select }
 }
@@ -695,16 +709,12 @@ pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
     EVENTS.iter().find(|e| e.code == code)
 }
 
-/// Bus events' unit-mask bits 1:0 for the IO agent: non-CPU agents, of which the
-/// machine has none (MD14).
-pub(super) const IO_AGENT: u64 = 0b01;
-
 /// What event `code` with `umask` counts in a cycle of `span`, on the thread that runs
 /// it, with every MESI state and no threshold (the span's own events; for listing what
 /// the machine exercises, and for tests).
 pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
     let Some(event) = mapped_event(code) else { return 0 };
-    if event.ty == EventType::SelfFloating && umask & 3 == IO_AGENT {
+    if event.resolved_type(umask).is_none() {
         return 0;
     }
     let Some(atoms) = (event.select)(umask) else { return 0 };

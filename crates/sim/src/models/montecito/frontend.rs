@@ -90,12 +90,14 @@ impl Front {
                     return 0;
                 }
                 let bundles = if fe == Fe::Unreached { c.get(Signal::UnreachedBundles) } else { 2 };
-                let back_end_free = c.get(Signal::Instructions) > 0 || Cause::of(c) == Some(Cause::FrontEnd);
                 match stage {
                     Stage::Bubbles => 1,
                     Stage::Entrance => bundles,
                     Stage::Exit if fe != Fe::IbFull => bundles,
-                    Stage::BackEnd if fe != Fe::IbFull && back_end_free => bundles,
+                    // The back end is not stalled for a reason of its own.
+                    Stage::BackEnd if fe != Fe::IbFull && (c.get(Signal::Instructions) > 0 || Cause::of(c) == Some(Cause::FrontEnd)) => {
+                        bundles
+                    }
                     _ => 0,
                 }
             }

@@ -30,7 +30,7 @@ mod events;
 mod frontend;
 
 pub use events::{line_state, mapped_event, per_cycle, EventType, MappedEvent, EVENTS};
-use events::{Atom, Cycle, IO_AGENT};
+use events::{Atom, Cycle};
 
 /// Hardware threads of a Montecito core (§2.4, §3.3.2).
 pub const THREADS: usize = 2;
@@ -110,15 +110,7 @@ impl Program {
         }
         let event = mapped_event(code)?;
         let atoms = (event.select)(umask)?;
-        let ty = match event.ty {
-            EventType::SelfFloating => match umask & 3 {
-                0b10 => EventType::Floating,
-                // IO: non-CPU priority agents, of which the model has none.
-                IO_AGENT => return None,
-                _ => EventType::Causal,
-            },
-            t => t,
-        };
+        let ty = event.resolved_type(umask)?;
         Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi })
     }
 
