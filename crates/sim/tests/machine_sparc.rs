@@ -182,7 +182,7 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
     assert_eq!(err(SparcChip::T4, "[memory]\nwrite_queue = 0\n"), "m.toml: memory.write_queue = 0: must be in 1..=64");
     assert_eq!(
         err(SparcChip::Kt, "[memory]\nbanks = 6\n"),
-        "m.toml: [memory]: banks = 6: must be a power of two (the bank is chosen by address bits)"
+        "m.toml: [memory]: banks = 6: must be a power of two in 1..=64 (the bank is chosen by address bits)"
     );
     assert!(err(SparcChip::Niagara, "[memory]\nranks = 2\n").contains("unknown field `ranks`"));
 }

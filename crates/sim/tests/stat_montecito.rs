@@ -433,3 +433,14 @@ fn mmc21_instruction_prefetches_go_to_the_l2i_when_the_l1i_lacks_the_line() {
     assert!(hits.max(misses) <= to_l2i && to_l2i <= hits + misses, "{to_l2i} {hits} {misses}");
     assert!(0 < to_l2i && to_l2i < issued && misses > 0, "{events:?}: {issued} {to_l2i} {hits} {misses}");
 }
+
+/// MD42: L1I_PURGE counts the "inserts into L2ITLB", one per L2ITLB miss, which the page
+/// walker's inserts into the L1ITLB (L1ITLB_INSERTS_HPW) and ITLB_MISSES_FETCH.L2ITLB
+/// count too.
+#[test]
+fn md42_l1i_purges_are_the_l2itlb_inserts() {
+    let events = ["L1I_PURGE", "L1ITLB_INSERTS_HPW", "ITLB_MISSES_FETCH.L2ITLB"];
+    let r = run_on("montecito-st", &events, "os", 5_000_000);
+    let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
+    assert!(c[0] > 0 && c[0] == c[1] && c[1] == c[2], "{c:?}");
+}

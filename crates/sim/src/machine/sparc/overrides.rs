@@ -89,9 +89,10 @@ impl SparcConfig {
         if let Some(m) = &file.memory {
             if let Some(banks) = o.value("memory.banks", m.banks, 1, 64)? {
                 if !banks.is_power_of_two() {
-                    return Err(
-                        o.geometry("memory", format!("banks = {banks}: must be a power of two (the bank is chosen by address bits)"))
-                    );
+                    return Err(o.geometry(
+                        "memory",
+                        format!("banks = {banks}: must be a power of two in 1..=64 (the bank is chosen by address bits)"),
+                    ));
                 }
                 cfg.mcu.banks = banks;
             }

@@ -44,7 +44,11 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         description: "dense linear algebra: matrix multiply, daxpy (with prefetches) and LU steps in floating point",
     },
     WorkloadInfo { name: "chase", description: "pointer-chasing latency test over 4 KB to 64 MB: every load waits for the one before" },
-    WorkloadInfo { name: "os", description: "eight processes time-sliced at 1 kHz, 4 KB to 256 MB pages, system calls: TLB pressure" },
+    WorkloadInfo {
+        name: "os",
+        description: "eight processes time-sliced at 1 kHz, data on 4 KB to 256 MB pages, text on large pages too, system \
+                      calls: TLB pressure",
+    },
     WorkloadInfo {
         name: "shared",
         description: "four threads of one process: locks, atomics, false sharing, producer/consumer on shared pages",
