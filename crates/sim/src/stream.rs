@@ -309,6 +309,24 @@ pub enum Signal {
     L2iPrefetchMisses,
     L3InstructionPrefetchHits,
     L3InstructionPrefetchMisses,
+    /// The memory reads that are partial-line bus transactions (Montecito BRP):
+    /// non-cacheable reads of memory.
+    PartialMemoryReads,
+    /// Uncacheable reads and writes of device registers that travel on the system bus
+    /// as partial transactions (Montecito BRP, BWP); they are not memory traffic.
+    DeviceReads,
+    DeviceWrites,
+    /// Clean lines the last-level cache evicts and announces on the bus with a 0-byte
+    /// write (Montecito's clean castouts).
+    CleanCastouts,
+    /// Memory writes out of the write-coalescing buffers: whole lines, and the pieces
+    /// of a line flushed before it filled by size (aligned 32 or 16 bytes, 1-8 bytes in
+    /// the low or the high half of a 16-byte chunk). Each is one of `MemoryWrites`.
+    WcLines,
+    Wc32,
+    Wc16,
+    Wc8Low,
+    Wc8High,
 }
 
 impl Signal {
@@ -332,7 +350,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::L3InstructionPrefetchMisses as usize + 1;
+    pub const COUNT: usize = Signal::Wc8High as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -484,6 +502,15 @@ impl Signal {
         Signal::L2iPrefetchMisses,
         Signal::L3InstructionPrefetchHits,
         Signal::L3InstructionPrefetchMisses,
+        Signal::PartialMemoryReads,
+        Signal::DeviceReads,
+        Signal::DeviceWrites,
+        Signal::CleanCastouts,
+        Signal::WcLines,
+        Signal::Wc32,
+        Signal::Wc16,
+        Signal::Wc8Low,
+        Signal::Wc8High,
     ];
 }
 

@@ -24,6 +24,10 @@ const BUS_MEM_READ: u64 = 0x8b;
 const BUS_RD_DATA: u64 = 0x8c;
 const BUS_RD_PRTL: u64 = 0x8d;
 const BUS_WR_WB: u64 = 0x92;
+const SI_CYCLES: u64 = 0x8e;
+const SI_RQ_INSERTS: u64 = 0x9e;
+const SI_WRITEQ_INSERTS: u64 = 0xa1;
+const SI_CCQ_INSERTS: u64 = 0xa5;
 const L1DTLB_TRANSFER: u64 = 0xc0;
 const L2DTLB_MISSES: u64 = 0xc1;
 const DATA_REFERENCES_SET1: u64 = 0xc5;
@@ -944,7 +948,8 @@ fn memory_mix() -> Vec<Span> {
                 .with(Signal::Loads, 1)
                 .with(Signal::DCacheAccesses, 1)
                 .with(Signal::DCacheMisses, 1)
-                .with(Signal::MemoryReads, 1),
+                .with(Signal::MemoryReads, 1)
+                .with(Signal::PartialMemoryReads, 1),
             0x4000_0000,
             false,
         ),
@@ -971,13 +976,38 @@ fn l2d_and_l3_events_count_the_machines_lookups() {
 
 #[test]
 fn bus_events_split_full_line_and_partial_transactions() {
-    // MD15: a non-cacheable data access makes partial transactions; the rest are lines.
+    // MD15: the machine names each transaction's type; a non-cacheable read is a
+    // partial one (BRP), the rest of this mix are lines.
     let c = |code, umask| count4(counting(code, umask, &[]), memory_mix());
     assert_eq!([c(BUS_MEMORY, 0b0100), c(BUS_MEMORY, 0b1000), c(BUS_MEMORY, 0b1100)], [30, 10, 40]);
     assert_eq!([c(BUS_MEM_READ, 0b0110), c(BUS_MEM_READ, 0b1110), c(BUS_MEM_READ, 0b0010)], [30, 30, 0], "BRL, ALL, BIL");
     assert_eq!(c(BUS_RD_DATA, 0b10), 20);
     assert_eq!(c(BUS_RD_PRTL, 0b10), 10);
     assert_eq!([c(BUS_WR_WB, 0b0110), c(BUS_WR_WB, 0b1010)], [10, 0], "write-backs, clean castouts");
+}
+
+#[test]
+fn md46_coalesced_writes_uncacheable_accesses_and_castouts_are_their_own_transactions() {
+    // Per 10-cycle span: a device read and write (BRP, BWP), a coalesced line (BWL) and
+    // two 32-byte pieces of another (BWP), a clean castout (0-byte BWL), a write-back.
+    let spans = || {
+        vec![
+            span(0, USER, 10).with(Signal::DeviceReads, 1),
+            span(0, USER, 10).with(Signal::DeviceWrites, 1),
+            span(0, USER, 10).with(Signal::MemoryWrites, 1).with(Signal::WcLines, 1),
+            span(0, USER, 10).with(Signal::MemoryWrites, 2).with(Signal::Wc32, 2),
+            span(0, USER, 10).with(Signal::CleanCastouts, 1),
+            span(0, USER, 10).with(Signal::MemoryWrites, 1).with(Signal::DCacheWritebacks, 1),
+        ]
+    };
+    let c = |code, umask| count4(counting(code, umask, &[]), spans());
+    assert_eq!(c(BUS_RD_PRTL, 0b10), 10, "the device read");
+    assert_eq!([c(BUS_MEMORY, 0b0110), c(BUS_MEMORY, 0b1010), c(BUS_MEMORY, 0b1110)], [20, 40, 60], "max 1 a cycle");
+    assert_eq!([c(BUS_WR_WB, 0b0110), c(BUS_WR_WB, 0b1010), c(BUS_WR_WB, 0b1110)], [20, 10, 30]);
+    // Table 4-122: SI_WRITEQ_INSERTS bits 3:1 ALL, EWB, WC32, WC16; bit 0 SELF (MD14).
+    assert_eq!([c(SI_WRITEQ_INSERTS, 0b0001), c(SI_WRITEQ_INSERTS, 0b0101), c(SI_WRITEQ_INSERTS, 0b1011)], [50, 10, 20]);
+    assert_eq!(c(SI_WRITEQ_INSERTS, 0b1001), 0, "no 16-byte piece");
+    assert_eq!([c(SI_CCQ_INSERTS, 1), c(SI_RQ_INSERTS, 1), c(SI_CYCLES, 0)], [10, 10, 60]);
 }
 
 #[test]

@@ -58,6 +58,10 @@ pub struct MontecitoConfig {
     /// Table 2-8 note 5: a move to or from a control register takes C = 10-12 cycles
     /// ("FPSR and CR accesses"); its consumer waits for it (ERRATA MMC20).
     pub cr_cycles: u64,
+    /// Whether the L3 announces the clean lines it evicts on the system bus (a 0-byte
+    /// write, BUS_WR_WB.CCASTOUT), for a chipset that tracks which lines each
+    /// processor holds (ERRATA MMC22).
+    pub clean_castouts: bool,
 }
 
 const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
@@ -98,6 +102,7 @@ impl MontecitoConfig {
             fp_divide_cycles: 30,
             trap_cycles: 20,
             cr_cycles: 10,
+            clean_castouts: true,
         }
     }
 

@@ -2,6 +2,7 @@
 //! bundles, §2.3.1), at most two of them memory operations; a taken branch, a load
 //! whose value the next instruction needs, or a store ends its group.
 
+use super::wcb::Piece;
 use super::{Montecito, OUTER};
 use crate::machine::out::Out;
 use crate::machine::ALIAS;
@@ -69,6 +70,23 @@ fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
         (0, _) => (Signal::L3InstructionHits, Signal::L3InstructionMisses),
         (_, false) => (Signal::L3DataReadHits, Signal::L3DataReadMisses),
         (_, true) => (Signal::StoresHitL3, Signal::StoresLocalMemory),
+    }
+}
+
+/// What the write-coalescing buffers `sent` to memory: one write per line or piece.
+fn bus_writes(s: &mut Signals, sent: &[Piece]) {
+    for piece in sent {
+        bump(s, Signal::MemoryWrites);
+        bump(
+            s,
+            match piece {
+                Piece::Line => Signal::WcLines,
+                Piece::Bytes32 => Signal::Wc32,
+                Piece::Bytes16 => Signal::Wc16,
+                Piece::Bytes8Low => Signal::Wc8Low,
+                Piece::Bytes8High => Signal::Wc8High,
+            },
+        );
     }
 }
 
@@ -186,7 +204,11 @@ impl Montecito {
                 }
             }
             Op::Barrier => {
+                // A fence drains the write-coalescing buffers (MMC22).
                 self.join(g, out, ip, false);
+                let mut sent = Vec::new();
+                self.wcb.drain(&mut sent);
+                bus_writes(&mut g.signals, &sent);
                 self.close(g, out);
             }
             Op::Syscall | Op::ExceptionReturn => {
@@ -525,10 +547,8 @@ impl Montecito {
             self.touched[OUTER - 1] = true;
             let l3 = &mut self.outer[OUTER - 1];
             bump(s, if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
-            if l3.fill(v.line, true).is_some_and(|w| w.dirty) {
-                bump(s, Signal::MemoryWrites);
-                s.set(Signal::DCacheWritebacks, 1);
-            }
+            let evicted = l3.fill(v.line, true);
+            self.l3_victim(evicted, s);
         }
         if lookup.hit {
             bump(s, hits[0]);
@@ -539,15 +559,25 @@ impl Montecito {
         }
         self.touched[OUTER - 1] = true;
         let l3 = self.outer[OUTER - 1].access(addr, false);
-        if l3.victim.is_some_and(|v| v.dirty) {
-            bump(s, Signal::MemoryWrites);
-            s.set(Signal::DCacheWritebacks, 1);
-        }
+        self.l3_victim(l3.victim, s);
         if l3.hit {
             bump(s, hits[1]);
             Level::L3
         } else {
             Level::Memory
+        }
+    }
+
+    /// A line the L3 evicted: a dirty one is written back to memory; a clean one is
+    /// announced with a clean castout when the chipset wants them (MMC22).
+    fn l3_victim(&self, victim: Option<crate::machine::cache::Victim>, s: &mut Signals) {
+        match victim {
+            Some(v) if v.dirty => {
+                bump(s, Signal::MemoryWrites);
+                s.set(Signal::DCacheWritebacks, 1);
+            }
+            Some(_) if self.cfg.clean_castouts => bump(s, Signal::CleanCastouts),
+            _ => {}
         }
     }
 
@@ -629,14 +659,23 @@ impl Montecito {
                 }
             }
             Memory::NonCacheable => {
+                // Non-cacheable memory is write-coalescing (MMC22): reads go to the
+                // bus as partial reads, stores gather in the coalescing buffers.
                 if reads {
                     bump(&mut s, Signal::MemoryReads);
+                    bump(&mut s, Signal::PartialMemoryReads);
                     latency = self.cfg.memory_cycles;
                 } else {
-                    bump(&mut s, Signal::MemoryWrites);
+                    let mut sent = Vec::new();
+                    self.wcb.store(addr, a.size, &mut sent);
+                    bus_writes(&mut s, &sent);
                 }
             }
-            Memory::Device => latency = if reads { self.cfg.memory_cycles } else { 0 },
+            Memory::Device => {
+                // Uncacheable: each access is its own partial bus transaction.
+                bump(&mut s, if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
+                latency = if reads { self.cfg.memory_cycles } else { 0 };
+            }
         }
         self.join(g, out, ip, true);
         merge(&mut g.signals, s);

@@ -10,6 +10,7 @@
 pub mod config;
 mod exec;
 mod overrides;
+mod wcb;
 
 pub use config::MontecitoConfig;
 
@@ -20,6 +21,7 @@ use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
+use wcb::WriteCoalescing;
 
 /// §2.4.1.3: urgency runs 0-7; 5 is nominal.
 const NOMINAL_URGENCY: u8 = 5;
@@ -83,6 +85,8 @@ pub struct Montecito {
     /// Each thread's cycles since it last retired an instruction, up to
     /// `STALL_THRESHOLDS`' last (the stall before a switch, MD44).
     quiet: Vec<u64>,
+    /// The write-coalescing buffers (shared by the threads, §2.3.3.4).
+    wcb: WriteCoalescing,
 }
 
 /// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
@@ -124,6 +128,7 @@ impl Montecito {
             fetch_line: u64::MAX,
             isb: None,
             quiet: vec![0; threads],
+            wcb: WriteCoalescing::default(),
             cfg,
         }
     }
@@ -229,6 +234,7 @@ impl Core for Montecito {
         }
         out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
+        self.wcb.canonical(keys, out);
         out.extend([
             self.thread as u64,
             u64::from(self.switch),
@@ -261,5 +267,6 @@ impl Core for Montecito {
         for t in [&mut self.l1_itlb, &mut self.l2_itlb, &mut self.l1_dtlb, &mut self.l2_dtlb] {
             t.relocate(to.page);
         }
+        self.wcb.relocate(to);
     }
 }

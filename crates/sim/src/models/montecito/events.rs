@@ -4,6 +4,7 @@
 
 use pmukit_arch::montecito::pal;
 
+use super::bus::{self, Txn};
 use super::frontend::{self, Front, FORCED_INDIRECT, FORCED_RETURNS};
 use super::CYCLES_HALTED;
 use crate::stream::{Signal, Signals, Span};
@@ -33,32 +34,6 @@ impl EventType {
             EventType::SelfFloating => 'S',
         }
     }
-}
-
-/// A bus transaction class (System Bus events, §4.11).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Txn {
-    /// Memory reads (`MemoryReads`).
-    Reads,
-    /// Data reads: memory reads that are not instruction fetch misses.
-    DataReads,
-    /// Reads for ownership (BRIL): a store's or semaphore's line read from memory; and
-    /// the other memory reads (BRL).
-    ReadsForOwnership,
-    ReadsShared,
-    /// Write-backs of dirty lines: the writes of a cycle that writes lines back.
-    Writebacks,
-    /// Reads and writes.
-    All,
-}
-
-/// Transaction size: full 128-byte line (BRL, BRIL, BWL) or partial (BRP, BWP, BIL).
-/// A cycle's transactions are partial when its data access is non-cacheable (MD15).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Size {
-    Line,
-    Partial,
-    Any,
 }
 
 /// What one selected event counts in a cycle, from the cycle's signals.
@@ -125,8 +100,8 @@ pub(super) enum Atom {
     L2DtlbMisses,
     /// L1DTLB misses that hit the L2DTLB.
     L1dtlbTransfers,
-    /// Bus (memory) transactions of a class and size.
-    Bus(Txn, Size),
+    /// This core's bus transactions of a type (`bus.rs`).
+    Bus(Txn),
     /// 1 when a signal is at least a value (a class carried as a signal's value).
     AtLeast(Signal, u8),
     /// The front end's losses and unknown predictions (`frontend.rs`).
@@ -195,7 +170,7 @@ impl Cycle<'_> {
         self.signals.get(s)
     }
 
-    /// MD15: a cycle without a data access, or whose access is cacheable.
+    /// A cycle without a data access, or whose access is cacheable.
     fn cacheable(&self) -> bool {
         self.get(Signal::DCacheAccesses) == 0 || self.get(Signal::DCacheAccessesCacheable) > 0
     }
@@ -260,32 +235,7 @@ impl Atom {
             Atom::L2ItlbMisses => c.get(ITlbMisses).min(c.get(MainTlbMisses)),
             Atom::L2DtlbMisses => c.get(DTlbMisses).min(c.get(MainTlbMisses)),
             Atom::L1dtlbTransfers => c.get(DTlbMisses) - c.get(DTlbMisses).min(c.get(MainTlbMisses)),
-            Atom::Bus(txn, size) => {
-                let (reads, writes) = (c.get(MemoryReads), c.get(MemoryWrites));
-                // Instruction lines (demand misses, prefetches) are full lines whatever
-                // the cycle's data access (MD15).
-                let code = (c.get(L3InstructionMisses) + c.get(L3InstructionPrefetchMisses)).min(reads);
-                let writebacks = when(c.get(DCacheWritebacks) > 0, writes);
-                let v = match txn {
-                    Txn::Reads => reads,
-                    Txn::DataReads => reads.saturating_sub(c.get(ICacheMisses) + c.get(L3InstructionPrefetchMisses)),
-                    Txn::ReadsForOwnership => reads.min(c.get(StoresLocalMemory)),
-                    Txn::ReadsShared => reads - reads.min(c.get(StoresLocalMemory)),
-                    Txn::Writebacks => writebacks,
-                    Txn::All => reads + writes,
-                };
-                let code = match txn {
-                    Txn::Reads | Txn::ReadsShared | Txn::All => code.min(v),
-                    _ => 0,
-                };
-                match size {
-                    Size::Any => v,
-                    Size::Line if c.cacheable() => v,
-                    Size::Line => code,
-                    Size::Partial if c.cacheable() => 0,
-                    Size::Partial => v - code,
-                }
-            }
+            Atom::Bus(txn) => txn.value(c),
             Atom::Front(f) => f.value(c),
             Atom::AtLeast(s, n) => u64::from(c.get(s) >= u64::from(n)),
         }
@@ -305,29 +255,58 @@ pub struct MappedEvent {
     pub max_inc: u8,
     /// Chapter 4 says "MESI filtering capability": PMC.MESI applies (Table 3-6).
     pub mesi: bool,
+    /// How the unit mask names the agent whose transactions count (MD14).
+    pub agent: Agent,
     /// The atoms a unit mask selects, summed; `None` counts nothing.
     pub(super) select: fn(u64) -> Option<&'static [Atom]>,
 }
 
-use Atom::{Bus, Sig};
+/// Where an event's unit mask selects the agent: the bus events' bits 1:0 (00 EITHER,
+/// 01 IO, 10 SELF, 11 ANY; Tables 4-55 to 4-70) or the SI events' bit 0 (0 EITHER, 1
+/// SELF; Tables 4-109 to 4-124); other events have none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    None,
+    Bus,
+    Si,
+}
+
+use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
 impl MappedEvent {
-    /// The type the event counts with under `umask`: a Self Floating (bus) event is
-    /// Floating for SELF (bits 1:0 = 10), Causal for EITHER and ANY, and counts
-    /// nothing for IO, non-CPU agents the machine does not have (MD14).
+    /// The type the event counts with under `umask`: a Self Floating event is Floating
+    /// for SELF, Causal for EITHER and ANY; a bus event's IO agent, the non-CPU agents
+    /// the machine does not have, counts nothing (MD14).
     pub(super) fn resolved_type(&self, umask: u64) -> Option<EventType> {
-        match (self.ty, umask & 3) {
-            (EventType::SelfFloating, 0b10) => Some(EventType::Floating),
-            (EventType::SelfFloating, 0b01) => None,
-            (EventType::SelfFloating, _) => Some(EventType::Causal),
-            (t, _) => Some(t),
-        }
+        let own = match self.agent {
+            Agent::None => return Some(self.ty),
+            Agent::Bus if umask & 3 == 0b01 => return None,
+            Agent::Bus => umask & 3 == 0b10,
+            Agent::Si => umask & 1 == 1,
+        };
+        Some(match self.ty {
+            EventType::SelfFloating if own => EventType::Floating,
+            EventType::SelfFloating => EventType::Causal,
+            t => t,
+        })
     }
 }
 
 const fn ev(code: u8, name: &'static str, ty: EventType, max_inc: u8, select: fn(u64) -> Option<&'static [Atom]>) -> MappedEvent {
-    MappedEvent { code, name, ty, max_inc, mesi: false, select }
+    MappedEvent { code, name, ty, max_inc, mesi: false, agent: Agent::None, select }
+}
+
+/// A bus event: its unit mask's bits 1:0 name the agent.
+const fn bus(mut e: MappedEvent) -> MappedEvent {
+    e.agent = Agent::Bus;
+    e
+}
+
+/// A system-interface event: its unit mask's bit 0 names the agent.
+const fn si(mut e: MappedEvent) -> MappedEvent {
+    e.agent = Agent::Si;
+    e
 }
 
 const fn mesi(mut e: MappedEvent) -> MappedEvent {
@@ -567,35 +546,23 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b11, 0b11) => Some(&[L2I_HIT, L3_IH, L3_IM, L2I_PH, L2I_PM]),
         _ => None,
     }),
-    // System bus events (Self Floating): bits 1:0 agent, 00 EITHER, 01 IO, 10 SELF, 11
-    // ANY (MD14). BUS_ALL: every transaction, whatever its size; BUS_MEMORY bits 3:2:
-    // 01 full line, 10 partial, 11 all.
-    ev(0x87, "BUS_ALL", S, 1, |_| Some(&[Bus(Txn::All, Size::Any)])),
-    ev(0x8a, "BUS_MEMORY", S, 1, |u| match u >> 2 & 3 {
-        0b01 => Some(&[Bus(Txn::All, Size::Line)]),
-        0b10 => Some(&[Bus(Txn::All, Size::Partial)]),
-        0b11 => Some(&[Bus(Txn::All, Size::Any)]),
-        _ => None,
-    }),
-    // BUS_MEM_READ bits 3:2: 00 BIL (0-byte; none in the stream), 01 BRL, 10 BRIL (a
-    // store's or semaphore's read for ownership), 11 ALL.
-    ev(0x8b, "BUS_MEM_READ", S, 1, |u| match u >> 2 & 3 {
-        0b01 => Some(&[Bus(Txn::ReadsShared, Size::Line)]),
-        0b10 => Some(&[Bus(Txn::ReadsForOwnership, Size::Line)]),
-        0b11 => Some(&[Bus(Txn::Reads, Size::Line)]),
-        _ => None,
-    }),
-    ev(0x8c, "BUS_RD_DATA", S, 1, |_| Some(&[Bus(Txn::DataReads, Size::Line)])),
-    ev(0x8d, "BUS_RD_PRTL", S, 1, |_| Some(&[Bus(Txn::Reads, Size::Partial)])),
-    // BUS_WR_WB bits 3:2: 01 full-line write-backs, 10 clean castouts (none), 11 all.
-    ev(0x92, "BUS_WR_WB", S, 1, |u| match u >> 2 & 3 {
-        0b01 | 0b11 => Some(&[Bus(Txn::Writebacks, Size::Line)]),
-        _ => None,
-    }),
+    // System bus and system interface events (§4.11, `bus.rs`; MD14, MD15, MD46).
+    bus(ev(0x87, "BUS_ALL", S, 1, bus::bus_all)),
+    bus(ev(0x8a, "BUS_MEMORY", S, 1, bus::bus_memory)),
+    bus(ev(0x8b, "BUS_MEM_READ", S, 1, bus::bus_mem_read)),
+    bus(ev(0x8c, "BUS_RD_DATA", S, 1, bus::bus_rd_data)),
+    bus(ev(0x8d, "BUS_RD_PRTL", S, 1, bus::bus_rd_prtl)),
+    // SI_CYCLES: the SI clock is the core's (bus ratio × bus clock).
+    ev(0x8e, "SI_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
+    bus(ev(0x92, "BUS_WR_WB", S, 1, bus::bus_wr_wb)),
+    si(ev(0x9e, "SI_RQ_INSERTS", S, 2, bus::si_rq_inserts)),
+    si(ev(0xa1, "SI_WRITEQ_INSERTS", S, 2, bus::si_writeq_inserts)),
+    si(ev(0xa5, "SI_CCQ_INSERTS", S, 2, bus::si_ccq_inserts)),
     // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing or
     // hitting (the machine has no secondary misses or recirculation).
     ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses)])),
     ev(0xb1, "L2D_INSERT_HITS", F, 4, |_| Some(&[Sig(Signal::L2DataHits)])),
+    ev(0xba, "ER_BRQ_REQ_INSERTED", F, 1, bus::er_brq_req_inserted),
     ev(0xc0, "L1DTLB_TRANSFER", A, 1, |_| Some(&[Atom::L1dtlbTransfers])),
     ev(0xc1, "L2DTLB_MISSES", A, 4, |_| Some(&[Atom::L2DtlbMisses])),
     ev(0xc2, "L1D_READS_SET0", A, 2, |_| Some(&[Atom::CacheableLoads])),
@@ -679,7 +646,7 @@ pub static EVENTS: &[MappedEvent] = &[
             _ => None,
         }
     })),
-    mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Bus(Txn::Writebacks, Size::Line)]))),
+    mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Atom::Bus(Txn::Ewb)]))),
     // L2D_REFERENCES (set 2): bits 1:0 01 reads, 10 writes, 11 both.
     ev(0xe6, "L2D_REFERENCES", F, 4, |u| match u & 3 {
         0b01 => Some(&[Atom::L2dReads]),

@@ -26,10 +26,11 @@ use thiserror::Error;
 use crate::engine::Counting;
 use crate::stream::{Privilege, Signal, Signals, Span};
 
+mod bus;
 mod events;
 mod frontend;
 
-pub use events::{line_state, mapped_event, per_cycle, EventType, MappedEvent, EVENTS};
+pub use events::{line_state, mapped_event, per_cycle, Agent, EventType, MappedEvent, EVENTS};
 use events::{Atom, Cycle};
 
 /// Hardware threads of a Montecito core (§2.4, §3.3.2).

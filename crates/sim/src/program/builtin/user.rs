@@ -176,16 +176,24 @@ fn column(rng: &mut Rng, t: Thread) -> Phase {
     b.close_loop(rows)
 }
 
-/// Fills a non-cacheable frame buffer, then a barrier drains the write buffer.
+/// Fills a non-cacheable frame buffer, writes the frame's descriptor after it (a
+/// 16-byte header, an 8-byte timestamp and an 8-byte status word), then a barrier
+/// drains the write buffer.
 fn fill(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let lines = rng.log_range(1 << 8, 1 << 15);
     let mut b = user(t, code_address(rng, &STREAM_TEXT));
-    let pixels = b.stream(line_stream(buffer(rng, &FRAME_BUFFER, lines * LINE), lines, Memory::NonCacheable));
+    let base = buffer(rng, &FRAME_BUFFER, lines * LINE);
+    let pixels = b.stream(line_stream(base, lines, Memory::NonCacheable));
     b.int(rng.range(1, 4));
     b.op(Op::BlockStore(Access { stream: pixels, offset: 0, size: LINE as u8, use_next: false }));
     let exit = b.ip() + INSN;
     let lp = b.close_loop(lines);
     let mut tail = user(t, exit);
+    let descriptor = tail.stream(DataStream::fixed((base + lines * LINE).next_multiple_of(DESCRIPTOR), Memory::NonCacheable));
+    tail.store(descriptor, 0, 16).store(descriptor, 16, 8).store(descriptor, 40, 8);
     tail.op(Op::Barrier).int(rng.range(2, 6));
     vec![lp, tail.once()]
 }
+
+/// Alignment of a frame descriptor.
+const DESCRIPTOR: u64 = 128;
