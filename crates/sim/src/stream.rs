@@ -327,6 +327,32 @@ pub enum Signal {
     Wc16,
     Wc8Low,
     Wc8High,
+    /// The other core's snoop answers to this core's line reads (BRL) and reads for
+    /// ownership (BRIL) on the bus: a clean copy (HIT) or a modified one (HITM), which
+    /// it writes back (Montecito's two cores, ERRATA MMC23).
+    BrlHit,
+    BrlHitm,
+    BrilHit,
+    BrilHitm,
+    /// 0-byte invalidations (BIL): a store to a line this core shares with the other
+    /// core, which drops its copy; and the stores that found their line shared.
+    BusInvalidates,
+    StoresHitShared,
+    /// L2D fills in the Modified (a store's line) or Shared (another core holds it too)
+    /// state; the other fills are Exclusive.
+    L2dFillsModified,
+    L2dFillsShared,
+    /// The other core's transactions on the bus for the lines both run on (BRL, BRIL,
+    /// BIL), and this core's snoop answers to them: a clean copy (HIT) or a modified
+    /// one (HITM, written back implicitly).
+    PeerBrl,
+    PeerBril,
+    PeerBil,
+    PeerBrlHit,
+    PeerBrlHitm,
+    PeerBrilHit,
+    PeerBrilHitm,
+    PeerBilHit,
 }
 
 impl Signal {
@@ -350,7 +376,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::Wc8High as usize + 1;
+    pub const COUNT: usize = Signal::PeerBilHit as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -511,6 +537,22 @@ impl Signal {
         Signal::Wc16,
         Signal::Wc8Low,
         Signal::Wc8High,
+        Signal::BrlHit,
+        Signal::BrlHitm,
+        Signal::BrilHit,
+        Signal::BrilHitm,
+        Signal::BusInvalidates,
+        Signal::StoresHitShared,
+        Signal::L2dFillsModified,
+        Signal::L2dFillsShared,
+        Signal::PeerBrl,
+        Signal::PeerBril,
+        Signal::PeerBil,
+        Signal::PeerBrlHit,
+        Signal::PeerBrlHitm,
+        Signal::PeerBrilHit,
+        Signal::PeerBrilHitm,
+        Signal::PeerBilHit,
     ];
 }
 

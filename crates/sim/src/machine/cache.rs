@@ -208,6 +208,23 @@ impl Cache {
         victim(old)
     }
 
+    /// Whether the line holding `addr` is present with a dirty half; no state changes.
+    pub fn dirty(&self, addr: u64) -> bool {
+        let (set, probe) = self.locate(addr);
+        self.find(set, probe).is_some_and(|way| self.sets.set(set)[way][0] & DIRTY != 0)
+    }
+
+    /// Clear the dirty bits of the line holding `addr`, keeping it (a coherence
+    /// downgrade that wrote its data back); whether it was dirty.
+    pub fn clean(&mut self, addr: u64) -> bool {
+        let (set, probe) = self.locate(addr);
+        let Some(way) = self.find(set, probe) else { return false };
+        let word = &mut self.sets.get_mut(set, way)[0];
+        let was = *word & DIRTY != 0;
+        *word &= !DIRTY;
+        was
+    }
+
     /// Number of valid lines.
     pub fn occupancy(&self) -> usize {
         self.sets.occupancy()

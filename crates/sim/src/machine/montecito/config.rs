@@ -62,6 +62,9 @@ pub struct MontecitoConfig {
     /// write, BUS_WR_WB.CCASTOUT), for a chipset that tracks which lines each
     /// processor holds (ERRATA MMC22).
     pub clean_castouts: bool,
+    /// Cores in the package (the 9000 series has two, the 9010 one, §2.5). The other
+    /// core is modelled where it meets this one, on shared data (ERRATA MMC23).
+    pub cores: usize,
 }
 
 const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
@@ -103,6 +106,7 @@ impl MontecitoConfig {
             trap_cycles: 20,
             cr_cycles: 10,
             clean_castouts: true,
+            cores: 2,
         }
     }
 

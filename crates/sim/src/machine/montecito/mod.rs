@@ -7,8 +7,10 @@
 //! It computes the signals of `crate::stream` that the Montecito PMU model counts;
 //! `config.rs` gives every parameter's source, `docs/machines.md` describes the model.
 
+mod coherence;
 pub mod config;
 mod exec;
+mod memory;
 mod overrides;
 mod wcb;
 
@@ -21,6 +23,7 @@ use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
+use coherence::Peer;
 use wcb::WriteCoalescing;
 
 /// §2.4.1.3: urgency runs 0-7; 5 is nominal.
@@ -87,6 +90,8 @@ pub struct Montecito {
     quiet: Vec<u64>,
     /// The write-coalescing buffers (shared by the threads, §2.3.3.4).
     wcb: WriteCoalescing,
+    /// The other core, where it meets this one (MMC23).
+    peer: Peer,
 }
 
 /// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
@@ -129,6 +134,7 @@ impl Montecito {
             isb: None,
             quiet: vec![0; threads],
             wcb: WriteCoalescing::default(),
+            peer: Peer::default(),
             cfg,
         }
     }
@@ -192,6 +198,7 @@ impl Core for Montecito {
         let mut run = Out::new(out, template);
         self.run(phase, k, &mut run);
         run.finish();
+        self.peer_turn(out, from);
         // The thread switches, if it does, at the end of the iteration (MMC12): the
         // stall before it is the iteration's cycles since its last retirement.
         let spans = &out[from..];
@@ -235,6 +242,7 @@ impl Core for Montecito {
         out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         self.wcb.canonical(keys, out);
+        self.peer.canonical(keys, out);
         out.extend([
             self.thread as u64,
             u64::from(self.switch),
@@ -268,5 +276,6 @@ impl Core for Montecito {
             t.relocate(to.page);
         }
         self.wcb.relocate(to);
+        self.peer.relocate(to);
     }
 }

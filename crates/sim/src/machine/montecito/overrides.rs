@@ -38,6 +38,7 @@ struct CoreKeys {
     trap_cycles: Option<u64>,
     cr_cycles: Option<u64>,
     clean_castouts: Option<bool>,
+    cores: Option<u64>,
 }
 
 const L1_SIZES: std::ops::RangeInclusive<u64> = 1 << 10..=1 << 20;
@@ -75,6 +76,7 @@ impl MontecitoConfig {
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;
+            o.core_entries("cores", c.cores, &mut cfg.cores, 1, 2)?;
             if let Some(on) = c.clean_castouts {
                 cfg.clean_castouts = on;
             }

@@ -40,8 +40,7 @@ impl Txn {
                 (lines - bril).saturating_sub(code)
             }
             Txn::Bril => bril,
-            // A store to a line this core shares needs a coherent peer (not yet modelled).
-            Txn::Bil => 0,
+            Txn::Bil => c.get(BusInvalidates),
             Txn::Brp => c.get(PartialMemoryReads) + c.get(DeviceReads),
             Txn::Ewb => c.get(MemoryWrites).saturating_sub(c.get(WcLines) + pieces),
             Txn::WcLine => c.get(WcLines),
@@ -51,27 +50,87 @@ impl Txn {
     }
 }
 
-use Atom::Bus;
+/// This core's transactions, of every type.
+const TXNS: [Txn; 8] = [Txn::Brl, Txn::Bril, Txn::Bil, Txn::Brp, Txn::Ewb, Txn::WcLine, Txn::Bwp, Txn::CastOut];
+
+/// The other core's transactions (MMC23): line reads, reads for ownership, invalidations.
+const PEER_TXNS: [Signal; 3] = [Signal::PeerBrl, Signal::PeerBril, Signal::PeerBil];
+
+/// Whose snoop answers an SI_SCB event counts (MMC23): this core's (to every
+/// transaction on the bus, its own answered MISS), both cores', or the final answer
+/// driven on the bus, one per transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Answers {
+    ThisCore,
+    BothCores,
+    Final,
+}
+
+/// A snoop answer, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Answer {
+    Miss,
+    Hit,
+    Hitm,
+    All,
+}
+
+/// Snoop answers of a kind in a cycle.
+pub(super) fn answers(who: Answers, answer: Answer, c: &Cycle) -> u64 {
+    use Signal::*;
+    let sum = |signals: &[Signal]| signals.iter().map(|&s| c.get(s)).sum::<u64>();
+    let own = TXNS.iter().map(|t| t.value(c)).sum::<u64>();
+    let peer = sum(&PEER_TXNS);
+    // This core's answers to the other's transactions; the other's to this core's (a
+    // store to a shared line invalidates a clean copy: HIT).
+    let (my_hit, my_hitm) = (sum(&[PeerBrlHit, PeerBrilHit, PeerBilHit]), sum(&[PeerBrlHitm, PeerBrilHitm]));
+    let (its_hit, its_hitm) = (sum(&[BrlHit, BrilHit, BusInvalidates]), sum(&[BrlHitm, BrilHitm]));
+    let (all, hit, hitm) = match who {
+        Answers::ThisCore => (own + peer, my_hit, my_hitm),
+        Answers::BothCores => (2 * (own + peer), my_hit + its_hit, my_hitm + its_hitm),
+        Answers::Final => (own + peer, my_hit + its_hit, my_hitm + its_hitm),
+    };
+    match answer {
+        Answer::All => all,
+        Answer::Hit => hit,
+        Answer::Hitm => hitm,
+        Answer::Miss => all.saturating_sub(hit + hitm),
+    }
+}
+
+use Atom::{Bus, Sig};
 use Txn::*;
 
-const READS: [Atom; 4] = [Bus(Brl), Bus(Bril), Bus(Bil), Bus(Brp)];
-const FULL_LINES: [Atom; 4] = [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine)];
-const PARTIAL: [Atom; 4] = [Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)];
-const ALL: [Atom; 8] = [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)];
-const WRITEQ: [Atom; 3] = [Bus(Ewb), Bus(WcLine), Bus(Bwp)];
+/// Bus events' agent bits 1:0: EITHER (00) and ANY (11) count the other core's
+/// transactions too; SELF (10) this core's (IO counts nothing, MD14).
+fn either(u: u64) -> bool {
+    u & 3 != 0b10
+}
+
+/// `mine` for SELF, `mine` and `theirs` for EITHER and ANY.
+fn agent(u: u64, mine: &'static [Atom], both: &'static [Atom]) -> Option<&'static [Atom]> {
+    Some(if either(u) { both } else { mine })
+}
+
+const PEER_BRL: Atom = Sig(Signal::PeerBrl);
+const PEER_BRIL: Atom = Sig(Signal::PeerBril);
+const PEER_BIL: Atom = Sig(Signal::PeerBil);
 
 /// BUS_ALL: every transaction.
-pub(super) fn bus_all(_: u64) -> Option<&'static [Atom]> {
-    Some(&ALL)
+pub(super) fn bus_all(u: u64) -> Option<&'static [Atom]> {
+    const MINE: [Atom; 8] = [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)];
+    const BOTH: [Atom; 11] =
+        [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut), PEER_BRL, PEER_BRIL, PEER_BIL];
+    agent(u, &MINE, &BOTH)
 }
 
 /// BUS_MEMORY bits 3:2: 01 full lines (BRL, BRIL, BWL), 10 less than a line (BRP,
 /// BWP, BIL, and the 0-byte clean castouts: MD15), 11 all.
 pub(super) fn bus_memory(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
-        0b01 => Some(&FULL_LINES),
-        0b10 => Some(&PARTIAL),
-        0b11 => Some(&ALL),
+        0b01 => agent(u, &[Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine)], &[Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), PEER_BRL, PEER_BRIL]),
+        0b10 => agent(u, &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)], &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut), PEER_BIL]),
+        0b11 => bus_all(u),
         _ => None,
     }
 }
@@ -79,16 +138,17 @@ pub(super) fn bus_memory(u: u64) -> Option<&'static [Atom]> {
 /// BUS_MEM_READ bits 3:2: 00 BIL, 01 BRL, 10 BRIL, 11 all three.
 pub(super) fn bus_mem_read(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
-        0b00 => Some(&[Bus(Bil)]),
-        0b01 => Some(&[Bus(Brl)]),
-        0b10 => Some(&[Bus(Bril)]),
-        _ => Some(&[Bus(Bil), Bus(Brl), Bus(Bril)]),
+        0b00 => agent(u, &[Bus(Bil)], &[Bus(Bil), PEER_BIL]),
+        0b01 => agent(u, &[Bus(Brl)], &[Bus(Brl), PEER_BRL]),
+        0b10 => agent(u, &[Bus(Bril)], &[Bus(Bril), PEER_BRIL]),
+        _ => agent(u, &[Bus(Bil), Bus(Brl), Bus(Bril)], &[Bus(Bil), Bus(Brl), Bus(Bril), PEER_BIL, PEER_BRL, PEER_BRIL]),
     }
 }
 
-/// BUS_RD_DATA: full-line data reads (BRL of data, not code).
-pub(super) fn bus_rd_data(_: u64) -> Option<&'static [Atom]> {
-    Some(&[Bus(BrlData)])
+/// BUS_RD_DATA: full-line data reads (BRL of data, not code; the other core's are of
+/// shared data).
+pub(super) fn bus_rd_data(u: u64) -> Option<&'static [Atom]> {
+    agent(u, &[Bus(BrlData)], &[Bus(BrlData), PEER_BRL])
 }
 
 /// BUS_RD_PRTL: partial reads (BRP).
@@ -96,8 +156,29 @@ pub(super) fn bus_rd_prtl(_: u64) -> Option<&'static [Atom]> {
     Some(&[Bus(Brp)])
 }
 
+/// BUS_RD_HIT, BUS_RD_HITM, BUS_RD_INVALID_BST_HITM (BRIL and HITM), BUS_HITM: the
+/// answers of the other core to this core's reads (Table 4-40), and for EITHER and
+/// ANY this core's answers to the other's.
+pub(super) fn bus_rd_hit(u: u64) -> Option<&'static [Atom]> {
+    agent(u, &[Sig(Signal::BrlHit)], &[Sig(Signal::BrlHit), Sig(Signal::PeerBrlHit)])
+}
+
+pub(super) fn bus_rd_hitm(u: u64) -> Option<&'static [Atom]> {
+    agent(u, &[Sig(Signal::BrlHitm)], &[Sig(Signal::BrlHitm), Sig(Signal::PeerBrlHitm)])
+}
+
+pub(super) fn bus_rd_invalid_bst_hitm(u: u64) -> Option<&'static [Atom]> {
+    agent(u, &[Sig(Signal::BrilHitm)], &[Sig(Signal::BrilHitm), Sig(Signal::PeerBrilHitm)])
+}
+
+pub(super) fn bus_hitm(u: u64) -> Option<&'static [Atom]> {
+    use Signal::*;
+    agent(u, &[Sig(BrlHitm), Sig(BrilHitm)], &[Sig(BrlHitm), Sig(BrilHitm), Sig(PeerBrlHitm), Sig(PeerBrilHitm)])
+}
+
 /// BUS_WR_WB bits 3:2: 01 full lines "with write back or write coalesce attributes",
-/// 10 clean castouts, 11 both.
+/// 10 clean castouts, 11 both. (A HITM's implicit write-back is the snooped
+/// transaction's data, not a write transaction of its own.)
 pub(super) fn bus_wr_wb(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
         0b01 => Some(&[Bus(Ewb), Bus(WcLine)]),
@@ -107,22 +188,33 @@ pub(super) fn bus_wr_wb(u: u64) -> Option<&'static [Atom]> {
     }
 }
 
-/// SI_RQ_INSERTS: reads enter the arbiter's request queue.
-pub(super) fn si_rq_inserts(_: u64) -> Option<&'static [Atom]> {
-    Some(&READS)
+/// SI_RQ_INSERTS: reads enter the arbiter's request queue (bit 0: 1 SELF, 0 EITHER).
+pub(super) fn si_rq_inserts(u: u64) -> Option<&'static [Atom]> {
+    if u & 1 == 1 {
+        Some(&[Bus(Brl), Bus(Bril), Bus(Bil), Bus(Brp)])
+    } else {
+        Some(&[Bus(Brl), Bus(Bril), Bus(Bil), Bus(Brp), PEER_BRL, PEER_BRIL, PEER_BIL])
+    }
 }
 
-/// SI_WRITEQ_INSERTS bits 3:1: 000 ALL, 001 IWB (implicit write-backs answer another
-/// agent's snoop: none without one), 010 EWB, 011 WC1_8A, 100 WC16, 101 WC32, 110
-/// NEWB (none), 111 WC1_8B. Full coalesced lines and uncacheable writes count in ALL.
+/// SI_WRITEQ_INSERTS bits 3:1: 000 ALL, 001 IWB (implicit write-backs of a modified
+/// line another core's read or read for ownership snooped: this core's answering the
+/// other's, and for EITHER the other's answering this core's), 010 EWB, 011 WC1_8A,
+/// 100 WC16, 101 WC32, 110 NEWB (none: MD46), 111 WC1_8B. Full coalesced lines and
+/// uncacheable writes count in ALL.
 pub(super) fn si_writeq_inserts(u: u64) -> Option<&'static [Atom]> {
-    match u >> 1 & 7 {
-        0b000 => Some(&WRITEQ),
-        0b010 => Some(&[Bus(Ewb)]),
-        0b011 => Some(&[Atom::Sig(Signal::Wc8Low)]),
-        0b100 => Some(&[Atom::Sig(Signal::Wc16)]),
-        0b101 => Some(&[Atom::Sig(Signal::Wc32)]),
-        0b111 => Some(&[Atom::Sig(Signal::Wc8High)]),
+    use Signal::*;
+    let own = u & 1 == 1;
+    match (u >> 1 & 7, own) {
+        (0b000, true) => Some(&[Bus(Ewb), Bus(WcLine), Bus(Bwp), Sig(PeerBrlHitm), Sig(PeerBrilHitm)]),
+        (0b000, false) => Some(&[Bus(Ewb), Bus(WcLine), Bus(Bwp), Sig(PeerBrlHitm), Sig(PeerBrilHitm), Sig(BrlHitm), Sig(BrilHitm)]),
+        (0b001, true) => Some(&[Sig(PeerBrlHitm), Sig(PeerBrilHitm)]),
+        (0b001, false) => Some(&[Sig(PeerBrlHitm), Sig(PeerBrilHitm), Sig(BrlHitm), Sig(BrilHitm)]),
+        (0b010, _) => Some(&[Bus(Ewb)]),
+        (0b011, _) => Some(&[Sig(Wc8Low)]),
+        (0b100, _) => Some(&[Sig(Wc16)]),
+        (0b101, _) => Some(&[Sig(Wc32)]),
+        (0b111, _) => Some(&[Sig(Wc8High)]),
         _ => None,
     }
 }
@@ -132,10 +224,46 @@ pub(super) fn si_ccq_inserts(_: u64) -> Option<&'static [Atom]> {
     Some(&[Bus(CastOut)])
 }
 
+/// SI_SCB_INSERTS bits 3:2: 00 MISS, 01 HIT, 10 HITM, 11 ALL raw answers; bit 0 SELF
+/// (this core's) or EITHER (both cores'). SI_SCB_SIGNOFFS: the final answers.
+pub(super) fn si_scb_inserts(u: u64) -> Option<&'static [Atom]> {
+    use Answer::*;
+    use Answers::*;
+    const T: [[[Atom; 1]; 4]; 2] = [
+        [[Atom::Snoop(BothCores, Miss)], [Atom::Snoop(BothCores, Hit)], [Atom::Snoop(BothCores, Hitm)], [Atom::Snoop(BothCores, All)]],
+        [[Atom::Snoop(ThisCore, Miss)], [Atom::Snoop(ThisCore, Hit)], [Atom::Snoop(ThisCore, Hitm)], [Atom::Snoop(ThisCore, All)]],
+    ];
+    Some(&T[(u & 1) as usize][(u >> 2 & 3) as usize])
+}
+
+pub(super) fn si_scb_signoffs(u: u64) -> Option<&'static [Atom]> {
+    use Answer::*;
+    const T: [[Atom; 1]; 4] = [
+        [Atom::Snoop(Answers::Final, Miss)],
+        [Atom::Snoop(Answers::Final, Hit)],
+        [Atom::Snoop(Answers::Final, Hitm)],
+        [Atom::Snoop(Answers::Final, All)],
+    ];
+    Some(&T[(u >> 2 & 3) as usize])
+}
+
 /// ER_BRQ_REQ_INSERTED: every request of the L2I or L2D to the L3 and beyond enters
 /// the BRQ (§2.3.3.4): the L2D's misses (the page walker's too), the L2I's demand and
 /// prefetch misses, and uncacheable reads. The L2D's victims are not counted.
 pub(super) fn er_brq_req_inserted(_: u64) -> Option<&'static [Atom]> {
     use Signal::*;
-    Some(&[Atom::Sig(L2DataMisses), Atom::Sig(L3InstructionHits), Atom::Sig(L3InstructionMisses), Atom::Sig(L2iPrefetchMisses), Bus(Brp)])
+    Some(&[Sig(L2DataMisses), Sig(L3InstructionHits), Sig(L3InstructionMisses), Sig(L2iPrefetchMisses), Bus(Brp)])
+}
+
+/// L2D_FILL_MESI_STATE bits 2:0: 000 M, 001 E, 010 S, 011 I, 1xx P. Every L2D miss
+/// fills a line: Modified for a store, Shared when the other core kept a copy,
+/// Exclusive otherwise; I and P are fills that met a snoop in flight, which the
+/// machine's sequential snoops never do.
+pub(super) fn l2d_fill_mesi_state(u: u64) -> Option<&'static [Atom]> {
+    match u & 0b111 {
+        0b000 => Some(&[Sig(Signal::L2dFillsModified)]),
+        0b001 => Some(&[Atom::ExclusiveFills]),
+        0b010 => Some(&[Sig(Signal::L2dFillsShared)]),
+        _ => None,
+    }
 }

@@ -102,6 +102,10 @@ pub(super) enum Atom {
     L1dtlbTransfers,
     /// This core's bus transactions of a type (`bus.rs`).
     Bus(Txn),
+    /// Snoop answers (`bus.rs`).
+    Snoop(bus::Answers, bus::Answer),
+    /// L2D fills in the Exclusive state: those neither Modified nor Shared.
+    ExclusiveFills,
     /// 1 when a signal is at least a value (a class carried as a signal's value).
     AtLeast(Signal, u8),
     /// The front end's losses and unknown predictions (`frontend.rs`).
@@ -236,6 +240,8 @@ impl Atom {
             Atom::L2DtlbMisses => c.get(DTlbMisses).min(c.get(MainTlbMisses)),
             Atom::L1dtlbTransfers => c.get(DTlbMisses) - c.get(DTlbMisses).min(c.get(MainTlbMisses)),
             Atom::Bus(txn) => txn.value(c),
+            Atom::Snoop(who, answer) => bus::answers(who, answer, c),
+            Atom::ExclusiveFills => c.get(L2DataMisses).saturating_sub(c.get(L2dFillsModified) + c.get(L2dFillsShared)),
             Atom::Front(f) => f.value(c),
             Atom::AtLeast(s, n) => u64::from(c.get(s) >= u64::from(n)),
         }
@@ -547,6 +553,12 @@ pub static EVENTS: &[MappedEvent] = &[
         _ => None,
     }),
     // System bus and system interface events (§4.11, `bus.rs`; MD14, MD15, MD46).
+    // 0x82 BUS_RD_INVALID_HITM (BIL and HITM) cannot happen: a BIL upgrades a shared
+    // line, which no other core holds modified.
+    bus(ev(0x80, "BUS_RD_HIT", S, 1, bus::bus_rd_hit)),
+    bus(ev(0x81, "BUS_RD_HITM", S, 1, bus::bus_rd_hitm)),
+    bus(ev(0x83, "BUS_RD_INVALID_BST_HITM", S, 1, bus::bus_rd_invalid_bst_hitm)),
+    bus(ev(0x84, "BUS_HITM", S, 1, bus::bus_hitm)),
     bus(ev(0x87, "BUS_ALL", S, 1, bus::bus_all)),
     bus(ev(0x8a, "BUS_MEMORY", S, 1, bus::bus_memory)),
     bus(ev(0x8b, "BUS_MEM_READ", S, 1, bus::bus_mem_read)),
@@ -558,6 +570,8 @@ pub static EVENTS: &[MappedEvent] = &[
     si(ev(0x9e, "SI_RQ_INSERTS", S, 2, bus::si_rq_inserts)),
     si(ev(0xa1, "SI_WRITEQ_INSERTS", S, 2, bus::si_writeq_inserts)),
     si(ev(0xa5, "SI_CCQ_INSERTS", S, 2, bus::si_ccq_inserts)),
+    si(ev(0xab, "SI_SCB_INSERTS", C, 1, bus::si_scb_inserts)),
+    ev(0xae, "SI_SCB_SIGNOFFS", C, 1, bus::si_scb_signoffs),
     // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing or
     // hitting (the machine has no secondary misses or recirculation).
     ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses)])),
@@ -661,6 +675,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // hit in the end: integer loads (L1D read misses), semaphores (RMW), other stores,
     // lfetches the L1D missed, and the page walker's reads (OTHER). FP_LOAD 0: the
     // machine's loads go through the L1D.
+    // L2D_STORE_HIT_SHARED (b0xxx ANY): stores to a line the other core shares, which
+    // the L2D upgrades with a BIL (MMC23).
+    ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
     ev(0xf0, "L2D_OPS_ISSUED", F, 4, |u| match u & 0b0111 {
         0b000 => Some(&[Atom::L2dReads]),
         0b010 => Some(&[Atom::CacheableAtomics]),
@@ -669,6 +686,7 @@ pub static EVENTS: &[MappedEvent] = &[
         0b101 | 0b111 => Some(&[Sig(Signal::MainTlbMisses)]),
         _ => None,
     }),
+    ev(0xf2, "L2D_FILL_MESI_STATE", F, 1, bus::l2d_fill_mesi_state),
 ];
 
 /// The mapped event with this code, if any.

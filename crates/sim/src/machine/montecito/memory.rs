@@ -1,0 +1,342 @@
+//! Montecito data accesses and the memory hierarchy: the TLBs and the page walker,
+//! the L1D, L2D, L2I and L3 with their write-backs and castouts, the instruction
+//! prefetcher, the write-coalescing buffers, memory with its thread switches, and the
+//! other core's snoops of shared lines.
+
+use super::coherence::Answer;
+use super::exec::{address_space, be_stall, bump, merge, Group};
+use super::wcb::Piece;
+use super::{Montecito, OUTER};
+use crate::machine::out::Out;
+use crate::machine::ALIAS;
+use crate::program::{Access, Memory, Op, Phase};
+use crate::stream::{MemRef, Signal, Signals};
+
+/// Which TLBs an address goes through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Side {
+    Instruction,
+    Data,
+}
+
+/// Where a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Level {
+    L2,
+    L3,
+    Memory,
+}
+
+/// The L3 hit and miss signals of a lookup from outer cache `which` (0 L2I, 1 L2D),
+/// reading for ownership when `write` (L3_WRITES.DATA_WRITE, L3_READS' data reads
+/// exclude them: Tables 4-105, 4-106).
+fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
+    match (which, write) {
+        (0, _) => (Signal::L3InstructionHits, Signal::L3InstructionMisses),
+        (_, false) => (Signal::L3DataReadHits, Signal::L3DataReadMisses),
+        (_, true) => (Signal::StoresHitL3, Signal::StoresLocalMemory),
+    }
+}
+
+/// What the write-coalescing buffers `sent` to memory: one write per line or piece.
+pub(super) fn bus_writes(s: &mut Signals, sent: &[Piece]) {
+    for piece in sent {
+        bump(s, Signal::MemoryWrites);
+        bump(
+            s,
+            match piece {
+                Piece::Line => Signal::WcLines,
+                Piece::Bytes32 => Signal::Wc32,
+                Piece::Bytes16 => Signal::Wc16,
+                Piece::Bytes8Low => Signal::Wc8Low,
+                Piece::Bytes8High => Signal::Wc8High,
+            },
+        );
+    }
+}
+
+impl Montecito {
+    /// Looks `addr` up in the first-level TLB of `side`, then the second; a miss in
+    /// both is walked. Returns the cycles it costs.
+    pub(super) fn translate(&mut self, side: Side, addr: u64, page: u64, context: u32, s: &mut Signals) -> u64 {
+        let (l1, l2, miss) = match side {
+            Side::Instruction => (&mut self.l1_itlb, &mut self.l2_itlb, Signal::ITlbMisses),
+            Side::Data => (&mut self.l1_dtlb, &mut self.l2_dtlb, Signal::DTlbMisses),
+        };
+        if l1.access(addr, page, context) {
+            return 0;
+        }
+        s.set(miss, 1);
+        if l2.access(addr, page, context) {
+            return self.cfg.l2_tlb_cycles;
+        }
+        s.set(Signal::MainTlbMisses, 1);
+        self.cfg.l2_tlb_cycles + self.walk(addr, page, context, s)
+    }
+
+    /// The hardware page walker reads the VHPT entry of the page through the L2D and
+    /// the L3; returns its cycles. The entry is cached as a line of its own at an alias
+    /// of its page (as on SPARC, ERRATA MSP3).
+    fn walk(&mut self, addr: u64, page: u64, context: u32, s: &mut Signals) -> u64 {
+        let entry = ALIAS | (addr & !(page - 1)) | (u64::from(context % 8) * 128);
+        match self.outer_access(1, entry, false, s) {
+            Level::L2 => self.cfg.l2d_cycles,
+            Level::L3 => self.cfg.l3_cycles,
+            Level::Memory => self.memory_latency(s, Signal::L3DataReadMisses),
+        }
+    }
+
+    /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1), counted as `miss`.
+    /// It lowers the thread's urgency; when the other thread is now more urgent the
+    /// core switches to it, and the read completes in the background (no wait, and the
+    /// miss and the read count there, ERRATA MD12).
+    pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal) -> u64 {
+        let t = self.thread;
+        self.urgency[t] = self.urgency[t].saturating_sub(1);
+        let other = self.urgency.iter().enumerate().filter(|&(o, _)| o != t).map(|(_, &u)| u).max();
+        if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
+            self.switch = true;
+            self.in_flight[t] = self.in_flight[t].saturating_add(1);
+            return 0;
+        }
+        if self.may_switch && other.is_some() {
+            // A switch event the urgencies turned down (THREAD_SWITCH_EVENTS.MISSED).
+            bump(s, Signal::ThreadSwitchesMissed);
+        }
+        bump(s, Signal::MemoryReads);
+        bump(s, miss);
+        self.cfg.memory_cycles
+    }
+
+    /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D; `write` for a store's or
+    /// semaphore's read for ownership), then the L3, allocating on a miss; dirty L2D
+    /// victims are written back into the L3, L3 ones to memory. An L3 hit is counted
+    /// here; a miss is the caller's to count (`memory_latency`).
+    pub(super) fn outer_access(&mut self, which: usize, addr: u64, write: bool, s: &mut Signals) -> Level {
+        let (l2_hit, l3_hit) =
+            if which == 0 { (Signal::L2InstructionHits, l3_signal(0, false).0) } else { (Signal::L2DataHits, l3_signal(1, write).0) };
+        self.lookup(which, addr, write, [l2_hit, l3_hit], s)
+    }
+
+    /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
+    /// asks for the next line; one the L1I and the streaming buffer lack is read from
+    /// the L2I, the L3 or memory into the L1I, with no wait.
+    pub(super) fn prefetch_instruction(&mut self, line: u64, s: &mut Signals) {
+        let next = line + self.cfg.l1i.line;
+        bump(s, Signal::L1iPrefetches);
+        if self.l1i.contains(next) || self.isb == Some(self.cfg.l2i.line_of(next)) {
+            return;
+        }
+        self.l1i.fill(next, false);
+        match self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], s) {
+            Level::L2 => {}
+            Level::L3 => bump(s, Signal::L2iPrefetchMisses),
+            Level::Memory => {
+                bump(s, Signal::L2iPrefetchMisses);
+                bump(s, Signal::L3InstructionPrefetchMisses);
+                bump(s, Signal::MemoryReads);
+            }
+        }
+    }
+
+    /// The lookup of `outer_access`, counting `hits` (the outer cache's, the L3's).
+    fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], s: &mut Signals) -> Level {
+        self.touched[which] = true;
+        let lookup = self.outer[which].access(addr, write);
+        if let Some(v) = lookup.victim.filter(|v| v.dirty) {
+            self.touched[OUTER - 1] = true;
+            let l3 = &mut self.outer[OUTER - 1];
+            bump(s, if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
+            let evicted = l3.fill(v.line, true);
+            self.l3_victim(evicted, s);
+        }
+        if lookup.hit {
+            bump(s, hits[0]);
+            return Level::L2;
+        }
+        if which == 1 {
+            bump(s, Signal::L2DataMisses);
+        }
+        self.touched[OUTER - 1] = true;
+        let l3 = self.outer[OUTER - 1].access(addr, false);
+        self.l3_victim(l3.victim, s);
+        if l3.hit {
+            bump(s, hits[1]);
+            Level::L3
+        } else {
+            Level::Memory
+        }
+    }
+
+    /// A line the L3 evicted: a dirty one is written back to memory; a clean one is
+    /// announced with a clean castout when the chipset wants them (MMC22).
+    fn l3_victim(&self, victim: Option<crate::machine::cache::Victim>, s: &mut Signals) {
+        match victim {
+            Some(v) if v.dirty => {
+                bump(s, Signal::MemoryWrites);
+                s.set(Signal::DCacheWritebacks, 1);
+            }
+            Some(_) if self.cfg.clean_castouts => bump(s, Signal::CleanCastouts),
+            _ => {}
+        }
+    }
+
+    /// What the other core has to say about a cacheable access that found its line at
+    /// `level` (MMC23), for a line of shared data: a line read from the bus is snooped
+    /// (HIT, HITM); a store to a line it shares takes its copy away (BIL). Then the
+    /// state the L2D filled the line in, when it missed: Modified for a store, Shared
+    /// when the other core kept a copy, else Exclusive.
+    fn coherence(&mut self, shared: bool, addr: u64, write: bool, level: Option<Level>, s: &mut Signals) {
+        let line = self.cfg.l3.line_of(addr);
+        if shared && self.cfg.cores > 1 {
+            self.peer.touch(line, write);
+            if level == Some(Level::Memory) {
+                let answer = self.peer.snoop(line, write);
+                let signal = match (write, answer) {
+                    (_, Answer::Miss) => None,
+                    (false, Answer::Hit) => Some(Signal::BrlHit),
+                    (false, Answer::Hitm) => Some(Signal::BrlHitm),
+                    (true, Answer::Hit) => Some(Signal::BrilHit),
+                    (true, Answer::Hitm) => Some(Signal::BrilHitm),
+                };
+                if let Some(signal) = signal {
+                    bump(s, signal);
+                }
+            } else if write && self.peer.invalidate(line) {
+                bump(s, Signal::BusInvalidates);
+                bump(s, Signal::StoresHitShared);
+            }
+        }
+        if matches!(level, Some(Level::L3 | Level::Memory)) {
+            if write {
+                bump(s, Signal::L2dFillsModified);
+            } else if shared && self.peer.holds(line) {
+                bump(s, Signal::L2dFillsShared);
+            }
+        }
+    }
+
+    /// A load, store, semaphore, lfetch or line transfer.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, g: &mut Group, out: &mut Out) {
+        let stream = &phase.streams[usize::from(a.stream)];
+        let addr = stream.position(k) + u64::from(a.offset);
+        let write = op.writes();
+        // A store cannot share a cycle with a load in this model: the span's data
+        // reference says whether the cycle writes.
+        if write && g.memory > 0 {
+            self.close(g, out);
+        }
+        let mut s = Signals::default();
+        let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), &mut s);
+        if cycles > 0 {
+            // The translation holds the access back: an L1D pipeline bubble, for the
+            // L2DTLB's transfer or for the page walker (BE_L1D_FPU_BUBBLE.L1D_TLB, HPW).
+            self.close(g, out);
+            let cause = if s.get(Signal::MainTlbMisses) > 0 { Signal::HpwStallCycles } else { Signal::DTlbMissWaitCycles };
+            let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(cause, 1);
+            out.emit(ip, 1, s.union(stall));
+            be_stall(out, ip, 1, cycles - 1, stall);
+            s = Signals::default();
+        }
+        let prefetch = matches!(op, Op::Prefetch(_));
+        let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
+        if matches!(op, Op::Atomic(_)) {
+            s.set(Signal::Atomics, 1);
+        }
+        let mut latency = 0;
+        if !prefetch {
+            s.set(Signal::DCacheAccesses, 1);
+            if reads {
+                s.set(Signal::Loads, 1);
+            }
+            if write {
+                s.set(Signal::Stores, 1);
+            }
+        }
+        match stream.memory {
+            Memory::Cacheable => {
+                if !prefetch {
+                    s.set(Signal::DCacheAccessesCacheable, 1);
+                }
+                // Where the L2D found the line (`None`: the L1D served a read).
+                let mut level = None;
+                if reads || prefetch {
+                    // The L1D allocates on reads only (write-through, Table 2-9).
+                    if !self.l1d.access(addr, false).hit {
+                        if !prefetch {
+                            s.set(Signal::DCacheMisses, 1);
+                        }
+                        let found = self.outer_access(1, addr, write, &mut s);
+                        if prefetch {
+                            // An lfetch the L1D misses is an L2D operation (L2D_OPS_ISSUED).
+                            let served = match found {
+                                Level::L2 => Signal::L2PrefetchHitsL2,
+                                Level::L3 => Signal::L2PrefetchHitsL3,
+                                Level::Memory => Signal::L2PrefetchLocalMemory,
+                            };
+                            s.set(served, 1);
+                        }
+                        latency = match found {
+                            Level::L2 => self.cfg.l2d_cycles,
+                            Level::L3 => self.cfg.l3_cycles,
+                            Level::Memory => self.memory_latency(&mut s, l3_signal(1, write).1),
+                        };
+                        level = Some(found);
+                    } else if write {
+                        let found = self.outer_access(1, addr, true, &mut s);
+                        if found == Level::Memory {
+                            self.memory_latency(&mut s, l3_signal(1, true).1);
+                        }
+                        level = Some(found);
+                    }
+                } else {
+                    // A store writes through to the L2D, which allocates it.
+                    if self.l1d.contains(addr) {
+                        self.l1d.access(addr, false);
+                    }
+                    let found = self.outer_access(1, addr, true, &mut s);
+                    if found == Level::Memory {
+                        self.memory_latency(&mut s, l3_signal(1, true).1);
+                    }
+                    level = Some(found);
+                }
+                self.coherence(stream.shared, addr, write, level, &mut s);
+            }
+            Memory::NonCacheable => {
+                // Non-cacheable memory is write-coalescing (MMC22): reads go to the
+                // bus as partial reads, stores gather in the coalescing buffers.
+                if reads {
+                    bump(&mut s, Signal::MemoryReads);
+                    bump(&mut s, Signal::PartialMemoryReads);
+                    latency = self.cfg.memory_cycles;
+                } else {
+                    let mut sent = Vec::new();
+                    self.wcb.store(addr, a.size, &mut sent);
+                    bus_writes(&mut s, &sent);
+                }
+            }
+            Memory::Device => {
+                // Uncacheable: each access is its own partial bus transaction.
+                bump(&mut s, if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
+                latency = if reads { self.cfg.memory_cycles } else { 0 };
+            }
+        }
+        self.join(g, out, ip, true);
+        merge(&mut g.signals, s);
+        if g.mem.is_none() && !prefetch {
+            g.mem = Some(MemRef { addr, stride: stream.stride, size: a.size, write });
+        }
+        let waits = a.use_next || matches!(op, Op::Atomic(_));
+        if waits && reads && !prefetch {
+            // The consumer of the value is in the next group: an architected stop.
+            bump(&mut g.signals, Signal::ExplicitStops);
+        }
+        if write || (waits && reads && !prefetch) {
+            self.close(g, out);
+        }
+        if waits && reads && !prefetch && latency > 0 {
+            be_stall(out, ip, 0, latency, Signals::default().with(Signal::DataDepStallCycles, 1));
+        }
+    }
+}
