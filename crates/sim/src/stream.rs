@@ -353,6 +353,15 @@ pub enum Signal {
     PeerBrilHit,
     PeerBrilHitm,
     PeerBilHit,
+    /// Montecito's register stack as a call or return retires: the registers of the
+    /// current frame, and the older frames' registers not yet spilled (dirty), each in
+    /// bits 2:0, 5:3 and 6 (the RSE_CURRENT_REGS and RSE_DIRTY_REGS counters).
+    RseCurrentLow,
+    RseCurrentMid,
+    RseCurrentHigh,
+    RseDirtyLow,
+    RseDirtyMid,
+    RseDirtyHigh,
 }
 
 impl Signal {
@@ -376,7 +385,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::PeerBilHit as usize + 1;
+    pub const COUNT: usize = Signal::RseDirtyHigh as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -553,6 +562,12 @@ impl Signal {
         Signal::PeerBrilHit,
         Signal::PeerBrilHitm,
         Signal::PeerBilHit,
+        Signal::RseCurrentLow,
+        Signal::RseCurrentMid,
+        Signal::RseCurrentHigh,
+        Signal::RseDirtyLow,
+        Signal::RseDirtyMid,
+        Signal::RseDirtyHigh,
     ];
 }
 

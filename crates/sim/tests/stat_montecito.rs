@@ -447,3 +447,24 @@ fn md42_l1i_purges_are_the_l2itlb_inserts() {
     let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
     assert!(c[0] > 0 && c[0] == c[1] && c[1] == c[2], "{c:?}");
 }
+
+/// RSE_CURRENT_REGS and RSE_DIRTY_REGS count, bit by bit, the register stack as each
+/// call or return retires; over RSE_EVENT_RETIRED they give the average frame (the
+/// programs' frames hold 8-40 registers) and the average of the older frames' registers
+/// still in the 96-register file (Table 4-41).
+#[test]
+fn rse_register_counts_average_over_rse_events() {
+    for w in ["branchy", "mixed", "os"] {
+        let current = ["RSE_CURRENT_REGS_6", "RSE_CURRENT_REGS_5_TO_3", "RSE_CURRENT_REGS_2_TO_0", "RSE_EVENT_RETIRED"];
+        let dirty = ["RSE_DIRTY_REGS_6", "RSE_DIRTY_REGS_5_TO_3", "RSE_DIRTY_REGS_2_TO_0", "RSE_EVENT_RETIRED"];
+        let sum = |events: &[&str]| {
+            let r = run_on("montecito", events, w, 5_000_000);
+            let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
+            (64 * c[0] + 8 * c[1] + c[2], c[3])
+        };
+        let (regs, events) = sum(&current);
+        assert!(events > 0 && (8 * events..=40 * events).contains(&regs), "{w}: {regs} current registers over {events} events");
+        let (regs, events) = sum(&dirty);
+        assert!(regs > 0 && regs <= 96 * events, "{w}: {regs} dirty registers over {events} events");
+    }
+}

@@ -205,7 +205,7 @@ impl Montecito {
             }
             Op::Call { target, frame } => {
                 self.return_stacks[self.thread].push(ip + INSN);
-                let s = Signals::default().with(Signal::Calls, 1);
+                let s = self.rse_registers().with(Signal::Calls, 1);
                 match self.forced_taken(ip) {
                     // An IP-relative branch: its path was mispredicted.
                     Some(forced) => self.branch(g, out, ip, s.union(forced).with(Signal::PathMispredictsTaken, 1), true, true, target),
@@ -215,7 +215,7 @@ impl Montecito {
             }
             Op::Return { to } => {
                 let predicted = self.return_stacks[self.thread].pop();
-                let s = Signals::default().with(Signal::Returns, 1);
+                let s = self.rse_registers().with(Signal::Returns, 1);
                 match self.forced_taken(ip) {
                     Some(forced) => self.branch(g, out, ip, s.union(forced), true, true, to),
                     None => {
@@ -302,6 +302,24 @@ impl Montecito {
         } else if resteer {
             fe_stall(out, target, self.cfg.resteer_cycles, Signals::default(), Signal::ResteerBubbleCycles);
         }
+    }
+
+    /// The register stack before a call or return retires: the current frame's
+    /// registers and the older frames' still in the register file (dirty: the RSE has
+    /// not spilled them), each as bits 2:0, 5:3 and 6 (RSE_CURRENT_REGS_*,
+    /// RSE_DIRTY_REGS_*: "The Montecito processor can have a total of 96").
+    fn rse_registers(&self) -> Signals {
+        let r = &self.rse[self.thread];
+        let current = r.frames.last().map_or(0, |&f| u32::from(f));
+        let dirty = (r.depth - r.spilled.min(r.depth)).saturating_sub(current);
+        let mut s = Signals::default();
+        for (n, [low, mid, high]) in [
+            (current, [Signal::RseCurrentLow, Signal::RseCurrentMid, Signal::RseCurrentHigh]),
+            (dirty, [Signal::RseDirtyLow, Signal::RseDirtyMid, Signal::RseDirtyHigh]),
+        ] {
+            s.set(low, (n & 7) as u8).set(mid, (n >> 3 & 7) as u8).set(high, (n >> 6 & 1) as u8);
+        }
+        s
     }
 
     /// A call allocates its frame on the register stack; what no longer fits in the

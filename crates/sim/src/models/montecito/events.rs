@@ -429,6 +429,15 @@ pub static EVENTS: &[MappedEvent] = &[
         _ => None,
     }),
     // HPW_DATA_REFERENCES: one VHPT reference per walk, instruction or data.
+    // RSE_DIRTY_REGS_6/_5_TO_3/_2_TO_0 and RSE_CURRENT_REGS_6/_5_TO_3/_2_TO_0: the
+    // register stack's dirty and current registers as each call or return retires,
+    // by bits (their sum over RSE_EVENT_RETIRED is the average, Table 4-41).
+    ev(0x24, "RSE_DIRTY_REGS_6", A, 1, |_| Some(&[Sig(Signal::RseDirtyHigh)])),
+    ev(0x26, "RSE_CURRENT_REGS_6", A, 1, |_| Some(&[Sig(Signal::RseCurrentHigh)])),
+    ev(0x28, "RSE_DIRTY_REGS_5_TO_3", A, 7, |_| Some(&[Sig(Signal::RseDirtyMid)])),
+    ev(0x29, "RSE_DIRTY_REGS_2_TO_0", A, 7, |_| Some(&[Sig(Signal::RseDirtyLow)])),
+    ev(0x2a, "RSE_CURRENT_REGS_5_TO_3", A, 7, |_| Some(&[Sig(Signal::RseCurrentMid)])),
+    ev(0x2b, "RSE_CURRENT_REGS_2_TO_0", A, 7, |_| Some(&[Sig(Signal::RseCurrentLow)])),
     ev(0x2d, "HPW_DATA_REFERENCES", A, 4, |_| Some(&[Sig(Signal::MainTlbMisses)])),
     // RSE_EVENT_RETIRED: the instructions that move the register stack frame, calls
     // and returns (alloc is part of the call in the machine's programs).
