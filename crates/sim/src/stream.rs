@@ -342,17 +342,15 @@ pub enum Signal {
     /// state; the other fills are Exclusive.
     L2dFillsModified,
     L2dFillsShared,
-    /// The other core's transactions on the bus for the lines both run on (BRL, BRIL,
-    /// BIL), and this core's snoop answers to them: a clean copy (HIT) or a modified
+    /// The other core's transactions on the bus for the lines both run on (BRL,
+    /// BRIL), and this core's snoop answers to them: a clean copy (HIT) or a modified
     /// one (HITM, written back implicitly).
     PeerBrl,
     PeerBril,
-    PeerBil,
     PeerBrlHit,
     PeerBrlHitm,
     PeerBrilHit,
     PeerBrilHitm,
-    PeerBilHit,
     /// Montecito's register stack as a call or return retires: the registers of the
     /// current frame, and the older frames' registers not yet spilled (dirty), each in
     /// bits 2:0, 5:3 and 6 (the RSE_CURRENT_REGS and RSE_DIRTY_REGS counters).
@@ -556,12 +554,10 @@ impl Signal {
         Signal::L2dFillsShared,
         Signal::PeerBrl,
         Signal::PeerBril,
-        Signal::PeerBil,
         Signal::PeerBrlHit,
         Signal::PeerBrlHitm,
         Signal::PeerBrilHit,
         Signal::PeerBrilHitm,
-        Signal::PeerBilHit,
         Signal::RseCurrentLow,
         Signal::RseCurrentMid,
         Signal::RseCurrentHigh,

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod montecito;
 mod out;
 pub mod overrides;
+pub mod peer;
 pub mod predict;
 pub mod run;
 mod sets;

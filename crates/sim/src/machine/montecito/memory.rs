@@ -3,11 +3,11 @@
 //! prefetcher, the write-coalescing buffers, memory with its thread switches, and the
 //! other core's snoops of shared lines.
 
-use super::coherence::Answer;
 use super::exec::{address_space, be_stall, bump, merge, Group};
 use super::wcb::Piece;
 use super::{Montecito, OUTER};
 use crate::machine::out::Out;
+use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
 use crate::stream::{MemRef, Signal, Signals};
@@ -189,9 +189,8 @@ impl Montecito {
     fn coherence(&mut self, shared: bool, addr: u64, write: bool, level: Option<Level>, s: &mut Signals) {
         let line = self.cfg.l3.line_of(addr);
         if shared && self.cfg.cores > 1 {
-            self.peer.touch(line, write);
+            let answer = self.peer.snoop(line, write);
             if level == Some(Level::Memory) {
-                let answer = self.peer.snoop(line, write);
                 let signal = match (write, answer) {
                     (_, Answer::Miss) => None,
                     (false, Answer::Hit) => Some(Signal::BrlHit),
@@ -202,7 +201,8 @@ impl Montecito {
                 if let Some(signal) = signal {
                     bump(s, signal);
                 }
-            } else if write && self.peer.invalidate(line) {
+            } else if write && answer != Answer::Miss {
+                // A store to a line this core holds and the other shares.
                 bump(s, Signal::BusInvalidates);
                 bump(s, Signal::StoresHitShared);
             }

@@ -18,12 +18,12 @@ pub use config::MontecitoConfig;
 
 use crate::machine::cache::Cache;
 use crate::machine::out::Out;
+use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache, TargetCacheConfig};
 use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
-use coherence::Peer;
 use wcb::WriteCoalescing;
 
 /// §2.4.1.3: urgency runs 0-7; 5 is nominal.

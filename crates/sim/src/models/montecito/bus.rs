@@ -53,8 +53,8 @@ impl Txn {
 /// This core's transactions, of every type.
 const TXNS: [Txn; 8] = [Txn::Brl, Txn::Bril, Txn::Bil, Txn::Brp, Txn::Ewb, Txn::WcLine, Txn::Bwp, Txn::CastOut];
 
-/// The other core's transactions (MMC23): line reads, reads for ownership, invalidations.
-const PEER_TXNS: [Signal; 3] = [Signal::PeerBrl, Signal::PeerBril, Signal::PeerBil];
+/// The other core's transactions (MMC23): line reads and reads for ownership.
+const PEER_TXNS: [Signal; 2] = [Signal::PeerBrl, Signal::PeerBril];
 
 /// Whose snoop answers an SI_SCB event counts (MMC23): this core's (to every
 /// transaction on the bus, its own answered MISS), both cores', or the final answer
@@ -83,7 +83,7 @@ pub(super) fn answers(who: Answers, answer: Answer, c: &Cycle) -> u64 {
     let peer = sum(&PEER_TXNS);
     // This core's answers to the other's transactions; the other's to this core's (a
     // store to a shared line invalidates a clean copy: HIT).
-    let (my_hit, my_hitm) = (sum(&[PeerBrlHit, PeerBrilHit, PeerBilHit]), sum(&[PeerBrlHitm, PeerBrilHitm]));
+    let (my_hit, my_hitm) = (sum(&[PeerBrlHit, PeerBrilHit]), sum(&[PeerBrlHitm, PeerBrilHitm]));
     let (its_hit, its_hitm) = (sum(&[BrlHit, BrilHit, BusInvalidates]), sum(&[BrlHitm, BrilHitm]));
     let (all, hit, hitm) = match who {
         Answers::ThisCore => (own + peer, my_hit, my_hitm),
@@ -114,13 +114,11 @@ fn agent(u: u64, mine: &'static [Atom], both: &'static [Atom]) -> Option<&'stati
 
 const PEER_BRL: Atom = Sig(Signal::PeerBrl);
 const PEER_BRIL: Atom = Sig(Signal::PeerBril);
-const PEER_BIL: Atom = Sig(Signal::PeerBil);
 
 /// BUS_ALL: every transaction.
 pub(super) fn bus_all(u: u64) -> Option<&'static [Atom]> {
     const MINE: [Atom; 8] = [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)];
-    const BOTH: [Atom; 11] =
-        [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut), PEER_BRL, PEER_BRIL, PEER_BIL];
+    const BOTH: [Atom; 10] = [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut), PEER_BRL, PEER_BRIL];
     agent(u, &MINE, &BOTH)
 }
 
@@ -129,7 +127,7 @@ pub(super) fn bus_all(u: u64) -> Option<&'static [Atom]> {
 pub(super) fn bus_memory(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
         0b01 => agent(u, &[Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine)], &[Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), PEER_BRL, PEER_BRIL]),
-        0b10 => agent(u, &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)], &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut), PEER_BIL]),
+        0b10 => agent(u, &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)], &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)]),
         0b11 => bus_all(u),
         _ => None,
     }
@@ -138,10 +136,10 @@ pub(super) fn bus_memory(u: u64) -> Option<&'static [Atom]> {
 /// BUS_MEM_READ bits 3:2: 00 BIL, 01 BRL, 10 BRIL, 11 all three.
 pub(super) fn bus_mem_read(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
-        0b00 => agent(u, &[Bus(Bil)], &[Bus(Bil), PEER_BIL]),
+        0b00 => Some(&[Bus(Bil)]),
         0b01 => agent(u, &[Bus(Brl)], &[Bus(Brl), PEER_BRL]),
         0b10 => agent(u, &[Bus(Bril)], &[Bus(Bril), PEER_BRIL]),
-        _ => agent(u, &[Bus(Bil), Bus(Brl), Bus(Bril)], &[Bus(Bil), Bus(Brl), Bus(Bril), PEER_BIL, PEER_BRL, PEER_BRIL]),
+        _ => agent(u, &[Bus(Bil), Bus(Brl), Bus(Bril)], &[Bus(Bil), Bus(Brl), Bus(Bril), PEER_BRL, PEER_BRIL]),
     }
 }
 
@@ -193,7 +191,7 @@ pub(super) fn si_rq_inserts(u: u64) -> Option<&'static [Atom]> {
     if u & 1 == 1 {
         Some(&[Bus(Brl), Bus(Bril), Bus(Bil), Bus(Brp)])
     } else {
-        Some(&[Bus(Brl), Bus(Bril), Bus(Bil), Bus(Brp), PEER_BRL, PEER_BRIL, PEER_BIL])
+        Some(&[Bus(Brl), Bus(Bril), Bus(Bil), Bus(Brp), PEER_BRL, PEER_BRIL])
     }
 }
 
