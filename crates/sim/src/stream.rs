@@ -360,6 +360,13 @@ pub enum Signal {
     RseDirtyLow,
     RseDirtyMid,
     RseDirtyHigh,
+    /// L1 data cache lines another core's store invalidated (a snoop).
+    DCacheSnoopInvalidations,
+    /// L2 misses served by another core's cache (a cache-to-cache transfer), and the
+    /// stores among them, from a core of this socket or of another.
+    CacheToCacheFills,
+    StoresLocalC2c,
+    StoresRemoteC2c,
 }
 
 impl Signal {
@@ -383,7 +390,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::RseDirtyHigh as usize + 1;
+    pub const COUNT: usize = Signal::StoresRemoteC2c as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -564,6 +571,10 @@ impl Signal {
         Signal::RseDirtyLow,
         Signal::RseDirtyMid,
         Signal::RseDirtyHigh,
+        Signal::DCacheSnoopInvalidations,
+        Signal::CacheToCacheFills,
+        Signal::StoresLocalC2c,
+        Signal::StoresRemoteC2c,
     ];
 }
 

@@ -37,7 +37,6 @@ const NEVER: &[(&str, &str)] = &[
     ("sparc-kt-dram::WRITE_STARVED", STARVED),
     ("sparc-t4-dram::WRITEBACK_BUFFER_HITS", WRITEBACK_HITS),
     ("sparc-t4-dram::WRITE_STARVED", STARVED),
-    ("sparc-kt::L2_MISSES_CACHE_TO_CACHE", "one core is simulated: no other L2 holds a line (TK17)"),
 ];
 
 /// Counts of every selection of `pmu` summed over the built-in workloads.

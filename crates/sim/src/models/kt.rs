@@ -278,15 +278,15 @@ impl Kt {
         }
     }
 
-    /// L2 misses per cycle of `span` on `strand` that its L2 bank's PERF_CONFIG selects.
-    /// Every miss is a memory read of the stream; the line's home node tells local from
-    /// remote; no other cache holds a line, so none is a cache-to-cache transfer (TK17).
+    /// L2 misses per cycle of `span` on `strand` that its L2 bank's PERF_CONFIG selects:
+    /// those served by memory, local or remote by the line's home node, and those
+    /// another node's cache served (`CacheToCacheFills`, TK17).
     fn clc_rate(&self, strand: usize, span: &Span) -> u64 {
         if usize::from(span.thread) != strand || !self.traces(strand, span.privilege) {
             return 0;
         }
-        let misses = span.signals.get(Signal::MemoryReads);
-        if misses == 0 {
+        let (memory, c2c) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::CacheToCacheFills));
+        if memory + c2c == 0 {
             return 0;
         }
         let addr = span.mem.map_or(span.ip, |m| m.addr);
@@ -294,10 +294,10 @@ impl Kt {
         let bank = (addr / LINE_BYTES % L2_BANKS_PER_NODE as u64) as usize;
         let local = route(addr, self.nodes).node == node;
         match L2_PERF_CONFIG.get(self.l2_banks[node * L2_BANKS_PER_NODE + bank]) {
-            PERF_CONFIG_ALL_MISSES => misses,
-            PERF_CONFIG_LOCAL if local => misses,
-            PERF_CONFIG_REMOTE if !local => misses,
-            PERF_CONFIG_CACHE_TO_CACHE => 0,
+            PERF_CONFIG_ALL_MISSES => memory + c2c,
+            PERF_CONFIG_LOCAL if local => memory,
+            PERF_CONFIG_REMOTE if !local => memory,
+            PERF_CONFIG_CACHE_TO_CACHE => c2c,
             _ => 0,
         }
     }

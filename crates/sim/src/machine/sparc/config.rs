@@ -90,6 +90,9 @@ pub struct SparcConfig {
     pub block_cycles: u64,
     /// Sockets of the machine; memory of shared mappings is spread over them.
     pub sockets: u64,
+    /// Cores per socket: 8 on T4 [HC23] and T1 [T1], 16 on T3 [T2]. With more than
+    /// one core in the machine, another core shares the program's shared data (MSP17).
+    pub cores: u64,
     /// The memory controllers: banks, their busy time, the write queues.
     pub mcu: McuConfig,
 }
@@ -169,6 +172,7 @@ impl SparcConfig {
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
+                cores: 8,
                 // DDR3-1066 (MSP16): 8 banks, tRC 50.6 ns = 144 cycles at 2.85 GHz; a
                 // line is a burst of 8 on a 64-bit channel, 7.5 ns = 21 cycles.
                 mcu: McuConfig { line: 64, banks: 8, bank_cycles: 144, row_hit_cycles: 21, write_queue: WRITE_QUEUE },
@@ -210,6 +214,7 @@ impl SparcConfig {
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
+                cores: 16,
                 // DDR3-1066 (MSP16): 8 banks, tRC 50.6 ns = 84 cycles at 1.65 GHz; a
                 // line's burst, 7.5 ns = 12 cycles.
                 mcu: McuConfig { line: 64, banks: 8, bank_cycles: 84, row_hit_cycles: 12, write_queue: WRITE_QUEUE },
@@ -252,6 +257,7 @@ impl SparcConfig {
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 1,
+                cores: 8,
                 // DDR2-533 ([T1]) of 512 Mb devices (MSP16): 4 banks, tRC 55 ns = 66
                 // cycles at 1.2 GHz; a line is a burst of 4 on a 128-bit channel,
                 // 7.5 ns = 9 cycles.

@@ -232,9 +232,10 @@ impl Sparc {
         reach.bank_wait
             + match reach.level {
                 Level::L2 => self.cfg.l2_cycles,
-                Level::L3 => self.cfg.l3_cycles,
+                // Another L2 of the socket answers through the L3's crossbar.
+                Level::L3 | Level::LocalC2c => self.cfg.l3_cycles,
                 Level::LocalMemory => self.cfg.memory_cycles,
-                Level::RemoteMemory => self.cfg.remote_cycles,
+                Level::RemoteC2c | Level::RemoteMemory => self.cfg.remote_cycles,
             }
     }
 
@@ -412,8 +413,16 @@ impl Sparc {
         stream.shared && self.cfg.sockets > 1 && !(addr / self.cfg.page_sizes[0]).is_multiple_of(self.cfg.sockets)
     }
 
-    /// A load, store, atomic, prefetch or block transfer through the data side.
+    /// A load, store, atomic, prefetch or block transfer through the data side, after
+    /// the other core had its say about a shared line (`coherence.rs`).
     fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
+        let stream = &phase.streams[usize::from(a.stream)];
+        self.snoop(stream, stream.position(k) + u64::from(a.offset), op.writes());
+        self.access(phase, k, op, a, ip, out);
+        self.mem.supplier = None;
+    }
+
+    fn access(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
         let stream = &phase.streams[usize::from(a.stream)];
         let addr = stream.position(k) + u64::from(a.offset);
         let mem = MemRef { addr, stride: stream.stride, size: a.size, write: op.writes() };
@@ -567,9 +576,9 @@ impl Sparc {
             s.set(
                 match reach.level {
                     Level::L2 => Signal::L2PrefetchHitsL2,
-                    Level::L3 => Signal::L2PrefetchHitsL3,
+                    Level::L3 | Level::LocalC2c => Signal::L2PrefetchHitsL3,
                     Level::LocalMemory => Signal::L2PrefetchLocalMemory,
-                    Level::RemoteMemory => Signal::L2PrefetchRemoteMemory,
+                    Level::RemoteC2c | Level::RemoteMemory => Signal::L2PrefetchRemoteMemory,
                 },
                 1,
             );
@@ -600,6 +609,8 @@ fn store_hit(level: Level) -> Signal {
     match level {
         Level::L2 => Signal::StoresHitL2,
         Level::L3 => Signal::StoresHitL3,
+        Level::LocalC2c => Signal::StoresLocalC2c,
+        Level::RemoteC2c => Signal::StoresRemoteC2c,
         Level::LocalMemory => Signal::StoresLocalMemory,
         Level::RemoteMemory => Signal::StoresRemoteMemory,
     }
@@ -608,8 +619,10 @@ fn store_hit(level: Level) -> Signal {
 /// The L1 fill source signal of a level: a cache of this socket, local memory, remote.
 fn source(level: Level, signals: [Signal; 3]) -> Signal {
     match level {
-        Level::L2 | Level::L3 => signals[0],
+        // TABLE 10-2 sl 11, 16: "local L2 cache to cache" is of this socket; a remote
+        // cache counts with remote memory.
+        Level::L2 | Level::L3 | Level::LocalC2c => signals[0],
         Level::LocalMemory => signals[1],
-        Level::RemoteMemory => signals[2],
+        Level::RemoteC2c | Level::RemoteMemory => signals[2],
     }
 }

@@ -9,12 +9,15 @@ use crate::machine::tlb::Tlb;
 use crate::machine::{Keys, Moves};
 use crate::stream::{MemoryQueues, Signal, Signals};
 
-/// Where a line came from, nearest first.
+/// Where a line came from, nearest first: another core's cache of this socket
+/// (`LocalC2c`) or of another (`RemoteC2c`) holding it modified (ERRATA MSP17).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     L2,
     L3,
+    LocalC2c,
     LocalMemory,
+    RemoteC2c,
     RemoteMemory,
 }
 
@@ -44,6 +47,9 @@ pub struct Hierarchy {
     /// nothing in any period found, so it does nothing in the periods skipped, and
     /// stays as it is).
     touched: [bool; 2],
+    /// The line another core holds modified and will hand over, for the access under
+    /// way (`Sparc::snoop`), and where that core is.
+    pub supplier: Option<(u64, Level)>,
 }
 
 impl Hierarchy {
@@ -55,6 +61,7 @@ impl Hierarchy {
             l3: cfg.l3.map(Cache::new),
             mcus: Mcus::new(cfg.mcu),
             touched: [false; 2],
+            supplier: None,
         }
     }
 
@@ -69,6 +76,10 @@ impl Hierarchy {
         }
         if lookup.hit {
             return Reach { level: Level::L2, bank_wait: 0 };
+        }
+        if let Some((_, level)) = self.supplier.filter(|&(line, _)| line == self.coherence_line(addr)) {
+            bump(s, Signal::CacheToCacheFills);
+            return Reach { level, bank_wait: 0 };
         }
         let level = match self.l3.as_mut() {
             Some(l3) => {
@@ -151,6 +162,39 @@ impl Hierarchy {
                 bump(s, Signal::MemoryWrites);
             }
         }
+    }
+
+    /// The line coherence is kept by: the last level's.
+    pub fn coherence_line(&self, addr: u64) -> u64 {
+        self.l3.as_ref().unwrap_or(&self.l2).config().line_of(addr)
+    }
+
+    /// Another core's snoop of coherence line `line` (a read, or a write that takes
+    /// every copy): the L1 data lines it invalidated, and whether the outer levels it
+    /// reaches (`outer`: the L2, and the L3 when `both`) held the line and held it
+    /// modified. A read leaves their copies clean.
+    pub fn snooped(&mut self, line: u64, write: bool, outer: bool, both: bool) -> (u8, bool, bool) {
+        let bytes = self.l3.as_ref().unwrap_or(&self.l2).config().line;
+        let mut invalidated = 0u8;
+        if write {
+            let step = self.dcache.config().line;
+            for a in (line..line + bytes).step_by(step as usize) {
+                invalidated += u8::from(self.dcache.invalidate(a).is_some());
+            }
+        }
+        let (mut held, mut dirty) = (false, false);
+        if outer {
+            self.touched = [true, both || self.touched[1]];
+            let levels = [Some(&mut self.l2), self.l3.as_mut().filter(|_| both)];
+            for c in levels.into_iter().flatten() {
+                let step = c.config().line;
+                for a in (line..line + bytes).step_by(step as usize) {
+                    held |= c.contains(a);
+                    dirty |= if write { c.invalidate(a).is_some_and(|v| v.dirty) } else { c.clean(a) };
+                }
+            }
+        }
+        (invalidated, held, dirty)
     }
 
     /// Whether the L1 data cache holds the line; no state changes.

@@ -10,6 +10,7 @@
 //! Software thread `i` runs on strand `i % strands`; strands take turns at the timer
 //! (`machine::run`), so one strand runs in any cycle.
 
+mod coherence;
 pub mod config;
 mod exec;
 mod mcu;
@@ -20,6 +21,7 @@ pub use config::{SparcChip, SparcConfig};
 
 use self::memory::{Hierarchy, Translation};
 use crate::machine::out::Out;
+use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache};
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
@@ -52,6 +54,8 @@ pub struct Sparc {
     ip: u64,
     /// The line of the last fetch; `u64::MAX` for none.
     fetch_line: u64,
+    /// Another core, where it meets this one on shared data (MSP17).
+    peer: Peer,
 }
 
 impl Sparc {
@@ -69,6 +73,7 @@ impl Sparc {
             strand: 0,
             ip: 0,
             fetch_line: u64::MAX,
+            peer: Peer::default(),
             cfg,
         }
     }
@@ -85,16 +90,18 @@ impl Core for Sparc {
         let mut template = Span::new(0, phase.entry);
         template.privilege = phase.privilege;
         template.thread = self.strand;
-        let mut out = Out::new(out, template);
+        let from = out.len();
+        let mut run = Out::new(out, template);
         let mut i = 0;
         while i < phase.body.len() {
             // A recorded program says where each instruction is.
             if let Some(&ip) = phase.addresses.get(i) {
                 self.ip = ip;
             }
-            i += self.execute(phase, k, i, &mut out);
+            i += self.execute(phase, k, i, &mut run);
         }
-        out.finish();
+        run.finish();
+        self.peer_turn(out, from);
     }
 
     fn quantum(&self, stream: &DataStream) -> Quantum {
@@ -110,6 +117,7 @@ impl Core for Sparc {
 
     fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
         self.mem.canonical(keys, out);
+        self.peer.canonical(keys, out);
         self.tr.itlb.canonical(keys.page, out);
         self.tr.dtlb.canonical(keys.page, out);
         if let Some(d) = &self.direction {
@@ -136,6 +144,7 @@ impl Core for Sparc {
 
     fn relocate(&mut self, to: &Moves) {
         self.mem.relocate(to);
+        self.peer.relocate(to);
         self.tr.itlb.relocate(to.page);
         self.tr.dtlb.relocate(to.page);
         for b in &mut self.store_buffer {

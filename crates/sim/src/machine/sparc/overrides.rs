@@ -32,6 +32,7 @@ struct MemoryKeys {
 #[serde(deny_unknown_fields)]
 struct CoreKeys {
     sockets: Option<u64>,
+    cores: Option<u64>,
     store_buffer: Option<u64>,
     mispredict_cycles: Option<u64>,
     btc_miss_cycles: Option<u64>,
@@ -72,6 +73,7 @@ impl SparcConfig {
         if let Some(c) = &file.core {
             o.core_entries("store_buffer", c.store_buffer, &mut cfg.store_buffer, 1, 64)?;
             o.core("sockets", c.sockets, &mut cfg.sockets, 1, 8)?;
+            o.core("cores", c.cores, &mut cfg.cores, 1, 64)?;
             o.core("mispredict_cycles", c.mispredict_cycles, &mut cfg.mispredict_cycles, 1, 1000)?;
             o.core("btc_miss_cycles", c.btc_miss_cycles, &mut cfg.btc_miss_cycles, 0, 100)?;
             o.core("load_use_cycles", c.load_use_cycles, &mut cfg.load_use_cycles, 0, 100)?;

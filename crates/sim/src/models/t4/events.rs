@@ -130,9 +130,11 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         // sl 19: read-after-write hits in the store buffer.
         (19, 0x01) => Sig(StoreBufferFullRawHits),
         (19, 0x02) => Sig(StoreBufferPartialRawHits),
-        // sl 20: L1 lines the inclusive L2 evicted.
+        // sl 20: L1 lines the inclusive L2 evicted, and data lines another core's store
+        // snooped away (MSP17); no program writes code, so no instruction line is.
         (20, 0x01) => Sig(ICacheEvictionInvalidations),
         (20, 0x04) => Sig(DCacheEvictionInvalidations),
+        (20, 0x08) => Sig(DCacheSnoopInvalidations),
         // sl 21: prefetches into the L2 by where the line was.
         (21, 0x01) => Sig(L2PrefetchHitsL2),
         (21, 0x04) => Sig(L2PrefetchHitsL3),
@@ -141,6 +143,8 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         // sl 22: stores at the L2 by where the line was.
         (22, 0x01) => Sig(StoresHitL2),
         (22, 0x02) => Sig(StoresHitL3),
+        (22, 0x04) => Sig(StoresLocalC2c),
+        (22, 0x08) => Sig(StoresRemoteC2c),
         (22, 0x10) => Sig(StoresLocalMemory),
         (22, 0x20) => Sig(StoresRemoteMemory),
         // sl 24: L2 evictions.

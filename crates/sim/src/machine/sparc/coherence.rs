@@ -1,0 +1,74 @@
+//! The other cores of a SPARC machine where they meet this one: the program's shared
+//! lines (`machine::peer`, ERRATA MSP17). The core sharing a line sits on the socket
+//! its memory is homed on. Its stores take this core's copies: the L1 data lines
+//! (snoop invalidations), and the L2 where the L2 is the core's own (T4) or the line's
+//! home is another socket, whose core then hands the modified line over cache to
+//! cache when this core wants it back.
+
+use super::memory::Level;
+use super::Sparc;
+use crate::machine::peer::Answer;
+use crate::program::{DataStream, Memory};
+use crate::stream::{Signal, Span};
+
+impl Sparc {
+    /// Whether the other core that shares `line` is on another socket: shared memory
+    /// is spread over the sockets page by page (MSP4).
+    fn home_remote(&self, line: u64) -> bool {
+        self.cfg.sockets > 1 && !(line / self.cfg.page_sizes[0]).is_multiple_of(self.cfg.sockets)
+    }
+
+    /// Whether this core's L2 is apart from the other core's for `line`: the L2 is
+    /// per core where an L3 is shared behind it (T4), per chip otherwise.
+    fn apart(&self, remote: bool) -> bool {
+        remote || self.cfg.l3.is_some()
+    }
+
+    /// This core is about to access `addr` of `stream` (`write`: a store, atomic or
+    /// block store): when the other core holds the line modified in a cache apart
+    /// from this core's, an L2 miss gets the line from there (`Hierarchy::supplier`).
+    pub(super) fn snoop(&mut self, stream: &DataStream, addr: u64, write: bool) {
+        self.mem.supplier = None;
+        if !stream.shared || stream.memory != Memory::Cacheable || self.cfg.cores * self.cfg.sockets < 2 {
+            return;
+        }
+        let line = self.mem.coherence_line(addr);
+        let remote = self.home_remote(line);
+        if self.peer.snoop(line, write) == Answer::Hitm && self.apart(remote) {
+            self.mem.supplier = Some((line, if remote { Level::RemoteC2c } else { Level::LocalC2c }));
+        }
+    }
+
+    /// The other core's turn at the end of an iteration (`out[from..]`): its stores
+    /// invalidate this core's copies, its reads take a modified line's data; the L1
+    /// invalidations count in the iteration's last cycle.
+    pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize) {
+        let mut peer = std::mem::take(&mut self.peer);
+        let mut invalidated = 0u8;
+        peer.turn(|line, write| {
+            let remote = self.home_remote(line);
+            let (l1, held, dirty) = self.mem.snooped(line, write, self.apart(remote), remote);
+            invalidated = invalidated.saturating_add(l1);
+            match (held, dirty) {
+                (_, true) => Answer::Hitm,
+                (true, false) => Answer::Hit,
+                (false, false) => Answer::Miss,
+            }
+        });
+        self.peer = peer;
+        if invalidated == 0 || out.len() == from {
+            return;
+        }
+        let last = out.last_mut().expect("the iteration has spans");
+        if last.cycles > 1 {
+            let mut end = *last;
+            last.cycles -= 1;
+            last.branch = None;
+            end.cycles = 1;
+            out.push(end);
+        }
+        let last = out.last_mut().expect("the iteration has spans");
+        let n = last.signals.get(Signal::DCacheSnoopInvalidations) as u8;
+        last.signals.set(Signal::DCacheSnoopInvalidations, n.saturating_add(invalidated).min(crate::stream::MAX_PER_CYCLE));
+    }
+}
