@@ -367,6 +367,34 @@ pub enum Signal {
     CacheToCacheFills,
     StoresLocalC2c,
     StoresRemoteC2c,
+    /// Montecito's system interface (its timeline, ERRATA MMC24): the entries live in
+    /// the cycle in each queue (up to 15): the arbiter's read, write and clean-castout
+    /// queues, this core's and both cores' (`Both`), the bus's in-order queue, the
+    /// snoop coalescing buffer (this core's transactions, both cores'), this core's
+    /// snoop queue, the BRQ, and the reads outstanding on the bus.
+    SiRqLive,
+    SiRqLiveBoth,
+    SiWriteqLive,
+    SiWriteqLiveBoth,
+    SiCcqLive,
+    SiIoqLive,
+    SiScbLive,
+    SiScbLiveBoth,
+    ErSnoopqLive,
+    ErBrqLive,
+    ErMemReadOut,
+    /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
+    /// another transfer's, and snoop stalls; of both cores' transactions and of this
+    /// core's (`Self`).
+    BusDataClocks,
+    BusDataClocksSelf,
+    BusB2bClocks,
+    BusB2bClocksSelf,
+    BusSnoopStallClocks,
+    BusSnoopStallClocksSelf,
+    /// Memory reads of L3 misses the thread switched away from: issued now, counted as
+    /// the thread's `MemoryReads` when they return (`BackgroundMemoryReads`).
+    DeferredMemoryReads,
 }
 
 impl Signal {
@@ -390,7 +418,7 @@ impl Signal {
         Signal::DTlbWalkCyclesSize4,
     ];
 
-    pub const COUNT: usize = Signal::StoresRemoteC2c as usize + 1;
+    pub const COUNT: usize = Signal::DeferredMemoryReads as usize + 1;
 
     pub const ALL: [Signal; Signal::COUNT] = [
         Signal::Instructions,
@@ -575,6 +603,24 @@ impl Signal {
         Signal::CacheToCacheFills,
         Signal::StoresLocalC2c,
         Signal::StoresRemoteC2c,
+        Signal::SiRqLive,
+        Signal::SiRqLiveBoth,
+        Signal::SiWriteqLive,
+        Signal::SiWriteqLiveBoth,
+        Signal::SiCcqLive,
+        Signal::SiIoqLive,
+        Signal::SiScbLive,
+        Signal::SiScbLiveBoth,
+        Signal::ErSnoopqLive,
+        Signal::ErBrqLive,
+        Signal::ErMemReadOut,
+        Signal::BusDataClocks,
+        Signal::BusDataClocksSelf,
+        Signal::BusB2bClocks,
+        Signal::BusB2bClocksSelf,
+        Signal::BusSnoopStallClocks,
+        Signal::BusSnoopStallClocksSelf,
+        Signal::DeferredMemoryReads,
     ];
 }
 

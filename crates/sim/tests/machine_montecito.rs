@@ -13,7 +13,7 @@ use pmukit_sim::program::builtin::{self, WORKLOADS};
 use pmukit_sim::stream::{Signal, Totals};
 
 /// How many Montecito selections may count zero on every built-in workload.
-const MONTECITO_ZERO_BOUND: usize = 330;
+const MONTECITO_ZERO_BOUND: usize = 299;
 
 fn totals(workload: &str, threads: usize, cycles: u64, skipping: Skipping) -> Totals {
     let program = builtin::program(workload, 3, threads).unwrap();

@@ -468,3 +468,36 @@ fn rse_register_counts_average_over_rse_events() {
         assert!(regs > 0 && regs <= 96 * events, "{w}: {regs} dirty registers over {events} events");
     }
 }
+
+/// §4.11.2: the reads outstanding on the bus, summed per cycle (8·HI + LO), over the
+/// line reads issued give their average lifetime on the bus (Little's law): from one
+/// bus clock after the request phase to the first data, less than the 200-cycle
+/// memory latency by the L3 lookup, the arbiter, the bus clock and the data transfer
+/// (ERRATA MMC24).
+#[test]
+fn er_mem_read_out_gives_the_bus_latency_by_littles_law() {
+    let events = ["ER_MEM_READ_OUT_HI", "ER_MEM_READ_OUT_LO", "BUS_MEM_READ.BRL.SELF", "BUS_MEM_READ.BRIL.SELF"];
+    let r = run_on("montecito-st", &events, "stream", 10_000_000);
+    let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
+    let reads = c[2] + c[3];
+    let latency = (8 * c[0] + c[1]) as f64 / reads as f64;
+    assert!(reads > 1000 && (140.0..180.0).contains(&latency), "{latency} cycles over {reads} reads");
+    // The BRQ holds each read from the L2 miss to its data, longer than the bus does.
+    let brq = ["ER_BRQ_LIVE_REQ_HI", "ER_BRQ_LIVE_REQ_LO", "ER_MEM_READ_OUT_HI", "ER_MEM_READ_OUT_LO"];
+    let r = run_on("montecito-st", &brq, "stream", 10_000_000);
+    let c: Vec<u64> = brq.iter().map(|e| count(&r, e)).collect();
+    assert!(8 * c[0] + c[1] > 8 * c[2] + c[3], "{c:?}");
+}
+
+/// The snoop coalescing buffer holds every transaction of either core, and HITM
+/// answers stall the bus; the in-order queue holds this core's transactions (MMC24).
+#[test]
+fn bus_queues_hold_both_cores_transactions() {
+    let shared = ["SI_SCB_LIVE_REQ_LO.SELF", "SI_SCB_LIVE_REQ_LO.EITHER", "BUS_SNOOP_STALL_CYCLES.SELF", "BUS_SNOOP_STALL_CYCLES.EITHER"];
+    let r = run_on("montecito", &shared, "shared", 10_000_000);
+    let c: Vec<u64> = shared.iter().map(|e| count(&r, e)).collect();
+    assert!(c[0] > 0 && c[0] < c[1], "the other core's transactions are snooped too: {c:?}");
+    assert!(c[2] > 0 && c[2] < c[3], "HITM answers stall the bus: {c:?}");
+    let r = run_on("montecito-st", &["SI_IOQ_LIVE_REQ_LO", "SI_IOQ_LIVE_REQ_HI"], "stream", 10_000_000);
+    assert!(count(&r, "SI_IOQ_LIVE_REQ_LO") > 0);
+}

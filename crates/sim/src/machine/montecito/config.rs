@@ -65,6 +65,14 @@ pub struct MontecitoConfig {
     /// Cores in the package (the 9000 series has two, the 9010 one, §2.5). The other
     /// core is modelled where it meets this one, on shared data (ERRATA MMC23).
     pub cores: usize,
+    /// The system bus (ERRATA MMC24): core cycles per bus clock (a 1.6 GHz core on a
+    /// 266 MHz bus), data bus clocks per 128-byte line (a 128-bit bus, two transfers a
+    /// clock), bus clocks from a transaction's request phase to its snoop result, and
+    /// the stall clocks a HITM answer adds.
+    pub bus_ratio: u64,
+    pub line_clocks: u64,
+    pub snoop_clocks: u64,
+    pub hitm_clocks: u64,
 }
 
 const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
@@ -107,6 +115,10 @@ impl MontecitoConfig {
             cr_cycles: 10,
             clean_castouts: true,
             cores: 2,
+            bus_ratio: 6,
+            line_clocks: 4,
+            snoop_clocks: 4,
+            hitm_clocks: 2,
         }
     }
 

@@ -97,6 +97,7 @@ impl Montecito {
         if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
             self.switch = true;
             self.in_flight[t] = self.in_flight[t].saturating_add(1);
+            bump(s, Signal::DeferredMemoryReads);
             return 0;
         }
         if self.may_switch && other.is_some() {

@@ -12,6 +12,7 @@ pub mod config;
 mod exec;
 mod memory;
 mod overrides;
+mod si;
 mod wcb;
 
 pub use config::MontecitoConfig;
@@ -24,6 +25,7 @@ use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
+use si::Si;
 use wcb::WriteCoalescing;
 
 /// §2.4.1.3: urgency runs 0-7; 5 is nominal.
@@ -92,6 +94,8 @@ pub struct Montecito {
     wcb: WriteCoalescing,
     /// The other core, where it meets this one (MMC23).
     peer: Peer,
+    /// The system interface's queues and bus (MMC24).
+    si: Si,
 }
 
 /// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
@@ -135,6 +139,7 @@ impl Montecito {
             quiet: vec![0; threads],
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
+            si: Si::default(),
             cfg,
         }
     }
@@ -188,6 +193,7 @@ impl Core for Montecito {
     }
 
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
+        let start = out.len();
         let mut template = Span::new(0, phase.entry);
         template.privilege = phase.privilege;
         if let Some(left) = self.switching.take() {
@@ -206,6 +212,7 @@ impl Core for Montecito {
         let retired = spans.iter().any(|s| s.signals.get(Signal::Instructions) > 0);
         let quiet = &mut self.quiet[self.thread];
         *quiet = if retired { trailing } else { *quiet + trailing }.min(STALL_THRESHOLDS[STALL_THRESHOLDS.len() - 1]);
+        self.si.overlay(&self.cfg, out, start);
     }
 
     fn may_switch(&mut self, allowed: bool) {
@@ -243,6 +250,7 @@ impl Core for Montecito {
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
+        self.si.canonical(keys, out);
         out.extend([
             self.thread as u64,
             u64::from(self.switch),

@@ -39,6 +39,9 @@ struct CoreKeys {
     cr_cycles: Option<u64>,
     clean_castouts: Option<bool>,
     cores: Option<u64>,
+    bus_ratio: Option<u64>,
+    snoop_clocks: Option<u64>,
+    hitm_clocks: Option<u64>,
 }
 
 const L1_SIZES: std::ops::RangeInclusive<u64> = 1 << 10..=1 << 20;
@@ -77,6 +80,9 @@ impl MontecitoConfig {
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;
             o.core_entries("cores", c.cores, &mut cfg.cores, 1, 2)?;
+            o.core("bus_ratio", c.bus_ratio, &mut cfg.bus_ratio, 1, 32)?;
+            o.core("snoop_clocks", c.snoop_clocks, &mut cfg.snoop_clocks, 1, 16)?;
+            o.core("hitm_clocks", c.hitm_clocks, &mut cfg.hitm_clocks, 0, 16)?;
             if let Some(on) = c.clean_castouts {
                 cfg.clean_castouts = on;
             }

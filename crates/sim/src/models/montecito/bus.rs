@@ -265,3 +265,64 @@ pub(super) fn l2d_fill_mesi_state(u: u64) -> Option<&'static [Atom]> {
         _ => None,
     }
 }
+
+/// An occupancy's bits 2:0 (a _LO event) and bits 4:3 (_HI): "In each core cycle …
+/// the number of live requests in that cycle are added … _LO sums up the low order 3
+/// bits …, _HI sums up the high order bit" (§4.11.2), so 8·HI + LO is the sum.
+const fn lo(s: Signal) -> [Atom; 1] {
+    [Atom::Low(s)]
+}
+const fn hi(s: Signal) -> [Atom; 1] {
+    [Atom::High(s)]
+}
+
+/// The _LO and _HI events of a queue whose unit mask's bit 0 chooses this core's
+/// entries (`mine`, SELF) or both cores' (`both`, EITHER).
+macro_rules! live {
+    ($name:ident, $half:ident, $mine:expr, $both:expr) => {
+        pub(super) fn $name(u: u64) -> Option<&'static [Atom]> {
+            const MINE: [Atom; 1] = $half($mine);
+            const BOTH: [Atom; 1] = $half($both);
+            Some(if u & 1 == 1 { &MINE } else { &BOTH })
+        }
+    };
+}
+
+use Signal::{
+    ErBrqLive, ErMemReadOut, ErSnoopqLive, SiCcqLive, SiIoqLive, SiRqLive, SiRqLiveBoth, SiScbLive, SiScbLiveBoth, SiWriteqLive,
+    SiWriteqLiveBoth,
+};
+
+live!(si_rq_live_lo, lo, SiRqLive, SiRqLiveBoth);
+live!(si_rq_live_hi, hi, SiRqLive, SiRqLiveBoth);
+live!(si_writeq_live_lo, lo, SiWriteqLive, SiWriteqLiveBoth);
+live!(si_writeq_live_hi, hi, SiWriteqLive, SiWriteqLiveBoth);
+// Only this core casts out: the other core's clean castouts are not modelled.
+live!(si_ccq_live_lo, lo, SiCcqLive, SiCcqLive);
+live!(si_ccq_live_hi, hi, SiCcqLive, SiCcqLive);
+live!(si_scb_live_lo, lo, SiScbLive, SiScbLiveBoth);
+live!(si_scb_live_hi, hi, SiScbLive, SiScbLiveBoth);
+// No unit mask: the bus's in-order queue, this core's snoop queue, the BRQ, the reads
+// outstanding on the bus.
+live!(si_ioq_live_lo, lo, SiIoqLive, SiIoqLive);
+live!(si_ioq_live_hi, hi, SiIoqLive, SiIoqLive);
+live!(er_snoopq_lo, lo, ErSnoopqLive, ErSnoopqLive);
+live!(er_snoopq_hi, hi, ErSnoopqLive, ErSnoopqLive);
+live!(er_brq_live_lo, lo, ErBrqLive, ErBrqLive);
+live!(er_brq_live_hi, hi, ErBrqLive, ErBrqLive);
+live!(er_mem_read_out_lo, lo, ErMemReadOut, ErMemReadOut);
+live!(er_mem_read_out_hi, hi, ErMemReadOut, ErMemReadOut);
+
+/// BUS_DATA_CYCLE, BUS_B2B_DATA_CYCLES, BUS_SNOOP_STALL_CYCLES: bus clocks, of this
+/// core's transactions (SELF) or both cores' (EITHER, ANY).
+pub(super) fn bus_data_cycle(u: u64) -> Option<&'static [Atom]> {
+    agent(u, &[Sig(Signal::BusDataClocksSelf)], &[Sig(Signal::BusDataClocks)])
+}
+
+pub(super) fn bus_b2b_data_cycles(u: u64) -> Option<&'static [Atom]> {
+    agent(u, &[Sig(Signal::BusB2bClocksSelf)], &[Sig(Signal::BusB2bClocks)])
+}
+
+pub(super) fn bus_snoop_stall_cycles(u: u64) -> Option<&'static [Atom]> {
+    agent(u, &[Sig(Signal::BusSnoopStallClocksSelf)], &[Sig(Signal::BusSnoopStallClocks)])
+}

@@ -1,0 +1,384 @@
+//! The system interface's timeline (§2.5, §4.11; ERRATA MMC24): the requests each
+//! cycle makes (its transactions' signals) pass through the L2's BRQ, the arbiter's
+//! queues (RQ, WRITEQ, CCQ), the bus's in-order queue, the snoop phase (SCB, the
+//! snoop queue) and the data bus, each for a time the parameters below give. After
+//! each iteration the SI lays the entries live in each cycle over the iteration's
+//! spans as occupancy signals; entries still live carry over to the next iteration.
+//! The SI only observes: no queue ever delays the core.
+
+use crate::machine::Keys;
+use crate::stream::{Signal, Signals, Span, MAX_PER_CYCLE};
+
+use super::config::MontecitoConfig;
+
+/// What an entry occupies; the signal that counts it.
+const RQ: Signal = Signal::SiRqLive;
+const RQ_BOTH: Signal = Signal::SiRqLiveBoth;
+const WRITEQ: Signal = Signal::SiWriteqLive;
+const WRITEQ_BOTH: Signal = Signal::SiWriteqLiveBoth;
+const CCQ: Signal = Signal::SiCcqLive;
+const IOQ: Signal = Signal::SiIoqLive;
+const SCB: Signal = Signal::SiScbLive;
+const SCB_BOTH: Signal = Signal::SiScbLiveBoth;
+const SNOOPQ: Signal = Signal::ErSnoopqLive;
+const BRQ: Signal = Signal::ErBrqLive;
+const READ_OUT: Signal = Signal::ErMemReadOut;
+const DATA: Signal = Signal::BusDataClocks;
+const DATA_SELF: Signal = Signal::BusDataClocksSelf;
+const B2B: Signal = Signal::BusB2bClocks;
+const B2B_SELF: Signal = Signal::BusB2bClocksSelf;
+const STALL: Signal = Signal::BusSnoopStallClocks;
+const STALL_SELF: Signal = Signal::BusSnoopStallClocksSelf;
+
+/// One queue entry, live in cycles `from..to` of the iteration (times relative to its
+/// first cycle), or bus clocks: live in the first cycle of every `every` from `from`
+/// on, before `to`. Counted under `signal` (both cores'), and when `own` (this
+/// core's) under its own counterpart too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    signal: u8,
+    own: bool,
+    every: u8,
+    from: u64,
+    to: u64,
+}
+
+/// The counterpart of a both-cores signal that counts this core's entries only.
+fn own_signal(signal: u8) -> Option<Signal> {
+    [(RQ_BOTH, RQ), (WRITEQ_BOTH, WRITEQ), (SCB_BOTH, SCB), (DATA, DATA_SELF), (B2B, B2B_SELF), (STALL, STALL_SELF)]
+        .into_iter()
+        .find(|(both, _)| *both as u8 == signal)
+        .map(|(_, own)| own)
+}
+
+/// The timeline: entries live beyond the last iteration, and where in its bus clock
+/// the next iteration starts.
+#[derive(Debug, Clone, Default)]
+pub struct Si {
+    entries: Vec<Entry>,
+    phase: u64,
+    /// Scratch space of `lay`, kept to spare an allocation per iteration.
+    changes: Vec<(u64, u8, i32)>,
+    spans: Vec<Span>,
+}
+
+/// The occupancy signals, contiguous in `Signal`.
+const LIVE: [Signal; 17] = [
+    Signal::SiRqLive,
+    Signal::SiRqLiveBoth,
+    Signal::SiWriteqLive,
+    Signal::SiWriteqLiveBoth,
+    Signal::SiCcqLive,
+    Signal::SiIoqLive,
+    Signal::SiScbLive,
+    Signal::SiScbLiveBoth,
+    Signal::ErSnoopqLive,
+    Signal::ErBrqLive,
+    Signal::ErMemReadOut,
+    Signal::BusDataClocks,
+    Signal::BusDataClocksSelf,
+    Signal::BusB2bClocks,
+    Signal::BusB2bClocksSelf,
+    Signal::BusSnoopStallClocks,
+    Signal::BusSnoopStallClocksSelf,
+];
+const FIRST: usize = Signal::SiRqLive as usize;
+
+/// A request of one kind made in one cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A line read from memory by this core (BRL, BRIL), answered HITM or not.
+    LineRead {
+        hitm: bool,
+    },
+    /// An L2 request the L3 served.
+    L3Hit,
+    /// A partial read (BRP): uncacheable.
+    PartialRead,
+    /// A write of `clocks` data bus clocks: a write-back or coalesced line (4), a
+    /// partial write (1).
+    Write {
+        clocks: u64,
+    },
+    /// A 0-byte transaction of this core: a clean castout, an invalidation (BIL).
+    CastOut,
+    Invalidate,
+    /// The other core's line read (BRL, BRIL), answered HITM by this core or not.
+    PeerRead {
+        hitm: bool,
+    },
+}
+
+impl Si {
+    /// Lays the SI over the spans of one iteration, `out[from..]`.
+    pub fn overlay(&mut self, cfg: &MontecitoConfig, out: &mut Vec<Span>, from: usize) {
+        let mut length = 0;
+        for &Span { signals, cycles, .. } in &out[from..] {
+            if requests_any(&signals) {
+                for c in 0..cycles {
+                    self.requests(cfg, &signals, length + c);
+                }
+            }
+            length += cycles;
+        }
+        if self.entries.iter().any(|e| e.from < length) {
+            self.lay(out, from, length);
+        }
+        // What outlives the iteration carries over (in the order made: a period
+        // repeats it); bus clocks keep their phase.
+        self.entries.retain(|e| e.to > length);
+        for e in &mut self.entries {
+            if e.from < length && e.every > 0 {
+                let every = u64::from(e.every);
+                e.from += (length - e.from).div_ceil(every) * every;
+            }
+            e.from = e.from.saturating_sub(length);
+            e.to -= length;
+        }
+        self.phase = (self.phase + length) % cfg.bus_ratio;
+    }
+
+    /// Splits the iteration's spans where an occupancy changes and adds the
+    /// occupancies to each piece.
+    fn lay(&mut self, out: &mut Vec<Span>, from: usize, length: u64) {
+        let mut changes = std::mem::take(&mut self.changes);
+        changes.clear();
+        // Entries live from the first cycle start counted; the others are changes.
+        let mut live = [0i32; LIVE.len()];
+        for e in self.entries.iter().filter(|e| e.from < length) {
+            let signals = std::iter::once(e.signal).chain(own_signal(e.signal).filter(|_| e.own).map(|s| s as u8));
+            for signal in signals {
+                let mut edge = |from: u64, to: u64| {
+                    if from == 0 {
+                        live[usize::from(signal) - FIRST] += 1;
+                    } else {
+                        changes.push((from, signal, 1));
+                    }
+                    if to < length {
+                        changes.push((to, signal, -1));
+                    }
+                };
+                if e.every == 0 {
+                    edge(e.from, e.to);
+                } else {
+                    for pulse in (e.from..e.to.min(length)).step_by(usize::from(e.every)) {
+                        edge(pulse, pulse + 1);
+                    }
+                }
+            }
+        }
+        changes.sort_unstable_by_key(|c| c.0);
+        let mut spans = std::mem::take(&mut self.spans);
+        spans.clear();
+        spans.extend(out.drain(from..));
+        let (mut next, mut t) = (0, 0);
+        for span in &spans {
+            let end = t + span.cycles;
+            let mut at = t;
+            while at < end {
+                while let Some(&(_, signal, delta)) = changes.get(next).filter(|c| c.0 <= at) {
+                    live[usize::from(signal) - FIRST] += delta;
+                    next += 1;
+                }
+                let until = changes.get(next).map_or(end, |c| c.0.min(end));
+                let mut piece = Span { cycles: until - at, ..*span };
+                if until != end {
+                    piece.branch = None;
+                }
+                for (i, &n) in live.iter().enumerate().filter(|(_, &n)| n > 0) {
+                    piece.signals.set(LIVE[i], (n as u8).min(MAX_PER_CYCLE));
+                }
+                push(out, piece);
+                at = until;
+            }
+            t = end;
+        }
+        self.spans = spans;
+        self.changes = changes;
+    }
+
+    /// The entries of the requests made in cycle `t0`.
+    fn requests(&mut self, cfg: &MontecitoConfig, s: &Signals, t0: u64) {
+        use Signal::*;
+        let pieces = s.get(Wc32) + s.get(Wc16) + s.get(Wc8Low) + s.get(Wc8High);
+        let lines_written = s.get(MemoryWrites).saturating_sub(pieces);
+        let line_reads = s.get(MemoryReads).saturating_sub(s.get(PartialMemoryReads)) + s.get(DeferredMemoryReads);
+        let hitm = s.get(BrlHitm) + s.get(BrilHitm);
+        let l3_hits = s.get(L3DataReadHits) + s.get(StoresHitL3) + s.get(L3InstructionHits) + s.get(L3InstructionPrefetchHits);
+        let peer_hitm = s.get(PeerBrlHitm) + s.get(PeerBrilHitm);
+        let peer = s.get(PeerBrl) + s.get(PeerBril);
+        let kinds = [
+            (Kind::LineRead { hitm: true }, hitm.min(line_reads)),
+            (Kind::LineRead { hitm: false }, line_reads.saturating_sub(hitm)),
+            (Kind::L3Hit, l3_hits),
+            (Kind::PartialRead, s.get(PartialMemoryReads) + s.get(DeviceReads)),
+            (Kind::Write { clocks: cfg.line_clocks }, lines_written),
+            (Kind::Write { clocks: 1 }, pieces + s.get(DeviceWrites)),
+            (Kind::CastOut, s.get(CleanCastouts)),
+            (Kind::Invalidate, s.get(BusInvalidates)),
+            (Kind::PeerRead { hitm: true }, peer_hitm.min(peer)),
+            (Kind::PeerRead { hitm: false }, peer.saturating_sub(peer_hitm)),
+        ];
+        for (kind, n) in kinds {
+            for _ in 0..n {
+                self.request(cfg, kind, t0);
+            }
+        }
+    }
+
+    /// The first bus clock edge at or after `t`.
+    fn edge(&self, cfg: &MontecitoConfig, t: u64) -> u64 {
+        let r = cfg.bus_ratio;
+        let late = (self.phase + t) % r;
+        if late == 0 {
+            t
+        } else {
+            t + r - late
+        }
+    }
+
+    fn add(&mut self, signal: Signal, own: bool, from: u64, to: u64) {
+        if from < to {
+            self.entries.push(Entry { signal: signal as u8, own, every: 0, from, to });
+        }
+    }
+
+    /// `clocks` bus clocks from edge `from`, a pulse in each clock's first cycle.
+    fn clocks(&mut self, signal: Signal, own: bool, from: u64, clocks: u64, r: u64) {
+        if clocks > 0 {
+            self.entries.push(Entry { signal: signal as u8, own, every: r as u8, from, to: from + (clocks - 1) * r + 1 });
+        }
+    }
+
+    /// A transaction's data on the data bus: `clocks` bus clocks from edge `from`, of
+    /// this core or the other; a transfer whose previous bus clock carried another's
+    /// data is back to back. Transfers are not serialized: the SI does not hold the
+    /// core back, so the bus is not either (clocks two transfers share count once).
+    fn data(&mut self, from: u64, clocks: u64, own: bool, r: u64) -> u64 {
+        let busy = from >= r && self.entries.iter().any(|e| e.signal == DATA as u8 && e.from < from - r + 1 && from - r < e.to);
+        if busy {
+            self.add(B2B, own, from, from + 1);
+        }
+        self.clocks(DATA, own, from, clocks, r);
+        from
+    }
+
+    /// The snoop phase of a transaction put on the bus at `ads`: the snoop queue and
+    /// the SCB hold it from one bus clock after until the answer (a HITM answer adds
+    /// stall clocks, §4.11.2).
+    fn snoop(&mut self, cfg: &MontecitoConfig, ads: u64, own: bool, hitm: bool) -> u64 {
+        let r = cfg.bus_ratio;
+        let answer = ads + cfg.snoop_clocks * r;
+        let stall = if hitm { cfg.hitm_clocks } else { 0 };
+        self.add(SNOOPQ, false, ads + r, answer);
+        self.add(SCB_BOTH, own, ads + r, answer + stall * r);
+        self.clocks(STALL, own, answer, stall, r);
+        answer + stall * r
+    }
+
+    fn request(&mut self, cfg: &MontecitoConfig, kind: Kind, t0: u64) {
+        let r = cfg.bus_ratio;
+        let (m, l3) = (cfg.memory_cycles, cfg.l3_cycles);
+        match kind {
+            Kind::L3Hit => self.add(BRQ, false, t0, t0 + l3),
+            Kind::LineRead { hitm } | Kind::PeerRead { hitm } => {
+                let own = matches!(kind, Kind::LineRead { .. });
+                // This core's read leaves for the bus once the L3 missed; the other
+                // core's, from its turn.
+                let queued = if own { t0 + l3 } else { t0 + 1 };
+                let ads = self.edge(cfg, queued + r);
+                self.add(RQ_BOTH, own, queued, ads);
+                if own {
+                    self.add(BRQ, false, t0, t0 + m);
+                }
+                let answered = self.snoop(cfg, ads, own, hitm);
+                let want = if own { self.edge(cfg, (t0 + m).saturating_sub(cfg.line_clocks * r)).max(answered) } else { answered };
+                let data = self.data(want, cfg.line_clocks, own, r);
+                let done = data + cfg.line_clocks * r;
+                self.add(IOQ, false, ads, done);
+                if own {
+                    // Tracked from one bus clock after ADS to the first data (§4.11.2).
+                    self.add(READ_OUT, false, ads + r, data);
+                }
+                if hitm {
+                    // The holder's implicit write-back: its write queue holds the data
+                    // while it goes out (this core's when it answered the other's).
+                    self.add(WRITEQ_BOTH, !own, answered, done);
+                }
+            }
+            Kind::PartialRead => {
+                let ads = self.edge(cfg, t0 + 1 + r);
+                self.add(BRQ, false, t0, t0 + m);
+                self.add(RQ_BOTH, true, t0 + 1, ads);
+                let answered = self.snoop(cfg, ads, true, false);
+                let want = self.edge(cfg, (t0 + m).saturating_sub(r)).max(answered);
+                let data = self.data(want, 1, true, r);
+                self.add(IOQ, false, ads, data + r);
+            }
+            Kind::Write { clocks } => {
+                let ads = self.edge(cfg, t0 + 1 + r);
+                let answered = self.snoop(cfg, ads, true, false);
+                let done = self.data(answered, clocks, true, r) + clocks * r;
+                self.add(WRITEQ_BOTH, true, t0 + 1, done);
+                self.add(IOQ, false, ads, done);
+            }
+            Kind::CastOut | Kind::Invalidate => {
+                let ads = self.edge(cfg, t0 + 1 + r);
+                if kind == Kind::CastOut {
+                    self.add(CCQ, false, t0 + 1, ads);
+                } else {
+                    self.add(RQ_BOTH, true, t0 + 1, ads);
+                }
+                let answered = self.snoop(cfg, ads, true, false);
+                self.add(IOQ, false, ads, answered);
+            }
+        }
+    }
+
+    /// The entries and the bus clock's phase.
+    pub fn canonical(&self, _keys: &Keys, out: &mut Vec<u64>) {
+        out.extend([u64::MAX - self.entries.len() as u64, self.phase]);
+        out.extend(
+            self.entries.iter().flat_map(|e| [u64::from(e.signal) | u64::from(e.own) << 8 | u64::from(e.every) << 16, e.from, e.to]),
+        );
+    }
+}
+
+/// The signals that make requests.
+const REQUESTS: [Signal; 17] = [
+    Signal::MemoryReads,
+    Signal::MemoryWrites,
+    Signal::DeferredMemoryReads,
+    Signal::L3DataReadHits,
+    Signal::StoresHitL3,
+    Signal::L3InstructionHits,
+    Signal::L3InstructionPrefetchHits,
+    Signal::PartialMemoryReads,
+    Signal::DeviceReads,
+    Signal::DeviceWrites,
+    Signal::CleanCastouts,
+    Signal::BusInvalidates,
+    Signal::PeerBrl,
+    Signal::PeerBril,
+    Signal::BrlHitm,
+    Signal::BrilHitm,
+    Signal::WcLines,
+];
+
+fn requests_any(s: &Signals) -> bool {
+    REQUESTS.iter().any(|&r| s.get(r) > 0)
+}
+
+/// Appends `piece`, merged into the span before when they are the same.
+fn push(out: &mut Vec<Span>, piece: Span) {
+    if piece.cycles == 0 {
+        return;
+    }
+    if let Some(last) = out.last_mut() {
+        if last.branch.is_none() && (Span { cycles: last.cycles, ..piece }) == *last {
+            last.cycles += piece.cycles;
+            return;
+        }
+    }
+    out.push(piece);
+}
