@@ -4,6 +4,7 @@
 //! MMC23): its turn after each iteration, and this core's answers to its snoops.
 
 use super::Montecito;
+use crate::machine::out::last_cycle;
 use crate::machine::peer::{Answer, Request};
 use crate::stream::{Signal, Signals, Span};
 
@@ -28,18 +29,10 @@ impl Montecito {
                 Answer::Hitm => bump(&mut s, hitm),
             }
         }
-        if s == Signals::default() || out.len() == from {
+        if s == Signals::default() {
             return;
         }
-        let last = out.last_mut().expect("the iteration has spans");
-        if last.cycles > 1 {
-            let mut end = *last;
-            last.cycles -= 1;
-            last.branch = None;
-            end.cycles = 1;
-            out.push(end);
-        }
-        let last = out.last_mut().expect("the iteration has spans");
+        let Some(last) = last_cycle(out, from) else { return };
         last.signals = last.signals.union(s);
     }
 

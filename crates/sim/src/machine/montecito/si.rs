@@ -62,27 +62,10 @@ pub struct Si {
     spans: Vec<Span>,
 }
 
-/// The occupancy signals, contiguous in `Signal`.
-const LIVE: [Signal; 17] = [
-    Signal::SiRqLive,
-    Signal::SiRqLiveBoth,
-    Signal::SiWriteqLive,
-    Signal::SiWriteqLiveBoth,
-    Signal::SiCcqLive,
-    Signal::SiIoqLive,
-    Signal::SiScbLive,
-    Signal::SiScbLiveBoth,
-    Signal::ErSnoopqLive,
-    Signal::ErBrqLive,
-    Signal::ErMemReadOut,
-    Signal::BusDataClocks,
-    Signal::BusDataClocksSelf,
-    Signal::BusB2bClocks,
-    Signal::BusB2bClocksSelf,
-    Signal::BusSnoopStallClocks,
-    Signal::BusSnoopStallClocksSelf,
-];
+/// The occupancy signals: `Signal::SiRqLive` to `Signal::BusSnoopStallClocksSelf`,
+/// contiguous in `Signal`.
 const FIRST: usize = Signal::SiRqLive as usize;
+const LIVE: usize = Signal::BusSnoopStallClocksSelf as usize + 1 - FIRST;
 
 /// A request of one kind made in one cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +127,7 @@ impl Si {
         let mut changes = std::mem::take(&mut self.changes);
         changes.clear();
         // Entries live from the first cycle start counted; the others are changes.
-        let mut live = [0i32; LIVE.len()];
+        let mut live = [0i32; LIVE];
         for e in self.entries.iter().filter(|e| e.from < length) {
             let signals = std::iter::once(e.signal).chain(own_signal(e.signal).filter(|_| e.own).map(|s| s as u8));
             for signal in signals {
@@ -186,7 +169,7 @@ impl Si {
                     piece.branch = None;
                 }
                 for (i, &n) in live.iter().enumerate().filter(|(_, &n)| n > 0) {
-                    piece.signals.set(LIVE[i], (n as u8).min(MAX_PER_CYCLE));
+                    piece.signals.set(Signal::ALL[FIRST + i], (n as u8).min(MAX_PER_CYCLE));
                 }
                 push(out, piece);
                 at = until;

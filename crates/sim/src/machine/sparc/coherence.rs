@@ -7,6 +7,7 @@
 
 use super::memory::Level;
 use super::Sparc;
+use crate::machine::out::last_cycle;
 use crate::machine::peer::Answer;
 use crate::program::{DataStream, Memory};
 use crate::stream::{Signal, Span};
@@ -56,18 +57,10 @@ impl Sparc {
             }
         });
         self.peer = peer;
-        if invalidated == 0 || out.len() == from {
+        if invalidated == 0 {
             return;
         }
-        let last = out.last_mut().expect("the iteration has spans");
-        if last.cycles > 1 {
-            let mut end = *last;
-            last.cycles -= 1;
-            last.branch = None;
-            end.cycles = 1;
-            out.push(end);
-        }
-        let last = out.last_mut().expect("the iteration has spans");
+        let Some(last) = last_cycle(out, from) else { return };
         let n = last.signals.get(Signal::DCacheSnoopInvalidations) as u8;
         last.signals.set(Signal::DCacheSnoopInvalidations, n.saturating_add(invalidated).min(crate::stream::MAX_PER_CYCLE));
     }
