@@ -280,8 +280,10 @@ impl Si {
                 let done = data + cfg.line_clocks * r;
                 self.add(IOQ, false, ads, done);
                 if own {
-                    // Tracked from one bus clock after ADS to the first data (§4.11.2).
-                    self.add(READ_OUT, false, ads + r, data);
+                    // §4.11.2: Montecito counts "the core clock after a request is sent
+                    // to the arbiter" until the first data is through it (a bus clock
+                    // after it is on the bus), arbiter time included.
+                    self.add(READ_OUT, false, queued + 1, data + r);
                 }
                 if hitm {
                     // The holder's implicit write-back: its write queue holds the data
