@@ -403,6 +403,18 @@ fn bus_io_agent_unit_masks_count_nothing() {
 }
 
 #[test]
+fn me23_er_queue_events_count_both_threads_whatever_all_says() {
+    // ER_SNOOPQ_REQ and ER_BRQ_LIVE_REQ: "The .all field is ignored for this event. The
+    // event will count as if .all is set." A Causal SI event without that note counts
+    // only the thread's own foreground cycles.
+    let spans = || vec![span(1, USER, 10).with(Signal::ErSnoopqLive, 3).with(Signal::ErBrqLive, 9).with(Signal::SiScbLiveBoth, 2)];
+    assert_eq!(count4(counting(0xb7, 0, &[]), spans()), 30, "ER_SNOOPQ_REQ_LO on thread 0");
+    assert_eq!(count4(counting(0xb8, 0, &[]), spans()), 10, "ER_BRQ_LIVE_REQ_HI: bits 4:3 of 9");
+    assert_eq!(count4(counting(0xac, 0, &[]), spans()), 0, "SI_SCB_LIVE_REQ_LO.EITHER");
+    assert_eq!(count4(counting(0xac, 0, &[("all", 1)]), spans()), 20);
+}
+
+#[test]
 fn s3_3_2_spans_of_a_thread_the_core_lacks_count_nothing() {
     // MD36.
     let value = counting(CPU_OP_CYCLES, 0, &[("all", 1)]);

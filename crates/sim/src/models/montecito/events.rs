@@ -268,6 +268,9 @@ pub struct MappedEvent {
     pub mesi: bool,
     /// How the unit mask names the agent whose transactions count (MD14).
     pub agent: Agent,
+    /// "The .all field is ignored for this event. The event will count as if .all is
+    /// set" (ME23).
+    pub all: bool,
     /// The atoms a unit mask selects, summed; `None` counts nothing.
     pub(super) select: fn(u64) -> Option<&'static [Atom]>,
 }
@@ -305,7 +308,13 @@ impl MappedEvent {
 }
 
 const fn ev(code: u8, name: &'static str, ty: EventType, max_inc: u8, select: fn(u64) -> Option<&'static [Atom]>) -> MappedEvent {
-    MappedEvent { code, name, ty, max_inc, mesi: false, agent: Agent::None, select }
+    MappedEvent { code, name, ty, max_inc, mesi: false, agent: Agent::None, all: false, select }
+}
+
+/// An event that counts both threads' whatever .all says (ME23).
+const fn always_all(mut e: MappedEvent) -> MappedEvent {
+    e.all = true;
+    e
 }
 
 /// A bus event: its unit mask's bits 1:0 name the agent.
@@ -605,10 +614,10 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xb1, "L2D_INSERT_HITS", F, 4, |_| Some(&[Sig(Signal::L2DataHits)])),
     ev(0xb4, "ER_MEM_READ_OUT_HI", F, 2, bus::er_mem_read_out_hi),
     ev(0xb5, "ER_MEM_READ_OUT_LO", F, 7, bus::er_mem_read_out_lo),
-    ev(0xb6, "ER_SNOOPQ_REQ_HI", C, 1, bus::er_snoopq_hi),
-    ev(0xb7, "ER_SNOOPQ_REQ_LO", C, 7, bus::er_snoopq_lo),
-    ev(0xb8, "ER_BRQ_LIVE_REQ_HI", C, 2, bus::er_brq_live_hi),
-    ev(0xb9, "ER_BRQ_LIVE_REQ_LO", C, 7, bus::er_brq_live_lo),
+    always_all(ev(0xb6, "ER_SNOOPQ_REQ_HI", C, 1, bus::er_snoopq_hi)),
+    always_all(ev(0xb7, "ER_SNOOPQ_REQ_LO", C, 7, bus::er_snoopq_lo)),
+    always_all(ev(0xb8, "ER_BRQ_LIVE_REQ_HI", C, 2, bus::er_brq_live_hi)),
+    always_all(ev(0xb9, "ER_BRQ_LIVE_REQ_LO", C, 7, bus::er_brq_live_lo)),
     ev(0xba, "ER_BRQ_REQ_INSERTED", F, 1, bus::er_brq_req_inserted),
     ev(0xc0, "L1DTLB_TRANSFER", A, 1, |_| Some(&[Atom::L1dtlbTransfers])),
     ev(0xc1, "L2DTLB_MISSES", A, 4, |_| Some(&[Atom::L2DtlbMisses])),

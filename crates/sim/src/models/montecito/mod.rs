@@ -90,6 +90,8 @@ struct Program {
     ty: EventType,
     max_inc: u64,
     mesi_capable: bool,
+    /// The event counts both threads' whatever .all says (ME23).
+    all: bool,
 }
 
 impl Program {
@@ -112,7 +114,7 @@ impl Program {
         let event = mapped_event(code)?;
         let atoms = (event.select)(umask)?;
         let ty = event.resolved_type(umask)?;
-        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi })
+        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi, all: event.all })
     }
 
     /// The event's value in one cycle, before clamping and thresholding. `mesi` is the
@@ -443,9 +445,10 @@ impl Montecito {
         if !thread.enabled(pair.pmc, cpl) {
             return 0;
         }
-        // §3.3.2: banked counters count only in the foreground and ignore .all.
+        // §3.3.2: banked counters count only in the foreground and ignore .all; some
+        // ER events count "as if .all is set" (ME23).
         let banked = BANKED.contains(&n);
-        let all = !banked && ALL.get(pair.pmc) == 1;
+        let all = !banked && (ALL.get(pair.pmc) == 1 || program.all);
         let sees = |owner: usize| if owner == t { !banked || t == fg } else { all };
         let mesi = MESI.get(pair.pmc);
         let mut value = 0;
