@@ -1,0 +1,340 @@
+//! The event stream that drives every simulated PMU.
+//!
+//! A workload is an endless sequence of [`Block`]s. A block is a short body of
+//! [`Span`]s repeated many times; a span is a run of identical cycles. Each cycle of a
+//! span carries, for every architecture-neutral [`Signal`], how much it increments in
+//! that cycle (so thresholds such as Montecito's "cycles in which more than N events
+//! occurred" can be evaluated), plus the privilege level, the hardware thread, the
+//! instruction address, an optional data reference and an optional branch outcome.
+//!
+//! Repetition makes billions of cycles cheap: a model advances a whole block at once
+//! when no counter can overflow within it, and steps span by span only around an
+//! overflow.
+
+mod signal;
+
+pub use signal::Signal;
+
+/// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),
+/// plus hyperprivileged for SPARC; ARM11 distinguishes only user and privileged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Privilege {
+    Hyper,
+    Cpl0,
+    Cpl1,
+    Cpl2,
+    #[default]
+    Cpl3,
+}
+
+impl Privilege {
+    pub const KERNEL: Privilege = Privilege::Cpl0;
+    pub const USER: Privilege = Privilege::Cpl3;
+
+    pub fn is_user(self) -> bool {
+        self == Privilege::Cpl3
+    }
+}
+
+/// A data reference made in each cycle of a span; in iteration `k` of its block the
+/// address is `addr + k * stride`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemRef {
+    pub addr: u64,
+    pub stride: i64,
+    pub size: u8,
+    pub write: bool,
+}
+
+/// The outcome of the branch that ends a span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Branch {
+    pub target: u64,
+    pub taken: bool,
+    pub mispredicted: bool,
+}
+
+/// Words of sixteen signals each: comparing spans (to merge them) compares these.
+/// Bits of one signal's per-cycle increment, and the largest increment: no signal of
+/// any modelled chip counts more than 15 in one cycle (Montecito retires at most six
+/// instructions, §4.3; memory transactions are a few per access).
+const SIGNAL_BITS: usize = 4;
+pub const MAX_PER_CYCLE: u8 = (1 << SIGNAL_BITS) - 1;
+const PER_WORD: usize = 64 / SIGNAL_BITS;
+const SIGNAL_WORDS: usize = Signal::COUNT.div_ceil(PER_WORD);
+
+/// Per-cycle increments of every signal, four bits each, sixteen to a 64-bit word.
+/// Machines compare every cycle's signals with the span before to merge them, and
+/// spans are copied into blocks: whole words, as few as possible, keep both cheap.
+#[derive(Debug, Clone, Copy, Eq, Default)]
+pub struct Signals([u64; SIGNAL_WORDS]);
+
+impl PartialEq for Signals {
+    fn eq(&self, other: &Signals) -> bool {
+        // OR of the XORs: no early exit and no call to memcmp.
+        self.0.iter().zip(&other.0).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
+
+impl std::hash::Hash for Signals {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl Signals {
+    pub fn get(&self, s: Signal) -> u64 {
+        let i = s as usize;
+        (self.0[i / PER_WORD] >> (SIGNAL_BITS * (i % PER_WORD))) & u64::from(MAX_PER_CYCLE)
+    }
+
+    /// Sets a signal's per-cycle increment, at most [`MAX_PER_CYCLE`] (machines never
+    /// produce more; debug builds check it).
+    pub fn set(&mut self, s: Signal, per_cycle: u8) -> &mut Self {
+        debug_assert!(per_cycle <= MAX_PER_CYCLE, "{s:?} counts {per_cycle} in one cycle");
+        let (i, shift) = (s as usize / PER_WORD, SIGNAL_BITS * (s as usize % PER_WORD));
+        let mask = u64::from(MAX_PER_CYCLE) << shift;
+        self.0[i] = (self.0[i] & !mask) | (u64::from(per_cycle.min(MAX_PER_CYCLE)) << shift);
+        self
+    }
+
+    pub fn with(mut self, s: Signal, per_cycle: u8) -> Self {
+        self.set(s, per_cycle);
+        self
+    }
+
+    /// Calls `f` with the index (`Signal as usize`) and increment of every signal that
+    /// counts, skipping whole words of signals that do not.
+    pub fn each_nonzero(&self, mut f: impl FnMut(usize, u64)) {
+        let max = u64::from(MAX_PER_CYCLE);
+        for (w, &word) in self.0.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let slot = bits.trailing_zeros() as usize / SIGNAL_BITS;
+                f(PER_WORD * w + slot, (word >> (SIGNAL_BITS * slot)) & max);
+                bits &= !(max << (SIGNAL_BITS * slot));
+            }
+        }
+    }
+
+    /// Both sets of signals, which must not share a signal (each one's increments
+    /// are kept as they are).
+    pub fn union(self, other: Signals) -> Signals {
+        debug_assert!(self.0.iter().zip(&other.0).all(|(a, b)| a & b == 0), "{self:?} and {other:?} share a signal");
+        Signals(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+}
+
+/// What the memory transactions of a span's cycle met in the memory controller: each
+/// transaction's whole wait is credited to the cycle that carries it (its
+/// `MemoryReads` or `MemoryWrites`), since the cycles it waits through may belong to
+/// other spans. Zero on machines without a memory-controller model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryQueues {
+    /// Cycles read transactions spent queued before they issued to their bank.
+    pub read_cycles: u32,
+    /// Cycles write transactions spent queued before they issued.
+    pub write_cycles: u32,
+    /// Cycles with requests queued and none able to issue for bank conflicts.
+    pub bank_stall_cycles: u32,
+    /// Reads deferred because they conflicted with a queued write.
+    pub writeback_hits: u8,
+    /// Times the queued writes starved and had to be drained ahead of reads.
+    pub writes_starved: u8,
+}
+
+impl MemoryQueues {
+    pub fn is_empty(&self) -> bool {
+        *self == MemoryQueues::default()
+    }
+}
+
+/// A run of identical cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub cycles: u64,
+    pub thread: u8,
+    pub privilege: Privilege,
+    /// Address of the instructions executed in the span.
+    pub ip: u64,
+    pub mem: Option<MemRef>,
+    pub branch: Option<Branch>,
+    pub signals: Signals,
+    /// Per cycle of the span.
+    pub queues: MemoryQueues,
+}
+
+impl Span {
+    /// `cycles` cycles of user code on thread 0 at `ip`, with no signals yet.
+    pub fn new(cycles: u64, ip: u64) -> Span {
+        Span {
+            cycles,
+            thread: 0,
+            privilege: Privilege::USER,
+            ip,
+            mem: None,
+            branch: None,
+            signals: Signals::default(),
+            queues: MemoryQueues::default(),
+        }
+    }
+
+    pub fn with(mut self, s: Signal, per_cycle: u8) -> Span {
+        self.signals.set(s, per_cycle);
+        self
+    }
+
+    /// Total of a signal over the span.
+    pub fn total(&self, s: Signal) -> u64 {
+        self.signals.get(s) * self.cycles
+    }
+}
+
+/// A body of spans repeated `repeat` times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub body: Vec<Span>,
+    pub repeat: u64,
+}
+
+impl Block {
+    pub fn cycles_per_iteration(&self) -> u64 {
+        self.body.iter().map(|s| s.cycles).sum()
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.cycles_per_iteration().saturating_mul(self.repeat)
+    }
+}
+
+/// Where a consumer stands in a stream: which block, how many whole iterations of
+/// it are done, and how far into the current iteration.
+pub struct Cursor {
+    blocks: Box<dyn Iterator<Item = Block> + Send>,
+    pub block: Option<Block>,
+    /// Whole iterations of `block` consumed.
+    pub iteration: u64,
+    /// Span of the current iteration, and cycles of it consumed.
+    pub span: usize,
+    pub offset: u64,
+}
+
+impl Cursor {
+    pub fn new(blocks: Box<dyn Iterator<Item = Block> + Send>) -> Cursor {
+        let mut c = Cursor { blocks, block: None, iteration: 0, span: 0, offset: 0 };
+        c.next_block();
+        c
+    }
+
+    /// Move to the next non-empty block; `false` when the stream has ended.
+    pub fn next_block(&mut self) -> bool {
+        self.iteration = 0;
+        self.span = 0;
+        self.offset = 0;
+        self.block = self.blocks.by_ref().find(|b| b.repeat > 0 && b.cycles_per_iteration() > 0);
+        self.block.is_some()
+    }
+
+    /// Is the cursor at the start of an iteration (so whole iterations may be skipped)?
+    pub fn at_iteration_start(&self) -> bool {
+        self.span == 0 && self.offset == 0
+    }
+}
+
+/// Exact totals over the first cycles of a stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Totals {
+    pub cycles: u64,
+    /// Indexed by `Signal as usize`.
+    pub signals: [u64; Signal::COUNT],
+    pub user_cycles: u64,
+    pub kernel_cycles: u64,
+}
+
+impl Totals {
+    pub fn get(&self, s: Signal) -> u64 {
+        self.signals[s as usize]
+    }
+
+    pub(crate) fn zero() -> Totals {
+        Totals { cycles: 0, signals: [0; Signal::COUNT], user_cycles: 0, kernel_cycles: 0 }
+    }
+
+    /// Counts `cycles` cycles of `span`.
+    pub(crate) fn add(&mut self, span: &Span, cycles: u64) {
+        self.cycles += cycles;
+        if span.privilege.is_user() {
+            self.user_cycles += cycles;
+        } else {
+            self.kernel_cycles += cycles;
+        }
+        // No overflow: a signal counts at most 15 per cycle, and cycles are far below 2^59.
+        span.signals.each_nonzero(|i, per_cycle| self.signals[i] += per_cycle * cycles);
+    }
+
+    /// Exact totals of the spans `keep` accepts over the first `cycles` cycles of
+    /// `blocks` (`cycles` measures the whole stream; `Totals::cycles` the cycles kept).
+    ///
+    /// Block-wise: whole iterations are multiplied out, only the last partial iteration
+    /// is walked span by span, so the cost grows with the number of blocks, not with
+    /// the cycles.
+    pub fn of(blocks: impl IntoIterator<Item = Block>, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
+        let mut totals = Totals::zero();
+        let mut left = cycles;
+        for block in blocks {
+            if left == 0 {
+                break;
+            }
+            let per_iteration = block.cycles_per_iteration();
+            if per_iteration == 0 {
+                continue;
+            }
+            let whole = block.repeat.min(left / per_iteration);
+            for span in block.body.iter().filter(|s| keep(s)) {
+                totals.add(span, span.cycles * whole);
+            }
+            left -= whole * per_iteration;
+            if whole < block.repeat {
+                // Less than an iteration is left: it ends inside this one.
+                for span in &block.body {
+                    let run = span.cycles.min(left);
+                    if keep(span) {
+                        totals.add(span, run);
+                    }
+                    left -= run;
+                }
+            }
+        }
+        totals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn each_nonzero_visits_exactly_the_signals_that_count(values in prop::collection::vec(0u8..4, Signal::COUNT)) {
+            let mut s = Signals::default();
+            for (sig, &v) in Signal::ALL.iter().zip(&values) {
+                s.set(*sig, v);
+            }
+            let mut seen = vec![0u64; Signal::COUNT];
+            s.each_nonzero(|i, v| seen[i] += v);
+            let expected: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+            prop_assert_eq!(seen, expected);
+            for (sig, &v) in Signal::ALL.iter().zip(&values) {
+                prop_assert_eq!(s.get(*sig), u64::from(v));
+            }
+        }
+
+        #[test]
+        fn a_union_keeps_both_sets(a in 0usize..Signal::COUNT, b in 0usize..Signal::COUNT, x in 1u8..8, y in 1u8..8) {
+            prop_assume!(a != b);
+            let u = Signals::default().with(Signal::ALL[a], x).union(Signals::default().with(Signal::ALL[b], y));
+            prop_assert_eq!((u.get(Signal::ALL[a]), u.get(Signal::ALL[b])), (u64::from(x), u64::from(y)));
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! The architecture-neutral signals a machine computes in each cycle and every PMU
+//! model maps its events onto.
+
+/// Defines `Signal` and, from the same list, `Signal::ALL` (every signal in
+/// discriminant order) and `Signal::COUNT`, so the two cannot drift apart.
+macro_rules! signals {
+    ($(#[$meta:meta])* pub enum Signal { $($(#[$doc:meta])* $name:ident,)* }) => {
+        $(#[$meta])*
+        pub enum Signal {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl Signal {
+            pub const COUNT: usize = [$(stringify!($name)),*].len();
+            /// Every signal, in discriminant order (`Signal::ALL[s as usize] == s`).
+            pub const ALL: [Signal; Signal::COUNT] = [$(Signal::$name),*];
+        }
+    };
+}
+
+signals! {
+/// Architecture-neutral things that happen in a cycle. Each PMU model maps its event
+/// codes onto these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Signal {
+    /// Instructions reaching execute (ARM11 counts condition-failed ones too).
+    Instructions,
+    /// Branch instructions executed, taken or not.
+    Branches,
+    /// Branches that changed program flow.
+    BranchesTaken,
+    /// Branches mispredicted (each flushes the pipeline).
+    BranchMispredicts,
+    /// Software writes to the PC without a mode change (taken branches included).
+    PcChanges,
+    /// Procedure calls that push the return stack.
+    Calls,
+    /// Procedure returns that pop the return stack.
+    Returns,
+    /// Returns whose address was predicted from the return stack and followed.
+    ReturnsPredicted,
+    /// Returns whose predicted address was wrong.
+    ReturnsMispredicted,
+    /// Instruction cache misses to cacheable locations.
+    ICacheMisses,
+    /// Cycles in which the instruction buffer cannot deliver an instruction.
+    IBufStallCycles,
+    /// Cycles stalled on a data dependency.
+    DataDepStallCycles,
+    /// Cycles stalled because the load/store unit's request queue is full.
+    LsuFullStallCycles,
+    /// Instruction micro-TLB misses.
+    ITlbMisses,
+    /// Data micro-TLB misses.
+    DTlbMisses,
+    /// Main TLB misses (page-table walks).
+    MainTlbMisses,
+    /// Non-sequential data cache line accesses to cacheable locations (and TCM).
+    DCacheAccessesCacheable,
+    /// Non-sequential data cache line accesses, cacheable or not.
+    DCacheAccesses,
+    /// Data accesses that miss the cache and DTCM and go to the external bus.
+    DCacheMisses,
+    /// Half-lines (four words) written back from the data cache.
+    DCacheWritebacks,
+    /// Explicit external data or peripheral accesses (refills, non-cacheable and
+    /// write-through accesses).
+    ExternalDataAccesses,
+    /// Write-buffer drains (DSB or strongly-ordered access).
+    WriteBufferDrains,
+    /// Cycles with FIQ disabled.
+    FiqDisabledCycles,
+    /// Cycles with IRQ disabled.
+    IrqDisabledCycles,
+    /// Cycles with the `ETMEXTOUT[0]` signal asserted.
+    EtmExtOut0,
+    /// Cycles with the `ETMEXTOUT[1]` signal asserted.
+    EtmExtOut1,
+    /// Instruction cache tag or valid RAM parity errors.
+    ICacheTagParityErrors,
+    /// Instruction cache data RAM parity errors.
+    ICacheDataParityErrors,
+    /// Data cache tag or valid RAM parity errors.
+    DCacheTagParityErrors,
+    /// Data cache data RAM parity errors.
+    DCacheDataParityErrors,
+    /// Data cache dirty RAM parity errors.
+    DCacheDirtyParityErrors,
+    /// Instruction TCM errors.
+    ItcmErrors,
+    /// Data TCM errors.
+    DtcmErrors,
+    /// Load instructions executed.
+    Loads,
+    /// Store instructions executed.
+    Stores,
+    /// Floating-point, graphics and crypto arithmetic instructions executed (SPARC T4
+    /// counts them together, TABLE 10-2 sl 3 mask 02).
+    FguCryptoInstructions,
+    /// Accesses to internal registers over a special-register path: ASI loads and
+    /// stores to control registers and writes to state registers (SPARC T4 "SPR ring
+    /// ops", TABLE 10-2 footnote 8).
+    SprRingOps,
+    /// Atomic read-modify-write instructions (compare-and-swap, test-and-set, swap).
+    Atomics,
+    /// Software prefetch instructions.
+    SoftwarePrefetches,
+    /// Block load and block store instructions (whole-line transfers).
+    BlockLoadsStores,
+    /// Serializing instructions that execute only once they are next to commit (SPARC
+    /// T4 TABLE 10-1 footnote 1: crypto, atomics, I/O and internal-register accesses,
+    /// privileged register reads and writes).
+    NextToCommit,
+    /// Cycles in which no valid instruction is fetched.
+    NoFetchCycles,
+    /// Memory (DRAM) read transactions: line fills that miss every cache level, data or
+    /// instruction, and non-cacheable reads of memory (not of device registers).
+    MemoryReads,
+    /// Memory (DRAM) write transactions: dirty lines written back, and stores that
+    /// bypass the cache (non-cacheable, write-through, or write misses that do not
+    /// allocate) to memory (not to device registers).
+    MemoryWrites,
+    /// Memory reads (lines) of the thread that is *not* the span's: a background
+    /// thread's L3 misses completing while the other thread runs, which Montecito counts
+    /// as Floating events (Montecito §4.2.1). Only a switch-on-event core has them.
+    BackgroundMemoryReads,
+    /// Instruction-cache misses filled from a cache of this socket: the L2, another
+    /// core's L2 (cache to cache) or the L3.
+    ICacheFillsFromCache,
+    /// Instruction-cache misses filled from this socket's memory.
+    ICacheFillsFromLocalMemory,
+    /// Instruction-cache misses filled from another socket's L3 or memory.
+    ICacheFillsFromRemote,
+    /// Load misses in the L1 data cache filled from a cache of this socket (block
+    /// loads, prefetches and atomics are not loads here).
+    DCacheFillsFromCache,
+    /// Load misses in the L1 data cache filled from this socket's memory.
+    DCacheFillsFromLocalMemory,
+    /// Load misses in the L1 data cache filled from another socket's L3 or memory.
+    DCacheFillsFromRemote,
+    /// Instruction-TLB fills by a table walk, by page-size class: the chip's page
+    /// sizes, smallest first (SPARC: 8 KB, 64 KB, 4 MB, 256 MB, 2 GB).
+    ITlbFillsSize0,
+    ITlbFillsSize1,
+    ITlbFillsSize2,
+    ITlbFillsSize3,
+    ITlbFillsSize4,
+    /// Data-TLB fills by a table walk, by page-size class.
+    DTlbFillsSize0,
+    DTlbFillsSize1,
+    DTlbFillsSize2,
+    DTlbFillsSize3,
+    DTlbFillsSize4,
+    /// Cycles spent handling instruction-TLB misses that end in a fill of each page-size
+    /// class (the walk, or the trap handler where software walks).
+    ITlbWalkCyclesSize0,
+    ITlbWalkCyclesSize1,
+    ITlbWalkCyclesSize2,
+    ITlbWalkCyclesSize3,
+    ITlbWalkCyclesSize4,
+    /// Cycles spent handling data-TLB misses, by page-size class of the fill.
+    DTlbWalkCyclesSize0,
+    DTlbWalkCyclesSize1,
+    DTlbWalkCyclesSize2,
+    DTlbWalkCyclesSize3,
+    DTlbWalkCyclesSize4,
+    /// Table walks that found no translation (the TSB misses): a trap to software.
+    ITlbFillTraps,
+    DTlbFillTraps,
+    /// Table-walk memory references for instruction-TLB misses, by the level that
+    /// served them: the L2, the L3 (or another L2), or memory.
+    ITlbWalkRefsL2,
+    ITlbWalkRefsL3,
+    ITlbWalkRefsMemory,
+    /// Table-walk memory references for data-TLB misses, by serving level.
+    DTlbWalkRefsL2,
+    DTlbWalkRefsL3,
+    DTlbWalkRefsMemory,
+    /// Taken branches whose target the branch target cache did not hold.
+    BtcMisses,
+    /// Taken branches whose target the branch target cache predicted wrongly.
+    BtcTargetIncorrect,
+    /// Indirect branches whose target the indirect-target table predicted wrongly.
+    IndirectMispredicts,
+    /// Software prefetches dropped because the line was already in the L1 data cache.
+    SwPrefetchDropsCacheHit,
+    /// Hardware (next-line) prefetches dropped because the line was already in the L1
+    /// data cache.
+    HwPrefetchDropsCacheHit,
+    /// Loads that read all their bytes from a store still in the store buffer.
+    StoreBufferFullRawHits,
+    /// Loads that overlap a buffered store without being covered by it.
+    StoreBufferPartialRawHits,
+    /// Software prefetches into the L2, by where the line was: the L2, the L3, this
+    /// socket's memory, another socket's memory.
+    L2PrefetchHitsL2,
+    L2PrefetchHitsL3,
+    L2PrefetchLocalMemory,
+    L2PrefetchRemoteMemory,
+    /// Stores reaching the L2 (a write-through L1 sends every store there), by where
+    /// the line was (on Montecito: a store's or semaphore's L2D read for ownership,
+    /// by whether the L3 held the line).
+    StoresHitL2,
+    StoresHitL3,
+    StoresLocalMemory,
+    StoresRemoteMemory,
+    /// Lines leaving the L2, clean or to be written back.
+    L2CleanEvictions,
+    L2DirtyEvictions,
+    /// L1 lines invalidated because the inclusive L2 evicted them.
+    ICacheEvictionInvalidations,
+    DCacheEvictionInvalidations,
+    /// Cycles loads and stores wait for a data-TLB miss to be served.
+    DTlbMissWaitCycles,
+    /// Cycles a store waits for a free store-buffer entry.
+    StoreBufferWaitCycles,
+    /// Cycles correct-path instructions wait for a mispredicted branch to commit.
+    SelPipeDrainCycles,
+    /// Cycles the instruction buffer is full while the back end stalls.
+    IBufFullCycles,
+    /// Thread switches (switch-on-event multithreading), by cause: an L3 miss, a
+    /// time-out; counted by the thread switched out, in the first switch cycle.
+    ThreadSwitchesL3Miss,
+    ThreadSwitchesTimeout,
+    /// Cycles from a thread switch's start until the other thread runs.
+    ThreadSwitchCycles,
+    /// Register stack engine loads (fills) and stores (spills) of stacked registers.
+    RseLoads,
+    RseStores,
+    /// Cycles the pipeline waits while the register stack engine spills (a call's
+    /// frame overflows the physical stacked registers) or fills (a return finds its
+    /// caller's frame spilled).
+    RseSpillStallCycles,
+    RseFillStallCycles,
+    /// Data-side lookups (loads, stores, prefetches, page walks) that miss the L2
+    /// data cache.
+    L2DataMisses,
+    /// L3 lookups by kind and outcome: instruction fetches from the L2I, data reads
+    /// from the L2D (loads, prefetches, walks, stores' line fills), and the L2D's
+    /// write-backs; a miss goes to memory (or, for a write-back, allocates).
+    L3InstructionHits,
+    L3InstructionMisses,
+    L3DataReadHits,
+    L3DataReadMisses,
+    L3WritebackHits,
+    L3WritebackMisses,
+    /// Changes of privilege level (a system call, an interrupt, a return from one).
+    PrivilegeChanges,
+    /// Instruction-cache reads: fetches from a new line, hit or miss.
+    ICacheReads,
+    /// Instruction-cache way prediction by microtag (a hash of virtual address bits
+    /// kept per way): no way's microtag matched; a way's matched but the line is not
+    /// there; the matching way was not the one holding the line.
+    MicrotagMisses,
+    MicrotagFalseHits,
+    MicrotagWayMismatches,
+    /// Cycles instructions wait for a reorder-buffer entry (the buffer is full behind
+    /// an outstanding load miss), and for a load-buffer entry (all hold outstanding
+    /// loads).
+    RobWaitCycles,
+    LoadBufferWaitCycles,
+    /// Lookups that hit the L2 data cache, and instruction fetches that hit the L2
+    /// instruction cache (Montecito's split L2).
+    L2DataHits,
+    L2InstructionHits,
+    /// IP-relative branches whose path (taken or not) was predicted wrongly: taken
+    /// but predicted not taken, and not taken but predicted taken.
+    PathMispredictsTaken,
+    PathMispredictsNotTaken,
+    /// Indirect branches other than returns.
+    IndirectBranches,
+    /// Front-end stall cycles by cause (Montecito's FE_BUBBLE causes, one per cycle):
+    /// a translation the I-TLBs miss, an instruction-cache miss, the recirculate that
+    /// fills the missed line, and a taken branch's resteer bubble.
+    ITlbStallCycles,
+    ICacheStallCycles,
+    ICacheFillRecircCycles,
+    ResteerBubbleCycles,
+    /// Bundles a taken branch leaves unreached in its fetched pair (the rest of the
+    /// pair after it, and a target's pair entered in its second bundle).
+    UnreachedBundles,
+    /// Branches whose path prediction the hardware never made: later branches of a
+    /// bundle behind one predicted taken, forced to "predicted not taken" (Montecito
+    /// §4.7), that turned out not taken, and taken.
+    UnknownPredNotTaken,
+    UnknownPredTaken,
+    /// Instruction fetches that miss the L1I and find their line in the instruction
+    /// streaming buffer, and 32-byte bundle pairs written into that buffer from the
+    /// L2I and beyond (Montecito).
+    IsbHits,
+    IsbBundlePairsIn,
+    /// Cycles the pipeline refills after an exception or interruption (a system
+    /// call, an exception return) (Montecito's BE_FLUSH_BUBBLE.XPN).
+    ExceptionFlushCycles,
+    /// Cycles loads and stores wait for the hardware page walker (Montecito).
+    HpwStallCycles,
+    /// Issue groups ended by an architected stop: the next instruction consumes a
+    /// result not yet there (Montecito's SYLL_NOT_DISPERSED.EXPL).
+    ExplicitStops,
+    /// Cycles the pipeline waits for a floating-point register's value, and for an
+    /// application or control register's (Montecito's BE_EXE_BUBBLE.FRALL, ARCR).
+    FrDepStallCycles,
+    ArCrStallCycles,
+    /// A thread switch's stall class: 1 for any switch, one more for each of 8, 16,
+    /// …, 4096 that the cycles the pipeline had retired nothing before the switch
+    /// reach (Montecito's THREAD_SWITCH_STALL thresholds), on the switch's first cycle.
+    ThreadSwitchStall,
+    /// Switch opportunities not taken: an L3 miss of the foreground thread while the
+    /// other thread was not more urgent (Montecito).
+    ThreadSwitchesMissed,
+    /// Instruction prefetch requests (Montecito's next-line prefetcher): issued, hit or
+    /// miss in the L1I; those the L2I serves, and those that miss it; and their L3
+    /// lookups by outcome.
+    L1iPrefetches,
+    L2iPrefetchHits,
+    L2iPrefetchMisses,
+    L3InstructionPrefetchHits,
+    L3InstructionPrefetchMisses,
+    /// The memory reads that are partial-line bus transactions (Montecito BRP):
+    /// non-cacheable reads of memory.
+    PartialMemoryReads,
+    /// Uncacheable reads and writes of device registers that travel on the system bus
+    /// as partial transactions (Montecito BRP, BWP); they are not memory traffic.
+    DeviceReads,
+    DeviceWrites,
+    /// Clean lines the last-level cache evicts and announces on the bus with a 0-byte
+    /// write (Montecito's clean castouts).
+    CleanCastouts,
+    /// Memory writes out of the write-coalescing buffers: whole lines, and the pieces
+    /// of a line flushed before it filled by size (aligned 32 or 16 bytes, 1-8 bytes in
+    /// the low or the high half of a 16-byte chunk). Each is one of `MemoryWrites`.
+    WcLines,
+    Wc32,
+    Wc16,
+    Wc8Low,
+    Wc8High,
+    /// The other core's snoop answers to this core's line reads (BRL) and reads for
+    /// ownership (BRIL) on the bus: a clean copy (HIT) or a modified one (HITM), which
+    /// it writes back (Montecito's two cores, ERRATA MMC23).
+    BrlHit,
+    BrlHitm,
+    BrilHit,
+    BrilHitm,
+    /// 0-byte invalidations (BIL): a store to a line this core shares with the other
+    /// core, which drops its copy; and the stores that found their line shared.
+    BusInvalidates,
+    StoresHitShared,
+    /// L2D fills in the Modified (a store's line) or Shared (another core holds it too)
+    /// state; the other fills are Exclusive.
+    L2dFillsModified,
+    L2dFillsShared,
+    /// The other core's transactions on the bus for the lines both run on (BRL,
+    /// BRIL), and this core's snoop answers to them: a clean copy (HIT) or a modified
+    /// one (HITM, written back implicitly).
+    PeerBrl,
+    PeerBril,
+    PeerBrlHit,
+    PeerBrlHitm,
+    PeerBrilHit,
+    PeerBrilHitm,
+    /// Montecito's register stack as a call or return retires: the registers of the
+    /// current frame, and the older frames' registers not yet spilled (dirty), each in
+    /// bits 2:0, 5:3 and 6 (the RSE_CURRENT_REGS and RSE_DIRTY_REGS counters).
+    RseCurrentLow,
+    RseCurrentMid,
+    RseCurrentHigh,
+    RseDirtyLow,
+    RseDirtyMid,
+    RseDirtyHigh,
+    /// L1 data cache lines another core's store invalidated (a snoop).
+    DCacheSnoopInvalidations,
+    /// L2 misses served by another core's cache (a cache-to-cache transfer), and the
+    /// stores among them, from a core of this socket or of another.
+    CacheToCacheFills,
+    StoresLocalC2c,
+    StoresRemoteC2c,
+    /// Montecito's system interface (its timeline, ERRATA MMC24): the entries live in
+    /// the cycle in each queue (up to 15): the arbiter's read, write and clean-castout
+    /// queues, this core's and both cores' (`Both`), the bus's in-order queue, the
+    /// snoop coalescing buffer (this core's transactions, both cores'), this core's
+    /// snoop queue, the BRQ, and the reads outstanding on the bus.
+    SiRqLive,
+    SiRqLiveBoth,
+    SiWriteqLive,
+    SiWriteqLiveBoth,
+    SiCcqLive,
+    SiIoqLive,
+    SiScbLive,
+    SiScbLiveBoth,
+    ErSnoopqLive,
+    ErBrqLive,
+    ErMemReadOut,
+    /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
+    /// another transfer's, and snoop stalls; of both cores' transactions and of this
+    /// core's (`Self`).
+    BusDataClocks,
+    BusDataClocksSelf,
+    BusB2bClocks,
+    BusB2bClocksSelf,
+    BusSnoopStallClocks,
+    BusSnoopStallClocksSelf,
+    /// Memory reads of L3 misses the thread switched away from: issued now, counted as
+    /// the thread's `MemoryReads` when they return (`BackgroundMemoryReads`).
+    DeferredMemoryReads,
+}
+}
+
+impl Signal {
+    /// Fills and walk cycles of each TLB by page-size class, smallest first.
+    pub const ITLB_FILLS: [Signal; 5] =
+        [Signal::ITlbFillsSize0, Signal::ITlbFillsSize1, Signal::ITlbFillsSize2, Signal::ITlbFillsSize3, Signal::ITlbFillsSize4];
+    pub const DTLB_FILLS: [Signal; 5] =
+        [Signal::DTlbFillsSize0, Signal::DTlbFillsSize1, Signal::DTlbFillsSize2, Signal::DTlbFillsSize3, Signal::DTlbFillsSize4];
+    pub const ITLB_WALK_CYCLES: [Signal; 5] = [
+        Signal::ITlbWalkCyclesSize0,
+        Signal::ITlbWalkCyclesSize1,
+        Signal::ITlbWalkCyclesSize2,
+        Signal::ITlbWalkCyclesSize3,
+        Signal::ITlbWalkCyclesSize4,
+    ];
+    pub const DTLB_WALK_CYCLES: [Signal; 5] = [
+        Signal::DTlbWalkCyclesSize0,
+        Signal::DTlbWalkCyclesSize1,
+        Signal::DTlbWalkCyclesSize2,
+        Signal::DTlbWalkCyclesSize3,
+        Signal::DTlbWalkCyclesSize4,
+    ];
+}
