@@ -29,9 +29,11 @@ use crate::stream::{Privilege, Signal, Signals, Span};
 mod bus;
 mod events;
 mod frontend;
+mod table;
 
-pub use events::{line_state, mapped_event, per_cycle, Agent, EventType, MappedEvent, EVENTS};
+pub use events::{line_state, mapped_event, per_cycle, Agent, EventType, MappedEvent};
 use events::{Atom, Cycle};
+pub use table::EVENTS;
 
 /// Hardware threads of a Montecito core (§2.4, §3.3.2).
 pub const THREADS: usize = 2;

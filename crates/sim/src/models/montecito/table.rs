@@ -1,0 +1,435 @@
+//! Table 4-42 as the machine drives it: for each event the model maps, its type and
+//! maximum increment, and what each unit mask counts (docs/montecito-model.md has the
+//! same table with the reasons).
+
+use pmukit_arch::montecito::pal;
+
+use super::bus::{self, Txn};
+use super::events::{mapped_event, Agent, Atom, Cause, EventType, MappedEvent, Syllables};
+use super::frontend::{self, FORCED_INDIRECT, FORCED_RETURNS};
+use super::CYCLES_HALTED;
+use crate::stream::Signal;
+use Atom::Sig;
+use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
+
+const fn ev(code: u8, name: &'static str, ty: EventType, max_inc: u8, select: fn(u64) -> Option<&'static [Atom]>) -> MappedEvent {
+    MappedEvent { code, name, ty, max_inc, mesi: false, agent: Agent::None, all: false, select }
+}
+
+/// An event that counts both threads' whatever .all says (ME23).
+const fn always_all(mut e: MappedEvent) -> MappedEvent {
+    e.all = true;
+    e
+}
+
+/// A bus event: its unit mask's bits 1:0 name the agent.
+const fn bus(mut e: MappedEvent) -> MappedEvent {
+    e.agent = Agent::Bus;
+    e
+}
+
+/// A system-interface event: its unit mask's bit 0 names the agent.
+const fn si(mut e: MappedEvent) -> MappedEvent {
+    e.agent = Agent::Si;
+    e
+}
+
+const fn mesi(mut e: MappedEvent) -> MappedEvent {
+    e.mesi = true;
+    e
+}
+
+/// L3 lookups by kind and outcome, for the unit masks of L3_READS and L3_WRITES (bits
+/// 1:0: 01 HIT, 10 MISS, 11 ALL).
+const L3_IH: Atom = Sig(Signal::L3InstructionHits);
+const L3_IM: Atom = Sig(Signal::L3InstructionMisses);
+const L3_DH: Atom = Sig(Signal::L3DataReadHits);
+const L3_DM: Atom = Sig(Signal::L3DataReadMisses);
+/// Reads for ownership: a store's or semaphore's L2D allocation (L3_WRITES.DATA_WRITE).
+const L3_SH: Atom = Sig(Signal::StoresHitL3);
+const L3_SM: Atom = Sig(Signal::StoresLocalMemory);
+const L2I_HIT: Atom = Sig(Signal::L2InstructionHits);
+/// The instruction prefetcher's L2I hits and misses, and its L3 lookups (MMC21).
+const L2I_PH: Atom = Sig(Signal::L2iPrefetchHits);
+const L2I_PM: Atom = Sig(Signal::L2iPrefetchMisses);
+const L3_PH: Atom = Sig(Signal::L3InstructionPrefetchHits);
+const L3_PM: Atom = Sig(Signal::L3InstructionPrefetchMisses);
+
+/// Table 4-42 rows the stream drives, by event code. docs/montecito-model.md has the
+/// same table with the reasons.
+pub static EVENTS: &[MappedEvent] = &[
+    // BACK_END_BUBBLE (bxx00 ALL, bxx01 FE, bxx10 L1D_FPU_RSE): every cycle with a
+    // bubble, i.e. no instruction retired, or those of one cause (MD37).
+    ev(0x00, "BACK_END_BUBBLE", A, 1, |u| match u & 3 {
+        0b00 => Some(&[Atom::NoRetire]),
+        0b01 => Some(&[Atom::Bubble(Cause::FrontEnd)]),
+        0b10 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        _ => None,
+    }),
+    // BE_RSE_BUBBLE: ALL, OVERFLOW (spills), UNDERFLOW (fills); bank switches, AR
+    // dependencies and loadrs do not happen in the machine's programs.
+    ev(0x01, "BE_RSE_BUBBLE", A, 1, |u| match u & 7 {
+        0b000 => Some(&[Atom::Bubble(Cause::Rse)]),
+        0b011 => Some(&[Sig(Signal::RseSpillStallCycles)]),
+        0b100 => Some(&[Sig(Signal::RseFillStallCycles)]),
+        _ => None,
+    }),
+    // BE_EXE_BUBBLE: ALL; GRALL (a general register's value), FRALL (a floating-point
+    // register's: an FP divide), ARCR and ARCR_PR_CANCEL_BANK (a control register's,
+    // MMC20); predicates, cancelled loads and bank switches are not in the stream.
+    ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
+        0b0000 => Some(&[Atom::Bubble(Cause::Exe)]),
+        0b0001 => Some(&[Atom::ExeBubble(Signal::DataDepStallCycles)]),
+        0b0010 => Some(&[Atom::ExeBubble(Signal::FrDepStallCycles)]),
+        0b0100 | 0b1000 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles)]),
+        _ => None,
+    }),
+    // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a mispredict's refill), bxx10 XPN (traps
+    // and thread switches, Table 4-47).
+    ev(0x04, "BE_FLUSH_BUBBLE", A, 1, |u| match u & 3 {
+        0b00 => Some(&[Atom::Bubble(Cause::Xpn), Atom::Bubble(Cause::Bru)]),
+        0b01 => Some(&[Atom::Bubble(Cause::Bru)]),
+        0b10 => Some(&[Atom::Bubble(Cause::Xpn)]),
+        _ => None,
+    }),
+    // IA64_INST_RETIRED (umask bxx00) and IA64_TAGGED_INST_RETIRED (IBRP0-3): the tags
+    // are not modelled; at their reset values every instruction matches (MD16).
+    ev(0x08, "IA64_INST_RETIRED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
+    // FP_OPS_RETIRED: the machine's floating-point instructions.
+    ev(0x09, "FP_OPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::FguCryptoInstructions)])),
+    // THREAD_SWITCH_EVENTS: MISSED (L3 misses the urgencies did not switch on, MD45),
+    // L3MISS, TIMER and ALL ("all taken"); hint, low-power and debug switches do not
+    // happen in the machine.
+    ev(0x0c, "THREAD_SWITCH_EVENTS", A, 1, |u| match u & 7 {
+        0b000 => Some(&[Sig(Signal::ThreadSwitchesMissed)]),
+        0b001 => Some(&[Sig(Signal::ThreadSwitchesL3Miss)]),
+        0b010 => Some(&[Sig(Signal::ThreadSwitchesTimeout)]),
+        0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout)]),
+        _ => None,
+    }),
+    // THREAD_SWITCH_CYCLE: TOTAL, from a switch's start until it happens.
+    ev(0x0e, "THREAD_SWITCH_CYCLE", A, 1, |u| match u & 7 {
+        0b111 => Some(&[Sig(Signal::ThreadSwitchCycles)]),
+        _ => None,
+    }),
+    // THREAD_SWITCH_STALL: switches after at least 4 (any), 8, …, 4096 cycles without
+    // a retirement (MD44); umask j is class j + 1 or more.
+    ev(0x0f, "THREAD_SWITCH_STALL", A, 1, |u| {
+        const AT: [[Atom; 1]; 11] = {
+            let mut at = [[Atom::Cycles]; 11];
+            let mut j = 0;
+            while j < 11 {
+                at[j] = [Atom::AtLeast(Signal::ThreadSwitchStall, j as u8 + 1)];
+                j += 1;
+            }
+            at
+        };
+        AT.get(u as usize).map(|a| a.as_slice())
+    }),
+    // BRANCH_EVENT: the ETB (PMC39) is not modelled; every branch is captured (MD17).
+    ev(0x11, "BRANCH_EVENT", A, 1, |_| Some(&[Sig(Signal::Branches)])),
+    // CPU_OP_CYCLES: ALL and QUAL (qualification not modelled, MD16).
+    ev(pal::CPU_OP_CYCLES, "CPU_OP_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
+    // CPU_CPL_CHANGES: changes to or from level 0 or 3 (the programs' only levels)
+    // count under LVL0, LVL3 and ALL; LVL1 and LVL2 see none.
+    ev(0x13, "CPU_CPL_CHANGES", A, 1, |u| match u & 0b1001 {
+        0 => None,
+        _ => Some(&[Sig(Signal::PrivilegeChanges)]),
+    }),
+    // CPU_OP_CYCLES_HALTED: the stream has no halted cycles. Max 1, not 7 (MD26).
+    ev(CYCLES_HALTED, "CPU_OP_CYCLES_HALTED", C, 1, |_| None),
+    // RSE_REFERENCES_RETIRED: LOAD (fills), STORE (spills), ALL.
+    ev(0x20, "RSE_REFERENCES_RETIRED", A, 2, |u| match u & 3 {
+        0b01 => Some(&[Sig(Signal::RseLoads)]),
+        0b10 => Some(&[Sig(Signal::RseStores)]),
+        0b11 => Some(&[Sig(Signal::RseLoads), Sig(Signal::RseStores)]),
+        _ => None,
+    }),
+    // HPW_DATA_REFERENCES: one VHPT reference per walk, instruction or data.
+    // RSE_DIRTY_REGS_6/_5_TO_3/_2_TO_0 and RSE_CURRENT_REGS_6/_5_TO_3/_2_TO_0: the
+    // register stack's dirty and current registers as each call or return retires,
+    // by bits (their sum over RSE_EVENT_RETIRED is the average, Table 4-41).
+    ev(0x24, "RSE_DIRTY_REGS_6", A, 1, |_| Some(&[Sig(Signal::RseDirtyHigh)])),
+    ev(0x26, "RSE_CURRENT_REGS_6", A, 1, |_| Some(&[Sig(Signal::RseCurrentHigh)])),
+    ev(0x28, "RSE_DIRTY_REGS_5_TO_3", A, 7, |_| Some(&[Sig(Signal::RseDirtyMid)])),
+    ev(0x29, "RSE_DIRTY_REGS_2_TO_0", A, 7, |_| Some(&[Sig(Signal::RseDirtyLow)])),
+    ev(0x2a, "RSE_CURRENT_REGS_5_TO_3", A, 7, |_| Some(&[Sig(Signal::RseCurrentMid)])),
+    ev(0x2b, "RSE_CURRENT_REGS_2_TO_0", A, 7, |_| Some(&[Sig(Signal::RseCurrentLow)])),
+    ev(0x2d, "HPW_DATA_REFERENCES", A, 4, |_| Some(&[Sig(Signal::MainTlbMisses)])),
+    // RSE_EVENT_RETIRED: the instructions that move the register stack frame, calls
+    // and returns (alloc is part of the call in the machine's programs).
+    ev(0x32, "RSE_EVENT_RETIRED", A, 1, |_| Some(&[Sig(Signal::Calls), Sig(Signal::Returns)])),
+    // L1I_READS: demand fetches from a new line, hit or miss.
+    ev(0x40, "L1I_READS", A, 1, |_| Some(&[Sig(Signal::ICacheReads)])),
+    // L1I_FILLS: "line fills from ISB to the L1 Instruction Cache": every L1I miss,
+    // served by the L2I and beyond or by the streaming buffer (MMC19), and every
+    // prefetched line (MMC21).
+    ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::IsbHits), L2I_PH, L2I_PM])),
+    ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
+    // L1I_PREFETCHES: every request of the next-line prefetcher, "hits and misses in L1
+    // Instruction Cache are both included"; L2I_PREFETCHES: those sent to the L2I
+    // (MMC21).
+    ev(0x44, "L1I_PREFETCHES", A, 1, |_| Some(&[Sig(Signal::L1iPrefetches)])),
+    ev(0x45, "L2I_PREFETCHES", A, 1, |_| Some(&[L2I_PH, L2I_PM])),
+    // ISB_BUNPAIRS_IN: 32-byte bundle pairs written into the streaming buffer.
+    ev(0x46, "ISB_BUNPAIRS_IN", F, 1, |_| Some(&[Sig(Signal::IsbBundlePairsIn)])),
+    // ITLB_MISSES_FETCH: 01 L1ITLB, 10 L2ITLB, 11 ALL (every L2ITLB miss missed the L1ITLB).
+    ev(0x47, "ITLB_MISSES_FETCH", A, 1, |u| match u & 3 {
+        0b01 | 0b11 => Some(&[Sig(Signal::ITlbMisses)]),
+        0b10 => Some(&[Atom::L2ItlbMisses]),
+        _ => None,
+    }),
+    ev(0x48, "L1ITLB_INSERTS_HPW", A, 1, |_| Some(&[Atom::L2ItlbMisses])),
+    // §4.4 dispersal: a cycle disperses what it retires (MD38); a cycle that disperses
+    // nothing is a dispersal stall.
+    ev(0x49, "DISP_STALLED", A, 1, |_| Some(&[Atom::NoRetire])),
+    // L1I_PURGE: "inserts into L2ITLB" (every L2ITLB miss inserts); the programs issue
+    // no purges (MD42).
+    ev(0x4b, "L1I_PURGE", C, 1, |_| Some(&[Atom::L2ItlbMisses])),
+    ev(0x4d, "INST_DISPERSED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
+    // SYLL_NOT_DISPERSED: any combination of EXPL (bit 0), IMPL (bit 1), FE (bit 2) and
+    // MLX (bit 3, none: no MLX templates) counts the union of its reasons (MD38).
+    ev(0x4e, "SYLL_NOT_DISPERSED", A, 5, |u| {
+        const E: Atom = Atom::SyllablesNotDispersed(Syllables::Explicit);
+        const I: Atom = Atom::SyllablesNotDispersed(Syllables::Implicit);
+        const F: Atom = Atom::SyllablesNotDispersed(Syllables::FrontEnd);
+        match u & 0b0111 {
+            0b001 => Some(&[E]),
+            0b010 => Some(&[I]),
+            0b011 => Some(&[E, I]),
+            0b100 => Some(&[F]),
+            0b101 => Some(&[E, F]),
+            0b110 => Some(&[I, F]),
+            0b111 => Some(&[E, I, F]),
+            _ => None,
+        }
+    }),
+    // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
+    ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
+    // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
+    // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
+    // Returns and other indirect branches are always taken and predicted taken, but
+    // for those forced to "predicted not taken" (§4.7, MD40); their other misses are
+    // wrong targets (BR_MISPRED_DETAIL).
+    ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
+        (0b00 | 0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
+        (0b00, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken), FORCED_RETURNS, FORCED_INDIRECT]),
+        (0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
+        (0b00, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: false }]),
+        (0b00, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: false }]),
+        (0b01, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: true }]),
+        (0b01, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: true }]),
+        (0b10, 0b01) => Some(&[FORCED_RETURNS]),
+        (0b10, 0b11) => Some(&[Atom::ReturnsPathRight]),
+        (0b11, 0b01) => Some(&[FORCED_INDIRECT]),
+        (0b11, 0b11) => Some(&[Atom::IndirectPathRight]),
+        _ => None,
+    }),
+    // BR_MISPRED_DETAIL: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0
+    // prediction result (ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET) (MD18).
+    ev(0x5b, "BR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
+        (0b00, 0b00) => Some(&[Sig(Signal::Branches)]),
+        (0b00, 0b01) => Some(&[Atom::CorrectBranches]),
+        (0b00, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken), FORCED_RETURNS, FORCED_INDIRECT]),
+        (0b01, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken)]),
+        (0b00, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted), Sig(Signal::IndirectMispredicts)]),
+        (0b01, 0b00) => Some(&[Atom::IpRelBranches]),
+        (0b01, 0b01) => Some(&[Atom::IpRelCorrect]),
+        (0b10, 0b00) => Some(&[Sig(Signal::Returns)]),
+        (0b10, 0b01) => Some(&[Atom::CorrectReturns]),
+        (0b10, 0b10) => Some(&[FORCED_RETURNS]),
+        (0b10, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted)]),
+        (0b11, 0b00) => Some(&[Sig(Signal::IndirectBranches)]),
+        (0b11, 0b01) => Some(&[Atom::IndirectCorrect]),
+        (0b11, 0b10) => Some(&[FORCED_INDIRECT]),
+        (0b11, 0b11) => Some(&[Sig(Signal::IndirectMispredicts)]),
+        // IP-relative targets are never wrong.
+        _ => None,
+    }),
+    // ENCBR_MISPRED_DETAIL: branches "only if there is a branch on port B0": with no
+    // templates modelled, the first branch of every group is on B0 (MD41). 00xx and
+    // 11xx (ALL, ALL2) are BR_MISPRED_DETAIL's ALL rows; 01xx counts nothing; 10xx
+    // OVERSUB: the machine never oversubscribes the branch ports.
+    ev(0x63, "ENCBR_MISPRED_DETAIL", A, 3, |u| match u >> 2 & 3 {
+        0b00 | 0b11 => mapped_event(0x5b).and_then(|e| (e.select)(u & 3)),
+        _ => None,
+    }),
+    // L1I_FETCH_ISB_HIT: fetches bypassed from the streaming buffer, all "just in
+    // time" (the line is there when fetched, MMC19).
+    ev(0x66, "L1I_FETCH_ISB_HIT", A, 1, |_| Some(&[Sig(Signal::IsbHits)])),
+    ev(0x68, "BR_MISPRED_DETAIL2", A, 2, frontend::br_mispred_detail2),
+    ev(0x6a, "BR_PATH_PRED2", A, 2, frontend::br_path_pred2),
+    // The front end's stalls by cause (§4.6, MD39).
+    ev(0x70, "FE_LOST_BW", A, 2, frontend::fe_lost_bw),
+    ev(0x71, "FE_BUBBLE", A, 1, frontend::fe_bubble),
+    ev(0x72, "BE_LOST_BW_DUE_TO_FE", A, 2, frontend::be_lost_bw),
+    ev(0x73, "IDEAL_BE_LOST_BW_DUE_TO_FE", A, 2, frontend::ideal_be_lost_bw),
+    // L2I_READS bits 3:2: 01 HIT, 10 MISS, 11 ALL; bits 1:0: 01 demand, 10 prefetch,
+    // 11 all. A demand miss is an L3 lookup.
+    ev(0x78, "L2I_READS", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b01, 0b01) => Some(&[L2I_HIT]),
+        (0b01, 0b10) => Some(&[L2I_PH]),
+        (0b01, 0b11) => Some(&[L2I_HIT, L2I_PH]),
+        (0b10, 0b01) => Some(&[L3_IH, L3_IM]),
+        (0b10, 0b10) => Some(&[L2I_PM]),
+        (0b10, 0b11) => Some(&[L3_IH, L3_IM, L2I_PM]),
+        (0b11, 0b01) => Some(&[L2I_HIT, L3_IH, L3_IM]),
+        (0b11, 0b10) => Some(&[L2I_PH, L2I_PM]),
+        (0b11, 0b11) => Some(&[L2I_HIT, L3_IH, L3_IM, L2I_PH, L2I_PM]),
+        _ => None,
+    }),
+    // System bus and system interface events (§4.11, `bus.rs`; MD14, MD15, MD46).
+    // 0x82 BUS_RD_INVALID_HITM (BIL and HITM) cannot happen: a BIL upgrades a shared
+    // line, which no other core holds modified.
+    bus(ev(0x80, "BUS_RD_HIT", S, 1, bus::bus_rd_hit)),
+    bus(ev(0x81, "BUS_RD_HITM", S, 1, bus::bus_rd_hitm)),
+    bus(ev(0x83, "BUS_RD_INVALID_BST_HITM", S, 1, bus::bus_rd_invalid_bst_hitm)),
+    bus(ev(0x84, "BUS_HITM", S, 1, bus::bus_hitm)),
+    bus(ev(0x87, "BUS_ALL", S, 1, bus::bus_all)),
+    bus(ev(0x88, "BUS_DATA_CYCLE", C, 1, bus::bus_data_cycle)),
+    bus(ev(0x8a, "BUS_MEMORY", S, 1, bus::bus_memory)),
+    bus(ev(0x8b, "BUS_MEM_READ", S, 1, bus::bus_mem_read)),
+    bus(ev(0x8c, "BUS_RD_DATA", S, 1, bus::bus_rd_data)),
+    bus(ev(0x8d, "BUS_RD_PRTL", S, 1, bus::bus_rd_prtl)),
+    // SI_CYCLES: the SI clock is the core's (bus ratio × bus clock).
+    ev(0x8e, "SI_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
+    bus(ev(0x8f, "BUS_SNOOP_STALL_CYCLES", S, 1, bus::bus_snoop_stall_cycles)),
+    bus(ev(0x92, "BUS_WR_WB", S, 1, bus::bus_wr_wb)),
+    bus(ev(0x93, "BUS_B2B_DATA_CYCLES", C, 1, bus::bus_b2b_data_cycles)),
+    ev(0x97, "SI_IOQ_LIVE_REQ_LO", C, 7, bus::si_ioq_live_lo),
+    ev(0x98, "SI_IOQ_LIVE_REQ_HI", C, 1, bus::si_ioq_live_hi),
+    si(ev(0x9e, "SI_RQ_INSERTS", S, 2, bus::si_rq_inserts)),
+    si(ev(0x9f, "SI_RQ_LIVE_REQ_LO", C, 7, bus::si_rq_live_lo)),
+    si(ev(0xa0, "SI_RQ_LIVE_REQ_HI", C, 1, bus::si_rq_live_hi)),
+    si(ev(0xa1, "SI_WRITEQ_INSERTS", S, 2, bus::si_writeq_inserts)),
+    si(ev(0xa2, "SI_WRITEQ_LIVE_REQ_LO", C, 7, bus::si_writeq_live_lo)),
+    si(ev(0xa3, "SI_WRITEQ_LIVE_REQ_HI", C, 1, bus::si_writeq_live_hi)),
+    si(ev(0xa5, "SI_CCQ_INSERTS", S, 2, bus::si_ccq_inserts)),
+    si(ev(0xa6, "SI_CCQ_LIVE_REQ_LO", C, 7, bus::si_ccq_live_lo)),
+    si(ev(0xa7, "SI_CCQ_LIVE_REQ_HI", C, 1, bus::si_ccq_live_hi)),
+    si(ev(0xab, "SI_SCB_INSERTS", C, 1, bus::si_scb_inserts)),
+    si(ev(0xac, "SI_SCB_LIVE_REQ_LO", C, 7, bus::si_scb_live_lo)),
+    si(ev(0xad, "SI_SCB_LIVE_REQ_HI", C, 1, bus::si_scb_live_hi)),
+    ev(0xae, "SI_SCB_SIGNOFFS", C, 1, bus::si_scb_signoffs),
+    // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing or
+    // hitting (the machine has no secondary misses or recirculation).
+    ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses)])),
+    ev(0xb1, "L2D_INSERT_HITS", F, 4, |_| Some(&[Sig(Signal::L2DataHits)])),
+    ev(0xb4, "ER_MEM_READ_OUT_HI", F, 2, bus::er_mem_read_out_hi),
+    ev(0xb5, "ER_MEM_READ_OUT_LO", F, 7, bus::er_mem_read_out_lo),
+    always_all(ev(0xb6, "ER_SNOOPQ_REQ_HI", C, 1, bus::er_snoopq_hi)),
+    always_all(ev(0xb7, "ER_SNOOPQ_REQ_LO", C, 7, bus::er_snoopq_lo)),
+    always_all(ev(0xb8, "ER_BRQ_LIVE_REQ_HI", C, 2, bus::er_brq_live_hi)),
+    always_all(ev(0xb9, "ER_BRQ_LIVE_REQ_LO", C, 7, bus::er_brq_live_lo)),
+    ev(0xba, "ER_BRQ_REQ_INSERTED", F, 1, bus::er_brq_req_inserted),
+    ev(0xc0, "L1DTLB_TRANSFER", A, 1, |_| Some(&[Atom::L1dtlbTransfers])),
+    ev(0xc1, "L2DTLB_MISSES", A, 4, |_| Some(&[Atom::L2DtlbMisses])),
+    ev(0xc2, "L1D_READS_SET0", A, 2, |_| Some(&[Atom::CacheableLoads])),
+    ev(0xc3, "DATA_REFERENCES_SET0", A, 4, |_| Some(&[Atom::DataReferences])),
+    ev(0xc4, "L1D_READS_SET1", A, 2, |_| Some(&[Atom::CacheableLoads])),
+    ev(0xc5, "DATA_REFERENCES_SET1", A, 4, |_| Some(&[Atom::DataReferences])),
+    // L1D_READ_MISSES: bit 0 = 0 ALL, 1 RSE_FILL (the stream has no RSE).
+    ev(0xc7, "L1D_READ_MISSES", A, 2, |u| match u & 1 {
+        0 => Some(&[Atom::L1dReadMisses]),
+        _ => None,
+    }),
+    // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
+    ev(0xc9, "DTLB_INSERTS_HPW", F, 4, |_| Some(&[Atom::L2DtlbMisses])),
+    // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall), of which L1D_HPW (the page
+    // walker) and L1D_TLB (an L2DTLB to L1DTLB transfer); FPU and the other L1D
+    // reasons are not in the stream.
+    ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
+        0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        0b0101 => Some(&[Atom::L1dBubble(Signal::HpwStallCycles)]),
+        0b1010 => Some(&[Atom::L1dBubble(Signal::DTlbMissWaitCycles)]),
+        _ => None,
+    }),
+    // L2D_MISSES: Table 4-42 leaves its type blank; the description says F (MD26).
+    ev(0xcb, "L2D_MISSES", F, 1, |_| Some(&[Atom::L2dMisses])),
+    ev(0xcd, "LOADS_RETIRED", A, 4, |_| Some(&[Sig(Signal::Loads)])),
+    ev(0xcf, "UC_LOADS_RETIRED", A, 4, |_| Some(&[Atom::UncacheableLoads])),
+    ev(0xd0, "UC_STORES_RETIRED", A, 2, |_| Some(&[Atom::UncacheableStores])),
+    ev(0xd1, "STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::Stores)])),
+    // L3 events from the machine's L3 lookups: instruction fetches from the L2I, data
+    // reads from the L2D (a miss switching threads counts in the background, MD12),
+    // and the L2D's write-backs. Inserts are the lookups that missed and allocated.
+    mesi(ev(0xda, "L3_INSERTS", F, 1, |_| Some(&[L3_IM, L3_PM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)]))),
+    ev(0xdb, "L3_REFERENCES", F, 1, |_| {
+        use Signal::*;
+        Some(&[
+            Sig(L3InstructionHits),
+            Sig(L3InstructionMisses),
+            L3_PH,
+            L3_PM,
+            Sig(L3DataReadHits),
+            Sig(L3DataReadMisses),
+            L3_SH,
+            L3_SM,
+            Sig(L3WritebackHits),
+            Sig(L3WritebackMisses),
+        ])
+    }),
+    ev(0xdc, "L3_MISSES", F, 1, |_| Some(&[L3_IM, L3_PM, L3_DM, L3_SM, Sig(Signal::L3WritebackMisses)])),
+    // L3_READS bits 3:2: 00 demand instruction fetch, 01 instruction fetch and prefetch,
+    // 10 data reads, 11 all; bits 1:0: 01 hits, 10 misses, 11 both.
+    mesi(ev(0xdd, "L3_READS", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b00, 0b01) => Some(&[L3_IH]),
+        (0b00, 0b10) => Some(&[L3_IM]),
+        (0b00, 0b11) => Some(&[L3_IH, L3_IM]),
+        (0b01, 0b01) => Some(&[L3_IH, L3_PH]),
+        (0b01, 0b10) => Some(&[L3_IM, L3_PM]),
+        (0b01, 0b11) => Some(&[L3_IH, L3_IM, L3_PH, L3_PM]),
+        (0b10, 0b01) => Some(&[L3_DH]),
+        (0b10, 0b10) => Some(&[L3_DM]),
+        (0b10, 0b11) => Some(&[L3_DH, L3_DM]),
+        (0b11, 0b01) => Some(&[L3_IH, L3_PH, L3_DH]),
+        (0b11, 0b10) => Some(&[L3_IM, L3_PM, L3_DM]),
+        (0b11, 0b11) => Some(&[L3_IH, L3_IM, L3_PH, L3_PM, L3_DH, L3_DM]),
+        _ => None,
+    })),
+    // L3_WRITES bits 3:2: 01 data writes ("includes L3 read for ownership requests that
+    // satisfy stores"), 10 L2D write-backs, 11 all; bits 1:0 as L3_READS.
+    mesi(ev(0xde, "L3_WRITES", F, 1, |u| {
+        const WH: Atom = Sig(Signal::L3WritebackHits);
+        const WM: Atom = Sig(Signal::L3WritebackMisses);
+        match (u >> 2 & 3, u & 3) {
+            (0b01, 0b01) => Some(&[L3_SH]),
+            (0b01, 0b10) => Some(&[L3_SM]),
+            (0b01, 0b11) => Some(&[L3_SH, L3_SM]),
+            (0b10, 0b01) => Some(&[WH]),
+            (0b10, 0b10) => Some(&[WM]),
+            (0b10, 0b11) => Some(&[WH, WM]),
+            (0b11, 0b01) => Some(&[L3_SH, WH]),
+            (0b11, 0b10) => Some(&[L3_SM, WM]),
+            (0b11, 0b11) => Some(&[L3_SH, L3_SM, WH, WM]),
+            _ => None,
+        }
+    })),
+    mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Atom::Bus(Txn::Ewb)]))),
+    // L2D_REFERENCES (set 2): bits 1:0 01 reads, 10 writes, 11 both.
+    ev(0xe6, "L2D_REFERENCES", F, 4, |u| match u & 3 {
+        0b01 => Some(&[Atom::L2dReads]),
+        0b10 => Some(&[Atom::L2dWrites]),
+        0b11 => Some(&[Atom::L2dReads, Atom::L2dWrites]),
+        _ => None,
+    }),
+    // L2D_FORCE_RECIRC.TAG_OK: "inserted to Ozq as a hit … Likely identical to
+    // L2D_INSERT_HITS" (Table 4-90); the machine has no OZQ recirculation otherwise.
+    ev(0xea, "L2D_FORCE_RECIRC", F, 4, |u| if u == 0b0111 { Some(&[Sig(Signal::L2DataHits)]) } else { None }),
+    // L2D_OPS_ISSUED (bit 3 ignored): the L2D's operations by kind, each issued as a
+    // hit in the end: integer loads (L1D read misses), semaphores (RMW), other stores,
+    // lfetches the L1D missed, and the page walker's reads (OTHER). FP_LOAD 0: the
+    // machine's loads go through the L1D.
+    // L2D_STORE_HIT_SHARED (b0xxx ANY): stores to a line the other core shares, which
+    // the L2D upgrades with a BIL (MMC23).
+    ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
+    ev(0xf0, "L2D_OPS_ISSUED", F, 4, |u| match u & 0b0111 {
+        0b000 => Some(&[Atom::L2dReads]),
+        0b010 => Some(&[Atom::CacheableAtomics]),
+        0b011 => Some(&[Atom::L2dStores]),
+        0b100 | 0b110 => Some(&[Sig(Signal::L2PrefetchHitsL2), Sig(Signal::L2PrefetchHitsL3), Sig(Signal::L2PrefetchLocalMemory)]),
+        0b101 | 0b111 => Some(&[Sig(Signal::MainTlbMisses)]),
+        _ => None,
+    }),
+    ev(0xf2, "L2D_FILL_MESI_STATE", F, 1, bus::l2d_fill_mesi_state),
+];
