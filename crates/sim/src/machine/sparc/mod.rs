@@ -10,6 +10,7 @@
 //! Software thread `i` runs on strand `i % strands`; strands take turns at the timer
 //! (`machine::run`), so one strand runs in any cycle.
 
+mod access;
 mod coherence;
 pub mod config;
 mod exec;

@@ -1,0 +1,220 @@
+//! SPARC data accesses: loads (the store buffer's read-after-write hits, the L1, the
+//! hardware prefetcher), stores through the store buffer, atomics, software prefetches,
+//! block transfers and uncached accesses, each after the other core's say about a
+//! shared line (`coherence.rs`).
+
+use super::exec::{context, Side};
+use super::memory::{bump, Level, Reach};
+use super::{Buffered, Sparc};
+use crate::machine::out::Out;
+use crate::program::{Access, DataStream, Memory, Op, Phase};
+use crate::stream::{MemRef, Signal, Signals};
+
+impl Sparc {
+    /// The socket memory at `addr` of `stream` lives on: shared mappings are spread
+    /// over the sockets page by page ([Solaris] places shared memory over the
+    /// lgroups; ERRATA MSP4), private memory is local.
+    fn remote(&self, stream: &DataStream, addr: u64) -> bool {
+        stream.shared && self.cfg.sockets > 1 && !(addr / self.cfg.page_sizes[0]).is_multiple_of(self.cfg.sockets)
+    }
+
+    /// A load, store, atomic, prefetch or block transfer through the data side, after
+    /// the other core had its say about a shared line (`coherence.rs`).
+    pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
+        let stream = &phase.streams[usize::from(a.stream)];
+        self.snoop(stream, stream.position(k) + u64::from(a.offset), op.writes());
+        self.access(phase, k, op, a, ip, out);
+        self.mem.supplier = None;
+    }
+
+    fn access(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
+        let stream = &phase.streams[usize::from(a.stream)];
+        let addr = stream.position(k) + u64::from(a.offset);
+        let mem = MemRef { addr, stride: stream.stride, size: a.size, write: op.writes() };
+        let class = self.cfg.size_class(stream.page);
+        if !self.tr.dtlb.access(addr, self.cfg.page_sizes[class], context(phase)) {
+            // A base-page mapping is faulted in page by page on its first pass; a
+            // large-page segment is populated when it is mapped (ERRATA MSP7).
+            let first_touch = class == 0 && stream.stride != 0 && k < stream.until_wrap(0);
+            self.walk(out, addr, class, context(phase), first_touch, Side::Data);
+        }
+        let remote = self.remote(stream, addr);
+        let mut s = Signals::default();
+        if stream.memory != Memory::Cacheable {
+            // I/O space: next to commit (TABLE 10-1 footnote 1); uncached memory counts
+            // as memory traffic, device registers do not.
+            s.set(Signal::NextToCommit, 1).set(if op.writes() { Signal::Stores } else { Signal::Loads }, 1);
+            let memory = stream.memory == Memory::NonCacheable;
+            let bank_wait = if memory { self.mem.uncached(addr, op.writes()) } else { 0 };
+            let (signal, latency) =
+                if op.writes() { (Signal::MemoryWrites, 0) } else { (Signal::MemoryReads, self.cfg.memory_cycles + bank_wait) };
+            s.set(signal, u8::from(memory));
+            self.issue(out, ip, s, 1).mem = Some(mem);
+            self.wait(out, ip, latency, Some(Signal::DataDepStallCycles));
+            return;
+        }
+        let waits = match *op {
+            Op::Load(_) => self.load(addr, a.size, remote, &mut s),
+            Op::Store(_) => {
+                self.store(out, ip, addr, a.size, remote, &mut s);
+                0
+            }
+            Op::Modify(_) => {
+                let latency = self.load(addr, a.size, remote, &mut s);
+                self.store(out, ip, addr, a.size, remote, &mut s);
+                latency
+            }
+            Op::Atomic(_) => {
+                // CASA, LDSTUB, SWAP: "other" instructions (footnote 9), performed at
+                // the L2 after the L1 copy is invalidated; next to commit.
+                s.set(Signal::Atomics, 1).set(Signal::NextToCommit, 1);
+                self.mem.dcache.invalidate(addr);
+                let reach = self.mem.access(addr, true, remote, &mut s);
+                self.latency(reach)
+            }
+            Op::Prefetch(_) => {
+                // Compilers prefetch "for several writes" (fcn 2, into the L2) ahead of
+                // streams the loop stores to, "for several reads" (fcn 0, into the L1)
+                // otherwise; sl 21 counts only the first kind (ERRATA MSP5).
+                s.set(Signal::SoftwarePrefetches, 1);
+                let for_writes = phase.body.iter().any(|o| matches!(o, Op::Store(b) | Op::BlockStore(b) if b.stream == a.stream));
+                self.prefetch(addr, remote, for_writes, &mut s);
+                0
+            }
+            Op::BlockLoad(_) | Op::BlockStore(_) => {
+                // Whole 64-byte blocks through the L2, bypassing the L1 (footnote 6 and
+                // 7 count them as loads or stores, sl 4 mask 20 as block transfers).
+                let write = op.writes();
+                s.set(Signal::BlockLoadsStores, 1).set(if write { Signal::Stores } else { Signal::Loads }, 1);
+                let line = self.cfg.l2.line;
+                let mut from = Reach { level: Level::L2, bank_wait: 0 };
+                for l in (addr & !(line - 1)..(addr & !(line - 1)) + 64).step_by(line as usize) {
+                    if write {
+                        // Every L1 line the block covers (16-byte lines on T1 and T3).
+                        let l1 = self.cfg.dcache.line;
+                        for a in (l..l + line).step_by(l1 as usize) {
+                            self.mem.dcache.invalidate(a);
+                        }
+                    }
+                    let reach = self.mem.access(l, write, remote, &mut s);
+                    from = Reach { level: from.level.max(reach.level), bank_wait: from.bank_wait.max(reach.bank_wait) };
+                }
+                let latency = self.latency(from);
+                if write {
+                    // A block store is one store at the L2, from the farthest level.
+                    s.set(store_hit(from.level), 1);
+                }
+                self.issue(out, ip, s, 1).mem = Some(mem);
+                self.wait(out, ip, self.cfg.block_cycles, None);
+                if !write && a.use_next {
+                    self.wait(out, ip, latency, Some(Signal::DataDepStallCycles));
+                }
+                return;
+            }
+            _ => 0,
+        };
+        let waited = a.use_next || matches!(op, Op::Atomic(_));
+        if !waited && waits > self.cfg.load_use_cycles && matches!(op, Op::Load(_) | Op::Modify(_)) {
+            self.outstanding(out, ip, waits);
+        }
+        self.issue(out, ip, s, 1).mem = Some(mem);
+        if waits > 0 && waited {
+            self.wait(out, ip, waits, Some(Signal::DataDepStallCycles));
+        }
+    }
+
+    /// A load: from the store buffer when a buffered store covers it, else the L1 and
+    /// on a miss the L2 and beyond. Returns the cycles until its data is there.
+    fn load(&mut self, addr: u64, size: u8, remote: bool, s: &mut Signals) -> u64 {
+        s.set(Signal::Loads, 1);
+        let (end, mut wait_store) = (addr + u64::from(size), 0);
+        if let Some(b) = self.store_buffer.iter().rev().find(|b| b.addr < end && addr < b.addr + u64::from(b.size)) {
+            if b.addr <= addr && end <= b.addr + u64::from(b.size) {
+                s.set(Signal::StoreBufferFullRawHits, 1);
+                return self.cfg.load_use_cycles;
+            }
+            // A partial overlap waits for the store to be written, then reads the cache.
+            s.set(Signal::StoreBufferPartialRawHits, 1);
+            wait_store = b.left;
+        }
+        if self.mem.dcache.access(addr, false).hit {
+            return wait_store + self.cfg.load_use_cycles;
+        }
+        s.set(Signal::DCacheMisses, 1);
+        let reach = self.mem.access(addr, false, remote, s);
+        s.set(source(reach.level, [Signal::DCacheFillsFromCache, Signal::DCacheFillsFromLocalMemory, Signal::DCacheFillsFromRemote]), 1);
+        if self.cfg.hardware_prefetch {
+            // The next line, unless the L1 has it already (TABLE 10-2 sl 18 mask 01).
+            let next = addr - addr % self.cfg.dcache.line + self.cfg.dcache.line;
+            if self.mem.l1_holds(next) {
+                s.set(Signal::HwPrefetchDropsCacheHit, 1);
+            } else {
+                self.mem.access(next, false, remote, s);
+                self.mem.dcache.fill(next, false);
+            }
+        }
+        wait_store + self.latency(reach)
+    }
+
+    /// A store: into the store buffer (waiting for a free entry), through to the L2;
+    /// the write-through L1 is updated only where it holds the line.
+    fn store(&mut self, out: &mut Out, ip: u64, addr: u64, size: u8, remote: bool, s: &mut Signals) {
+        s.set(Signal::Stores, 1);
+        if self.store_buffer.len() >= self.cfg.store_buffer {
+            let oldest = self.store_buffer.iter().map(|b| b.left).min().unwrap_or(0);
+            self.wait(out, ip, oldest, Some(Signal::StoreBufferWaitCycles));
+        }
+        if self.mem.l1_holds(addr) {
+            self.mem.dcache.access(addr, false);
+        }
+        let reach = self.mem.access(addr, true, remote, s);
+        bump(s, store_hit(reach.level));
+        // Entries are written in order, each after the one before.
+        let ahead = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
+        self.store_buffer.push(Buffered { addr, size, left: ahead + self.latency(reach) });
+    }
+
+    /// A software prefetch.
+    fn prefetch(&mut self, addr: u64, remote: bool, for_writes: bool, s: &mut Signals) {
+        if for_writes {
+            let reach = self.mem.access(addr, false, remote, s);
+            s.set(
+                match reach.level {
+                    Level::L2 => Signal::L2PrefetchHitsL2,
+                    Level::L3 | Level::LocalC2c => Signal::L2PrefetchHitsL3,
+                    Level::LocalMemory => Signal::L2PrefetchLocalMemory,
+                    Level::RemoteC2c | Level::RemoteMemory => Signal::L2PrefetchRemoteMemory,
+                },
+                1,
+            );
+        } else if self.mem.l1_holds(addr) {
+            s.set(Signal::SwPrefetchDropsCacheHit, 1);
+        } else {
+            self.mem.access(addr, false, remote, s);
+            self.mem.dcache.fill(addr, false);
+        }
+    }
+}
+
+/// The TABLE 10-2 sl 22 signal of a store that found its line at `level`.
+fn store_hit(level: Level) -> Signal {
+    match level {
+        Level::L2 => Signal::StoresHitL2,
+        Level::L3 => Signal::StoresHitL3,
+        Level::LocalC2c => Signal::StoresLocalC2c,
+        Level::RemoteC2c => Signal::StoresRemoteC2c,
+        Level::LocalMemory => Signal::StoresLocalMemory,
+        Level::RemoteMemory => Signal::StoresRemoteMemory,
+    }
+}
+
+/// The L1 fill source signal of a level: a cache of this socket, local memory, remote.
+pub(super) fn source(level: Level, signals: [Signal; 3]) -> Signal {
+    match level {
+        // TABLE 10-2 sl 11, 16: "local L2 cache to cache" is of this socket; a remote
+        // cache counts with remote memory.
+        Level::L2 | Level::L3 | Level::LocalC2c => signals[0],
+        Level::LocalMemory => signals[1],
+        Level::RemoteC2c | Level::RemoteMemory => signals[2],
+    }
+}
