@@ -97,9 +97,14 @@ impl Si {
     pub fn overlay(&mut self, cfg: &MontecitoConfig, out: &mut Vec<Span>, from: usize) {
         let mut length = 0;
         for &Span { signals, cycles, .. } in &out[from..] {
-            if requests_any(&signals) {
+            let kinds = requests(cfg, &signals);
+            if kinds.iter().any(|&(_, n)| n > 0) {
                 for c in 0..cycles {
-                    self.requests(cfg, &signals, length + c);
+                    for (kind, n) in kinds {
+                        for _ in 0..n {
+                            self.request(cfg, kind, length + c);
+                        }
+                    }
                 }
             }
             length += cycles;
@@ -180,35 +185,6 @@ impl Si {
         self.changes = changes;
     }
 
-    /// The entries of the requests made in cycle `t0`.
-    fn requests(&mut self, cfg: &MontecitoConfig, s: &Signals, t0: u64) {
-        use Signal::*;
-        let pieces = s.get(Wc32) + s.get(Wc16) + s.get(Wc8Low) + s.get(Wc8High);
-        let lines_written = s.get(MemoryWrites).saturating_sub(pieces);
-        let line_reads = s.get(MemoryReads).saturating_sub(s.get(PartialMemoryReads)) + s.get(DeferredMemoryReads);
-        let hitm = s.get(BrlHitm) + s.get(BrilHitm);
-        let l3_hits = s.get(L3DataReadHits) + s.get(StoresHitL3) + s.get(L3InstructionHits) + s.get(L3InstructionPrefetchHits);
-        let peer_hitm = s.get(PeerBrlHitm) + s.get(PeerBrilHitm);
-        let peer = s.get(PeerBrl) + s.get(PeerBril);
-        let kinds = [
-            (Kind::LineRead { hitm: true }, hitm.min(line_reads)),
-            (Kind::LineRead { hitm: false }, line_reads.saturating_sub(hitm)),
-            (Kind::L3Hit, l3_hits),
-            (Kind::PartialRead, s.get(PartialMemoryReads) + s.get(DeviceReads)),
-            (Kind::Write { clocks: cfg.line_clocks }, lines_written),
-            (Kind::Write { clocks: 1 }, pieces + s.get(DeviceWrites)),
-            (Kind::CastOut, s.get(CleanCastouts)),
-            (Kind::Invalidate, s.get(BusInvalidates)),
-            (Kind::PeerRead { hitm: true }, peer_hitm.min(peer)),
-            (Kind::PeerRead { hitm: false }, peer.saturating_sub(peer_hitm)),
-        ];
-        for (kind, n) in kinds {
-            for _ in 0..n {
-                self.request(cfg, kind, t0);
-            }
-        }
-    }
-
     /// The first bus clock edge at or after `t`.
     fn edge(&self, cfg: &MontecitoConfig, t: u64) -> u64 {
         let r = cfg.bus_ratio;
@@ -237,13 +213,12 @@ impl Si {
     /// this core or the other; a transfer whose previous bus clock carried another's
     /// data is back to back. Transfers are not serialized: the SI does not hold the
     /// core back, so the bus is not either (clocks two transfers share count once).
-    fn data(&mut self, from: u64, clocks: u64, own: bool, r: u64) -> u64 {
+    fn data(&mut self, from: u64, clocks: u64, own: bool, r: u64) {
         let busy = from >= r && self.entries.iter().any(|e| e.signal == DATA as u8 && e.from < from - r + 1 && from - r < e.to);
         if busy {
             self.add(B2B, own, from, from + 1);
         }
         self.clocks(DATA, own, from, clocks, r);
-        from
     }
 
     /// The snoop phase of a transaction put on the bus at `ads`: the snoop queue and
@@ -275,8 +250,8 @@ impl Si {
                     self.add(BRQ, false, t0, t0 + m);
                 }
                 let answered = self.snoop(cfg, ads, own, hitm);
-                let want = if own { self.edge(cfg, (t0 + m).saturating_sub(cfg.line_clocks * r)).max(answered) } else { answered };
-                let data = self.data(want, cfg.line_clocks, own, r);
+                let data = if own { self.edge(cfg, (t0 + m).saturating_sub(cfg.line_clocks * r)).max(answered) } else { answered };
+                self.data(data, cfg.line_clocks, own, r);
                 let done = data + cfg.line_clocks * r;
                 self.add(IOQ, false, ads, done);
                 if own {
@@ -296,14 +271,15 @@ impl Si {
                 self.add(BRQ, false, t0, t0 + m);
                 self.add(RQ_BOTH, true, t0 + 1, ads);
                 let answered = self.snoop(cfg, ads, true, false);
-                let want = self.edge(cfg, (t0 + m).saturating_sub(r)).max(answered);
-                let data = self.data(want, 1, true, r);
+                let data = self.edge(cfg, (t0 + m).saturating_sub(r)).max(answered);
+                self.data(data, 1, true, r);
                 self.add(IOQ, false, ads, data + r);
             }
             Kind::Write { clocks } => {
                 let ads = self.edge(cfg, t0 + 1 + r);
                 let answered = self.snoop(cfg, ads, true, false);
-                let done = self.data(answered, clocks, true, r) + clocks * r;
+                self.data(answered, clocks, true, r);
+                let done = answered + clocks * r;
                 self.add(WRITEQ_BOTH, true, t0 + 1, done);
                 self.add(IOQ, false, ads, done);
             }
@@ -329,29 +305,28 @@ impl Si {
     }
 }
 
-/// The signals that make requests.
-const REQUESTS: [Signal; 17] = [
-    Signal::MemoryReads,
-    Signal::MemoryWrites,
-    Signal::DeferredMemoryReads,
-    Signal::L3DataReadHits,
-    Signal::StoresHitL3,
-    Signal::L3InstructionHits,
-    Signal::L3InstructionPrefetchHits,
-    Signal::PartialMemoryReads,
-    Signal::DeviceReads,
-    Signal::DeviceWrites,
-    Signal::CleanCastouts,
-    Signal::BusInvalidates,
-    Signal::PeerBrl,
-    Signal::PeerBril,
-    Signal::BrlHitm,
-    Signal::BrilHitm,
-    Signal::WcLines,
-];
-
-fn requests_any(s: &Signals) -> bool {
-    REQUESTS.iter().any(|&r| s.get(r) > 0)
+/// The requests a cycle with signals `s` makes, by kind.
+fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 10] {
+    use Signal::*;
+    let pieces = s.get(Wc32) + s.get(Wc16) + s.get(Wc8Low) + s.get(Wc8High);
+    let lines_written = s.get(MemoryWrites).saturating_sub(pieces);
+    let line_reads = s.get(MemoryReads).saturating_sub(s.get(PartialMemoryReads)) + s.get(DeferredMemoryReads);
+    let hitm = s.get(BrlHitm) + s.get(BrilHitm);
+    let l3_hits = s.get(L3DataReadHits) + s.get(StoresHitL3) + s.get(L3InstructionHits) + s.get(L3InstructionPrefetchHits);
+    let peer_hitm = s.get(PeerBrlHitm) + s.get(PeerBrilHitm);
+    let peer = s.get(PeerBrl) + s.get(PeerBril);
+    [
+        (Kind::LineRead { hitm: true }, hitm.min(line_reads)),
+        (Kind::LineRead { hitm: false }, line_reads.saturating_sub(hitm)),
+        (Kind::L3Hit, l3_hits),
+        (Kind::PartialRead, s.get(PartialMemoryReads) + s.get(DeviceReads)),
+        (Kind::Write { clocks: cfg.line_clocks }, lines_written),
+        (Kind::Write { clocks: 1 }, pieces + s.get(DeviceWrites)),
+        (Kind::CastOut, s.get(CleanCastouts)),
+        (Kind::Invalidate, s.get(BusInvalidates)),
+        (Kind::PeerRead { hitm: true }, peer_hitm.min(peer)),
+        (Kind::PeerRead { hitm: false }, peer.saturating_sub(peer_hitm)),
+    ]
 }
 
 /// Appends `piece`, merged into the span before when they are the same.
