@@ -98,6 +98,12 @@ impl Signals {
         self
     }
 
+    /// One more of `s` in this cycle.
+    pub fn bump(&mut self, s: Signal) {
+        let n = self.get(s) as u8;
+        self.set(s, n + 1);
+    }
+
     pub fn with(mut self, s: Signal, per_cycle: u8) -> Self {
         self.set(s, per_cycle);
         self

@@ -22,11 +22,11 @@ impl Montecito {
                 Request::Read => (Signal::PeerBrl, Signal::PeerBrlHit, Signal::PeerBrlHitm),
                 Request::ReadOwn => (Signal::PeerBril, Signal::PeerBrilHit, Signal::PeerBrilHitm),
             };
-            bump(&mut s, txn);
+            s.bump(txn);
             match answer {
                 Answer::Miss => {}
-                Answer::Hit => bump(&mut s, hit),
-                Answer::Hitm => bump(&mut s, hitm),
+                Answer::Hit => s.bump(hit),
+                Answer::Hitm => s.bump(hitm),
             }
         }
         if s == Signals::default() {
@@ -66,10 +66,4 @@ impl Montecito {
             (false, false) => Answer::Miss,
         }
     }
-}
-
-/// One more of `signal`.
-fn bump(s: &mut Signals, signal: Signal) {
-    let n = s.get(signal) as u8;
-    s.set(signal, n.saturating_add(1).min(crate::stream::MAX_PER_CYCLE));
 }

@@ -40,12 +40,6 @@ pub(super) struct Group {
     pub(super) mem: Option<MemRef>,
 }
 
-/// One more of `signal` in the group.
-pub(super) fn bump(s: &mut Signals, signal: Signal) {
-    let n = s.get(signal) as u8;
-    s.set(signal, n.saturating_add(1));
-}
-
 /// Whether a conditional branch's prediction signals say its path was mispredicted.
 fn is_wrong(s: Signals) -> bool {
     s.get(Signal::PathMispredictsTaken) + s.get(Signal::PathMispredictsNotTaken) > 0
@@ -93,7 +87,7 @@ impl Montecito {
         if std::mem::take(&mut self.privilege_changed) {
             // The phase runs at another level than the thread's last one (a system
             // call, an interrupt, a return from one): CPU_CPL_CHANGES.
-            bump(&mut g.signals, Signal::PrivilegeChanges);
+            g.signals.bump(Signal::PrivilegeChanges);
         }
         let mut i = 0;
         while i < phase.body.len() {
@@ -132,7 +126,7 @@ impl Montecito {
     /// architected stop (its last instruction's consumer follows): a back-end stall
     /// counting `stall`.
     fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Signal) {
-        bump(&mut g.signals, Signal::ExplicitStops);
+        g.signals.bump(Signal::ExplicitStops);
         self.close(g, out);
         be_stall(out, self.ip, 0, cycles, Signals::default().with(stall, 1));
     }
@@ -154,7 +148,7 @@ impl Montecito {
             }
             Op::Fp(f) => {
                 self.join(g, out, ip, false);
-                bump(&mut g.signals, Signal::FguCryptoInstructions);
+                g.signals.bump(Signal::FguCryptoInstructions);
                 if matches!(f, FpOp::Div | FpOp::Sqrt) {
                     self.wait(g, out, self.cfg.fp_divide_cycles, Signal::FrDepStallCycles);
                 }
@@ -270,10 +264,10 @@ impl Montecito {
     #[allow(clippy::too_many_arguments)]
     fn branch(&mut self, g: &mut Group, out: &mut Out, ip: u64, s: Signals, taken: bool, wrong: bool, target: u64) {
         self.join(g, out, ip, false);
-        bump(&mut g.signals, Signal::Branches);
+        g.signals.bump(Signal::Branches);
         for (signal, on) in [(Signal::BranchesTaken, taken), (Signal::BranchMispredicts, wrong)] {
             if on {
-                bump(&mut g.signals, signal);
+                g.signals.bump(signal);
             }
         }
         merge(&mut g.signals, s);
@@ -371,7 +365,7 @@ impl Montecito {
             return;
         }
         self.fetch_line = line;
-        bump(&mut g.signals, Signal::ICacheReads);
+        g.signals.bump(Signal::ICacheReads);
         let mut tlb = Signals::default();
         let translating =
             self.translate(Side::Instruction, addr, self.cfg.page(phase.code_page.unwrap_or(0)), address_space(phase), &mut tlb);
@@ -383,7 +377,7 @@ impl Montecito {
             if self.isb == Some(l2_line) {
                 // The line came in whole with its other half: filled from the
                 // streaming buffer as it is fetched (ERRATA MMC19).
-                bump(&mut g.signals, Signal::IsbHits);
+                g.signals.bump(Signal::IsbHits);
             } else {
                 miss.set(Signal::ICacheMisses, 1);
                 filling = match self.outer_access(0, addr, false, &mut miss) {

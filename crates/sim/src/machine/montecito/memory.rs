@@ -3,7 +3,7 @@
 //! prefetcher, the write-coalescing buffers, memory with its thread switches, and the
 //! other core's snoops of shared lines.
 
-use super::exec::{address_space, be_stall, bump, merge, Group};
+use super::exec::{address_space, be_stall, merge, Group};
 use super::wcb::Piece;
 use super::{Montecito, OUTER};
 use crate::machine::out::Out;
@@ -41,17 +41,14 @@ fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
 /// What the write-coalescing buffers `sent` to memory: one write per line or piece.
 pub(super) fn bus_writes(s: &mut Signals, sent: &[Piece]) {
     for piece in sent {
-        bump(s, Signal::MemoryWrites);
-        bump(
-            s,
-            match piece {
-                Piece::Line => Signal::WcLines,
-                Piece::Bytes32 => Signal::Wc32,
-                Piece::Bytes16 => Signal::Wc16,
-                Piece::Bytes8Low => Signal::Wc8Low,
-                Piece::Bytes8High => Signal::Wc8High,
-            },
-        );
+        s.bump(Signal::MemoryWrites);
+        s.bump(match piece {
+            Piece::Line => Signal::WcLines,
+            Piece::Bytes32 => Signal::Wc32,
+            Piece::Bytes16 => Signal::Wc16,
+            Piece::Bytes8Low => Signal::Wc8Low,
+            Piece::Bytes8High => Signal::Wc8High,
+        });
     }
 }
 
@@ -97,15 +94,15 @@ impl Montecito {
         if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
             self.switch = true;
             self.in_flight[t] = self.in_flight[t].saturating_add(1);
-            bump(s, Signal::DeferredMemoryReads);
+            s.bump(Signal::DeferredMemoryReads);
             return 0;
         }
         if self.may_switch && other.is_some() {
             // A switch event the urgencies turned down (THREAD_SWITCH_EVENTS.MISSED).
-            bump(s, Signal::ThreadSwitchesMissed);
+            s.bump(Signal::ThreadSwitchesMissed);
         }
-        bump(s, Signal::MemoryReads);
-        bump(s, miss);
+        s.bump(Signal::MemoryReads);
+        s.bump(miss);
         self.cfg.memory_cycles
     }
 
@@ -124,18 +121,18 @@ impl Montecito {
     /// the L2I, the L3 or memory into the L1I, with no wait.
     pub(super) fn prefetch_instruction(&mut self, line: u64, s: &mut Signals) {
         let next = line + self.cfg.l1i.line;
-        bump(s, Signal::L1iPrefetches);
+        s.bump(Signal::L1iPrefetches);
         if self.l1i.contains(next) || self.isb == Some(self.cfg.l2i.line_of(next)) {
             return;
         }
         self.l1i.fill(next, false);
         match self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], s) {
             Level::L2 => {}
-            Level::L3 => bump(s, Signal::L2iPrefetchMisses),
+            Level::L3 => s.bump(Signal::L2iPrefetchMisses),
             Level::Memory => {
-                bump(s, Signal::L2iPrefetchMisses);
-                bump(s, Signal::L3InstructionPrefetchMisses);
-                bump(s, Signal::MemoryReads);
+                s.bump(Signal::L2iPrefetchMisses);
+                s.bump(Signal::L3InstructionPrefetchMisses);
+                s.bump(Signal::MemoryReads);
             }
         }
     }
@@ -147,22 +144,22 @@ impl Montecito {
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
             self.touched[OUTER - 1] = true;
             let l3 = &mut self.outer[OUTER - 1];
-            bump(s, if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
+            s.bump(if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
             let evicted = l3.fill(v.line, true);
             self.l3_victim(evicted, s);
         }
         if lookup.hit {
-            bump(s, hits[0]);
+            s.bump(hits[0]);
             return Level::L2;
         }
         if which == 1 {
-            bump(s, Signal::L2DataMisses);
+            s.bump(Signal::L2DataMisses);
         }
         self.touched[OUTER - 1] = true;
         let l3 = self.outer[OUTER - 1].access(addr, false);
         self.l3_victim(l3.victim, s);
         if l3.hit {
-            bump(s, hits[1]);
+            s.bump(hits[1]);
             Level::L3
         } else {
             Level::Memory
@@ -174,10 +171,10 @@ impl Montecito {
     fn l3_victim(&self, victim: Option<crate::machine::cache::Victim>, s: &mut Signals) {
         match victim {
             Some(v) if v.dirty => {
-                bump(s, Signal::MemoryWrites);
+                s.bump(Signal::MemoryWrites);
                 s.set(Signal::DCacheWritebacks, 1);
             }
-            Some(_) if self.cfg.clean_castouts => bump(s, Signal::CleanCastouts),
+            Some(_) if self.cfg.clean_castouts => s.bump(Signal::CleanCastouts),
             _ => {}
         }
     }
@@ -200,19 +197,19 @@ impl Montecito {
                     (true, Answer::Hitm) => Some(Signal::BrilHitm),
                 };
                 if let Some(signal) = signal {
-                    bump(s, signal);
+                    s.bump(signal);
                 }
             } else if write && answer != Answer::Miss {
                 // A store to a line this core holds and the other shares.
-                bump(s, Signal::BusInvalidates);
-                bump(s, Signal::StoresHitShared);
+                s.bump(Signal::BusInvalidates);
+                s.bump(Signal::StoresHitShared);
             }
         }
         if matches!(level, Some(Level::L3 | Level::Memory)) {
             if write {
-                bump(s, Signal::L2dFillsModified);
+                s.bump(Signal::L2dFillsModified);
             } else if shared && self.peer.holds(line) {
-                bump(s, Signal::L2dFillsShared);
+                s.bump(Signal::L2dFillsShared);
             }
         }
     }
@@ -308,8 +305,8 @@ impl Montecito {
                 // Non-cacheable memory is write-coalescing (MMC22): reads go to the
                 // bus as partial reads, stores gather in the coalescing buffers.
                 if reads {
-                    bump(&mut s, Signal::MemoryReads);
-                    bump(&mut s, Signal::PartialMemoryReads);
+                    s.bump(Signal::MemoryReads);
+                    s.bump(Signal::PartialMemoryReads);
                     latency = self.cfg.memory_cycles;
                 } else {
                     let mut sent = Vec::new();
@@ -319,7 +316,7 @@ impl Montecito {
             }
             Memory::Device => {
                 // Uncacheable: each access is its own partial bus transaction.
-                bump(&mut s, if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
+                s.bump(if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
                 latency = if reads { self.cfg.memory_cycles } else { 0 };
             }
         }
@@ -331,7 +328,7 @@ impl Montecito {
         let waits = a.use_next || matches!(op, Op::Atomic(_));
         if waits && reads && !prefetch {
             // The consumer of the value is in the next group: an architected stop.
-            bump(&mut g.signals, Signal::ExplicitStops);
+            g.signals.bump(Signal::ExplicitStops);
         }
         if write || (waits && reads && !prefetch) {
             self.close(g, out);

@@ -4,7 +4,7 @@
 //! shared line (`coherence.rs`).
 
 use super::exec::{context, Side};
-use super::memory::{bump, Level, Reach};
+use super::memory::{Level, Reach};
 use super::{Buffered, Sparc};
 use crate::machine::out::Out;
 use crate::program::{Access, DataStream, Memory, Op, Phase};
@@ -168,7 +168,7 @@ impl Sparc {
             self.mem.dcache.access(addr, false);
         }
         let reach = self.mem.access(addr, true, remote, s);
-        bump(s, store_hit(reach.level));
+        s.bump(store_hit(reach.level));
         // Entries are written in order, each after the one before.
         let ahead = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
         self.store_buffer.push(Buffered { addr, size, left: ahead + self.latency(reach) });

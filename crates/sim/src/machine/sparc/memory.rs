@@ -78,7 +78,7 @@ impl Hierarchy {
             return Reach { level: Level::L2, bank_wait: 0 };
         }
         if let Some((_, level)) = self.supplier.filter(|&(line, _)| line == self.coherence_line(addr)) {
-            bump(s, Signal::CacheToCacheFills);
+            s.bump(Signal::CacheToCacheFills);
             return Reach { level, bank_wait: 0 };
         }
         let level = match self.l3.as_mut() {
@@ -87,7 +87,7 @@ impl Hierarchy {
                 let l3_lookup = l3.access(addr, false);
                 if let Some(v) = l3_lookup.victim.filter(|v| v.dirty) {
                     self.mcus.write(v.line);
-                    bump(s, Signal::MemoryWrites);
+                    s.bump(Signal::MemoryWrites);
                 }
                 if l3_lookup.hit {
                     Level::L3
@@ -102,7 +102,7 @@ impl Hierarchy {
         };
         let mut bank_wait = 0;
         if level.is_memory() {
-            bump(s, Signal::MemoryReads);
+            s.bump(Signal::MemoryReads);
             if level == Level::LocalMemory {
                 bank_wait = self.mcus.read(addr);
             }
@@ -134,7 +134,7 @@ impl Hierarchy {
     /// A line leaves the L2: the L1 copies it covers go (inclusion), and a dirty line
     /// is written to the L3, or to memory.
     fn evict_l2(&mut self, v: Victim, s: &mut Signals) {
-        bump(s, if v.dirty { Signal::L2DirtyEvictions } else { Signal::L2CleanEvictions });
+        s.bump(if v.dirty { Signal::L2DirtyEvictions } else { Signal::L2CleanEvictions });
         let line = self.l2.config().line;
         for (cache, signal) in
             [(&mut self.icache, Signal::ICacheEvictionInvalidations), (&mut self.dcache, Signal::DCacheEvictionInvalidations)]
@@ -142,7 +142,7 @@ impl Hierarchy {
             let step = cache.config().line;
             for a in (v.line..v.line + line).step_by(step as usize) {
                 if cache.invalidate(a).is_some() {
-                    bump(s, signal);
+                    s.bump(signal);
                 }
             }
         }
@@ -154,12 +154,12 @@ impl Hierarchy {
                 self.touched[1] = true;
                 if let Some(w) = l3.fill(v.line, true).filter(|w| w.dirty) {
                     self.mcus.write(w.line);
-                    bump(s, Signal::MemoryWrites);
+                    s.bump(Signal::MemoryWrites);
                 }
             }
             None => {
                 self.mcus.write(v.line);
-                bump(s, Signal::MemoryWrites);
+                s.bump(Signal::MemoryWrites);
             }
         }
     }
@@ -242,12 +242,6 @@ impl Hierarchy {
         let spans = [self.icache.config().set_span(), self.dcache.config().set_span(), self.l2.config().set_span(), self.mcus.span()];
         spans.into_iter().chain(self.l3.as_ref().map(|c| c.config().set_span())).max().unwrap_or(1)
     }
-}
-
-/// One more of `signal` in this cycle.
-pub fn bump(s: &mut Signals, signal: Signal) {
-    let n = s.get(signal) as u8;
-    s.set(signal, n.saturating_add(1));
 }
 
 /// The TLBs.
