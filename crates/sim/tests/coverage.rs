@@ -19,20 +19,6 @@ const WRITEBACK_HITS: &str =
 const STARVED: &str = "one strand runs at a time (ERRATA MSP1): write-backs never fill an MCU's eight-entry write queue";
 
 const NEVER: &[(&str, &str)] = &[
-    ("niagara::IMMU_TSB_HITS.CTX0_256M", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_HITS.CTX0_64K", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_HITS.CTX0_8K", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_HITS.CTXNON0_256M", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_HITS.SIZE_256M", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::DMMU_TSB_HITS.CTX0_256M", "kernel data is mapped with 8 KB pages"),
-    ("niagara::DMMU_TSB_HITS.CTX0_4M", "kernel data is mapped with 8 KB pages"),
-    ("niagara::IMMU_TSB_TICKS.CTX0_256M", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_TICKS.CTX0_64K", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_TICKS.CTX0_8K", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_TICKS.CTXNON0_256M", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::IMMU_TSB_TICKS.SIZE_256M", "user text is mapped with 8 KB, 64 KB or 4 MB pages, kernel text with 4 MB pages"),
-    ("niagara::DMMU_TSB_TICKS.CTX0_256M", "kernel data is mapped with 8 KB pages"),
-    ("niagara::DMMU_TSB_TICKS.CTX0_4M", "kernel data is mapped with 8 KB pages"),
     ("sparc-kt-dram::WRITEBACK_BUFFER_HITS", WRITEBACK_HITS),
     ("sparc-kt-dram::WRITE_STARVED", STARVED),
     ("sparc-t4-dram::WRITEBACK_BUFFER_HITS", WRITEBACK_HITS),

@@ -15,6 +15,22 @@ fn kernel(t: Thread, entry: u64) -> Body {
 /// Stacked registers a kernel service routine allocates.
 const SERVICE_FRAME: u8 = 24;
 
+/// How the kernel maps the code and data a system call's service routine uses.
+#[derive(Debug, Clone, Copy)]
+pub struct Mapping {
+    /// The page size of the service routine's text (it lives in a loadable module);
+    /// `None`: the machine's usual kernel text mapping.
+    pub module_text: Option<u64>,
+    /// The page size of the kernel heap its buffers come from; `None`: a copy's
+    /// source in 1 MB sections (a DMA buffer), a hash chain in base pages.
+    pub heap: Option<u64>,
+}
+
+impl Mapping {
+    /// Modules mapped like the kernel's own text, buffers as they usually are.
+    pub const BASE: Mapping = Mapping { module_text: None, heap: None };
+}
+
 const IRQ_OFF: Masks = Masks { irq: true, fiq: false };
 const ALL_OFF: Masks = Masks { irq: true, fiq: true };
 
@@ -34,7 +50,8 @@ fn entry(rng: &mut Rng, t: Thread, vector: u64, masks: Masks) -> Body {
 
 /// A system call: the C library stub traps, the kernel copies data to user space or
 /// looks something up, takes a lock with IRQs disabled, and returns to user mode.
-pub fn syscall(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+/// The service routine's code and buffers are mapped as `map` says.
+pub fn syscall(rng: &mut Rng, t: Thread, map: Mapping) -> Vec<Phase> {
     let mut stub = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
     stub.int(rng.range(2, 6)).op(Op::Syscall);
     let resume = stub.ip();
@@ -46,8 +63,12 @@ pub fn syscall(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let back = enter.ip() + INSN;
     enter.call(service, SERVICE_FRAME);
 
-    let work = if rng.chance(500) { copy_to_user(rng, t, service) } else { lookup(rng, t, service) };
+    let mut work = if rng.chance(500) { copy_to_user(rng, t, service, map.heap) } else { lookup(rng, t, service, map.heap) };
+    work.code_page = map.module_text;
     let mut leave = kernel(t, work.entry + work.body.len() as u64 * INSN);
+    if let Some(page) = map.module_text {
+        leave.code_page(page);
+    }
     leave.int(rng.range(2, 6)).return_to(back).int(rng.range(1, 4));
     // spin_lock_irqsave .. spin_unlock_irqrestore
     let mut locked = kernel(t, leave.ip());
@@ -60,11 +81,15 @@ pub fn syscall(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     vec![stub.once(), enter.once(), work, leave.once(), locked.once(), exit.once()]
 }
 
-/// Copies a kernel buffer to user space line by line, across the user's 4 KB pages.
-fn copy_to_user(rng: &mut Rng, t: Thread, start: u64) -> Phase {
+/// Copies a kernel buffer (on `heap` pages, if given) to user space line by line, across the
+/// user's 4 KB pages.
+fn copy_to_user(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>) -> Phase {
     let lines = rng.log_range(4, 512);
     let mut b = kernel(t, start);
-    let from = b.stream(line_stream(buffer(rng, &KERNEL_DATA, lines * LINE), lines, Memory::Cacheable));
+    let from = b.stream(DataStream {
+        page: heap.unwrap_or(SECTION),
+        ..line_stream(buffer(rng, &KERNEL_DATA, lines * LINE), lines, Memory::Cacheable)
+    });
     let to = b.stream(DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) });
     b.op(Op::BlockLoad(Access { stream: from, offset: 0, size: LINE as u8, use_next: true }));
     b.op(Op::BlockStore(Access { stream: to, offset: 0, size: LINE as u8, use_next: false }));
@@ -72,8 +97,8 @@ fn copy_to_user(rng: &mut Rng, t: Thread, start: u64) -> Phase {
     b.close_loop(lines)
 }
 
-/// Follows a hash chain through kernel data.
-fn lookup(rng: &mut Rng, t: Thread, start: u64) -> Phase {
+/// Follows a hash chain through kernel data (on `heap` pages, if given).
+fn lookup(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>) -> Phase {
     let links = rng.log_range(2, 64);
     let mut b = kernel(t, start);
     let chain = b.stream(DataStream {
@@ -81,7 +106,7 @@ fn lookup(rng: &mut Rng, t: Thread, start: u64) -> Phase {
         stride: (LINE * rng.range(3, 97)) as i64,
         footprint: links << 12,
         memory: Memory::Cacheable,
-        page: PAGE,
+        page: heap.unwrap_or(PAGE),
         shared: false,
     });
     b.load(chain, 0, 4, true).int(rng.range(2, 6));

@@ -181,7 +181,7 @@ impl Phases {
             return;
         }
         for _ in 0..rng.below(3) {
-            self.queue.extend(kernel::syscall(rng, t));
+            self.queue.extend(kernel::syscall(rng, t, kernel::Mapping::BASE));
         }
         if rng.chance(150) {
             self.queue.extend(kernel::interrupt(rng, t, Interrupt::Device));

@@ -20,17 +20,20 @@ pub const OS_TICK_CYCLES: u64 = 400_000;
 /// the largest page size it has that is not larger).
 const PAGE_SIZES: [u64; 5] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20];
 
-/// A short piece of a process's work: a loop, its text on base, 64 KB or 4 MB pages,
-/// over a buffer mapped with one of the five page sizes, then one or two system calls.
+/// A short piece of a process's work: a loop, its text on base, 64 KB, 4 MB or 256 MB
+/// pages, over a buffer mapped with one of the five page sizes, then one or two system
+/// calls whose module text and kernel buffers are on one of the five page sizes too.
 pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let page = PAGE_SIZES[rng.below(5) as usize];
     let bytes = rng.log_range(16 << 10, 32 << 20);
     let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
     // Large binaries' text on large pages, as the OS maps it when it can (Solaris's
-    // MPSS for vnodes, Linux's huge-page text): base pages, 64 KB or 4 MB.
-    match rng.below(3) {
+    // MPSS for vnodes, Linux's huge-page text): base pages, 64 KB, 4 MB, or 256 MB
+    // (a database binary in its own large-page text segment).
+    match rng.below(4) {
         1 => b.code_page(64 << 10),
         2 => b.code_page(4 << 20),
+        3 => b.code_page(256 << 20),
         _ => &mut b,
     };
     let base = match buffer(rng, &HEAP, bytes) / page * page {
@@ -44,7 +47,11 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     b.load(data, 0, 4, true).int(rng.range(4, 16)).store(data, 4, 4);
     let mut phases = vec![b.close_loop(rng.log_range(64, 8192))];
     for _ in 0..rng.range(1, 2) {
-        phases.extend(kernel::syscall(rng, t));
+        // Kernels map loadable modules' text and their heap with large pages where
+        // the MMU has them (Solaris's segkmem large pages, Linux's linear map): the
+        // service routine is in some module, its buffers in some part of the heap.
+        let map = kernel::Mapping { module_text: Some(PAGE_SIZES[rng.below(5) as usize]), heap: Some(PAGE_SIZES[rng.below(5) as usize]) };
+        phases.extend(kernel::syscall(rng, t, map));
     }
     phases
 }
