@@ -13,18 +13,21 @@ pub struct Out<'a> {
     /// The span being built, if any; `open` says whether later cycles may join it.
     current: Option<Span>,
     open: bool,
+    /// Cycles of the spans already handed to the vector.
+    done: u64,
 }
 
 impl Out<'_> {
     /// Spans appended to `spans`, each a copy of `template` (its signals hold in every
     /// cycle) with its own cycles, address and signals.
     pub fn new(spans: &mut Vec<Span>, template: Span) -> Out<'_> {
-        Out { spans, template, current: None, open: false }
+        Out { spans, template, current: None, open: false, done: 0 }
     }
 
     /// Starts a new span, handing the one before to the vector.
     fn start(&mut self, span: Span, open: bool) -> &mut Span {
         if let Some(done) = self.current.replace(span) {
+            self.done += done.cycles;
             self.spans.push(done);
         }
         self.open = open;
@@ -60,6 +63,11 @@ impl Out<'_> {
             }
             self.emit(ip, cycles, s);
         }
+    }
+
+    /// Cycles emitted so far: where in its run the core is.
+    pub fn elapsed(&self) -> u64 {
+        self.done + self.current.map_or(0, |c| c.cycles)
     }
 
     /// Hands the last span to the vector: the iteration is over.

@@ -317,6 +317,20 @@ pub enum Signal {
     L2iPrefetchMisses,
     L3InstructionPrefetchHits,
     L3InstructionPrefetchMisses,
+    /// Demand fetches of a line a prefetch is still bringing (Montecito's RAB hits),
+    /// and those whose change to a demand request the L2I aborts: the prefetch's
+    /// lookup was already done.
+    L1iFetchRabHits,
+    L2iSpecAborts,
+    /// L2I requests, demand and prefetch, for a line whose miss is still pending there
+    /// (they recirculate until its fill), and hits the L2I abandons because another
+    /// line's fill is returning its data.
+    L2iRecirculatesDemand,
+    L2iRecirculatesPrefetch,
+    L2iHitConflictsDemand,
+    L2iHitConflictsPrefetch,
+    /// Valid L2I lines a fill replaces.
+    L2iVictims,
     /// The memory reads that are partial-line bus transactions (Montecito BRP):
     /// non-cacheable reads of memory.
     PartialMemoryReads,

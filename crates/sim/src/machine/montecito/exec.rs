@@ -2,7 +2,7 @@
 //! bundles, §2.3.1), at most two of them memory operations; a taken branch, a load
 //! whose value the next instruction needs, or a store ends its group.
 
-use super::memory::{bus_writes, Level, Side};
+use super::memory::{bus_writes, Side};
 use super::Montecito;
 use crate::machine::out::Out;
 use crate::program::{FpOp, Op, Phase, INSN};
@@ -366,13 +366,26 @@ impl Montecito {
         }
         self.fetch_line = line;
         g.signals.bump(Signal::ICacheReads);
+        let now = self.started + out.elapsed();
+        self.inflight.expire(now);
         let mut tlb = Signals::default();
         let translating =
             self.translate(Side::Instruction, addr, self.cfg.page(phase.code_page.unwrap_or(0)), address_space(phase), &mut tlb);
         let mut miss = Signals::default();
         let mut filling = 0;
         let mut pairs = 0;
-        if !self.l1i.access(addr, false).hit {
+        let mut rab_wait = 0;
+        if let Some(p) = self.inflight.prefetch(line) {
+            // The prefetch asked for this line and it is not here yet: the fetch waits
+            // for it, and its change to a demand request is aborted once the
+            // prefetch's L2I lookup is done (MMC25).
+            self.l1i.access(addr, false);
+            g.signals.bump(Signal::L1iFetchRabHits);
+            if now >= p.looked_up {
+                g.signals.bump(Signal::L2iSpecAborts);
+            }
+            rab_wait = p.ready - now;
+        } else if !self.l1i.access(addr, false).hit {
             let l2_line = self.cfg.l2i.line_of(addr);
             if self.isb == Some(l2_line) {
                 // The line came in whole with its other half: filled from the
@@ -380,11 +393,7 @@ impl Montecito {
                 g.signals.bump(Signal::IsbHits);
             } else {
                 miss.set(Signal::ICacheMisses, 1);
-                filling = match self.outer_access(0, addr, false, &mut miss) {
-                    Level::L2 => self.cfg.l2i_cycles,
-                    Level::L3 => self.cfg.l3_cycles,
-                    Level::Memory => self.memory_latency(&mut miss, Signal::L3InstructionMisses),
-                };
+                filling = self.demand_instruction(addr, now, &mut miss);
                 self.isb = Some(l2_line);
                 // The L2I line arrives a 32-byte bundle pair a cycle, in the miss's
                 // last cycles (one that returns in the background is not seen).
@@ -395,8 +404,8 @@ impl Montecito {
         // (its L2I line in the streaming buffer serves both halves); the request goes
         // out with the next issue group.
         let mut prefetch = Signals::default();
-        self.prefetch_instruction(line, &mut prefetch);
-        if translating + filling > 0 {
+        self.prefetch_instruction(line, now, &mut prefetch);
+        if translating + filling + rab_wait > 0 {
             self.close(g, out);
         }
         // What costs this thread nothing (a miss it switched threads on) still
@@ -407,6 +416,7 @@ impl Montecito {
             }
         }
         fe_stall(out, ip, translating, tlb, Signal::ITlbStallCycles);
+        fe_stall(out, ip, rab_wait, Signals::default(), Signal::ICacheStallCycles);
         // The miss waits for its line, which comes in over its last `pairs` cycles;
         // the very last recirculates the fill.
         let arriving = Signals::default().with(Signal::IsbBundlePairsIn, 1);

@@ -116,31 +116,89 @@ impl Montecito {
         self.lookup(which, addr, write, [l2_hit, l3_hit], s)
     }
 
+    /// A demand fetch that missed the L1I, from the L2I on, at cycle `now`: returns
+    /// the cycles until its line is there. A line whose L2I miss is still pending
+    /// recirculates until the fill and then hits; a hit while another line's fill
+    /// returns its data waits for that fill (MMC25).
+    pub(super) fn demand_instruction(&mut self, addr: u64, now: u64, s: &mut Signals) -> u64 {
+        let l2_line = self.cfg.l2i.line_of(addr);
+        if let Some(ready) = self.inflight.pending(l2_line) {
+            s.bump(Signal::L2iRecirculatesDemand);
+            s.bump(Signal::L2InstructionHits);
+            return ready - now;
+        }
+        let (cycles, fill) = match self.outer_access(0, addr, false, s) {
+            Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
+                Some(done) => {
+                    s.bump(Signal::L2iHitConflictsDemand);
+                    return done - now + self.cfg.l2i_cycles;
+                }
+                None => return self.cfg.l2i_cycles,
+            },
+            Level::L3 => (self.cfg.l3_cycles, self.cfg.l3_cycles),
+            // A miss the thread switched away from (no wait) still fills in the
+            // background, where the other thread's fetches of the line find it pending.
+            Level::Memory => (self.memory_latency(s, Signal::L3InstructionMisses), self.cfg.memory_cycles),
+        };
+        self.inflight.add_fill(l2_line, now + fill);
+        cycles
+    }
+
     /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
-    /// asks for the next line; one the L1I and the streaming buffer lack is read from
-    /// the L2I, the L3 or memory into the L1I, with no wait.
-    pub(super) fn prefetch_instruction(&mut self, line: u64, s: &mut Signals) {
+    /// at cycle `now` asks for the next line; one the L1I, the streaming buffer and the
+    /// RAB lack is read from the L2I, the L3 or memory, and arrives after that level's
+    /// latency (MMC25): the L1I holds it from the request on, and a fetch before it
+    /// arrives waits in the RAB.
+    pub(super) fn prefetch_instruction(&mut self, line: u64, now: u64, s: &mut Signals) {
         let next = line + self.cfg.l1i.line;
         s.bump(Signal::L1iPrefetches);
-        if self.l1i.contains(next) || self.isb == Some(self.cfg.l2i.line_of(next)) {
+        let l2_line = self.cfg.l2i.line_of(next);
+        if self.l1i.contains(next) || self.isb == Some(l2_line) {
             return;
         }
         self.l1i.fill(next, false);
-        match self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], s) {
-            Level::L2 => {}
-            Level::L3 => s.bump(Signal::L2iPrefetchMisses),
+        let looked_up = now + self.cfg.l2i_cycles;
+        if let Some(ready) = self.inflight.pending(l2_line) {
+            // Its L2I line is on its way for another request: the prefetch
+            // recirculates until the fill, then hits.
+            s.bump(Signal::L2iRecirculatesPrefetch);
+            s.bump(Signal::L2iPrefetchHits);
+            self.inflight.add_prefetch(next, looked_up, ready);
+            return;
+        }
+        let level = self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], s);
+        let ready = match level {
+            Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
+                Some(done) => {
+                    s.bump(Signal::L2iHitConflictsPrefetch);
+                    done + self.cfg.l2i_cycles
+                }
+                None => looked_up,
+            },
+            Level::L3 => {
+                s.bump(Signal::L2iPrefetchMisses);
+                now + self.cfg.l3_cycles
+            }
             Level::Memory => {
                 s.bump(Signal::L2iPrefetchMisses);
                 s.bump(Signal::L3InstructionPrefetchMisses);
                 s.bump(Signal::MemoryReads);
+                now + self.cfg.memory_cycles
             }
+        };
+        if level != Level::L2 {
+            self.inflight.add_fill(l2_line, ready);
         }
+        self.inflight.add_prefetch(next, looked_up, ready);
     }
 
     /// The lookup of `outer_access`, counting `hits` (the outer cache's, the L3's).
     fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], s: &mut Signals) -> Level {
         self.touched[which] = true;
         let lookup = self.outer[which].access(addr, write);
+        if which == 0 && lookup.victim.is_some() {
+            s.bump(Signal::L2iVictims);
+        }
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
             self.touched[OUTER - 1] = true;
             let l3 = &mut self.outer[OUTER - 1];

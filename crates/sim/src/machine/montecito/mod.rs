@@ -10,6 +10,7 @@
 mod coherence;
 pub mod config;
 mod exec;
+mod inflight;
 mod memory;
 mod overrides;
 mod si;
@@ -25,6 +26,7 @@ use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
+use inflight::InFlight;
 use si::Si;
 use wcb::WriteCoalescing;
 
@@ -87,6 +89,12 @@ pub struct Montecito {
     fetch_line: u64,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
     isb: Option<u64>,
+    /// Instruction prefetches and L2I fills on their way (MMC25).
+    inflight: InFlight,
+    /// The core's clock: the cycles of the iterations run so far, and the cycle the
+    /// current iteration's instructions started at (after a thread switch's cycles).
+    clock: u64,
+    started: u64,
     /// Each thread's cycles since it last retired an instruction, up to
     /// `STALL_THRESHOLDS`' last (the stall before a switch, MD44).
     quiet: Vec<u64>,
@@ -136,6 +144,9 @@ impl Montecito {
             ip: 0,
             fetch_line: u64::MAX,
             isb: None,
+            inflight: InFlight::default(),
+            clock: 0,
+            started: 0,
             quiet: vec![0; threads],
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
@@ -201,6 +212,7 @@ impl Core for Montecito {
         }
         template.thread = self.thread as u8;
         let from = out.len();
+        self.started = self.clock + out[start..].iter().map(|s| s.cycles).sum::<u64>();
         let mut run = Out::new(out, template);
         self.run(phase, k, &mut run);
         run.finish();
@@ -213,6 +225,8 @@ impl Core for Montecito {
         let quiet = &mut self.quiet[self.thread];
         *quiet = if retired { trailing } else { *quiet + trailing }.min(STALL_THRESHOLDS[STALL_THRESHOLDS.len() - 1]);
         self.si.overlay(&self.cfg, out, start);
+        self.clock += out[start..].iter().map(|s| s.cycles).sum::<u64>();
+        self.inflight.expire(self.clock);
     }
 
     fn may_switch(&mut self, allowed: bool) {
@@ -251,6 +265,7 @@ impl Core for Montecito {
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
         self.si.canonical(keys, out);
+        self.inflight.canonical(keys, self.clock, out);
         out.extend([
             self.thread as u64,
             u64::from(self.switch),
@@ -285,5 +300,6 @@ impl Core for Montecito {
         }
         self.wcb.relocate(to);
         self.peer.relocate(to);
+        self.inflight.relocate(to);
     }
 }

@@ -254,6 +254,8 @@ pub static EVENTS: &[MappedEvent] = &[
         0b00 | 0b11 => mapped_event(0x5b).and_then(|e| (e.select)(u & 3)),
         _ => None,
     }),
+    // L1I_FETCH_RAB_HIT: demand fetches of a line a prefetch is still bringing (MMC25).
+    ev(0x65, "L1I_FETCH_RAB_HIT", A, 1, |_| Some(&[Sig(Signal::L1iFetchRabHits)])),
     // L1I_FETCH_ISB_HIT: fetches bypassed from the streaming buffer, all "just in
     // time" (the line is there when fetched, MMC19).
     ev(0x66, "L1I_FETCH_ISB_HIT", A, 1, |_| Some(&[Sig(Signal::IsbHits)])),
@@ -278,6 +280,26 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b11, 0b11) => Some(&[L2I_HIT, L3_IH, L3_IM, L2I_PH, L2I_PM]),
         _ => None,
     }),
+    // L2I_VICTIMIZATIONS (no definition survives, MD48): valid lines a fill replaces.
+    ev(0x7a, "L2I_VICTIMIZATIONS", F, 1, |_| Some(&[Sig(Signal::L2iVictims)])),
+    // L2I_RECIRCULATES and L2I_HIT_CONFLICTS have L2I_READS' unit masks. A request
+    // that recirculates matches a pending line's tag and a conflict abandons a lookup
+    // that would hit: both are hits, so MISS counts nothing (MMC25, MD48).
+    ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b01 | 0b11, 0b01) => Some(&[Sig(Signal::L2iRecirculatesDemand)]),
+        (0b01 | 0b11, 0b10) => Some(&[Sig(Signal::L2iRecirculatesPrefetch)]),
+        (0b01 | 0b11, 0b11) => Some(&[Sig(Signal::L2iRecirculatesDemand), Sig(Signal::L2iRecirculatesPrefetch)]),
+        _ => None,
+    }),
+    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b01 | 0b11, 0b01) => Some(&[Sig(Signal::L2iHitConflictsDemand)]),
+        (0b01 | 0b11, 0b10) => Some(&[Sig(Signal::L2iHitConflictsPrefetch)]),
+        (0b01 | 0b11, 0b11) => Some(&[Sig(Signal::L2iHitConflictsDemand), Sig(Signal::L2iHitConflictsPrefetch)]),
+        _ => None,
+    }),
+    // L2I_SPEC_ABORTS: a demand fetch's change of a prefetch to a demand request,
+    // aborted because the prefetch was already looked up (MMC25).
+    ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),
     // System bus and system interface events (§4.11, `bus.rs`; MD14, MD15, MD46).
     // 0x82 BUS_RD_INVALID_HITM (BIL and HITM) cannot happen: a BIL upgrades a shared
     // line, which no other core holds modified.

@@ -1,0 +1,127 @@
+//! Montecito's instruction requests in flight (ERRATA MMC25): the prefetches the
+//! instruction fetch unit's read address buffer (RAB) holds until their lines arrive,
+//! and the L2I lines whose misses are outstanding at the L3 or memory. A demand fetch
+//! of a line still on its way hits the RAB and waits for it; a request for an L2I line
+//! still pending recirculates until the fill; a lookup that would hit while another
+//! line's fill returns its data is abandoned until the fill is done (§4.15
+//! L1I_FETCH_RAB_HIT, L2I_SPEC_ABORTS, L2I_RECIRCULATES, L2I_HIT_CONFLICTS).
+//!
+//! Times are on the core's clock (`Montecito::clock`); the state the runner compares
+//! is each entry's remaining time, so skipped iterations leave it exact.
+
+use crate::machine::{Keys, Moves};
+
+/// A prefetched L1I line: when its L2I lookup is done and when its data is there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Prefetch {
+    line: u64,
+    pub(super) looked_up: u64,
+    pub(super) ready: u64,
+}
+
+/// An L2I line whose fill arrives at `ready`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fill {
+    line: u64,
+    ready: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct InFlight {
+    prefetches: Vec<Prefetch>,
+    fills: Vec<Fill>,
+}
+
+impl InFlight {
+    /// Forgets what has arrived by `now`.
+    pub(super) fn expire(&mut self, now: u64) {
+        self.prefetches.retain(|p| p.ready > now);
+        self.fills.retain(|f| f.ready > now);
+    }
+
+    /// The prefetch of L1I line `line` still on its way.
+    pub(super) fn prefetch(&self, line: u64) -> Option<Prefetch> {
+        self.prefetches.iter().find(|p| p.line == line).copied()
+    }
+
+    pub(super) fn add_prefetch(&mut self, line: u64, looked_up: u64, ready: u64) {
+        self.prefetches.push(Prefetch { line, looked_up, ready });
+    }
+
+    /// When the pending fill of L2I line `line` arrives, if one is on its way.
+    pub(super) fn pending(&self, line: u64) -> Option<u64> {
+        self.fills.iter().find(|f| f.line == line).map(|f| f.ready)
+    }
+
+    pub(super) fn add_fill(&mut self, line: u64, ready: u64) {
+        self.fills.push(Fill { line, ready });
+    }
+
+    /// When the fill returning its data at `now` (over its last `pairs` cycles) is
+    /// done, if one is: a hit looked up then is abandoned until it is.
+    pub(super) fn returning(&self, now: u64, pairs: u64) -> Option<u64> {
+        self.fills.iter().filter(|f| f.ready.saturating_sub(pairs) <= now && now < f.ready).map(|f| f.ready).max()
+    }
+
+    /// The state relative to `now`: each entry's line and remaining times.
+    pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
+        out.push(u64::MAX - self.prefetches.len() as u64);
+        for p in &self.prefetches {
+            out.extend([(keys.line)(p.line), p.looked_up.saturating_sub(now), p.ready - now]);
+        }
+        out.push(u64::MAX - self.fills.len() as u64);
+        for f in &self.fills {
+            out.extend([(keys.line)(f.line), f.ready - now]);
+        }
+    }
+
+    pub(super) fn relocate(&mut self, to: &Moves) {
+        for line in self.prefetches.iter_mut().map(|p| &mut p.line).chain(self.fills.iter_mut().map(|f| &mut f.line)) {
+            if let Some(moved) = (to.line)(*line) {
+                *line = moved;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_live_until_their_data_arrives() {
+        let mut f = InFlight::default();
+        f.add_prefetch(0x40, 7, 20);
+        f.add_fill(0x80, 30);
+        f.expire(19);
+        assert_eq!(f.prefetch(0x40).map(|p| p.ready), Some(20));
+        assert_eq!(f.pending(0x80), Some(30));
+        f.expire(20);
+        assert_eq!(f.prefetch(0x40), None, "arrived at 20");
+        assert_eq!(f.pending(0x80), Some(30));
+        f.expire(30);
+        assert_eq!(f.pending(0x80), None);
+    }
+
+    #[test]
+    fn a_fill_returns_its_data_over_its_last_cycles() {
+        let mut f = InFlight::default();
+        f.add_fill(0x80, 30);
+        assert_eq!(f.returning(25, 4), None, "data comes in cycles 26-29");
+        assert_eq!(f.returning(26, 4), Some(30));
+        assert_eq!(f.returning(29, 4), Some(30));
+    }
+
+    #[test]
+    fn the_state_is_relative_to_now() {
+        let (mut a, mut b) = (InFlight::default(), InFlight::default());
+        a.add_prefetch(0x40, 7, 20);
+        b.add_prefetch(0x40, 107, 120);
+        let key = |l: u64| l;
+        let keys = Keys { line: &key, page: &key };
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        a.canonical(&keys, 10, &mut x);
+        b.canonical(&keys, 110, &mut y);
+        assert_eq!(x, y);
+    }
+}
