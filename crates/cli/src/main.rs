@@ -166,8 +166,10 @@ struct StatArgs {
     /// per hardware thread (`os` eight processes, `shared` four threads).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Inject hardware errors at this rate per access to each cache and TCM (ARM11:
-    /// parity and TCM errors, events 0x30-0x35 and 0x38), e.g. 1e-4; off by default.
+    /// Inject hardware errors at this rate, e.g. 1e-4; off by default. ARM11: parity
+    /// and TCM errors per access to each cache and TCM (events 0x30-0x35, 0x38);
+    /// Montecito: ECC errors per write into the bus's write data queue
+    /// (SI_WDQ_ECC_ERRORS). SPARC has no error events.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     fault_rate: Option<f64>,
     /// Run a recorded program instead of the workload: Valgrind Lackey

@@ -448,6 +448,13 @@ fn machine_config_and_fault_rate_change_the_simulated_machine() {
     assert!(count(&["--machine-config", &slow]) < count(&[]), "a slower memory retires fewer instructions");
     let v = ok_json(&["stat", "--pmu", "arm1156", "-e", "ICACHE_TAG_PARITY_ERROR", "--fault-rate", "1e-2", "--cycles", "1e7", "--json"]);
     assert!(v["events"][0]["count"].as_u64().unwrap() > 0);
+    let ecc = |extra: &[&str]| {
+        let mut args = vec!["stat", "--pmu", "montecito", "-e", "SI_WDQ_ECC_ERRORS.ALL.SELF", "-w", "stream", "--cycles", "1e7", "--json"];
+        args.extend_from_slice(extra);
+        ok_json(&args)["events"][0]["count"].as_u64().unwrap()
+    };
+    assert!(ecc(&["--fault-rate", "1e-2"]) > 0);
+    assert_eq!(ecc(&[]), 0, "no errors without injection");
 }
 
 #[test]
@@ -468,6 +475,8 @@ fn bad_input_machine_config_and_fault_rate() {
         let err = usage_error(&["stat", &format!("--fault-rate={rate}")]);
         assert!(err.contains("is not a rate per access"), "{rate}: {err}");
     }
+    let err = usage_error(&["stat", "--pmu", "sparc-t4", "--fault-rate", "1e-3", "--cycles", "1e6"]);
+    assert!(err.contains("the sparc-t4 machine has no hardware errors to inject"), "{err}");
 }
 
 #[test]

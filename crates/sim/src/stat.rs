@@ -113,6 +113,8 @@ pub enum StatError {
     Trace(#[from] TraceError),
     #[error("faults cannot be injected every 0 accesses: give a rate above 0 and at most 1")]
     NoFaults,
+    #[error("the {machine} machine has no hardware errors to inject (--fault-rate works on ARM11: parity and TCM errors, and Montecito: write data queue ECC errors)")]
+    NoFaultModel { machine: &'static str },
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
     ShortInterval(u64),
 }
@@ -133,6 +135,9 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
         (None, Some(chip)) => Chip::Sparc(chip),
         _ => Chip::Montecito,
     };
+    if let (Chip::Sparc(chip), Some(_)) = (&chip, opts.fault_every) {
+        return Err(StatError::NoFaultModel { machine: chip.name() });
+    }
     let (program, status) = match &opts.trace {
         Some(path) => {
             let (program, status) = trace::program(open_trace(path)?, path)?;
@@ -149,7 +154,7 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
             Box::new(machine::sparc(cfg, program, Skipping::On))
         }
         Chip::Montecito => {
-            let mut cfg = MontecitoConfig::new(threads);
+            let mut cfg = MontecitoConfig { fault_every: opts.fault_every, ..MontecitoConfig::new(threads) };
             if let Some(file) = &opts.machine_config {
                 cfg = cfg.with_overrides(&file.text, &file.origin)?;
             }

@@ -331,6 +331,10 @@ pub enum Signal {
     L2iHitConflictsPrefetch,
     /// Valid L2I lines a fill replaces.
     L2iVictims,
+    /// ECC errors in writes entering the system interface's write data queue, single-
+    /// and double-bit (Montecito, under fault injection).
+    WdqEccSingle,
+    WdqEccDouble,
     /// The memory reads that are partial-line bus transactions (Montecito BRP):
     /// non-cacheable reads of memory.
     PartialMemoryReads,

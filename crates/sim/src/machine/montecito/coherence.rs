@@ -26,7 +26,11 @@ impl Montecito {
             match answer {
                 Answer::Miss => {}
                 Answer::Hit => s.bump(hit),
-                Answer::Hitm => s.bump(hitm),
+                Answer::Hitm => {
+                    // The modified line goes out through this core's write data queue.
+                    s.bump(hitm);
+                    self.write_data(&mut s);
+                }
             }
         }
         if s == Signals::default() {

@@ -73,6 +73,10 @@ pub struct MontecitoConfig {
     pub line_clocks: u64,
     pub snoop_clocks: u64,
     pub hitm_clocks: u64,
+    /// Fault injection (`pmu stat --fault-rate`): every `fault_every`-th write into the
+    /// system interface's write data queue has an ECC error, single- and double-bit in
+    /// turn (ERRATA MMC26); `None`: no errors.
+    pub fault_every: Option<u64>,
 }
 
 const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
@@ -119,6 +123,7 @@ impl MontecitoConfig {
             line_clocks: 4,
             snoop_clocks: 4,
             hitm_clocks: 2,
+            fault_every: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! bundles, §2.3.1), at most two of them memory operations; a taken branch, a load
 //! whose value the next instruction needs, or a store ends its group.
 
-use super::memory::{bus_writes, Side};
+use super::memory::Side;
 use super::Montecito;
 use crate::machine::out::Out;
 use crate::program::{FpOp, Op, Phase, INSN};
@@ -158,7 +158,7 @@ impl Montecito {
                 self.join(g, out, ip, false);
                 let mut sent = Vec::new();
                 self.wcb.drain(&mut sent);
-                bus_writes(&mut g.signals, &sent);
+                self.bus_writes(&mut g.signals, &sent);
                 self.close(g, out);
             }
             Op::Syscall | Op::ExceptionReturn => {

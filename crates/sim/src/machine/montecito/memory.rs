@@ -38,21 +38,35 @@ fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
     }
 }
 
-/// What the write-coalescing buffers `sent` to memory: one write per line or piece.
-pub(super) fn bus_writes(s: &mut Signals, sent: &[Piece]) {
-    for piece in sent {
-        s.bump(Signal::MemoryWrites);
-        s.bump(match piece {
-            Piece::Line => Signal::WcLines,
-            Piece::Bytes32 => Signal::Wc32,
-            Piece::Bytes16 => Signal::Wc16,
-            Piece::Bytes8Low => Signal::Wc8Low,
-            Piece::Bytes8High => Signal::Wc8High,
-        });
-    }
-}
-
 impl Montecito {
+    /// What the write-coalescing buffers `sent` to memory: one write per line or piece.
+    pub(super) fn bus_writes(&mut self, s: &mut Signals, sent: &[Piece]) {
+        for piece in sent {
+            s.bump(Signal::MemoryWrites);
+            s.bump(match piece {
+                Piece::Line => Signal::WcLines,
+                Piece::Bytes32 => Signal::Wc32,
+                Piece::Bytes16 => Signal::Wc16,
+                Piece::Bytes8Low => Signal::Wc8Low,
+                Piece::Bytes8High => Signal::Wc8High,
+            });
+            self.write_data(s);
+        }
+    }
+
+    /// One write's data enters the system interface's write data queue: under fault
+    /// injection, every `fault_every`-th has an ECC error, single- and double-bit in
+    /// turn (MMC26).
+    pub(super) fn write_data(&mut self, s: &mut Signals) {
+        let Some(f) = &mut self.faults else { return };
+        f.left -= 1;
+        if f.left == 0 {
+            f.left = f.every;
+            f.double = !f.double;
+            s.bump(if f.double { Signal::WdqEccDouble } else { Signal::WdqEccSingle });
+        }
+    }
+
     /// Looks `addr` up in the first-level TLB of `side`, then the second; a miss in
     /// both is walked. Returns the cycles it costs.
     pub(super) fn translate(&mut self, side: Side, addr: u64, page: u64, context: u32, s: &mut Signals) -> u64 {
@@ -226,11 +240,12 @@ impl Montecito {
 
     /// A line the L3 evicted: a dirty one is written back to memory; a clean one is
     /// announced with a clean castout when the chipset wants them (MMC22).
-    fn l3_victim(&self, victim: Option<crate::machine::cache::Victim>, s: &mut Signals) {
+    fn l3_victim(&mut self, victim: Option<crate::machine::cache::Victim>, s: &mut Signals) {
         match victim {
             Some(v) if v.dirty => {
                 s.bump(Signal::MemoryWrites);
                 s.set(Signal::DCacheWritebacks, 1);
+                self.write_data(s);
             }
             Some(_) if self.cfg.clean_castouts => s.bump(Signal::CleanCastouts),
             _ => {}
@@ -369,12 +384,15 @@ impl Montecito {
                 } else {
                     let mut sent = Vec::new();
                     self.wcb.store(addr, a.size, &mut sent);
-                    bus_writes(&mut s, &sent);
+                    self.bus_writes(&mut s, &sent);
                 }
             }
             Memory::Device => {
                 // Uncacheable: each access is its own partial bus transaction.
                 s.bump(if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
+                if !reads {
+                    self.write_data(&mut s);
+                }
                 latency = if reads { self.cfg.memory_cycles } else { 0 };
             }
         }

@@ -37,6 +37,15 @@ const MAX_URGENCY: u8 = 7;
 /// The caches beyond the L1s: L2I, L2D, L3.
 const OUTER: usize = 3;
 
+/// Fault injection into the write data queue: writes left before the next error, and
+/// whether the last was double-bit.
+#[derive(Debug, Clone, Copy)]
+struct Faults {
+    every: u64,
+    left: u64,
+    double: bool,
+}
+
 /// One thread's register stack: the frames of the calls in progress, the stacked
 /// registers they hold, and how many of those (the oldest) the RSE has spilled.
 #[derive(Debug, Clone, Default)]
@@ -104,6 +113,7 @@ pub struct Montecito {
     peer: Peer,
     /// The system interface's queues and bus (MMC24).
     si: Si,
+    faults: Option<Faults>,
 }
 
 /// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
@@ -151,6 +161,7 @@ impl Montecito {
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
             si: Si::default(),
+            faults: cfg.fault_every.map(|every| Faults { every, left: every, double: true }),
             cfg,
         }
     }
@@ -266,6 +277,9 @@ impl Core for Montecito {
         self.peer.canonical(keys, out);
         self.si.canonical(keys, out);
         self.inflight.canonical(keys, self.clock, out);
+        if let Some(f) = &self.faults {
+            out.extend([f.left, u64::from(f.double)]);
+        }
         out.extend([
             self.thread as u64,
             u64::from(self.switch),

@@ -333,6 +333,13 @@ pub static EVENTS: &[MappedEvent] = &[
     si(ev(0xac, "SI_SCB_LIVE_REQ_LO", C, 7, bus::si_scb_live_lo)),
     si(ev(0xad, "SI_SCB_LIVE_REQ_HI", C, 1, bus::si_scb_live_hi)),
     ev(0xae, "SI_SCB_SIGNOFFS", C, 1, bus::si_scb_signoffs),
+    // SI_WDQ_ECC_ERRORS bits 3:2: 00 SGL, 01 DBL, 1x ALL; bit 0 the agent. Errors
+    // happen only under fault injection, in this core's writes (MMC26, MD49).
+    si(ev(0xaf, "SI_WDQ_ECC_ERRORS", S, 1, |u| match u >> 2 & 3 {
+        0b00 => Some(&[Sig(Signal::WdqEccSingle)]),
+        0b01 => Some(&[Sig(Signal::WdqEccDouble)]),
+        _ => Some(&[Sig(Signal::WdqEccSingle), Sig(Signal::WdqEccDouble)]),
+    })),
     // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing or
     // hitting (the machine has no secondary misses or recirculation).
     ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses)])),
