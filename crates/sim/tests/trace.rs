@@ -142,6 +142,18 @@ fn every_machine_runs_traces() {
     }
 }
 
+/// `fld` is a load into a floating-point register: on Montecito it goes to the L2D
+/// (L2D_OPS_ISSUED.FP_LOAD), and only `ld` counts as an integer load (MMC27).
+#[test]
+fn an_fld_line_is_a_floating_point_load() {
+    let cat = Catalog::builtin();
+    let path = trace_file("fld.trace", "#pmukit-trace v1\n10000 fld 20000 8\n10004 fld 20008 8\n10008 ld 20010 8\n1000c fp\n");
+    let sels: Vec<_> = ["L2D_OPS_ISSUED.FP_LOAD", "LOADS_RETIRED_INTG"].iter().map(|e| cat.resolve(e, "montecito").unwrap()).collect();
+    let r = stat(&cat, &sels, &opts(&path), &mut |_| {}).unwrap();
+    let counts: Vec<_> = r.events.iter().map(|e| e.count).collect();
+    assert_eq!(counts, [Some(2), Some(1)]);
+}
+
 #[test]
 fn an_error_deep_in_a_long_trace_still_fails_the_run() {
     // Far more than one phase of good lines, then a bad one: no partial report.

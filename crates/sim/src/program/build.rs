@@ -80,6 +80,10 @@ impl Body {
         self.push(Op::Load(Access { stream, offset, size, use_next }))
     }
 
+    pub fn fp_load(&mut self, stream: u8, offset: u32, size: u8, use_next: bool) -> &mut Self {
+        self.push(Op::FpLoad(Access { stream, offset, size, use_next }))
+    }
+
     pub fn store(&mut self, stream: u8, offset: u32, size: u8) -> &mut Self {
         self.push(Op::Store(Access { stream, offset, size, use_next: false }))
     }

@@ -84,6 +84,8 @@ pub enum Op {
     Fp(FpOp),
     /// A load; with `use_next` the next instruction needs its value.
     Load(Access),
+    /// A load into a floating-point register (ARM VFP, SPARC and Itanium FP loads).
+    FpLoad(Access),
     Store(Access),
     /// An atomic read-modify-write (swap, compare-and-swap).
     Atomic(Access),
@@ -138,7 +140,14 @@ pub enum Op {
 impl Op {
     pub fn access(&self) -> Option<Access> {
         match *self {
-            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => Some(a),
+            Op::Load(a)
+            | Op::FpLoad(a)
+            | Op::Store(a)
+            | Op::Atomic(a)
+            | Op::Modify(a)
+            | Op::Prefetch(a)
+            | Op::BlockLoad(a)
+            | Op::BlockStore(a) => Some(a),
             Op::Jump { via, .. } => via,
             _ => None,
         }

@@ -69,6 +69,7 @@ enum Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MemKind {
     Load,
+    FpLoad,
     Store,
     Modify,
     Atomic,
@@ -329,6 +330,7 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
         "eret" => Kind::Plain(Op::ExceptionReturn),
         "barrier" => Kind::Plain(Op::Barrier),
         "ld" => mem(MemKind::Load, true)?,
+        "fld" => mem(MemKind::FpLoad, true)?,
         "st" => mem(MemKind::Store, true)?,
         "rmw" => mem(MemKind::Modify, true)?,
         "atomic" => mem(MemKind::Atomic, true)?,
@@ -353,7 +355,7 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
                 _ => Kind::Jump(target),
             }
         }
-        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, ld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp"))),
+        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, ld, fld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp"))),
     };
     Ok(Some(record))
 }
@@ -408,6 +410,7 @@ fn add(phase: &mut Phase, streams: &mut HashMap<u64, u8>, r: Record) {
             let a = Access { stream: stream(addr), offset: 0, size, use_next: false };
             match kind {
                 MemKind::Load => Op::Load(a),
+                MemKind::FpLoad => Op::FpLoad(a),
                 MemKind::Store => Op::Store(a),
                 MemKind::Modify => Op::Modify(a),
                 MemKind::Atomic => Op::Atomic(a),

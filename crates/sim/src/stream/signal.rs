@@ -93,6 +93,9 @@ pub enum Signal {
     DtcmErrors,
     /// Load instructions executed.
     Loads,
+    /// Those of them that load a floating-point register (Montecito's L1D does not
+    /// serve them).
+    FpLoads,
     /// Store instructions executed.
     Stores,
     /// Floating-point, graphics and crypto arithmetic instructions executed (SPARC T4

@@ -84,6 +84,8 @@ impl Arm11 {
             Op::Load(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) | Op::Store(a) => {
                 self.memory(phase, k, op, a, ip, s, out);
             }
+            // A VFP load (FLDS, FLDD) goes through the D-cache like any other.
+            Op::FpLoad(a) => self.memory(phase, k, &Op::Load(a), a, ip, s, out),
             Op::Jump { table, via } => {
                 // LDR pc: a PC write that is no branch instruction (§5: 0xD counts it,
                 // 0x5 does not); nothing predicts it, so fetch restarts.

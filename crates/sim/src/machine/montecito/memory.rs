@@ -311,9 +311,13 @@ impl Montecito {
             s = Signals::default();
         }
         let prefetch = matches!(op, Op::Prefetch(_));
+        let fp_load = matches!(op, Op::FpLoad(_));
         let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
         if matches!(op, Op::Atomic(_)) {
             s.set(Signal::Atomics, 1);
+        }
+        if fp_load {
+            s.set(Signal::FpLoads, 1);
         }
         let mut latency = 0;
         if !prefetch {
@@ -332,7 +336,22 @@ impl Montecito {
                 }
                 // Where the L2D found the line (`None`: the L1D served a read).
                 let mut level = None;
-                if reads || prefetch {
+                if fp_load {
+                    // The L1D holds no FP data: FP loads are served by the L2D and
+                    // beyond, a cycle later for the format conversion (Table 2-8 note
+                    // 4: M+1, M = 5 for the L2D).
+                    let found = self.outer_access(1, addr, false, &mut s);
+                    latency = match found {
+                        Level::L2 => self.cfg.l2d_cycles + 1,
+                        Level::L3 => self.cfg.l3_cycles + 1,
+                        // A read the thread switched away from completes unseen.
+                        Level::Memory => match self.memory_latency(&mut s, l3_signal(1, false).1) {
+                            0 => 0,
+                            cycles => cycles + 1,
+                        },
+                    };
+                    level = Some(found);
+                } else if reads || prefetch {
                     // The L1D allocates on reads only (write-through, Table 2-9).
                     if !self.l1d.access(addr, false).hit {
                         if !prefetch {

@@ -134,6 +134,8 @@ impl Sparc {
             Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => {
                 self.memory(phase, k, op, a, ip, out);
             }
+            // LDF/LDDF go through the L1 data cache like integer loads.
+            Op::FpLoad(a) => self.memory(phase, k, &Op::Load(a), a, ip, out),
             Op::Jump { table, via } => {
                 let targets = &phase.tables[usize::from(table)].targets;
                 let target = targets[(k % targets.len() as u64) as usize];

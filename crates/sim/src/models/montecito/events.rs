@@ -77,8 +77,10 @@ pub(super) enum Atom {
     CorrectReturns,
     /// L1D misses of reads (L1D is write-through: write misses are not counted).
     L1dReadMisses,
-    /// Reads sent to the L2D: cacheable L1D read misses.
+    /// Reads sent to the L2D: cacheable L1D read misses (integer loads), and FP loads,
+    /// which the L1D does not serve (§4.15 L1D_READS_SET0).
     L2dReads,
+    FpL2dReads,
     /// Writes sent to the L2D: every cacheable store (L1D is write-through); those of
     /// semaphores, and the rest.
     L2dWrites,
@@ -86,8 +88,9 @@ pub(super) enum Atom {
     L2dStores,
     /// Cacheable data requests that miss the L2D (every miss misses every level).
     L2dMisses,
-    /// Loads served by the L1D: cacheable loads.
+    /// Loads served by the L1D: cacheable integer loads; all integer loads.
     CacheableLoads,
+    IntegerLoads,
     UncacheableLoads,
     UncacheableStores,
     /// Loads and stores issued to the memory pipeline.
@@ -229,11 +232,13 @@ impl Atom {
             Atom::CorrectReturns => c.get(Returns).saturating_sub(c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c)),
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
             Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
+            Atom::FpL2dReads => when(c.cacheable(), c.get(FpLoads)),
             Atom::L2dWrites => when(c.cacheable(), c.get(Stores)),
             Atom::CacheableAtomics => when(c.cacheable(), c.get(Atomics)),
             Atom::L2dStores => when(c.cacheable(), c.get(Stores).saturating_sub(c.get(Atomics))),
             Atom::L2dMisses => c.get(L2DataMisses),
-            Atom::CacheableLoads => when(c.cacheable(), c.get(Loads)),
+            Atom::CacheableLoads => when(c.cacheable(), c.get(Loads) - c.get(FpLoads)),
+            Atom::IntegerLoads => c.get(Loads) - c.get(FpLoads),
             Atom::UncacheableLoads => when(!c.cacheable(), c.get(Loads)),
             Atom::UncacheableStores => when(!c.cacheable(), c.get(Stores)),
             Atom::DataReferences => c.get(Loads) + c.get(Stores),

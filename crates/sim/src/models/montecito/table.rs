@@ -379,6 +379,7 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xcf, "UC_LOADS_RETIRED", A, 4, |_| Some(&[Atom::UncacheableLoads])),
     ev(0xd0, "UC_STORES_RETIRED", A, 2, |_| Some(&[Atom::UncacheableStores])),
     ev(0xd1, "STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::Stores)])),
+    ev(0xd8, "LOADS_RETIRED_INTG", A, 2, |_| Some(&[Atom::IntegerLoads])),
     // L3 events from the machine's L3 lookups: instruction fetches from the L2I, data
     // reads from the L2D (a miss switching threads counts in the background, MD12),
     // and the L2D's write-backs. Inserts are the lookups that missed and allocated.
@@ -437,23 +438,24 @@ pub static EVENTS: &[MappedEvent] = &[
     mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Atom::Bus(Txn::Ewb)]))),
     // L2D_REFERENCES (set 2): bits 1:0 01 reads, 10 writes, 11 both.
     ev(0xe6, "L2D_REFERENCES", F, 4, |u| match u & 3 {
-        0b01 => Some(&[Atom::L2dReads]),
+        0b01 => Some(&[Atom::L2dReads, Atom::FpL2dReads]),
         0b10 => Some(&[Atom::L2dWrites]),
-        0b11 => Some(&[Atom::L2dReads, Atom::L2dWrites]),
+        0b11 => Some(&[Atom::L2dReads, Atom::FpL2dReads, Atom::L2dWrites]),
         _ => None,
     }),
     // L2D_FORCE_RECIRC.TAG_OK: "inserted to Ozq as a hit … Likely identical to
     // L2D_INSERT_HITS" (Table 4-90); the machine has no OZQ recirculation otherwise.
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, |u| if u == 0b0111 { Some(&[Sig(Signal::L2DataHits)]) } else { None }),
     // L2D_OPS_ISSUED (bit 3 ignored): the L2D's operations by kind, each issued as a
-    // hit in the end: integer loads (L1D read misses), semaphores (RMW), other stores,
-    // lfetches the L1D missed, and the page walker's reads (OTHER). FP_LOAD 0: the
-    // machine's loads go through the L1D.
+    // hit in the end: integer loads (L1D read misses), FP loads (all of them: the L1D
+    // holds no FP data), semaphores (RMW), other stores, lfetches the L1D missed, and
+    // the page walker's reads (OTHER).
     // L2D_STORE_HIT_SHARED (b0xxx ANY): stores to a line the other core shares, which
     // the L2D upgrades with a BIL (MMC23).
     ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
     ev(0xf0, "L2D_OPS_ISSUED", F, 4, |u| match u & 0b0111 {
         0b000 => Some(&[Atom::L2dReads]),
+        0b001 => Some(&[Atom::FpL2dReads]),
         0b010 => Some(&[Atom::CacheableAtomics]),
         0b011 => Some(&[Atom::L2dStores]),
         0b100 | 0b110 => Some(&[Sig(Signal::L2PrefetchHitsL2), Sig(Signal::L2PrefetchHitsL3), Sig(Signal::L2PrefetchLocalMemory)]),

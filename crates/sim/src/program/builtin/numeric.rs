@@ -37,7 +37,7 @@ pub fn fp(rng: &mut Rng, t: Thread) -> Phase {
         0 => {
             let a = b.stream(row(matrix(rng, n)));
             let col = b.stream(DataStream { stride: (n * DOUBLE) as i64, ..row(matrix(rng, n)) });
-            b.load(a, 0, 8, false).load(col, 0, 8, true).fp(FpOp::Fma, 1).int(1);
+            b.fp_load(a, 0, 8, false).fp_load(col, 0, 8, true).fp(FpOp::Fma, 1).int(1);
         }
         1 => {
             let x = b.stream(row(matrix(rng, n)));
@@ -46,14 +46,14 @@ pub fn fp(rng: &mut Rng, t: Thread) -> Phase {
             // y for writing.
             let ahead = |stream| Op::Prefetch(Access { stream, offset: PREFETCH_AHEAD, size: 8, use_next: false });
             b.op(ahead(x)).op(ahead(y));
-            b.load(x, 0, 8, false).load(y, 0, 8, true).fp(FpOp::Fma, 1).store(y, 0, 8).int(1);
+            b.fp_load(x, 0, 8, false).fp_load(y, 0, 8, true).fp(FpOp::Fma, 1).store(y, 0, 8).int(1);
         }
         _ => {
             let pivot = b.stream(DataStream::fixed(matrix(rng, n), Memory::Cacheable));
             let r = b.stream(row(matrix(rng, n)));
-            b.load(pivot, 0, 8, true).fp(FpOp::Div, 1);
+            b.fp_load(pivot, 0, 8, true).fp(FpOp::Div, 1);
             for j in 0..4 {
-                b.load(r, 8 * j, 8, true).fp(FpOp::Fma, 1).store(r, 8 * j, 8);
+                b.fp_load(r, 8 * j, 8, true).fp(FpOp::Fma, 1).store(r, 8 * j, 8);
             }
             b.fp(FpOp::Mul, 1).int(2);
         }
