@@ -276,11 +276,20 @@ proptest::proptest! {
 #[test]
 fn s2_4_1_every_thread_switch_takes_15_cycles() {
     let t = totals("chase", 2, 20_000_000, Skipping::On);
-    let switches = t.get(Signal::ThreadSwitchesL3Miss) + t.get(Signal::ThreadSwitchesTimeout);
+    let switches = t.get(Signal::ThreadSwitchesL3Miss) + t.get(Signal::ThreadSwitchesTimeout) + t.get(Signal::ThreadSwitchesHint);
     assert!(t.get(Signal::ThreadSwitchesL3Miss) > 0);
     // The run may end inside its last switch.
     let short = 15 * switches - t.get(Signal::ThreadSwitchCycles);
     assert!(short < 15, "{short} switch cycles missing");
+}
+
+/// §2.4.1.2: `hint@pause` forces a switch to the other thread. The threads of `shared`
+/// pause when they find the lock held; with one hardware thread nothing switches.
+#[test]
+fn s2_4_1_2_a_pause_hint_switches_threads() {
+    let two = totals("shared", 2, 10_000_000, Skipping::On);
+    assert!(two.get(Signal::ThreadSwitchesHint) > 0);
+    assert_eq!(totals("shared", 1, 10_000_000, Skipping::On).get(Signal::ThreadSwitchesHint), 0);
 }
 
 /// ERRATA MMC17: two calls allocating 60 stacked registers each overflow the 96

@@ -133,6 +133,10 @@ pub enum Op {
     ExceptionReturn,
     /// A barrier that drains the write buffer (DSB, MEMBAR #Sync).
     Barrier,
+    /// A spin-wait hint: the thread has nothing to do until another thread changes
+    /// memory (Itanium's `hint@pause`, which switches hardware threads; an ordinary
+    /// instruction on chips without one).
+    Pause,
     /// An access to an internal register (CP15, ASI, state register).
     SpecialReg,
 }

@@ -329,6 +329,7 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
         "sys" => Kind::Plain(Op::Syscall),
         "eret" => Kind::Plain(Op::ExceptionReturn),
         "barrier" => Kind::Plain(Op::Barrier),
+        "pause" => Kind::Plain(Op::Pause),
         "ld" => mem(MemKind::Load, true)?,
         "fld" => mem(MemKind::FpLoad, true)?,
         "st" => mem(MemKind::Store, true)?,
@@ -355,7 +356,7 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
                 _ => Kind::Jump(target),
             }
         }
-        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, ld, fld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp"))),
+        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp"))),
     };
     Ok(Some(record))
 }

@@ -223,9 +223,11 @@ pub enum Signal {
     /// Cycles the instruction buffer is full while the back end stalls.
     IBufFullCycles,
     /// Thread switches (switch-on-event multithreading), by cause: an L3 miss, a
-    /// time-out; counted by the thread switched out, in the first switch cycle.
+    /// time-out, a pause hint; counted by the thread switched out, in the first
+    /// switch cycle.
     ThreadSwitchesL3Miss,
     ThreadSwitchesTimeout,
+    ThreadSwitchesHint,
     /// Cycles from a thread switch's start until the other thread runs.
     ThreadSwitchCycles,
     /// Register stack engine loads (fills) and stores (spills) of stacked registers.

@@ -63,7 +63,8 @@ impl Arm11 {
         }
         self.ip = ip + INSN;
         match *op {
-            Op::Int | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
+            // A pause hint is YIELD, which ARM11 executes as a NOP.
+            Op::Int | Op::Pause | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
                 self.plain(out, ip, s);
             }
             Op::Fp(FpOp::Div | FpOp::Sqrt) => {

@@ -140,6 +140,15 @@ impl Montecito {
         self.ip = ip + INSN;
         match op {
             Op::Int => self.join(g, out, ip, false),
+            Op::Pause => {
+                // hint@pause: the thread gives the core to the other thread, after its
+                // issue group retires (§2.4.1.2), at the end of the iteration (MMC12).
+                self.join(g, out, ip, false);
+                if self.may_switch {
+                    self.switch = true;
+                    self.hinted = true;
+                }
+            }
             Op::SpecialReg => {
                 // A control-register move (the kernel saving or setting processor
                 // state): its consumer follows, after a stop (MMC20).

@@ -87,8 +87,11 @@ pub struct Montecito {
     /// L3 misses of each thread whose data has not returned yet (it went to the
     /// background before they did).
     in_flight: Vec<u8>,
-    /// An L3 event asked for a switch to the other thread.
+    /// An L3 event or a pause hint asked for a switch to the other thread; whether a
+    /// hint did, and whether the switch under way is a hint's.
     switch: bool,
+    hinted: bool,
+    hint_switch: bool,
     /// The runner can switch now (another software thread exists; no handler runs).
     may_switch: bool,
     /// The next iteration starts with a thread switch (its cycles, and the data that
@@ -149,6 +152,8 @@ impl Montecito {
             thread: 0,
             in_flight: vec![0; threads],
             switch: false,
+            hinted: false,
+            hint_switch: false,
             may_switch: false,
             switching: None,
             ip: 0,
@@ -174,7 +179,11 @@ impl Montecito {
     /// while the new thread runs, a line a cycle, and its L3 returns raise its urgency.
     fn switch_from(&mut self, left: usize, template: Span, out: &mut Vec<Span>) {
         let returned = std::mem::take(&mut self.in_flight[left]);
-        let cause = if returned > 0 { Signal::ThreadSwitchesL3Miss } else { Signal::ThreadSwitchesTimeout };
+        let cause = match (std::mem::take(&mut self.hint_switch), returned) {
+            (true, _) => Signal::ThreadSwitchesHint,
+            (false, 0) => Signal::ThreadSwitchesTimeout,
+            (false, _) => Signal::ThreadSwitchesL3Miss,
+        };
         let mut leaving = Out::new(out, Span { thread: left as u8, ..template });
         let switching = Signals::default().with(Signal::ThreadSwitchCycles, 1).with(Signal::IBufStallCycles, 1);
         let stall = stall_class(self.quiet[left]);
@@ -203,9 +212,11 @@ impl Core for Montecito {
                 self.urgency[self.thread] = MAX_URGENCY;
             }
             self.switching = Some(self.thread);
+            self.hint_switch = self.hinted;
             self.thread = thread;
             self.forced = None;
         }
+        self.hinted = false;
         self.switch = false;
         let level = &mut self.privilege[self.thread];
         self.privilege_changed = *level != phase.privilege;
@@ -283,6 +294,8 @@ impl Core for Montecito {
         out.extend([
             self.thread as u64,
             u64::from(self.switch),
+            u64::from(self.hinted),
+            u64::from(self.hint_switch),
             u64::from(self.may_switch),
             (keys.line)(self.ip),
             (keys.line)(self.fetch_line),

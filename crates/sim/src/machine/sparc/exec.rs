@@ -113,6 +113,10 @@ impl Sparc {
                 }
                 return usize::from(issued);
             }
+            // A spin loop's delay on SPARC is an ordinary instruction (no switch hint).
+            Op::Pause => {
+                self.issue(out, ip, Signals::default(), 1);
+            }
             Op::SpecialReg => {
                 // WRASR/WRPR and ASI register accesses: SPR ring ops, next to commit
                 // (TABLE 10-1 footnote 1, TABLE 10-2 footnote 8).

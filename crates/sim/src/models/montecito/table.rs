@@ -98,13 +98,14 @@ pub static EVENTS: &[MappedEvent] = &[
     // FP_OPS_RETIRED: the machine's floating-point instructions.
     ev(0x09, "FP_OPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::FguCryptoInstructions)])),
     // THREAD_SWITCH_EVENTS: MISSED (L3 misses the urgencies did not switch on, MD45),
-    // L3MISS, TIMER and ALL ("all taken"); hint, low-power and debug switches do not
+    // L3MISS, TIMER, HINT and ALL ("all taken"); low-power and debug switches do not
     // happen in the machine.
     ev(0x0c, "THREAD_SWITCH_EVENTS", A, 1, |u| match u & 7 {
         0b000 => Some(&[Sig(Signal::ThreadSwitchesMissed)]),
         0b001 => Some(&[Sig(Signal::ThreadSwitchesL3Miss)]),
         0b010 => Some(&[Sig(Signal::ThreadSwitchesTimeout)]),
-        0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout)]),
+        0b011 => Some(&[Sig(Signal::ThreadSwitchesHint)]),
+        0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout), Sig(Signal::ThreadSwitchesHint)]),
         _ => None,
     }),
     // THREAD_SWITCH_CYCLE: TOTAL, from a switch's start until it happens.

@@ -76,9 +76,10 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64) -> Vec<Phase> {
         page: PAGE,
         shared: true,
     });
-    // Spin until the swap returns 0: the lock is mostly free, sometimes held.
+    // Spin until the swap returns 0: the lock is mostly free, sometimes held, and
+    // then the thread pauses (a spin-wait hint) before it tries again.
     b.op(Op::Atomic(Access { stream: lock, offset: 0, size: 4, use_next: true }));
-    b.skip(2, Pattern::Bits { bits: rng.bits(64, 900), len: 64 }).int(1).op(Op::Barrier);
+    b.skip(3, Pattern::Bits { bits: rng.bits(64, 900), len: 64 }).int(1).op(Op::Pause).op(Op::Barrier);
     // Each thread's counter is a word of the same line.
     let mine = 4 * t.index as u32;
     b.load(counters, mine, 4, true).int(1).store(counters, mine, 4);
