@@ -27,6 +27,25 @@ fn documented_zeros() -> Vec<String> {
     names
 }
 
+/// A program of one user-mode phase at 0x1_0000 whose one data stream is a fixed
+/// location.
+fn one_phase(body: Vec<pmukit_sim::program::Op>, iterations: u64) -> pmukit_sim::program::Program {
+    use pmukit_sim::program::{DataStream, Memory, Phase, Program};
+    let phase = Phase {
+        privilege: pmukit_sim::stream::Privilege::USER,
+        context: 1,
+        masks: Default::default(),
+        entry: 0x1_0000,
+        code_page: None,
+        body,
+        iterations,
+        streams: vec![DataStream::fixed(0x100_0000, Memory::Cacheable)],
+        tables: Vec::new(),
+        addresses: Vec::new(),
+    };
+    Program { threads: vec![Box::new(std::iter::once(phase))], timer: None }
+}
+
 fn totals(workload: &str, threads: usize, cycles: u64, skipping: Skipping) -> Totals {
     let program = builtin::program(workload, 3, threads).unwrap();
     Totals::of(machine::montecito(MontecitoConfig::new(threads), program, skipping), cycles, |_| true)
@@ -297,27 +316,11 @@ fn s2_4_1_2_a_pause_hint_switches_threads() {
 /// short of those 24, filled back two a cycle.
 #[test]
 fn mmc17_frames_beyond_96_stacked_registers_spill_and_fill_back() {
-    use pmukit_sim::program::{DataStream, Memory, Op, Phase, Program};
-    use pmukit_sim::stream::Privilege;
+    use pmukit_sim::program::Op;
     let (a, b) = (0x1_0000, 0x2_0000);
-    let phase = Phase {
-        privilege: Privilege::USER,
-        context: 1,
-        masks: Default::default(),
-        entry: 0x1_0000,
-        code_page: None,
-        body: vec![
-            Op::Call { target: a, frame: 60 },
-            Op::Call { target: b, frame: 60 },
-            Op::Return { to: a + 4 },
-            Op::Return { to: 0x1_0008 },
-        ],
-        iterations: 1,
-        streams: vec![DataStream::fixed(0x100_0000, Memory::Cacheable)],
-        tables: Vec::new(),
-        addresses: Vec::new(),
-    };
-    let program = Program { threads: vec![Box::new(std::iter::once(phase))], timer: None };
+    let body =
+        vec![Op::Call { target: a, frame: 60 }, Op::Call { target: b, frame: 60 }, Op::Return { to: a + 4 }, Op::Return { to: 0x1_0008 }];
+    let program = one_phase(body, 1);
     let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
     assert_eq!((t.get(Signal::RseStores), t.get(Signal::RseSpillStallCycles)), (24, 12));
     assert_eq!((t.get(Signal::RseLoads), t.get(Signal::RseFillStallCycles)), (24, 12));
@@ -330,23 +333,10 @@ fn mmc17_frames_beyond_96_stacked_registers_spill_and_fill_back() {
 /// fills it.
 #[test]
 fn fp_loads_bypass_the_l1d_and_take_the_l2ds_latency_plus_one() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Program};
-    use pmukit_sim::stream::Privilege;
+    use pmukit_sim::program::{Access, Op, Pattern};
     let run = |load: fn(Access) -> Op| {
         let a = Access { stream: 0, offset: 0, size: 8, use_next: true };
-        let phase = Phase {
-            privilege: Privilege::USER,
-            context: 1,
-            masks: Default::default(),
-            entry: 0x1_0000,
-            code_page: None,
-            body: vec![load(a), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }],
-            iterations: 10_000,
-            streams: vec![DataStream::fixed(0x100_0000, Memory::Cacheable)],
-            tables: Vec::new(),
-            addresses: Vec::new(),
-        };
-        let program = Program { threads: vec![Box::new(std::iter::once(phase))], timer: None };
+        let program = one_phase(vec![load(a), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }], 10_000);
         Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
     };
     let (int, fp) = (run(Op::Load), run(Op::FpLoad));

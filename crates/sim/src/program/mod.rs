@@ -144,14 +144,8 @@ pub enum Op {
 impl Op {
     pub fn access(&self) -> Option<Access> {
         match *self {
-            Op::Load(a)
-            | Op::FpLoad(a)
-            | Op::Store(a)
-            | Op::Atomic(a)
-            | Op::Modify(a)
-            | Op::Prefetch(a)
-            | Op::BlockLoad(a)
-            | Op::BlockStore(a) => Some(a),
+            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => Some(a),
+            Op::FpLoad(a) => Some(a),
             Op::Jump { via, .. } => via,
             _ => None,
         }

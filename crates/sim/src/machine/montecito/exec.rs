@@ -175,16 +175,11 @@ impl Montecito {
                 self.close(g, out);
                 out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
             }
-            Op::Load(a)
-            | Op::FpLoad(a)
-            | Op::Store(a)
-            | Op::Atomic(a)
-            | Op::Modify(a)
-            | Op::Prefetch(a)
-            | Op::BlockLoad(a)
-            | Op::BlockStore(a) => {
+            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => {
                 self.memory(phase, k, &op, a, ip, g, out);
             }
+            // Served by the L2D, not the L1D (MMC27).
+            Op::FpLoad(a) => self.memory(phase, k, &op, a, ip, g, out),
             Op::Jump { table, via } => {
                 let targets = &phase.tables[usize::from(table)].targets;
                 let target = targets[(k % targets.len() as u64) as usize];
