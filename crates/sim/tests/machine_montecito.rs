@@ -166,6 +166,16 @@ fn mmc26_fault_injection_puts_ecc_errors_in_the_write_data_queue() {
     assert_eq!(clean.get(Signal::WdqEccSingle) + clean.get(Signal::WdqEccDouble), 0);
 }
 
+/// MMC28: L2I and L2D misses share 16 request buffers; a stream whose loads nobody
+/// waits for (`stream`'s field sums) has at most 16 out and waits for a buffer.
+#[test]
+fn mmc28_sixteen_request_buffers_bound_the_misses_outstanding() {
+    let t = totals("stream", 1, 10_000_000, Skipping::On);
+    assert!(t.get(Signal::L2dBackPressureCycles) > 0);
+    // Every back-pressure cycle is an LSU-full stall, in which nothing issues.
+    assert!(t.get(Signal::L2dBackPressureCycles) <= t.get(Signal::LsuFullStallCycles));
+}
+
 /// MMC25: prefetched instruction lines take their level's latency to arrive; fetches
 /// that come first wait in the RAB, requests for a pending L2I line recirculate, and
 /// hits during another line's fill are put off. Each is a kind of the requests that

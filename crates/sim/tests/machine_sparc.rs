@@ -119,7 +119,6 @@ const T4_NEVER: &[(&str, &str)] = &[
     ("IC_MTAG.MTAG_HIT_PTAG_MISS_OR_WAY_MISMATCH", FALSE_HIT),
     ("IC_MTAG.MTAG_PTAG_DISAGREE_OR_WAY_MISMATCH", FALSE_HIT),
     ("TAG_WAIT.PQ", "the pick queue is not modelled"),
-    ("TAG_WAIT.LB", "the reorder buffer fills before 32 load misses are outstanding in the programs' loops"),
     ("DTLB_FILL.PAGE_2GB", "no program maps a 2 GB-aligned segment"),
     ("PREFETCH_DROP.SW_BUFFER_FULL", "TABLE 10-2: never with one strand running at a time"),
     ("RAW_HIT.FULL_ST_Q", "the store queue behind the store buffer is not modelled"),

@@ -340,7 +340,8 @@ fn mmc19_the_streaming_buffer_serves_the_other_half_of_a_line() {
 }
 
 /// Table 4-47: flush bubbles are exception flushes (traps, thread switches) or branch
-/// refills; Table 4-48: the L1D's translation stalls are L2DTLB transfers or page walks;
+/// refills; Table 4-48: the L1D's stalls are L2DTLB transfers, page walks or L2D back
+/// pressure (MMC28);
 /// Tables 4-105, 4-106 and §4.11: a store's line read for ownership is an L3 data write
 /// and a BRIL on the bus (MD19, MD37).
 #[test]
@@ -354,7 +355,8 @@ fn flush_tlb_and_ownership_reads_split_their_totals() {
         let d = run(&["BE_L1D_FPU_BUBBLE.L1D_TLB", "BE_L1D_FPU_BUBBLE.L1D_HPW", "L3_WRITES.ALL.ALL", "L3_WRITES.DATA_WRITE.ALL"]);
         let e = run(&["L3_WRITES.L2_WB.ALL", "BUS_MEM_READ.ALL.SELF", "BUS_MEM_READ.BRL.SELF", "BUS_MEM_READ.BRIL.SELF"]);
         assert_eq!(c[0], c[1] + c[2], "{w}: flushes");
-        assert_eq!(c[3], d[0] + d[1], "{w}: L1D translation stalls");
+        let back_pressure = run(&["BE_L1D_FPU_BUBBLE.L1D_L2BPRESS"])[0];
+        assert_eq!(c[3], d[0] + d[1] + back_pressure, "{w}: L1D stalls");
         // At most one a cycle (Table 4-42): a cycle with both kinds counts one in ALL.
         assert!(d[3].max(e[0]) <= d[2] && d[2] <= d[3] + e[0], "{w}: L3 writes {d:?} {e:?}");
         // BUS_MEM_READ.ALL is BRL + BRIL + BIL (a store to a line the other core

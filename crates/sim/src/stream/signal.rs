@@ -336,6 +336,9 @@ pub enum Signal {
     L2iHitConflictsPrefetch,
     /// Valid L2I lines a fill replaces.
     L2iVictims,
+    /// Cycles an L2D miss waits for one of the 16 request buffers (Montecito's L2D
+    /// back pressure).
+    L2dBackPressureCycles,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,

@@ -1,10 +1,12 @@
-//! Montecito's instruction requests in flight (ERRATA MMC25): the prefetches the
-//! instruction fetch unit's read address buffer (RAB) holds until their lines arrive,
-//! and the L2I lines whose misses are outstanding at the L3 or memory. A demand fetch
-//! of a line still on its way hits the RAB and waits for it; a request for an L2I line
+//! Montecito's requests in flight: the prefetches the instruction fetch unit's read
+//! address buffer (RAB) holds until their lines arrive, the L2I lines whose misses
+//! are outstanding at the L3 or memory (ERRATA MMC25), and the L2D's misses in the 16
+//! request buffers that L2I and L2D misses share (§2.3.3.4, MMC28). A demand fetch of
+//! a line still on its way hits the RAB and waits for it; a request for an L2I line
 //! still pending recirculates until the fill; a lookup that would hit while another
 //! line's fill returns its data is abandoned until the fill is done (§4.15
-//! L1I_FETCH_RAB_HIT, L2I_SPEC_ABORTS, L2I_RECIRCULATES, L2I_HIT_CONFLICTS).
+//! L1I_FETCH_RAB_HIT, L2I_SPEC_ABORTS, L2I_RECIRCULATES, L2I_HIT_CONFLICTS); an L2D
+//! miss that finds every request buffer taken waits for the first to free.
 //!
 //! Times are on the core's clock (`Montecito::clock`); the state the runner compares
 //! is each entry's remaining time, so skipped iterations leave it exact.
@@ -26,10 +28,15 @@ struct Fill {
     ready: u64,
 }
 
+/// §2.3.3.4: "All L2I and L2D requests are allocated to one of 16 request buffers".
+pub(super) const REQUEST_BUFFERS: usize = 16;
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct InFlight {
     prefetches: Vec<Prefetch>,
     fills: Vec<Fill>,
+    /// When each outstanding L2D miss's data arrives.
+    data: Vec<u64>,
 }
 
 impl InFlight {
@@ -37,6 +44,23 @@ impl InFlight {
     pub(super) fn expire(&mut self, now: u64) {
         self.prefetches.retain(|p| p.ready > now);
         self.fills.retain(|f| f.ready > now);
+        self.data.retain(|&d| d > now);
+    }
+
+    /// The cycle an L2D miss at `now` gets a request buffer: `now`, or when the first
+    /// of the taken ones frees (L2I fills hold buffers too).
+    pub(super) fn buffer_free(&self, now: u64) -> u64 {
+        let mut taken: Vec<u64> = self.data.iter().copied().chain(self.fills.iter().map(|f| f.ready)).filter(|&t| t > now).collect();
+        if taken.len() < REQUEST_BUFFERS {
+            return now;
+        }
+        taken.sort_unstable();
+        taken[taken.len() - REQUEST_BUFFERS]
+    }
+
+    /// An L2D miss holds a request buffer until its data arrives at `ready`.
+    pub(super) fn add_data(&mut self, ready: u64) {
+        self.data.push(ready);
     }
 
     /// The prefetch of L1I line `line` still on its way.
@@ -73,6 +97,8 @@ impl InFlight {
         for f in &self.fills {
             out.extend([(keys.line)(f.line), f.ready - now]);
         }
+        out.push(u64::MAX - self.data.len() as u64);
+        out.extend(self.data.iter().map(|&d| d - now));
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
@@ -110,6 +136,19 @@ mod tests {
         assert_eq!(f.returning(25, 4), None, "data comes in cycles 26-29");
         assert_eq!(f.returning(26, 4), Some(30));
         assert_eq!(f.returning(29, 4), Some(30));
+    }
+
+    #[test]
+    fn a_miss_waits_for_a_request_buffer_when_all_sixteen_are_taken() {
+        let mut f = InFlight::default();
+        for i in 0..15 {
+            f.add_data(100 + i);
+        }
+        assert_eq!(f.buffer_free(10), 10, "one buffer is left");
+        f.add_fill(0x80, 50);
+        assert_eq!(f.buffer_free(10), 50, "the L2I fill took the last: the first to free is at 50");
+        f.expire(50);
+        assert_eq!(f.buffer_free(50), 50);
     }
 
     #[test]

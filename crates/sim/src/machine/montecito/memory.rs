@@ -158,6 +158,22 @@ impl Montecito {
         cycles
     }
 
+    /// An L2D miss takes one of the 16 request buffers until its data is back from the
+    /// L3 or memory; when all are taken the access, and the core behind it, waits for
+    /// the first to free: L2D back pressure (§2.3.3.4, MMC28).
+    fn request_buffer(&mut self, level: Level, ip: u64, g: &mut Group, out: &mut Out) {
+        let now = self.started + out.elapsed();
+        self.inflight.expire(now);
+        let free = self.inflight.buffer_free(now);
+        if free > now {
+            self.close(g, out);
+            let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L2dBackPressureCycles, 1);
+            be_stall(out, ip, 0, free - now, stall);
+        }
+        let latency = if level == Level::L3 { self.cfg.l3_cycles } else { self.cfg.memory_cycles };
+        self.inflight.add_data(free + latency);
+    }
+
     /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
     /// at cycle `now` asks for the next line; one the L1I, the streaming buffer and the
     /// RAB lack is read from the L2I, the L3 or memory, and arrives after that level's
@@ -390,6 +406,9 @@ impl Montecito {
                         self.memory_latency(&mut s, l3_signal(1, true).1);
                     }
                     level = Some(found);
+                }
+                if let Some(missed @ (Level::L3 | Level::Memory)) = level {
+                    self.request_buffer(missed, ip, g, out);
                 }
                 self.coherence(stream.shared, addr, write, level, &mut s);
             }

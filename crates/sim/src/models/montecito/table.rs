@@ -371,6 +371,7 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
         0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
         0b0101 => Some(&[Atom::L1dBubble(Signal::HpwStallCycles)]),
+        0b1001 => Some(&[Atom::L1dBubble(Signal::L2dBackPressureCycles)]),
         0b1010 => Some(&[Atom::L1dBubble(Signal::DTlbMissWaitCycles)]),
         _ => None,
     }),

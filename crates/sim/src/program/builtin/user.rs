@@ -124,11 +124,12 @@ fn call_chain(b: &mut Body, rng: &mut Rng, frame: u8, depth: u64) {
     b.ret(if rng.chance(50) { 4 } else { 0 });
 }
 
-/// One of four streaming kernels.
+/// One of five streaming kernels.
 pub fn stream(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     match rng.below(10) {
-        0..=2 => vec![copy(rng, t)],
-        3..=5 => vec![update(rng, t)],
+        0..=1 => vec![copy(rng, t)],
+        2..=3 => vec![sum_field(rng, t)],
+        4..=5 => vec![update(rng, t)],
         6..=7 => vec![column(rng, t)],
         _ => fill(rng, t),
     }
@@ -155,6 +156,28 @@ fn update(rng: &mut Rng, t: Thread) -> Phase {
     b.int(rng.range(8, 16));
     b.op(Op::BlockStore(Access { stream: data, offset: 0, size: LINE as u8, use_next: false }));
     b.close_loop(lines)
+}
+
+/// Sums one 8-byte field of an array of 64-byte records, unrolled four ways as
+/// compilers do: four independent loads a record apart, then the four adds, so the
+/// loads' misses overlap where the core lets them.
+fn sum_field(rng: &mut Rng, t: Thread) -> Phase {
+    const RECORD: u64 = 64;
+    let records = rng.log_range(1 << 10, 1 << 19);
+    let mut b = user(t, code_address(rng, &STREAM_TEXT));
+    let table = b.stream(DataStream {
+        base: buffer(rng, &HEAP, records * RECORD),
+        stride: 4 * RECORD as i64,
+        footprint: records * RECORD,
+        memory: Memory::Cacheable,
+        page: SECTION,
+        shared: false,
+    });
+    for r in 0..4 {
+        b.load(table, r * RECORD as u32, 8, false);
+    }
+    b.int(4);
+    b.close_loop(records / 4)
 }
 
 /// Walks down a column of a row-major matrix on 4 KB pages: every row is on a new
