@@ -7,6 +7,7 @@
 
 pub mod arm11;
 pub mod cache;
+mod faults;
 pub mod montecito;
 mod out;
 pub mod overrides;

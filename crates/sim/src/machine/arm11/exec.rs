@@ -6,7 +6,7 @@ use crate::machine::out::Out;
 use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase, INSN};
 use crate::stream::{Branch, MemRef, Signal, Signals};
 
-/// Structures that fault injection can hit, indexing `Faults::left`.
+/// Structures that fault injection can hit, indexing `Faults`.
 #[derive(Debug, Clone, Copy)]
 enum Part {
     ICache,
@@ -16,25 +16,16 @@ enum Part {
 }
 
 impl Faults {
-    /// One more access to `part`: the error signal it raises, if this is the one.
+    /// One more access to `part`: the error signal it raises, if this is the one. A
+    /// cache's errors take turns among the RAMs that can have them.
     fn access(&mut self, part: Part) -> Option<Signal> {
-        let i = part as usize;
-        self.left[i] -= 1;
-        if self.left[i] > 0 {
-            return None;
-        }
-        self.left[i] = self.every;
-        let turn = self.turn[i];
-        self.turn[i] = turn.wrapping_add(1);
-        // Errors of a structure take turns among the RAMs that can have them.
-        Some(match part {
-            Part::ICache => [Signal::ICacheTagParityErrors, Signal::ICacheDataParityErrors][usize::from(turn % 2)],
-            Part::DCache => {
-                [Signal::DCacheTagParityErrors, Signal::DCacheDataParityErrors, Signal::DCacheDirtyParityErrors][usize::from(turn % 3)]
-            }
-            Part::Itcm => Signal::ItcmErrors,
-            Part::Dtcm => Signal::DtcmErrors,
-        })
+        let kinds: &[Signal] = match part {
+            Part::ICache => &[Signal::ICacheTagParityErrors, Signal::ICacheDataParityErrors],
+            Part::DCache => &[Signal::DCacheTagParityErrors, Signal::DCacheDataParityErrors, Signal::DCacheDirtyParityErrors],
+            Part::Itcm => &[Signal::ItcmErrors],
+            Part::Dtcm => &[Signal::DtcmErrors],
+        };
+        self.0[part as usize].access(kinds)
     }
 }
 

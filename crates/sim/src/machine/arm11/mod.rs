@@ -14,6 +14,7 @@ mod overrides;
 pub use config::{Arm11Config, Arm11Core};
 
 use crate::machine::cache::Cache;
+use crate::machine::faults::Countdown;
 use crate::machine::out::Out;
 use crate::machine::predict::{ReturnStack, TargetCache};
 use crate::machine::tlb::Tlb;
@@ -28,15 +29,10 @@ struct Tlbs {
     main: Tlb,
 }
 
-/// Fault injection: accesses left before the next error in each structure, and which
-/// kind of error comes next.
-#[derive(Debug, Clone, Copy, Default)]
-struct Faults {
-    every: u64,
-    /// I-cache, D-cache, ITCM, DTCM.
-    left: [u64; 4],
-    turn: [u8; 4],
-}
+/// Fault injection: each structure's countdown to its next error (I-cache, D-cache,
+/// ITCM, DTCM).
+#[derive(Debug, Clone, Copy)]
+struct Faults([Countdown; 4]);
 
 pub struct Arm11 {
     cfg: Arm11Config,
@@ -64,7 +60,7 @@ impl Arm11 {
     pub fn new(cfg: Arm11Config) -> Arm11 {
         let tlbs =
             cfg.mmu.as_ref().map(|m| Tlbs { micro_i: Tlb::new(m.micro_itlb), micro_d: Tlb::new(m.micro_dtlb), main: Tlb::new(m.main_tlb) });
-        let faults = cfg.fault_every.map(|every| Faults { every, left: [every; 4], turn: [0; 4] });
+        let faults = cfg.fault_every.map(|every| Faults([Countdown::new(every); 4]));
         let comparators = cfg.etm_out0.iter().chain(&cfg.etm_out1);
         let etm_span = comparators.clone().copied().min().unwrap_or(1)..=comparators.copied().max().unwrap_or(0);
         Arm11 {
@@ -139,9 +135,8 @@ impl Core for Arm11 {
         out.extend_from_slice(&self.write_buffer);
         out.push(u64::MAX);
         out.extend([self.fill_busy, key(self.ip), key(self.fetch_line), key(self.data_line)]);
-        if let Some(f) = &self.faults {
-            out.extend(f.left);
-            out.extend(f.turn.map(u64::from));
+        for c in self.faults.iter().flat_map(|f| &f.0) {
+            c.canonical(out);
         }
     }
 

@@ -50,10 +50,12 @@ impl InFlight {
     /// The cycle an L2D miss at `now` gets a request buffer: `now`, or when the first
     /// of the taken ones frees (L2I fills hold buffers too).
     pub(super) fn buffer_free(&self, now: u64) -> u64 {
-        let mut taken: Vec<u64> = self.data.iter().copied().chain(self.fills.iter().map(|f| f.ready)).filter(|&t| t > now).collect();
-        if taken.len() < REQUEST_BUFFERS {
+        let taken = || self.data.iter().copied().chain(self.fills.iter().map(|f| f.ready)).filter(move |&t| t > now);
+        // Counted first: only a miss that finds them all taken needs them in order.
+        if taken().count() < REQUEST_BUFFERS {
             return now;
         }
+        let mut taken: Vec<u64> = taken().collect();
         taken.sort_unstable();
         taken[taken.len() - REQUEST_BUFFERS]
     }

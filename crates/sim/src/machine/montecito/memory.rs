@@ -58,12 +58,8 @@ impl Montecito {
     /// injection, every `fault_every`-th has an ECC error, single- and double-bit in
     /// turn (MMC26).
     pub(super) fn write_data(&mut self, s: &mut Signals) {
-        let Some(f) = &mut self.faults else { return };
-        f.left -= 1;
-        if f.left == 0 {
-            f.left = f.every;
-            f.double = !f.double;
-            s.bump(if f.double { Signal::WdqEccDouble } else { Signal::WdqEccSingle });
+        if let Some(error) = self.faults.as_mut().and_then(|f| f.access(&[Signal::WdqEccSingle, Signal::WdqEccDouble])) {
+            s.bump(error);
         }
     }
 

@@ -19,6 +19,7 @@ mod wcb;
 pub use config::MontecitoConfig;
 
 use crate::machine::cache::Cache;
+use crate::machine::faults::Countdown;
 use crate::machine::out::Out;
 use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache, TargetCacheConfig};
@@ -36,15 +37,6 @@ const MAX_URGENCY: u8 = 7;
 
 /// The caches beyond the L1s: L2I, L2D, L3.
 const OUTER: usize = 3;
-
-/// Fault injection into the write data queue: writes left before the next error, and
-/// whether the last was double-bit.
-#[derive(Debug, Clone, Copy)]
-struct Faults {
-    every: u64,
-    left: u64,
-    double: bool,
-}
 
 /// One thread's register stack: the frames of the calls in progress, the stacked
 /// registers they hold, and how many of those (the oldest) the RSE has spilled.
@@ -101,7 +93,7 @@ pub struct Montecito {
     fetch_line: u64,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
     isb: Option<u64>,
-    /// Instruction prefetches and L2I fills on their way (MMC25).
+    /// Instruction prefetches, L2I fills and L2D misses on their way (MMC25, MMC28).
     inflight: InFlight,
     /// The core's clock: the cycles of the iterations run so far, and the cycle the
     /// current iteration's instructions started at (after a thread switch's cycles).
@@ -116,7 +108,8 @@ pub struct Montecito {
     peer: Peer,
     /// The system interface's queues and bus (MMC24).
     si: Si,
-    faults: Option<Faults>,
+    /// Fault injection into the write data queue (MMC26).
+    faults: Option<Countdown>,
 }
 
 /// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
@@ -166,7 +159,7 @@ impl Montecito {
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
             si: Si::default(),
-            faults: cfg.fault_every.map(|every| Faults { every, left: every, double: true }),
+            faults: cfg.fault_every.map(Countdown::new),
             cfg,
         }
     }
@@ -289,7 +282,7 @@ impl Core for Montecito {
         self.si.canonical(keys, out);
         self.inflight.canonical(keys, self.clock, out);
         if let Some(f) = &self.faults {
-            out.extend([f.left, u64::from(f.double)]);
+            f.canonical(out);
         }
         out.extend([
             self.thread as u64,

@@ -22,6 +22,21 @@ const fn always_all(mut e: MappedEvent) -> MappedEvent {
     e
 }
 
+/// L2I recirculates and hit conflicts, demand and prefetch.
+const RECIRCULATES: [Atom; 2] = [Sig(Signal::L2iRecirculatesDemand), Sig(Signal::L2iRecirculatesPrefetch)];
+const HIT_CONFLICTS: [Atom; 2] = [Sig(Signal::L2iHitConflictsDemand), Sig(Signal::L2iHitConflictsPrefetch)];
+
+/// An event with L2I_READS' unit masks whose requests are all hits (MD48): HIT and
+/// ALL (bits 3:2) count `kinds`' demand, prefetch or both (bits 1:0); MISS nothing.
+fn l2i_hits(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
+    match (u >> 2 & 3, u & 3) {
+        (0b01 | 0b11, 0b01) => Some(&kinds[..1]),
+        (0b01 | 0b11, 0b10) => Some(&kinds[1..]),
+        (0b01 | 0b11, 0b11) => Some(kinds),
+        _ => None,
+    }
+}
+
 /// A bus event: its unit mask's bits 1:0 name the agent.
 const fn bus(mut e: MappedEvent) -> MappedEvent {
     e.agent = Agent::Bus;
@@ -286,18 +301,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // L2I_RECIRCULATES and L2I_HIT_CONFLICTS have L2I_READS' unit masks. A request
     // that recirculates matches a pending line's tag and a conflict abandons a lookup
     // that would hit: both are hits, so MISS counts nothing (MMC25, MD48).
-    ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| match (u >> 2 & 3, u & 3) {
-        (0b01 | 0b11, 0b01) => Some(&[Sig(Signal::L2iRecirculatesDemand)]),
-        (0b01 | 0b11, 0b10) => Some(&[Sig(Signal::L2iRecirculatesPrefetch)]),
-        (0b01 | 0b11, 0b11) => Some(&[Sig(Signal::L2iRecirculatesDemand), Sig(Signal::L2iRecirculatesPrefetch)]),
-        _ => None,
-    }),
-    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| match (u >> 2 & 3, u & 3) {
-        (0b01 | 0b11, 0b01) => Some(&[Sig(Signal::L2iHitConflictsDemand)]),
-        (0b01 | 0b11, 0b10) => Some(&[Sig(Signal::L2iHitConflictsPrefetch)]),
-        (0b01 | 0b11, 0b11) => Some(&[Sig(Signal::L2iHitConflictsDemand), Sig(Signal::L2iHitConflictsPrefetch)]),
-        _ => None,
-    }),
+    ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| l2i_hits(u, &RECIRCULATES)),
+    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| l2i_hits(u, &HIT_CONFLICTS)),
     // L2I_SPEC_ABORTS: a demand fetch's change of a prefetch to a demand request,
     // aborted because the prefetch was already looked up (MMC25).
     ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),
