@@ -30,20 +30,8 @@ fn documented_zeros() -> Vec<String> {
 /// A program of one user-mode phase at 0x1_0000 whose one data stream is a fixed
 /// location.
 fn one_phase(body: Vec<pmukit_sim::program::Op>, iterations: u64) -> pmukit_sim::program::Program {
-    use pmukit_sim::program::{DataStream, Memory, Phase, Program};
-    let phase = Phase {
-        privilege: pmukit_sim::stream::Privilege::USER,
-        context: 1,
-        masks: Default::default(),
-        entry: 0x1_0000,
-        code_page: None,
-        body,
-        iterations,
-        streams: vec![DataStream::fixed(0x100_0000, Memory::Cacheable)],
-        tables: Vec::new(),
-        addresses: Vec::new(),
-    };
-    Program { threads: vec![Box::new(std::iter::once(phase))], timer: None }
+    use pmukit_sim::program::{DataStream, Memory};
+    common::one_phase(body, iterations, DataStream::fixed(0x100_0000, Memory::Cacheable))
 }
 
 fn totals(workload: &str, threads: usize, cycles: u64, skipping: Skipping) -> Totals {
@@ -174,6 +162,40 @@ fn mmc28_sixteen_request_buffers_bound_the_misses_outstanding() {
     assert!(t.get(Signal::L2dBackPressureCycles) > 0);
     // Every back-pressure cycle is an LSU-full stall, in which nothing issues.
     assert!(t.get(Signal::L2dBackPressureCycles) <= t.get(Signal::LsuFullStallCycles));
+}
+
+/// MMC29: a memset of 64 MB with 16-byte stores on one thread. Each 128-byte line's
+/// first store misses to memory; the seven after it are secondary misses that wait in
+/// the OzQ for the fill: the second one cycle behind the first (L1W, forced to
+/// recirculate), the rest behind a miss still in the OzQ or passed to the L3. They
+/// fill the 32 entries long before the 16 request buffers, and the stores behind them
+/// wait.
+#[test]
+fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let buffer =
+        DataStream { base: 0x1000_0000, stride: 32, footprint: 64 << 20, memory: Memory::Cacheable, page: 16 << 20, shared: false };
+    let store = |offset| Op::Store(Access { stream: 0, offset, size: 16, use_next: false });
+    let body = vec![store(0), store(16), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+    let program = common::one_phase(body, 1 << 21, buffer);
+    let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::On), u64::MAX, |_| true);
+    let primaries = t.get(Signal::StoresLocalMemory);
+    let (l1w, ozq, fill) = (t.get(Signal::L2dSecondaryL1w), t.get(Signal::L2dSecondaryOzq), t.get(Signal::L2dSecondaryFill));
+    assert_eq!(primaries, (64 << 20) / 128, "every line misses once");
+    assert_eq!(t.get(Signal::Stores), 8 * primaries);
+    // Every store after a line's first is a secondary miss or, once the fill is in,
+    // a hit; only writes here.
+    assert_eq!(l1w + ozq + fill, t.get(Signal::L2dSecondaryWrites));
+    assert_eq!(t.get(Signal::L2dSecondaryReads), 0);
+    assert!(l1w > 0 && ozq > 0 && fill > 0, "{l1w} {ozq} {fill}");
+    assert!(l1w + ozq + fill <= 7 * primaries);
+    assert_eq!(l1w, primaries, "the second store of each line issues a cycle after the first");
+    // Each forced recirculate issues (one a cycle) or is cancelled.
+    assert_eq!(t.get(Signal::L2dRecirculates) + t.get(Signal::L2dRecirculateCancels), l1w + t.get(Signal::L2dSameIndex));
+    // The secondaries fill the OzQ; the request buffers never fill behind it.
+    assert!(t.get(Signal::L2dOzqFull) > 0);
+    assert_eq!(t.get(Signal::L2dFillBufferFull), 0);
+    assert!(t.get(Signal::L2dBackPressureCycles) > 0);
 }
 
 /// MMC25: prefetched instruction lines take their level's latency to arrive; fetches

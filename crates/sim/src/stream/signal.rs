@@ -339,6 +339,26 @@ pub enum Signal {
     /// Cycles an L2D miss waits for one of the 16 request buffers (Montecito's L2D
     /// back pressure).
     L2dBackPressureCycles,
+    /// Montecito L2D secondary misses (a request for a line whose miss is outstanding)
+    /// by where they found it: one cycle ahead in the pipeline, still in the OzQ, or
+    /// passed to the L3 with its fill on the way; and by direction (a semaphore both).
+    L2dSecondaryL1w,
+    L2dSecondaryOzq,
+    L2dSecondaryFill,
+    L2dSecondaryReads,
+    L2dSecondaryWrites,
+    /// L2D misses inserted beside another of the same set in the same issue group, and
+    /// while a request forced to recirculate was in the OzQ.
+    L2dSameIndex,
+    L2dMissWhileForced,
+    /// Forced recirculates of the L2D's OzQ that issued (one a cycle) and that were
+    /// cancelled.
+    L2dRecirculates,
+    L2dRecirculateCancels,
+    /// L2D requests that found the OzQ's 32 entries taken, and L2D misses that found
+    /// the 16 request buffers taken.
+    L2dOzqFull,
+    L2dFillBufferFull,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,

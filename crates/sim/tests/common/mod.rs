@@ -68,3 +68,26 @@ pub fn run_to_end(model: &mut dyn pmukit_sim::engine::Counting, spans: Vec<Span>
     assert_eq!(done, total);
     stops
 }
+
+/// A program of one user-mode phase at 0x1_0000 of `iterations` of `body`, over one
+/// data stream.
+pub fn one_phase(
+    body: Vec<pmukit_sim::program::Op>,
+    iterations: u64,
+    stream: pmukit_sim::program::DataStream,
+) -> pmukit_sim::program::Program {
+    use pmukit_sim::program::{Phase, Program};
+    let phase = Phase {
+        privilege: pmukit_sim::stream::Privilege::USER,
+        context: 1,
+        masks: Default::default(),
+        entry: 0x1_0000,
+        code_page: None,
+        body,
+        iterations,
+        streams: vec![stream],
+        tables: Vec::new(),
+        addresses: Vec::new(),
+    };
+    Program { threads: vec![Box::new(std::iter::once(phase))], timer: None }
+}

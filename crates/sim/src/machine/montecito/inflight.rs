@@ -6,7 +6,8 @@
 //! still pending recirculates until the fill; a lookup that would hit while another
 //! line's fill returns its data is abandoned until the fill is done (§4.15
 //! L1I_FETCH_RAB_HIT, L2I_SPEC_ABORTS, L2I_RECIRCULATES, L2I_HIT_CONFLICTS); an L2D
-//! miss that finds every request buffer taken waits for the first to free.
+//! miss that finds every request buffer taken waits for the first to free. A data
+//! request for a line whose L2D miss is here is a secondary miss (`ozq.rs`).
 //!
 //! Times are on the core's clock (`Montecito::clock`); the state the runner compares
 //! is each entry's remaining time, so skipped iterations leave it exact.
@@ -28,6 +29,16 @@ struct Fill {
     ready: u64,
 }
 
+/// An L2D miss in a request buffer: inserted into the OzQ at `inserted`, passed to
+/// the L3 at `sent`, its data back at `ready`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct DataMiss {
+    line: u64,
+    pub(super) inserted: u64,
+    pub(super) sent: u64,
+    pub(super) ready: u64,
+}
+
 /// §2.3.3.4: "All L2I and L2D requests are allocated to one of 16 request buffers".
 pub(super) const REQUEST_BUFFERS: usize = 16;
 
@@ -35,8 +46,8 @@ pub(super) const REQUEST_BUFFERS: usize = 16;
 pub(super) struct InFlight {
     prefetches: Vec<Prefetch>,
     fills: Vec<Fill>,
-    /// When each outstanding L2D miss's data arrives.
-    data: Vec<u64>,
+    /// The outstanding L2D misses.
+    data: Vec<DataMiss>,
 }
 
 impl InFlight {
@@ -44,13 +55,13 @@ impl InFlight {
     pub(super) fn expire(&mut self, now: u64) {
         self.prefetches.retain(|p| p.ready > now);
         self.fills.retain(|f| f.ready > now);
-        self.data.retain(|&d| d > now);
+        self.data.retain(|d| d.ready > now);
     }
 
     /// The cycle an L2D miss at `now` gets a request buffer: `now`, or when the first
     /// of the taken ones frees (L2I fills hold buffers too).
     pub(super) fn buffer_free(&self, now: u64) -> u64 {
-        let taken = || self.data.iter().copied().chain(self.fills.iter().map(|f| f.ready)).filter(move |&t| t > now);
+        let taken = || self.data.iter().map(|d| d.ready).chain(self.fills.iter().map(|f| f.ready)).filter(move |&t| t > now);
         // Counted first: only a miss that finds them all taken needs them in order.
         if taken().count() < REQUEST_BUFFERS {
             return now;
@@ -60,9 +71,20 @@ impl InFlight {
         taken[taken.len() - REQUEST_BUFFERS]
     }
 
-    /// An L2D miss holds a request buffer until its data arrives at `ready`.
-    pub(super) fn add_data(&mut self, ready: u64) {
-        self.data.push(ready);
+    /// An L2D miss of L2D line `line` holds a request buffer until its data arrives.
+    pub(super) fn add_data(&mut self, line: u64, inserted: u64, sent: u64, ready: u64) {
+        self.data.push(DataMiss { line, inserted, sent, ready });
+    }
+
+    /// The outstanding miss of L2D line `line`, if there is one.
+    pub(super) fn data_pending(&self, line: u64) -> Option<DataMiss> {
+        self.data.iter().find(|d| d.line == line).copied()
+    }
+
+    /// Whether a miss of another line in the same L2D set (`same_set`) was inserted at
+    /// `now`: in the same issue group.
+    pub(super) fn same_index(&self, line: u64, now: u64, same_set: impl Fn(u64) -> bool) -> bool {
+        self.data.iter().any(|d| d.inserted == now && d.line != line && same_set(d.line))
     }
 
     /// The prefetch of L1I line `line` still on its way.
@@ -100,11 +122,15 @@ impl InFlight {
             out.extend([(keys.line)(f.line), f.ready - now]);
         }
         out.push(u64::MAX - self.data.len() as u64);
-        out.extend(self.data.iter().map(|&d| d - now));
+        for d in &self.data {
+            // Insertion matters only while `now` is at most a cycle past it (ozq.rs).
+            out.extend([(keys.line)(d.line), (d.inserted + 2).saturating_sub(now), d.sent.saturating_sub(now), d.ready - now]);
+        }
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
-        for line in self.prefetches.iter_mut().map(|p| &mut p.line).chain(self.fills.iter_mut().map(|f| &mut f.line)) {
+        let data = self.data.iter_mut().map(|d| &mut d.line);
+        for line in self.prefetches.iter_mut().map(|p| &mut p.line).chain(self.fills.iter_mut().map(|f| &mut f.line)).chain(data) {
             if let Some(moved) = (to.line)(*line) {
                 *line = moved;
             }
@@ -144,7 +170,7 @@ mod tests {
     fn a_miss_waits_for_a_request_buffer_when_all_sixteen_are_taken() {
         let mut f = InFlight::default();
         for i in 0..15 {
-            f.add_data(100 + i);
+            f.add_data(i * 128, 0, 5, 100 + i);
         }
         assert_eq!(f.buffer_free(10), 10, "one buffer is left");
         f.add_fill(0x80, 50);

@@ -4,6 +4,7 @@
 //! other core's snoops of shared lines.
 
 use super::exec::{address_space, be_stall, merge, Group};
+use super::ozq::{Recirculate, Secondary};
 use super::wcb::Piece;
 use super::{Montecito, OUTER};
 use crate::machine::out::Out;
@@ -25,6 +26,31 @@ pub(super) enum Level {
     L2,
     L3,
     Memory,
+}
+
+/// What the L2D made of a data request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum L2d {
+    /// The level that held the line (`Level::L2`: an L2D hit).
+    Found(Level),
+    /// A secondary miss, suspended for the cycles until its line's fill.
+    Secondary(u64),
+}
+
+impl L2d {
+    /// Where the line came from: a secondary miss finds it in the L2D once filled.
+    fn level(self) -> Level {
+        match self {
+            L2d::Found(level) => level,
+            L2d::Secondary(_) => Level::L2,
+        }
+    }
+}
+
+/// A cycle the L1D holds the core back because the L2D takes no request: its OzQ or
+/// its request buffers are full (BE_L1D_FPU_BUBBLE.L1D_L2BPRESS).
+fn back_pressure() -> Signals {
+    Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L2dBackPressureCycles, 1)
 }
 
 /// The L3 hit and miss signals of a lookup from outer cache `which` (0 L2I, 1 L2D),
@@ -154,20 +180,102 @@ impl Montecito {
         cycles
     }
 
-    /// An L2D miss takes one of the 16 request buffers until its data is back from the
-    /// L3 or memory; when all are taken the access, and the core behind it, waits for
-    /// the first to free: L2D back pressure (§2.3.3.4, MMC28).
-    fn request_buffer(&mut self, level: Level, ip: u64, g: &mut Group, out: &mut Out) {
+    /// A data request to the L2D at the current cycle (ozq.rs): it takes an OzQ entry,
+    /// waiting when all 32 are taken, then finds its line's miss outstanding (a
+    /// secondary miss, suspended until that fill), the line, or misses to the L3 and
+    /// beyond through a request buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn l2d(&mut self, addr: u64, write: bool, reads: bool, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
+        let now = self.started + out.elapsed();
+        self.ozq.expire(now);
+        let free = self.ozq.free(now);
+        if free > now {
+            self.close(g, out);
+            s.bump(Signal::L2dOzqFull);
+            be_stall(out, ip, 0, free - now, back_pressure());
+        }
+        let now = free;
+        self.inflight.expire(now);
+        let line = self.cfg.l2d.line_of(addr);
+        if let Some(miss) = self.inflight.data_pending(line) {
+            // The line was allocated by the first miss; this request waits for its data.
+            self.outer[1].access(addr, write);
+            let found = Secondary::of(&miss, now);
+            s.bump(match found {
+                Secondary::L1w => Signal::L2dSecondaryL1w,
+                Secondary::Ozq => Signal::L2dSecondaryOzq,
+                Secondary::Fill => Signal::L2dSecondaryFill,
+            });
+            if reads {
+                s.bump(Signal::L2dSecondaryReads);
+            }
+            if write {
+                s.bump(Signal::L2dSecondaryWrites);
+            }
+            if found == Secondary::L1w {
+                self.recirculate(now, s);
+            }
+            self.ozq.insert(miss.ready);
+            return L2d::Secondary(miss.ready - now);
+        }
+        let level = self.outer_access(1, addr, write, s);
+        if level == Level::L2 {
+            self.ozq.insert(now + self.cfg.l2d_cycles);
+            return L2d::Found(level);
+        }
+        if self.ozq.forcing(now) {
+            s.bump(Signal::L2dMissWhileForced);
+        }
+        let l2d = self.cfg.l2d;
+        let set = |l: u64| (l % l2d.set_span()) / l2d.line;
+        if self.inflight.same_index(line, now, |other| set(other) == set(line)) {
+            s.bump(Signal::L2dSameIndex);
+            self.recirculate(now, s);
+        }
+        let sent = self.request_buffer(level, line, ip, g, out, s);
+        self.ozq.insert(sent);
+        L2d::Found(level)
+    }
+
+    /// A request forced to recirculate at `now`: one recirculate issues per clock, a
+    /// second is cancelled and waits in limbo.
+    fn recirculate(&mut self, now: u64, s: &mut Signals) {
+        s.bump(match self.ozq.force(now) {
+            Recirculate::Issued => Signal::L2dRecirculates,
+            Recirculate::Cancelled => Signal::L2dRecirculateCancels,
+        });
+    }
+
+    /// An L2D miss of line `line`, its lookup done `l2d_cycles` after its insertion,
+    /// takes one of the 16 request buffers until its data is back from the L3 or
+    /// memory; when all are taken the access, and the core behind it, waits for the
+    /// first to free: L2D back pressure (§2.3.3.4, MMC28). Returns the cycle the miss
+    /// is passed to the L3 and leaves the OzQ.
+    fn request_buffer(&mut self, level: Level, line: u64, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> u64 {
         let now = self.started + out.elapsed();
         self.inflight.expire(now);
         let free = self.inflight.buffer_free(now);
         if free > now {
             self.close(g, out);
-            let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L2dBackPressureCycles, 1);
-            be_stall(out, ip, 0, free - now, stall);
+            s.bump(Signal::L2dFillBufferFull);
+            be_stall(out, ip, 0, free - now, back_pressure());
         }
         let latency = if level == Level::L3 { self.cfg.l3_cycles } else { self.cfg.memory_cycles };
-        self.inflight.add_data(free + latency);
+        let sent = free.max(now + self.cfg.l2d_cycles);
+        self.inflight.add_data(line, now, sent, (free + latency).max(sent));
+        sent
+    }
+
+    /// Cycles until a load's data is there from the L2D on: an L2D hit, a secondary
+    /// miss's wait for its fill (at least a hit's), the L3, or memory (which may
+    /// switch threads, and then costs this thread nothing).
+    fn data_latency(&mut self, found: L2d, write: bool, s: &mut Signals) -> u64 {
+        match found {
+            L2d::Found(Level::L2) => self.cfg.l2d_cycles,
+            L2d::Secondary(wait) => wait.max(self.cfg.l2d_cycles),
+            L2d::Found(Level::L3) => self.cfg.l3_cycles,
+            L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1),
+        }
     }
 
     /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
@@ -346,66 +454,57 @@ impl Montecito {
                 if !prefetch {
                     s.set(Signal::DCacheAccessesCacheable, 1);
                 }
-                // Where the L2D found the line (`None`: the L1D served a read).
-                let mut level = None;
+                // What the L2D made of the request (`None`: the L1D served a read).
+                let mut found = None;
                 if fp_load {
                     // The L1D holds no FP data: FP loads are served by the L2D and
                     // beyond, a cycle later for the format conversion (Table 2-8 note
-                    // 4: M+1, M = 5 for the L2D).
-                    let found = self.outer_access(1, addr, false, &mut s);
-                    latency = match found {
-                        Level::L2 => self.cfg.l2d_cycles + 1,
-                        Level::L3 => self.cfg.l3_cycles + 1,
-                        // A read the thread switched away from completes unseen.
-                        Level::Memory => match self.memory_latency(&mut s, l3_signal(1, false).1) {
-                            0 => 0,
-                            cycles => cycles + 1,
-                        },
+                    // 4: M+1, M = 5 for the L2D). A read the thread switched away from
+                    // completes unseen.
+                    let l2d = self.l2d(addr, false, true, ip, g, out, &mut s);
+                    latency = match self.data_latency(l2d, false, &mut s) {
+                        0 => 0,
+                        cycles => cycles + 1,
                     };
-                    level = Some(found);
+                    found = Some(l2d);
                 } else if reads || prefetch {
                     // The L1D allocates on reads only (write-through, Table 2-9).
                     if !self.l1d.access(addr, false).hit {
                         if !prefetch {
                             s.set(Signal::DCacheMisses, 1);
                         }
-                        let found = self.outer_access(1, addr, write, &mut s);
+                        let l2d = self.l2d(addr, write, !prefetch, ip, g, out, &mut s);
                         if prefetch {
                             // An lfetch the L1D misses is an L2D operation (L2D_OPS_ISSUED).
-                            let served = match found {
+                            let served = match l2d.level() {
                                 Level::L2 => Signal::L2PrefetchHitsL2,
                                 Level::L3 => Signal::L2PrefetchHitsL3,
                                 Level::Memory => Signal::L2PrefetchLocalMemory,
                             };
                             s.set(served, 1);
                         }
-                        latency = match found {
-                            Level::L2 => self.cfg.l2d_cycles,
-                            Level::L3 => self.cfg.l3_cycles,
-                            Level::Memory => self.memory_latency(&mut s, l3_signal(1, write).1),
-                        };
-                        level = Some(found);
+                        latency = self.data_latency(l2d, write, &mut s);
+                        found = Some(l2d);
                     } else if write {
-                        let found = self.outer_access(1, addr, true, &mut s);
-                        if found == Level::Memory {
+                        // A semaphore the L1D holds is performed in the L2D.
+                        let l2d = self.l2d(addr, true, true, ip, g, out, &mut s);
+                        if l2d == L2d::Found(Level::Memory) {
                             self.memory_latency(&mut s, l3_signal(1, true).1);
                         }
-                        level = Some(found);
+                        found = Some(l2d);
                     }
                 } else {
                     // A store writes through to the L2D, which allocates it.
                     if self.l1d.contains(addr) {
                         self.l1d.access(addr, false);
                     }
-                    let found = self.outer_access(1, addr, true, &mut s);
-                    if found == Level::Memory {
+                    let l2d = self.l2d(addr, true, false, ip, g, out, &mut s);
+                    if l2d == L2d::Found(Level::Memory) {
                         self.memory_latency(&mut s, l3_signal(1, true).1);
                     }
-                    level = Some(found);
+                    found = Some(l2d);
                 }
-                if let Some(missed @ (Level::L3 | Level::Memory)) = level {
-                    self.request_buffer(missed, ip, g, out);
-                }
+                let level = found.map(L2d::level);
                 self.coherence(stream.shared, addr, write, level, &mut s);
             }
             Memory::NonCacheable => {

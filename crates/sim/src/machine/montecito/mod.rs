@@ -13,6 +13,7 @@ mod exec;
 mod inflight;
 mod memory;
 mod overrides;
+mod ozq;
 mod si;
 mod wcb;
 
@@ -28,6 +29,7 @@ use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
 use inflight::InFlight;
+use ozq::Ozq;
 use si::Si;
 use wcb::WriteCoalescing;
 
@@ -95,6 +97,8 @@ pub struct Montecito {
     isb: Option<u64>,
     /// Instruction prefetches, L2I fills and L2D misses on their way (MMC25, MMC28).
     inflight: InFlight,
+    /// The L2D's data requests in its 32-entry queue (MMC29).
+    ozq: Ozq,
     /// The core's clock: the cycles of the iterations run so far, and the cycle the
     /// current iteration's instructions started at (after a thread switch's cycles).
     clock: u64,
@@ -153,6 +157,7 @@ impl Montecito {
             fetch_line: u64::MAX,
             isb: None,
             inflight: InFlight::default(),
+            ozq: Ozq::default(),
             clock: 0,
             started: 0,
             quiet: vec![0; threads],
@@ -242,6 +247,7 @@ impl Core for Montecito {
         self.si.overlay(&self.cfg, out, start);
         self.clock += out[start..].iter().map(|s| s.cycles).sum::<u64>();
         self.inflight.expire(self.clock);
+        self.ozq.expire(self.clock);
     }
 
     fn may_switch(&mut self, allowed: bool) {
@@ -281,6 +287,7 @@ impl Core for Montecito {
         self.peer.canonical(keys, out);
         self.si.canonical(keys, out);
         self.inflight.canonical(keys, self.clock, out);
+        self.ozq.canonical(self.clock, out);
         if let Some(f) = &self.faults {
             f.canonical(out);
         }

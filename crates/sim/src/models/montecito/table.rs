@@ -37,6 +37,33 @@ fn l2i_hits(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
     }
 }
 
+/// L2D secondary misses by where they found the outstanding miss (MMC29).
+const SEC_L1W: Atom = Sig(Signal::L2dSecondaryL1w);
+const SEC_OZQ: Atom = Sig(Signal::L2dSecondaryOzq);
+const SEC_FILL: Atom = Sig(Signal::L2dSecondaryFill);
+
+/// L2D_FORCE_RECIRC (Table 4-90) from the OzQ (MMC29): RECIRC the forced
+/// recirculates that re-inserted, LIMBO the secondary misses suspended on their first
+/// insert (OZQ_MISS, FILL_HIT), TAG_OK the hits ("Likely identical to
+/// L2D_INSERT_HITS"), the SECONDARY masks L1W + OZQ_MISS + FILL_HIT by direction.
+/// TAG_NOTOK (snoops, mf.a), TRAN_PREF and SNP_OR_L3 have no cause in the machine.
+fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
+    match u {
+        0b0000 | 0b0010 => Some(&[Sig(Signal::L2dRecirculates)]),
+        0b0001 | 0b0011 => Some(&[SEC_OZQ, SEC_FILL]),
+        0b0111 => Some(&[Sig(Signal::L2DataHits)]),
+        0b1000 => Some(&[SEC_FILL]),
+        0b1001 => Some(&[Sig(Signal::L2dMissWhileForced)]),
+        0b1010 => Some(&[Sig(Signal::L2dSameIndex)]),
+        0b1011 => Some(&[SEC_OZQ]),
+        0b1100 => Some(&[SEC_L1W]),
+        0b1101 => Some(&[Sig(Signal::L2dSecondaryReads)]),
+        0b1110 => Some(&[Sig(Signal::L2dSecondaryWrites)]),
+        0b1111 => Some(&[SEC_L1W, SEC_OZQ, SEC_FILL]),
+        _ => None,
+    }
+}
+
 /// A bus event: its unit mask's bits 1:0 name the agent.
 const fn bus(mut e: MappedEvent) -> MappedEvent {
     e.agent = Agent::Bus;
@@ -346,9 +373,9 @@ pub static EVENTS: &[MappedEvent] = &[
         0b01 => Some(&[Sig(Signal::WdqEccDouble)]),
         _ => Some(&[Sig(Signal::WdqEccSingle), Sig(Signal::WdqEccDouble)]),
     })),
-    // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing or
-    // hitting (the machine has no secondary misses or recirculation).
-    ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses)])),
+    // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing (secondary
+    // misses too: "this event will count secondary misses") or hitting.
+    ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses), SEC_L1W, SEC_OZQ, SEC_FILL])),
     ev(0xb1, "L2D_INSERT_HITS", F, 4, |_| Some(&[Sig(Signal::L2DataHits)])),
     ev(0xb4, "ER_MEM_READ_OUT_HI", F, 2, bus::er_mem_read_out_hi),
     ev(0xb5, "ER_MEM_READ_OUT_LO", F, 7, bus::er_mem_read_out_lo),
@@ -443,6 +470,11 @@ pub static EVENTS: &[MappedEvent] = &[
         }
     })),
     mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Atom::Bus(Txn::Ewb)]))),
+    // L2D_OZQ_CANCELS0.RECIRC (b0000) and L2D_OZQ_CANCELS1.ANY (bxx00): the machine's
+    // only OzQ cancels are recirculates beyond the one a clock (MMC29).
+    ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, |u| if u == 0 { Some(&[Sig(Signal::L2dRecirculateCancels)]) } else { None }),
+    ev(0xe1, "L2D_OZQ_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dOzqFull)]) } else { None }),
+    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| if u & 3 == 0 { Some(&[Sig(Signal::L2dRecirculateCancels)]) } else { None }),
     // L2D_REFERENCES (set 2): bits 1:0 01 reads, 10 writes, 11 both.
     ev(0xe6, "L2D_REFERENCES", F, 4, |u| match u & 3 {
         0b01 => Some(&[Atom::L2dReads, Atom::FpL2dReads]),
@@ -450,9 +482,9 @@ pub static EVENTS: &[MappedEvent] = &[
         0b11 => Some(&[Atom::L2dReads, Atom::FpL2dReads, Atom::L2dWrites]),
         _ => None,
     }),
-    // L2D_FORCE_RECIRC.TAG_OK: "inserted to Ozq as a hit … Likely identical to
-    // L2D_INSERT_HITS" (Table 4-90); the machine has no OZQ recirculation otherwise.
-    ev(0xea, "L2D_FORCE_RECIRC", F, 4, |u| if u == 0b0111 { Some(&[Sig(Signal::L2DataHits)]) } else { None }),
+    ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2d_force_recirc),
+    // L2D_ISSUED_RECIRC_OZQ_ACC: forced recirculates that issued, one a clock (MMC29).
+    ev(0xeb, "L2D_ISSUED_RECIRC_OZQ_ACC", F, 1, |_| Some(&[Sig(Signal::L2dRecirculates)])),
     // L2D_OPS_ISSUED (bit 3 ignored): the L2D's operations by kind, each issued as a
     // hit in the end: integer loads (L1D read misses), FP loads (all of them: the L1D
     // holds no FP data), semaphores (RMW), other stores, lfetches the L1D missed, and
@@ -469,5 +501,7 @@ pub static EVENTS: &[MappedEvent] = &[
         0b101 | 0b111 => Some(&[Sig(Signal::MainTlbMisses)]),
         _ => None,
     }),
+    // L2D_FILLB_FULL: L2D misses that found the 16 request buffers taken (MMC28).
+    ev(0xf1, "L2D_FILLB_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dFillBufferFull)]) } else { None }),
     ev(0xf2, "L2D_FILL_MESI_STATE", F, 1, bus::l2d_fill_mesi_state),
 ];

@@ -63,7 +63,11 @@ pub fn syscall(rng: &mut Rng, t: Thread, map: Mapping) -> Vec<Phase> {
     let back = enter.ip() + INSN;
     enter.call(service, SERVICE_FRAME);
 
-    let mut work = if rng.chance(500) { copy_to_user(rng, t, service, map.heap) } else { lookup(rng, t, service, map.heap) };
+    let mut work = match rng.below(4) {
+        0 | 1 => copy_to_user(rng, t, service, map.heap),
+        2 => clear_pages(rng, t, service, map.heap),
+        _ => lookup(rng, t, service, map.heap),
+    };
     work.code_page = map.module_text;
     let mut leave = kernel(t, work.entry + work.body.len() as u64 * INSN);
     if let Some(page) = map.module_text {
@@ -94,6 +98,24 @@ fn copy_to_user(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>) -> Phas
     b.op(Op::BlockLoad(Access { stream: from, offset: 0, size: LINE as u8, use_next: true }));
     b.op(Op::BlockStore(Access { stream: to, offset: 0, size: LINE as u8, use_next: false }));
     b.int(rng.range(1, 3));
+    b.close_loop(lines)
+}
+
+/// Zeroes fresh 4 KB page frames for the process (anonymous memory it maps populated,
+/// a read from /dev/zero) through the kernel's linear map (on `heap` pages, if given),
+/// as `clear_page` does: 16-byte stores that nothing waits for (Itanium Linux spills
+/// f0, arch/ia64/lib/clear_page.S), two a 32-byte step.
+fn clear_pages(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>) -> Phase {
+    let lines = rng.range(1, 4) * (PAGE / LINE);
+    let mut b = kernel(t, start);
+    let frames = b.stream(DataStream {
+        page: heap.unwrap_or(SECTION),
+        ..line_stream(buffer(rng, &KERNEL_DATA, lines * LINE) / PAGE * PAGE, lines, Memory::Cacheable)
+    });
+    for chunk in 0..(LINE / 16) as u32 {
+        b.store(frames, chunk * 16, 16);
+    }
+    b.int(1);
     b.close_loop(lines)
 }
 

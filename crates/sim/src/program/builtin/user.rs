@@ -124,15 +124,27 @@ fn call_chain(b: &mut Body, rng: &mut Rng, frame: u8, depth: u64) {
     b.ret(if rng.chance(50) { 4 } else { 0 });
 }
 
-/// One of five streaming kernels.
+/// One of six streaming kernels.
 pub fn stream(rng: &mut Rng, t: Thread) -> Vec<Phase> {
-    match rng.below(10) {
+    match rng.below(12) {
         0..=1 => vec![copy(rng, t)],
         2..=3 => vec![sum_field(rng, t)],
         4..=5 => vec![update(rng, t)],
         6..=7 => vec![column(rng, t)],
+        8..=9 => vec![clear(rng, t)],
         _ => fill(rng, t),
     }
+}
+
+/// memset of a cacheable buffer as compilers unroll it: 16-byte stores that nothing
+/// waits for, two a 32-byte step, so a line's stores queue behind its miss.
+fn clear(rng: &mut Rng, t: Thread) -> Phase {
+    let lines = rng.log_range(1 << 10, 1 << 16);
+    let mut b = user(t, code_address(rng, &STREAM_TEXT));
+    let data = b.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    b.store(data, 0, 16).store(data, 16, 16);
+    b.int(1);
+    b.close_loop(lines)
 }
 
 /// memcpy by whole lines: each block load misses, the block store waits for its data.

@@ -1,0 +1,171 @@
+//! The L2D's out-of-order queue (OzQ; §2.3.3.2, Table 2-9 "32 OzQ / 16 Fills",
+//! ERRATA MMC29). Its 32 entries hold the L2D's data requests: a hit until it is
+//! served, a miss until it is passed to the L3, and a secondary miss (a request for a
+//! line whose miss is outstanding, `InFlight::data_pending`) until that miss's fill
+//! satisfies it. A request that finds every entry taken waits for the first to leave
+//! (L2D_OZQ_FULL), and the core with it.
+//!
+//! Table 4-90 names where a secondary miss finds the earlier one: one cycle ahead in
+//! the L1D pipeline (L1W, which forces it to recirculate), still in the OzQ (OZQ_MISS)
+//! or in the fill buffer, passed to the L3 (FILL_HIT); the last two suspend it in the
+//! OzQ's limbo state. One recirculate issues per clock: in a cycle with several, the
+//! others are cancelled (L2D_OZQ_CANCELS0.RECIRC) and wait in limbo too.
+//!
+//! Times are on the core's clock; the state the runner compares is relative to it.
+
+use super::inflight::DataMiss;
+
+/// Table 2-9: the L2D's queuing is "32 OzQ".
+pub(super) const OZQ_ENTRIES: usize = 32;
+
+/// Where a secondary miss found the outstanding miss of its line (Table 4-90).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Secondary {
+    /// Inserted this cycle or the one before: a miss "one cycle ahead" (L1W).
+    L1w,
+    /// Still waiting in the OzQ to be passed to the L3 (OZQ_MISS).
+    Ozq,
+    /// Passed to the L3, its fill on the way (FILL_HIT).
+    Fill,
+}
+
+impl Secondary {
+    /// How a request at `now` finds `miss`.
+    pub(super) fn of(miss: &DataMiss, now: u64) -> Secondary {
+        if now <= miss.inserted + 1 {
+            Secondary::L1w
+        } else if now < miss.sent {
+            Secondary::Ozq
+        } else {
+            Secondary::Fill
+        }
+    }
+}
+
+/// What a forced recirculate did (L2D_ISSUED_RECIRC_OZQ_ACC, L2D_OZQ_CANCELS0.RECIRC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Recirculate {
+    Issued,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Ozq {
+    /// When each entry leaves.
+    leaves: Vec<u64>,
+    /// The cycle of the last request forced to recirculate: it is in the OzQ, waiting
+    /// to re-insert, during that cycle.
+    forced: Option<u64>,
+}
+
+impl Ozq {
+    /// Forgets the entries that have left by `now`.
+    pub(super) fn expire(&mut self, now: u64) {
+        self.leaves.retain(|&l| l > now);
+        if self.forced.is_some_and(|f| f < now) {
+            self.forced = None;
+        }
+    }
+
+    /// The cycle a request at `now` gets an entry: `now`, or when the first of the
+    /// taken ones leaves.
+    pub(super) fn free(&self, now: u64) -> u64 {
+        let taken = || self.leaves.iter().copied().filter(move |&l| l > now);
+        if taken().count() < OZQ_ENTRIES {
+            return now;
+        }
+        let mut taken: Vec<u64> = taken().collect();
+        taken.sort_unstable();
+        taken[taken.len() - OZQ_ENTRIES]
+    }
+
+    /// A request holds an entry until `leaves`.
+    pub(super) fn insert(&mut self, leaves: u64) {
+        self.leaves.push(leaves);
+    }
+
+    /// Whether a request forced to recirculate is in the queue at `now` (a miss
+    /// inserted then counts L2D_FORCE_RECIRC.FRC_RECIRC).
+    pub(super) fn forcing(&self, now: u64) -> bool {
+        self.forced == Some(now)
+    }
+
+    /// A request at `now` is forced to recirculate: the first of a cycle issues its
+    /// recirculate, the others are cancelled.
+    pub(super) fn force(&mut self, now: u64) -> Recirculate {
+        if self.forcing(now) {
+            return Recirculate::Cancelled;
+        }
+        self.forced = Some(now);
+        Recirculate::Issued
+    }
+
+    /// The state relative to `now`: each entry's remaining time, and whether a request
+    /// was forced this cycle.
+    pub(super) fn canonical(&self, now: u64, out: &mut Vec<u64>) {
+        out.push(u64::MAX - self.leaves.len() as u64);
+        let mut left: Vec<u64> = self.leaves.iter().map(|&l| l.saturating_sub(now)).collect();
+        // The entries are a multiset: their order says nothing.
+        left.sort_unstable();
+        out.extend(left);
+        out.push(u64::from(self.forcing(now)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::montecito::inflight::InFlight;
+
+    #[test]
+    fn a_request_waits_for_an_entry_when_all_thirty_two_are_taken() {
+        let mut q = Ozq::default();
+        for i in 0..31 {
+            q.insert(100 + i);
+        }
+        assert_eq!(q.free(10), 10, "one entry is left");
+        q.insert(40);
+        assert_eq!(q.free(10), 40, "the first to leave does at 40");
+        q.expire(40);
+        assert_eq!(q.free(40), 40);
+    }
+
+    #[test]
+    fn a_secondary_miss_is_named_by_where_it_finds_the_first() {
+        let mut f = InFlight::default();
+        // Inserted at 10, passed to the L3 at 15 (the L2D lookup), data at 200.
+        f.add_data(0x80, 10, 15, 200);
+        let miss = f.data_pending(0x80).unwrap();
+        assert_eq!(Secondary::of(&miss, 10), Secondary::L1w, "same cycle");
+        assert_eq!(Secondary::of(&miss, 11), Secondary::L1w, "one cycle ahead");
+        assert_eq!(Secondary::of(&miss, 12), Secondary::Ozq);
+        assert_eq!(Secondary::of(&miss, 14), Secondary::Ozq);
+        assert_eq!(Secondary::of(&miss, 15), Secondary::Fill);
+        assert_eq!(f.data_pending(0x100), None);
+    }
+
+    #[test]
+    fn one_recirculate_issues_per_clock() {
+        let mut q = Ozq::default();
+        assert!(!q.forcing(7));
+        assert_eq!(q.force(7), Recirculate::Issued);
+        assert!(q.forcing(7));
+        assert_eq!(q.force(7), Recirculate::Cancelled);
+        assert_eq!(q.force(8), Recirculate::Issued, "a new clock");
+        q.expire(9);
+        assert!(!q.forcing(9));
+    }
+
+    #[test]
+    fn the_state_is_relative_to_now() {
+        let (mut a, mut b) = (Ozq::default(), Ozq::default());
+        a.insert(20);
+        a.insert(15);
+        b.insert(115);
+        b.insert(120);
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        a.canonical(10, &mut x);
+        b.canonical(110, &mut y);
+        assert_eq!(x, y);
+    }
+}
