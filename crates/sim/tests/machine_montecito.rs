@@ -198,6 +198,33 @@ fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
     assert!(t.get(Signal::L2dBackPressureCycles) > 0);
 }
 
+/// MD44: a switch's stall runs from the thread's last retirement to the event that
+/// decided it. Two threads divide and then `hint@pause`: the hint decides the switch
+/// after the divide's wait, however few cycles the iteration runs after it.
+#[test]
+fn md44_a_switch_stall_runs_to_the_access_that_decided_it() {
+    use pmukit_sim::program::{DataStream, FpOp, Memory, Op, Pattern, Program};
+    let thread = || {
+        let body = vec![Op::Fp(FpOp::Div), Op::Pause, Op::Int, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        common::one_phase(body, 1 << 16, DataStream::fixed(0x100_0000, Memory::Cacheable)).threads.remove(0)
+    };
+    // Stall classes (MD44): 1 + the thresholds 8, 16, 32, 64, ... the stall reaches.
+    let class = |divide: u64| {
+        let program = Program { threads: vec![thread(), thread()], timer: None };
+        let cfg = MontecitoConfig { fp_divide_cycles: divide, ..MontecitoConfig::new(2) };
+        let t = Totals::of(machine::montecito(cfg, program, Skipping::On), 1_000_000, |_| true);
+        let switches = t.get(Signal::ThreadSwitchesHint);
+        assert!(switches > 0);
+        assert_eq!(t.get(Signal::ThreadSwitchStall) % switches, 0, "every switch has the same stall");
+        t.get(Signal::ThreadSwitchStall) / switches
+    };
+    // The divide's cycles without a retirement, then the hint: 30 reaches 8 and 16,
+    // 100 reaches 64 as well.
+    assert_eq!(class(30), 3);
+    assert_eq!(class(100), 5);
+    assert_eq!(class(4), 1);
+}
+
 /// MMC25: prefetched instruction lines take their level's latency to arrive; fetches
 /// that come first wait in the RAB, requests for a pending L2I line recirculate, and
 /// hits during another line's fill are put off. Each is a kind of the requests that

@@ -15,13 +15,15 @@ pub struct Out<'a> {
     open: bool,
     /// Cycles of the spans already handed to the vector.
     done: u64,
+    /// Where the last cycle that issued instructions ended, if one has.
+    retired_end: Option<u64>,
 }
 
 impl Out<'_> {
     /// Spans appended to `spans`, each a copy of `template` (its signals hold in every
     /// cycle) with its own cycles, address and signals.
     pub fn new(spans: &mut Vec<Span>, template: Span) -> Out<'_> {
-        Out { spans, template, current: None, open: false, done: 0 }
+        Out { spans, template, current: None, open: false, done: 0, retired_end: None }
     }
 
     /// Starts a new span, handing the one before to the vector.
@@ -38,19 +40,22 @@ impl Out<'_> {
     /// every cycle counts the same.
     pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
         let signals = signals.union(self.template.signals);
-        if let Some(cur) = self.current.as_mut().filter(|c| c.signals == signals) {
-            if self.open {
-                cur.cycles += cycles;
-                return;
+        match self.current.as_mut().filter(|c| self.open && c.signals == signals) {
+            Some(cur) => cur.cycles += cycles,
+            None => {
+                self.start(Span { ip, cycles, signals, ..self.template }, true);
             }
         }
-        self.start(Span { ip, cycles, signals, ..self.template }, true);
+        if signals.get(Signal::Instructions) > 0 {
+            self.retired_end = Some(self.elapsed());
+        }
     }
 
     /// An instruction's own cycle (`Instructions` set to `issued`), a span of its own
     /// so that its data reference or branch outcome can be attached.
     pub fn issue(&mut self, ip: u64, signals: Signals, issued: u8) -> &mut Span {
         let signals = signals.with(Signal::Instructions, issued).union(self.template.signals);
+        self.retired_end = Some(self.elapsed() + 1);
         self.start(Span { ip, cycles: 1, signals, ..self.template }, false)
     }
 
@@ -68,6 +73,11 @@ impl Out<'_> {
     /// Cycles emitted so far: where in its run the core is.
     pub fn elapsed(&self) -> u64 {
         self.done + self.current.map_or(0, |c| c.cycles)
+    }
+
+    /// Cycles since the last cycle that issued instructions, if one has this iteration.
+    pub fn since_retired(&self) -> Option<u64> {
+        self.retired_end.map(|end| self.elapsed() - end)
     }
 
     /// Hands the last span to the vector: the iteration is over.

@@ -95,8 +95,24 @@ impl Montecito {
                 self.ip = ip;
             }
             i += self.execute(phase, k, i, &mut g, out);
+            // A switch an instruction fetch decided.
+            self.note_decision(&g, out);
         }
         self.close(&mut g, out);
+    }
+
+    /// The first switch decision of the iteration (an L3 miss or a hint): the cycles
+    /// since the thread last retired an instruction. A group still forming issues in
+    /// the decision's cycle (MD44).
+    pub(super) fn note_decision(&mut self, g: &Group, out: &Out) {
+        if self.switch && self.decided.is_none() {
+            let quiet = match out.since_retired() {
+                _ if g.issued > 0 => 0,
+                Some(cycles) => cycles,
+                None => self.quiet[self.thread] + out.elapsed(),
+            };
+            self.decided = Some(quiet);
+        }
     }
 
     /// Issues the group formed so far, in one cycle. A group with no instruction yet
@@ -143,11 +159,12 @@ impl Montecito {
             Op::Pause => {
                 // hint@pause: the thread gives the core to the other thread, after its
                 // issue group retires (§2.4.1.2), at the end of the iteration (MMC12).
-                self.join(g, out, ip, false);
                 if self.may_switch {
                     self.switch = true;
                     self.hinted = true;
+                    self.note_decision(g, out);
                 }
+                self.join(g, out, ip, false);
             }
             Op::SpecialReg => {
                 // A control-register move (the kernel saving or setting processor

@@ -430,6 +430,8 @@ impl Montecito {
             be_stall(out, ip, 1, cycles - 1, stall);
             s = Signals::default();
         }
+        // A walk's L3 miss may have decided a switch.
+        self.note_decision(g, out);
         let prefetch = matches!(op, Op::Prefetch(_));
         let fp_load = matches!(op, Op::FpLoad(_));
         let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
@@ -504,6 +506,8 @@ impl Montecito {
                     }
                     found = Some(l2d);
                 }
+                // The access's own L3 miss decides before it joins its group.
+                self.note_decision(g, out);
                 let level = found.map(L2d::level);
                 self.coherence(stream.shared, addr, write, level, &mut s);
             }

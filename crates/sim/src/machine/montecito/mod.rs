@@ -106,6 +106,10 @@ pub struct Montecito {
     /// Each thread's cycles since it last retired an instruction, up to
     /// `STALL_THRESHOLDS`' last (the stall before a switch, MD44).
     quiet: Vec<u64>,
+    /// The cycles without a retirement at this iteration's switch decision (an L3 miss
+    /// or a hint), and the stall a switch after the last iteration counts (MD44).
+    decided: Option<u64>,
+    switch_stall: u64,
     /// The write-coalescing buffers (shared by the threads, §2.3.3.4).
     wcb: WriteCoalescing,
     /// The other core, where it meets this one (MMC23).
@@ -161,6 +165,8 @@ impl Montecito {
             clock: 0,
             started: 0,
             quiet: vec![0; threads],
+            decided: None,
+            switch_stall: 0,
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
             si: Si::default(),
@@ -184,7 +190,7 @@ impl Montecito {
         };
         let mut leaving = Out::new(out, Span { thread: left as u8, ..template });
         let switching = Signals::default().with(Signal::ThreadSwitchCycles, 1).with(Signal::IBufStallCycles, 1);
-        let stall = stall_class(self.quiet[left]);
+        let stall = stall_class(self.switch_stall);
         leaving.emit(template.ip, 1, switching.with(cause, 1).with(Signal::ThreadSwitchStall, stall));
         leaving.emit(template.ip, self.cfg.switch_cycles - 1, switching);
         leaving.finish();
@@ -237,13 +243,16 @@ impl Core for Montecito {
         self.run(phase, k, &mut run);
         run.finish();
         self.peer_turn(out, from);
-        // The thread switches, if it does, at the end of the iteration (MMC12): the
-        // stall before it is the iteration's cycles since its last retirement.
+        // The thread switches, if it does, at the end of the iteration (MMC12). The
+        // stall before it runs from its last retirement to the L3 miss or hint that
+        // decided it, or, for a time-out, to the end of the iteration (MD44).
         let spans = &out[from..];
         let trailing: u64 = spans.iter().rev().take_while(|s| s.signals.get(Signal::Instructions) == 0).map(|s| s.cycles).sum();
         let retired = spans.iter().any(|s| s.signals.get(Signal::Instructions) > 0);
+        let longest = STALL_THRESHOLDS[STALL_THRESHOLDS.len() - 1];
         let quiet = &mut self.quiet[self.thread];
-        *quiet = if retired { trailing } else { *quiet + trailing }.min(STALL_THRESHOLDS[STALL_THRESHOLDS.len() - 1]);
+        *quiet = if retired { trailing } else { *quiet + trailing }.min(longest);
+        self.switch_stall = self.decided.take().map_or(*quiet, |d| d.min(longest));
         self.si.overlay(&self.cfg, out, start);
         self.clock += out[start..].iter().map(|s| s.cycles).sum::<u64>();
         self.inflight.expire(self.clock);
@@ -283,6 +292,7 @@ impl Core for Montecito {
         }
         out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
+        out.push(u64::from(stall_class(self.switch_stall)));
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
         self.si.canonical(keys, out);
