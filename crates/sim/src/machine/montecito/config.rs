@@ -7,6 +7,11 @@ use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::DirectionConfig;
 use crate::machine::tlb::TlbConfig;
 
+/// The page sizes the Itanium 2 processors implement (Intel Itanium 2 Processor
+/// Reference Manual, "Supported page sizes"; ERRATA MMC7).
+const PAGE_SIZES: [u64; 12] =
+    [4 << 10, 8 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30, 4 << 30];
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MontecitoConfig {
     /// Hardware threads of the core (2; 1 with Hyper-Threading off).
@@ -127,8 +132,10 @@ impl MontecitoConfig {
         }
     }
 
-    /// The page size a mapping of `page` bytes uses: at least the base page.
+    /// The page size a mapping of `page` bytes uses: at least the base page, and one
+    /// the processor has, the largest not larger (ERRATA MMC7).
     pub fn page(&self, page: u64) -> u64 {
-        page.max(self.base_page)
+        let page = page.max(self.base_page);
+        PAGE_SIZES.iter().rev().copied().find(|&s| s <= page).unwrap_or(page)
     }
 }

@@ -16,24 +16,25 @@ pub const SHARED_THREADS: usize = 4;
 pub const OS_TICK_CYCLES: u64 = 400_000;
 
 /// Page sizes of ARM's short descriptors (small, large, section, supersection), and
-/// the 256 MB pages of a database's shared segment on SPARC (a machine maps each to
-/// the largest page size it has that is not larger).
-const PAGE_SIZES: [u64; 5] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20];
+/// the 256 MB and 2 GB pages of a database's shared segment on SPARC (Solaris ISM);
+/// a machine maps each to the largest page size it has that is not larger.
+const PAGE_SIZES: [u64; 6] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20, 2 << 30];
 
-/// A short piece of a process's work: a loop, its text on base, 64 KB, 4 MB or 256 MB
-/// pages, over a buffer mapped with one of the five page sizes, then one or two system
-/// calls whose module text and kernel buffers are on one of the five page sizes too.
+/// A short piece of a process's work: a loop, its text on base, 64 KB, 4 MB, 256 MB or
+/// 2 GB pages, over a buffer mapped with one of the six page sizes, then one or two
+/// system calls whose module text and kernel buffers are on one of them too.
 pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
-    let page = PAGE_SIZES[rng.below(5) as usize];
+    let page = PAGE_SIZES[rng.below(6) as usize];
     let bytes = rng.log_range(16 << 10, 32 << 20);
     let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
     // Large binaries' text on large pages, as the OS maps it when it can (Solaris's
     // MPSS for vnodes, Linux's huge-page text): base pages, 64 KB, 4 MB, or 256 MB
-    // (a database binary in its own large-page text segment).
-    match rng.below(4) {
+    // and 2 GB (a database binary in its own large-page text segment).
+    match rng.below(5) {
         1 => b.code_page(64 << 10),
         2 => b.code_page(4 << 20),
         3 => b.code_page(256 << 20),
+        4 => b.code_page(2 << 30),
         _ => &mut b,
     };
     let base = match buffer(rng, &HEAP, bytes) / page * page {
@@ -50,7 +51,7 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
         // Kernels map loadable modules' text and their heap with large pages where
         // the MMU has them (Solaris's segkmem large pages, Linux's linear map): the
         // service routine is in some module, its buffers in some part of the heap.
-        let map = kernel::Mapping { module_text: Some(PAGE_SIZES[rng.below(5) as usize]), heap: Some(PAGE_SIZES[rng.below(5) as usize]) };
+        let map = kernel::Mapping { module_text: Some(PAGE_SIZES[rng.below(6) as usize]), heap: Some(PAGE_SIZES[rng.below(6) as usize]) };
         phases.extend(kernel::syscall(rng, t, map));
     }
     phases
