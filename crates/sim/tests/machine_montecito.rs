@@ -198,6 +198,21 @@ fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
     assert!(t.get(Signal::L2dBackPressureCycles) > 0);
 }
 
+/// MMC29: a semaphore is performed in the L2D, also when the L1D holds its line: its
+/// value takes the L2D's 5 cycles, during which its acquire holds in the OzQ.
+#[test]
+fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
+    use pmukit_sim::program::{Access, Op, Pattern};
+    let atomic = Op::Atomic(Access { stream: 0, offset: 0, size: 4, use_next: true });
+    let program = one_phase(vec![atomic, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }], 10_000);
+    let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
+    assert_eq!(t.get(Signal::Atomics), 10_000);
+    // All but the first find the line in the L2D.
+    assert_eq!(t.get(Signal::L2DataHits), 9_999);
+    let memory = MontecitoConfig::new(1).memory_cycles;
+    assert!(t.get(Signal::L2dOzqAcquireCycles) >= 5 * 9_999 && t.get(Signal::L2dOzqAcquireCycles) <= 5 * 9_999 + memory + 1);
+}
+
 /// MD44: a switch's stall runs from the thread's last retirement to the event that
 /// decided it. Two threads divide and then `hint@pause`: the hint decides the switch
 /// after the divide's wait, however few cycles the iteration runs after it.

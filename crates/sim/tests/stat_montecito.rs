@@ -513,3 +513,15 @@ fn bus_queues_hold_both_cores_transactions() {
     let r = run_on("montecito-st", &["SI_IOQ_LIVE_REQ_LO", "SI_IOQ_LIVE_REQ_HI"], "stream", 10_000_000);
     assert!(count(&r, "SI_IOQ_LIVE_REQ_LO") > 0);
 }
+
+/// MMC31: every special-register move of the kernel (its entry setting the processor
+/// status) is followed by an srlz.i, and user code's moves serialize nothing.
+#[test]
+fn mmc31_the_kernels_status_moves_serialize() {
+    let kernel = totals_matching("mixed", 10_000_000, |s| !s.privilege.is_user());
+    let user = totals_matching("mixed", 10_000_000, |s| s.privilege.is_user());
+    assert!(kernel.get(Signal::InstructionSerializations) > 0);
+    assert_eq!(user.get(Signal::InstructionSerializations), 0);
+    let r = run_on("montecito", &["SERIALIZATION_EVENTS"], "mixed", 10_000_000);
+    assert_eq!(count(&r, "SERIALIZATION_EVENTS"), kernel.get(Signal::InstructionSerializations));
+}

@@ -307,6 +307,9 @@ pub enum Signal {
     /// application or control register's (Montecito's BE_EXE_BUBBLE.FRALL, ARCR).
     FrDepStallCycles,
     ArCrStallCycles,
+    /// Instruction serializations (Itanium `srlz.i`) after a privileged processor-state
+    /// move.
+    InstructionSerializations,
     /// A thread switch's stall class: 1 for any switch, one more for each of 8, 16,
     /// …, 4096 that the cycles the pipeline had retired nothing before the switch
     /// reach (Montecito's THREAD_SWITCH_STALL thresholds), on the switch's first cycle.
@@ -359,6 +362,8 @@ pub enum Signal {
     /// the 16 request buffers taken.
     L2dOzqFull,
     L2dFillBufferFull,
+    /// Cycles a semaphore's acquire is in the L2D's OzQ (Montecito).
+    L2dOzqAcquireCycles,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,

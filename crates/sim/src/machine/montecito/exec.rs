@@ -168,8 +168,13 @@ impl Montecito {
             }
             Op::SpecialReg => {
                 // A control-register move (the kernel saving or setting processor
-                // state): its consumer follows, after a stop (MMC20).
+                // state): its consumer follows, after a stop (MMC20). In the kernel it
+                // sets the processor status, which an srlz.i makes take effect
+                // (SERIALIZATION_EVENTS, MMC31).
                 self.join(g, out, ip, false);
+                if !phase.privilege.is_user() {
+                    g.signals.bump(Signal::InstructionSerializations);
+                }
                 self.wait(g, out, self.cfg.cr_cycles - 1, Signal::ArCrStallCycles);
             }
             Op::Fp(f) => {

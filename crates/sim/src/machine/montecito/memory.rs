@@ -488,10 +488,12 @@ impl Montecito {
                         latency = self.data_latency(l2d, write, &mut s);
                         found = Some(l2d);
                     } else if write {
-                        // A semaphore the L1D holds is performed in the L2D.
+                        // A semaphore is performed in the L2D (L2D_OPS_ISSUED.RMW), also
+                        // when the L1D holds its line, and returns its value from there.
                         let l2d = self.l2d(addr, true, true, ip, g, out, &mut s);
-                        if l2d == L2d::Found(Level::Memory) {
-                            self.memory_latency(&mut s, l3_signal(1, true).1);
+                        let latency_of = self.data_latency(l2d, true, &mut s);
+                        if matches!(op, Op::Atomic(_)) {
+                            latency = latency_of;
                         }
                         found = Some(l2d);
                     }
@@ -547,7 +549,13 @@ impl Montecito {
             self.close(g, out);
         }
         if waits && reads && !prefetch && latency > 0 {
-            be_stall(out, ip, 0, latency, Signals::default().with(Signal::DataDepStallCycles, 1));
+            let mut waiting = Signals::default().with(Signal::DataDepStallCycles, 1);
+            if matches!(op, Op::Atomic(_)) && stream.memory == Memory::Cacheable {
+                // The semaphore's acquire holds in the OzQ until its value is back
+                // (L2D_OZQ_ACQUIRE, MMC29).
+                waiting.set(Signal::L2dOzqAcquireCycles, 1);
+            }
+            be_stall(out, ip, 0, latency, waiting);
         }
     }
 }

@@ -254,6 +254,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // Returns and other indirect branches are always taken and predicted taken, but
     // for those forced to "predicted not taken" (§4.7, MD40); their other misses are
     // wrong targets (BR_MISPRED_DETAIL).
+    // SERIALIZATION_EVENTS: the kernel's srlz.i after it sets the processor status (MMC31).
+    ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
     ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
         (0b00 | 0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
         (0b00, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken), FORCED_RETURNS, FORCED_INDIRECT]),
@@ -485,13 +487,15 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2d_force_recirc),
     // L2D_ISSUED_RECIRC_OZQ_ACC: forced recirculates that issued, one a clock (MMC29).
     ev(0xeb, "L2D_ISSUED_RECIRC_OZQ_ACC", F, 1, |_| Some(&[Sig(Signal::L2dRecirculates)])),
+    // L2D_STORE_HIT_SHARED (b0xxx ANY): stores to a line the other core shares, which
+    // the L2D upgrades with a BIL (MMC23).
+    ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
+    // L2D_OZQ_ACQUIRE: cycles a semaphore's acquire is in the OzQ (MMC29).
+    ev(0xef, "L2D_OZQ_ACQUIRE", F, 1, |_| Some(&[Sig(Signal::L2dOzqAcquireCycles)])),
     // L2D_OPS_ISSUED (bit 3 ignored): the L2D's operations by kind, each issued as a
     // hit in the end: integer loads (L1D read misses), FP loads (all of them: the L1D
     // holds no FP data), semaphores (RMW), other stores, lfetches the L1D missed, and
     // the page walker's reads (OTHER).
-    // L2D_STORE_HIT_SHARED (b0xxx ANY): stores to a line the other core shares, which
-    // the L2D upgrades with a BIL (MMC23).
-    ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
     ev(0xf0, "L2D_OPS_ISSUED", F, 4, |u| match u & 0b0111 {
         0b000 => Some(&[Atom::L2dReads]),
         0b001 => Some(&[Atom::FpL2dReads]),
