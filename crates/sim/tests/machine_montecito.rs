@@ -213,6 +213,33 @@ fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
     assert!(t.get(Signal::L2dOzqAcquireCycles) >= 5 * 9_999 && t.get(Signal::L2dOzqAcquireCycles) <= 5 * 9_999 + memory + 1);
 }
 
+/// MMC32: a short `if` whose condition depends on the data is predicated: no branch,
+/// its instructions retire either way, squashed when the condition skips them. A long
+/// one, or one whose condition never changes, stays a branch.
+#[test]
+fn mmc32_short_data_dependent_ifs_are_predicated() {
+    use pmukit_sim::program::{Op, Pattern};
+    let run = |over: u8, when: Pattern| {
+        let mut body = vec![Op::Int, Op::Skip { over, when }];
+        body.extend(std::iter::repeat_n(Op::Int, usize::from(over)));
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        let program = one_phase(body, 6_400);
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    // Taken in 3 iterations of every 8: 2,400 of 6,400.
+    let data = Pattern::Bits { bits: 0b1001_0010, len: 8 };
+    let short = run(3, data);
+    assert_eq!(short.get(Signal::Branches), 6_400, "only the loop's branch");
+    assert_eq!(short.get(Signal::PredicatedOff), 3 * 2_400);
+    assert_eq!(short.get(Signal::Instructions), 6_400 * 6, "squashed instructions retire");
+    let long = run(4, data);
+    assert_eq!(long.get(Signal::Branches), 2 * 6_400);
+    assert_eq!(long.get(Signal::PredicatedOff), 0);
+    assert_eq!(long.get(Signal::Instructions), 6_400 * 3 + 4 * 4_000, "skipped instructions do not issue");
+    let constant = run(3, Pattern::Always);
+    assert_eq!((constant.get(Signal::Branches), constant.get(Signal::PredicatedOff)), (2 * 6_400, 0));
+}
+
 /// MD44: a switch's stall runs from the thread's last retirement to the event that
 /// decided it. Two threads divide and then `hint@pause`: the hint decides the switch
 /// after the divide's wait, however few cycles the iteration runs after it.

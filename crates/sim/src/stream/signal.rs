@@ -310,6 +310,8 @@ pub enum Signal {
     /// Instruction serializations (Itanium `srlz.i`) after a privileged processor-state
     /// move.
     InstructionSerializations,
+    /// Instructions retired with a false qualifying predicate (Itanium if-conversion).
+    PredicatedOff,
     /// A thread switch's stall class: 1 for any switch, one more for each of 8, 16,
     /// …, 4096 that the cycles the pipeline had retired nothing before the switch
     /// reach (Montecito's THREAD_SWITCH_STALL thresholds), on the switch's first cycle.

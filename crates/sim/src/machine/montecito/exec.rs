@@ -5,8 +5,23 @@
 use super::memory::Side;
 use super::Montecito;
 use crate::machine::out::Out;
-use crate::program::{FpOp, Op, Phase, INSN};
+use crate::program::{FpOp, Op, Pattern, Phase, INSN};
 use crate::stream::{Branch, MemRef, Signal, Signals};
+
+/// The longest `if` the compiler predicates instead of branching around it: one
+/// bundle (MMC32).
+const PREDICATED_IF: u8 = 3;
+
+/// Whether the skip at `i` over `over` instructions, taken as `when` says, is
+/// if-converted (MMC32): a short one over integer instructions only, which
+/// predication can guard, whose condition depends on the data; a profile shows a
+/// condition that always goes one way, and the compiler keeps its branch, which the
+/// predictor gets right.
+fn if_converted(phase: &Phase, i: usize, over: u8, when: Pattern) -> bool {
+    matches!(when, Pattern::Bits { .. })
+        && over <= PREDICATED_IF
+        && phase.body[i + 1..].iter().take(usize::from(over)).all(|op| matches!(op, Op::Int))
+}
 
 /// Itanium code: three instructions to a 16-byte bundle. Program addresses count
 /// `INSN` bytes per instruction; the core fetches bundles.
@@ -155,7 +170,14 @@ impl Montecito {
         self.fetch(phase, ip, g, out);
         self.ip = ip + INSN;
         match op {
-            Op::Int => self.join(g, out, ip, false),
+            Op::Int => {
+                self.join(g, out, ip, false);
+                if self.squashing > 0 {
+                    // Issued and retired with a false predicate (MMC32).
+                    self.squashing -= 1;
+                    g.signals.bump(Signal::PredicatedOff);
+                }
+            }
             Op::Pause => {
                 // hint@pause: the thread gives the core to the other thread, after its
                 // issue group retires (§2.4.1.2), at the end of the iteration (MMC12).
@@ -223,6 +245,15 @@ impl Montecito {
                 let taken = when.taken(k, phase.iterations);
                 let s = self.predict_path(ip, taken);
                 self.branch(g, out, ip, s, taken, is_wrong(s), target);
+            }
+            Op::Skip { over, when } if if_converted(phase, i, over, when) => {
+                // The compiler's if-conversion (MMC32): a compare sets the predicate,
+                // and the instructions it guards issue either way, squashed when the
+                // condition says to skip them.
+                self.join(g, out, ip, false);
+                if when.taken(k, phase.iterations) {
+                    self.squashing = over;
+                }
             }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);

@@ -91,6 +91,8 @@ pub struct Montecito {
     /// The next iteration starts with a thread switch (its cycles, and the data that
     /// returns for the thread that left).
     switching: Option<usize>,
+    /// Instructions still to issue with a false predicate (an if-converted skip, MMC32).
+    squashing: u8,
     ip: u64,
     fetch_line: u64,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
@@ -157,6 +159,7 @@ impl Montecito {
             hint_switch: false,
             may_switch: false,
             switching: None,
+            squashing: 0,
             ip: 0,
             fetch_line: u64::MAX,
             isb: None,

@@ -254,6 +254,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // Returns and other indirect branches are always taken and predicted taken, but
     // for those forced to "predicted not taken" (§4.7, MD40); their other misses are
     // wrong targets (BR_MISPRED_DETAIL).
+    // PREDICATE_SQUASHED_RETIRED: the instructions of if-converted skips whose
+    // predicate was false (MMC32).
+    ev(0x51, "PREDICATE_SQUASHED_RETIRED", A, 6, |_| Some(&[Sig(Signal::PredicatedOff)])),
     // SERIALIZATION_EVENTS: the kernel's srlz.i after it sets the processor status (MMC31).
     ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
     ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
