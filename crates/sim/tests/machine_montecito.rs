@@ -240,6 +240,37 @@ fn mmc32_short_data_dependent_ifs_are_predicated() {
     assert_eq!((constant.get(Signal::Branches), constant.get(Signal::PredicatedOff)), (2 * 6_400, 0));
 }
 
+/// MMC33: a load in a loop that stores to another data stream is advanced above the
+/// store and checked; the check fails when the store wrote its bytes. A loop that
+/// stores only to the load's own stream advances nothing.
+#[test]
+fn mmc33_advanced_loads_are_checked_in_the_alat() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Program};
+    let run = |store_stream: u8, load_base: u64| {
+        let store = Op::Store(Access { stream: store_stream, offset: 0, size: 8, use_next: false });
+        let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
+        let stream = |base| DataStream { base, stride: 8, footprint: 4096, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+        let phase = Phase {
+            privilege: pmukit_sim::stream::Privilege::USER,
+            context: 1,
+            masks: Default::default(),
+            entry: 0x1_0000,
+            code_page: None,
+            body: vec![store, load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }],
+            iterations: 1_000,
+            streams: vec![stream(load_base), stream(0x200_0000)],
+            tables: Vec::new(),
+            addresses: Vec::new(),
+        };
+        let program = Program { threads: vec![Box::new(std::iter::once(phase))], timer: None };
+        let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
+        (t.get(Signal::AlatChecksInt), t.get(Signal::AlatFailedInt))
+    };
+    assert_eq!(run(1, 0x100_0000), (1_000, 0), "apart: every check passes");
+    assert_eq!(run(1, 0x200_0000), (1_000, 1_000), "the same bytes through two streams: every check fails");
+    assert_eq!(run(0, 0x100_0000), (0, 0), "its own stream: the compiler sees the addresses");
+}
+
 /// MD44: a switch's stall runs from the thread's last retirement to the event that
 /// decided it. Two threads divide and then `hint@pause`: the hint decides the switch
 /// after the divide's wait, however few cycles the iteration runs after it.

@@ -312,6 +312,14 @@ pub enum Signal {
     InstructionSerializations,
     /// Instructions retired with a false qualifying predicate (Itanium if-conversion).
     PredicatedOff,
+    /// Itanium check loads of advanced loads, integer and FP: all, those that failed,
+    /// and those whose ALAT entry a later advanced load displaced.
+    AlatChecksInt,
+    AlatChecksFp,
+    AlatFailedInt,
+    AlatFailedFp,
+    AlatDisplacedInt,
+    AlatDisplacedFp,
     /// A thread switch's stall class: 1 for any switch, one more for each of 8, 16,
     /// …, 4096 that the cycles the pipeline had retired nothing before the switch
     /// reach (Montecito's THREAD_SWITCH_STALL thresholds), on the switch's first cycle.

@@ -99,6 +99,7 @@ impl Montecito {
     /// One iteration of `phase`.
     pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
         let mut g = Group::default();
+        self.alat.begin(phase);
         if std::mem::take(&mut self.privilege_changed) {
             // The phase runs at another level than the thread's last one (a system
             // call, an interrupt, a return from one): CPU_CPL_CHANGES.

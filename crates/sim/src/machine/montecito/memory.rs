@@ -3,6 +3,7 @@
 //! prefetcher, the write-coalescing buffers, memory with its thread switches, and the
 //! other core's snoops of shared lines.
 
+use super::alat::Check;
 use super::exec::{address_space, be_stall, merge, Group};
 use super::ozq::{Recirculate, Secondary};
 use super::wcb::Piece;
@@ -266,6 +267,29 @@ impl Montecito {
         sent
     }
 
+    /// Data speculation (alat.rs, MMC33): a cacheable store enters the iteration's
+    /// stores; a load the compiler advanced above one of them is checked.
+    fn speculate(&mut self, op: &Op, stream: u8, addr: u64, size: u64, s: &mut Signals) {
+        let fp = matches!(op, Op::FpLoad(_));
+        if op.writes() {
+            self.alat.store(stream, addr, size);
+        } else if matches!(op, Op::Load(_) | Op::FpLoad(_) | Op::BlockLoad(_)) {
+            let [checks, failed, displaced] = if fp {
+                [Signal::AlatChecksFp, Signal::AlatFailedFp, Signal::AlatDisplacedFp]
+            } else {
+                [Signal::AlatChecksInt, Signal::AlatFailedInt, Signal::AlatDisplacedInt]
+            };
+            let Some(check) = self.alat.load(stream, addr, size) else { return };
+            s.bump(checks);
+            if check != Check::Passed {
+                s.bump(failed);
+            }
+            if check == Check::Displaced {
+                s.bump(displaced);
+            }
+        }
+    }
+
     /// Cycles until a load's data is there from the L2D on: an L2D hit, a secondary
     /// miss's wait for its fill (at least a hit's), the L3, or memory (which may
     /// switch threads, and then costs this thread nothing).
@@ -510,6 +534,7 @@ impl Montecito {
                 }
                 // The access's own L3 miss decides before it joins its group.
                 self.note_decision(g, out);
+                self.speculate(op, a.stream, addr, u64::from(a.size), &mut s);
                 let level = found.map(L2d::level);
                 self.coherence(stream.shared, addr, write, level, &mut s);
             }

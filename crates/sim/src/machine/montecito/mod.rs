@@ -7,6 +7,7 @@
 //! It computes the signals of `crate::stream` that the Montecito PMU model counts;
 //! `config.rs` gives every parameter's source, `docs/machines.md` describes the model.
 
+mod alat;
 mod coherence;
 pub mod config;
 mod exec;
@@ -28,6 +29,7 @@ use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
+use alat::Alat;
 use inflight::InFlight;
 use ozq::Ozq;
 use si::Si;
@@ -101,6 +103,8 @@ pub struct Montecito {
     inflight: InFlight,
     /// The L2D's data requests in its 32-entry queue (MMC29).
     ozq: Ozq,
+    /// The iteration's stores and advanced loads (MMC33).
+    alat: Alat,
     /// The core's clock: the cycles of the iterations run so far, and the cycle the
     /// current iteration's instructions started at (after a thread switch's cycles).
     clock: u64,
@@ -165,6 +169,7 @@ impl Montecito {
             isb: None,
             inflight: InFlight::default(),
             ozq: Ozq::default(),
+            alat: Alat::default(),
             clock: 0,
             started: 0,
             quiet: vec![0; threads],

@@ -64,6 +64,21 @@ fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
     }
 }
 
+/// The ALAT's check loads, failed checks and displaced entries, integer and FP.
+const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
+const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
+const ALAT_DISPLACED: [Atom; 2] = [Sig(Signal::AlatDisplacedInt), Sig(Signal::AlatDisplacedFp)];
+
+/// Unit-mask bits 1:0 choosing integer (01), FP (10) or both (11) of `kinds`.
+fn int_fp(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
+    match u & 3 {
+        0b01 => Some(&kinds[..1]),
+        0b10 => Some(&kinds[1..]),
+        0b11 => Some(kinds),
+        _ => None,
+    }
+}
+
 /// A bus event: its unit mask's bits 1:0 name the agent.
 const fn bus(mut e: MappedEvent) -> MappedEvent {
     e.agent = Agent::Bus;
@@ -273,6 +288,11 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b11, 0b11) => Some(&[Atom::IndirectPathRight]),
         _ => None,
     }),
+    // INST_CHKA_LDC_ALAT, INST_FAILED_CHKA_LDC_ALAT, ALAT_CAPACITY_MISS (bits 1:0: 01
+    // INT, 10 FP, 11 ALL): the check loads of advanced loads (MMC33).
+    ev(0x56, "INST_CHKA_LDC_ALAT", A, 2, |u| int_fp(u, &ALAT_CHECKS)),
+    ev(0x57, "INST_FAILED_CHKA_LDC_ALAT", A, 1, |u| int_fp(u, &ALAT_FAILED)),
+    ev(0x58, "ALAT_CAPACITY_MISS", A, 2, |u| int_fp(u, &ALAT_DISPLACED)),
     // BR_MISPRED_DETAIL: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0
     // prediction result (ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET) (MD18).
     ev(0x5b, "BR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
