@@ -2,6 +2,8 @@
 //! and of the memory hierarchy hold on every workload and core, and every event counts
 //! on some built-in workload.
 
+mod common;
+
 use pmukit_arch::Catalog;
 use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
 use pmukit_sim::machine::{self, run::Skipping};
@@ -79,18 +81,7 @@ fn phase() -> impl Strategy<Value = Phase> {
             let entry = layout::USER_TEXT.start + at * 64;
             body.push(Op::Int);
             body.push(Op::Branch { target: entry, when: Pattern::Loop });
-            Phase {
-                privilege: Privilege::USER,
-                context: 1,
-                masks: Default::default(),
-                entry,
-                code_page: None,
-                body,
-                iterations,
-                streams,
-                tables: Vec::new(),
-                addresses: Vec::new(),
-            }
+            Phase { entry, ..common::phase(body, iterations, streams) }
         },
     )
 }

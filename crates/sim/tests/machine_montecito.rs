@@ -245,24 +245,13 @@ fn mmc32_short_data_dependent_ifs_are_predicated() {
 /// stores only to the load's own stream advances nothing.
 #[test]
 fn mmc33_advanced_loads_are_checked_in_the_alat() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Program};
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
     let run = |store_stream: u8, load_base: u64| {
         let store = Op::Store(Access { stream: store_stream, offset: 0, size: 8, use_next: false });
         let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
         let stream = |base| DataStream { base, stride: 8, footprint: 4096, memory: Memory::Cacheable, page: 16 << 10, shared: false };
-        let phase = Phase {
-            privilege: pmukit_sim::stream::Privilege::USER,
-            context: 1,
-            masks: Default::default(),
-            entry: 0x1_0000,
-            code_page: None,
-            body: vec![store, load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }],
-            iterations: 1_000,
-            streams: vec![stream(load_base), stream(0x200_0000)],
-            tables: Vec::new(),
-            addresses: Vec::new(),
-        };
-        let program = Program { threads: vec![Box::new(std::iter::once(phase))], timer: None };
+        let body = vec![store, load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        let program = common::program_of(common::phase(body, 1_000, vec![stream(load_base), stream(0x200_0000)]));
         let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
         (t.get(Signal::AlatChecksInt), t.get(Signal::AlatFailedInt))
     };

@@ -69,15 +69,13 @@ pub fn run_to_end(model: &mut dyn pmukit_sim::engine::Counting, spans: Vec<Span>
     stops
 }
 
-/// A program of one user-mode phase at 0x1_0000 of `iterations` of `body`, over one
-/// data stream.
-pub fn one_phase(
+/// A user-mode phase at 0x1_0000 of `iterations` of `body`, over `streams`.
+pub fn phase(
     body: Vec<pmukit_sim::program::Op>,
     iterations: u64,
-    stream: pmukit_sim::program::DataStream,
-) -> pmukit_sim::program::Program {
-    use pmukit_sim::program::{Phase, Program};
-    let phase = Phase {
+    streams: Vec<pmukit_sim::program::DataStream>,
+) -> pmukit_sim::program::Phase {
+    pmukit_sim::program::Phase {
         privilege: pmukit_sim::stream::Privilege::USER,
         context: 1,
         masks: Default::default(),
@@ -85,9 +83,23 @@ pub fn one_phase(
         code_page: None,
         body,
         iterations,
-        streams: vec![stream],
+        streams,
         tables: Vec::new(),
         addresses: Vec::new(),
-    };
-    Program { threads: vec![Box::new(std::iter::once(phase))], timer: None }
+    }
+}
+
+/// A program of one thread running one `phase`.
+pub fn program_of(phase: pmukit_sim::program::Phase) -> pmukit_sim::program::Program {
+    pmukit_sim::program::Program { threads: vec![Box::new(std::iter::once(phase))], timer: None }
+}
+
+/// A program of one user-mode phase at 0x1_0000 of `iterations` of `body`, over one
+/// data stream.
+pub fn one_phase(
+    body: Vec<pmukit_sim::program::Op>,
+    iterations: u64,
+    stream: pmukit_sim::program::DataStream,
+) -> pmukit_sim::program::Program {
+    program_of(phase(body, iterations, vec![stream]))
 }

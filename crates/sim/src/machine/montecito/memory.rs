@@ -190,11 +190,7 @@ impl Montecito {
         let now = self.started + out.elapsed();
         self.ozq.expire(now);
         let free = self.ozq.free(now);
-        if free > now {
-            self.close(g, out);
-            s.bump(Signal::L2dOzqFull);
-            be_stall(out, ip, 0, free - now, back_pressure());
-        }
+        self.back_pressure(now, free, Signal::L2dOzqFull, ip, g, out, s);
         let now = free;
         self.inflight.expire(now);
         let line = self.cfg.l2d.line_of(addr);
@@ -247,6 +243,17 @@ impl Montecito {
         });
     }
 
+    /// A request at `now` that the L2D takes only at `free` (its OzQ or its request
+    /// buffers being `full`): the core waits, the L1D holding it back.
+    #[allow(clippy::too_many_arguments)]
+    fn back_pressure(&mut self, now: u64, free: u64, full: Signal, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) {
+        if free > now {
+            self.close(g, out);
+            s.bump(full);
+            be_stall(out, ip, 0, free - now, back_pressure());
+        }
+    }
+
     /// An L2D miss of line `line`, its lookup done `l2d_cycles` after its insertion,
     /// takes one of the 16 request buffers until its data is back from the L3 or
     /// memory; when all are taken the access, and the core behind it, waits for the
@@ -256,11 +263,7 @@ impl Montecito {
         let now = self.started + out.elapsed();
         self.inflight.expire(now);
         let free = self.inflight.buffer_free(now);
-        if free > now {
-            self.close(g, out);
-            s.bump(Signal::L2dFillBufferFull);
-            be_stall(out, ip, 0, free - now, back_pressure());
-        }
+        self.back_pressure(now, free, Signal::L2dFillBufferFull, ip, g, out, s);
         let latency = if level == Level::L3 { self.cfg.l3_cycles } else { self.cfg.memory_cycles };
         let sent = free.max(now + self.cfg.l2d_cycles);
         self.inflight.add_data(line, now, sent, (free + latency).max(sent));
