@@ -46,7 +46,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     WorkloadInfo { name: "chase", description: "pointer-chasing latency test over 4 KB to 64 MB: every load waits for the one before" },
     WorkloadInfo {
         name: "os",
-        description: "eight processes time-sliced at 1 kHz, data on 4 KB to 256 MB pages, text on large pages too, system \
+        description: "eight processes time-sliced at 1 kHz, data on 4 KB to 2 GB pages, text on large pages too, system \
                       calls: TLB pressure",
     },
     WorkloadInfo {
