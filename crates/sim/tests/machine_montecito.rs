@@ -264,7 +264,7 @@ fn mmc33_advanced_loads_are_checked_in_the_alat() {
 /// decided it. Two threads divide and then `hint@pause`: the hint decides the switch
 /// after the divide's wait, however few cycles the iteration runs after it.
 #[test]
-fn md44_a_switch_stall_runs_to_the_access_that_decided_it() {
+fn md44_a_switch_stall_runs_to_the_event_that_decided_it() {
     use pmukit_sim::program::{DataStream, FpOp, Memory, Op, Pattern, Program};
     let thread = || {
         let body = vec![Op::Fp(FpOp::Div), Op::Pause, Op::Int, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];

@@ -349,8 +349,8 @@ pub enum Signal {
     L2iHitConflictsPrefetch,
     /// Valid L2I lines a fill replaces.
     L2iVictims,
-    /// Cycles an L2D miss waits for one of the 16 request buffers (Montecito's L2D
-    /// back pressure).
+    /// Cycles an L2D request waits for an OzQ entry or an L2D miss for one of the 16
+    /// request buffers (Montecito's L2D back pressure).
     L2dBackPressureCycles,
     /// Montecito L2D secondary misses (a request for a line whose miss is outstanding)
     /// by where they found it: one cycle ahead in the pipeline, still in the OzQ, or

@@ -37,14 +37,19 @@ pub(super) struct Alat {
 }
 
 impl Alat {
-    /// A new iteration of `phase`: nothing is in flight.
-    pub(super) fn begin(&mut self, phase: &Phase) {
+    /// The loop `phase` (re)starts: which of its streams it stores to.
+    pub(super) fn enter(&mut self, phase: &Phase) {
         self.stored = 0;
         for a in phase.body.iter().filter(|op| op.writes()).filter_map(|op| op.access()) {
             if phase.streams.get(usize::from(a.stream)).is_some_and(|s| s.memory == Memory::Cacheable) {
                 self.stored |= 1u64.checked_shl(u32::from(a.stream)).unwrap_or(0);
             }
         }
+        self.begin();
+    }
+
+    /// A new iteration: nothing is in flight.
+    pub(super) fn begin(&mut self) {
         self.stores.clear();
         self.advanced = 0;
     }
@@ -97,22 +102,22 @@ mod tests {
     #[test]
     fn a_load_is_advanced_when_its_loop_stores_to_another_stream() {
         let mut a = Alat::default();
-        a.begin(&phase(&[]));
+        a.enter(&phase(&[]));
         assert_eq!(a.load(0, 0x100, 8), None, "no store in the loop");
-        a.begin(&phase(&[0]));
+        a.enter(&phase(&[0]));
         assert_eq!(a.load(0, 0x100, 8), None, "the same stream: the compiler sees the addresses");
-        a.begin(&phase(&[0, 1]));
+        a.enter(&phase(&[0, 1]));
         assert_eq!(a.load(0, 0x100, 8), Some(Check::Passed), "above the store to stream 1, here or pipelined");
         a.store(1, 0x300, 8);
         assert_eq!(a.load(0, 0x304, 4), Some(Check::Stored), "the other stream's store wrote its bytes");
-        a.begin(&phase(&[0, 1]));
+        a.begin();
         assert_eq!(a.load(0, 0x304, 4), Some(Check::Passed), "a new iteration");
     }
 
     #[test]
     fn more_advanced_loads_than_entries_displace_each_other() {
         let mut a = Alat::default();
-        a.begin(&phase(&[1]));
+        a.enter(&phase(&[1]));
         for i in 0..ALAT_ENTRIES as u64 {
             assert_eq!(a.load(0, 0x1000 + 8 * i, 8), Some(Check::Passed));
         }

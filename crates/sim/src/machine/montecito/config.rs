@@ -139,3 +139,22 @@ impl MontecitoConfig {
         PAGE_SIZES.iter().rev().copied().find(|&s| s <= page).unwrap_or(page)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ERRATA MMC7: mappings below the 16 KB base page use it; larger ones the largest
+    /// Itanium 2 page size not larger.
+    #[test]
+    fn mmc7_a_mapping_uses_the_largest_itanium_page_not_larger() {
+        let cfg = MontecitoConfig::new(2);
+        let page = |bytes: u64| cfg.page(bytes);
+        assert_eq!(page(4 << 10), 16 << 10, "the base page");
+        assert_eq!(page(64 << 10), 64 << 10);
+        assert_eq!(page(16 << 20), 16 << 20);
+        assert_eq!(page(256 << 20), 256 << 20);
+        assert_eq!(page(2 << 30), 1 << 30, "no 2 GB page: 1 GB");
+        assert_eq!(page(32 << 10), 16 << 10, "no 32 KB page: 16 KB");
+    }
+}

@@ -99,7 +99,7 @@ impl Montecito {
     /// One iteration of `phase`.
     pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
         let mut g = Group::default();
-        self.alat.begin(phase);
+        self.alat.begin();
         if std::mem::take(&mut self.privilege_changed) {
             // The phase runs at another level than the thread's last one (a system
             // call, an interrupt, a return from one): CPU_CPL_CHANGES.
@@ -220,11 +220,17 @@ impl Montecito {
                 self.close(g, out);
                 out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
             }
-            Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => {
+            // FP loads are served by the L2D, not the L1D (`memory`, MMC27).
+            Op::Load(a)
+            | Op::FpLoad(a)
+            | Op::Store(a)
+            | Op::Atomic(a)
+            | Op::Modify(a)
+            | Op::Prefetch(a)
+            | Op::BlockLoad(a)
+            | Op::BlockStore(a) => {
                 self.memory(phase, k, &op, a, ip, g, out);
             }
-            // Served by the L2D, not the L1D (MMC27).
-            Op::FpLoad(a) => self.memory(phase, k, &op, a, ip, g, out),
             Op::Jump { table, via } => {
                 let targets = &phase.tables[usize::from(table)].targets;
                 let target = targets[(k % targets.len() as u64) as usize];

@@ -42,6 +42,19 @@ pub(super) struct DataMiss {
 /// §2.3.3.4: "All L2I and L2D requests are allocated to one of 16 request buffers".
 pub(super) const REQUEST_BUFFERS: usize = 16;
 
+/// The cycle a request at `now` gets one of `places` that free at `frees`: `now`, or
+/// when the first of the taken ones frees.
+pub(super) fn first_free(frees: impl Iterator<Item = u64> + Clone, now: u64, places: usize) -> u64 {
+    let taken = frees.filter(move |&t| t > now);
+    // Counted first: only a request that finds them all taken needs them in order.
+    if taken.clone().count() < places {
+        return now;
+    }
+    let mut taken: Vec<u64> = taken.collect();
+    taken.sort_unstable();
+    taken[taken.len() - places]
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct InFlight {
     prefetches: Vec<Prefetch>,
@@ -61,14 +74,7 @@ impl InFlight {
     /// The cycle an L2D miss at `now` gets a request buffer: `now`, or when the first
     /// of the taken ones frees (L2I fills hold buffers too).
     pub(super) fn buffer_free(&self, now: u64) -> u64 {
-        let taken = || self.data.iter().map(|d| d.ready).chain(self.fills.iter().map(|f| f.ready)).filter(move |&t| t > now);
-        // Counted first: only a miss that finds them all taken needs them in order.
-        if taken().count() < REQUEST_BUFFERS {
-            return now;
-        }
-        let mut taken: Vec<u64> = taken().collect();
-        taken.sort_unstable();
-        taken[taken.len() - REQUEST_BUFFERS]
+        first_free(self.data.iter().map(|d| d.ready).chain(self.fills.iter().map(|f| f.ready)), now, REQUEST_BUFFERS)
     }
 
     /// An L2D miss of L2D line `line` holds a request buffer until its data arrives.

@@ -518,9 +518,9 @@ impl Montecito {
                         // A semaphore is performed in the L2D (L2D_OPS_ISSUED.RMW), also
                         // when the L1D holds its line, and returns its value from there.
                         let l2d = self.l2d(addr, true, true, ip, g, out, &mut s);
-                        let latency_of = self.data_latency(l2d, true, &mut s);
+                        let cycles = self.data_latency(l2d, true, &mut s);
                         if matches!(op, Op::Atomic(_)) {
-                            latency = latency_of;
+                            latency = cycles;
                         }
                         found = Some(l2d);
                     }

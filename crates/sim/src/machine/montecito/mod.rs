@@ -230,6 +230,7 @@ impl Core for Montecito {
         }
         self.hinted = false;
         self.switch = false;
+        self.alat.enter(phase);
         let level = &mut self.privilege[self.thread];
         self.privilege_changed = *level != phase.privilege;
         *level = phase.privilege;

@@ -13,7 +13,7 @@
 //!
 //! Times are on the core's clock; the state the runner compares is relative to it.
 
-use super::inflight::DataMiss;
+use super::inflight::{first_free, DataMiss};
 
 /// Table 2-9: the L2D's queuing is "32 OzQ".
 pub(super) const OZQ_ENTRIES: usize = 32;
@@ -70,13 +70,7 @@ impl Ozq {
     /// The cycle a request at `now` gets an entry: `now`, or when the first of the
     /// taken ones leaves.
     pub(super) fn free(&self, now: u64) -> u64 {
-        let taken = || self.leaves.iter().copied().filter(move |&l| l > now);
-        if taken().count() < OZQ_ENTRIES {
-            return now;
-        }
-        let mut taken: Vec<u64> = taken().collect();
-        taken.sort_unstable();
-        taken[taken.len() - OZQ_ENTRIES]
+        first_free(self.leaves.iter().copied(), now, OZQ_ENTRIES)
     }
 
     /// A request holds an entry until `leaves`.

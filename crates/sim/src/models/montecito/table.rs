@@ -27,12 +27,11 @@ const RECIRCULATES: [Atom; 2] = [Sig(Signal::L2iRecirculatesDemand), Sig(Signal:
 const HIT_CONFLICTS: [Atom; 2] = [Sig(Signal::L2iHitConflictsDemand), Sig(Signal::L2iHitConflictsPrefetch)];
 
 /// An event with L2I_READS' unit masks whose requests are all hits (MD48): HIT and
-/// ALL (bits 3:2) count `kinds`' demand, prefetch or both (bits 1:0); MISS nothing.
+/// ALL (bits 3:2) count `kinds`' demand, prefetch or both (bits 1:0, as `first_second`);
+/// MISS nothing.
 fn l2i_hits(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
-    match (u >> 2 & 3, u & 3) {
-        (0b01 | 0b11, 0b01) => Some(&kinds[..1]),
-        (0b01 | 0b11, 0b10) => Some(&kinds[1..]),
-        (0b01 | 0b11, 0b11) => Some(kinds),
+    match u >> 2 & 3 {
+        0b01 | 0b11 => first_second(u, kinds),
         _ => None,
     }
 }
@@ -69,8 +68,9 @@ const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChec
 const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
 const ALAT_DISPLACED: [Atom; 2] = [Sig(Signal::AlatDisplacedInt), Sig(Signal::AlatDisplacedFp)];
 
-/// Unit-mask bits 1:0 choosing integer (01), FP (10) or both (11) of `kinds`.
-fn int_fp(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
+/// Unit-mask bits 1:0 choosing the first of `kinds` (01: demand, integer), the second
+/// (10: prefetch, FP) or both (11); 00 counts nothing.
+fn first_second(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
     match u & 3 {
         0b01 => Some(&kinds[..1]),
         0b10 => Some(&kinds[1..]),
@@ -264,16 +264,16 @@ pub static EVENTS: &[MappedEvent] = &[
     }),
     // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
     ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
-    // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
-    // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
-    // Returns and other indirect branches are always taken and predicted taken, but
-    // for those forced to "predicted not taken" (§4.7, MD40); their other misses are
-    // wrong targets (BR_MISPRED_DETAIL).
     // PREDICATE_SQUASHED_RETIRED: the instructions of if-converted skips whose
     // predicate was false (MMC32).
     ev(0x51, "PREDICATE_SQUASHED_RETIRED", A, 6, |_| Some(&[Sig(Signal::PredicatedOff)])),
     // SERIALIZATION_EVENTS: the kernel's srlz.i after it sets the processor status (MMC31).
     ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
+    // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
+    // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
+    // Returns and other indirect branches are always taken and predicted taken, but
+    // for those forced to "predicted not taken" (§4.7, MD40); their other misses are
+    // wrong targets (BR_MISPRED_DETAIL).
     ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
         (0b00 | 0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
         (0b00, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken), FORCED_RETURNS, FORCED_INDIRECT]),
@@ -290,9 +290,9 @@ pub static EVENTS: &[MappedEvent] = &[
     }),
     // INST_CHKA_LDC_ALAT, INST_FAILED_CHKA_LDC_ALAT, ALAT_CAPACITY_MISS (bits 1:0: 01
     // INT, 10 FP, 11 ALL): the check loads of advanced loads (MMC33).
-    ev(0x56, "INST_CHKA_LDC_ALAT", A, 2, |u| int_fp(u, &ALAT_CHECKS)),
-    ev(0x57, "INST_FAILED_CHKA_LDC_ALAT", A, 1, |u| int_fp(u, &ALAT_FAILED)),
-    ev(0x58, "ALAT_CAPACITY_MISS", A, 2, |u| int_fp(u, &ALAT_DISPLACED)),
+    ev(0x56, "INST_CHKA_LDC_ALAT", A, 2, |u| first_second(u, &ALAT_CHECKS)),
+    ev(0x57, "INST_FAILED_CHKA_LDC_ALAT", A, 1, |u| first_second(u, &ALAT_FAILED)),
+    ev(0x58, "ALAT_CAPACITY_MISS", A, 2, |u| first_second(u, &ALAT_DISPLACED)),
     // BR_MISPRED_DETAIL: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0
     // prediction result (ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET) (MD18).
     ev(0x5b, "BR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
