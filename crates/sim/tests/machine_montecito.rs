@@ -52,6 +52,23 @@ fn skipping_is_exact_on_every_builtin_workload() {
     }
 }
 
+/// Blocks are handed out as the machine goes, also when the threads switch after
+/// every iteration (an L3 miss each time): the runner never piles up the spans of a
+/// long run (it once held hundreds of megabytes of them).
+#[test]
+fn threads_that_switch_every_iteration_hand_out_small_blocks() {
+    let program = builtin::program("mixed", 1, 2).unwrap();
+    let mut cycles = 0;
+    for block in machine::montecito(MontecitoConfig::new(2), program, Skipping::On) {
+        assert!(block.body.len() <= 4096, "a block of {} spans after {cycles} cycles", block.body.len());
+        cycles += block.cycles();
+        if cycles > 8_000_000 {
+            return;
+        }
+    }
+    panic!("mixed ended after {cycles} cycles");
+}
+
 #[test]
 fn the_hierarchys_relations_hold() {
     for w in WORKLOADS {

@@ -230,14 +230,19 @@ impl<C: Core> Runner<C> {
                 f.record(spans);
             }
             run.k += 1;
+            // Handed out as soon as there are enough, whatever comes next: threads that
+            // switch after every iteration would otherwise pile them up unbounded.
+            let full = self.pending.len() >= EMIT_SPANS;
+            if full {
+                self.flush();
+            }
             if self.core.take_switch() && self.threads.len() > 1 && !run.handler {
                 // The core switches threads on an event of its own (Montecito's L3
                 // miss): the next software thread runs from the next iteration.
                 self.switch = true;
                 return true;
             }
-            if self.pending.len() >= EMIT_SPANS {
-                self.flush();
+            if full {
                 return false;
             }
         }
