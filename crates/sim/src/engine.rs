@@ -5,15 +5,32 @@
 //! whole iterations of a block while no counter can overflow, and otherwise steps to
 //! the exact cycle of the next overflow, so an interrupt stops execution where the
 //! hardware would raise it.
+//!
+//! A long stream has few kinds of span (a few hundred to a few tens of thousands in
+//! millions of spans), and a counter's rate depends only on the span's kind and the
+//! model's configuration, so the engine asks the model once per kind (`RateCache`)
+//! and keeps the counters that count in it.
 
-use crate::stream::{Cursor, Span};
+use crate::stream::{Branch, Cursor, MemoryQueues, Privilege, Signals, Span};
 
 /// The view of a PMU model that the engine drives.
+///
+/// Counter `i`'s rate in a span may depend on the model's configuration and on the
+/// span's signals, thread, privilege, memory queues, the kind of its data reference
+/// and branch, and [`Counting::address_class`]; nothing else. `add` may change rates
+/// only when it overflows a counter, and `executed` never: the engine relies on both
+/// to ask for the rates of a kind of span once.
 pub trait Counting {
     /// Number of virtual counters.
     fn counters(&self) -> usize;
     /// Increment of counter `i` in each cycle of `span` (0 when it does not count).
     fn rate(&self, i: usize, span: &Span) -> u64;
+    /// The part of the span's address (its data reference's, else its instruction
+    /// address) that the rates depend on: where a model routes or qualifies by
+    /// address. Spans that differ only in addresses of the same class count the same.
+    fn address_class(&self, _span: &Span) -> u64 {
+        0
+    }
     /// How much counter `i` can grow before it overflows; at least 1.
     fn headroom(&self, i: usize) -> u64;
     /// Add `n` to counter `i`; `n` exceeds the headroom by less than one cycle's
@@ -36,15 +53,118 @@ pub enum Exit {
     EndOfStream,
 }
 
+/// What a counter's rate may depend on in a span (see [`Counting`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Kind {
+    signals: Signals,
+    thread: u8,
+    privilege: Privilege,
+    /// Whether the data reference writes, and its size.
+    mem: Option<(bool, u8)>,
+    branch: Option<(bool, bool)>,
+    queues: MemoryQueues,
+    class: u64,
+}
+
+impl Kind {
+    fn of(span: &Span, class: u64) -> Kind {
+        Kind {
+            signals: span.signals,
+            thread: span.thread,
+            privilege: span.privilege,
+            mem: span.mem.map(|m| (m.write, m.size)),
+            branch: span.branch.map(|Branch { taken, mispredicted, .. }| (taken, mispredicted)),
+            queues: span.queues,
+            class,
+        }
+    }
+
+    /// A slot of the cache: the signals decide, mostly.
+    fn slot(&self) -> usize {
+        let q = &self.queues;
+        let small = u64::from(self.thread) ^ (self.privilege as u64) << 8 ^ u64::from(q.read_cycles) << 16 ^ self.class.rotate_left(32);
+        let h = (self.signals.fingerprint() ^ small).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - SLOT_BITS)) as usize
+    }
+}
+
+/// Models of this many counters or fewer are not worth a cache.
+const DIRECT: usize = 4;
+
+/// Kinds of span the cache holds at once: far more than a loop's.
+const SLOT_BITS: u32 = 10;
+
+/// One kind of span and the counters that count in it, with their rates.
+struct Slot {
+    kind: Kind,
+    /// The cache's generation when it was filled: older ones are stale.
+    generation: u64,
+    counting: Vec<(usize, u64)>,
+}
+
+/// The rates of the counters that count in each kind of span seen, valid while the
+/// model's configuration stands: a new run or an overflow starts a new generation.
+struct RateCache {
+    slots: Vec<Slot>,
+    generation: u64,
+}
+
+impl RateCache {
+    fn new() -> RateCache {
+        RateCache { slots: Vec::new(), generation: 1 }
+    }
+
+    /// Forgets every rate: the model's configuration may have changed.
+    fn invalidate(&mut self) {
+        self.generation += 1;
+    }
+
+    /// The counters that count in `span` and their rates.
+    fn counting(&mut self, model: &dyn Counting, span: &Span) -> &[(usize, u64)] {
+        if self.slots.is_empty() {
+            let empty = Kind::of(&Span::new(0, 0), 0);
+            self.slots = (0..1 << SLOT_BITS).map(|_| Slot { kind: empty, generation: 0, counting: Vec::new() }).collect();
+        }
+        let kind = Kind::of(span, model.address_class(span));
+        let slot = &mut self.slots[kind.slot()];
+        if slot.generation != self.generation || slot.kind != kind {
+            slot.kind = kind;
+            slot.generation = self.generation;
+            slot.counting.clear();
+            for i in 0..model.counters() {
+                let r = model.rate(i, span);
+                if r > 0 {
+                    slot.counting.push((i, r));
+                }
+            }
+        }
+        &slot.counting
+    }
+}
+
+/// Calls `f` with each counter that counts in `span` and its rate: from the cache, or
+/// (`cache` being `None`, for a model of a few counters) from the model.
+fn each_counting(model: &dyn Counting, cache: Option<&mut RateCache>, span: &Span, mut f: impl FnMut(usize, u64)) {
+    match cache {
+        Some(cache) => cache.counting(model, span).iter().for_each(|&(i, r)| f(i, r)),
+        None => (0..model.counters()).map(|i| (i, model.rate(i, span))).filter(|&(_, r)| r > 0).for_each(|(i, r)| f(i, r)),
+    }
+}
+
 /// Run `model` over the stream at `cursor` for at most `budget` cycles.
 /// Returns the cycles executed and why it stopped.
 pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, Exit) {
     let mut done = 0u64;
-    // Each counter's rate in the current span, computed once per step.
-    let mut rates = vec![0u64; model.counters()];
+    let mut cache = RateCache::new();
+    // The counters of the current span: rate and headroom.
+    let mut steps: Vec<(usize, u64, u64)> = Vec::new();
+    let mut growth = vec![0u64; model.counters()];
+    // A model of a few counters is asked directly: looking its rates up would cost
+    // more than computing them (an ARM11's three).
+    let cached = model.counters() > DIRECT;
     while done < budget {
         if cursor.at_iteration_start() {
-            let skipped = skip_iterations(model, cursor, budget - done);
+            let skipped = skip_iterations(model, cursor, budget - done, cached.then_some(&mut cache), &mut growth);
             if skipped > 0 {
                 done += skipped;
                 continue;
@@ -55,20 +175,22 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
         };
         let span = block.body[cursor.span];
         let mut m = (span.cycles - cursor.offset).min(budget - done);
-        for (i, r) in rates.iter_mut().enumerate() {
-            *r = model.rate(i, &span);
-            if *r > 0 {
-                m = m.min(model.headroom(i).div_ceil(*r));
-            }
+        steps.clear();
+        each_counting(model, cached.then_some(&mut cache), &span, |i, r| steps.push((i, r, model.headroom(i))));
+        for &(_, r, headroom) in &steps {
+            m = m.min(headroom.div_ceil(r));
         }
-        let mut stop = false;
+        let (mut stop, mut overflowed) = (false, false);
         if m > 0 {
-            for (i, &r) in rates.iter().enumerate() {
-                if r > 0 {
-                    stop |= model.add(i, r * m);
-                }
+            for &(i, r, headroom) in &steps {
+                overflowed |= r * m >= headroom;
+                stop |= model.add(i, r * m);
             }
             model.executed(&span, m);
+        }
+        if overflowed {
+            // An overflow may freeze counters or change what they count.
+            cache.invalidate();
         }
         advance(cursor, m);
         done += m;
@@ -80,32 +202,39 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
 }
 
 /// Skip as many whole iterations as fit the budget without any counter overflowing.
-fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> u64 {
+/// `growth` has a zero for each counter and is left so.
+fn skip_iterations(
+    model: &mut dyn Counting,
+    cursor: &mut Cursor,
+    budget: u64,
+    mut cache: Option<&mut RateCache>,
+    growth: &mut [u64],
+) -> u64 {
     let Some(block) = cursor.block.as_ref() else { return 0 };
     let per_iteration = block.cycles_per_iteration();
     let mut k = (block.repeat - cursor.iteration).min(budget / per_iteration);
     if k == 0 {
         return 0;
     }
-    let n = model.counters();
-    let mut growth = vec![0u64; n];
-    for (i, g) in growth.iter_mut().enumerate() {
-        *g = block.body.iter().fold(0u64, |acc, s| acc.saturating_add(model.rate(i, s).saturating_mul(s.cycles)));
+    for s in &block.body {
+        each_counting(model, cache.as_deref_mut(), s, |i, r| growth[i] = growth[i].saturating_add(r.saturating_mul(s.cycles)));
+    }
+    let grows = || growth.iter().enumerate().filter(|(_, g)| **g > 0);
+    for (i, &g) in grows() {
         // Strictly below the headroom: the overflow itself is stepped exactly.
-        if let Some(fit) = (model.headroom(i) - 1).checked_div(*g) {
-            k = k.min(fit);
-        }
+        k = k.min((model.headroom(i) - 1) / g);
     }
-    if k == 0 {
-        return 0;
-    }
-    for (i, g) in growth.iter().enumerate() {
-        if *g > 0 {
+    if k > 0 {
+        for (i, &g) in grows() {
             model.add(i, g * k);
         }
+        for s in &block.body {
+            model.executed(s, s.cycles * k);
+        }
     }
-    for s in &block.body {
-        model.executed(s, s.cycles * k);
+    growth.fill(0);
+    if k == 0 {
+        return 0;
     }
     cursor.iteration += k;
     if cursor.iteration == block.repeat {
@@ -128,5 +257,87 @@ fn advance(cursor: &mut Cursor, m: u64) {
                 cursor.next_block();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{Block, MemRef, Signal};
+
+    /// Counter 0 counts instructions and wraps at `wrap`; its overflow freezes counter
+    /// 1, which counts the cycles of spans whose data is in an odd 64-byte line (the
+    /// address class), without stopping the run. The others count nothing: they make
+    /// the model large enough for the engine to cache its rates.
+    struct Toy {
+        counts: [u64; 2],
+        wrap: u64,
+        frozen: bool,
+    }
+
+    impl Counting for Toy {
+        fn counters(&self) -> usize {
+            DIRECT + 1
+        }
+
+        fn rate(&self, i: usize, span: &Span) -> u64 {
+            match i {
+                0 => span.signals.get(Signal::Instructions),
+                1 => u64::from(!self.frozen && self.address_class(span) == 1),
+                _ => 0,
+            }
+        }
+
+        fn address_class(&self, span: &Span) -> u64 {
+            span.mem.map_or(0, |m| m.addr >> 6 & 1)
+        }
+
+        fn headroom(&self, i: usize) -> u64 {
+            match i {
+                0 => self.wrap - self.counts[0],
+                1 => u64::MAX - self.counts[1],
+                _ => u64::MAX,
+            }
+        }
+
+        fn add(&mut self, i: usize, n: u64) -> bool {
+            self.counts[i] += n;
+            if i == 0 && self.counts[0] >= self.wrap {
+                self.counts[0] -= self.wrap;
+                self.frozen = true;
+            }
+            false
+        }
+    }
+
+    fn at(addr: u64, cycles: u64) -> Span {
+        let mut s = Span::new(cycles, 0x1000).with(Signal::Instructions, 1);
+        s.mem = Some(MemRef { addr, stride: 0, size: 8, write: false });
+        s
+    }
+
+    fn run_over(toy: &mut Toy, spans: Vec<Span>) -> (u64, Exit) {
+        let blocks = spans.into_iter().map(|s| Block { body: vec![s], repeat: 1 });
+        run(toy, &mut Cursor::new(Box::new(blocks)), u64::MAX)
+    }
+
+    #[test]
+    fn spans_of_one_kind_count_by_their_address_class() {
+        let mut toy = Toy { counts: [0; 2], wrap: u64::MAX, frozen: false };
+        // Same signals, four addresses: two in odd lines, two in even ones.
+        let spans = vec![at(0x1040, 3), at(0x1000, 5), at(0x20c0, 7), at(0x2080, 11)];
+        assert_eq!(run_over(&mut toy, spans), (26, Exit::EndOfStream));
+        assert_eq!(toy.counts, [26, 10]);
+    }
+
+    #[test]
+    fn an_overflow_that_changes_the_rates_is_seen_at_once() {
+        let mut toy = Toy { counts: [0; 2], wrap: 12, frozen: false };
+        // The wrap comes 12 cycles in, in the second span: from then on counter 1 is
+        // frozen, though the spans' kind is the one the engine has already seen.
+        let spans = vec![at(0x1040, 8), at(0x1040, 8), at(0x1040, 8)];
+        assert_eq!(run_over(&mut toy, spans), (24, Exit::EndOfStream));
+        // Counter 0 wrapped twice, at 12 and 24; counter 1 counted until the first.
+        assert_eq!(toy.counts, [0, 12]);
     }
 }

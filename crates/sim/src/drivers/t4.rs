@@ -50,6 +50,10 @@ impl Counting for Chip {
         }
     }
 
+    fn address_class(&self, span: &Span) -> u64 {
+        self.dram.address_class(span)
+    }
+
     fn headroom(&self, i: usize) -> u64 {
         match i.checked_sub(self.core.counters()) {
             None => self.core.headroom(i),

@@ -336,6 +336,15 @@ impl Counting for Kt {
         measure.count(reads, writes, &span.queues)
     }
 
+    /// Where a span's memory transactions route (node, MCU, port, channel) and the L2
+    /// bank its line is in.
+    fn address_class(&self, span: &Span) -> u64 {
+        let addr = span.mem.map_or(span.ip, |m| m.addr);
+        let to = route(addr, self.nodes);
+        let bank = addr / LINE_BYTES % L2_BANKS_PER_NODE as u64;
+        (to.node | to.mcu << 16 | to.port << 24 | to.channel << 32) as u64 | bank << 40
+    }
+
     fn headroom(&self, i: usize) -> u64 {
         if let Some(strand) = i.checked_sub(self.dram_counters()) {
             return PIC0.max() + 1 - PIC0.get(self.pic[strand]);

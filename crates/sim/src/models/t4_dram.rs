@@ -431,6 +431,12 @@ impl Counting for T4Dram {
         measure.count(reads, writes, &span.queues)
     }
 
+    /// The MCU, port and channel a span's memory transactions route to.
+    fn address_class(&self, span: &Span) -> u64 {
+        let to = route(span_address(span));
+        (to.mcu | to.port << 8 | to.channel << 16) as u64
+    }
+
     fn headroom(&self, i: usize) -> u64 {
         let (mcu, n) = (i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU);
         let counter = DRAM_COUNTERS[n].1;

@@ -495,6 +495,11 @@ impl Counting for Montecito {
         self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span)
     }
 
+    /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address.
+    fn address_class(&self, span: &Span) -> u64 {
+        line_state(span.mem.map_or(span.ip, |m| m.addr))
+    }
+
     fn headroom(&self, i: usize) -> u64 {
         COUNT_MODULUS - self.threads[i / COUNTERS_PER_THREAD].pairs[i % COUNTERS_PER_THREAD].count
     }

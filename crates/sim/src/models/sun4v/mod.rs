@@ -595,6 +595,11 @@ impl Counting for Hypervisor {
         })
     }
 
+    /// The MMU statistics do not depend on addresses; the KT's counters do.
+    fn address_class(&self, span: &Span) -> u64 {
+        self.kt.as_ref().map_or(0, |kt| kt.address_class(span))
+    }
+
     /// The buffer fields are 64-bit and wrap; they never interrupt (TN14).
     fn headroom(&self, i: usize) -> u64 {
         self.kt_counter(i).map_or(u64::MAX, |(kt, k)| kt.headroom(k))
