@@ -131,6 +131,12 @@ impl Signals {
         }
     }
 
+    /// Whether any of the signals `any` has set (to any increment) counts here: one
+    /// test per word, where asking signal by signal costs a shift and mask each.
+    pub fn counts_any(&self, any: &Signals) -> bool {
+        self.0.iter().zip(&any.0).any(|(w, a)| w & a != 0)
+    }
+
     /// Both sets of signals, which must not share a signal (each one's increments
     /// are kept as they are).
     pub fn union(self, other: Signals) -> Signals {
