@@ -378,7 +378,7 @@ impl Iterator for Phases {
             tables: Vec::new(),
             addresses: Vec::with_capacity(PHASE_RECORDS),
         };
-        let mut streams: HashMap<u64, u8> = HashMap::with_capacity(2 * PHASE_STREAMS);
+        let mut streams: Streams = HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default());
         let mut record = Some(first);
         while let Some(r) = record.take() {
             add(&mut phase, &mut streams, r);
@@ -396,9 +396,14 @@ impl Iterator for Phases {
     }
 }
 
+/// The stream of each data address of a phase. One lookup per record must be cheap:
+/// FxHash, not SipHash (which took a fifth of reading a Lackey trace); a trace that
+/// collides its addresses on purpose only slows itself down.
+type Streams = rustc_hash::FxHashMap<u64, u8>;
+
 /// Appends one instruction to a phase, giving each distinct data address a fixed
 /// stream in 4 KB pages (a trace says nothing of page sizes).
-fn add(phase: &mut Phase, streams: &mut HashMap<u64, u8>, r: Record) {
+fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
     let mut stream = |addr: u64| {
         *streams.entry(addr).or_insert_with(|| {
             phase.streams.push(DataStream::fixed(addr, Memory::Cacheable));
