@@ -195,6 +195,10 @@ pub enum Signal {
     StoreBufferFullRawHits,
     /// Loads that overlap a buffered store without being covered by it.
     StoreBufferPartialRawHits,
+    /// The same for a committed store waiting in the store queue to be written (no
+    /// store in the store buffer overlapping the load).
+    StoreQueueFullRawHits,
+    StoreQueuePartialRawHits,
     /// Software prefetches into the L2, by where the line was: the L2, the L3, this
     /// socket's memory, another socket's memory.
     L2PrefetchHitsL2,
@@ -218,6 +222,9 @@ pub enum Signal {
     DTlbMissWaitCycles,
     /// Cycles a store waits for a free store-buffer entry.
     StoreBufferWaitCycles,
+    /// Of those, the cycles in which the oldest store in the buffer has committed and
+    /// waits for a free store-queue entry.
+    StoreQueueWaitCycles,
     /// Cycles correct-path instructions wait for a mispredicted branch to commit.
     SelPipeDrainCycles,
     /// Cycles the instruction buffer is full while the back end stalls.

@@ -123,18 +123,31 @@ impl Sparc {
         }
     }
 
-    /// A load: from the store buffer when a buffered store covers it, else the L1 and
-    /// on a miss the L2 and beyond. Returns the cycles until its data is there.
+    /// A load: from the store buffer when a buffered store covers it, else from the
+    /// store queue, else the L1 and on a miss the L2 and beyond. Returns the cycles
+    /// until its data is there.
     fn load(&mut self, addr: u64, size: u8, remote: bool, s: &mut Signals) -> u64 {
         s.set(Signal::Loads, 1);
         let (end, mut wait_store) = (addr + u64::from(size), 0);
-        if let Some(b) = self.store_buffer.iter().rev().find(|b| b.addr < end && addr < b.addr + u64::from(b.size)) {
+        let overlaps = |b: &&Buffered| b.addr < end && addr < b.addr + u64::from(b.size);
+        // The youngest overlapping store in the buffer; a hit there supersedes one in
+        // the queue (TABLE 10-2 sl 19 note).
+        let found = match self.store_buffer.iter().rev().filter(overlaps).find(|b| b.in_buffer()) {
+            Some(b) => Some((b, [Signal::StoreBufferFullRawHits, Signal::StoreBufferPartialRawHits])),
+            None => self
+                .store_buffer
+                .iter()
+                .rev()
+                .find(overlaps)
+                .map(|b| (b, [Signal::StoreQueueFullRawHits, Signal::StoreQueuePartialRawHits])),
+        };
+        if let Some((b, [full, partial])) = found {
             if b.addr <= addr && end <= b.addr + u64::from(b.size) {
-                s.set(Signal::StoreBufferFullRawHits, 1);
+                s.set(full, 1);
                 return self.cfg.load_use_cycles;
             }
             // A partial overlap waits for the store to be written, then reads the cache.
-            s.set(Signal::StoreBufferPartialRawHits, 1);
+            s.set(partial, 1);
             wait_store = b.left;
         }
         if self.mem.dcache.access(addr, false).hit {
@@ -156,22 +169,38 @@ impl Sparc {
         wait_store + self.latency(reach)
     }
 
-    /// A store: into the store buffer (waiting for a free entry), through to the L2;
-    /// the write-through L1 is updated only where it holds the line.
+    /// A store: into the store buffer (waiting for a free entry), on T4 from there
+    /// into the store queue once committed (MSP18), and through to the L2; the
+    /// write-through L1 is updated only where it holds the line.
     fn store(&mut self, out: &mut Out, ip: u64, addr: u64, size: u8, remote: bool, s: &mut Signals) {
         s.set(Signal::Stores, 1);
-        if self.store_buffer.len() >= self.cfg.store_buffer {
-            let oldest = self.store_buffer.iter().map(|b| b.left).min().unwrap_or(0);
-            self.wait(out, ip, oldest, Some(Signal::StoreBufferWaitCycles));
+        if self.store_buffer.iter().filter(|b| b.in_buffer()).count() >= self.cfg.store_buffer {
+            // Select waits for the oldest store in the buffer to leave it; once that one
+            // has committed, it waits on behalf of a store-queue entry too.
+            let oldest = self.store_buffer.iter().find(|b| b.in_buffer()).copied().expect("a full buffer holds a store");
+            let committed = oldest.commit.min(oldest.queued);
+            self.wait(out, ip, committed, Some(Signal::StoreBufferWaitCycles));
+            let per_cycle = Signals::default().with(Signal::StoreBufferWaitCycles, 1).with(Signal::StoreQueueWaitCycles, 1);
+            self.stall_with(out, ip, oldest.queued - committed, per_cycle);
         }
         if self.mem.l1_holds(addr) {
             self.mem.dcache.access(addr, false);
         }
         let reach = self.mem.access(addr, true, remote, s);
         s.bump(store_hit(reach.level));
-        // Entries are written in order, each after the one before.
+        // Entries are written in order, each after the one before, from the queue.
         let ahead = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
-        self.store_buffer.push(Buffered { addr, size, left: ahead + self.latency(reach) });
+        let latency = self.latency(reach);
+        let stored = match self.cfg.store_queue {
+            None => Buffered { addr, size, commit: ahead + latency, queued: ahead + latency, left: ahead + latency },
+            Some(q) => {
+                // The queue has room once the store `entries` places ahead is written.
+                let room = self.store_buffer.len().checked_sub(q.entries).map_or(0, |i| self.store_buffer[i].left);
+                let queued = q.commit_cycles.max(room);
+                Buffered { addr, size, commit: q.commit_cycles, queued, left: ahead.max(queued) + latency }
+            }
+        };
+        self.store_buffer.push(stored);
     }
 
     /// A software prefetch.

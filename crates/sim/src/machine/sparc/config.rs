@@ -26,6 +26,14 @@ pub enum SparcChip {
     Niagara,
 }
 
+/// The queue behind the store buffer (ERRATA MSP18): a store moves into it
+/// `commit_cycles` after it issues, once it has a free entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreQueue {
+    pub entries: usize,
+    pub commit_cycles: u64,
+}
+
 /// One core of the chip and the memory system behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SparcConfig {
@@ -69,8 +77,13 @@ pub struct SparcConfig {
     pub l3_cycles: u64,
     pub memory_cycles: u64,
     pub remote_cycles: u64,
-    /// Store buffer entries per strand; a store drains to the L2 in `l2_cycles`.
+    /// Store buffer entries: a store takes one when it issues (TABLE 10-2 sl 9 mask 08,
+    /// "Select waits for a Store Buffer tag") and holds it until it is written to the
+    /// L2, or, where the chip has a store queue, until it moves there.
     pub store_buffer: usize,
+    /// The T4's store queue (ERRATA MSP18): committed stores wait in it to be written
+    /// to the L2, in order. `None` (T1, T3): the store buffer holds them.
+    pub store_queue: Option<StoreQueue>,
     /// Out-of-order execution (T4): instructions go on past a load miss nothing waits
     /// for until the reorder buffer fills behind it, and at most `load_buffer` such
     /// loads are outstanding. `None`: the in-order cores, which never limit them.
@@ -164,6 +177,7 @@ impl SparcConfig {
                 memory_cycles: 260,
                 remote_cycles: 420,
                 store_buffer: 16,
+                store_queue: Some(StoreQueue { entries: 16, commit_cycles: 8 }),
                 reorder_buffer: Some(128),
                 load_buffer: Some(32),
                 hardware_prefetch: true,
@@ -206,6 +220,7 @@ impl SparcConfig {
                 memory_cycles: 190,
                 remote_cycles: 330,
                 store_buffer: 8,
+                store_queue: None,
                 reorder_buffer: None,
                 load_buffer: None,
                 hardware_prefetch: false,
@@ -249,6 +264,7 @@ impl SparcConfig {
                 memory_cycles: 120,
                 remote_cycles: 120,
                 store_buffer: 8,
+                store_queue: None,
                 reorder_buffer: None,
                 load_buffer: None,
                 hardware_prefetch: false,

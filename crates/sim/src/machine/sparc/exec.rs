@@ -216,10 +216,20 @@ impl Sparc {
         }
     }
 
+    /// `cycles` cycles in which nothing issues, each counting `per_cycle`.
+    pub(super) fn stall_with(&mut self, out: &mut Out, ip: u64, cycles: u64, per_cycle: Signals) {
+        self.elapse(cycles);
+        if cycles > 0 {
+            out.emit(ip, cycles, per_cycle);
+        }
+    }
+
     /// Time passes: buffered stores are written.
     pub(super) fn elapse(&mut self, cycles: u64) {
         self.mem.elapse(cycles);
         for b in &mut self.store_buffer {
+            b.commit = b.commit.saturating_sub(cycles);
+            b.queued = b.queued.saturating_sub(cycles);
             b.left = b.left.saturating_sub(cycles);
         }
         self.store_buffer.retain(|b| b.left > 0);

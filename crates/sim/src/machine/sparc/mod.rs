@@ -28,13 +28,27 @@ use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::Span;
 
-/// A store waiting in the store buffer to be written to the L2.
+/// A store not yet written to the L2: in the store buffer, then (T4) in the store
+/// queue. Times are cycles from now, and stores are kept in program order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Buffered {
     addr: u64,
     size: u8,
-    /// Cycles until it has been written.
+    /// Until it commits: the part of its time in the store buffer that is not spent
+    /// waiting for the store queue (where there is none, all of it).
+    commit: u64,
+    /// Until it leaves the store buffer for the store queue (where there is none:
+    /// until it has been written).
+    queued: u64,
+    /// Until it has been written.
     left: u64,
+}
+
+impl Buffered {
+    /// It still holds a store-buffer entry.
+    fn in_buffer(&self) -> bool {
+        self.queued > 0
+    }
 }
 
 pub struct Sparc {
@@ -131,7 +145,7 @@ impl Core for Sparc {
             r.canonical(out);
         }
         for b in &self.store_buffer {
-            out.extend([(keys.line)(b.addr), u64::from(b.size), b.left]);
+            out.extend([(keys.line)(b.addr), u64::from(b.size), b.commit, b.queued, b.left]);
         }
         out.push(u64::MAX);
         out.extend(&self.loads_in_flight);

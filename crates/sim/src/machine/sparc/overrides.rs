@@ -34,6 +34,8 @@ struct CoreKeys {
     sockets: Option<u64>,
     cores: Option<u64>,
     store_buffer: Option<u64>,
+    store_queue: Option<u64>,
+    store_commit_cycles: Option<u64>,
     mispredict_cycles: Option<u64>,
     btc_miss_cycles: Option<u64>,
     load_use_cycles: Option<u64>,
@@ -72,6 +74,16 @@ impl SparcConfig {
         o.tlb("dtlb", &file.dtlb, &mut cfg.dtlb)?;
         if let Some(c) = &file.core {
             o.core_entries("store_buffer", c.store_buffer, &mut cfg.store_buffer, 1, 64)?;
+            match &mut cfg.store_queue {
+                Some(q) => {
+                    o.core_entries("store_queue", c.store_queue, &mut q.entries, 1, 64)?;
+                    o.core("store_commit_cycles", c.store_commit_cycles, &mut q.commit_cycles, 0, 100)?;
+                }
+                None => {
+                    let given = c.store_queue.is_some() || c.store_commit_cycles.is_some();
+                    o.absent("core.store_queue", given, self.chip.name(), "its store buffer holds stores until they are written")?;
+                }
+            }
             o.core("sockets", c.sockets, &mut cfg.sockets, 1, 8)?;
             o.core("cores", c.cores, &mut cfg.cores, 1, 64)?;
             o.core("mispredict_cycles", c.mispredict_cycles, &mut cfg.mispredict_cycles, 1, 1000)?;

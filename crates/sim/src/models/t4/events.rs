@@ -127,14 +127,20 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         // sl 18: prefetches dropped on an L1 hit.
         (18, 0x01) => Sig(HwPrefetchDropsCacheHit),
         (18, 0x02) => Sig(SwPrefetchDropsCacheHit),
-        // sl 19: read-after-write hits in the store buffer.
+        // sl 19: read-after-write hits in the store buffer, else in the store queue
+        // (the note: store buffer hits supersede; MSP18).
         (19, 0x01) => Sig(StoreBufferFullRawHits),
         (19, 0x02) => Sig(StoreBufferPartialRawHits),
+        (19, 0x04) => Sig(StoreQueueFullRawHits),
+        (19, 0x08) => Sig(StoreQueuePartialRawHits),
         // sl 20: L1 lines the inclusive L2 evicted, and data lines another core's store
         // snooped away (MSP17); no program writes code, so no instruction line is.
         (20, 0x01) => Sig(ICacheEvictionInvalidations),
         (20, 0x04) => Sig(DCacheEvictionInvalidations),
         (20, 0x08) => Sig(DCacheSnoopInvalidations),
+        // Store queue tag waits: stores held at select behind one waiting for a queue
+        // entry (MSP18).
+        (20, 0x10) => Sig(StoreQueueWaitCycles),
         // sl 21: prefetches into the L2 by where the line was.
         (21, 0x01) => Sig(L2PrefetchHitsL2),
         (21, 0x04) => Sig(L2PrefetchHitsL3),
