@@ -215,6 +215,10 @@ pub enum Signal {
     /// Lines leaving the L2, clean or to be written back.
     L2CleanEvictions,
     L2DirtyEvictions,
+    /// L2 misses that found every entry of the L2's miss buffer taken.
+    L2MissBufferFull,
+    /// Software prefetches into the L2 dropped because its miss buffer was full.
+    L2PrefetchDrops,
     /// L1 lines invalidated because the inclusive L2 evicted them.
     ICacheEvictionInvalidations,
     DCacheEvictionInvalidations,

@@ -70,7 +70,7 @@ impl Sparc {
                 s.set(Signal::Atomics, 1).set(Signal::NextToCommit, 1);
                 self.mem.dcache.invalidate(addr);
                 let reach = self.mem.access(addr, true, remote, &mut s);
-                self.latency(reach)
+                self.mem.latency(reach)
             }
             Op::Prefetch(_) => {
                 // Compilers prefetch "for several writes" (fcn 2, into the L2) ahead of
@@ -99,7 +99,7 @@ impl Sparc {
                     let reach = self.mem.access(l, write, remote, &mut s);
                     from = Reach { level: from.level.max(reach.level), bank_wait: from.bank_wait.max(reach.bank_wait) };
                 }
-                let latency = self.latency(from);
+                let latency = self.mem.latency(from);
                 if write {
                     // A block store is one store at the L2, from the farthest level.
                     s.set(store_hit(from.level), 1);
@@ -166,7 +166,7 @@ impl Sparc {
                 self.mem.dcache.fill(next, false);
             }
         }
-        wait_store + self.latency(reach)
+        wait_store + self.mem.latency(reach)
     }
 
     /// A store: into the store buffer (waiting for a free entry), on T4 from there
@@ -190,7 +190,7 @@ impl Sparc {
         s.bump(store_hit(reach.level));
         // Entries are written in order, each after the one before, from the queue.
         let ahead = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
-        let latency = self.latency(reach);
+        let latency = self.mem.latency(reach);
         let stored = match self.cfg.store_queue {
             None => Buffered { addr, size, commit: ahead + latency, queued: ahead + latency, left: ahead + latency },
             Some(q) => {
@@ -203,9 +203,12 @@ impl Sparc {
         self.store_buffer.push(stored);
     }
 
-    /// A software prefetch.
+    /// A software prefetch. One into the L2 that would miss while the L2's miss buffer
+    /// is full is dropped (MSP19).
     fn prefetch(&mut self, addr: u64, remote: bool, for_writes: bool, s: &mut Signals) {
-        if for_writes {
+        if for_writes && !self.mem.l2_holds(addr) && self.mem.miss_buffer_full() {
+            s.set(Signal::L2PrefetchDrops, 1);
+        } else if for_writes {
             let reach = self.mem.access(addr, false, remote, s);
             s.set(
                 match reach.level {

@@ -84,6 +84,9 @@ pub struct SparcConfig {
     /// The T4's store queue (ERRATA MSP18): committed stores wait in it to be written
     /// to the L2, in order. `None` (T1, T3): the store buffer holds them.
     pub store_queue: Option<StoreQueue>,
+    /// Entries of the T4 L2's miss buffer (ERRATA MSP19): each L2 miss holds one until
+    /// its line is back. `None`: not modelled (KT and Niagara count nothing of it).
+    pub l2_miss_buffer: Option<usize>,
     /// Out-of-order execution (T4): instructions go on past a load miss nothing waits
     /// for until the reorder buffer fills behind it, and at most `load_buffer` such
     /// loads are outstanding. `None`: the in-order cores, which never limit them.
@@ -178,6 +181,7 @@ impl SparcConfig {
                 remote_cycles: 420,
                 store_buffer: 16,
                 store_queue: Some(StoreQueue { entries: 16, commit_cycles: 8 }),
+                l2_miss_buffer: Some(16),
                 reorder_buffer: Some(128),
                 load_buffer: Some(32),
                 hardware_prefetch: true,
@@ -221,6 +225,7 @@ impl SparcConfig {
                 remote_cycles: 330,
                 store_buffer: 8,
                 store_queue: None,
+                l2_miss_buffer: None,
                 reorder_buffer: None,
                 load_buffer: None,
                 hardware_prefetch: false,
@@ -265,6 +270,7 @@ impl SparcConfig {
                 remote_cycles: 120,
                 store_buffer: 8,
                 store_queue: None,
+                l2_miss_buffer: None,
                 reorder_buffer: None,
                 load_buffer: None,
                 hardware_prefetch: false,

@@ -5,7 +5,7 @@
 //! ops, atomics, prefetches, block transfers and next-to-commit.
 
 use super::access::source;
-use super::memory::{Level, Reach};
+use super::memory::Level;
 use super::Sparc;
 use crate::machine::out::Out;
 use crate::machine::ALIAS;
@@ -244,18 +244,6 @@ impl Sparc {
         }
     }
 
-    /// The load-to-use latency of a line: its level's, and the wait for its bank.
-    pub(super) fn latency(&self, reach: Reach) -> u64 {
-        reach.bank_wait
-            + match reach.level {
-                Level::L2 => self.cfg.l2_cycles,
-                // Another L2 of the socket answers through the L3's crossbar.
-                Level::L3 | Level::LocalC2c => self.cfg.l3_cycles,
-                Level::LocalMemory => self.cfg.memory_cycles,
-                Level::RemoteC2c | Level::RemoteMemory => self.cfg.remote_cycles,
-            }
-    }
-
     /// A branch, call, return or indirect jump: predicted, counted, and the cycles a
     /// wrong prediction or a target the BTC lacked costs.
     fn control(&mut self, out: &mut Out, ip: u64, kind: Control, taken: bool, target: u64) {
@@ -353,7 +341,7 @@ impl Sparc {
         let reach = self.mem.access(ip, false, false, &mut s);
         s.set(source(reach.level, [Signal::ICacheFillsFromCache, Signal::ICacheFillsFromLocalMemory, Signal::ICacheFillsFromRemote]), 1);
         self.carry(out, ip, s.with(Signal::NoFetchCycles, 1));
-        self.wait(out, ip, self.latency(reach) - 1, Some(Signal::NoFetchCycles));
+        self.wait(out, ip, self.mem.latency(reach) - 1, Some(Signal::NoFetchCycles));
     }
 
     /// The I-cache's way prediction for a fetch at `ip`, before the lookup: each way
@@ -402,7 +390,7 @@ impl Sparc {
         );
         let reach = self.mem.access(tte, false, false, &mut s);
         s.set(side.reference(reach.level), 1);
-        let mut cycles = self.latency(reach) + self.cfg.walk_trap_cycles;
+        let mut cycles = self.mem.latency(reach) + self.cfg.walk_trap_cycles;
         if first_touch {
             s.set(
                 match side {

@@ -27,7 +27,8 @@ impl Level {
     }
 }
 
-/// Where an access found its line, and the cycles it waited for a memory bank.
+/// Where an access found its line, and the cycles it waited for a memory bank or (on
+/// T4) for an entry of the L2's miss buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reach {
     pub level: Level,
@@ -50,6 +51,13 @@ pub struct Hierarchy {
     /// The line another core holds modified and will hand over, for the access under
     /// way (`Sparc::snoop`), and where that core is.
     pub supplier: Option<(u64, Level)>,
+    /// The L2's miss buffer (T4, ERRATA MSP19): its size, and the cycles until each
+    /// outstanding miss has its line.
+    miss_buffer: Option<usize>,
+    misses: Vec<u64>,
+    /// Cycles of a line from the L2, the L3 (or another L2 of the socket), local and
+    /// remote memory.
+    cycles: [u64; 4],
 }
 
 impl Hierarchy {
@@ -62,7 +70,47 @@ impl Hierarchy {
             mcus: Mcus::new(cfg.mcu),
             touched: [false; 2],
             supplier: None,
+            miss_buffer: cfg.l2_miss_buffer,
+            misses: Vec::new(),
+            cycles: [cfg.l2_cycles, cfg.l3_cycles, cfg.memory_cycles, cfg.remote_cycles],
         }
+    }
+
+    /// Cycles until the line an access reached is there.
+    pub fn latency(&self, reach: Reach) -> u64 {
+        let [l2, l3, memory, remote] = self.cycles;
+        reach.bank_wait
+            + match reach.level {
+                Level::L2 => l2,
+                // Another L2 of the socket answers through the L3's crossbar.
+                Level::L3 | Level::LocalC2c => l3,
+                Level::LocalMemory => memory,
+                Level::RemoteC2c | Level::RemoteMemory => remote,
+            }
+    }
+
+    /// Whether an L2 miss now finds every miss-buffer entry taken.
+    pub fn miss_buffer_full(&self) -> bool {
+        self.miss_buffer.is_some_and(|n| self.misses.len() >= n)
+    }
+
+    /// Whether the L2 holds the line of `addr`.
+    pub fn l2_holds(&self, addr: u64) -> bool {
+        self.l2.contains(addr)
+    }
+
+    /// An L2 miss takes a miss-buffer entry until its line is back, waiting for the
+    /// first to free when all are taken (L2_EVENT.MISS_BUF_FULL).
+    fn track_miss(&mut self, mut reach: Reach, s: &mut Signals) -> Reach {
+        if self.miss_buffer.is_none() {
+            return reach;
+        }
+        if self.miss_buffer_full() {
+            s.bump(Signal::L2MissBufferFull);
+            reach.bank_wait += self.misses.iter().copied().min().unwrap_or(0);
+        }
+        self.misses.push(self.latency(reach));
+        reach
     }
 
     /// Reads (or, with `write`, writes) the L2 line of `addr`, allocating it on a miss
@@ -79,7 +127,7 @@ impl Hierarchy {
         }
         if let Some((_, level)) = self.supplier.filter(|&(line, _)| line == self.coherence_line(addr)) {
             s.bump(Signal::CacheToCacheFills);
-            return Reach { level, bank_wait: 0 };
+            return self.track_miss(Reach { level, bank_wait: 0 }, s);
         }
         let level = match self.l3.as_mut() {
             Some(l3) => {
@@ -107,7 +155,7 @@ impl Hierarchy {
                 bank_wait = self.mcus.read(addr);
             }
         }
-        Reach { level, bank_wait }
+        self.track_miss(Reach { level, bank_wait }, s)
     }
 
     /// A transaction that bypasses the caches (non-cacheable memory): a read returns
@@ -124,6 +172,12 @@ impl Hierarchy {
     /// Time passes for the memory controllers.
     pub fn elapse(&mut self, cycles: u64) {
         self.mcus.elapse(cycles);
+        if !self.misses.is_empty() {
+            for m in &mut self.misses {
+                *m = m.saturating_sub(cycles);
+            }
+            self.misses.retain(|&m| m > 0);
+        }
     }
 
     /// What the memory transactions since the last call met in the controllers.
@@ -210,6 +264,11 @@ impl Hierarchy {
     pub fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
         self.icache.canonical(keys.line, out);
         self.dcache.canonical(keys.line, out);
+        // The outstanding misses are a multiset: their order says nothing.
+        let mut misses = self.misses.clone();
+        misses.sort_unstable();
+        out.push(u64::MAX - misses.len() as u64);
+        out.extend(misses);
     }
 
     /// The L2 and L3 (`Core::canonical_outer`).

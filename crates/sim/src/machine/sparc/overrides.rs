@@ -36,6 +36,7 @@ struct CoreKeys {
     store_buffer: Option<u64>,
     store_queue: Option<u64>,
     store_commit_cycles: Option<u64>,
+    l2_miss_buffer: Option<u64>,
     mispredict_cycles: Option<u64>,
     btc_miss_cycles: Option<u64>,
     load_use_cycles: Option<u64>,
@@ -82,6 +83,12 @@ impl SparcConfig {
                 None => {
                     let given = c.store_queue.is_some() || c.store_commit_cycles.is_some();
                     o.absent("core.store_queue", given, self.chip.name(), "its store buffer holds stores until they are written")?;
+                }
+            }
+            match &mut cfg.l2_miss_buffer {
+                Some(n) => o.core_entries("l2_miss_buffer", c.l2_miss_buffer, n, 1, 64)?,
+                None => {
+                    o.absent("core.l2_miss_buffer", c.l2_miss_buffer.is_some(), self.chip.name(), "its L2's miss buffer is not modelled")?
                 }
             }
             o.core("sockets", c.sockets, &mut cfg.sockets, 1, 8)?;

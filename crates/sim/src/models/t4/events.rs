@@ -143,6 +143,7 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (20, 0x10) => Sig(StoreQueueWaitCycles),
         // sl 21: prefetches into the L2 by where the line was.
         (21, 0x01) => Sig(L2PrefetchHitsL2),
+        (21, 0x02) => Sig(L2PrefetchDrops),
         (21, 0x04) => Sig(L2PrefetchHitsL3),
         (21, 0x08) => Sig(L2PrefetchLocalMemory),
         (21, 0x10) => Sig(L2PrefetchRemoteMemory),
@@ -156,6 +157,7 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         // sl 24: L2 evictions.
         (24, 0x01) => Sig(L2CleanEvictions),
         (24, 0x02) => Sig(L2DirtyEvictions),
+        (24, 0x10) => Sig(L2MissBufferFull),
         // sl 25: return-stack mispredicts are in both 02 and 08; indirect-table ones in
         // 04; the rest are direction.
         (25, 0x01) => DirectionMispredicts,
