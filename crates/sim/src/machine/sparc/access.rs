@@ -174,10 +174,10 @@ impl Sparc {
     /// write-through L1 is updated only where it holds the line.
     fn store(&mut self, out: &mut Out, ip: u64, addr: u64, size: u8, remote: bool, s: &mut Signals) {
         s.set(Signal::Stores, 1);
-        if self.store_buffer.iter().filter(|b| b.in_buffer()).count() >= self.cfg.store_buffer {
+        let full = self.store_buffer.iter().filter(|b| b.in_buffer()).count() >= self.cfg.store_buffer;
+        if let Some(oldest) = self.store_buffer.iter().find(|b| b.in_buffer()).copied().filter(|_| full) {
             // Select waits for the oldest store in the buffer to leave it; once that one
             // has committed, it waits on behalf of a store-queue entry too.
-            let oldest = self.store_buffer.iter().find(|b| b.in_buffer()).copied().expect("a full buffer holds a store");
             let committed = oldest.commit.min(oldest.queued);
             self.wait(out, ip, committed, Some(Signal::StoreBufferWaitCycles));
             let per_cycle = Signals::default().with(Signal::StoreBufferWaitCycles, 1).with(Signal::StoreQueueWaitCycles, 1);
