@@ -12,6 +12,10 @@ pub const COMPUTE_TEXT: Range<u64> = 0x0001_0000..0x0004_0000;
 pub const BRANCHY_TEXT: Range<u64> = 0x0004_0000..0x000C_0000;
 pub const STREAM_TEXT: Range<u64> = 0x000C_0000..0x000F_0000;
 pub const LIBC_TEXT: Range<u64> = 0x000F_0000..0x0010_0000;
+/// A database server's text, the large binary of `os`: its transaction paths, one
+/// every `SERVER_PATH_BYTES`.
+pub const SERVER_TEXT: Range<u64> = 0x0040_0000..0x0060_0000;
+pub const SERVER_PATH_BYTES: u64 = 16 << 10;
 pub const KERNEL_TEXT: Range<u64> = 0xC000_8000..0xC040_0000;
 /// The kernel's exception entry and exit code (hot, small), then everything else.
 pub const ENTRY_TEXT: Range<u64> = 0xC000_8000..0xC001_8000;

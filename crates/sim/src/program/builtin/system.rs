@@ -26,17 +26,19 @@ const PAGE_SIZES: [u64; 6] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20, 2
 pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let page = PAGE_SIZES[rng.below(6) as usize];
     let bytes = rng.log_range(16 << 10, 32 << 20);
-    let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
     // Large binaries' text on large pages, as the OS maps it when it can (Solaris's
     // MPSS for vnodes, Linux's huge-page text): base pages, 64 KB, 4 MB, or 256 MB
-    // and 2 GB (a database binary in its own large-page text segment).
-    match rng.below(5) {
-        1 => b.code_page(64 << 10),
-        2 => b.code_page(4 << 20),
-        3 => b.code_page(256 << 20),
-        4 => b.code_page(2 << 30),
-        _ => &mut b,
+    // and 2 GB (a database server in its own large-page text segment, which first
+    // runs a transaction through its text).
+    let text = [None, Some(64 << 10), Some(4 << 20), Some(256 << 20), Some(2 << 30)][rng.below(5) as usize];
+    let mut phases = match text {
+        Some(page) if page >= 256 << 20 => transaction(rng, t, page),
+        _ => Vec::new(),
     };
+    let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    if let Some(page) = text {
+        b.code_page(page);
+    }
     let base = match buffer(rng, &HEAP, bytes) / page * page {
         // A page larger than the heap's start: one of the whole pages inside it.
         0 => HEAP.start.next_multiple_of(page),
@@ -46,7 +48,7 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let stride = 1 << rng.range(10, 12);
     let data = b.stream(DataStream { base, stride, footprint: bytes, memory: Memory::Cacheable, page, shared: false });
     b.load(data, 0, 4, true).int(rng.range(4, 16)).store(data, 4, 4);
-    let mut phases = vec![b.close_loop(rng.log_range(64, 8192))];
+    phases.push(b.close_loop(rng.log_range(64, 8192)));
     for _ in 0..rng.range(1, 2) {
         // Kernels map loadable modules' text and their heap with large pages where
         // the MMU has them (Solaris's segkmem large pages, Linux's linear map): the
@@ -55,6 +57,36 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
         phases.extend(kernel::syscall(rng, t, map));
     }
     phases
+}
+
+/// Transaction paths of the database server: how many its text has, how many blocks of
+/// code each runs, and how many paths a transaction takes.
+const SERVER_PATHS: u64 = (SERVER_TEXT.end - SERVER_TEXT.start) / SERVER_PATH_BYTES;
+const PATH_BLOCKS: u64 = 256;
+const PATHS_PER_TRANSACTION: u64 = 4;
+
+/// A database transaction: a few of the server's paths (parse, plan, execute, commit),
+/// each one pass down about 2,500 instructions of branchy straight-line code. Its 128
+/// paths hold about 1.3 MB of text, more than most instruction caches and second
+/// levels hold: the instruction footprint that makes OLTP servers miss in them. A
+/// path's code is the same each time it runs (it is drawn from its index); its text
+/// is on `page`.
+fn transaction(rng: &mut Rng, t: Thread, page: u64) -> Vec<Phase> {
+    let rows = DataStream::fixed(buffer(rng, &HEAP, SECTION), Memory::Cacheable);
+    (0..PATHS_PER_TRANSACTION)
+        .map(|_| {
+            let path = rng.below(SERVER_PATHS);
+            let mut code = Rng(0x5E_4E_E4 ^ path);
+            let mut b = Body::new(Privilege::USER, t.context, SERVER_TEXT.start + path * SERVER_PATH_BYTES);
+            b.code_page(page);
+            let row = b.stream(rows);
+            for block in 0..PATH_BLOCKS {
+                b.int(code.range(4, 8)).load(row, (block % 32) as u32 * 8, 8, false);
+                b.skip(2, Pattern::Never).int(2);
+            }
+            b.once()
+        })
+        .collect()
 }
 
 /// One step of a thread of a shared-memory program (all threads in address space 1):
