@@ -172,7 +172,7 @@ impl Phases {
             Kind::Compute => self.queue.push_back(user::compute(rng, t)),
             Kind::Branchy => self.queue.push_back(user::branchy(rng, t)),
             Kind::Stream => self.queue.extend(user::stream(rng, t)),
-            Kind::Fp => self.queue.push_back(numeric::fp(rng, t)),
+            Kind::Fp => self.queue.extend(numeric::fp(rng, t)),
             Kind::Chase => self.queue.push_back(numeric::chase(rng, t)),
             Kind::Os => self.queue.extend(system::os(rng, t)),
             Kind::Shared(region) => self.queue.extend(system::shared(rng, t, region)),

@@ -5,7 +5,7 @@ use super::layout::*;
 use super::user::Thread;
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase};
+use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase, INSN};
 use crate::stream::Privilege;
 
 /// Bytes of a double.
@@ -17,14 +17,25 @@ fn matrix(rng: &mut Rng, n: u64) -> u64 {
     buffer(rng, &HEAP, n * n * DOUBLE)
 }
 
+/// Stacked registers of a kernel's frame: a software-pipelined loop rotates its
+/// registers through a large frame, and Itanium compilers give such BLAS kernels 64 to
+/// 96 of the 96 stacked registers (a frame size is the program's; machines without a
+/// register stack ignore it).
+const KERNEL_FRAMES: std::ops::RangeInclusive<u64> = 64..=96;
+
 /// One kernel of dense linear algebra on an `n` x `n` matrix of doubles (n a power of
-/// two, 64-512, as blocked codes choose): a matrix multiply's inner product (a row of
-/// A against a column of B: a unit-stride and an `n`-stride stream), a daxpy
-/// (`y += a * x`, with software prefetches), or an LU elimination step (a divide by the pivot, then row
-/// updates).
-pub fn fp(rng: &mut Rng, t: Thread) -> Phase {
+/// two, 64-512, as blocked codes choose), called with a large frame and returning: a
+/// matrix multiply's inner product (a row of A against a column of B: a unit-stride
+/// and an `n`-stride stream), a daxpy (`y += a * x`, with software prefetches), or an
+/// LU elimination step (a divide by the pivot, then row updates).
+pub fn fp(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let n = 1 << rng.range(6, 9);
-    let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    let mut caller = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    caller.int(rng.range(2, 6));
+    let back = caller.ip() + INSN;
+    let kernel = code_address(rng, &COMPUTE_TEXT);
+    caller.call(kernel, rng.range(*KERNEL_FRAMES.start(), *KERNEL_FRAMES.end()) as u8);
+    let mut b = Body::new(Privilege::USER, t.context, kernel);
     let row = |base: u64| DataStream {
         base,
         stride: DOUBLE as i64,
@@ -58,7 +69,10 @@ pub fn fp(rng: &mut Rng, t: Thread) -> Phase {
             b.fp(FpOp::Mul, 1).int(2);
         }
     }
-    b.close_loop(n * n / 4)
+    let body = b.close_loop(n * n / 4);
+    let mut leave = Body::new(Privilege::USER, t.context, body.entry + body.body.len() as u64 * INSN);
+    leave.return_to(back).int(rng.range(1, 4));
+    vec![caller.once(), body, leave.once()]
 }
 
 /// lmbench-style memory latency: a loop of loads, each of which the next needs,
