@@ -104,14 +104,26 @@ struct Slot {
 
 /// The rates of the counters that count in each kind of span seen, valid while the
 /// model's configuration stands: a new run or an overflow starts a new generation.
+/// A model of a few counters is asked directly: looking its rates up would cost more
+/// than computing them (an ARM11's three).
 struct RateCache {
+    direct: bool,
     slots: Vec<Slot>,
     generation: u64,
 }
 
 impl RateCache {
-    fn new() -> RateCache {
-        RateCache { slots: Vec::new(), generation: 1 }
+    fn new(model: &dyn Counting) -> RateCache {
+        RateCache { direct: model.counters() <= DIRECT, slots: Vec::new(), generation: 1 }
+    }
+
+    /// Calls `f` with each counter that counts in `span` and its rate.
+    fn each(&mut self, model: &dyn Counting, span: &Span, mut f: impl FnMut(usize, u64)) {
+        if self.direct {
+            (0..model.counters()).map(|i| (i, model.rate(i, span))).filter(|&(_, r)| r > 0).for_each(|(i, r)| f(i, r));
+        } else {
+            self.counting(model, span).iter().for_each(|&(i, r)| f(i, r));
+        }
     }
 
     /// Forgets every rate: the model's configuration may have changed.
@@ -142,29 +154,17 @@ impl RateCache {
     }
 }
 
-/// Calls `f` with each counter that counts in `span` and its rate: from the cache, or
-/// (`cache` being `None`, for a model of a few counters) from the model.
-fn each_counting(model: &dyn Counting, cache: Option<&mut RateCache>, span: &Span, mut f: impl FnMut(usize, u64)) {
-    match cache {
-        Some(cache) => cache.counting(model, span).iter().for_each(|&(i, r)| f(i, r)),
-        None => (0..model.counters()).map(|i| (i, model.rate(i, span))).filter(|&(_, r)| r > 0).for_each(|(i, r)| f(i, r)),
-    }
-}
-
 /// Run `model` over the stream at `cursor` for at most `budget` cycles.
 /// Returns the cycles executed and why it stopped.
 pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, Exit) {
     let mut done = 0u64;
-    let mut cache = RateCache::new();
+    let mut cache = RateCache::new(model);
     // The counters of the current span: rate and headroom.
     let mut steps: Vec<(usize, u64, u64)> = Vec::new();
     let mut growth = vec![0u64; model.counters()];
-    // A model of a few counters is asked directly: looking its rates up would cost
-    // more than computing them (an ARM11's three).
-    let cached = model.counters() > DIRECT;
     while done < budget {
         if cursor.at_iteration_start() {
-            let skipped = skip_iterations(model, cursor, budget - done, cached.then_some(&mut cache), &mut growth);
+            let skipped = skip_iterations(model, cursor, budget - done, &mut cache, &mut growth);
             if skipped > 0 {
                 done += skipped;
                 continue;
@@ -176,7 +176,7 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
         let span = block.body[cursor.span];
         let mut m = (span.cycles - cursor.offset).min(budget - done);
         steps.clear();
-        each_counting(model, cached.then_some(&mut cache), &span, |i, r| steps.push((i, r, model.headroom(i))));
+        cache.each(model, &span, |i, r| steps.push((i, r, model.headroom(i))));
         for &(_, r, headroom) in &steps {
             m = m.min(headroom.div_ceil(r));
         }
@@ -203,13 +203,7 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
 
 /// Skip as many whole iterations as fit the budget without any counter overflowing.
 /// `growth` has a zero for each counter and is left so.
-fn skip_iterations(
-    model: &mut dyn Counting,
-    cursor: &mut Cursor,
-    budget: u64,
-    mut cache: Option<&mut RateCache>,
-    growth: &mut [u64],
-) -> u64 {
+fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, cache: &mut RateCache, growth: &mut [u64]) -> u64 {
     let Some(block) = cursor.block.as_ref() else { return 0 };
     let per_iteration = block.cycles_per_iteration();
     let mut k = (block.repeat - cursor.iteration).min(budget / per_iteration);
@@ -217,7 +211,7 @@ fn skip_iterations(
         return 0;
     }
     for s in &block.body {
-        each_counting(model, cache.as_deref_mut(), s, |i, r| growth[i] = growth[i].saturating_add(r.saturating_mul(s.cycles)));
+        cache.each(model, s, |i, r| growth[i] = growth[i].saturating_add(r.saturating_mul(s.cycles)));
     }
     let grows = || growth.iter().enumerate().filter(|(_, g)| **g > 0);
     for (i, &g) in grows() {

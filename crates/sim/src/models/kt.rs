@@ -289,7 +289,7 @@ impl Kt {
         if memory + c2c == 0 {
             return 0;
         }
-        let addr = span.mem.map_or(span.ip, |m| m.addr);
+        let addr = span.address();
         let node = self.node_of(strand);
         let bank = (addr / LINE_BYTES % L2_BANKS_PER_NODE as u64) as usize;
         let local = route(addr, self.nodes).node == node;
@@ -324,7 +324,7 @@ impl Counting for Kt {
         let Some(Select { measure, scope }) = self.program(node, mcu, n) else { return 0 };
         // The first iteration's data address (else the instruction fetch), so the rate is
         // constant over the span.
-        let to = route(span.mem.map_or(span.ip, |m| m.addr), self.nodes);
+        let to = route(span.address(), self.nodes);
         let seen = match scope {
             Scope::Port => to.port == n,
             Scope::Combined => true,
@@ -339,10 +339,10 @@ impl Counting for Kt {
     /// Where a span's memory transactions route (node, MCU, port, channel) and the L2
     /// bank its line is in.
     fn address_class(&self, span: &Span) -> u64 {
-        let addr = span.mem.map_or(span.ip, |m| m.addr);
+        let addr = span.address();
         let to = route(addr, self.nodes);
         let bank = addr / LINE_BYTES % L2_BANKS_PER_NODE as u64;
-        (to.node | to.mcu << 16 | to.port << 24 | to.channel << 32) as u64 | bank << 40
+        to.node as u64 | (to.mcu as u64) << 16 | (to.port as u64) << 24 | (to.channel as u64) << 32 | bank << 40
     }
 
     fn headroom(&self, i: usize) -> u64 {

@@ -261,13 +261,6 @@ pub fn route(pa: u64) -> Route {
     Route { mcu: bits(0, MCU_BITS), port: bits(MCU_BITS, PORT_BITS), channel: bits(MCU_BITS + PORT_BITS, CHANNEL_BITS) }
 }
 
-/// The address a span's memory transactions route by: its data reference's (the first
-/// iteration's, so the route is constant over the span and the engine's rates are too),
-/// else its instruction address (an instruction fill).
-fn span_address(span: &Span) -> u64 {
-    span.mem.map_or(span.ip, |m| m.addr)
-}
-
 /// Physical address of `register` in `mcu`, or `None` where the table's Count says the
 /// MCU does not have it.
 pub fn register_pa(register: &Register, mcu: usize) -> Option<u64> {
@@ -417,7 +410,7 @@ impl Counting for T4Dram {
             return 0;
         }
         let Some(Select { measure, scope }) = self.program(mcu, n) else { return 0 };
-        let to = route(span_address(span));
+        let to = route(span.address());
         let seen = match scope {
             Scope::Port => to.port == n,
             Scope::Combined => true,
@@ -433,8 +426,8 @@ impl Counting for T4Dram {
 
     /// The MCU, port and channel a span's memory transactions route to.
     fn address_class(&self, span: &Span) -> u64 {
-        let to = route(span_address(span));
-        (to.mcu | to.port << 8 | to.channel << 16) as u64
+        let to = route(span.address());
+        to.mcu as u64 | (to.port as u64) << 8 | (to.channel as u64) << 16
     }
 
     fn headroom(&self, i: usize) -> u64 {

@@ -199,6 +199,13 @@ impl Span {
         }
     }
 
+    /// The address a span's events concern: its data reference's (the first
+    /// iteration's, so that it is the same over the span), else its instruction
+    /// address (an instruction fetch). PMU models route and qualify by it.
+    pub fn address(&self) -> u64 {
+        self.mem.map_or(self.ip, |m| m.addr)
+    }
+
     pub fn with(mut self, s: Signal, per_cycle: u8) -> Span {
         self.signals.set(s, per_cycle);
         self

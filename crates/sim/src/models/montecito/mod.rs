@@ -456,7 +456,7 @@ impl Montecito {
         let mut value = 0;
         // The span's own events belong to (or are assigned to) the foreground thread.
         if sees(fg) {
-            let state = Some(line_state(span.mem.map_or(span.ip, |m| m.addr)));
+            let state = Some(line_state(span.address()));
             let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state };
             value += program.value(&c, mesi);
         }
@@ -497,7 +497,7 @@ impl Counting for Montecito {
 
     /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address.
     fn address_class(&self, span: &Span) -> u64 {
-        line_state(span.mem.map_or(span.ip, |m| m.addr))
+        line_state(span.address())
     }
 
     fn headroom(&self, i: usize) -> u64 {

@@ -2,7 +2,7 @@
 //! timer interrupt's handler, each entered through its exception vector.
 
 use super::layout::*;
-use super::user::Thread;
+use super::user::{zero_line, Thread};
 use crate::program::build::Body;
 use crate::program::rng::Rng;
 use crate::program::{Access, DataStream, Masks, Memory, Op, Pattern, Phase, INSN};
@@ -112,9 +112,7 @@ fn clear_pages(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>) -> Phase
         page: heap.unwrap_or(SECTION),
         ..line_stream(buffer(rng, &KERNEL_DATA, lines * LINE) / PAGE * PAGE, lines, Memory::Cacheable)
     });
-    for chunk in 0..(LINE / 16) as u32 {
-        b.store(frames, chunk * 16, 16);
-    }
+    zero_line(&mut b, frames);
     b.int(1);
     b.close_loop(lines)
 }

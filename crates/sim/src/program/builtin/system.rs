@@ -64,6 +64,8 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
 const SERVER_PATHS: u64 = (SERVER_TEXT.end - SERVER_TEXT.start) / SERVER_PATH_BYTES;
 const PATH_BLOCKS: u64 = 256;
 const PATHS_PER_TRANSACTION: u64 = 4;
+/// Seeds a path's code with its index, so that a path is the same code each time.
+const PATH_SEED: u64 = 0x5E_4E_E4;
 
 /// A database transaction: a few of the server's paths (parse, plan, execute, commit),
 /// each one pass down about 2,500 instructions of branchy straight-line code. Its 128
@@ -76,7 +78,7 @@ fn transaction(rng: &mut Rng, t: Thread, page: u64) -> Vec<Phase> {
     (0..PATHS_PER_TRANSACTION)
         .map(|_| {
             let path = rng.below(SERVER_PATHS);
-            let mut code = Rng(0x5E_4E_E4 ^ path);
+            let mut code = Rng(PATH_SEED ^ path);
             let mut b = Body::new(Privilege::USER, t.context, SERVER_TEXT.start + path * SERVER_PATH_BYTES);
             b.code_page(page);
             let row = b.stream(rows);
