@@ -119,6 +119,7 @@ fn skipping_skips_a_loop_that_repeats() {
         streams: vec![stream],
         tables: Vec::new(),
         addresses: Vec::new(),
+        dma: Vec::new(),
     };
     let cfg = Arm11Config::new(Arm11Core::Arm1176);
     let blocks: Vec<_> = machine::arm11(cfg.clone(), program(vec![phase.clone()]), Skipping::On).collect();
@@ -348,6 +349,7 @@ fn a_malformed_phase_ends_the_program_with_its_reason_and_never_runs() {
         streams: vec![DataStream::fixed(layout::HEAP.start, Memory::Cacheable)],
         tables: Vec::new(),
         addresses: Vec::new(),
+        dma: Vec::new(),
     };
     let cases: Vec<(Phase, &str)> = vec![
         (Phase { streams: Vec::new(), ..good() }, "instruction 1 refers to data stream 0, but the phase has 0"),
@@ -413,6 +415,7 @@ fn once(body: Vec<Op>) -> Totals {
         streams: vec![DataStream { page: layout::SECTION, ..DataStream::fixed(layout::HEAP.start, Memory::Cacheable) }],
         tables: Vec::new(),
         addresses: Vec::new(),
+        dma: Vec::new(),
     };
     Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(vec![phase]), Skipping::Off), u64::MAX, |_| true)
 }

@@ -435,7 +435,10 @@ fn s4_13_missed_switches_are_l3_misses_that_did_not_switch() {
 #[test]
 fn mmc21_instruction_prefetches_go_to_the_l2i_when_the_l1i_lacks_the_line() {
     let t = totals_matching("os", 5_000_000, |_| true);
-    assert_eq!(t.get(Signal::L1iPrefetches), t.get(Signal::ICacheReads), "one request per new line fetched");
+    // The request goes out with the next issue group: a run cut between a fetch and
+    // that group has one request fewer.
+    let (reads, requests) = (t.get(Signal::ICacheReads), t.get(Signal::L1iPrefetches));
+    assert!(requests <= reads && reads - requests <= 1, "one request per new line fetched: {reads} reads, {requests} requests");
     let events = ["L1I_PREFETCHES", "L2I_PREFETCHES", "L2I_READS.HIT.PFTCH", "L2I_READS.MISS.PFTCH"];
     let r = run_on("montecito-st", &events, "os", 5_000_000);
     let [issued, to_l2i, hits, misses] = [0, 1, 2, 3].map(|i| count(&r, events[i]));

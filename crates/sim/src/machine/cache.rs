@@ -215,14 +215,14 @@ impl Cache {
     }
 
     /// Clear the dirty bits of the line holding `addr`, keeping it (a coherence
-    /// downgrade that wrote its data back); whether it was dirty.
-    pub fn clean(&mut self, addr: u64) -> bool {
+    /// downgrade, or a clean, that wrote its data back): the halves that were dirty.
+    pub fn clean(&mut self, addr: u64) -> u8 {
         let (set, probe) = self.locate(addr);
-        let Some(way) = self.find(set, probe) else { return false };
+        let Some(way) = self.find(set, probe) else { return 0 };
         let word = &mut self.sets.get_mut(set, way)[0];
-        let was = *word & DIRTY != 0;
+        let halves = victim(*word).map_or(0, |v| v.halves);
         *word &= !DIRTY;
-        was
+        halves
     }
 
     /// Number of valid lines.

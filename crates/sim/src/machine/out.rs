@@ -88,6 +88,60 @@ impl Out<'_> {
     }
 }
 
+/// Adds `items`, each what one event outside the core counts (a device's transfer of
+/// a line, another agent's snoop), to the cycles of the iteration `out[from..]`: the
+/// latest cycle first, one item to a cycle while there are cycles, then as many as a
+/// cycle holds (`MAX_PER_CYCLE` of each signal), so that nothing is lost. An iteration
+/// too short to hold them all ends with cycles that count only the items: the core
+/// waits for the bus or the device.
+pub fn spread(out: &mut Vec<Span>, from: usize, template: Span, items: &[Signals]) {
+    if items.is_empty() {
+        return;
+    }
+    let total: u64 = out[from..].iter().map(|s| s.cycles).sum();
+    let wanted = (items.len() as u64).min(total);
+    // The last `wanted` cycles, one span each, latest first (a span's branch outcome
+    // stays with its last cycle).
+    let mut singles: Vec<Span> = Vec::with_capacity(items.len());
+    let mut taken = 0;
+    while taken < wanted {
+        let Some(mut span) = out.pop() else { break };
+        if span.cycles == 0 {
+            // Nothing counts in it; it keeps its place.
+            singles.push(span);
+            continue;
+        }
+        let take = span.cycles.min(wanted - taken);
+        taken += take;
+        singles.push(Span { cycles: 1, ..span });
+        singles.extend(std::iter::repeat_n(Span { cycles: 1, branch: None, ..span }, take as usize - 1));
+        if span.cycles > take {
+            span.cycles -= take;
+            span.branch = None;
+            out.push(span);
+        }
+    }
+    singles.reverse();
+    for (i, item) in items.iter().enumerate() {
+        let n = singles.len();
+        // Item i starts looking i cycles from the end, then earlier, wrapping round.
+        let slot = (0..n).map(|j| (2 * n - 1 - i % n - j) % n).find(|&j| singles[j].cycles == 1 && singles[j].signals.fits(item));
+        match slot {
+            Some(j) => singles[j].signals = singles[j].signals.plus(item),
+            None => singles.push(Span { cycles: 1, mem: None, branch: None, signals: *item, ..template }),
+        }
+    }
+    for span in singles {
+        let merge = span.cycles == 1
+            && out.len() > from
+            && out.last().is_some_and(|l| l.branch.is_none() && Span { cycles: l.cycles, ..span } == *l);
+        match out.last_mut() {
+            Some(last) if merge => last.cycles += 1,
+            _ => out.push(span),
+        }
+    }
+}
+
 /// The last cycle of the spans from `from` on, made a span of its own (split off the
 /// last span), for what happens at the end of an iteration; `None` when there are none.
 pub fn last_cycle(out: &mut Vec<Span>, from: usize) -> Option<&mut Span> {
@@ -100,4 +154,38 @@ pub fn last_cycle(out: &mut Vec<Span>, from: usize) -> Option<&mut Span> {
         out.push(end);
     }
     out.last_mut()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{Branch, MAX_PER_CYCLE};
+
+    fn total(out: &[Span], s: Signal) -> u64 {
+        out.iter().map(|x| x.total(s)).sum()
+    }
+
+    #[test]
+    fn spread_items_keep_every_count_and_the_branch_on_the_last_cycle() {
+        let branch = Some(Branch { target: 0x100, taken: true, mispredicted: false });
+        let before = Span { branch, ..Span::new(5, 0x40).with(Signal::Instructions, 1) };
+        let earlier = Span::new(3, 0x10);
+        let mut out = vec![earlier, before];
+        let item = Signals::default().with(Signal::IoBrl, 1);
+        spread(&mut out, 1, Span::new(1, 0), &[item; 3]);
+        assert_eq!(out[0], earlier, "the iteration's spans start at 1");
+        assert_eq!(total(&out, Signal::IoBrl), 3);
+        assert_eq!(total(&out, Signal::Instructions), 5);
+        assert_eq!(out.iter().map(|s| s.cycles).sum::<u64>(), 8);
+        assert_eq!(out.last().unwrap().branch, branch);
+        assert_eq!(out.iter().filter(|s| s.branch.is_some()).count(), 1);
+        // More than the cycles hold: two cycles of 15 each, the rest in cycles of
+        // their own at the end.
+        let mut out = vec![Span::new(2, 0x40)];
+        let big = Signals::default().with(Signal::IoBwl, MAX_PER_CYCLE);
+        spread(&mut out, 0, Span::new(1, 0x80), &[big; 5]);
+        assert_eq!(total(&out, Signal::IoBwl), 5 * u64::from(MAX_PER_CYCLE));
+        assert_eq!(out.iter().map(|s| s.cycles).sum::<u64>(), 5);
+        assert_eq!(out.last().unwrap().ip, 0x80);
+    }
 }

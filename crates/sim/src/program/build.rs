@@ -1,7 +1,7 @@
 //! Writing phases instruction by instruction, following the program counter so that
 //! calls know their return addresses and loops their entry.
 
-use super::{Access, DataStream, FpOp, Masks, Op, Pattern, Phase, Table, INSN};
+use super::{Access, DataStream, Dma, FpOp, Masks, Op, Pattern, Phase, Table, INSN};
 use crate::stream::Privilege;
 
 /// A phase under construction.
@@ -26,6 +26,7 @@ impl Body {
             streams: Vec::new(),
             tables: Vec::new(),
             addresses: Vec::new(),
+            dma: Vec::new(),
         };
         Body { phase, ip: entry, calls: Vec::new() }
     }
@@ -49,6 +50,12 @@ impl Body {
     pub fn stream(&mut self, s: DataStream) -> u8 {
         self.phase.streams.push(s);
         (self.phase.streams.len() - 1) as u8
+    }
+
+    /// A device's transfer at the end of each iteration ([`Dma`]).
+    pub fn dma(&mut self, stream: u8, bytes: u32, write: bool) -> &mut Self {
+        self.phase.dma.push(Dma { stream, bytes, write });
+        self
     }
 
     pub fn table(&mut self, targets: Vec<u64>) -> u8 {

@@ -67,6 +67,31 @@ pub struct Phase {
     /// instructions have other sizes than `INSN` (x86 under Lackey); empty when they
     /// follow each other `INSN` apart.
     pub addresses: Vec<u64>,
+    /// Devices' transfers at the end of every iteration, in order (see [`Dma`]).
+    pub dma: Vec<Dma>,
+}
+
+/// A device's direct memory access, which the software of the phase started (a
+/// network adapter sending a packet it was handed, a disk controller filling a
+/// buffer): at the end of each iteration the device reads (or, `write`, writes)
+/// `bytes` from the position of `stream` on, through the system's I/O bridge. It is no
+/// instruction: each machine decides what the transfer does to its caches (its
+/// coherence with I/O) and what its bus or memory counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dma {
+    pub stream: u8,
+    pub bytes: u32,
+    pub write: bool,
+}
+
+impl Dma {
+    /// The lines of `line` bytes the transfer touches in iteration `k`, each with
+    /// whether the transfer covers it whole.
+    pub fn lines(&self, stream: &DataStream, k: u64, line: u64) -> impl Iterator<Item = (u64, bool)> {
+        let start = stream.position(k);
+        let end = start + u64::from(self.bytes);
+        (start / line * line..end).step_by(line as usize).map(move |l| (l, l >= start && l + line <= end))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -324,7 +349,14 @@ pub enum PhaseError {
     SkipPastEnd { index: usize, over: u8 },
     #[error("instruction {index}: branch pattern length {len} is outside 1..=64")]
     PatternLength { index: usize, len: u8 },
+    #[error("device transfer {index} refers to data stream {stream}, but the phase has {streams}")]
+    DmaStream { index: usize, stream: u8, streams: usize },
+    #[error("device transfer {index} moves {bytes} bytes; valid: 1 to {max}")]
+    DmaBytes { index: usize, bytes: u32, max: u32 },
 }
+
+/// The longest transfer of a [`Dma`]: 64 KB, a large network or disk buffer.
+pub const DMA_MAX_BYTES: u32 = 64 << 10;
 
 impl Phase {
     /// Checks every reference inside the phase, so machines may index without
@@ -344,6 +376,14 @@ impl Phase {
         for (table, t) in self.tables.iter().enumerate() {
             if t.targets.is_empty() {
                 return Err(PhaseError::EmptyTable { table });
+            }
+        }
+        for (index, d) in self.dma.iter().enumerate() {
+            if usize::from(d.stream) >= self.streams.len() {
+                return Err(PhaseError::DmaStream { index, stream: d.stream, streams: self.streams.len() });
+            }
+            if !(1..=DMA_MAX_BYTES).contains(&d.bytes) {
+                return Err(PhaseError::DmaBytes { index, bytes: d.bytes, max: DMA_MAX_BYTES });
             }
         }
         for (index, op) in self.body.iter().enumerate() {

@@ -377,6 +377,7 @@ impl Iterator for Phases {
             streams: Vec::new(),
             tables: Vec::new(),
             addresses: Vec::with_capacity(PHASE_RECORDS),
+            dma: Vec::new(),
         };
         let mut streams: Streams = HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default());
         let mut record = Some(first);

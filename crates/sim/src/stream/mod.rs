@@ -137,6 +137,25 @@ impl Signals {
         self.0.iter().zip(&any.0).any(|(w, a)| w & a != 0)
     }
 
+    /// Whether `other`'s increments can be added to these without any signal counting
+    /// more than [`MAX_PER_CYCLE`] in the cycle.
+    pub fn fits(&self, other: &Signals) -> bool {
+        let mut fits = true;
+        other.each_nonzero(|i, n| fits &= self.get(Signal::ALL[i]) + n <= u64::from(MAX_PER_CYCLE));
+        fits
+    }
+
+    /// These increments plus `other`'s, each signal at most [`MAX_PER_CYCLE`] (callers
+    /// check [`Signals::fits`] first).
+    pub fn plus(mut self, other: &Signals) -> Signals {
+        other.each_nonzero(|i, n| {
+            let s = Signal::ALL[i];
+            let sum = self.get(s) + n;
+            self.set(s, sum as u8);
+        });
+        self
+    }
+
     /// Both sets of signals, which must not share a signal (each one's increments
     /// are kept as they are).
     pub fn union(self, other: Signals) -> Signals {

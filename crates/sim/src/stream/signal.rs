@@ -431,6 +431,26 @@ pub enum Signal {
     PeerBrlHitm,
     PeerBrilHit,
     PeerBrilHitm,
+    /// The system's I/O bridge on the bus for devices' DMA (a non-CPU priority agent):
+    /// line reads it prefetches (BRL), single-line reads of the current data (BRC),
+    /// partial reads (BRP), invalidations of lines it writes whole (BIL) and reads for
+    /// ownership of lines it writes in part (BRIL), each followed by the line's write
+    /// (BWL).
+    IoBrl,
+    IoBrc,
+    IoBrp,
+    IoBil,
+    IoBril,
+    IoBwl,
+    /// This core's snoop answers to the bridge: HIT and HITM to its line reads (BRL);
+    /// HIT to its other transactions; HITM to its BRIL, its BIL, and its other reads
+    /// (BRC, BRP).
+    IoBrlHit,
+    IoBrlHitm,
+    IoOtherHit,
+    IoBrilHitm,
+    IoBilHitm,
+    IoReadHitm,
     /// Montecito's register stack as a call or return retires: the registers of the
     /// current frame, and the older frames' registers not yet spilled (dirty), each in
     /// bits 2:0, 5:3 and 6 (the RSE_CURRENT_REGS and RSE_DIRTY_REGS counters).
@@ -472,6 +492,9 @@ pub enum Signal {
     BusB2bClocksSelf,
     BusSnoopStallClocks,
     BusSnoopStallClocksSelf,
+    /// Bus clocks carrying the I/O bridge's data, and those of them back to back.
+    BusDataClocksIo,
+    BusB2bClocksIo,
     /// Memory reads of L3 misses the thread switched away from: issued now, counted as
     /// the thread's `MemoryReads` when they return (`BackgroundMemoryReads`).
     DeferredMemoryReads,

@@ -86,6 +86,7 @@ pub fn phase(
         streams,
         tables: Vec::new(),
         addresses: Vec::new(),
+        dma: Vec::new(),
     }
 }
 

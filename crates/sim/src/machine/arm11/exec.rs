@@ -133,6 +133,31 @@ impl Arm11 {
         0
     }
 
+    /// The devices' transfers at the end of an iteration. ARM11's caches do not snoop,
+    /// so the driver keeps DMA coherent by hand, as Linux's DMA API does on ARMv6: it
+    /// cleans every line of the buffer a device will read (MCR p15 c7 c10 1, the data
+    /// goes out to memory) and cleans and invalidates every line of one a device will
+    /// write (c7 c14 1, no stale copy stays). One instruction per line, in the kernel
+    /// code that started the transfer; a dirty line's clean writes its halves back.
+    pub(super) fn dma(&mut self, phase: &Phase, k: u64, out: &mut Out) {
+        let line = self.cfg.dcache.line;
+        for d in &phase.dma {
+            for (addr, _) in d.lines(&phase.streams[usize::from(d.stream)], k, line) {
+                let mut s = Signals::default();
+                let dirty = if d.write {
+                    self.dcache.invalidate(addr).filter(|v| v.dirty).map(|v| v.halves)
+                } else {
+                    Some(self.dcache.clean(addr)).filter(|&h| h > 0)
+                };
+                if let Some(halves) = dirty {
+                    s.set(Signal::DCacheWritebacks, halves).set(Signal::MemoryWrites, 1);
+                }
+                let ip = self.ip;
+                self.plain(out, ip, s);
+            }
+        }
+    }
+
     /// One instruction's issue cycle, as a span of its own to attach a data reference
     /// or a branch outcome to.
     fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals) -> &'o mut crate::stream::Span {

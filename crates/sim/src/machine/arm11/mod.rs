@@ -109,6 +109,7 @@ impl Core for Arm11 {
             }
             skip = self.execute(phase, k, op, &mut out);
         }
+        self.dma(phase, k, &mut out);
         out.finish();
     }
 

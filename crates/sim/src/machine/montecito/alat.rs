@@ -96,6 +96,7 @@ mod tests {
             streams: vec![DataStream::fixed(0x1000, Memory::Cacheable), DataStream::fixed(0x2000, Memory::Cacheable)],
             tables: Vec::new(),
             addresses: Vec::new(),
+            dma: Vec::new(),
         }
     }
 

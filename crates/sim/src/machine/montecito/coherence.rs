@@ -8,13 +8,23 @@ use crate::machine::out::last_cycle;
 use crate::machine::peer::{Answer, Request};
 use crate::stream::{Signal, Signals, Span};
 
+/// What a snoop does to this core's copies of a line: takes them (a write, a read
+/// for ownership, an invalidation), leaves them clean and shared (a read: a modified
+/// line is written back), or leaves them as they are (a read of the current data, BRC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Effect {
+    Take,
+    Clean,
+    Keep,
+}
+
 impl Montecito {
     /// The other core's turn at the end of an iteration: it accesses each shared line
     /// this core touched, as this core did. What it sends on the bus, and this core's
     /// answers, are counted in the iteration's last cycle (`out[from..]`).
     pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize) {
         let mut peer = std::mem::take(&mut self.peer);
-        let sent = peer.turn(|line, write| self.answer(line, write));
+        let sent = peer.turn(|line, write| self.answer(line, if write { Effect::Take } else { Effect::Clean }));
         self.peer = peer;
         let mut s = Signals::default();
         for (request, answer) in sent {
@@ -40,10 +50,10 @@ impl Montecito {
         last.signals = last.signals.union(s);
     }
 
-    /// This core's answer to the other core's snoop of `line`: a modified copy (in the
-    /// L2D or the L3; the L1D writes through) is written back; a write takes every
-    /// copy away, a read leaves them clean and shared.
-    fn answer(&mut self, line: u64, write: bool) -> Answer {
+    /// This core's answer to another agent's snoop of `line`: a modified copy (in the
+    /// L2D or the L3; the L1D writes through) answers HITM and hands its data over;
+    /// `effect` says what becomes of the copies.
+    pub(super) fn answer(&mut self, line: u64, effect: Effect) -> Answer {
         let bytes = self.cfg.l3.line;
         let l1d = self.cfg.l1d.line;
         let dirty = self.outer[1..].iter().any(|c| c.dirty(line));
@@ -52,17 +62,21 @@ impl Montecito {
             || (0..bytes).step_by(l1d as usize).any(|o| self.l1d.contains(line + o));
         self.touched[1] = true;
         self.touched[2] = true;
-        if write {
-            for c in &mut self.outer[1..] {
-                c.invalidate(line);
+        match effect {
+            Effect::Take => {
+                for c in &mut self.outer[1..] {
+                    c.invalidate(line);
+                }
+                for o in (0..bytes).step_by(l1d as usize) {
+                    self.l1d.invalidate(line + o);
+                }
             }
-            for o in (0..bytes).step_by(l1d as usize) {
-                self.l1d.invalidate(line + o);
+            Effect::Clean => {
+                for c in &mut self.outer[1..] {
+                    c.clean(line);
+                }
             }
-        } else {
-            for c in &mut self.outer[1..] {
-                c.clean(line);
-            }
+            Effect::Keep => {}
         }
         match (held, dirty) {
             (_, true) => Answer::Hitm,

@@ -12,6 +12,7 @@ mod coherence;
 pub mod config;
 mod exec;
 mod inflight;
+mod io;
 mod memory;
 mod overrides;
 mod ozq;
@@ -252,6 +253,7 @@ impl Core for Montecito {
         self.run(phase, k, &mut run);
         run.finish();
         self.peer_turn(out, from);
+        self.io_turn(phase, k, out, from, template);
         // The thread switches, if it does, at the end of the iteration (MMC12). The
         // stall before it runs from its last retirement to the L3 miss or hint that
         // decided it, or, for a time-out, to the end of the iteration (MD44).

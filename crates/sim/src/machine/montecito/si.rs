@@ -29,6 +29,8 @@ const B2B: Signal = Signal::BusB2bClocks;
 const B2B_SELF: Signal = Signal::BusB2bClocksSelf;
 const STALL: Signal = Signal::BusSnoopStallClocks;
 const STALL_SELF: Signal = Signal::BusSnoopStallClocksSelf;
+const DATA_IO: Signal = Signal::BusDataClocksIo;
+const B2B_IO: Signal = Signal::BusB2bClocksIo;
 
 /// One queue entry, live in cycles `from..to` of the iteration (times relative to its
 /// first cycle), or bus clocks: live in the first cycle of every `every` from `from`
@@ -62,10 +64,10 @@ pub struct Si {
     spans: Vec<Span>,
 }
 
-/// The occupancy signals: `Signal::SiRqLive` to `Signal::BusSnoopStallClocksSelf`,
-/// contiguous in `Signal`.
+/// The occupancy signals: `Signal::SiRqLive` to `Signal::BusB2bClocksIo`, contiguous
+/// in `Signal`.
 const FIRST: usize = Signal::SiRqLive as usize;
-const LIVE: usize = Signal::BusSnoopStallClocksSelf as usize + 1 - FIRST;
+const LIVE: usize = Signal::BusB2bClocksIo as usize + 1 - FIRST;
 
 /// A request of one kind made in one cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +92,19 @@ enum Kind {
     PeerRead {
         hitm: bool,
     },
+    /// The I/O bridge's read of `clocks` data bus clocks (BRL, BRC: a line; BRP: one),
+    /// answered HITM by this core or not.
+    IoRead {
+        clocks: u64,
+        hitm: bool,
+    },
+    /// The bridge's claim of a line it writes: BIL (no data but a HITM's) or BRIL (the
+    /// line's data, from memory or the HITM); then its write of the line (BWL).
+    IoOwn {
+        data: bool,
+        hitm: bool,
+    },
+    IoWrite,
 }
 
 impl Si {
@@ -220,11 +235,21 @@ impl Si {
     /// data is back to back. Transfers are not serialized: the SI does not hold the
     /// core back, so the bus is not either (clocks two transfers share count once).
     fn data(&mut self, from: u64, clocks: u64, own: bool, r: u64) {
-        let busy = from >= r && self.entries.iter().any(|e| e.signal == DATA as u8 && e.from < from - r + 1 && from - r < e.to);
+        self.transfer(from, clocks, (DATA, B2B), own, r);
+    }
+
+    /// The I/O bridge's transaction's data: counted apart from the cores' (`DATA_IO`).
+    fn data_io(&mut self, from: u64, clocks: u64, r: u64) {
+        self.transfer(from, clocks, (DATA_IO, B2B_IO), false, r);
+    }
+
+    fn transfer(&mut self, from: u64, clocks: u64, (data, b2b): (Signal, Signal), own: bool, r: u64) {
+        let carries = |e: &Entry| e.signal == DATA as u8 || e.signal == DATA_IO as u8;
+        let busy = from >= r && self.entries.iter().any(|e| carries(e) && e.from < from - r + 1 && from - r < e.to);
         if busy {
-            self.add(B2B, own, from, from + 1);
+            self.add(b2b, own, from, from + 1);
         }
-        self.clocks(DATA, own, from, clocks, r);
+        self.clocks(data, own, from, clocks, r);
     }
 
     /// The snoop phase of a transaction put on the bus at `ads`: the snoop queue and
@@ -289,6 +314,41 @@ impl Si {
                 self.add(WRITEQ_BOTH, true, t0 + 1, done);
                 self.add(IOQ, false, ads, done);
             }
+            Kind::IoRead { clocks, hitm } => {
+                // The bridge's transactions go on the bus a bus clock after it has them;
+                // the data comes from memory, or at once from this core's HITM (which
+                // its write queue holds while the data goes out).
+                let ads = self.edge(cfg, t0 + 1);
+                let answered = self.snoop(cfg, ads, false, hitm);
+                let data = if hitm { answered } else { self.edge(cfg, (t0 + m).saturating_sub(clocks * r)).max(answered) };
+                self.data_io(data, clocks, r);
+                let done = data + clocks * r;
+                self.add(IOQ, false, ads, done);
+                if hitm {
+                    self.add(WRITEQ_BOTH, true, answered, done);
+                }
+            }
+            Kind::IoOwn { data, hitm } => {
+                let ads = self.edge(cfg, t0 + 1);
+                let answered = self.snoop(cfg, ads, false, hitm);
+                let mut done = answered;
+                if data || hitm {
+                    let lines = cfg.line_clocks;
+                    let from = if hitm { answered } else { self.edge(cfg, (t0 + m).saturating_sub(lines * r)).max(answered) };
+                    self.data_io(from, lines, r);
+                    done = from + lines * r;
+                }
+                self.add(IOQ, false, ads, done);
+                if hitm {
+                    self.add(WRITEQ_BOTH, true, answered, done);
+                }
+            }
+            Kind::IoWrite => {
+                let ads = self.edge(cfg, t0 + 1 + r);
+                let answered = self.snoop(cfg, ads, false, false);
+                self.data_io(answered, cfg.line_clocks, r);
+                self.add(IOQ, false, ads, answered + cfg.line_clocks * r);
+            }
             Kind::CastOut | Kind::Invalidate => {
                 let ads = self.edge(cfg, t0 + 1 + r);
                 if kind == Kind::CastOut {
@@ -312,7 +372,7 @@ impl Si {
 }
 
 /// The signals `requests` reads.
-const REQUEST_SIGNALS: [Signal; 22] = {
+const REQUEST_SIGNALS: [Signal; 34] = {
     use Signal::*;
     [
         Wc32,
@@ -337,11 +397,23 @@ const REQUEST_SIGNALS: [Signal; 22] = {
         DeviceWrites,
         CleanCastouts,
         BusInvalidates,
+        IoBrl,
+        IoBrc,
+        IoBrp,
+        IoBil,
+        IoBril,
+        IoBwl,
+        IoBrlHit,
+        IoBrlHitm,
+        IoOtherHit,
+        IoBrilHitm,
+        IoBilHitm,
+        IoReadHitm,
     ]
 };
 
 /// The requests a cycle with signals `s` makes, by kind.
-fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 10] {
+fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 19] {
     use Signal::*;
     let pieces = s.get(Wc32) + s.get(Wc16) + s.get(Wc8Low) + s.get(Wc8High);
     let lines_written = s.get(MemoryWrites).saturating_sub(pieces);
@@ -350,6 +422,16 @@ fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 10] {
     let l3_hits = s.get(L3DataReadHits) + s.get(StoresHitL3) + s.get(L3InstructionHits) + s.get(L3InstructionPrefetchHits);
     let peer_hitm = s.get(PeerBrlHitm) + s.get(PeerBrilHitm);
     let peer = s.get(PeerBrl) + s.get(PeerBril);
+    // The bridge's HITM answers to BRC and BRP went to its BRC first (a cycle has one
+    // line's transactions unless the iteration is shorter than its transfers).
+    let (brc, brp, bil) = (s.get(IoBrc), s.get(IoBrp), s.get(IoBil));
+    let reads_hitm = s.get(IoReadHitm);
+    let brc_hitm = reads_hitm.min(brc);
+    let brp_hitm = (reads_hitm - brc_hitm).min(brp);
+    let bil_hitm = s.get(IoBilHitm).min(bil);
+    let (brl, brl_hitm) = (s.get(IoBrl), s.get(IoBrlHitm).min(s.get(IoBrl)));
+    let (bril, bril_hitm) = (s.get(IoBril), s.get(IoBrilHitm).min(s.get(IoBril)));
+    let line = cfg.line_clocks;
     [
         (Kind::LineRead { hitm: true }, hitm.min(line_reads)),
         (Kind::LineRead { hitm: false }, line_reads.saturating_sub(hitm)),
@@ -361,6 +443,15 @@ fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 10] {
         (Kind::Invalidate, s.get(BusInvalidates)),
         (Kind::PeerRead { hitm: true }, peer_hitm.min(peer)),
         (Kind::PeerRead { hitm: false }, peer.saturating_sub(peer_hitm)),
+        (Kind::IoRead { clocks: line, hitm: true }, brl_hitm + brc_hitm),
+        (Kind::IoRead { clocks: line, hitm: false }, brl - brl_hitm + brc - brc_hitm),
+        (Kind::IoRead { clocks: 1, hitm: true }, brp_hitm),
+        (Kind::IoRead { clocks: 1, hitm: false }, brp - brp_hitm),
+        (Kind::IoOwn { data: false, hitm: true }, bil_hitm),
+        (Kind::IoOwn { data: false, hitm: false }, bil - bil_hitm),
+        (Kind::IoOwn { data: true, hitm: true }, bril_hitm),
+        (Kind::IoOwn { data: true, hitm: false }, bril - bril_hitm),
+        (Kind::IoWrite, s.get(IoBwl)),
     ]
 }
 

@@ -7,10 +7,10 @@
 
 use super::memory::Level;
 use super::Sparc;
-use crate::machine::out::last_cycle;
+use crate::machine::out::{last_cycle, spread};
 use crate::machine::peer::Answer;
-use crate::program::{DataStream, Memory};
-use crate::stream::{Signal, Span};
+use crate::program::{DataStream, Memory, Phase};
+use crate::stream::{Signal, Signals, Span};
 
 impl Sparc {
     /// Whether the other core that shares `line` is on another socket: shared memory
@@ -63,5 +63,31 @@ impl Sparc {
         let Some(last) = last_cycle(out, from) else { return };
         let n = last.signals.get(Signal::DCacheSnoopInvalidations) as u8;
         last.signals.set(Signal::DCacheSnoopInvalidations, n.saturating_add(invalidated).min(crate::stream::MAX_PER_CYCLE));
+    }
+
+    /// The devices' transfers at the end of an iteration (`out[from..]`). SPARC I/O
+    /// is coherent: a device's write takes every copy of the lines it writes from this
+    /// core's caches, where the L2 is the core's own (T4, whose L3 the I/O writes
+    /// through), and the L1 data lines only where the L2 is the chip's (Niagara, KT:
+    /// the L2 bank takes the data and invalidates the L1s through its directory); a
+    /// read leaves a modified line's copies clean, its data gone to the device. Each
+    /// coherence line's L1 invalidations count in a cycle of their own, from the last.
+    pub(super) fn dma(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>, from: usize, template: Span) {
+        let mut items = Vec::new();
+        let outer = self.cfg.l3.is_some();
+        for d in &phase.dma {
+            let stream = &phase.streams[usize::from(d.stream)];
+            if stream.memory != Memory::Cacheable {
+                continue;
+            }
+            let bytes = self.mem.line_bytes();
+            for (l, _) in d.lines(stream, k, bytes) {
+                let (l1, _, _) = self.mem.snooped(l, d.write, outer, true);
+                if l1 > 0 {
+                    items.push(Signals::default().with(Signal::DCacheSnoopInvalidations, l1));
+                }
+            }
+        }
+        spread(out, from, template, &items);
     }
 }

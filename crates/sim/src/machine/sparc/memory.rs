@@ -219,6 +219,11 @@ impl Hierarchy {
     }
 
     /// The line coherence is kept by: the last level's.
+    /// Bytes of a coherence line (the last level's line).
+    pub fn line_bytes(&self) -> u64 {
+        self.l3.as_ref().unwrap_or(&self.l2).config().line
+    }
+
     pub fn coherence_line(&self, addr: u64) -> u64 {
         self.l3.as_ref().unwrap_or(&self.l2).config().line_of(addr)
     }
@@ -244,7 +249,7 @@ impl Hierarchy {
                 let step = c.config().line;
                 for a in (line..line + bytes).step_by(step as usize) {
                     held |= c.contains(a);
-                    dirty |= if write { c.invalidate(a).is_some_and(|v| v.dirty) } else { c.clean(a) };
+                    dirty |= if write { c.invalidate(a).is_some_and(|v| v.dirty) } else { c.clean(a) > 0 };
                 }
             }
         }

@@ -117,6 +117,7 @@ impl Core for Sparc {
         }
         run.finish();
         self.peer_turn(out, from);
+        self.dma(phase, k, out, from, template);
     }
 
     fn quantum(&self, stream: &DataStream) -> Quantum {

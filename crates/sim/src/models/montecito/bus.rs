@@ -56,6 +56,12 @@ const TXNS: [Txn; 8] = [Txn::Brl, Txn::Bril, Txn::Bil, Txn::Brp, Txn::Ewb, Txn::
 /// The other core's transactions (MMC23): line reads and reads for ownership.
 const PEER_TXNS: [Signal; 2] = [Signal::PeerBrl, Signal::PeerBril];
 
+/// The I/O bridge's transactions (MMC34).
+const IO_TXNS: [Signal; 6] = {
+    use Signal::*;
+    [IoBrl, IoBrc, IoBrp, IoBil, IoBril, IoBwl]
+};
+
 /// Whose snoop answers an SI_SCB event counts (MMC23): this core's (to every
 /// transaction on the bus, its own answered MISS), both cores', or the final answer
 /// driven on the bus, one per transaction.
@@ -80,15 +86,18 @@ pub(super) fn answers(who: Answers, answer: Answer, c: &Cycle) -> u64 {
     use Signal::*;
     let sum = |signals: &[Signal]| signals.iter().map(|&s| c.get(s)).sum::<u64>();
     let own = TXNS.iter().map(|t| t.value(c)).sum::<u64>();
-    let peer = sum(&PEER_TXNS);
-    // This core's answers to the other's transactions; the other's to this core's (a
-    // store to a shared line invalidates a clean copy: HIT).
-    let (my_hit, my_hitm) = (sum(&[PeerBrlHit, PeerBrilHit]), sum(&[PeerBrlHitm, PeerBrilHitm]));
+    // Every transaction of the other core and of the I/O bridge is snooped here too.
+    let others = sum(&PEER_TXNS) + sum(&IO_TXNS);
+    // This core's answers to the other's and the bridge's transactions (the other
+    // core, holding none of the bridge's lines, answers it MISS); the other's to this
+    // core's (a store to a shared line invalidates a clean copy: HIT).
+    let my_hit = sum(&[PeerBrlHit, PeerBrilHit, IoBrlHit, IoOtherHit]);
+    let my_hitm = sum(&[PeerBrlHitm, PeerBrilHitm, IoBrlHitm, IoBrilHitm, IoBilHitm, IoReadHitm]);
     let (its_hit, its_hitm) = (sum(&[BrlHit, BrilHit, BusInvalidates]), sum(&[BrlHitm, BrilHitm]));
     let (all, hit, hitm) = match who {
-        Answers::ThisCore => (own + peer, my_hit, my_hitm),
-        Answers::BothCores => (2 * (own + peer), my_hit + its_hit, my_hitm + its_hitm),
-        Answers::Final => (own + peer, my_hit + its_hit, my_hitm + its_hitm),
+        Answers::ThisCore => (own + others, my_hit, my_hitm),
+        Answers::BothCores => (2 * (own + others), my_hit + its_hit, my_hitm + its_hitm),
+        Answers::Final => (own + others, my_hit + its_hit, my_hitm + its_hitm),
     };
     match answer {
         Answer::All => all,
@@ -101,33 +110,49 @@ pub(super) fn answers(who: Answers, answer: Answer, c: &Cycle) -> u64 {
 use Atom::{Bus, Sig};
 use Txn::*;
 
-/// Bus events' agent bits 1:0: EITHER (00) and ANY (11) count the other core's
-/// transactions too; SELF (10) this core's (IO counts nothing, MD14).
-fn either(u: u64) -> bool {
-    u & 3 != 0b10
-}
-
-/// `mine` for SELF, `mine` and `theirs` for EITHER and ANY.
-fn agent(u: u64, mine: &'static [Atom], both: &'static [Atom]) -> Option<&'static [Atom]> {
-    Some(if either(u) { both } else { mine })
+/// A bus event's atoms by its agent bits 1:0 (MD14): SELF (10) this core's
+/// transactions (`$mine`), EITHER (00) both cores' (the other core's, `$peer`, too),
+/// IO (01) the I/O bridge's (`$io`), ANY (11) all of them.
+macro_rules! by_agent {
+    ($u:expr, [$($mine:expr),*], [$($peer:expr),*], [$($io:expr),*]) => {{
+        const MINE: &[Atom] = &[$($mine),*];
+        const EITHER: &[Atom] = &[$($mine,)* $($peer),*];
+        const IO: &[Atom] = &[$($io),*];
+        const ANY: &[Atom] = &[$($mine,)* $($peer,)* $($io),*];
+        Some(match $u & 3 {
+            0b10 => MINE,
+            0b01 => IO,
+            0b11 => ANY,
+            _ => EITHER,
+        })
+    }};
 }
 
 const PEER_BRL: Atom = Sig(Signal::PeerBrl);
 const PEER_BRIL: Atom = Sig(Signal::PeerBril);
+const IO_BRL: Atom = Sig(Signal::IoBrl);
+const IO_BRC: Atom = Sig(Signal::IoBrc);
+const IO_BRP: Atom = Sig(Signal::IoBrp);
+const IO_BIL: Atom = Sig(Signal::IoBil);
+const IO_BRIL: Atom = Sig(Signal::IoBril);
+const IO_BWL: Atom = Sig(Signal::IoBwl);
 
 /// BUS_ALL: every transaction.
 pub(super) fn bus_all(u: u64) -> Option<&'static [Atom]> {
-    const MINE: [Atom; 8] = [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)];
-    const BOTH: [Atom; 10] = [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut), PEER_BRL, PEER_BRIL];
-    agent(u, &MINE, &BOTH)
+    by_agent!(
+        u,
+        [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)],
+        [PEER_BRL, PEER_BRIL],
+        [IO_BRL, IO_BRC, IO_BRP, IO_BIL, IO_BRIL, IO_BWL]
+    )
 }
 
-/// BUS_MEMORY bits 3:2: 01 full lines (BRL, BRIL, BWL), 10 less than a line (BRP,
+/// BUS_MEMORY bits 3:2: 01 full lines (BRL, BRIL, BWL, BRC), 10 less than a line (BRP,
 /// BWP, BIL, and the 0-byte clean castouts: MD15), 11 all.
 pub(super) fn bus_memory(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
-        0b01 => agent(u, &[Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine)], &[Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine), PEER_BRL, PEER_BRIL]),
-        0b10 => agent(u, &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)], &[Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)]),
+        0b01 => by_agent!(u, [Bus(Brl), Bus(Bril), Bus(Ewb), Bus(WcLine)], [PEER_BRL, PEER_BRIL], [IO_BRL, IO_BRC, IO_BRIL, IO_BWL]),
+        0b10 => by_agent!(u, [Bus(Brp), Bus(Bwp), Bus(Bil), Bus(CastOut)], [], [IO_BRP, IO_BIL]),
         0b11 => bus_all(u),
         _ => None,
     }
@@ -136,52 +161,74 @@ pub(super) fn bus_memory(u: u64) -> Option<&'static [Atom]> {
 /// BUS_MEM_READ bits 3:2: 00 BIL, 01 BRL, 10 BRIL, 11 all three.
 pub(super) fn bus_mem_read(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
-        0b00 => Some(&[Bus(Bil)]),
-        0b01 => agent(u, &[Bus(Brl)], &[Bus(Brl), PEER_BRL]),
-        0b10 => agent(u, &[Bus(Bril)], &[Bus(Bril), PEER_BRIL]),
-        _ => agent(u, &[Bus(Bil), Bus(Brl), Bus(Bril)], &[Bus(Bil), Bus(Brl), Bus(Bril), PEER_BRL, PEER_BRIL]),
+        0b00 => by_agent!(u, [Bus(Bil)], [], [IO_BIL]),
+        0b01 => by_agent!(u, [Bus(Brl)], [PEER_BRL], [IO_BRL]),
+        0b10 => by_agent!(u, [Bus(Bril)], [PEER_BRIL], [IO_BRIL]),
+        _ => by_agent!(u, [Bus(Bil), Bus(Brl), Bus(Bril)], [PEER_BRL, PEER_BRIL], [IO_BIL, IO_BRL, IO_BRIL]),
     }
 }
 
+/// MEM_READ_CURRENT: the bridge's reads of the current data (BRC); only IO and ANY
+/// are legal selections, and the cores issue none.
+pub(super) fn mem_read_current(u: u64) -> Option<&'static [Atom]> {
+    by_agent!(u, [], [], [IO_BRC])
+}
+
 /// BUS_RD_DATA: full-line data reads (BRL of data, not code; the other core's are of
-/// shared data).
+/// shared data; the bridge's line reads are of DMA buffers).
 pub(super) fn bus_rd_data(u: u64) -> Option<&'static [Atom]> {
-    agent(u, &[Bus(BrlData)], &[Bus(BrlData), PEER_BRL])
+    by_agent!(u, [Bus(BrlData)], [PEER_BRL], [IO_BRL])
 }
 
 /// BUS_RD_PRTL: partial reads (BRP).
-pub(super) fn bus_rd_prtl(_: u64) -> Option<&'static [Atom]> {
-    Some(&[Bus(Brp)])
+pub(super) fn bus_rd_prtl(u: u64) -> Option<&'static [Atom]> {
+    by_agent!(u, [Bus(Brp)], [], [IO_BRP])
 }
 
-/// BUS_RD_HIT, BUS_RD_HITM, BUS_RD_INVALID_BST_HITM (BRIL and HITM), BUS_HITM: the
-/// answers of the other core to this core's reads (Table 4-40), and for EITHER and
-/// ANY this core's answers to the other's.
+/// BUS_RD_HIT ("implies HIT and BRL"), BUS_RD_HITM, BUS_RD_INVALID_BST_HITM (BRIL
+/// and HITM), BUS_HITM: the answers of the other core to this core's reads (Table
+/// 4-40), for EITHER and ANY this core's answers to the other's, for IO and ANY this
+/// core's answers to the bridge's.
 pub(super) fn bus_rd_hit(u: u64) -> Option<&'static [Atom]> {
-    agent(u, &[Sig(Signal::BrlHit)], &[Sig(Signal::BrlHit), Sig(Signal::PeerBrlHit)])
+    use Signal::*;
+    by_agent!(u, [Sig(BrlHit)], [Sig(PeerBrlHit)], [Sig(IoBrlHit)])
 }
 
 pub(super) fn bus_rd_hitm(u: u64) -> Option<&'static [Atom]> {
-    agent(u, &[Sig(Signal::BrlHitm)], &[Sig(Signal::BrlHitm), Sig(Signal::PeerBrlHitm)])
+    use Signal::*;
+    by_agent!(u, [Sig(BrlHitm)], [Sig(PeerBrlHitm)], [Sig(IoBrlHitm)])
+}
+
+/// BUS_RD_INVALID_HITM (BIL and HITM): only the bridge's BIL can meet a modified
+/// line; a core's BIL upgrades a line it shares, which no other core holds modified.
+pub(super) fn bus_rd_invalid_hitm(u: u64) -> Option<&'static [Atom]> {
+    by_agent!(u, [], [], [Sig(Signal::IoBilHitm)])
 }
 
 pub(super) fn bus_rd_invalid_bst_hitm(u: u64) -> Option<&'static [Atom]> {
-    agent(u, &[Sig(Signal::BrilHitm)], &[Sig(Signal::BrilHitm), Sig(Signal::PeerBrilHitm)])
+    use Signal::*;
+    by_agent!(u, [Sig(BrilHitm)], [Sig(PeerBrilHitm)], [Sig(IoBrilHitm)])
 }
 
 pub(super) fn bus_hitm(u: u64) -> Option<&'static [Atom]> {
     use Signal::*;
-    agent(u, &[Sig(BrlHitm), Sig(BrilHitm)], &[Sig(BrlHitm), Sig(BrilHitm), Sig(PeerBrlHitm), Sig(PeerBrilHitm)])
+    by_agent!(
+        u,
+        [Sig(BrlHitm), Sig(BrilHitm)],
+        [Sig(PeerBrlHitm), Sig(PeerBrilHitm)],
+        [Sig(IoBrlHitm), Sig(IoBrilHitm), Sig(IoBilHitm), Sig(IoReadHitm)]
+    )
 }
 
-/// BUS_WR_WB bits 3:2: 01 full lines "with write back or write coalesce attributes",
-/// 10 clean castouts, 11 both. (A HITM's implicit write-back is the snooped
-/// transaction's data, not a write transaction of its own.)
+/// BUS_WR_WB bits 3:2: 01 full lines "with write back or write coalesce attributes"
+/// (the bridge's line writes among them), 10 clean castouts, 11 both. (A HITM's
+/// implicit write-back is the snooped transaction's data, not a write transaction of
+/// its own.) The other core's write-backs are not modelled (MMC23).
 pub(super) fn bus_wr_wb(u: u64) -> Option<&'static [Atom]> {
     match u >> 2 & 3 {
-        0b01 => Some(&[Bus(Ewb), Bus(WcLine)]),
-        0b10 => Some(&[Bus(CastOut)]),
-        0b11 => Some(&[Bus(Ewb), Bus(WcLine), Bus(CastOut)]),
+        0b01 => by_agent!(u, [Bus(Ewb), Bus(WcLine)], [], [IO_BWL]),
+        0b10 => by_agent!(u, [Bus(CastOut)], [], []),
+        0b11 => by_agent!(u, [Bus(Ewb), Bus(WcLine), Bus(CastOut)], [], [IO_BWL]),
         _ => None,
     }
 }
@@ -195,19 +242,27 @@ pub(super) fn si_rq_inserts(u: u64) -> Option<&'static [Atom]> {
     }
 }
 
+/// This core's implicit write-backs: its HITM answers to the other core and the bridge.
+const IWB: [Atom; 6] = {
+    use Signal::*;
+    [Sig(PeerBrlHitm), Sig(PeerBrilHitm), Sig(IoBrlHitm), Sig(IoBrilHitm), Sig(IoBilHitm), Sig(IoReadHitm)]
+};
+
 /// SI_WRITEQ_INSERTS bits 3:1: 000 ALL, 001 IWB (implicit write-backs of a modified
-/// line another core's read or read for ownership snooped: this core's answering the
-/// other's, and for EITHER the other's answering this core's), 010 EWB, 011 WC1_8A,
+/// line another agent's transaction snooped: this core's answering the other core's
+/// and the I/O bridge's, and for EITHER the other core's answering this core's), 010 EWB, 011 WC1_8A,
 /// 100 WC16, 101 WC32, 110 NEWB (none: MD46), 111 WC1_8B. Full coalesced lines and
 /// uncacheable writes count in ALL.
 pub(super) fn si_writeq_inserts(u: u64) -> Option<&'static [Atom]> {
     use Signal::*;
     let own = u & 1 == 1;
     match (u >> 1 & 7, own) {
-        (0b000, true) => Some(&[Bus(Ewb), Bus(WcLine), Bus(Bwp), Sig(PeerBrlHitm), Sig(PeerBrilHitm)]),
-        (0b000, false) => Some(&[Bus(Ewb), Bus(WcLine), Bus(Bwp), Sig(PeerBrlHitm), Sig(PeerBrilHitm), Sig(BrlHitm), Sig(BrilHitm)]),
-        (0b001, true) => Some(&[Sig(PeerBrlHitm), Sig(PeerBrilHitm)]),
-        (0b001, false) => Some(&[Sig(PeerBrlHitm), Sig(PeerBrilHitm), Sig(BrlHitm), Sig(BrilHitm)]),
+        (0b000, true) => Some(&[Bus(Ewb), Bus(WcLine), Bus(Bwp), IWB[0], IWB[1], IWB[2], IWB[3], IWB[4], IWB[5]]),
+        (0b000, false) => {
+            Some(&[Bus(Ewb), Bus(WcLine), Bus(Bwp), IWB[0], IWB[1], IWB[2], IWB[3], IWB[4], IWB[5], Sig(BrlHitm), Sig(BrilHitm)])
+        }
+        (0b001, true) => Some(&IWB),
+        (0b001, false) => Some(&[IWB[0], IWB[1], IWB[2], IWB[3], IWB[4], IWB[5], Sig(BrlHitm), Sig(BrilHitm)]),
         (0b010, _) => Some(&[Bus(Ewb)]),
         (0b011, _) => Some(&[Sig(Wc8Low)]),
         (0b100, _) => Some(&[Sig(Wc16)]),
@@ -315,14 +370,31 @@ live!(er_mem_read_out_hi, hi, ErMemReadOut, ErMemReadOut);
 
 /// BUS_DATA_CYCLE, BUS_B2B_DATA_CYCLES, BUS_SNOOP_STALL_CYCLES: bus clocks, of this
 /// core's transactions (SELF) or both cores' (EITHER, ANY).
+/// `mine` for SELF, `both` for EITHER, `io` for IO, `both` and `io` for ANY.
+fn clocks(u: u64, [mine, both, io]: &'static [[Atom; 2]; 3]) -> Option<&'static [Atom]> {
+    Some(match u & 3 {
+        0b10 => &mine[..1],
+        0b01 => &io[..1],
+        0b11 => &both[..],
+        _ => &both[..1],
+    })
+}
+
 pub(super) fn bus_data_cycle(u: u64) -> Option<&'static [Atom]> {
-    agent(u, &[Sig(Signal::BusDataClocksSelf)], &[Sig(Signal::BusDataClocks)])
+    use Signal::*;
+    const A: [[Atom; 2]; 3] = [[Sig(BusDataClocksSelf); 2], [Sig(BusDataClocks), Sig(BusDataClocksIo)], [Sig(BusDataClocksIo); 2]];
+    clocks(u, &A)
 }
 
 pub(super) fn bus_b2b_data_cycles(u: u64) -> Option<&'static [Atom]> {
-    agent(u, &[Sig(Signal::BusB2bClocksSelf)], &[Sig(Signal::BusB2bClocks)])
+    use Signal::*;
+    const A: [[Atom; 2]; 3] = [[Sig(BusB2bClocksSelf); 2], [Sig(BusB2bClocks), Sig(BusB2bClocksIo)], [Sig(BusB2bClocksIo); 2]];
+    clocks(u, &A)
 }
 
+/// BUS_SNOOP_STALL_CYCLES ("from any agent"; IO is illegal): the snoop stalls of this
+/// core's transactions, or of every transaction (the bridge's HITMs stall too).
 pub(super) fn bus_snoop_stall_cycles(u: u64) -> Option<&'static [Atom]> {
-    agent(u, &[Sig(Signal::BusSnoopStallClocksSelf)], &[Sig(Signal::BusSnoopStallClocks)])
+    use Signal::*;
+    Some(if u & 3 == 0b10 { &[Sig(BusSnoopStallClocksSelf)] } else { &[Sig(BusSnoopStallClocks)] })
 }

@@ -290,20 +290,18 @@ pub enum Agent {
 
 impl MappedEvent {
     /// The type the event counts with under `umask`: a Self Floating event is Floating
-    /// for SELF, Causal for EITHER and ANY; a bus event's IO agent, the non-CPU agents
-    /// the machine does not have, counts nothing (MD14).
-    pub(super) fn resolved_type(&self, umask: u64) -> Option<EventType> {
+    /// for SELF, Causal for EITHER, IO and ANY (MD14).
+    pub(super) fn resolved_type(&self, umask: u64) -> EventType {
         let own = match self.agent {
-            Agent::None => return Some(self.ty),
-            Agent::Bus if umask & 3 == 0b01 => return None,
+            Agent::None => return self.ty,
             Agent::Bus => umask & 3 == 0b10,
             Agent::Si => umask & 1 == 1,
         };
-        Some(match self.ty {
+        match self.ty {
             EventType::SelfFloating if own => EventType::Floating,
             EventType::SelfFloating => EventType::Causal,
             t => t,
-        })
+        }
     }
 }
 
@@ -317,9 +315,6 @@ pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
 /// the machine exercises, and for tests).
 pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
     let Some(event) = mapped_event(code) else { return 0 };
-    if event.resolved_type(umask).is_none() {
-        return 0;
-    }
     let Some(atoms) = (event.select)(umask) else { return 0 };
     let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None };
     atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))

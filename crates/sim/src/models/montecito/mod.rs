@@ -115,7 +115,7 @@ impl Program {
         }
         let event = mapped_event(code)?;
         let atoms = (event.select)(umask)?;
-        let ty = event.resolved_type(umask)?;
+        let ty = event.resolved_type(umask);
         Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi, all: event.all })
     }
 

@@ -359,14 +359,14 @@ pub static EVENTS: &[MappedEvent] = &[
     // aborted because the prefetch was already looked up (MMC25).
     ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),
     // System bus and system interface events (§4.11, `bus.rs`; MD14, MD15, MD46).
-    // 0x82 BUS_RD_INVALID_HITM (BIL and HITM) cannot happen: a BIL upgrades a shared
-    // line, which no other core holds modified.
     bus(ev(0x80, "BUS_RD_HIT", S, 1, bus::bus_rd_hit)),
     bus(ev(0x81, "BUS_RD_HITM", S, 1, bus::bus_rd_hitm)),
+    bus(ev(0x82, "BUS_RD_INVALID_HITM", S, 1, bus::bus_rd_invalid_hitm)),
     bus(ev(0x83, "BUS_RD_INVALID_BST_HITM", S, 1, bus::bus_rd_invalid_bst_hitm)),
     bus(ev(0x84, "BUS_HITM", S, 1, bus::bus_hitm)),
     bus(ev(0x87, "BUS_ALL", S, 1, bus::bus_all)),
     bus(ev(0x88, "BUS_DATA_CYCLE", C, 1, bus::bus_data_cycle)),
+    bus(ev(0x89, "MEM_READ_CURRENT", C, 1, bus::mem_read_current)),
     bus(ev(0x8a, "BUS_MEMORY", S, 1, bus::bus_memory)),
     bus(ev(0x8b, "BUS_MEM_READ", S, 1, bus::bus_mem_read)),
     bus(ev(0x8c, "BUS_RD_DATA", S, 1, bus::bus_rd_data)),

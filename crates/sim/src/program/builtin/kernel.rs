@@ -1,6 +1,7 @@
 //! The kernel's share of `mixed`: system calls, device and fast interrupts, and the
 //! timer interrupt's handler, each entered through its exception vector.
 
+use super::driver::{self, Direction, PACKET};
 use super::layout::*;
 use super::user::{zero_line, Thread};
 use crate::program::build::Body;
@@ -63,10 +64,32 @@ pub fn syscall(rng: &mut Rng, t: Thread, map: Mapping) -> Vec<Phase> {
     let back = enter.ip() + INSN;
     enter.call(service, SERVICE_FRAME);
 
-    let mut work = match rng.below(4) {
-        0 | 1 => copy_to_user(rng, t, service, map.heap),
-        2 => clear_pages(rng, t, service, map.heap),
-        _ => lookup(rng, t, service, map.heap),
+    // read() from the page cache or a socket, write() to a socket or sendfile(),
+    // mmap() of fresh memory, a lookup (stat(), open()).
+    let (before, mut work, after) = match rng.below(6) {
+        0 | 1 => (None, copy_to_user(rng, t, service, map.heap, None), None),
+        2 => {
+            // recv(): the adapter has written the packets into socket buffers.
+            let n = rng.range(1, 8);
+            let buffers = buffer(rng, &SOCKET_BUFFERS, n * PACKET);
+            let receive = driver::packets(rng, t, buffers, n, Direction::Receive);
+            (Some(receive), copy_to_user(rng, t, service, map.heap, Some((buffers, n * PACKET / LINE))), None)
+        }
+        3 => {
+            // send() copies the user's data into socket buffers, sendfile() reads the
+            // file's cached pages (to checksum them); the adapter sends them.
+            let n = rng.range(1, 8);
+            let (work, buffers) = if rng.chance(500) {
+                let buffers = buffer(rng, &SOCKET_BUFFERS, n * PACKET);
+                (copy_from_user(rng, t, service, buffers, n * PACKET / LINE), buffers)
+            } else {
+                let pages = buffer(rng, &KERNEL_DATA, n * PACKET);
+                (checksum(rng, t, service, pages, n * PACKET / LINE), pages)
+            };
+            (None, work, Some(driver::packets(rng, t, buffers, n, Direction::Send)))
+        }
+        4 => (None, clear_pages(rng, t, service, map.heap), None),
+        _ => (None, lookup(rng, t, service, map.heap), None),
     };
     work.code_page = map.module_text;
     let mut leave = kernel(t, work.entry + work.body.len() as u64 * INSN);
@@ -82,22 +105,51 @@ pub fn syscall(rng: &mut Rng, t: Thread, map: Mapping) -> Vec<Phase> {
     locked.int(rng.range(10, 60)).store(lock, 0, 4);
     let mut exit = kernel(t, locked.ip());
     exit.int(1).op(Op::ExceptionReturn).goto(resume);
-    vec![stub.once(), enter.once(), work, leave.once(), locked.once(), exit.once()]
+    let mut phases = vec![stub.once(), enter.once()];
+    phases.extend(before);
+    phases.push(work);
+    phases.extend(after);
+    phases.extend([leave.once(), locked.once(), exit.once()]);
+    phases
 }
 
 /// Copies a kernel buffer (on `heap` pages, if given) to user space line by line, across the
-/// user's 4 KB pages.
-fn copy_to_user(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>) -> Phase {
-    let lines = rng.log_range(4, 512);
+/// user's 4 KB pages: a buffer of the page cache, or `lines` of the one at `from`.
+fn copy_to_user(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>, from: Option<(u64, u64)>) -> Phase {
+    let (base, lines) = match from {
+        Some(buffer) => buffer,
+        None => {
+            let lines = rng.log_range(4, 512);
+            (buffer(rng, &KERNEL_DATA, lines * LINE), lines)
+        }
+    };
     let mut b = kernel(t, start);
-    let from = b.stream(DataStream {
-        page: heap.unwrap_or(SECTION),
-        ..line_stream(buffer(rng, &KERNEL_DATA, lines * LINE), lines, Memory::Cacheable)
-    });
+    let from = b.stream(DataStream { page: heap.unwrap_or(SECTION), ..line_stream(base, lines, Memory::Cacheable) });
     let to = b.stream(DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) });
     b.op(Op::BlockLoad(Access { stream: from, offset: 0, size: LINE as u8, use_next: true }));
     b.op(Op::BlockStore(Access { stream: to, offset: 0, size: LINE as u8, use_next: false }));
     b.int(rng.range(1, 3));
+    b.close_loop(lines)
+}
+
+/// Copies `lines` of user data into the kernel buffer at `to`.
+fn copy_from_user(rng: &mut Rng, t: Thread, start: u64, to: u64, lines: u64) -> Phase {
+    let mut b = kernel(t, start);
+    let from = b.stream(DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) });
+    let to = b.stream(line_stream(to, lines, Memory::Cacheable));
+    b.op(Op::BlockLoad(Access { stream: from, offset: 0, size: LINE as u8, use_next: true }));
+    b.op(Op::BlockStore(Access { stream: to, offset: 0, size: LINE as u8, use_next: false }));
+    b.int(rng.range(1, 3));
+    b.close_loop(lines)
+}
+
+/// Sums `lines` of the cached file pages at `at` (the Internet checksum of what
+/// sendfile() sends), a word at a time.
+fn checksum(rng: &mut Rng, t: Thread, start: u64, at: u64, lines: u64) -> Phase {
+    let mut b = kernel(t, start);
+    let pages = b.stream(line_stream(at, lines, Memory::Cacheable));
+    b.op(Op::BlockLoad(Access { stream: pages, offset: 0, size: LINE as u8, use_next: true }));
+    b.int(rng.range(8, 12));
     b.close_loop(lines)
 }
 

@@ -27,6 +27,10 @@ pub const FRAME_BUFFER: Range<u64> = 0x4000_0000..0x4100_0000;
 pub const STACKS: Range<u64> = 0xBE00_0000..0xBF00_0000;
 pub const STACK_BYTES: u64 = 1 << 20;
 pub const KERNEL_DATA: Range<u64> = 0xC100_0000..0xC800_0000;
+/// The network stack's socket buffers (part of the kernel data): the most recently
+/// freed are reused first (the slab allocator's per-CPU caches), so packets sent and
+/// received take their turns in the same lines.
+pub const SOCKET_BUFFERS: Range<u64> = 0xC7E0_0000..0xC800_0000;
 /// Strongly-ordered device registers.
 pub const DEVICES: Range<u64> = 0xF800_0000..0xF810_0000;
 /// The exception vectors (ARM high vectors): reset, undefined, SWI, prefetch abort,

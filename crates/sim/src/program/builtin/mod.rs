@@ -5,6 +5,7 @@
 //! miss, which branches mispredict and how long anything stalls is for a machine model
 //! to compute (`docs/workloads.md`).
 
+pub mod driver;
 pub mod kernel;
 pub mod layout;
 pub mod numeric;
@@ -31,7 +32,8 @@ pub struct WorkloadInfo {
 pub const WORKLOADS: &[WorkloadInfo] = &[
     WorkloadInfo {
         name: "mixed",
-        description: "phases of compute, branchy and stream, with system calls, interrupt handlers and timer ticks",
+        description:
+            "phases of compute, branchy and stream, with system calls (network I/O by DMA among them), interrupt handlers and timer ticks",
     },
     WorkloadInfo { name: "compute", description: "integer loops: IPC near the issue width, well-predicted loop branches, rare misses" },
     WorkloadInfo { name: "branchy", description: "data-dependent branches, deep call chains and jump tables: many mispredicts" },
