@@ -502,6 +502,12 @@ pub enum Signal {
 }
 
 impl Signal {
+    /// The I/O bridge's transactions and this core's answers to them.
+    pub const IO_BRIDGE: [Signal; 12] = {
+        use Signal::*;
+        [IoBrl, IoBrc, IoBrp, IoBil, IoBril, IoBwl, IoBrlHit, IoBrlHitm, IoOtherHit, IoBrilHitm, IoBilHitm, IoReadHitm]
+    };
+
     /// Fills and walk cycles of each TLB by page-size class, smallest first.
     pub const ITLB_FILLS: [Signal; 5] =
         [Signal::ITlbFillsSize0, Signal::ITlbFillsSize1, Signal::ITlbFillsSize2, Signal::ITlbFillsSize3, Signal::ITlbFillsSize4];

@@ -371,10 +371,11 @@ impl Si {
     }
 }
 
-/// The signals `requests` reads.
+/// The signals `requests` reads: the cores' transactions and answers, and the I/O
+/// bridge's.
 const REQUEST_SIGNALS: [Signal; 34] = {
     use Signal::*;
-    [
+    let cores = [
         Wc32,
         Wc16,
         Wc8Low,
@@ -397,19 +398,14 @@ const REQUEST_SIGNALS: [Signal; 34] = {
         DeviceWrites,
         CleanCastouts,
         BusInvalidates,
-        IoBrl,
-        IoBrc,
-        IoBrp,
-        IoBil,
-        IoBril,
-        IoBwl,
-        IoBrlHit,
-        IoBrlHitm,
-        IoOtherHit,
-        IoBrilHitm,
-        IoBilHitm,
-        IoReadHitm,
-    ]
+    ];
+    let mut all = [Wc32; 34];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < cores.len() { cores[i] } else { Signal::IO_BRIDGE[i - cores.len()] };
+        i += 1;
+    }
+    all
 };
 
 /// The requests a cycle with signals `s` makes, by kind.

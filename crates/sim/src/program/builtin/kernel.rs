@@ -123,20 +123,22 @@ fn copy_to_user(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>, from: O
             (buffer(rng, &KERNEL_DATA, lines * LINE), lines)
         }
     };
-    let mut b = kernel(t, start);
-    let from = b.stream(DataStream { page: heap.unwrap_or(SECTION), ..line_stream(base, lines, Memory::Cacheable) });
-    let to = b.stream(DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) });
-    b.op(Op::BlockLoad(Access { stream: from, offset: 0, size: LINE as u8, use_next: true }));
-    b.op(Op::BlockStore(Access { stream: to, offset: 0, size: LINE as u8, use_next: false }));
-    b.int(rng.range(1, 3));
-    b.close_loop(lines)
+    let from = DataStream { page: heap.unwrap_or(SECTION), ..line_stream(base, lines, Memory::Cacheable) };
+    let to = DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) };
+    copy(rng, t, start, from, to, lines)
 }
 
 /// Copies `lines` of user data into the kernel buffer at `to`.
 fn copy_from_user(rng: &mut Rng, t: Thread, start: u64, to: u64, lines: u64) -> Phase {
+    let from = DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) };
+    copy(rng, t, start, from, line_stream(to, lines, Memory::Cacheable), lines)
+}
+
+/// The kernel's copy loop: a whole line loaded from `from` and stored to `to` each
+/// iteration.
+fn copy(rng: &mut Rng, t: Thread, start: u64, from: DataStream, to: DataStream, lines: u64) -> Phase {
     let mut b = kernel(t, start);
-    let from = b.stream(DataStream { page: PAGE, ..line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable) });
-    let to = b.stream(line_stream(to, lines, Memory::Cacheable));
+    let (from, to) = (b.stream(from), b.stream(to));
     b.op(Op::BlockLoad(Access { stream: from, offset: 0, size: LINE as u8, use_next: true }));
     b.op(Op::BlockStore(Access { stream: to, offset: 0, size: LINE as u8, use_next: false }));
     b.int(rng.range(1, 3));
