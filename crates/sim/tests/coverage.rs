@@ -12,13 +12,17 @@ use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::program::builtin::WORKLOADS;
 use pmukit_sim::stat::{stat, StatOptions};
 
-/// Selections that count zero on every built-in workload, and why.
-/// Why the memory controllers' rarest events do not happen on the built-in programs.
-const WRITEBACK_HITS: &str =
-    "no program reads a line back within the few hundred cycles its write-back waits for its bank (strands take turns, ERRATA MSP1)";
-
-const NEVER: &[(&str, &str)] =
-    &[("sparc-kt-dram::WRITEBACK_BUFFER_HITS", WRITEBACK_HITS), ("sparc-t4-dram::WRITEBACK_BUFFER_HITS", WRITEBACK_HITS)];
+/// Selections that count zero on every built-in workload, and why. KT's memory
+/// controllers never see a read of a line whose write is queued: on T4
+/// the devices' writes of the packets received go to memory and the kernel reads them
+/// at once (ERRATA MSP20), but KT's L2 is the chip's and holds the recycled socket
+/// buffers, so the devices' writes land there; the cores' own write-backs are not read
+/// back within the few hundred cycles they wait for their banks (strands take turns,
+/// MSP1).
+const NEVER: &[(&str, &str)] = &[(
+    "sparc-kt-dram::WRITEBACK_BUFFER_HITS",
+    "the devices' writes land in KT's L2, and no program reads a line back within the few hundred cycles its write-back waits for its bank",
+)];
 
 /// Counts of every selection of `pmu` summed over the built-in workloads, `per_run`
 /// selections a run.

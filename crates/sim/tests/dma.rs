@@ -138,3 +138,24 @@ fn a_transfer_from_a_missing_stream_or_of_no_bytes_is_refused() {
         assert!(error.to_string().contains("device transfer 0"), "{error}");
     }
 }
+
+#[test]
+fn msp20_a_device_write_still_queued_serves_the_cores_read() {
+    // Each iteration a device writes 32 KB from the stream's position: two DRAM rows,
+    // eight lines to each bank. The next iteration, 16 KB on (in the same 4 MB page:
+    // no table walk comes first), reads the line whose write is its bank's last: a
+    // write-back buffer hit.
+    let hits = |dma: Vec<Dma>| {
+        let load = Op::Load(Access { stream: 0, offset: 12 * 64, size: 4, use_next: true });
+        let body = vec![load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Always }];
+        let stream = DataStream { stride: 16 << 10, footprint: 1 << 20, page: 4 << 20, ..DataStream::fixed(BUFFER, Memory::Cacheable) };
+        let p = Phase { dma, ..common::phase(body, ITERATIONS, vec![stream]) };
+        let mut hits = 0;
+        for block in machine::sparc(SparcConfig::new(SparcChip::T4), common::program_of(p), Skipping::Off) {
+            hits += block.body.iter().map(|s| u64::from(s.queues.writeback_hits) * s.cycles).sum::<u64>() * block.repeat;
+        }
+        hits
+    };
+    assert_eq!(hits(Vec::new()), 0);
+    assert_eq!(hits(vec![Dma { stream: 0, bytes: 32 << 10, write: true }]), ITERATIONS - 1);
+}

@@ -82,7 +82,7 @@ impl Sparc {
             }
             let bytes = self.mem.line_bytes();
             for (l, _) in d.lines(stream, k, bytes) {
-                let (l1, _, _) = self.mem.snooped(l, d.write, outer, true);
+                let l1 = self.mem.device(l, d.write, outer);
                 if l1 > 0 {
                     items.push(Signals::default().with(Signal::DCacheSnoopInvalidations, l1));
                 }

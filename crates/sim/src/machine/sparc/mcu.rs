@@ -157,6 +157,18 @@ impl Mcus {
         q.insert(at, Queued { line, start });
     }
 
+    /// A device's transaction (DMA): it takes its bank and queues like the core's,
+    /// but what it meets is not counted as the core's.
+    pub fn device(&mut self, addr: u64, write: bool) {
+        let met = self.met;
+        if write {
+            self.write(addr);
+        } else {
+            self.read(addr);
+        }
+        self.met = met;
+    }
+
     /// What the transactions since the last call met; starts afresh.
     pub fn take(&mut self) -> MemoryQueues {
         std::mem::take(&mut self.met)

@@ -256,6 +256,32 @@ impl Hierarchy {
         (invalidated, held, dirty)
     }
 
+    /// A device's DMA of coherence line `line` (ERRATA MSP20); returns the L1 data
+    /// lines it invalidated. Where the core's L2 is its own (`own_l2`: T4, whose I/O
+    /// goes through the L3), a write takes every copy and goes to memory, and a read
+    /// takes a modified copy's data (leaving it clean) or reads memory. Where the L2
+    /// is the chip's, its bank serves the device: a write takes the L1 copies and
+    /// updates the L2's copy, or goes to memory when the L2 has none; a read takes the
+    /// L2's copy or reads memory. The controllers queue the device's transactions
+    /// like the core's; what they meet there is not the core's.
+    pub fn device(&mut self, line: u64, write: bool, own_l2: bool) -> u8 {
+        let (invalidated, held, _) = self.snooped(line, write, own_l2, true);
+        let memory = if own_l2 {
+            write || !held
+        } else {
+            self.touched[0] = true;
+            let in_l2 = self.l2.contains(line);
+            if in_l2 && write {
+                self.l2.fill(line, true);
+            }
+            !in_l2
+        };
+        if memory {
+            self.mcus.device(line, write);
+        }
+        invalidated
+    }
+
     /// Whether the L1 data cache holds the line; no state changes.
     pub fn l1_holds(&self, addr: u64) -> bool {
         self.dcache.contains(addr)
