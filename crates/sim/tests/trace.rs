@@ -103,6 +103,13 @@ fn malformed_traces_name_the_line_and_column() {
         ("outcome", native("10004 br 10000 maybe"), 3, 16, "`maybe` is not a branch outcome"),
         ("target", native("10004 call xyz"), 3, 12, "`xyz` is not a hexadecimal address"),
         ("thread", native("10004 int thread=300"), 3, 11, "`300` is not a thread number"),
+        ("dma-direction", native("20000 dma x 64"), 3, 11, "`x` is not a transfer direction: r (the device reads) or w"),
+        ("dma-bytes", native("20000 dma r 0"), 3, 13, "`0` is not a transfer size in bytes (1-65536)"),
+        ("dma-too-big", native("20000 dma w 65537"), 3, 13, "`65537` is not a transfer size in bytes (1-65536)"),
+        ("dma-operands", native("20000 dma r"), 3, 7, "`dma` takes 2 operands, not 1"),
+        ("dma-options", native("20000 dma r 64 kernel"), 3, 16, "`dma` takes no options"),
+        ("dma-first", "#pmukit-trace v1\n20000 dma r 64\n".to_string(), 2, 1, "none come before this one"),
+        ("dma-many", native(&"20000 dma r 64\n".repeat(17)), 19, 1, "more than 16 device transfers one after another"),
         ("lackey-line", "==1== Lackey\nI  00401000,5\nX 1,2\n".to_string(), 3, 1, "expected `I  ADDR,SIZE`"),
         ("lackey-addr", "I  00401000,5\nI  0040z000,5\n".to_string(), 2, 4, "`0040z000` is not a hexadecimal address"),
         ("lackey-size", "I  00401000,5\n S 7ff0,eight\n".to_string(), 2, 9, "`eight` is not a size in bytes"),
@@ -118,6 +125,19 @@ fn malformed_traces_name_the_line_and_column() {
             e => panic!("{name}: {e}"),
         }
     }
+}
+
+#[test]
+fn a_native_trace_records_devices_transfers_after_the_instructions_before_them() {
+    // A load and a store to a buffer, then a device writes it back to memory (the
+    // driver cleans the line first: one maintenance instruction and its write-back on
+    // ARM11, ERRATA MARM10), then the next instruction loads it again.
+    let text = "#pmukit-trace v1\n10000 ld 20000 4\n10004 st 20000 4\n20000 dma r 32\n10008 ld 20000 4\n";
+    let t = totals(&trace_file("dma.trace", text));
+    assert_eq!(t.get(Signal::Instructions), 4);
+    assert_eq!(t.get(Signal::DCacheWritebacks), 1);
+    let written = "#pmukit-trace v1\n10000 ld 20000 4\n20000 dma w 32\n10004 ld 20000 4\n";
+    assert_eq!(totals(&trace_file("dma-w.trace", written)).get(Signal::DCacheMisses), 2, "the device's write took the line");
 }
 
 #[test]
@@ -175,7 +195,7 @@ proptest::proptest! {
     #[test]
     fn arbitrary_trace_lines_never_panic(
         native in proptest::prelude::any::<bool>(),
-        lines in proptest::collection::vec("[ ILSMx0-9a-fA-F,=#kt.-]{0,24}|I  [0-9a-f]{1,17},[0-9]{1,4}| [LSM] [0-9a-f]{1,8},[0-9]{1,3}|[0-9a-f]{1,6} (int|ld|st|br|call|ret|jmp|bld|pf)( [0-9a-fx]{1,6}){0,3}( t| n| kernel| thread=[0-9]{1,4})?", 0..40),
+        lines in proptest::collection::vec("[ ILSMx0-9a-fA-F,=#kt.-]{0,24}|I  [0-9a-f]{1,17},[0-9]{1,4}| [LSM] [0-9a-f]{1,8},[0-9]{1,3}|[0-9a-f]{1,6} (int|ld|st|br|call|ret|jmp|bld|pf)( [0-9a-fx]{1,6}){0,3}( t| n| kernel| thread=[0-9]{1,4})?|[0-9a-f]{1,6} dma( r| w| x)?( [0-9]{1,6})?( kernel)?", 0..40),
     ) {
         let header = if native { "#pmukit-trace v1\n" } else { "==1== Lackey\n" };
         let text = format!("{header}{}\n", lines.join("\n"));

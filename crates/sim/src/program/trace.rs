@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::{Arc, Mutex};
 
-use super::{Access, DataStream, FpOp, Memory, Op, Pattern, Phase, Program, Table};
+use super::{Access, DataStream, Dma, FpOp, Memory, Op, Pattern, Phase, Program, Table, DMA_MAX_BYTES};
 use crate::stream::Privilege;
 
 /// The first line of a native trace.
@@ -14,8 +14,11 @@ pub const NATIVE_HEADER: &str = "#pmukit-trace v1";
 
 /// Instructions per phase: enough to amortise a phase, small enough to stream.
 const PHASE_RECORDS: usize = 4096;
-/// Data streams and jump tables a phase can name (their indices are bytes).
+/// Data streams and jump tables a phase can name (their indices are bytes), of which
+/// the instructions may take all but those kept for the device transfers that end it.
 const PHASE_STREAMS: usize = 255;
+/// Device transfers one after another in a trace: they all end the phase before them.
+const PHASE_TRANSFERS: usize = 16;
 
 /// A trace that cannot be read, with where and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +67,9 @@ enum Kind {
     Call(u64),
     Return(u64),
     Jump(u64),
+    /// A device's transfer of this many bytes at the record's address (`ip`), a
+    /// write when set; not an instruction.
+    Dma(u32, bool),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,12 +303,17 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
     let Some(&(class_col, class)) = fields.get(1) else { return Err((at + 1, "expected an instruction class after the address".into())) };
     let mut record = Record { thread: 0, privilege: Privilege::USER, ip, op: Kind::Plain(Op::Int) };
     let mut operands = Vec::new();
+    let mut option = None;
     for &(column, w) in &fields[2..] {
         match w.split_once('=') {
             _ if w == "kernel" => record.privilege = Privilege::KERNEL,
             Some(("thread", n)) => record.thread = n.parse().map_err(|_| (column, format!("`{n}` is not a thread number (0-255)")))?,
-            _ => operands.push((column, w)),
+            _ => {
+                operands.push((column, w));
+                continue;
+            }
         }
+        option.get_or_insert(column);
     }
     let want = |n: usize| {
         if operands.len() == n {
@@ -356,7 +367,25 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
                 _ => Kind::Jump(target),
             }
         }
-        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp"))),
+        "dma" => {
+            if let Some(column) = option {
+                return Err((column, "`dma` takes no options: the transfer belongs to the instructions before it".into()));
+            }
+            want(2)?;
+            let write = match operands[0] {
+                (_, "r") => false,
+                (_, "w") => true,
+                (column, w) => return Err((column, format!("`{w}` is not a transfer direction: r (the device reads) or w (it writes)"))),
+            };
+            let (column, w) = operands[1];
+            let bytes = w
+                .parse::<u32>()
+                .ok()
+                .filter(|b| (1..=DMA_MAX_BYTES).contains(b))
+                .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
+            Kind::Dma(bytes, write)
+        }
+        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp, dma"))),
     };
     Ok(Some(record))
 }
@@ -366,6 +395,11 @@ impl Iterator for Phases {
 
     fn next(&mut self) -> Option<Phase> {
         let first = self.record()?;
+        if matches!(first.op, Kind::Dma(..)) {
+            let e = self.syntax(1, "a device transfer ends the instructions before it, and none come before this one");
+            self.fail(e);
+            return None;
+        }
         let mut phase = Phase {
             privilege: first.privilege,
             context: u32::from(first.thread) + 1,
@@ -380,20 +414,48 @@ impl Iterator for Phases {
             dma: Vec::new(),
         };
         let mut streams: Streams = HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default());
-        let mut record = Some(first);
-        while let Some(r) = record.take() {
+        let mut r = first;
+        loop {
             add(&mut phase, &mut streams, r);
-            if phase.body.len() == PHASE_RECORDS || phase.streams.len() + phase.tables.len() >= PHASE_STREAMS {
+            let Some(next) = self.record() else { break };
+            if matches!(next.op, Kind::Dma(..)) {
+                self.transfers(&mut phase, next);
                 break;
             }
-            record = self.record();
-            if let Some(next) = record.filter(|n| n.thread != first.thread || n.privilege != first.privilege) {
-                // A new thread or privilege starts a new phase.
+            let full = phase.body.len() == PHASE_RECORDS || phase.streams.len() + phase.tables.len() >= PHASE_STREAMS - PHASE_TRANSFERS;
+            // A new thread or privilege starts a new phase.
+            if full || next.thread != first.thread || next.privilege != first.privilege {
                 self.next = Some(next);
                 break;
             }
+            r = next;
         }
         Some(phase)
+    }
+}
+
+impl Phases {
+    /// The device transfers from `first` on, which end `phase`: at the end of it the
+    /// device moves the bytes, each transfer from a stream of its own.
+    fn transfers(&mut self, phase: &mut Phase, first: Record) {
+        let mut r = first;
+        loop {
+            let Kind::Dma(bytes, write) = r.op else {
+                self.next = Some(r);
+                return;
+            };
+            if phase.dma.len() == PHASE_TRANSFERS {
+                let e = self.syntax(1, format!("more than {PHASE_TRANSFERS} device transfers one after another"));
+                self.fail(e);
+                return;
+            }
+            phase.streams.push(DataStream::fixed(r.ip, Memory::Cacheable));
+            phase.dma.push(Dma { stream: (phase.streams.len() - 1) as u8, bytes, write });
+            match self.record() {
+                Some(next) => r = next,
+                None => return,
+            }
+        }
     }
 }
 
@@ -433,6 +495,8 @@ fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
             phase.tables.push(Table { targets: vec![target] });
             Op::Jump { table: (phase.tables.len() - 1) as u8, via: None }
         }
+        // `Phases::next` hands transfers to `Phases::transfers`.
+        Kind::Dma(..) => return,
     };
     phase.body.push(op);
     phase.addresses.push(r.ip);

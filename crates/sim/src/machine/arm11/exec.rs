@@ -154,6 +154,9 @@ impl Arm11 {
                 }
                 let ip = self.ip;
                 self.plain(out, ip, s);
+                // The maintenance operation used the data side: the next access is
+                // not sequential to the one before (AN195 §8).
+                self.data_line = u64::MAX;
             }
         }
     }
