@@ -105,7 +105,6 @@ const T4_NEVER: &[(&str, &str)] = &[
     ("PICK.PICK_3", "the machine issues at most two instructions a cycle"),
     ("INSTR_SPECIAL.SW_COUNT", "no program uses the sethi %hi(fc000), %g0 marker"),
     ("IC_MISS_PRECISE.REMOTE_HIT", "code is in the socket's own memory"),
-    ("ITLB_FILL.TRAP", "code is mapped before it runs: its TTEs are in the TSB"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT", "needs two virtual addresses of one line, which no program has"),
     ("IC_MTAG.WAY_MISMATCH", "needs two lines of a set with one microtag, the older one fetched: the programs' code has none"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT_OR_WAY_MISMATCH", "both of the above"),
@@ -360,4 +359,25 @@ fn msp19_a_full_l2_miss_buffer_holds_misses_back_and_drops_l2_prefetches() {
     assert!(large.cycles < small.cycles, "and waits less");
     let kt = run(SparcConfig::new(SparcChip::Kt));
     assert_eq!((kt.get(Signal::L2MissBufferFull), kt.get(Signal::L2PrefetchDrops)), (0, 0), "KT: not modelled");
+}
+
+/// MSP21: a process's first fetch of each code page (base pages) traps (demand
+/// paging); its later ones, and the kernel's and large pages', find the TTE in the TSB.
+#[test]
+fn msp21_a_processs_first_fetch_of_a_code_page_traps_once() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern, Phase, Program};
+    use pmukit_sim::stream::Privilege;
+    // Straight-line code over three 8 KB pages, then back to the start.
+    let mut body = vec![Op::Int; 3 * 2048 + 10];
+    body.push(Op::Branch { target: 0x1_0000, when: Pattern::Always });
+    let user = common::phase(body, 2, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
+    let kernel = Phase { privilege: Privilege::KERNEL, ..user.clone() };
+    let traps = |phases: Vec<Phase>| {
+        let program = Program { threads: vec![Box::new(phases.into_iter())], timer: None };
+        Totals::of(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::Off), u64::MAX, |_| true).get(Signal::ITlbFillTraps)
+    };
+    assert_eq!(traps(vec![user.clone(), user.clone()]), 4, "the four pages the code touches, once");
+    assert_eq!(traps(vec![Phase { context: 2, ..user.clone() }, user.clone()]), 8, "each address space maps its own");
+    assert_eq!(traps(vec![kernel]), 0);
+    assert_eq!(traps(vec![Phase { code_page: Some(4 << 20), ..user }]), 0);
 }

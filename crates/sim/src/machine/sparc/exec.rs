@@ -321,9 +321,14 @@ impl Sparc {
         }
         self.fetch_line = line;
         let class = self.cfg.size_class(code_page(phase));
-        if !self.tr.itlb.access(ip, self.cfg.page_sizes[class], context(phase)) {
-            // Code is mapped before it runs: its TTEs are in the TSB.
-            self.walk(out, ip, class, context(phase), false, Side::Instruction);
+        let page = self.cfg.page_sizes[class];
+        if !self.tr.itlb.access(ip, page, context(phase)) {
+            // A process's text on base pages is mapped as it first runs (demand
+            // paging: the first fetch of each page in its address space finds no TTE
+            // in the TSB and traps, MSP21); large pages are mapped with the text, and
+            // the kernel's text from boot.
+            let first_touch = class == 0 && phase.privilege.is_user() && self.mapped_code.insert((context(phase), ip & !(page - 1)));
+            self.walk(out, ip, class, context(phase), first_touch, Side::Instruction);
         }
         let microtag = self.microtag(ip);
         if self.mem.icache.access(ip, false).hit {

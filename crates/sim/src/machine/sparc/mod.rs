@@ -71,6 +71,8 @@ pub struct Sparc {
     fetch_line: u64,
     /// Another core, where it meets this one on shared data (MSP17).
     peer: Peer,
+    /// The user code pages mapped so far, by address space (MSP21).
+    mapped_code: rustc_hash::FxHashSet<(u32, u64)>,
 }
 
 impl Sparc {
@@ -89,6 +91,7 @@ impl Sparc {
             ip: 0,
             fetch_line: u64::MAX,
             peer: Peer::default(),
+            mapped_code: Default::default(),
             cfg,
         }
     }
@@ -134,6 +137,8 @@ impl Core for Sparc {
     fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
         self.mem.canonical(keys, out);
         self.peer.canonical(keys, out);
+        // Code pages are only ever added: the same count means none was since.
+        out.push(u64::MAX - self.mapped_code.len() as u64);
         self.tr.itlb.canonical(keys.page, out);
         self.tr.dtlb.canonical(keys.page, out);
         if let Some(d) = &self.direction {
