@@ -111,7 +111,6 @@ const T4_NEVER: &[(&str, &str)] = &[
     ("TAG_WAIT.PQ", "the pick queue is not modelled"),
     ("PREFETCH_DROP.SW_BUFFER_FULL", "TABLE 10-2: never with one strand running at a time"),
     ("RAW_HIT.PARTIAL_ST_Q", "the programs' loads that overlap a store without being covered by it (a wider load over a narrower store) follow it within the eight cycles before it commits: they hit the store buffer (MSP18)"),
-    ("L1_INVALIDATION.IC_SNOOP", "no program writes code, so no other core's store snoops an instruction line (MSP17)"),
     ("DATA_PREFETCH.L2_DROP", "the one prefetch into the L2 the programs make, daxpy's of the vector it writes, never meets a full miss buffer: its loads wait for few misses (MSP19)"),
     ("DATA_PREFETCH.L3_DROP", "the L3's queues, which would drop prefetches, are not modelled"),
     ("L2_EVENT.FILL_BUF_FULL", "the L2's fill and write-back buffers and its pipeline are not modelled (its miss buffer is, MSP19)"),

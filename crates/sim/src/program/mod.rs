@@ -164,12 +164,17 @@ pub enum Op {
     Pause,
     /// An access to an internal register (CP15, ASI, state register).
     SpecialReg,
+    /// Makes the line at the access coherent with instruction fetch after the program
+    /// wrote code there (a JIT compiler, a patched call site): Itanium's `fc`, SPARC's
+    /// FLUSH, ARM's clean of the data line and invalidation of the instruction line.
+    FlushCode(Access),
 }
 
 impl Op {
     pub fn access(&self) -> Option<Access> {
         match *self {
             Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => Some(a),
+            Op::FlushCode(a) => Some(a),
             Op::FpLoad(a) => Some(a),
             Op::Jump { via, .. } => via,
             _ => None,

@@ -82,6 +82,7 @@ enum MemKind {
     Prefetch,
     BlockLoad,
     BlockStore,
+    FlushCode,
 }
 
 /// The program a trace records: one software thread whose phases are chunks of the
@@ -349,6 +350,7 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
         "pf" => mem(MemKind::Prefetch, false)?,
         "bld" => mem(MemKind::BlockLoad, false)?,
         "bst" => mem(MemKind::BlockStore, false)?,
+        "flush" => mem(MemKind::FlushCode, false)?,
         "br" => {
             want(2)?;
             let taken = match operands[1] {
@@ -385,7 +387,7 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
                 .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
             Kind::Dma(bytes, write)
         }
-        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, br, call, ret, jmp, dma"))),
+        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
     };
     Ok(Some(record))
 }
@@ -486,6 +488,7 @@ fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
                 MemKind::Prefetch => Op::Prefetch(a),
                 MemKind::BlockLoad => Op::BlockLoad(a),
                 MemKind::BlockStore => Op::BlockStore(a),
+                MemKind::FlushCode => Op::FlushCode(a),
             }
         }
         Kind::Branch(target, taken) => Op::Branch { target, when: if taken { Pattern::Always } else { Pattern::Never } },

@@ -451,6 +451,12 @@ pub enum Signal {
     IoBrilHitm,
     IoBilHitm,
     IoReadHitm,
+    /// Lines of code made coherent with fetch (`fc`, FLUSH): each a snoop of the
+    /// Montecito L1I; L2I lines that another agent's snoop or an `fc` invalidated;
+    /// SPARC L1 instruction lines another core's store or a device's write took.
+    CodeFlushes,
+    L2iSnoopHits,
+    ICacheSnoopInvalidations,
     /// Montecito's register stack as a call or return retires: the registers of the
     /// current frame, and the older frames' registers not yet spilled (dirty), each in
     /// bits 2:0, 5:3 and 6 (the RSE_CURRENT_REGS and RSE_DIRTY_REGS counters).

@@ -76,6 +76,21 @@ impl Arm11 {
             Op::Load(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) | Op::Store(a) => {
                 self.memory(phase, k, op, a, ip, s, out);
             }
+            Op::FlushCode(a) => {
+                // Clean the data line (MCR p15 c7 c10 1) and invalidate the
+                // instruction line (c7 c5 1) by address: one operation here.
+                let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
+                let halves = self.dcache.clean(addr);
+                if halves > 0 {
+                    s.set(Signal::DCacheWritebacks, halves).set(Signal::MemoryWrites, 1);
+                }
+                self.icache.invalidate(addr);
+                if self.cfg.icache.line_of(addr) == self.fetch_line {
+                    self.fetch_line = u64::MAX;
+                }
+                self.data_line = u64::MAX;
+                self.plain(out, ip, s);
+            }
             // A VFP load (FLDS, FLDD) goes through the D-cache like any other.
             Op::FpLoad(a) => self.memory(phase, k, &Op::Load(a), a, ip, s, out),
             Op::Jump { table, via } => {

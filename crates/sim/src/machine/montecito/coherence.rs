@@ -3,10 +3,64 @@
 //! over the bus, by a snoop), where it meets this core (`machine::peer`, ERRATA
 //! MMC23): its turn after each iteration, and this core's answers to its snoops.
 
+use super::exec::bundle_address;
 use super::Montecito;
 use crate::machine::out::last_cycle;
 use crate::machine::peer::{Answer, Request};
 use crate::stream::{Signal, Signals, Span};
+
+impl Montecito {
+    /// A snoop that invalidates `line` reaches the instruction side too: the code the
+    /// program wrote there is fetched as bundles (`bundle_address`, MMC35), and their
+    /// L2I copies (counted in `code_snoop_hits`) and L1I lines go.
+    pub(super) fn take_code(&mut self, line: u64) {
+        self.touched[0] = true;
+        let (l2i, l1i) = (self.cfg.l2i.line, self.cfg.l1i.line);
+        let first = bundle_address(line);
+        let last = bundle_address(line + self.cfg.l3.line - 1);
+        for l in (self.cfg.l2i.line_of(first)..=last).step_by(l2i as usize) {
+            if self.outer[0].invalidate(l).is_some() {
+                self.code_snoop_hits = self.code_snoop_hits.saturating_add(1);
+            }
+            for a in (l..l + l2i).step_by(l1i as usize) {
+                self.l1i.invalidate(a);
+                if a == self.fetch_line {
+                    self.fetch_line = u64::MAX;
+                }
+            }
+        }
+    }
+
+    /// This core's `fc` of `line` (MMC35): a modified copy in the L2D or L3 is written
+    /// back, every copy goes (the instruction side's too), and the BIL it puts on the
+    /// bus is a snoop of the L1I (`CodeFlushes`).
+    pub(super) fn flush_line(&mut self, line: u64, s: &mut Signals) {
+        let l1d = self.cfg.l1d.line;
+        self.touched[1] = true;
+        self.touched[2] = true;
+        let dirty = self.outer[1..].iter().any(|c| c.dirty(line));
+        for c in &mut self.outer[1..] {
+            c.invalidate(line);
+        }
+        for o in (0..self.cfg.l3.line).step_by(l1d as usize) {
+            self.l1d.invalidate(line + o);
+        }
+        self.take_code(line);
+        for _ in 0..self.take_code_snoop_hits() {
+            s.bump(Signal::L2iSnoopHits);
+        }
+        s.bump(Signal::CodeFlushes);
+        if dirty {
+            s.bump(Signal::MemoryWrites);
+            self.write_data(s);
+        }
+    }
+
+    /// The L2I snoop hits since the last call.
+    pub(super) fn take_code_snoop_hits(&mut self) -> u8 {
+        std::mem::take(&mut self.code_snoop_hits)
+    }
+}
 
 /// What a snoop does to this core's copies of a line: takes them (a write, a read
 /// for ownership, an invalidation), leaves them clean and shared (a read: a modified
@@ -33,6 +87,9 @@ impl Montecito {
                 Request::ReadOwn => (Signal::PeerBril, Signal::PeerBrilHit, Signal::PeerBrilHitm),
             };
             s.bump(txn);
+            for _ in 0..self.take_code_snoop_hits() {
+                s.bump(Signal::L2iSnoopHits);
+            }
             match answer {
                 Answer::Miss => {}
                 Answer::Hit => s.bump(hit),
@@ -56,6 +113,9 @@ impl Montecito {
     pub(super) fn answer(&mut self, line: u64, effect: Effect) -> Answer {
         let bytes = self.cfg.l3.line;
         let l1d = self.cfg.l1d.line;
+        if effect == Effect::Take {
+            self.take_code(line);
+        }
         let dirty = self.outer[1..].iter().any(|c| c.dirty(line));
         let held = dirty
             || self.outer[1..].iter().any(|c| c.contains(line))

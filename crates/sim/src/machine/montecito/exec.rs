@@ -215,6 +215,15 @@ impl Montecito {
                 self.bus_writes(&mut g.signals, &sent);
                 self.close(g, out);
             }
+            Op::FlushCode(a) => {
+                // fc: the line leaves every cache of the coherence domain, a modified
+                // copy written back, by a BIL on the bus, whose snoop reaches this
+                // core's L1I (L1I_SNOOP: "each fc instruction will produce 1 snoop
+                // request to L1I after it goes out on the bus") and its L2I (MMC35).
+                self.join(g, out, ip, true);
+                let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
+                self.flush_line(self.cfg.l3.line_of(addr), &mut g.signals);
+            }
             Op::Syscall | Op::ExceptionReturn => {
                 self.join(g, out, ip, false);
                 self.close(g, out);

@@ -57,6 +57,9 @@ impl Montecito {
                         Answer::Hitm => s.bump(if brl { Signal::IoBrlHitm } else { Signal::IoReadHitm }),
                     }
                 }
+                for _ in 0..self.take_code_snoop_hits() {
+                    s.bump(Signal::L2iSnoopHits);
+                }
                 items.push(s);
             }
         }

@@ -121,6 +121,8 @@ pub struct Montecito {
     wcb: WriteCoalescing,
     /// The other core, where it meets this one (MMC23).
     peer: Peer,
+    /// L2I lines snoops invalidated since the last time they were counted.
+    code_snoop_hits: u8,
     /// The system interface's queues and bus (MMC24).
     si: Si,
     /// Fault injection into the write data queue (MMC26).
@@ -178,6 +180,7 @@ impl Montecito {
             switch_stall: 0,
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
+            code_snoop_hits: 0,
             si: Si::default(),
             faults: cfg.fault_every.map(Countdown::new),
             cfg,

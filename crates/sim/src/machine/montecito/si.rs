@@ -373,7 +373,7 @@ impl Si {
 
 /// The signals `requests` reads: the cores' transactions and answers, and the I/O
 /// bridge's.
-const REQUEST_SIGNALS: [Signal; 34] = {
+const REQUEST_SIGNALS: [Signal; 35] = {
     use Signal::*;
     let cores = [
         Wc32,
@@ -398,8 +398,9 @@ const REQUEST_SIGNALS: [Signal; 34] = {
         DeviceWrites,
         CleanCastouts,
         BusInvalidates,
+        CodeFlushes,
     ];
-    let mut all = [Wc32; 34];
+    let mut all = [Wc32; 35];
     let mut i = 0;
     while i < all.len() {
         all[i] = if i < cores.len() { cores[i] } else { Signal::IO_BRIDGE[i - cores.len()] };
@@ -436,7 +437,7 @@ fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 19] {
         (Kind::Write { clocks: cfg.line_clocks }, lines_written),
         (Kind::Write { clocks: 1 }, pieces + s.get(DeviceWrites)),
         (Kind::CastOut, s.get(CleanCastouts)),
-        (Kind::Invalidate, s.get(BusInvalidates)),
+        (Kind::Invalidate, s.get(BusInvalidates) + s.get(CodeFlushes)),
         (Kind::PeerRead { hitm: true }, peer_hitm.min(peer)),
         (Kind::PeerRead { hitm: false }, peer.saturating_sub(peer_hitm)),
         (Kind::IoRead { clocks: line, hitm: true }, brl_hitm + brc_hitm),

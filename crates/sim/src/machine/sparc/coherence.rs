@@ -7,7 +7,7 @@
 
 use super::memory::Level;
 use super::Sparc;
-use crate::machine::out::{last_cycle, spread};
+use crate::machine::out::spread;
 use crate::machine::peer::Answer;
 use crate::program::{DataStream, Memory, Phase};
 use crate::stream::{Signal, Signals, Span};
@@ -41,15 +41,18 @@ impl Sparc {
     }
 
     /// The other core's turn at the end of an iteration (`out[from..]`): its stores
-    /// invalidate this core's copies, its reads take a modified line's data; the L1
-    /// invalidations count in the iteration's last cycle.
-    pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize) {
+    /// invalidate this core's copies (code lines too), its reads take a modified
+    /// line's data; each line's L1 invalidations count in a cycle of their own, from
+    /// the last.
+    pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize, template: Span) {
         let mut peer = std::mem::take(&mut self.peer);
-        let mut invalidated = 0u8;
+        let mut items = Vec::new();
         peer.turn(|line, write| {
             let remote = self.home_remote(line);
-            let (l1, held, dirty) = self.mem.snooped(line, write, self.apart(remote), remote);
-            invalidated = invalidated.saturating_add(l1);
+            let (l1, code, held, dirty) = self.mem.snooped(line, write, self.apart(remote), remote);
+            if l1 + code > 0 {
+                items.push(Signals::default().with(Signal::DCacheSnoopInvalidations, l1).with(Signal::ICacheSnoopInvalidations, code));
+            }
             match (held, dirty) {
                 (_, true) => Answer::Hitm,
                 (true, false) => Answer::Hit,
@@ -57,12 +60,7 @@ impl Sparc {
             }
         });
         self.peer = peer;
-        if invalidated == 0 {
-            return;
-        }
-        let Some(last) = last_cycle(out, from) else { return };
-        let n = last.signals.get(Signal::DCacheSnoopInvalidations) as u8;
-        last.signals.set(Signal::DCacheSnoopInvalidations, n.saturating_add(invalidated).min(crate::stream::MAX_PER_CYCLE));
+        spread(out, from, template, &items);
     }
 
     /// The devices' transfers at the end of an iteration (`out[from..]`). SPARC I/O
@@ -82,9 +80,9 @@ impl Sparc {
             }
             let bytes = self.mem.line_bytes();
             for (l, _) in d.lines(stream, k, bytes) {
-                let l1 = self.mem.device(l, d.write, outer);
-                if l1 > 0 {
-                    items.push(Signals::default().with(Signal::DCacheSnoopInvalidations, l1));
+                let (l1, code) = self.mem.device(l, d.write, outer);
+                if l1 + code > 0 {
+                    items.push(Signals::default().with(Signal::DCacheSnoopInvalidations, l1).with(Signal::ICacheSnoopInvalidations, code));
                 }
             }
         }

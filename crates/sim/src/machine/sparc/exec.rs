@@ -130,6 +130,18 @@ impl Sparc {
                 self.issue(out, ip, Signals::default().with(Signal::Stores, 1), 1);
                 self.wait(out, ip, drain, None);
             }
+            Op::FlushCode(a) => {
+                // FLUSH: the L2's directory keeps the I-cache coherent with stores, so
+                // the line's stale copy goes; the pipeline refetches after it, like a
+                // trap's.
+                let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
+                self.mem.icache.invalidate(addr);
+                if self.cfg.icache.line_of(addr) == self.fetch_line {
+                    self.fetch_line = u64::MAX;
+                }
+                self.issue(out, ip, Signals::default(), 1);
+                self.wait(out, ip, self.cfg.trap_cycles, None);
+            }
             Op::Syscall | Op::ExceptionReturn => {
                 // Tcc, DONE and RETRY: "other" instructions (footnote 9), not branches.
                 self.issue(out, ip, Signals::default(), 1);

@@ -229,16 +229,18 @@ impl Hierarchy {
     }
 
     /// Another core's snoop of coherence line `line` (a read, or a write that takes
-    /// every copy): the L1 data lines it invalidated, and whether the outer levels it
+    /// every copy): the L1 data and instruction lines it invalidated, and whether the outer levels it
     /// reaches (`outer`: the L2, and the L3 when `both`) held the line and held it
     /// modified. A read leaves their copies clean.
-    pub fn snooped(&mut self, line: u64, write: bool, outer: bool, both: bool) -> (u8, bool, bool) {
+    pub fn snooped(&mut self, line: u64, write: bool, outer: bool, both: bool) -> (u8, u8, bool, bool) {
         let bytes = self.l3.as_ref().unwrap_or(&self.l2).config().line;
-        let mut invalidated = 0u8;
+        let (mut invalidated, mut code) = (0u8, 0u8);
         if write {
-            let step = self.dcache.config().line;
-            for a in (line..line + bytes).step_by(step as usize) {
-                invalidated += u8::from(self.dcache.invalidate(a).is_some());
+            for (cache, count) in [(&mut self.dcache, &mut invalidated), (&mut self.icache, &mut code)] {
+                let step = cache.config().line;
+                for a in (line..line + bytes).step_by(step as usize) {
+                    *count += u8::from(cache.invalidate(a).is_some());
+                }
             }
         }
         let (mut held, mut dirty) = (false, false);
@@ -253,19 +255,19 @@ impl Hierarchy {
                 }
             }
         }
-        (invalidated, held, dirty)
+        (invalidated, code, held, dirty)
     }
 
     /// A device's DMA of coherence line `line` (ERRATA MSP20); returns the L1 data
-    /// lines it invalidated. Where the core's L2 is its own (`own_l2`: T4, whose I/O
+    /// and instruction lines it invalidated. Where the core's L2 is its own (`own_l2`: T4, whose I/O
     /// goes through the L3), a write takes every copy and goes to memory, and a read
     /// takes a modified copy's data (leaving it clean) or reads memory. Where the L2
     /// is the chip's, its bank serves the device: a write takes the L1 copies and
     /// updates the L2's copy, or goes to memory when the L2 has none; a read takes the
     /// L2's copy or reads memory. The controllers queue the device's transactions
     /// like the core's; what they meet there is not the core's.
-    pub fn device(&mut self, line: u64, write: bool, own_l2: bool) -> u8 {
-        let (invalidated, held, _) = self.snooped(line, write, own_l2, true);
+    pub fn device(&mut self, line: u64, write: bool, own_l2: bool) -> (u8, u8) {
+        let (invalidated, code, held, _) = self.snooped(line, write, own_l2, true);
         let memory = if own_l2 {
             write || !held
         } else {
@@ -279,7 +281,7 @@ impl Hierarchy {
         if memory {
             self.mcus.device(line, write);
         }
-        invalidated
+        (invalidated, code)
     }
 
     /// Whether the L1 data cache holds the line; no state changes.

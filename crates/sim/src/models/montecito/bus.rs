@@ -40,7 +40,8 @@ impl Txn {
                 (lines - bril).saturating_sub(code)
             }
             Txn::Bril => bril,
-            Txn::Bil => c.get(BusInvalidates),
+            // A store's upgrade of a shared line, and an `fc` (MMC35).
+            Txn::Bil => c.get(BusInvalidates) + c.get(CodeFlushes),
             Txn::Brp => c.get(PartialMemoryReads) + c.get(DeviceReads),
             Txn::Ewb => c.get(MemoryWrites).saturating_sub(c.get(WcLines) + pieces),
             Txn::WcLine => c.get(WcLines),

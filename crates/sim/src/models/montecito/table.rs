@@ -243,6 +243,14 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x49, "DISP_STALLED", A, 1, |_| Some(&[Atom::NoRetire])),
     // L1I_PURGE: "inserts into L2ITLB" (every L2ITLB miss inserts); the programs issue
     // no purges (MD42).
+    // L1I_SNOOP: "each fc instruction will produce 1 snoop request to L1I after it
+    // goes out on the bus … some bus transactions also can cause L1I snoops": the
+    // invalidating ones of the other core (BRIL) and the I/O bridge (BIL, BRIL).
+    // L2I victims send none: the machine's L1I is not kept inclusive (MMC35).
+    ev(0x4a, "L1I_SNOOP", C, 1, |_| {
+        use Signal::*;
+        Some(&[Sig(CodeFlushes), Sig(PeerBril), Sig(IoBil), Sig(IoBril)])
+    }),
     ev(0x4b, "L1I_PURGE", C, 1, |_| Some(&[Atom::L2ItlbMisses])),
     ev(0x4d, "INST_DISPERSED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
     // SYLL_NOT_DISPERSED: any combination of EXPL (bit 0), IMPL (bit 1), FE (bit 2) and
@@ -358,6 +366,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // L2I_SPEC_ABORTS: a demand fetch's change of a prefetch to a demand request,
     // aborted because the prefetch was already looked up (MMC25).
     ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),
+    // L2I_SNOOP_HITS: snoops (another agent's invalidation, an `fc`) that found the
+    // line in the L2I and invalidated it (MMC35).
+    ev(0x7f, "L2I_SNOOP_HITS", C, 1, |_| Some(&[Sig(Signal::L2iSnoopHits)])),
     // System bus and system interface events (§4.11, `bus.rs`; MD14, MD15, MD46).
     bus(ev(0x80, "BUS_RD_HIT", S, 1, bus::bus_rd_hit)),
     bus(ev(0x81, "BUS_RD_HITM", S, 1, bus::bus_rd_hitm)),

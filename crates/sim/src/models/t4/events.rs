@@ -133,9 +133,10 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (19, 0x02) => Sig(StoreBufferPartialRawHits),
         (19, 0x04) => Sig(StoreQueueFullRawHits),
         (19, 0x08) => Sig(StoreQueuePartialRawHits),
-        // sl 20: L1 lines the inclusive L2 evicted, and data lines another core's store
-        // snooped away (MSP17); no program writes code, so no instruction line is.
+        // sl 20: L1 lines the inclusive L2 evicted, and lines another core's store or a
+        // device's write snooped away (MSP17, MSP20).
         (20, 0x01) => Sig(ICacheEvictionInvalidations),
+        (20, 0x02) => Sig(ICacheSnoopInvalidations),
         (20, 0x04) => Sig(DCacheEvictionInvalidations),
         (20, 0x08) => Sig(DCacheSnoopInvalidations),
         // Store queue tag waits: stores held at select behind one waiting for a queue

@@ -129,6 +129,16 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64) -> Vec<Phase> {
     }
     b.op(Op::Barrier).store(lock, 0, 4);
     b.int(rng.range(8, 64));
+    // A method of the runtime's code cache, which every thread calls; once in 64
+    // iterations a producer's JIT patches a call site in it (an inline cache) and
+    // makes the line coherent with instruction fetch (`fc`, FLUSH).
+    let method = JIT_TEXT.start;
+    let site = b.stream(DataStream { shared: true, ..DataStream::fixed(method, Memory::Cacheable) });
+    if t.index.is_multiple_of(2) {
+        let patch = Access { stream: site, offset: 0, size: 8, use_next: false };
+        b.skip(2, Pattern::Bits { bits: !1, len: 64 }).op(Op::Store(patch)).op(Op::FlushCode(patch));
+    }
+    b.call(method, 8).int(rng.range(6, 12)).ret(0);
     let mut phases = vec![b.close_loop(rng.log_range(256, 16384))];
     // Between critical sections, some work of its own.
     phases.push(user::compute(rng, process));
