@@ -53,7 +53,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     },
     WorkloadInfo {
         name: "shared",
-        description: "four threads of one process: locks, atomics, false sharing, producer/consumer on shared pages",
+        description: "four threads of one process: locks, atomics, false sharing, producer/consumer, a JIT patching shared code",
     },
 ];
 
