@@ -142,20 +142,6 @@ pub fn spread(out: &mut Vec<Span>, from: usize, template: Span, items: &[Signals
     }
 }
 
-/// The last cycle of the spans from `from` on, made a span of its own (split off the
-/// last span), for what happens at the end of an iteration; `None` when there are none.
-pub fn last_cycle(out: &mut Vec<Span>, from: usize) -> Option<&mut Span> {
-    let last = out.get_mut(from..)?.last_mut()?;
-    if last.cycles > 1 {
-        let mut end = *last;
-        last.cycles -= 1;
-        last.branch = None;
-        end.cycles = 1;
-        out.push(end);
-    }
-    out.last_mut()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

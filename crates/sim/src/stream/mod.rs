@@ -83,6 +83,19 @@ impl std::hash::Hash for Signals {
 }
 
 impl Signals {
+    /// Every signal of `signals` at the largest increment: a mask for
+    /// [`Signals::counts_any`], built at compile time.
+    pub const fn mask(signals: &[Signal]) -> Signals {
+        let mut words = [0u64; SIGNAL_WORDS];
+        let mut i = 0;
+        while i < signals.len() {
+            let s = signals[i] as usize;
+            words[s / PER_WORD] |= (MAX_PER_CYCLE as u64) << (SIGNAL_BITS * (s % PER_WORD));
+            i += 1;
+        }
+        Signals(words)
+    }
+
     pub fn get(&self, s: Signal) -> u64 {
         let i = s as usize;
         (self.0[i / PER_WORD] >> (SIGNAL_BITS * (i % PER_WORD))) & u64::from(MAX_PER_CYCLE)
@@ -359,6 +372,15 @@ impl Totals {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_mask_is_its_signals_at_the_largest_increment() {
+        let signals = [Signal::Instructions, Signal::IoBwl, Signal::ALL[Signal::COUNT - 1]];
+        let folded = signals.iter().fold(Signals::default(), |s, &sig| s.with(sig, MAX_PER_CYCLE));
+        assert_eq!(Signals::mask(&signals), folded);
+        assert!(Signals::default().with(Signal::IoBwl, 1).counts_any(&Signals::mask(&signals)));
+        assert!(!Signals::default().with(Signal::Branches, 1).counts_any(&Signals::mask(&signals)));
+    }
 
     proptest! {
         #[test]

@@ -5,22 +5,22 @@
 
 use super::exec::bundle_address;
 use super::Montecito;
-use crate::machine::out::last_cycle;
+use crate::machine::out::spread;
 use crate::machine::peer::{Answer, Request};
 use crate::stream::{Signal, Signals, Span};
 
 impl Montecito {
     /// A snoop that invalidates `line` reaches the instruction side too: the code the
     /// program wrote there is fetched as bundles (`bundle_address`, MMC35), and their
-    /// L2I copies (counted in `code_snoop_hits`) and L1I lines go.
-    pub(super) fn take_code(&mut self, line: u64) {
+    /// L2I copies (each an `L2iSnoopHits` in `s`) and L1I lines go.
+    fn take_code(&mut self, line: u64, s: &mut Signals) {
         self.touched[0] = true;
         let (l2i, l1i) = (self.cfg.l2i.line, self.cfg.l1i.line);
         let first = bundle_address(line);
         let last = bundle_address(line + self.cfg.l3.line - 1);
         for l in (self.cfg.l2i.line_of(first)..=last).step_by(l2i as usize) {
             if self.outer[0].invalidate(l).is_some() {
-                self.code_snoop_hits = self.code_snoop_hits.saturating_add(1);
+                s.bump(Signal::L2iSnoopHits);
             }
             for a in (l..l + l2i).step_by(l1i as usize) {
                 self.l1i.invalidate(a);
@@ -31,34 +31,15 @@ impl Montecito {
         }
     }
 
-    /// This core's `fc` of `line` (MMC35): a modified copy in the L2D or L3 is written
-    /// back, every copy goes (the instruction side's too), and the BIL it puts on the
-    /// bus is a snoop of the L1I (`CodeFlushes`).
+    /// This core's `fc` of `line` (MMC35): every copy goes as for another agent's
+    /// invalidation, a modified one written back, and the BIL it puts on the bus is a
+    /// snoop of the L1I (`CodeFlushes`).
     pub(super) fn flush_line(&mut self, line: u64, s: &mut Signals) {
-        let l1d = self.cfg.l1d.line;
-        self.touched[1] = true;
-        self.touched[2] = true;
-        let dirty = self.outer[1..].iter().any(|c| c.dirty(line));
-        for c in &mut self.outer[1..] {
-            c.invalidate(line);
-        }
-        for o in (0..self.cfg.l3.line).step_by(l1d as usize) {
-            self.l1d.invalidate(line + o);
-        }
-        self.take_code(line);
-        for _ in 0..self.take_code_snoop_hits() {
-            s.bump(Signal::L2iSnoopHits);
-        }
-        s.bump(Signal::CodeFlushes);
-        if dirty {
+        if self.answer(line, Effect::Take, s) == Answer::Hitm {
             s.bump(Signal::MemoryWrites);
             self.write_data(s);
         }
-    }
-
-    /// The L2I snoop hits since the last call.
-    pub(super) fn take_code_snoop_hits(&mut self) -> u8 {
-        std::mem::take(&mut self.code_snoop_hits)
+        s.bump(Signal::CodeFlushes);
     }
 }
 
@@ -75,46 +56,47 @@ pub(super) enum Effect {
 impl Montecito {
     /// The other core's turn at the end of an iteration: it accesses each shared line
     /// this core touched, as this core did. What it sends on the bus, and this core's
-    /// answers, are counted in the iteration's last cycle (`out[from..]`).
-    pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize) {
+    /// answers, count in a cycle of their own per request, from the iteration's last
+    /// (`out[from..]`).
+    pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize, template: Span) {
         let mut peer = std::mem::take(&mut self.peer);
-        let sent = peer.turn(|line, write| self.answer(line, if write { Effect::Take } else { Effect::Clean }));
+        // One answer (and its item's signals) per request sent, in order.
+        let mut items = Vec::new();
+        let sent = peer.turn(|line, write| {
+            let mut s = Signals::default();
+            let answer = self.answer(line, if write { Effect::Take } else { Effect::Clean }, &mut s);
+            items.push(s);
+            answer
+        });
         self.peer = peer;
-        let mut s = Signals::default();
-        for (request, answer) in sent {
+        for ((request, answer), s) in sent.into_iter().zip(&mut items) {
             let (txn, hit, hitm) = match request {
                 Request::Read => (Signal::PeerBrl, Signal::PeerBrlHit, Signal::PeerBrlHitm),
                 Request::ReadOwn => (Signal::PeerBril, Signal::PeerBrilHit, Signal::PeerBrilHitm),
             };
             s.bump(txn);
-            for _ in 0..self.take_code_snoop_hits() {
-                s.bump(Signal::L2iSnoopHits);
-            }
             match answer {
                 Answer::Miss => {}
                 Answer::Hit => s.bump(hit),
                 Answer::Hitm => {
                     // The modified line goes out through this core's write data queue.
                     s.bump(hitm);
-                    self.write_data(&mut s);
+                    self.write_data(s);
                 }
             }
         }
-        if s == Signals::default() {
-            return;
-        }
-        let Some(last) = last_cycle(out, from) else { return };
-        last.signals = last.signals.union(s);
+        spread(out, from, template, &items);
     }
 
     /// This core's answer to another agent's snoop of `line`: a modified copy (in the
     /// L2D or the L3; the L1D writes through) answers HITM and hands its data over;
-    /// `effect` says what becomes of the copies.
-    pub(super) fn answer(&mut self, line: u64, effect: Effect) -> Answer {
+    /// `effect` says what becomes of the copies. What the snoop finds in the L2I
+    /// counts in `s`.
+    pub(super) fn answer(&mut self, line: u64, effect: Effect, s: &mut Signals) -> Answer {
         let bytes = self.cfg.l3.line;
         let l1d = self.cfg.l1d.line;
         if effect == Effect::Take {
-            self.take_code(line);
+            self.take_code(line, s);
         }
         let dirty = self.outer[1..].iter().any(|c| c.dirty(line));
         let held = dirty

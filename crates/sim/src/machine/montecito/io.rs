@@ -36,7 +36,7 @@ impl Montecito {
                 if d.write {
                     let txn = if whole { Signal::IoBil } else { Signal::IoBril };
                     s.bump(txn);
-                    match (self.answer(l, Effect::Take), whole) {
+                    match (self.answer(l, Effect::Take, &mut s), whole) {
                         (Answer::Miss, _) => {}
                         (Answer::Hit, _) => s.bump(Signal::IoOtherHit),
                         (Answer::Hitm, true) => s.bump(Signal::IoBilHitm),
@@ -51,14 +51,11 @@ impl Montecito {
                     };
                     s.bump(txn);
                     let brl = txn == Signal::IoBrl;
-                    match self.answer(l, effect) {
+                    match self.answer(l, effect, &mut s) {
                         Answer::Miss => {}
                         Answer::Hit => s.bump(if brl { Signal::IoBrlHit } else { Signal::IoOtherHit }),
                         Answer::Hitm => s.bump(if brl { Signal::IoBrlHitm } else { Signal::IoReadHitm }),
                     }
-                }
-                for _ in 0..self.take_code_snoop_hits() {
-                    s.bump(Signal::L2iSnoopHits);
                 }
                 items.push(s);
             }

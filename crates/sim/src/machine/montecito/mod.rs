@@ -121,8 +121,6 @@ pub struct Montecito {
     wcb: WriteCoalescing,
     /// The other core, where it meets this one (MMC23).
     peer: Peer,
-    /// L2I lines snoops invalidated since the last time they were counted.
-    code_snoop_hits: u8,
     /// The system interface's queues and bus (MMC24).
     si: Si,
     /// Fault injection into the write data queue (MMC26).
@@ -180,7 +178,6 @@ impl Montecito {
             switch_stall: 0,
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
-            code_snoop_hits: 0,
             si: Si::default(),
             faults: cfg.fault_every.map(Countdown::new),
             cfg,
@@ -255,7 +252,7 @@ impl Core for Montecito {
         let mut run = Out::new(out, template);
         self.run(phase, k, &mut run);
         run.finish();
-        self.peer_turn(out, from);
+        self.peer_turn(out, from, template);
         self.io_turn(phase, k, out, from, template);
         // The thread switches, if it does, at the end of the iteration (MMC12). The
         // stall before it runs from its last retirement to the L3 miss or hint that

@@ -111,10 +111,9 @@ impl Si {
     /// Lays the SI over the spans of one iteration, `out[from..]`.
     pub fn overlay(&mut self, cfg: &MontecitoConfig, out: &mut Vec<Span>, from: usize) {
         let mut length = 0;
-        // Most cycles make no request: their signals are tested all at once.
-        let any = REQUEST_SIGNALS.iter().fold(Signals::default(), |s, &sig| s.with(sig, MAX_PER_CYCLE));
         for &Span { signals, cycles, .. } in &out[from..] {
-            if !signals.counts_any(&any) {
+            // Most cycles make no request: their signals are tested all at once.
+            if !signals.counts_any(&REQUESTING) {
                 length += cycles;
                 continue;
             }
@@ -408,6 +407,9 @@ const REQUEST_SIGNALS: [Signal; 35] = {
     }
     all
 };
+
+/// `REQUEST_SIGNALS` as a mask.
+const REQUESTING: Signals = Signals::mask(&REQUEST_SIGNALS);
 
 /// The requests a cycle with signals `s` makes, by kind.
 fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 19] {

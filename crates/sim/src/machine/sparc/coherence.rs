@@ -63,24 +63,15 @@ impl Sparc {
         spread(out, from, template, &items);
     }
 
-    /// The devices' transfers at the end of an iteration (`out[from..]`). SPARC I/O
-    /// is coherent: a device's write takes every copy of the lines it writes from this
-    /// core's caches, where the L2 is the core's own (T4, whose L3 the I/O writes
-    /// through), and the L1 data lines only where the L2 is the chip's (Niagara, KT:
-    /// the L2 bank takes the data and invalidates the L1s through its directory); a
-    /// read leaves a modified line's copies clean, its data gone to the device. Each
-    /// coherence line's L1 invalidations count in a cycle of their own, from the last.
+    /// The devices' transfers at the end of an iteration (`out[from..]`), line by
+    /// line as `Hierarchy::device` serves them (ERRATA MSP20); each line's L1
+    /// invalidations count in a cycle of their own, from the last.
     pub(super) fn dma(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>, from: usize, template: Span) {
+        let (own_l2, line) = (self.cfg.l3.is_some(), self.mem.line_bytes());
         let mut items = Vec::new();
-        let outer = self.cfg.l3.is_some();
         for d in &phase.dma {
-            let stream = &phase.streams[usize::from(d.stream)];
-            if stream.memory != Memory::Cacheable {
-                continue;
-            }
-            let bytes = self.mem.line_bytes();
-            for (l, _) in d.lines(stream, k, bytes) {
-                let (l1, code) = self.mem.device(l, d.write, outer);
+            for (l, _) in d.lines(&phase.streams[usize::from(d.stream)], k, line) {
+                let (l1, code) = self.mem.device(l, d.write, own_l2);
                 if l1 + code > 0 {
                     items.push(Signals::default().with(Signal::DCacheSnoopInvalidations, l1).with(Signal::ICacheSnoopInvalidations, code));
                 }

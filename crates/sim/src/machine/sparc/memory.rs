@@ -218,22 +218,22 @@ impl Hierarchy {
         }
     }
 
-    /// The line coherence is kept by: the last level's.
-    /// Bytes of a coherence line (the last level's line).
+    /// Bytes of a coherence line: the last level's.
     pub fn line_bytes(&self) -> u64 {
         self.l3.as_ref().unwrap_or(&self.l2).config().line
     }
 
+    /// The line coherence is kept by: the last level's.
     pub fn coherence_line(&self, addr: u64) -> u64 {
         self.l3.as_ref().unwrap_or(&self.l2).config().line_of(addr)
     }
 
     /// Another core's snoop of coherence line `line` (a read, or a write that takes
-    /// every copy): the L1 data and instruction lines it invalidated, and whether the outer levels it
-    /// reaches (`outer`: the L2, and the L3 when `both`) held the line and held it
-    /// modified. A read leaves their copies clean.
+    /// every copy): the L1 data and instruction lines it invalidated, and whether the
+    /// outer levels it reaches (`outer`: the L2, and the L3 when `both`) held the line
+    /// and held it modified. A read leaves their copies clean.
     pub fn snooped(&mut self, line: u64, write: bool, outer: bool, both: bool) -> (u8, u8, bool, bool) {
-        let bytes = self.l3.as_ref().unwrap_or(&self.l2).config().line;
+        let bytes = self.line_bytes();
         let (mut invalidated, mut code) = (0u8, 0u8);
         if write {
             for (cache, count) in [(&mut self.dcache, &mut invalidated), (&mut self.icache, &mut code)] {
@@ -258,9 +258,9 @@ impl Hierarchy {
         (invalidated, code, held, dirty)
     }
 
-    /// A device's DMA of coherence line `line` (ERRATA MSP20); returns the L1 data
-    /// and instruction lines it invalidated. Where the core's L2 is its own (`own_l2`: T4, whose I/O
-    /// goes through the L3), a write takes every copy and goes to memory, and a read
+    /// A device's DMA of coherence line `line` (ERRATA MSP20); returns the L1 data and
+    /// instruction lines it invalidated. Where the core's L2 is its own (`own_l2`: T4,
+    /// whose I/O goes through the L3), a write takes every copy and goes to memory, and a read
     /// takes a modified copy's data (leaving it clean) or reads memory. Where the L2
     /// is the chip's, its bank serves the device: a write takes the L1 copies and
     /// updates the L2's copy, or goes to memory when the L2 has none; a read takes the
