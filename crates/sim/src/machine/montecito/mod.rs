@@ -306,7 +306,7 @@ impl Core for Montecito {
         out.push(u64::from(stall_class(self.switch_stall)));
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
-        self.si.canonical(keys, out);
+        self.si.canonical(&self.cfg, out);
         self.inflight.canonical(keys, self.clock, out);
         self.ozq.canonical(self.clock, out);
         if let Some(f) = &self.faults {

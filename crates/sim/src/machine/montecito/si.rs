@@ -6,7 +6,6 @@
 //! spans as occupancy signals; entries still live carry over to the next iteration.
 //! The SI only observes: no queue ever delays the core.
 
-use crate::machine::Keys;
 use crate::stream::{Signal, Signals, Span, MAX_PER_CYCLE};
 
 use super::config::MontecitoConfig;
@@ -32,42 +31,62 @@ const STALL_SELF: Signal = Signal::BusSnoopStallClocksSelf;
 const DATA_IO: Signal = Signal::BusDataClocksIo;
 const B2B_IO: Signal = Signal::BusB2bClocksIo;
 
-/// One queue entry, live in cycles `from..to` of the iteration (times relative to its
-/// first cycle), or bus clocks: live in the first cycle of every `every` from `from`
-/// on, before `to`. Counted under `signal` (both cores'), and when `own` (this
-/// core's) under its own counterpart too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry {
-    signal: u8,
-    own: bool,
-    every: u8,
-    from: u64,
-    to: u64,
-}
-
 /// The counterpart of a both-cores signal that counts this core's entries only.
-fn own_signal(signal: u8) -> Option<Signal> {
+fn own_signal(signal: Signal) -> Option<Signal> {
     [(RQ_BOTH, RQ), (WRITEQ_BOTH, WRITEQ), (SCB_BOTH, SCB), (DATA, DATA_SELF), (B2B, B2B_SELF), (STALL, STALL_SELF)]
         .into_iter()
-        .find(|(both, _)| *both as u8 == signal)
+        .find(|&(both, _)| both == signal)
         .map(|(_, own)| own)
-}
-
-/// The timeline: entries live beyond the last iteration, and where in its bus clock
-/// the next iteration starts.
-#[derive(Debug, Clone, Default)]
-pub struct Si {
-    entries: Vec<Entry>,
-    phase: u64,
-    /// Scratch space of `lay`, kept to spare an allocation per iteration.
-    changes: Vec<(u64, u8, i32)>,
-    spans: Vec<Span>,
 }
 
 /// The occupancy signals: `Signal::SiRqLive` to `Signal::BusB2bClocksIo`, contiguous
 /// in `Signal`.
 const FIRST: usize = Signal::SiRqLive as usize;
 const LIVE: usize = Signal::BusB2bClocksIo as usize + 1 - FIRST;
+
+/// How the occupancies change in one cycle.
+type Deltas = [i16; LIVE];
+
+/// Cycles ahead the calendar first holds; it grows when a request reaches further.
+const FIRST_HORIZON: usize = 1024;
+
+/// The timeline, as a calendar of the changes to come: an entry is a +1 in the cycle
+/// it becomes live and a -1 in the cycle it leaves, a bus clock a pulse live in the
+/// clock's first cycle. An iteration costs the cycles where something changes, not
+/// the entries live across it (an L3 miss keeps a dozen live for hundreds of cycles,
+/// over tens of iterations).
+#[derive(Debug, Clone)]
+pub struct Si {
+    /// The first cycle not laid yet (counted from the machine's first simulated one).
+    now: u64,
+    /// How many entries of each occupancy signal are live at `now`, and as signals.
+    live: Deltas,
+    occupied: Signals,
+    /// The changes of cycles `now..now + calendar.len()`, cycle `t` in slot
+    /// `t % calendar.len()` (a power of two); `marked` has a bit set for each slot
+    /// with a change.
+    calendar: Vec<Deltas>,
+    marked: Vec<u64>,
+    /// The data bus's transfers (their first and past their last bus clock) that a
+    /// later one may follow back to back.
+    transfers: Vec<(u64, u64)>,
+    /// Scratch space of `overlay`, kept to spare an allocation per iteration.
+    spans: Vec<Span>,
+}
+
+impl Default for Si {
+    fn default() -> Si {
+        Si {
+            now: 0,
+            live: [0; LIVE],
+            occupied: Signals::default(),
+            calendar: vec![[0; LIVE]; FIRST_HORIZON],
+            marked: vec![0; FIRST_HORIZON / 64],
+            transfers: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+}
 
 /// A request of one kind made in one cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,124 +127,152 @@ enum Kind {
 }
 
 impl Si {
-    /// Lays the SI over the spans of one iteration, `out[from..]`.
+    /// Lays the SI over the spans of one iteration, `out[from..]`: makes the requests
+    /// of each cycle, and splits the spans where an occupancy changes, each piece
+    /// carrying the occupancies live in it.
     pub fn overlay(&mut self, cfg: &MontecitoConfig, out: &mut Vec<Span>, from: usize) {
-        let mut length = 0;
-        for &Span { signals, cycles, .. } in &out[from..] {
-            // Most cycles make no request: their signals are tested all at once.
-            if !signals.counts_any(&REQUESTING) {
-                length += cycles;
-                continue;
+        let length: u64 = out[from..].iter().map(|s| s.cycles).sum();
+        let end = self.now + length;
+        let requesting = out[from..].iter().any(|s| s.signals.counts_any(&REQUESTING));
+        if !requesting && self.next_change(self.now, end) == end {
+            // Nothing changes during the iteration: every span gets the same.
+            if self.occupied != Signals::default() {
+                for span in &mut out[from..] {
+                    span.signals = span.signals.union(self.occupied);
+                }
             }
-            let kinds = requests(cfg, &signals);
-            if kinds.iter().any(|&(_, n)| n > 0) {
-                for c in 0..cycles {
+            self.now = end;
+        } else {
+            let mut spans = std::mem::take(&mut self.spans);
+            spans.clear();
+            spans.extend(out.drain(from..));
+            for span in &spans {
+                if !span.signals.counts_any(&REQUESTING) {
+                    self.lay(out, span, span.cycles);
+                    continue;
+                }
+                // A cycle's requests change the occupancies from that cycle on.
+                let kinds = requests(cfg, &span.signals);
+                for c in 0..span.cycles {
                     for (kind, n) in kinds {
                         for _ in 0..n {
-                            self.request(cfg, kind, length + c);
+                            self.request(cfg, kind, self.now);
                         }
                     }
+                    let piece = Span { branch: span.branch.filter(|_| c + 1 == span.cycles), ..*span };
+                    self.lay(out, &piece, 1);
                 }
             }
-            length += cycles;
+            self.spans = spans;
         }
-        if self.entries.iter().any(|e| e.from < length) {
-            self.lay(out, from, length);
-        }
-        // What outlives the iteration carries over (in the order made: a period
-        // repeats it); bus clocks keep their phase.
-        self.entries.retain(|e| e.to > length);
-        for e in &mut self.entries {
-            if e.from < length && e.every > 0 {
-                let every = u64::from(e.every);
-                e.from += (length - e.from).div_ceil(every) * every;
-            }
-            e.from = e.from.saturating_sub(length);
-            e.to -= length;
-        }
-        self.phase = (self.phase + length) % cfg.bus_ratio;
+        debug_assert_eq!(self.now, end);
+        // A transfer whose last clock ended a bus clock before now is no previous
+        // clock of any later one.
+        let r = cfg.bus_ratio;
+        self.transfers.retain(|&(_, to)| to + r > end);
     }
 
-    /// Splits the iteration's spans where an occupancy changes and adds the
-    /// occupancies to each piece.
-    fn lay(&mut self, out: &mut Vec<Span>, from: usize, length: u64) {
-        let mut changes = std::mem::take(&mut self.changes);
-        changes.clear();
-        // Entries live from the first cycle start counted; the others are changes.
-        let mut live = [0i32; LIVE];
-        for e in self.entries.iter().filter(|e| e.from < length) {
-            let signals = std::iter::once(e.signal).chain(own_signal(e.signal).filter(|_| e.own).map(|s| s as u8));
-            for signal in signals {
-                let mut edge = |from: u64, to: u64| {
-                    if from == 0 {
-                        live[usize::from(signal) - FIRST] += 1;
-                    } else {
-                        changes.push((from, signal, 1));
-                    }
-                    if to < length {
-                        changes.push((to, signal, -1));
-                    }
-                };
-                if e.every == 0 {
-                    edge(e.from, e.to);
-                } else {
-                    for pulse in (e.from..e.to.min(length)).step_by(usize::from(e.every)) {
-                        edge(pulse, pulse + 1);
-                    }
+    /// Lays `cycles` cycles of `span` from `now`, split where an occupancy changes.
+    fn lay(&mut self, out: &mut Vec<Span>, span: &Span, cycles: u64) {
+        let stop = self.now + cycles;
+        while self.now < stop {
+            self.pass();
+            let until = self.next_change(self.now + 1, stop);
+            let mut piece = Span { cycles: until - self.now, ..*span };
+            if until != stop {
+                piece.branch = None;
+            }
+            piece.signals = piece.signals.union(self.occupied);
+            push(out, piece);
+            self.now = until;
+        }
+    }
+
+    /// Applies the changes of cycle `now`.
+    fn pass(&mut self) {
+        let slot = self.slot(self.now);
+        if self.marked[slot / 64] & 1 << (slot % 64) != 0 {
+            self.marked[slot / 64] &= !(1 << (slot % 64));
+            let deltas = std::mem::replace(&mut self.calendar[slot], [0; LIVE]);
+            self.occupied = Signals::default();
+            for (i, (n, d)) in self.live.iter_mut().zip(deltas).enumerate() {
+                *n += d;
+                if *n > 0 {
+                    self.occupied.set(Signal::ALL[FIRST + i], u8::try_from(*n).unwrap_or(MAX_PER_CYCLE).min(MAX_PER_CYCLE));
                 }
             }
         }
-        changes.sort_unstable_by_key(|c| c.0);
-        let mut spans = std::mem::take(&mut self.spans);
-        spans.clear();
-        spans.extend(out.drain(from..));
-        let (mut next, mut t) = (0, 0);
-        for span in &spans {
-            let end = t + span.cycles;
-            let mut at = t;
-            while at < end {
-                while let Some(&(_, signal, delta)) = changes.get(next).filter(|c| c.0 <= at) {
-                    live[usize::from(signal) - FIRST] += delta;
-                    next += 1;
-                }
-                let until = changes.get(next).map_or(end, |c| c.0.min(end));
-                let mut piece = Span { cycles: until - at, ..*span };
-                if until != end {
-                    piece.branch = None;
-                }
-                for (i, &n) in live.iter().enumerate().filter(|(_, &n)| n > 0) {
-                    piece.signals.set(Signal::ALL[FIRST + i], (n as u8).min(MAX_PER_CYCLE));
-                }
-                push(out, piece);
-                at = until;
+    }
+
+    fn slot(&self, t: u64) -> usize {
+        (t as usize) & (self.calendar.len() - 1)
+    }
+
+    /// The first cycle in `from..to` with a change, or `to`.
+    fn next_change(&self, from: u64, to: u64) -> u64 {
+        let horizon = self.calendar.len() as u64;
+        let last = to.min(self.now + horizon);
+        let mut t = from;
+        while t < last {
+            let slot = self.slot(t);
+            // The marks of this slot and the rest of its word.
+            let word = self.marked[slot / 64] >> (slot % 64);
+            if word != 0 {
+                let found = t + u64::from(word.trailing_zeros());
+                return if found < last { found } else { to };
             }
-            t = end;
+            t += 64 - (slot % 64) as u64;
         }
-        self.spans = spans;
-        self.changes = changes;
+        to
+    }
+
+    /// Counts `delta` more entries of `signal` (and of its own counterpart, when
+    /// `own`) live from cycle `at` on.
+    fn change(&mut self, signal: Signal, own: bool, at: u64, delta: i16) {
+        debug_assert!(at >= self.now);
+        while at - self.now >= self.calendar.len() as u64 {
+            self.grow();
+        }
+        let slot = self.slot(at);
+        self.marked[slot / 64] |= 1 << (slot % 64);
+        self.calendar[slot][signal as usize - FIRST] += delta;
+        if let Some(own) = own_signal(signal).filter(|_| own) {
+            self.calendar[slot][own as usize - FIRST] += delta;
+        }
+    }
+
+    /// Doubles the calendar's reach, each change keeping its cycle.
+    fn grow(&mut self) {
+        let old = self.calendar.len();
+        let mut calendar = vec![[0; LIVE]; old * 2];
+        let mut marked = vec![0; old * 2 / 64];
+        for ahead in 0..old as u64 {
+            let (from, to) = (self.slot(self.now + ahead), ((self.now + ahead) as usize) & (old * 2 - 1));
+            if self.marked[from / 64] & 1 << (from % 64) != 0 {
+                calendar[to] = self.calendar[from];
+                marked[to / 64] |= 1 << (to % 64);
+            }
+        }
+        self.calendar = calendar;
+        self.marked = marked;
     }
 
     /// The first bus clock edge at or after `t`.
     fn edge(&self, cfg: &MontecitoConfig, t: u64) -> u64 {
-        let r = cfg.bus_ratio;
-        let late = (self.phase + t) % r;
-        if late == 0 {
-            t
-        } else {
-            t + r - late
-        }
+        t.next_multiple_of(cfg.bus_ratio)
     }
 
     fn add(&mut self, signal: Signal, own: bool, from: u64, to: u64) {
         if from < to {
-            self.entries.push(Entry { signal: signal as u8, own, every: 0, from, to });
+            self.change(signal, own, from, 1);
+            self.change(signal, own, to, -1);
         }
     }
 
     /// `clocks` bus clocks from edge `from`, a pulse in each clock's first cycle.
     fn clocks(&mut self, signal: Signal, own: bool, from: u64, clocks: u64, r: u64) {
-        if clocks > 0 {
-            self.entries.push(Entry { signal: signal as u8, own, every: r as u8, from, to: from + (clocks - 1) * r + 1 });
+        for pulse in (0..clocks).map(|i| from + i * r) {
+            self.add(signal, own, pulse, pulse + 1);
         }
     }
 
@@ -243,10 +290,12 @@ impl Si {
     }
 
     fn transfer(&mut self, from: u64, clocks: u64, (data, b2b): (Signal, Signal), own: bool, r: u64) {
-        let carries = |e: &Entry| e.signal == DATA as u8 || e.signal == DATA_IO as u8;
-        let busy = from >= r && self.entries.iter().any(|e| carries(e) && e.from < from - r + 1 && from - r < e.to);
+        let busy = from >= r && self.transfers.iter().any(|&(f, to)| f <= from - r && from - r < to);
         if busy {
             self.add(b2b, own, from, from + 1);
+        }
+        if clocks > 0 {
+            self.transfers.push((from, from + (clocks - 1) * r + 1));
         }
         self.clocks(data, own, from, clocks, r);
     }
@@ -361,12 +410,22 @@ impl Si {
         }
     }
 
-    /// The entries and the bus clock's phase.
-    pub fn canonical(&self, _keys: &Keys, out: &mut Vec<u64>) {
-        out.extend([u64::MAX - self.entries.len() as u64, self.phase]);
-        out.extend(
-            self.entries.iter().flat_map(|e| [u64::from(e.signal) | u64::from(e.own) << 8 | u64::from(e.every) << 16, e.from, e.to]),
-        );
+    /// The live occupancies, the changes to come and the transfers relative to now,
+    /// and the bus clock's phase.
+    pub fn canonical(&self, cfg: &MontecitoConfig, out: &mut Vec<u64>) {
+        let now = self.now;
+        out.push(now % cfg.bus_ratio);
+        out.extend(self.live.iter().map(|&n| n as u64));
+        let mut t = now;
+        let horizon = now + self.calendar.len() as u64;
+        while let Some(at) = Some(self.next_change(t, horizon)).filter(|&at| at < horizon) {
+            out.push(at - now);
+            out.extend(self.calendar[self.slot(at)].iter().map(|&d| d as u64));
+            t = at + 1;
+        }
+        out.push(u64::MAX - self.transfers.len() as u64);
+        // Transfers that began before now: how far back (kept as wrapping offsets).
+        out.extend(self.transfers.iter().flat_map(|&(from, to)| [from.wrapping_sub(now), to.wrapping_sub(now)]));
     }
 }
 
@@ -483,5 +542,55 @@ mod tests {
         assert!(requests(&cfg, &requesting).iter().any(|&(_, n)| n > 0));
         assert_eq!(requests(&cfg, &all(&|_| true)), requests(&cfg, &requesting));
         assert!(requests(&cfg, &all(&|s| !REQUEST_SIGNALS.contains(&s))).iter().all(|&(_, n)| n == 0));
+    }
+
+    /// Lays `cycles` cycles of an empty span and returns the pieces' lengths and
+    /// their occupancy of `signal`.
+    fn laid(si: &mut Si, cycles: u64, signal: Signal) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        si.lay(&mut out, &Span::new(cycles, 0), cycles);
+        out.iter().map(|s| (s.cycles, s.signals.get(signal))).collect()
+    }
+
+    #[test]
+    fn entries_and_bus_clocks_change_the_occupancy_in_their_cycles() {
+        let mut si = Si::default();
+        si.add(RQ_BOTH, true, 2, 5);
+        si.add(RQ_BOTH, false, 4, 6);
+        assert_eq!(laid(&mut si, 8, RQ_BOTH), [(2, 0), (2, 1), (1, 2), (1, 1), (2, 0)]);
+        let mut si = Si::default();
+        si.add(RQ_BOTH, true, 2, 5);
+        assert_eq!(laid(&mut si, 8, RQ), [(2, 0), (3, 1), (3, 0)], "this core's own counterpart");
+        // Three bus clocks of six cycles: a pulse in the first cycle of each.
+        let mut si = Si::default();
+        si.clocks(DATA, false, 6, 3, 6);
+        assert_eq!(laid(&mut si, 24, DATA), [(6, 0), (1, 1), (5, 0), (1, 1), (5, 0), (1, 1), (5, 0)]);
+    }
+
+    #[test]
+    fn the_calendar_grows_to_reach_every_change_and_keeps_the_others() {
+        let mut si = Si::default();
+        laid(&mut si, 1000, RQ_BOTH);
+        si.add(RQ_BOTH, false, 1003, 1007);
+        si.add(RQ_BOTH, false, 1010, 5000);
+        assert_eq!(si.calendar.len(), 4096, "4,000 cycles ahead");
+        assert_eq!(laid(&mut si, 5000, RQ_BOTH), [(3, 0), (4, 1), (3, 0), (3990, 1), (1000, 0)]);
+    }
+
+    #[test]
+    fn the_state_is_relative_to_now_and_the_bus_clock() {
+        let cfg = MontecitoConfig::new(2);
+        let state = |before: u64| {
+            let mut si = Si::default();
+            laid(&mut si, before, RQ_BOTH);
+            si.add(RQ_BOTH, true, before + 3, before + 40);
+            si.clocks(DATA, false, before + 6, 2, cfg.bus_ratio);
+            laid(&mut si, 10, RQ_BOTH);
+            let mut out = Vec::new();
+            si.canonical(&cfg, &mut out);
+            out
+        };
+        assert_eq!(state(12), state(12 + 6 * 50));
+        assert_ne!(state(12), state(13), "another phase of the bus clock");
     }
 }
