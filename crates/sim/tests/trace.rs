@@ -208,3 +208,36 @@ proptest::proptest! {
         }
     }
 }
+
+/// Runs Lackey text read through a buffer of `capacity` bytes on the ARM1176 machine:
+/// its totals and the error that stopped it.
+fn through_buffer(text: &str, capacity: usize) -> (Totals, Option<TraceError>) {
+    let reader = std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(text.as_bytes().to_vec()));
+    let (program, status) = pmukit_sim::program::trace::program(Box::new(reader), "buffered").unwrap();
+    let cfg = pmukit_sim::machine::arm11::Arm11Config::new(pmukit_sim::machine::arm11::Arm11Core::Arm1176);
+    let machine = pmukit_sim::machine::arm11(cfg, program, pmukit_sim::machine::run::Skipping::On);
+    (Totals::of(machine, u64::MAX, |_| true), status.error())
+}
+
+/// Lines that lie whole in the reader's buffer are parsed there, the others copied
+/// out: wherever the buffer ends, the program and the errors are the same.
+#[test]
+fn a_lackey_line_reads_the_same_wherever_the_readers_buffer_ends() {
+    let good: String = std::fs::read_to_string(LACKEY).unwrap().lines().take(400).map(|l| format!("{l}\n")).collect();
+    let bad = format!("{good}I  0400d7d4,8\r\n L 7ff0000a8,zz\n");
+    let (whole, none) = through_buffer(&good, 1 << 16);
+    assert_eq!(none, None);
+    assert!(whole.get(Signal::Instructions) > 100);
+    let (_, error) = through_buffer(&bad, 1 << 16);
+    let Some(TraceError::Syntax { line, column, .. }) = error.clone() else { panic!("{error:?}") };
+    assert_eq!((line, column), (bad.lines().count() as u64, 14), "the size's first column");
+    for capacity in [1, 2, 7, 13, 29, 64, 1000] {
+        let (t, e) = through_buffer(&good, capacity);
+        assert_eq!(
+            (t.cycles, t.get(Signal::Instructions), t.get(Signal::Loads), e),
+            (whole.cycles, whole.get(Signal::Instructions), whole.get(Signal::Loads), None),
+            "{capacity}"
+        );
+        assert_eq!(through_buffer(&bad, capacity).1, error, "{capacity}");
+    }
+}

@@ -89,7 +89,11 @@ enum MemKind {
 /// trace. Reading errors end the program and are kept in the returned status.
 pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Program, TraceStatus), TraceError> {
     let io = |e: std::io::Error| TraceError::Io { origin: origin.to_string(), message: e.to_string() };
-    let head = reader.fill_buf().map_err(io)?;
+    // The first line (at most 256 bytes of it) says the format: read whole, since a
+    // pipe may hand its first bytes over a few at a time, then read again in front of
+    // the rest.
+    let mut head = Vec::new();
+    std::io::Read::take(&mut reader, 256).read_until(b'\n', &mut head).map_err(io)?;
     let format = if head.starts_with(NATIVE_HEADER.as_bytes()) {
         Format::Native
     } else if head.starts_with(b"==") || head.starts_with(b"I  ") {
@@ -99,7 +103,7 @@ pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Pro
     };
     let status = TraceStatus::default();
     let phases = Phases {
-        reader,
+        reader: Box::new(std::io::Read::chain(std::io::Cursor::new(head), reader)),
         origin: origin.to_string(),
         format,
         line: Vec::with_capacity(256),
@@ -149,6 +153,32 @@ impl Phases {
             return Some(r);
         }
         while !self.done {
+            if self.format == Format::Lackey {
+                // Fast path: a line that lies whole in the reader's buffer is parsed
+                // there, not copied out (Lackey's lines are 20-odd bytes).
+                let buf = match self.reader.fill_buf() {
+                    Ok(buf) => buf,
+                    Err(e) => {
+                        let e = TraceError::Io { origin: self.origin.clone(), message: e.to_string() };
+                        self.fail(e);
+                        return None;
+                    }
+                };
+                if let Some(n) = memchr::memchr(b'\n', buf) {
+                    self.line_no += 1;
+                    let parsed = lackey_line(&buf[..n], &mut self.held);
+                    self.reader.consume(n + 1);
+                    match parsed {
+                        Ok(Some(r)) => return Some(r),
+                        Ok(None) => {}
+                        Err((column, m)) => {
+                            let e = self.syntax(column, m);
+                            self.fail(e);
+                        }
+                    }
+                    continue;
+                }
+            }
             self.line.clear();
             match self.reader.read_until(b'\n', &mut self.line) {
                 Ok(0) => {
@@ -164,7 +194,7 @@ impl Phases {
                 }
             }
             let parsed = match self.format {
-                Format::Lackey => self.lackey_line(),
+                Format::Lackey => lackey_line(&self.line, &mut self.held).map_err(|(column, m)| self.syntax(column, m)),
                 Format::Native => match std::str::from_utf8(&self.line) {
                     Ok(text) => native_line(text.trim_end()).map_err(|(column, m)| self.syntax(column, m)),
                     Err(e) => Err(self.syntax(e.valid_up_to() + 1, "not UTF-8 text")),
@@ -178,62 +208,62 @@ impl Phases {
         }
         None
     }
+}
 
-    /// One Lackey line: an instruction completes the one held before it. Parsed as
-    /// bytes: traces run to billions of lines.
-    fn lackey_line(&mut self) -> Result<Option<Record>, TraceError> {
-        let mut end = self.line.len();
-        while end > 0 && matches!(self.line[end - 1], b'\n' | b'\r' | b' ') {
-            end -= 1;
-        }
-        let line = &self.line[..end];
-        if line.is_empty() || line.starts_with(b"==") || line.starts_with(b"--") {
-            return Ok(None);
-        }
-        let kind = match line {
-            [b'I', b' ', b' ', ..] => b'I',
-            [b' ', k @ (b'L' | b'S' | b'M'), b' ', ..] => *k,
-            _ => return Err(self.syntax(1, "expected `I  ADDR,SIZE` or ` L|S|M ADDR,SIZE` (Valgrind Lackey --trace-mem=yes)")),
-        };
-        let rest = &line[3..];
-        // One pass over the address's digits up to the comma (the common case); a
-        // malformed line is diagnosed below.
-        let mut addr = 0u64;
-        let mut comma = 0;
-        for (i, &d) in rest.iter().enumerate().take(17) {
-            match HEX[usize::from(d)] {
-                v if v < 16 => addr = addr << 4 | u64::from(v),
-                _ if d == b',' && i > 0 => {
-                    comma = i;
-                    break;
-                }
-                _ => break,
-            }
-        }
-        if comma == 0 {
-            return Err(self.lackey_address_error(rest));
-        }
-        let size = &rest[comma + 1..];
-        let Some(size) = decimal_u8(size) else {
-            let text = String::from_utf8_lossy(size).into_owned();
-            return Err(self.syntax(4 + comma + 1, format!("`{text}` is not a size in bytes (1-255)")));
-        };
-        if kind == b'I' {
-            let before = self.held.replace((addr, u64::from(size), None));
-            return Ok(before.map(|(ip, isize, mem)| lackey_record(ip, isize, mem, addr)));
-        }
-        let mem = match kind {
-            b'L' => MemKind::Load,
-            b'S' => MemKind::Store,
-            _ => MemKind::Modify,
-        };
-        match &mut self.held {
-            Some((_, _, first @ None)) => *first = Some((mem, addr, size)),
-            Some(_) => {}
-            None => return Err(self.syntax(2, "a data access before any instruction")),
-        }
-        Ok(None)
+/// One Lackey line: an instruction completes the one `held` before it. Parsed as
+/// bytes: traces run to billions of lines. An error is a column and a message.
+fn lackey_line(line: &[u8], held: &mut Option<Held>) -> Result<Option<Record>, (usize, String)> {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b'\n' | b'\r' | b' ') {
+        end -= 1;
     }
+    let line = &line[..end];
+    if line.is_empty() || line.starts_with(b"==") || line.starts_with(b"--") {
+        return Ok(None);
+    }
+    let kind = match line {
+        [b'I', b' ', b' ', ..] => b'I',
+        [b' ', k @ (b'L' | b'S' | b'M'), b' ', ..] => *k,
+        _ => return Err((1, "expected `I  ADDR,SIZE` or ` L|S|M ADDR,SIZE` (Valgrind Lackey --trace-mem=yes)".into())),
+    };
+    let rest = &line[3..];
+    // One pass over the address's digits up to the comma (the common case); a
+    // malformed line is diagnosed below.
+    let mut addr = 0u64;
+    let mut comma = 0;
+    for (i, &d) in rest.iter().enumerate().take(17) {
+        match HEX[usize::from(d)] {
+            v if v < 16 => addr = addr << 4 | u64::from(v),
+            _ if d == b',' && i > 0 => {
+                comma = i;
+                break;
+            }
+            _ => break,
+        }
+    }
+    if comma == 0 {
+        return Err(lackey_address_error(rest));
+    }
+    let size = &rest[comma + 1..];
+    let Some(size) = decimal_u8(size) else {
+        let text = String::from_utf8_lossy(size).into_owned();
+        return Err((4 + comma + 1, format!("`{text}` is not a size in bytes (1-255)")));
+    };
+    if kind == b'I' {
+        let before = held.replace((addr, u64::from(size), None));
+        return Ok(before.map(|(ip, isize, mem)| lackey_record(ip, isize, mem, addr)));
+    }
+    let mem = match kind {
+        b'L' => MemKind::Load,
+        b'S' => MemKind::Store,
+        _ => MemKind::Modify,
+    };
+    match held {
+        Some((_, _, first @ None)) => *first = Some((mem, addr, size)),
+        Some(_) => {}
+        None => return Err((2, "a data access before any instruction".into())),
+    }
+    Ok(None)
 }
 
 /// A decimal number in 1..=255.
@@ -245,15 +275,13 @@ fn decimal_u8(digits: &[u8]) -> Option<u8> {
     u8::try_from(n).ok().filter(|&n| n > 0)
 }
 
-impl Phases {
-    /// What is wrong with a Lackey line's `ADDR,SIZE` when the fast pass failed.
-    fn lackey_address_error(&self, rest: &[u8]) -> TraceError {
-        match rest.iter().position(|&b| b == b',') {
-            None => self.syntax(4, "expected ADDR,SIZE"),
-            Some(comma) => {
-                let text = String::from_utf8_lossy(&rest[..comma]).into_owned();
-                self.syntax(4, format!("`{text}` is not a hexadecimal address"))
-            }
+/// What is wrong with a Lackey line's `ADDR,SIZE` when the fast pass failed.
+fn lackey_address_error(rest: &[u8]) -> (usize, String) {
+    match rest.iter().position(|&b| b == b',') {
+        None => (4, "expected ADDR,SIZE".into()),
+        Some(comma) => {
+            let text = String::from_utf8_lossy(&rest[..comma]).into_owned();
+            (4, format!("`{text}` is not a hexadecimal address"))
         }
     }
 }
