@@ -232,6 +232,50 @@ fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
     assert!(t.get(Signal::L2dOzqAcquireCycles) >= 5 * 9_999 && t.get(Signal::L2dOzqAcquireCycles) <= 5 * 9_999 + memory + 1);
 }
 
+/// MMC36: an L2D request that finds the OzQ empty bypasses it. Two FP loads of one
+/// issue group that hit the L2D take the two bypass paths, unless they are to one bank
+/// (16 banks of 16 bytes): then the second is cancelled and issues from the OzQ a
+/// cycle later. Every bypassing hit's speculative L3 access is cancelled, and so is an
+/// uncacheable request's.
+#[test]
+fn mmc36_hits_bypass_an_empty_ozq_by_two_paths_and_conflict_on_a_bank() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let lap = 8 << 10;
+    let run = |gap: u64, memory: Memory| {
+        let x = DataStream { base: 0x100_0000, stride: 8, footprint: lap, memory, page: 16 << 10, shared: false };
+        let y = DataStream { base: 0x200_0000 + gap, ..x };
+        // The second load's value is used at once: the next group finds the OzQ empty.
+        let load = |stream, use_next| Op::FpLoad(Access { stream, offset: 0, size: 8, use_next });
+        let body = vec![load(0, false), load(1, true), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        let program = common::program_of(common::phase(body, 100_000, vec![x, y]));
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let (same, apart) = (run(0, Memory::Cacheable), run(16, Memory::Cacheable));
+    // The first lap misses once per 128-byte L2D line.
+    let hits = 100_000 - lap / 128;
+    for t in [&same, &apart] {
+        // Every x load but the first lap's misses and the secondaries that found a
+        // miss of its line still outstanding (apart, x's lines start two loads after
+        // y's, and the loop waits only for y's).
+        let secondaries = t.get(Signal::L2dSecondaryL1w) + t.get(Signal::L2dSecondaryOzq) + t.get(Signal::L2dSecondaryFill);
+        assert_eq!(t.get(Signal::L2dBypassL1d) + secondaries, hits);
+        assert_eq!(t.get(Signal::L3BypassAttributeCancels), 0);
+    }
+    let (first, conflicts) = (same.get(Signal::L2dBypassL1d), same.get(Signal::L2dBankConflicts));
+    assert_eq!((conflicts, same.get(Signal::L2dBypassL1w)), (first, 0), "every y load loses x's bank");
+    assert_eq!(apart.get(Signal::L2dBankConflicts), 0);
+    let (first, second) = (apart.get(Signal::L2dBypassL1d), apart.get(Signal::L2dBypassL1w));
+    assert!(second <= first && second + lap / 128 >= first, "y's hits take the second path, its misses not: {first} {second}");
+    // A reissued load costs a cycle (less the first lap's waits for x's secondaries,
+    // which only the loads apart have).
+    assert!(same.cycles > apart.cycles + conflicts * 9 / 10, "{} {}", same.cycles, apart.cycles);
+    // The first lap's misses find the L3 empty: no L3 data bypass.
+    assert_eq!(same.get(Signal::L3DataBypasses), 0);
+    let uncached = run(16, Memory::Device);
+    assert_eq!(uncached.get(Signal::L3BypassAttributeCancels), 200_000, "the OzQ is always empty");
+    assert_eq!(uncached.get(Signal::L2dBypassL1d) + uncached.get(Signal::L2dBypassL1w), 0);
+}
+
 /// MMC32: a short `if` whose condition depends on the data is predicated: no branch,
 /// its instructions retire either way, squashed when the condition skips them. A long
 /// one, or one whose condition never changes, stays a branch.

@@ -22,7 +22,7 @@ signals! {
 /// Architecture-neutral things that happen in a cycle. Each PMU model maps its event
 /// codes onto these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
+#[repr(u16)]
 pub enum Signal {
     /// Instructions reaching execute (ARM11 counts condition-failed ones too).
     Instructions,
@@ -385,6 +385,16 @@ pub enum Signal {
     L2dFillBufferFull,
     /// Cycles a semaphore's acquire is in the L2D's OzQ (Montecito).
     L2dOzqAcquireCycles,
+    /// Montecito L2D requests that found the OzQ empty and bypassed it (ERRATA
+    /// MMC36): hits by the first path of their cycle (L1D to L2A) and by the second
+    /// (L1W to L2I), hits cancelled for the bank of the cycle's first, and misses the
+    /// L3 served; and uncacheable requests whose speculative L3 access the L2D
+    /// cancelled for their memory attribute.
+    L2dBypassL1d,
+    L2dBypassL1w,
+    L2dBankConflicts,
+    L3DataBypasses,
+    L3BypassAttributeCancels,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,

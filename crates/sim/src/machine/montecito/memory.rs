@@ -5,7 +5,7 @@
 
 use super::alat::Check;
 use super::exec::{address_space, be_stall, merge, Group};
-use super::ozq::{Recirculate, Secondary};
+use super::ozq::{bank, Bypass, Recirculate, Secondary};
 use super::wcb::Piece;
 use super::{Montecito, OUTER};
 use crate::machine::out::Out;
@@ -36,6 +36,9 @@ enum L2d {
     Found(Level),
     /// A secondary miss, suspended for the cycles until its line's fill.
     Secondary(u64),
+    /// An L2D hit whose bypass was cancelled for a bank conflict: it issues from the
+    /// OzQ a cycle later (MMC36).
+    Reissued,
 }
 
 impl L2d {
@@ -43,7 +46,7 @@ impl L2d {
     fn level(self) -> Level {
         match self {
             L2d::Found(level) => level,
-            L2d::Secondary(_) => Level::L2,
+            L2d::Secondary(_) | L2d::Reissued => Level::L2,
         }
     }
 }
@@ -184,13 +187,16 @@ impl Montecito {
     /// A data request to the L2D at the current cycle (ozq.rs): it takes an OzQ entry,
     /// waiting when all 32 are taken, then finds its line's miss outstanding (a
     /// secondary miss, suspended until that fill), the line, or misses to the L3 and
-    /// beyond through a request buffer.
+    /// beyond through a request buffer. A hit or a miss that finds the OzQ empty
+    /// bypasses it (MMC36): a hit takes no entry, unless it lost its bank to the
+    /// cycle's first bypass.
     #[allow(clippy::too_many_arguments)]
     fn l2d(&mut self, addr: u64, write: bool, reads: bool, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
         let now = self.started + out.elapsed();
         self.ozq.expire(now);
         let free = self.ozq.free(now);
         self.back_pressure(now, free, Signal::L2dOzqFull, ip, g, out, s);
+        let empty = free == now && self.ozq.is_empty();
         let now = free;
         self.inflight.expire(now);
         let line = self.cfg.l2d.line_of(addr);
@@ -216,9 +222,24 @@ impl Montecito {
             return L2d::Secondary(miss.ready - now);
         }
         let level = self.outer_access(1, addr, write, s);
+        let bypass = empty.then(|| self.ozq.bypass(now, bank(addr)));
         if level == Level::L2 {
-            self.ozq.insert(now + self.cfg.l2d_cycles);
+            // A hit that bypassed takes no OzQ entry (L2D_BYPASS; MMC36).
+            match bypass {
+                Some(Bypass::First) => s.bump(Signal::L2dBypassL1d),
+                Some(Bypass::Second) => s.bump(Signal::L2dBypassL1w),
+                Some(Bypass::BankConflict) => {
+                    s.bump(Signal::L2dBankConflicts);
+                    self.ozq.insert(now + 1 + self.cfg.l2d_cycles);
+                    return L2d::Reissued;
+                }
+                None => self.ozq.insert(now + self.cfg.l2d_cycles),
+            }
             return L2d::Found(level);
+        }
+        if level == Level::L3 && bypass == Some(Bypass::First) {
+            // The miss's L3 access, begun as it bypassed, stands (L2D_BYPASS.L3_DATA1).
+            s.bump(Signal::L3DataBypasses);
         }
         if self.ozq.forcing(now) {
             s.bump(Signal::L2dMissWhileForced);
@@ -299,6 +320,7 @@ impl Montecito {
     fn data_latency(&mut self, found: L2d, write: bool, s: &mut Signals) -> u64 {
         match found {
             L2d::Found(Level::L2) => self.cfg.l2d_cycles,
+            L2d::Reissued => self.cfg.l2d_cycles + 1,
             L2d::Secondary(wait) => wait.max(self.cfg.l2d_cycles),
             L2d::Found(Level::L3) => self.cfg.l3_cycles,
             L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1),
@@ -476,6 +498,16 @@ impl Montecito {
             }
             if write {
                 s.set(Signal::Stores, 1);
+            }
+        }
+        if stream.memory != Memory::Cacheable {
+            // An uncacheable request reaches the L2D too: one that finds the OzQ empty
+            // begins an L3 access as it bypasses, which the L2D cancels for its memory
+            // attribute (L2D_L3ACCESS_CANCEL.SPEC_L3_BYP; MMC36).
+            let now = self.started + out.elapsed();
+            self.ozq.expire(now);
+            if self.ozq.is_empty() {
+                s.bump(Signal::L3BypassAttributeCancels);
             }
         }
         match stream.memory {

@@ -42,6 +42,27 @@ impl Secondary {
     }
 }
 
+/// The L2D's data banks (ERRATA MMC36): 16, interleaved every 16 bytes.
+pub(super) const L2D_BANKS: u64 = 16;
+const BANK_BYTES: u64 = 16;
+
+/// The bank of an address.
+pub(super) fn bank(addr: u64) -> u64 {
+    addr / BANK_BYTES % L2D_BANKS
+}
+
+/// How a request that found the OzQ empty went past it (L2D_BYPASS,
+/// L2D_OZQ_CANCELS0.BANK_CONF; MMC36).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bypass {
+    /// The cycle's first, from the L1D stage into the L2D's arbitration (L1D to L2A).
+    First,
+    /// The cycle's second, a stage later (L1W to L2I).
+    Second,
+    /// The cycle's second, to the first's bank: cancelled, it issues from the OzQ.
+    BankConflict,
+}
+
 /// What a forced recirculate did (L2D_ISSUED_RECIRC_OZQ_ACC, L2D_OZQ_CANCELS0.RECIRC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Recirculate {
@@ -56,6 +77,8 @@ pub(super) struct Ozq {
     /// The cycle of the last request forced to recirculate: it is in the OzQ, waiting
     /// to re-insert, during that cycle.
     forced: Option<u64>,
+    /// The cycle of the last request that bypassed the queue, and its bank.
+    bypassed: Option<(u64, u64)>,
 }
 
 impl Ozq {
@@ -76,6 +99,25 @@ impl Ozq {
     /// A request holds an entry until `leaves`.
     pub(super) fn insert(&mut self, leaves: u64) {
         self.leaves.push(leaves);
+    }
+
+    /// Whether the queue holds no request at `now` (after `expire`): a request then
+    /// bypasses it.
+    pub(super) fn is_empty(&self) -> bool {
+        self.leaves.is_empty()
+    }
+
+    /// A request at `now` to `bank` that found the queue empty goes past it: the
+    /// first of its cycle, the second, or the second to the first's bank.
+    pub(super) fn bypass(&mut self, now: u64, bank: u64) -> Bypass {
+        match self.bypassed {
+            Some((at, b)) if at == now && b == bank => Bypass::BankConflict,
+            Some((at, _)) if at == now => Bypass::Second,
+            _ => {
+                self.bypassed = Some((now, bank));
+                Bypass::First
+            }
+        }
     }
 
     /// Whether a request forced to recirculate is in the queue at `now` (a miss
@@ -103,6 +145,7 @@ impl Ozq {
         left.sort_unstable();
         out.extend(left);
         out.push(u64::from(self.forcing(now)));
+        out.push(self.bypassed.filter(|&(at, _)| at == now).map_or(0, |(_, bank)| bank + 1));
     }
 }
 
@@ -148,6 +191,18 @@ mod tests {
         assert_eq!(q.force(8), Recirculate::Issued, "a new clock");
         q.expire(9);
         assert!(!q.forcing(9));
+    }
+
+    #[test]
+    fn two_requests_of_a_cycle_bypass_by_two_paths_unless_they_share_a_bank() {
+        let mut q = Ozq::default();
+        assert!(q.is_empty());
+        assert_eq!(q.bypass(5, bank(0x1000)), Bypass::First);
+        assert_eq!(q.bypass(5, bank(0x1010)), Bypass::Second, "the next 16 bytes: another bank");
+        assert_eq!(q.bypass(6, bank(0x2000)), Bypass::First, "a new cycle");
+        assert_eq!(q.bypass(6, bank(0x2100)), Bypass::BankConflict, "256 bytes on: the same bank");
+        q.insert(20);
+        assert!(!q.is_empty());
     }
 
     #[test]

@@ -64,6 +64,10 @@ fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// The ALAT's check loads, failed checks and displaced entries, integer and FP.
+/// The L3 accesses the L2D cancels: bypassing hits' (the cycle's first, its second,
+/// and one that lost its bank), then uncacheable requests' (MMC36).
+const L3_BYPASS_CANCELS: [Atom; 4] =
+    [Sig(Signal::L2dBypassL1d), Sig(Signal::L2dBypassL1w), Sig(Signal::L2dBankConflicts), Sig(Signal::L3BypassAttributeCancels)];
 const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
 const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
 const ALAT_DISPLACED: [Atom; 2] = [Sig(Signal::AlatDisplacedInt), Sig(Signal::AlatDisplacedFp)];
@@ -506,16 +510,44 @@ pub static EVENTS: &[MappedEvent] = &[
         }
     })),
     mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Atom::Bus(Txn::Ewb)]))),
-    // L2D_OZQ_CANCELS0.RECIRC (b0000) and L2D_OZQ_CANCELS1.ANY (bxx00): the machine's
-    // only OzQ cancels are recirculates beyond the one a clock (MMC29).
-    ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, |u| if u == 0 { Some(&[Sig(Signal::L2dRecirculateCancels)]) } else { None }),
+    // L2D_OZQ_CANCELS0.RECIRC (b0000), .BANK_CONF (b1000) and L2D_OZQ_CANCELS1.ANY
+    // (bxx00): the machine's OzQ cancels are recirculates beyond the one a clock
+    // (MMC29) and bypassing hits that lost their bank (MMC36).
+    ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, |u| match u {
+        0b0000 => Some(&[Sig(Signal::L2dRecirculateCancels)]),
+        0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
+        _ => None,
+    }),
     ev(0xe1, "L2D_OZQ_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dOzqFull)]) } else { None }),
-    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| if u & 3 == 0 { Some(&[Sig(Signal::L2dRecirculateCancels)]) } else { None }),
+    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| {
+        if u & 3 == 0 {
+            Some(&[Sig(Signal::L2dRecirculateCancels), Sig(Signal::L2dBankConflicts)])
+        } else {
+            None
+        }
+    }),
+    // L2D_BYPASS bits 1:0: L2_DATA1 hits by the first path, L2_DATA2 by the second,
+    // L3_DATA1 misses the L3 served; 11 counts nothing (MMC36).
+    ev(0xe4, "L2D_BYPASS", F, 4, |u| match u & 3 {
+        0b00 => Some(&[Sig(Signal::L2dBypassL1d)]),
+        0b01 => Some(&[Sig(Signal::L2dBypassL1w)]),
+        0b10 => Some(&[Sig(Signal::L3DataBypasses)]),
+        _ => None,
+    }),
     // L2D_REFERENCES (set 2): bits 1:0 01 reads, 10 writes, 11 both.
     ev(0xe6, "L2D_REFERENCES", F, 4, |u| match u & 3 {
         0b01 => Some(&[Atom::L2dReads, Atom::FpL2dReads]),
         0b10 => Some(&[Atom::L2dWrites]),
         0b11 => Some(&[Atom::L2dReads, Atom::FpL2dReads, Atom::L2dWrites]),
+        _ => None,
+    }),
+    // L2D_L3ACCESS_CANCEL bits 2:0: INV_L3_BYP the L3 accesses of bypassing hits
+    // (not true misses), SPEC_L3_BYP of uncacheable requests, ANY both; the ER's
+    // rejects, the snoops' coverage cases and the throttling count nothing (MMC36).
+    ev(0xe8, "L2D_L3ACCESS_CANCEL", F, 1, |u| match u & 7 {
+        0b000 => Some(&L3_BYPASS_CANCELS[..3]),
+        0b001 => Some(&L3_BYPASS_CANCELS[3..]),
+        0b010 => Some(&L3_BYPASS_CANCELS),
         _ => None,
     }),
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2d_force_recirc),
