@@ -96,8 +96,12 @@ enum Kind {
     Fp,
     Chase,
     Os,
-    /// Threads of one process sharing the memory at this address.
-    Shared(u64),
+    /// Threads of one process sharing the memory at `region` and a read-mostly table
+    /// at `table`.
+    Shared {
+        region: u64,
+        table: u64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,7 +120,7 @@ impl Workload {
             "fp" => Ok(Workload::Only(Kind::Fp)),
             "chase" => Ok(Workload::Only(Kind::Chase)),
             "os" => Ok(Workload::Only(Kind::Os)),
-            "shared" => Ok(Workload::Only(Kind::Shared(0))),
+            "shared" => Ok(Workload::Only(Kind::Shared { region: 0, table: 0 })),
             _ => Err(UnknownWorkload::new(name)),
         }
     }
@@ -131,8 +135,16 @@ pub fn program(name: &str, seed: u64, threads: usize) -> Result<Program, Unknown
     let mut seeds = Rng(seed);
     let (software, period) = match workload {
         Workload::Only(Kind::Os) => (system::PROCESSES, Some(system::OS_TICK_CYCLES)),
-        Workload::Only(Kind::Shared(_)) => {
-            workload = Workload::Only(Kind::Shared(buffer(&mut Rng(seed), &HEAP, 1 << 20)));
+        Workload::Only(Kind::Shared { .. }) => {
+            let mut draw = Rng(seed);
+            let region = buffer(&mut draw, &HEAP, 1 << 20);
+            let table = loop {
+                let t = buffer(&mut draw, &HEAP, system::SHARED_TABLE_BYTES);
+                if t + system::SHARED_TABLE_BYTES <= region || t >= region + (1 << 20) {
+                    break t;
+                }
+            };
+            workload = Workload::Only(Kind::Shared { region, table });
             (system::SHARED_THREADS, Some(TICK_CYCLES))
         }
         Workload::Mixed => (threads.max(1), Some(TICK_CYCLES)),
@@ -177,7 +189,7 @@ impl Phases {
             Kind::Fp => self.queue.extend(numeric::fp(rng, t)),
             Kind::Chase => self.queue.push_back(numeric::chase(rng, t)),
             Kind::Os => self.queue.extend(system::os(rng, t)),
-            Kind::Shared(region) => self.queue.extend(system::shared(rng, t, region)),
+            Kind::Shared { region, table } => self.queue.extend(system::shared(rng, t, region, table)),
         }
         if self.workload != Workload::Mixed {
             return;

@@ -12,6 +12,10 @@ use crate::stream::Privilege;
 /// Processes of `os`, and threads of `shared`.
 pub const PROCESSES: usize = 8;
 pub const SHARED_THREADS: usize = 4;
+/// The read-mostly table of `shared`: 32 MB, more than Montecito's 12 MB L3 and T4's
+/// 4 MB, looked up a line and a kilobyte apart (a hash table's buckets are scattered).
+pub const SHARED_TABLE_BYTES: u64 = 32 << 20;
+const SHARED_TABLE_STRIDE: i64 = 1024 + 64;
 /// `os` switches processes at 1 kHz (a 400 MHz core).
 pub const OS_TICK_CYCLES: u64 = 400_000;
 
@@ -95,7 +99,7 @@ fn transaction(rng: &mut Rng, t: Thread, page: u64) -> Vec<Phase> {
 /// take a lock with an atomic swap, update shared counters that sit in one cache line
 /// (false sharing), produce into or consume from a shared ring buffer, release the
 /// lock, and do some private work.
-pub fn shared(rng: &mut Rng, t: Thread, region: u64) -> Vec<Phase> {
+pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
     let process = Thread { index: t.index, context: 1 };
     let mut b = Body::new(Privilege::USER, 1, code_address(rng, &COMPUTE_TEXT));
     let lock = b.stream(DataStream { shared: true, ..DataStream::fixed(region, Memory::Cacheable) });
@@ -129,6 +133,18 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64) -> Vec<Phase> {
     }
     b.op(Op::Barrier).store(lock, 0, 4);
     b.int(rng.range(8, 64));
+    // A lookup in a read-mostly table every thread shares (a routing table, a
+    // dictionary), larger than any cache here and written by none of them: a line this
+    // core lost may still be in the other core's caches, clean.
+    let lookups = b.stream(DataStream {
+        base: table,
+        stride: SHARED_TABLE_STRIDE,
+        footprint: SHARED_TABLE_BYTES,
+        memory: Memory::Cacheable,
+        page: PAGE,
+        shared: true,
+    });
+    b.load(lookups, 0, 8, true);
     // A method of the runtime's code cache, which every thread calls; once in 64
     // iterations a producer's JIT patches a call site in it (an inline cache) and
     // makes the line coherent with instruction fetch (`fc`, FLUSH).
