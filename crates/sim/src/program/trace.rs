@@ -67,9 +67,22 @@ enum Kind {
     Call(u64),
     Return(u64),
     Jump(u64),
-    /// A device's transfer of this many bytes at the record's address (`ip`), a
-    /// write when set; not an instruction.
-    Dma(u32, bool),
+}
+
+/// A device's transfer of `bytes` at address `at`, a write when set; not an
+/// instruction: it ends the instructions before it.
+#[derive(Debug, Clone, Copy)]
+struct Transfer {
+    at: u64,
+    bytes: u32,
+    write: bool,
+}
+
+/// What a line of a trace holds.
+#[derive(Debug, Clone, Copy)]
+enum Line {
+    Instruction(Record),
+    Transfer(Transfer),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,8 +142,8 @@ struct Phases {
     /// Lackey: the instruction whose data lines may still follow, with its size and
     /// its first data access.
     held: Option<Held>,
-    /// An instruction read that belongs to the next phase.
-    next: Option<Record>,
+    /// A line read that belongs to the next phase.
+    next: Option<Line>,
     status: TraceStatus,
     done: bool,
 }
@@ -147,8 +160,8 @@ impl Phases {
         TraceError::Syntax { origin: self.origin.clone(), line: self.line_no, column, message: message.into() }
     }
 
-    /// The next instruction, `None` at the end or on an error.
-    fn record(&mut self) -> Option<Record> {
+    /// The next instruction or transfer, `None` at the end or on an error.
+    fn record(&mut self) -> Option<Line> {
         if let Some(r) = self.next.take() {
             return Some(r);
         }
@@ -169,7 +182,7 @@ impl Phases {
                     let parsed = lackey_line(&buf[..n], &mut self.held);
                     self.reader.consume(n + 1);
                     match parsed {
-                        Ok(Some(r)) => return Some(r),
+                        Ok(Some(r)) => return Some(Line::Instruction(r)),
                         Ok(None) => {}
                         Err((column, m)) => {
                             let e = self.syntax(column, m);
@@ -184,7 +197,7 @@ impl Phases {
                 Ok(0) => {
                     self.done = true;
                     // Lackey's last instruction has no successor: it falls through.
-                    return self.held.take().map(|(ip, size, mem)| lackey_record(ip, size, mem, ip + size));
+                    return self.held.take().map(|(ip, size, mem)| Line::Instruction(lackey_record(ip, size, mem, ip + size)));
                 }
                 Ok(_) => self.line_no += 1,
                 Err(e) => {
@@ -194,7 +207,9 @@ impl Phases {
                 }
             }
             let parsed = match self.format {
-                Format::Lackey => lackey_line(&self.line, &mut self.held).map_err(|(column, m)| self.syntax(column, m)),
+                Format::Lackey => {
+                    lackey_line(&self.line, &mut self.held).map(|r| r.map(Line::Instruction)).map_err(|(column, m)| self.syntax(column, m))
+                }
                 Format::Native => match std::str::from_utf8(&self.line) {
                     Ok(text) => native_line(text.trim_end()).map_err(|(column, m)| self.syntax(column, m)),
                     Err(e) => Err(self.syntax(e.valid_up_to() + 1, "not UTF-8 text")),
@@ -315,7 +330,7 @@ fn lackey_record(ip: u64, size: u64, mem: Option<(MemKind, u64, u8)>, next: u64)
 }
 
 /// One native line: `IP CLASS [OPERANDS] [kernel] [thread=N]`; `#` starts a comment.
-fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
+fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
     let text = line.split('#').next().unwrap_or("");
     let mut fields = Vec::new();
     let mut at = 0;
@@ -413,23 +428,25 @@ fn native_line(line: &str) -> Result<Option<Record>, (usize, String)> {
                 .ok()
                 .filter(|b| (1..=DMA_MAX_BYTES).contains(b))
                 .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
-            Kind::Dma(bytes, write)
+            return Ok(Some(Line::Transfer(Transfer { at: ip, bytes, write })));
         }
         _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
     };
-    Ok(Some(record))
+    Ok(Some(Line::Instruction(record)))
 }
 
 impl Iterator for Phases {
     type Item = Phase;
 
     fn next(&mut self) -> Option<Phase> {
-        let first = self.record()?;
-        if matches!(first.op, Kind::Dma(..)) {
-            let e = self.syntax(1, "a device transfer ends the instructions before it, and none come before this one");
-            self.fail(e);
-            return None;
-        }
+        let first = match self.record()? {
+            Line::Instruction(r) => r,
+            Line::Transfer(_) => {
+                let e = self.syntax(1, "a device transfer ends the instructions before it, and none come before this one");
+                self.fail(e);
+                return None;
+            }
+        };
         let mut phase = Phase {
             privilege: first.privilege,
             context: u32::from(first.thread) + 1,
@@ -447,15 +464,18 @@ impl Iterator for Phases {
         let mut r = first;
         loop {
             add(&mut phase, &mut streams, r);
-            let Some(next) = self.record() else { break };
-            if matches!(next.op, Kind::Dma(..)) {
-                self.transfers(&mut phase, next);
-                break;
-            }
+            let next = match self.record() {
+                None => break,
+                Some(Line::Transfer(t)) => {
+                    self.transfers(&mut phase, t);
+                    break;
+                }
+                Some(Line::Instruction(next)) => next,
+            };
             let full = phase.body.len() == PHASE_RECORDS || phase.streams.len() + phase.tables.len() >= PHASE_STREAMS - PHASE_TRANSFERS;
             // A new thread or privilege starts a new phase.
             if full || next.thread != first.thread || next.privilege != first.privilege {
-                self.next = Some(next);
+                self.next = Some(Line::Instruction(next));
                 break;
             }
             r = next;
@@ -467,22 +487,22 @@ impl Iterator for Phases {
 impl Phases {
     /// The device transfers from `first` on, which end `phase`: at the end of it the
     /// device moves the bytes, each transfer from a stream of its own.
-    fn transfers(&mut self, phase: &mut Phase, first: Record) {
-        let mut r = first;
+    fn transfers(&mut self, phase: &mut Phase, first: Transfer) {
+        let mut t = first;
         loop {
-            let Kind::Dma(bytes, write) = r.op else {
-                self.next = Some(r);
-                return;
-            };
             if phase.dma.len() == PHASE_TRANSFERS {
                 let e = self.syntax(1, format!("more than {PHASE_TRANSFERS} device transfers one after another"));
                 self.fail(e);
                 return;
             }
-            phase.streams.push(DataStream::fixed(r.ip, Memory::Cacheable));
-            phase.dma.push(Dma { stream: (phase.streams.len() - 1) as u8, bytes, write });
+            phase.streams.push(DataStream::fixed(t.at, Memory::Cacheable));
+            phase.dma.push(Dma { stream: (phase.streams.len() - 1) as u8, bytes: t.bytes, write: t.write });
             match self.record() {
-                Some(next) => r = next,
+                Some(Line::Transfer(next)) => t = next,
+                Some(line) => {
+                    self.next = Some(line);
+                    return;
+                }
                 None => return,
             }
         }
@@ -526,8 +546,6 @@ fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
             phase.tables.push(Table { targets: vec![target] });
             Op::Jump { table: (phase.tables.len() - 1) as u8, via: None }
         }
-        // `Phases::next` hands transfers to `Phases::transfers`.
-        Kind::Dma(..) => return,
     };
     phase.body.push(op);
     phase.addresses.push(r.ip);
