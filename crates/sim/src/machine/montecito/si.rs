@@ -229,7 +229,10 @@ impl Si {
     /// Counts `delta` more entries of `signal` (and of its own counterpart, when
     /// `own`) live from cycle `at` on.
     fn change(&mut self, signal: Signal, own: bool, at: u64, delta: i16) {
+        // Every request's entries begin at or after its cycle; were one to begin
+        // earlier, it begins now rather than in a slot a whole calendar ahead.
         debug_assert!(at >= self.now);
+        let at = at.max(self.now);
         while at - self.now >= self.calendar.len() as u64 {
             self.grow();
         }
