@@ -186,8 +186,10 @@ pub enum Signal {
     BtcTargetIncorrect,
     /// Indirect branches whose target the indirect-target table predicted wrongly.
     IndirectMispredicts,
-    /// Software prefetches dropped because the line was already in the L1 data cache.
+    /// Software prefetches dropped because the line was already in the L1 data cache,
+    /// and because the miss buffer was full while other strands were running (T4).
     SwPrefetchDropsCacheHit,
+    SwPrefetchDropsMissBufferFull,
     /// Hardware (next-line) prefetches dropped because the line was already in the L1
     /// data cache.
     HwPrefetchDropsCacheHit,

@@ -362,7 +362,10 @@ impl Arm11 {
         // §8: accesses to the line of the previous access are sequential and count once.
         let counted = line != self.data_line;
         self.data_line = line;
-        if counted && !matches!(op, Op::Prefetch(_)) {
+        // A preload is looked up like a load, and one that misses fills the line from
+        // the bus (0xB): it is an access of 0x9 and 0xA too, which count "cache hits
+        // plus cache misses" (§7; ERRATA MARM11).
+        if counted {
             d.signals.set(Signal::DCacheAccesses, 1);
         }
         let in_tcm = self.cfg.dtcm.as_ref().is_some_and(|r| r.contains(&addr));
@@ -392,7 +395,7 @@ impl Arm11 {
             }
             return d;
         }
-        if counted && !matches!(op, Op::Prefetch(_)) {
+        if counted {
             d.signals.set(Signal::DCacheAccessesCacheable, 1);
         }
         if let Some(e) = self.faults.as_mut().and_then(|f| f.access(Part::DCache)) {

@@ -203,8 +203,10 @@ impl Sparc {
         self.store_buffer.push(stored);
     }
 
-    /// A software prefetch. One into the L2 that would miss while the L2's miss buffer
-    /// is full is dropped (MSP19).
+    /// A software prefetch. One that would miss the L2 while the L2's miss buffer is
+    /// full is dropped (MSP19): one into the L2 always, one into the L1 when other
+    /// strands run beside this one (TABLE 10-2 sl 18: "Software prefetches are not
+    /// dropped when only one thread is running").
     fn prefetch(&mut self, addr: u64, remote: bool, for_writes: bool, s: &mut Signals) {
         if for_writes && !self.mem.l2_holds(addr) && self.mem.miss_buffer_full() {
             s.set(Signal::L2PrefetchDrops, 1);
@@ -221,6 +223,8 @@ impl Sparc {
             );
         } else if self.mem.l1_holds(addr) {
             s.set(Signal::SwPrefetchDropsCacheHit, 1);
+        } else if self.cfg.strands > 1 && !self.mem.l2_holds(addr) && self.mem.miss_buffer_full() {
+            s.set(Signal::SwPrefetchDropsMissBufferFull, 1);
         } else {
             self.mem.access(addr, false, remote, s);
             self.mem.dcache.fill(addr, false);

@@ -124,9 +124,11 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (16, 0x01) | (23, 0x01) => Sig(DCacheFillsFromCache),
         (16, 0x02) | (23, 0x02) => Sig(DCacheFillsFromLocalMemory),
         (16, 0x04) | (23, 0x04) => Sig(DCacheFillsFromRemote),
-        // sl 18: prefetches dropped on an L1 hit.
+        // sl 18: prefetches dropped on an L1 hit, and software prefetches for a full
+        // miss buffer (MSP19).
         (18, 0x01) => Sig(HwPrefetchDropsCacheHit),
         (18, 0x02) => Sig(SwPrefetchDropsCacheHit),
+        (18, 0x04) => Sig(SwPrefetchDropsMissBufferFull),
         // sl 19: read-after-write hits in the store buffer, else in the store queue
         // (the note: store buffer hits supersede; MSP18).
         (19, 0x01) => Sig(StoreBufferFullRawHits),

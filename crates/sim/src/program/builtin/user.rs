@@ -136,12 +136,26 @@ pub fn stream(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     }
 }
 
+/// How far ahead of a streaming loop's accesses compilers place its software
+/// prefetches: a few hundred bytes, so the line is there when the loop reaches it.
+const STREAM_PREFETCH_AHEAD: u32 = 512;
+
+/// Whether a streaming loop was compiled with software prefetches: half of them are
+/// (as code built with and without the compiler's prefetch option is).
+fn prefetching(rng: &mut Rng) -> bool {
+    rng.chance(500)
+}
+
 /// memset of a cacheable buffer as compilers unroll it: 16-byte stores that nothing
-/// waits for, two a 32-byte step, so a line's stores queue behind its miss.
+/// waits for, two a 32-byte step, so a line's stores queue behind its miss; compiled
+/// with prefetches, each line is prefetched for writing ahead.
 fn clear(rng: &mut Rng, t: Thread) -> Phase {
     let lines = rng.log_range(1 << 10, 1 << 16);
     let mut b = user(t, code_address(rng, &STREAM_TEXT));
     let data = b.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    if prefetching(rng) {
+        b.op(Op::Prefetch(Access { stream: data, offset: STREAM_PREFETCH_AHEAD, size: 8, use_next: false }));
+    }
     zero_line(&mut b, data);
     b.int(1);
     b.close_loop(lines)
@@ -179,8 +193,9 @@ fn update(rng: &mut Rng, t: Thread) -> Phase {
 }
 
 /// Sums one 8-byte field of an array of 64-byte records, unrolled four ways as
-/// compilers do: four independent loads a record apart, then the four adds, so the
-/// loads' misses overlap where the core lets them.
+/// compilers do: four independent loads a record apart (compiled with prefetches,
+/// each record prefetched for reading ahead first), then the four adds, so the loads'
+/// misses overlap where the core lets them.
 fn sum_field(rng: &mut Rng, t: Thread) -> Phase {
     const RECORD: u64 = 64;
     let records = rng.log_range(1 << 10, 1 << 19);
@@ -193,6 +208,12 @@ fn sum_field(rng: &mut Rng, t: Thread) -> Phase {
         page: SECTION,
         shared: false,
     });
+    if prefetching(rng) {
+        for r in 0..4 {
+            let ahead = STREAM_PREFETCH_AHEAD + r * RECORD as u32;
+            b.op(Op::Prefetch(Access { stream: table, offset: ahead, size: 8, use_next: false }));
+        }
+    }
     for r in 0..4 {
         b.load(table, r * RECORD as u32, 8, false);
     }
