@@ -110,7 +110,6 @@ const T4_NEVER: &[(&str, &str)] = &[
     ("IC_MTAG.MTAG_MISS_PTAG_HIT_OR_WAY_MISMATCH", "both of the above"),
     ("TAG_WAIT.PQ", "the pick queue is not modelled"),
     ("RAW_HIT.PARTIAL_ST_Q", "the programs' loads that overlap a store without being covered by it (a wider load over a narrower store) follow it within the eight cycles before it commits: they hit the store buffer (MSP18)"),
-    ("DATA_PREFETCH.L2_DROP", "rare: the memsets compiled with prefetches (half of `stream`'s) prefetch for writing, and their stores reach the L2 one at a time through the store queue, so only other phases' misses leave the miss buffer full for them; `pmu stat -w stream` counts 14-103 in 5×10^7 cycles of seeds 1, 2, 4 and 5, none in this run of seed 3 (MSP19)"),
     ("DATA_PREFETCH.L3_DROP", "the L3's queues, which would drop prefetches, are not modelled"),
     ("L2_EVENT.FILL_BUF_FULL", "the L2's fill and write-back buffers and its pipeline are not modelled (its miss buffer is, MSP19)"),
     ("L2_EVENT.WB_BUF_FULL", "the L2's fill and write-back buffers and its pipeline are not modelled (its miss buffer is, MSP19)"),
