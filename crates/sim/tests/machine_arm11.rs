@@ -448,3 +448,19 @@ fn an195_s4_page_table_walks_count_as_main_tlb_misses_not_stalls() {
     // I-cache fill are the only instruction-buffer stalls.
     assert_eq!(t.get(Signal::DataDepStallCycles) + t.get(Signal::LsuFullStallCycles), 0);
 }
+
+/// MARM11 (§7: event 0xA is "cache hits plus cache misses"; 0xB counts every non-CP15
+/// operation that misses and goes to AHB): a preload is looked up like a load, so one
+/// that misses is an access (0x9, 0xA) and a miss (0xB), and it is no load.
+#[test]
+fn marm11_a_preload_that_misses_is_an_access_and_a_miss() {
+    let stream = DataStream { base: 0x100_0000, stride: 32, footprint: 1 << 20, memory: Memory::Cacheable, page: 4096, shared: false };
+    let preload = Op::Prefetch(Access { stream: 0, offset: 0, size: 4, use_next: false });
+    let phase = common::phase(vec![preload, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Always }], 1000, vec![stream]);
+    let t = Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(vec![phase]), Skipping::Off), u64::MAX, |_| true);
+    // Each iteration preloads a new 32-byte line.
+    assert_eq!(t.get(Signal::DCacheMisses), 1000);
+    assert_eq!(t.get(Signal::DCacheAccesses), 1000);
+    assert_eq!(t.get(Signal::DCacheAccessesCacheable), 1000);
+    assert_eq!(t.get(Signal::Loads), 0);
+}

@@ -236,16 +236,16 @@ fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
 /// issue group that hit the L2D take the two bypass paths, unless they are to one bank
 /// (16 banks of 16 bytes): then the second is cancelled and issues from the OzQ a
 /// cycle later. Every bypassing hit's speculative L3 access is cancelled, and so is an
-/// uncacheable request's.
+/// uncacheable request's; a bypassing miss the L3 serves keeps its.
 #[test]
 fn mmc36_hits_bypass_an_empty_ozq_by_two_paths_and_conflict_on_a_bank() {
     use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
     let lap = 8 << 10;
+    // The second load's value is used at once: the next group finds the OzQ empty.
+    let load = |stream, use_next| Op::FpLoad(Access { stream, offset: 0, size: 8, use_next });
     let run = |gap: u64, memory: Memory| {
         let x = DataStream { base: 0x100_0000, stride: 8, footprint: lap, memory, page: 16 << 10, shared: false };
         let y = DataStream { base: 0x200_0000 + gap, ..x };
-        // The second load's value is used at once: the next group finds the OzQ empty.
-        let load = |stream, use_next| Op::FpLoad(Access { stream, offset: 0, size: 8, use_next });
         let body = vec![load(0, false), load(1, true), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
         let program = common::program_of(common::phase(body, 100_000, vec![x, y]));
         Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
@@ -271,6 +271,16 @@ fn mmc36_hits_bypass_an_empty_ozq_by_two_paths_and_conflict_on_a_bank() {
     assert!(same.cycles > apart.cycles + conflicts * 9 / 10, "{} {}", same.cycles, apart.cycles);
     // The first lap's misses find the L3 empty: no L3 data bypass.
     assert_eq!(same.get(Signal::L3DataBypasses), 0);
+    // A line a lap of 1 MB each: the L2D (256 KB) holds neither array, the L3 both,
+    // so after the first lap every x load bypasses, misses the L2D and keeps the L3
+    // access it began (L2D_BYPASS.L3_DATA1).
+    let far = |base: u64| DataStream { base, stride: 128, footprint: 1 << 20, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+    let body = vec![load(0, false), load(1, true), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+    let program = common::program_of(common::phase(body, 100_000, vec![far(0x100_0000), far(0x200_0000)]));
+    let l3 = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
+    let later_laps = 100_000 - (1 << 20) / 128;
+    assert!(l3.get(Signal::L3DataBypasses) >= later_laps * 9 / 10, "{} of {later_laps}", l3.get(Signal::L3DataBypasses));
+    assert!(l3.get(Signal::L3DataBypasses) <= 100_000);
     let uncached = run(16, Memory::Device);
     assert_eq!(uncached.get(Signal::L3BypassAttributeCancels), 200_000, "the OzQ is always empty");
     assert_eq!(uncached.get(Signal::L2dBypassL1d) + uncached.get(Signal::L2dBypassL1w), 0);

@@ -1258,3 +1258,30 @@ fn the_models_event_facts_match_the_event_table() {
         assert_eq!(e.modifiers.iter().any(|x| x == "mesi"), m.mesi, "{} MESI", m.name);
     }
 }
+
+#[test]
+fn tables_4_87_4_91_4_94_4_95_bypasses_and_their_cancels() {
+    // One cycle with two bypassing hits (first and second path), one that lost its
+    // bank, a bypassing miss the L3 served, and an uncacheable request's cancelled
+    // L3 access (MMC36), 10 cycles long.
+    let s = span(0, USER, 10)
+        .with(Signal::L2dBypassL1d, 1)
+        .with(Signal::L2dBypassL1w, 1)
+        .with(Signal::L2dBankConflicts, 1)
+        .with(Signal::L3DataBypasses, 1)
+        .with(Signal::L3BypassAttributeCancels, 1)
+        .with(Signal::L2dRecirculateCancels, 1);
+    const L2D_BYPASS: u64 = 0xe4;
+    const L2D_L3ACCESS_CANCEL: u64 = 0xe8;
+    const L2D_OZQ_CANCELS0: u64 = 0xe0;
+    const L2D_OZQ_CANCELS1: u64 = 0xe2;
+    let count = |es, umask| count4(counting(es, umask, &[]), vec![s]);
+    // Table 4-87: bits 1:0 L2_DATA1, L2_DATA2, L3_DATA1; 11 counts nothing.
+    assert_eq!([0b00, 0b01, 0b10, 0b11].map(|u| count(L2D_BYPASS, u)), [10, 10, 10, 0]);
+    // Table 4-91 (max 1 a cycle): INV_L3_BYP the bypassing hits' L3 accesses,
+    // SPEC_L3_BYP the uncacheable one's, ANY either; ER_REJECT and the snoop cases 0.
+    assert_eq!([0b000, 0b001, 0b010, 0b011, 0b100, 0b111].map(|u| count(L2D_L3ACCESS_CANCEL, u)), [10, 10, 10, 0, 0, 0]);
+    // Table 4-94: RECIRC and BANK_CONF; Table 4-95: ANY is every cancel (max 4).
+    assert_eq!([0b0000, 0b1000, 0b0110].map(|u| count(L2D_OZQ_CANCELS0, u)), [10, 10, 0]);
+    assert_eq!([0b00, 0b01].map(|u| count(L2D_OZQ_CANCELS1, u)), [20, 0]);
+}

@@ -166,54 +166,9 @@ impl Phases {
             return Some(r);
         }
         while !self.done {
-            if self.format == Format::Lackey {
-                // Fast path: a line that lies whole in the reader's buffer is parsed
-                // there, not copied out (Lackey's lines are 20-odd bytes).
-                let buf = match self.reader.fill_buf() {
-                    Ok(buf) => buf,
-                    Err(e) => {
-                        let e = TraceError::Io { origin: self.origin.clone(), message: e.to_string() };
-                        self.fail(e);
-                        return None;
-                    }
-                };
-                if let Some(n) = memchr::memchr(b'\n', buf) {
-                    self.line_no += 1;
-                    let parsed = lackey_line(&buf[..n], &mut self.held);
-                    self.reader.consume(n + 1);
-                    match parsed {
-                        Ok(Some(r)) => return Some(Line::Instruction(r)),
-                        Ok(None) => {}
-                        Err((column, m)) => {
-                            let e = self.syntax(column, m);
-                            self.fail(e);
-                        }
-                    }
-                    continue;
-                }
-            }
-            self.line.clear();
-            match self.reader.read_until(b'\n', &mut self.line) {
-                Ok(0) => {
-                    self.done = true;
-                    // Lackey's last instruction has no successor: it falls through.
-                    return self.held.take().map(|(ip, size, mem)| Line::Instruction(lackey_record(ip, size, mem, ip + size)));
-                }
-                Ok(_) => self.line_no += 1,
-                Err(e) => {
-                    let e = TraceError::Io { origin: self.origin.clone(), message: e.to_string() };
-                    self.fail(e);
-                    return None;
-                }
-            }
-            let parsed = match self.format {
-                Format::Lackey => {
-                    lackey_line(&self.line, &mut self.held).map(|r| r.map(Line::Instruction)).map_err(|(column, m)| self.syntax(column, m))
-                }
-                Format::Native => match std::str::from_utf8(&self.line) {
-                    Ok(text) => native_line(text.trim_end()).map_err(|(column, m)| self.syntax(column, m)),
-                    Err(e) => Err(self.syntax(e.valid_up_to() + 1, "not UTF-8 text")),
-                },
+            let parsed = match self.lackey_in_buffer() {
+                Some(parsed) => parsed,
+                None => self.copied_line(),
             };
             match parsed {
                 Ok(Some(r)) => return Some(r),
@@ -222,6 +177,51 @@ impl Phases {
             }
         }
         None
+    }
+
+    fn io_error(&self, e: &std::io::Error) -> TraceError {
+        TraceError::Io { origin: self.origin.clone(), message: e.to_string() }
+    }
+
+    /// A Lackey line that lies whole in the reader's buffer, parsed there, not copied
+    /// out (Lackey's lines are 20-odd bytes); `None` when there is none.
+    fn lackey_in_buffer(&mut self) -> Option<Result<Option<Line>, TraceError>> {
+        if self.format != Format::Lackey {
+            return None;
+        }
+        let buf = match self.reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) => return Some(Err(self.io_error(&e))),
+        };
+        let n = memchr::memchr(b'\n', buf)?;
+        self.line_no += 1;
+        let parsed = lackey_line(&buf[..n], &mut self.held);
+        self.reader.consume(n + 1);
+        Some(parsed.map(|r| r.map(Line::Instruction)).map_err(|(column, m)| self.syntax(column, m)))
+    }
+
+    /// The next line, read into `self.line` (one the buffer splits, the native
+    /// format's, the last), parsed; at the end, Lackey's held instruction.
+    fn copied_line(&mut self) -> Result<Option<Line>, TraceError> {
+        self.line.clear();
+        match self.reader.read_until(b'\n', &mut self.line) {
+            Ok(0) => {
+                self.done = true;
+                // Lackey's last instruction has no successor: it falls through.
+                return Ok(self.held.take().map(|(ip, size, mem)| Line::Instruction(lackey_record(ip, size, mem, ip + size))));
+            }
+            Ok(_) => self.line_no += 1,
+            Err(e) => return Err(self.io_error(&e)),
+        }
+        match self.format {
+            Format::Lackey => {
+                lackey_line(&self.line, &mut self.held).map(|r| r.map(Line::Instruction)).map_err(|(column, m)| self.syntax(column, m))
+            }
+            Format::Native => match std::str::from_utf8(&self.line) {
+                Ok(text) => native_line(text.trim_end()).map_err(|(column, m)| self.syntax(column, m)),
+                Err(e) => Err(self.syntax(e.valid_up_to() + 1, "not UTF-8 text")),
+            },
+        }
     }
 }
 
