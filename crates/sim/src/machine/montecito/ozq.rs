@@ -43,7 +43,7 @@ impl Secondary {
 }
 
 /// The L2D's data banks (ERRATA MMC36): 16, interleaved every 16 bytes.
-pub(super) const L2D_BANKS: u64 = 16;
+const L2D_BANKS: u64 = 16;
 const BANK_BYTES: u64 = 16;
 
 /// The bank of an address.

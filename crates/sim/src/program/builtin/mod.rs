@@ -53,7 +53,8 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     },
     WorkloadInfo {
         name: "shared",
-        description: "four threads of one process: locks, atomics, false sharing, producer/consumer, a JIT patching shared code",
+        description: "four threads of one process: locks, atomics, false sharing, producer/consumer, a read-mostly table, \
+                      a JIT patching shared code",
     },
 ];
 
@@ -136,11 +137,13 @@ pub fn program(name: &str, seed: u64, threads: usize) -> Result<Program, Unknown
     let (software, period) = match workload {
         Workload::Only(Kind::Os) => (system::PROCESSES, Some(system::OS_TICK_CYCLES)),
         Workload::Only(Kind::Shared { .. }) => {
+            const REGION_BYTES: u64 = 1 << 20;
             let mut draw = Rng(seed);
-            let region = buffer(&mut draw, &HEAP, 1 << 20);
+            let region = buffer(&mut draw, &HEAP, REGION_BYTES);
+            // The table is drawn again until it keeps clear of the region.
             let table = loop {
                 let t = buffer(&mut draw, &HEAP, system::SHARED_TABLE_BYTES);
-                if t + system::SHARED_TABLE_BYTES <= region || t >= region + (1 << 20) {
+                if t + system::SHARED_TABLE_BYTES <= region || t >= region + REGION_BYTES {
                     break t;
                 }
             };
