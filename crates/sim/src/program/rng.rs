@@ -38,6 +38,13 @@ impl Rng {
         self.range(1 << bits, (2 << bits) - 1).clamp(lo, hi)
     }
 
+    /// A second generator for choices a program gained after its seeds were in use:
+    /// derived from this one's state without drawing from it, so every draw this one
+    /// makes stays as it was (and with it every count measured before).
+    pub fn side(&self, salt: u64) -> Rng {
+        Rng(self.0 ^ salt)
+    }
+
     /// `len` outcomes of which about `per_mille` in a thousand are taken.
     pub fn bits(&mut self, len: u8, per_mille: u64) -> u64 {
         (0..len).fold(0, |bits, i| bits | u64::from(self.chance(per_mille)) << i)

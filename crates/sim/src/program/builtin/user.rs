@@ -59,6 +59,8 @@ pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
 /// than a small return stack, unwinding returns, jump-table dispatch to handlers
 /// scattered over a large text, and a linked-list walk.
 pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
+    // Choices added later come from `side`, so the rest of the program stays as it was.
+    let mut side = rng.side(BRANCHY_SIDE);
     let trips = rng.log_range(16, 50_000);
     let taken_per_mille = rng.range(200, 800);
     let mut b = user(t, code_address(rng, &BRANCHY_TEXT));
@@ -82,6 +84,15 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
         let over = rng.range(1, 6);
         b.skip(over as u8, Pattern::Bits { bits: rng.bits(64, taken_per_mille), len: 64 });
         b.int(over);
+        if side.chance(250) {
+            // Two tests of one datum in a row (`if (c != ' ' && c != '\t') { ... }`):
+            // either one skips the block, so the second is reached only when the first
+            // falls through. The block is longer than compilers predicate.
+            let block = side.range(4, 8);
+            b.skip(block as u8 + 1, Pattern::Bits { bits: side.bits(64, taken_per_mille / 2), len: 64 });
+            b.skip(block as u8, Pattern::Bits { bits: side.bits(64, taken_per_mille / 2), len: 64 });
+            b.int(block);
+        }
         if rng.chance(250) {
             let depth = rng.range(1, 4);
             call_chain(&mut b, rng, frame, depth);
@@ -102,11 +113,17 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
             ..DataStream::fixed(buffer(rng, &HEAP, PAGE), Memory::Cacheable)
         });
         let table = b.table(opcodes);
+        // The switch's range check: an opcode past the table (one in sixteen) goes
+        // to the default case, which runs the code after the jump.
+        b.skip(1, Pattern::Bits { bits: side.bits(64, 62), len: 64 });
         b.jump(table, Some(Access { stream: entries, offset: 0, size: 4, use_next: false }));
         b.int(rng.range(4, 24));
     }
     b.close_loop(trips)
 }
+
+/// Salt of `branchy`'s side generator (`Rng::side`).
+const BRANCHY_SIDE: u64 = 0x6272_616e_6368_7931;
 
 /// Calls nested `depth` deep, each returning to its caller unless it unwinds.
 fn call_chain(b: &mut Body, rng: &mut Rng, frame: u8, depth: u64) {
