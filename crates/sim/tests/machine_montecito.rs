@@ -232,6 +232,84 @@ fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
     assert!(t.get(Signal::L2dOzqAcquireCycles) >= 5 * 9_999 && t.get(Signal::L2dOzqAcquireCycles) <= 5 * 9_999 + memory + 1);
 }
 
+/// ERRATA MMC38: a release store (a fence before a store to cacheable memory) and a
+/// semaphore that find an older request of their thread in the OzQ are cancelled
+/// (L2D_OZQ_CANCELS0.REL, SEMA) and issue once it has left, the thread waiting for the
+/// semaphore only; a `sync.i` after an `fc` finds the flush there (MISC_ORDER).
+#[test]
+fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let at = |stream, offset| Access { stream, offset, size: 8, use_next: false };
+    let run = |body: Vec<Op>| {
+        // Every store to the data misses the L2D: it holds an OzQ entry until it is
+        // passed to the L3, at least the L2D's 5 cycles of lookup.
+        let data =
+            DataStream { base: 0x1000_0000, stride: 128, footprint: 64 << 20, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+        let lock = DataStream { base: 0x200_0000, stride: 0, footprint: 1, ..data };
+        let mut body = body;
+        body.extend(std::iter::repeat_n(Op::Int, 24));
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        let program = common::program_of(common::phase(body, 1000, vec![data, lock]));
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    // A store to the data, then the lock released: the release waits; without the
+    // fence it is a plain store.
+    let release = run(vec![Op::Store(at(0, 0)), Op::Barrier, Op::Store(at(1, 0))]);
+    // (Not when the data's miss waited for a request buffer, the core with it: it
+    // has left the queue by the time the release comes.)
+    assert!(release.get(Signal::L2dReleaseCancels) > 900, "{}", release.get(Signal::L2dReleaseCancels));
+    let plain = run(vec![Op::Store(at(0, 0)), Op::Int, Op::Store(at(1, 0))]);
+    assert_eq!(plain.get(Signal::L2dReleaseCancels), 0);
+    // The fence is the release: it issues nothing itself, and the thread goes on.
+    assert_eq!(release.get(Signal::Instructions) + 1000, plain.get(Signal::Instructions));
+    assert!(release.cycles <= plain.cycles, "{} {}", release.cycles, plain.cycles);
+    // A semaphore after the store waits for it, and the thread for the semaphore.
+    let sema = run(vec![Op::Store(at(0, 0)), Op::Atomic(at(1, 0))]);
+    let alone = run(vec![Op::Int, Op::Atomic(at(1, 0))]);
+    assert!(sema.get(Signal::L2dSemaphoreCancels) > 900, "{}", sema.get(Signal::L2dSemaphoreCancels));
+    assert_eq!(alone.get(Signal::L2dSemaphoreCancels), 0);
+    assert!(sema.get(Signal::L2dOzqAcquireCycles) > alone.get(Signal::L2dOzqAcquireCycles) + 1000);
+    // Each fc is followed by sync.i (cancelled) and srlz.i (a serialization).
+    let jit = run(vec![Op::Store(at(0, 0)), Op::FlushCode(at(0, 0))]);
+    assert_eq!((jit.get(Signal::L2dMiscOrderCancels), jit.get(Signal::InstructionSerializations)), (1000, 1000));
+    assert_eq!(plain.get(Signal::L2dMiscOrderCancels), 0);
+}
+
+/// ERRATA MMC37 (Table 4-94's store matches): an FP load (always an L2D read) of the
+/// 16 bytes a store wrote one, two or three cycles before finds the store in the L2D
+/// pipeline's L2M, L2D or L2C stage, is cancelled, and hits once the store has left;
+/// four cycles on, or in other bytes, it does not meet the store.
+#[test]
+fn mmc37_a_read_of_bytes_a_store_still_in_the_pipeline_writes_is_cancelled_by_its_stage() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let run = |ints: usize, offset: u32| {
+        let y = DataStream { base: 0x100_0000, stride: 32, footprint: 8 << 10, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+        let mut body = vec![Op::Store(Access { stream: 0, offset: 0, size: 8, use_next: false })];
+        body.extend(std::iter::repeat_n(Op::Int, ints));
+        body.push(Op::FpLoad(Access { stream: 0, offset, size: 8, use_next: true }));
+        body.extend([Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }]);
+        let program = common::program_of(common::phase(body, 20_000, vec![y]));
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let stages = [Signal::L2dStoreMatchL2a, Signal::L2dStoreMatchL2m, Signal::L2dStoreMatchL2d, Signal::L2dStoreMatchL2c];
+    // The first lap's stores miss the L2D (128-byte lines), and its loads wait for them.
+    let hits = 20_000 - (8 << 10) / 128;
+    // The store ends its issue group, the load issues 1 + ints / 6 cycles later.
+    for ints in 0..20 {
+        let (t, other) = (run(ints, 8), run(ints, 16));
+        assert!(stages.iter().all(|&s| other.get(s) == 0), "{ints}: another 16 bytes");
+        match stages.get(1 + ints / 6) {
+            Some(&stage) => {
+                assert!(stages.iter().all(|&s| t.get(s) == if s == stage { hits } else { 0 }), "{ints}: {stage:?}");
+                // The load waits in the OzQ until the store has left the L2C stage.
+                let wait = 4 - (1 + ints / 6) as u64;
+                assert_eq!(t.cycles, other.cycles + hits * wait, "{ints}: {stage:?}");
+            }
+            None => assert!(stages.iter().all(|&s| t.get(s) == 0), "{ints}: the store has left"),
+        }
+    }
+}
+
 /// MMC36: an L2D request that finds the OzQ empty bypasses it. Two FP loads of one
 /// issue group that hit the L2D take the two bypass paths, unless they are to one bank
 /// (16 banks of 16 bytes): then the second is cancelled and issues from the OzQ a

@@ -397,6 +397,19 @@ pub enum Signal {
     L2dBankConflicts,
     L3DataBypasses,
     L3BypassAttributeCancels,
+    /// Montecito L2D reads cancelled because a store to their 16 bytes was still in
+    /// the L2D pipeline, by the store's stage: L2A, L2M, L2D, L2C (ERRATA MMC37).
+    L2dStoreMatchL2a,
+    L2dStoreMatchL2m,
+    L2dStoreMatchL2d,
+    L2dStoreMatchL2c,
+    /// Montecito semaphores and release stores cancelled because older requests of
+    /// their thread were still in the L2D's OzQ (ERRATA MMC38).
+    L2dSemaphoreCancels,
+    L2dReleaseCancels,
+    /// Montecito `sync.i`s cancelled while the `fc` before them was in the L2D's
+    /// OzQ (ERRATA MMC38).
+    L2dMiscOrderCancels,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,

@@ -5,7 +5,7 @@
 use super::memory::Side;
 use super::Montecito;
 use crate::machine::out::Out;
-use crate::program::{FpOp, Op, Pattern, Phase, INSN};
+use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
 use crate::stream::{Branch, MemRef, Signal, Signals};
 
 /// The longest `if` the compiler predicates instead of branching around it: one
@@ -25,6 +25,15 @@ fn if_converted(phase: &Phase, i: usize, over: u8, when: Pattern) -> bool {
 
 /// Itanium code: three instructions to a 16-byte bundle. Program addresses count
 /// `INSN` bytes per instruction; the core fetches bundles.
+/// Whether the fence at `i` orders the store right after it to cacheable memory: a
+/// release store.
+fn releases(phase: &Phase, i: usize) -> bool {
+    match phase.body.get(i + 1) {
+        Some(Op::Store(a)) => phase.streams[usize::from(a.stream)].memory == Memory::Cacheable,
+        _ => false,
+    }
+}
+
 pub(super) fn bundle_address(ip: u64) -> u64 {
     ip / (3 * INSN) * 16
 }
@@ -142,11 +151,17 @@ impl Montecito {
         }
     }
 
-    /// Adds an instruction to the group, closing it first when it is full.
-    pub(super) fn join(&mut self, g: &mut Group, out: &mut Out, ip: u64, memory: bool) {
+    /// Issues the group first when it has no room for one more instruction (a memory
+    /// operation, `memory`).
+    pub(super) fn make_room(&mut self, g: &mut Group, out: &mut Out, memory: bool) {
         if g.issued == self.cfg.issue_width || (memory && g.memory == self.cfg.memory_ports) {
             self.close(g, out);
         }
+    }
+
+    /// Adds an instruction to the group, closing it first when it is full.
+    pub(super) fn join(&mut self, g: &mut Group, out: &mut Out, ip: u64, memory: bool) {
+        self.make_room(g, out, memory);
         if g.issued == 0 {
             g.ip = ip;
         }
@@ -207,6 +222,12 @@ impl Montecito {
                     self.wait(g, out, self.cfg.fp_divide_cycles, Signal::FrDepStallCycles);
                 }
             }
+            Op::Barrier if releases(phase, i) => {
+                // A fence before a store to cacheable memory (releasing a lock) is
+                // that store's release semantics: the compiler emits `st.rel` and no
+                // `mf` (MMC38).
+                self.release = true;
+            }
             Op::Barrier => {
                 // A fence drains the write-coalescing buffers (MMC22).
                 self.join(g, out, ip, false);
@@ -223,6 +244,7 @@ impl Montecito {
                 self.join(g, out, ip, true);
                 let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
                 self.flush_line(self.cfg.l3.line_of(addr), &mut g.signals);
+                self.sync_code(ip, g, out);
             }
             Op::Syscall | Op::ExceptionReturn => {
                 self.join(g, out, ip, false);

@@ -5,7 +5,7 @@
 
 use super::alat::Check;
 use super::exec::{address_space, be_stall, merge, Group};
-use super::ozq::{bank, Bypass, Recirculate, Secondary};
+use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage};
 use super::wcb::Piece;
 use super::{Montecito, OUTER};
 use crate::machine::out::Out;
@@ -36,9 +36,10 @@ enum L2d {
     Found(Level),
     /// A secondary miss, suspended for the cycles until its line's fill.
     Secondary(u64),
-    /// An L2D hit whose bypass was cancelled for a bank conflict: it issues from the
-    /// OzQ a cycle later (MMC36).
-    Reissued,
+    /// An L2D hit cancelled in the pipeline that issues again from the OzQ this many
+    /// cycles later: a bypass that lost its bank (a cycle, MMC36), a read that met a
+    /// store to its bytes (until the store has left, MMC37).
+    Reissued(u64),
 }
 
 impl L2d {
@@ -46,9 +47,33 @@ impl L2d {
     fn level(self) -> Level {
         match self {
             L2d::Found(level) => level,
-            L2d::Secondary(_) | L2d::Reissued => Level::L2,
+            L2d::Secondary(_) | L2d::Reissued(_) => Level::L2,
         }
     }
+}
+
+/// What a data request asks of the L2D: whether it writes, whether it returns data
+/// (a load's, a semaphore's), and the ordering it carries (MMC38).
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    write: bool,
+    reads: bool,
+    order: Option<Order>,
+}
+
+/// A request the L2D performs only after the thread's older requests (MMC38).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// A semaphore (`xchg`, `cmpxchg`, `fetchadd`), performed in the L2D.
+    Semaphore,
+    /// A release store (`st.rel`).
+    Release,
+}
+
+/// A cycle the thread waits for a semaphore's value: its acquire holds in the OzQ
+/// until the value is back (L2D_OZQ_ACQUIRE, MMC29).
+fn semaphore_wait() -> Signals {
+    Signals::default().with(Signal::DataDepStallCycles, 1).with(Signal::L2dOzqAcquireCycles, 1)
 }
 
 /// A cycle the L1D holds the core back because the L2D takes no request: its OzQ or
@@ -191,13 +216,30 @@ impl Montecito {
     /// bypasses it (MMC36): a hit takes no entry, unless it lost its bank to the
     /// cycle's first bypass.
     #[allow(clippy::too_many_arguments)]
-    fn l2d(&mut self, addr: u64, write: bool, reads: bool, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
+    fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
+        let Request { write, reads, order } = req;
         let now = self.started + out.elapsed();
         self.ozq.expire(now);
         let free = self.ozq.free(now);
         self.back_pressure(now, free, Signal::L2dOzqFull, ip, g, out, s);
         let empty = free == now && self.ozq.is_empty();
-        let now = free;
+        let now = match order.zip(self.ozq.older(self.thread).filter(|&last| last > free)) {
+            // An ordered request that finds older requests of its thread in the queue is
+            // cancelled and issues again once the last has left (MMC38); the thread
+            // waits for a semaphore's value, not for a release store.
+            Some((order, last)) => {
+                s.bump(match order {
+                    Order::Semaphore => Signal::L2dSemaphoreCancels,
+                    Order::Release => Signal::L2dReleaseCancels,
+                });
+                if order == Order::Semaphore {
+                    self.close(g, out);
+                    be_stall(out, ip, 0, last - free, semaphore_wait());
+                }
+                last
+            }
+            None => free,
+        };
         self.inflight.expire(now);
         let line = self.cfg.l2d.line_of(addr);
         if let Some(miss) = self.inflight.data_pending(line) {
@@ -218,11 +260,26 @@ impl Montecito {
             if found == Secondary::L1w {
                 self.recirculate(now, s);
             }
-            self.ozq.insert(miss.ready);
+            self.ozq.insert(self.thread, miss.ready);
             return L2d::Secondary(miss.ready - now);
         }
         let level = self.outer_access(1, addr, write, s);
+        if let Some(stage) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {
+            // A store to its bytes is ahead in the pipeline: the read is cancelled,
+            // waits in the OzQ for the store to leave, and hits (MMC37).
+            s.bump(match stage {
+                Stage::L2a => Signal::L2dStoreMatchL2a,
+                Stage::L2m => Signal::L2dStoreMatchL2m,
+                Stage::L2d => Signal::L2dStoreMatchL2d,
+                Stage::L2c => Signal::L2dStoreMatchL2c,
+            });
+            self.ozq.insert(self.thread, now + stage.remaining() + self.cfg.l2d_cycles);
+            return L2d::Reissued(stage.remaining());
+        }
         let bypass = empty.then(|| self.ozq.bypass(now, bank(addr)));
+        if write && !reads && bypass != Some(Bypass::BankConflict) {
+            self.ozq.store(now, addr);
+        }
         if level == Level::L2 {
             // A hit that bypassed takes no OzQ entry (L2D_BYPASS; MMC36).
             match bypass {
@@ -230,10 +287,10 @@ impl Montecito {
                 Some(Bypass::Second) => s.bump(Signal::L2dBypassL1w),
                 Some(Bypass::BankConflict) => {
                     s.bump(Signal::L2dBankConflicts);
-                    self.ozq.insert(now + 1 + self.cfg.l2d_cycles);
-                    return L2d::Reissued;
+                    self.ozq.insert(self.thread, now + 1 + self.cfg.l2d_cycles);
+                    return L2d::Reissued(1);
                 }
-                None => self.ozq.insert(now + self.cfg.l2d_cycles),
+                None => self.ozq.insert(self.thread, now + self.cfg.l2d_cycles),
             }
             return L2d::Found(level);
         }
@@ -251,7 +308,7 @@ impl Montecito {
             self.recirculate(now, s);
         }
         let sent = self.request_buffer(level, line, ip, g, out, s);
-        self.ozq.insert(sent);
+        self.ozq.insert(self.thread, sent);
         L2d::Found(level)
     }
 
@@ -320,11 +377,27 @@ impl Montecito {
     fn data_latency(&mut self, found: L2d, write: bool, s: &mut Signals) -> u64 {
         match found {
             L2d::Found(Level::L2) => self.cfg.l2d_cycles,
-            L2d::Reissued => self.cfg.l2d_cycles + 1,
+            L2d::Reissued(cycles) => self.cfg.l2d_cycles + cycles,
             L2d::Secondary(wait) => wait.max(self.cfg.l2d_cycles),
             L2d::Found(Level::L3) => self.cfg.l3_cycles,
             L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1),
         }
+    }
+
+    /// After an `fc`, the rest of the architecture's sequence for code a program wrote
+    /// (MMC38): `sync.i`, which the L2D performs once the flush, an L2D request of the
+    /// thread for the L2D's lookup, has left its queue, so that it is cancelled
+    /// (L2D_OZQ_CANCELS0.MISC_ORDER); then `srlz.i`, whose microtrap flushes the
+    /// pipeline (SERIALIZATION_EVENTS) while the core waits for the `sync.i`.
+    pub(super) fn sync_code(&mut self, ip: u64, g: &mut Group, out: &mut Out) {
+        let now = self.started + out.elapsed();
+        self.ozq.expire(now);
+        let flushed = self.ozq.free(now) + self.cfg.l2d_cycles;
+        self.ozq.insert(self.thread, flushed);
+        g.signals.bump(Signal::L2dMiscOrderCancels);
+        g.signals.bump(Signal::InstructionSerializations);
+        self.close(g, out);
+        out.stall(ip, flushed - now, Some(Signal::ExceptionFlushCycles));
     }
 
     /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
@@ -463,10 +536,12 @@ impl Montecito {
         let addr = stream.position(k) + u64::from(a.offset);
         let write = op.writes();
         // A store cannot share a cycle with a load in this model: the span's data
-        // reference says whether the cycle writes.
+        // reference says whether the cycle writes. A full group issues first, so that
+        // the access is timed from the cycle it issues in.
         if write && g.memory > 0 {
             self.close(g, out);
         }
+        self.make_room(g, out, true);
         let mut s = Signals::default();
         let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), &mut s);
         if cycles > 0 {
@@ -482,6 +557,11 @@ impl Montecito {
         // A walk's L3 miss may have decided a switch.
         self.note_decision(g, out);
         let prefetch = matches!(op, Op::Prefetch(_));
+        let order = match op {
+            Op::Atomic(_) => Some(Order::Semaphore),
+            Op::Store(_) if std::mem::take(&mut self.release) => Some(Order::Release),
+            _ => None,
+        };
         let fp_load = matches!(op, Op::FpLoad(_));
         let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
         if matches!(op, Op::Atomic(_)) {
@@ -522,7 +602,7 @@ impl Montecito {
                     // beyond, a cycle later for the format conversion (Table 2-8 note
                     // 4: M+1, M = 5 for the L2D). A read the thread switched away from
                     // completes unseen.
-                    let l2d = self.l2d(addr, false, true, ip, g, out, &mut s);
+                    let l2d = self.l2d(addr, Request { write: false, reads: true, order: None }, ip, g, out, &mut s);
                     latency = match self.data_latency(l2d, false, &mut s) {
                         0 => 0,
                         cycles => cycles + 1,
@@ -534,7 +614,7 @@ impl Montecito {
                         if !prefetch {
                             s.set(Signal::DCacheMisses, 1);
                         }
-                        let l2d = self.l2d(addr, write, !prefetch, ip, g, out, &mut s);
+                        let l2d = self.l2d(addr, Request { write, reads: !prefetch, order }, ip, g, out, &mut s);
                         if prefetch {
                             // An lfetch the L1D misses is an L2D operation (L2D_OPS_ISSUED).
                             let served = match l2d.level() {
@@ -549,7 +629,7 @@ impl Montecito {
                     } else if write {
                         // A semaphore is performed in the L2D (L2D_OPS_ISSUED.RMW), also
                         // when the L1D holds its line, and returns its value from there.
-                        let l2d = self.l2d(addr, true, true, ip, g, out, &mut s);
+                        let l2d = self.l2d(addr, Request { write: true, reads: true, order }, ip, g, out, &mut s);
                         let cycles = self.data_latency(l2d, true, &mut s);
                         if matches!(op, Op::Atomic(_)) {
                             latency = cycles;
@@ -561,7 +641,7 @@ impl Montecito {
                     if self.l1d.contains(addr) {
                         self.l1d.access(addr, false);
                     }
-                    let l2d = self.l2d(addr, true, false, ip, g, out, &mut s);
+                    let l2d = self.l2d(addr, Request { write: true, reads: false, order }, ip, g, out, &mut s);
                     if l2d == L2d::Found(Level::Memory) {
                         self.memory_latency(&mut s, l3_signal(1, true).1);
                     }
@@ -609,12 +689,11 @@ impl Montecito {
             self.close(g, out);
         }
         if waits && reads && !prefetch && latency > 0 {
-            let mut waiting = Signals::default().with(Signal::DataDepStallCycles, 1);
-            if matches!(op, Op::Atomic(_)) && stream.memory == Memory::Cacheable {
-                // The semaphore's acquire holds in the OzQ until its value is back
-                // (L2D_OZQ_ACQUIRE, MMC29).
-                waiting.set(Signal::L2dOzqAcquireCycles, 1);
-            }
+            let waiting = if matches!(op, Op::Atomic(_)) && stream.memory == Memory::Cacheable {
+                semaphore_wait()
+            } else {
+                Signals::default().with(Signal::DataDepStallCycles, 1)
+            };
             be_stall(out, ip, 0, latency, waiting);
         }
     }

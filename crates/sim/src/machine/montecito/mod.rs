@@ -96,6 +96,8 @@ pub struct Montecito {
     switching: Option<usize>,
     /// Instructions still to issue with a false predicate (an if-converted skip, MMC32).
     squashing: u8,
+    /// The next store is a release (`st.rel`, MMC38).
+    release: bool,
     ip: u64,
     fetch_line: u64,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
@@ -165,6 +167,7 @@ impl Montecito {
             may_switch: false,
             switching: None,
             squashing: 0,
+            release: false,
             ip: 0,
             fetch_line: u64::MAX,
             isb: None,
@@ -308,7 +311,7 @@ impl Core for Montecito {
         self.peer.canonical(keys, out);
         self.si.canonical(&self.cfg, out);
         self.inflight.canonical(keys, self.clock, out);
-        self.ozq.canonical(self.clock, out);
+        self.ozq.canonical(keys, self.clock, out);
         if let Some(f) = &self.faults {
             f.canonical(out);
         }
@@ -349,5 +352,6 @@ impl Core for Montecito {
         self.wcb.relocate(to);
         self.peer.relocate(to);
         self.inflight.relocate(to);
+        self.ozq.relocate(to);
     }
 }

@@ -14,6 +14,7 @@
 //! Times are on the core's clock; the state the runner compares is relative to it.
 
 use super::inflight::{first_free, DataMiss};
+use crate::machine::{Keys, Moves};
 
 /// Table 2-9: the L2D's queuing is "32 OzQ".
 pub(super) const OZQ_ENTRIES: usize = 32;
@@ -51,6 +52,32 @@ pub(super) fn bank(addr: u64) -> u64 {
     addr / BANK_BYTES % L2D_BANKS
 }
 
+/// The L2D pipeline's stages after arbitration, one cycle each, that
+/// L2D_OZQ_CANCELS0's store matches name (Table 4-94): L2A, L2M, L2D, L2C (ERRATA
+/// MMC37). With the issue stage before them they are the five cycles of an L2D hit
+/// (Table 2-8: N = 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stage {
+    L2a,
+    L2m,
+    L2d,
+    L2c,
+}
+
+const STAGES: [Stage; 4] = [Stage::L2a, Stage::L2m, Stage::L2d, Stage::L2c];
+
+impl Stage {
+    /// Cycles until a request in this stage has left the pipeline.
+    pub(super) fn remaining(self) -> u64 {
+        STAGES.len() as u64 - STAGES.iter().position(|&s| s == self).unwrap_or(0) as u64
+    }
+}
+
+/// The bytes a store match compares: the L2D's bank width (MMC36, MMC37).
+pub(super) fn chunk(addr: u64) -> u64 {
+    addr / BANK_BYTES * BANK_BYTES
+}
+
 /// How a request that found the OzQ empty went past it (L2D_BYPASS,
 /// L2D_OZQ_CANCELS0.BANK_CONF; MMC36).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,39 +99,71 @@ pub(super) enum Recirculate {
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Ozq {
-    /// When each entry leaves.
-    leaves: Vec<u64>,
+    /// When each entry leaves, and the thread whose request it holds.
+    entries: Vec<(u64, usize)>,
     /// The cycle of the last request forced to recirculate: it is in the OzQ, waiting
     /// to re-insert, during that cycle.
     forced: Option<u64>,
     /// The cycle of the last request that bypassed the queue, and its bank.
     bypassed: Option<(u64, u64)>,
+    /// The stores still in the pipeline's stages: the cycle each entered them, and
+    /// its chunk (`chunk`).
+    stores: Vec<(u64, u64)>,
 }
 
 impl Ozq {
     /// Forgets the entries that have left by `now`.
     pub(super) fn expire(&mut self, now: u64) {
-        self.leaves.retain(|&l| l > now);
+        self.entries.retain(|&(l, _)| l > now);
         if self.forced.is_some_and(|f| f < now) {
             self.forced = None;
+        }
+        self.stores.retain(|&(entered, _)| entered + STAGES.len() as u64 > now);
+    }
+
+    /// A store to `addr` entered the pipeline at `now` (after `expire(now)`).
+    pub(super) fn store(&mut self, now: u64, addr: u64) {
+        self.stores.push((now, chunk(addr)));
+    }
+
+    /// The stage of the youngest store to `addr`'s chunk still in the pipeline when a
+    /// read enters it at `now` (after `expire(now)`): the read is cancelled and
+    /// issues again once the store has left (L2D_OZQ_CANCELS0.*_ST_MAT, MMC37).
+    pub(super) fn store_match(&self, now: u64, addr: u64) -> Option<Stage> {
+        let chunk = chunk(addr);
+        let entered = self.stores.iter().filter(|&&(_, c)| c == chunk).map(|&(at, _)| at).max()?;
+        STAGES.get(now.checked_sub(entered)? as usize).copied()
+    }
+
+    pub(super) fn relocate(&mut self, to: &Moves) {
+        for (_, chunk) in &mut self.stores {
+            if let Some(moved) = (to.line)(*chunk) {
+                *chunk = moved;
+            }
         }
     }
 
     /// The cycle a request at `now` gets an entry: `now`, or when the first of the
     /// taken ones leaves.
     pub(super) fn free(&self, now: u64) -> u64 {
-        first_free(self.leaves.iter().copied(), now, OZQ_ENTRIES)
+        first_free(self.entries.iter().map(|&(l, _)| l), now, OZQ_ENTRIES)
     }
 
-    /// A request holds an entry until `leaves`.
-    pub(super) fn insert(&mut self, leaves: u64) {
-        self.leaves.push(leaves);
+    /// A request of `thread` holds an entry until `leaves`.
+    pub(super) fn insert(&mut self, thread: usize, leaves: u64) {
+        self.entries.push((leaves, thread));
+    }
+
+    /// When the last request of `thread` in the queue leaves (after `expire`): an
+    /// ordered request of the thread waits for it (MMC38).
+    pub(super) fn older(&self, thread: usize) -> Option<u64> {
+        self.entries.iter().filter(|&&(_, t)| t == thread).map(|&(l, _)| l).max()
     }
 
     /// Whether the queue holds no request at `now` (after `expire`): a request then
     /// bypasses it.
     pub(super) fn is_empty(&self) -> bool {
-        self.leaves.is_empty()
+        self.entries.is_empty()
     }
 
     /// A request at `now` to `bank` that found the queue empty goes past it: the
@@ -138,14 +197,19 @@ impl Ozq {
 
     /// The state relative to `now`: each entry's remaining time, and whether a request
     /// was forced this cycle.
-    pub(super) fn canonical(&self, now: u64, out: &mut Vec<u64>) {
-        out.push(u64::MAX - self.leaves.len() as u64);
-        let mut left: Vec<u64> = self.leaves.iter().map(|&l| l.saturating_sub(now)).collect();
+    pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
+        out.push(u64::MAX - self.entries.len() as u64);
+        let mut left: Vec<(u64, u64)> = self.entries.iter().map(|&(l, t)| (l.saturating_sub(now), t as u64)).collect();
         // The entries are a multiset: their order says nothing.
         left.sort_unstable();
-        out.extend(left);
+        out.extend(left.into_iter().flat_map(|(l, t)| [l, t]));
         out.push(u64::from(self.forcing(now)));
         out.push(self.bypassed.filter(|&(at, _)| at == now).map_or(0, |(_, bank)| bank + 1));
+        let live: Vec<_> = self.stores.iter().filter(|&&(entered, _)| entered + STAGES.len() as u64 > now).collect();
+        out.push(u64::MAX - live.len() as u64);
+        for &&(entered, chunk) in &live {
+            out.extend([(keys.line)(chunk), entered + STAGES.len() as u64 - now]);
+        }
     }
 }
 
@@ -158,10 +222,10 @@ mod tests {
     fn a_request_waits_for_an_entry_when_all_thirty_two_are_taken() {
         let mut q = Ozq::default();
         for i in 0..31 {
-            q.insert(100 + i);
+            q.insert(0, 100 + i);
         }
         assert_eq!(q.free(10), 10, "one entry is left");
-        q.insert(40);
+        q.insert(0, 40);
         assert_eq!(q.free(10), 40, "the first to leave does at 40");
         q.expire(40);
         assert_eq!(q.free(40), 40);
@@ -201,20 +265,21 @@ mod tests {
         assert_eq!(q.bypass(5, bank(0x1010)), Bypass::Second, "the next 16 bytes: another bank");
         assert_eq!(q.bypass(6, bank(0x2000)), Bypass::First, "a new cycle");
         assert_eq!(q.bypass(6, bank(0x2100)), Bypass::BankConflict, "256 bytes on: the same bank");
-        q.insert(20);
+        q.insert(0, 20);
         assert!(!q.is_empty());
     }
 
     #[test]
     fn the_state_is_relative_to_now() {
         let (mut a, mut b) = (Ozq::default(), Ozq::default());
-        a.insert(20);
-        a.insert(15);
-        b.insert(115);
-        b.insert(120);
+        a.insert(0, 20);
+        a.insert(0, 15);
+        b.insert(0, 115);
+        b.insert(0, 120);
         let (mut x, mut y) = (Vec::new(), Vec::new());
-        a.canonical(10, &mut x);
-        b.canonical(110, &mut y);
+        let keys = Keys { line: &|a| a, page: &|a| a };
+        a.canonical(&keys, 10, &mut x);
+        b.canonical(&keys, 110, &mut y);
         assert_eq!(x, y);
     }
 }

@@ -66,6 +66,19 @@ fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
 /// The ALAT's check loads, failed checks and displaced entries, integer and FP.
 /// The L3 accesses the L2D cancels: bypassing hits' (the cycle's first, its second,
 /// and one that lost its bank), then uncacheable requests' (MMC36).
+/// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
+const OZQ_CANCELS: [Atom; 9] = [
+    Sig(Signal::L2dRecirculateCancels),
+    Sig(Signal::L2dMiscOrderCancels),
+    Sig(Signal::L2dReleaseCancels),
+    Sig(Signal::L2dSemaphoreCancels),
+    Sig(Signal::L2dStoreMatchL2a),
+    Sig(Signal::L2dStoreMatchL2m),
+    Sig(Signal::L2dStoreMatchL2d),
+    Sig(Signal::L2dStoreMatchL2c),
+    Sig(Signal::L2dBankConflicts),
+];
+
 const L3_BYPASS_CANCELS: [Atom; 4] =
     [Sig(Signal::L2dBypassL1d), Sig(Signal::L2dBypassL1w), Sig(Signal::L2dBankConflicts), Sig(Signal::L3BypassAttributeCancels)];
 const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
@@ -510,22 +523,27 @@ pub static EVENTS: &[MappedEvent] = &[
         }
     })),
     mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Atom::Bus(Txn::Ewb)]))),
-    // L2D_OZQ_CANCELS0.RECIRC (b0000), .BANK_CONF (b1000) and L2D_OZQ_CANCELS1.ANY
-    // (bxx00): the machine's OzQ cancels are recirculates beyond the one a clock
-    // (MMC29) and bypassing hits that lost their bank (MMC36).
+    // L2D_OZQ_CANCELS0.RECIRC (b0000), the store matches by stage (b0010-b0101), REL
+    // (b0111), BANK_CONF (b1000), SEMA (b1001), MISC_ORDER (b1101) and
+    // L2D_OZQ_CANCELS1.ANY (bxx00): the machine's OzQ cancels are recirculates beyond
+    // the one a clock (MMC29), reads that found a store to their bytes in the
+    // pipeline (MMC37), bypassing hits that lost their bank (MMC36), and release
+    // stores, semaphores and `sync.i`s that found older requests of their thread
+    // (MMC38).
     ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, |u| match u {
         0b0000 => Some(&[Sig(Signal::L2dRecirculateCancels)]),
+        0b0010 => Some(&[Sig(Signal::L2dStoreMatchL2a)]),
+        0b0011 => Some(&[Sig(Signal::L2dStoreMatchL2m)]),
+        0b0100 => Some(&[Sig(Signal::L2dStoreMatchL2d)]),
+        0b0101 => Some(&[Sig(Signal::L2dStoreMatchL2c)]),
+        0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
         0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
+        0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),
+        0b1101 => Some(&[Sig(Signal::L2dMiscOrderCancels)]),
         _ => None,
     }),
     ev(0xe1, "L2D_OZQ_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dOzqFull)]) } else { None }),
-    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| {
-        if u & 3 == 0 {
-            Some(&[Sig(Signal::L2dRecirculateCancels), Sig(Signal::L2dBankConflicts)])
-        } else {
-            None
-        }
-    }),
+    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| if u & 3 == 0 { Some(&OZQ_CANCELS) } else { None }),
     // L2D_BYPASS bits 1:0: L2_DATA1 hits by the first path, L2_DATA2 by the second,
     // L3_DATA1 misses the L3 served; 11 counts nothing (MMC36).
     ev(0xe4, "L2D_BYPASS", F, 4, |u| match u & 3 {
