@@ -23,56 +23,163 @@ fn matrix(rng: &mut Rng, n: u64) -> u64 {
 /// register stack ignore it).
 const KERNEL_FRAMES: std::ops::RangeInclusive<u64> = 64..=96;
 
+/// One phase of the `fp` workload: a kernel of dense linear algebra (`dense`), now
+/// and then followed by an in-place update through aliasing pointers (`aliased`) or a
+/// batch of small products (`blocks`).
+pub fn fp(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    // The kernels added later (`aliased`, `blocks`) come from `side`, so the rest of
+    // the program stays as it was.
+    let mut side = rng.side(FP_SIDE);
+    let mut phases = dense(rng, t);
+    if side.chance(400) {
+        phases.extend(if side.chance(500) { aliased(&mut side, t) } else { blocks(&mut side, t) });
+    }
+    phases
+}
+
+/// Salt of `fp`'s side generator (`Rng::side`).
+const FP_SIDE: u64 = 0x6670_5f6b_6572_6e31;
+
+/// A kernel's call, its loop, and its return: the three phases of a call to a
+/// function with a large frame (`KERNEL_FRAMES`) whose loop `kernel` builds.
+fn called(rng: &mut Rng, t: Thread, kernel: impl FnOnce(&mut Rng, &mut Body) -> u64) -> Vec<Phase> {
+    let mut caller = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    caller.int(rng.range(2, 6));
+    let back = caller.ip() + INSN;
+    let entry = code_address(rng, &COMPUTE_TEXT);
+    caller.call(entry, rng.range(*KERNEL_FRAMES.start(), *KERNEL_FRAMES.end()) as u8);
+    let mut b = Body::new(Privilege::USER, t.context, entry);
+    let iterations = kernel(rng, &mut b);
+    let body = b.close_loop(iterations);
+    let mut leave = Body::new(Privilege::USER, t.context, body.entry + body.body.len() as u64 * INSN);
+    leave.return_to(back).int(rng.range(1, 4));
+    vec![caller.once(), body, leave.once()]
+}
+
+/// An in-place update through two pointers the compiler cannot tell apart
+/// (`add(a + 1, a, n)`: `dst[i] = src[i] + c`, here with `dst` one element past
+/// `src`), of integers or doubles, unrolled by two: the second element's load reads
+/// what the first element's store just wrote. An Itanium compiler advances the loads
+/// above the stores and checks them (ERRATA MMC33), and every second check fails.
+fn aliased(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    called(rng, t, |rng, b| {
+        let n = 1 << rng.range(10, 16);
+        let base = buffer(rng, &HEAP, (n + 1) * DOUBLE);
+        let from =
+            DataStream { base, stride: 2 * DOUBLE as i64, footprint: n * DOUBLE, memory: Memory::Cacheable, page: PAGE, shared: false };
+        let src = b.stream(from);
+        let dst = b.stream(DataStream { base: base + DOUBLE, ..from });
+        let float = rng.chance(500);
+        for e in 0..2 {
+            let offset = (e * DOUBLE) as u32;
+            if float {
+                b.fp_load(src, offset, 8, true).fp(FpOp::Add, 1);
+            } else {
+                b.load(src, offset, 8, true).int(1);
+            }
+            b.store(dst, offset, 8);
+        }
+        b.int(1);
+        n / 2
+    })
+}
+
 /// One kernel of dense linear algebra on an `n` x `n` matrix of doubles (n a power of
 /// two, 64-512, as blocked codes choose), called with a large frame and returning: a
 /// matrix multiply's inner product (a row of A against a column of B: a unit-stride
 /// and an `n`-stride stream), a daxpy (`y += a * x`, with software prefetches), or an
 /// LU elimination step (a divide by the pivot, then row updates).
-pub fn fp(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+fn dense(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let n = 1 << rng.range(6, 9);
-    let mut caller = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
-    caller.int(rng.range(2, 6));
-    let back = caller.ip() + INSN;
-    let kernel = code_address(rng, &COMPUTE_TEXT);
-    caller.call(kernel, rng.range(*KERNEL_FRAMES.start(), *KERNEL_FRAMES.end()) as u8);
-    let mut b = Body::new(Privilege::USER, t.context, kernel);
-    let row = |base: u64| DataStream {
-        base,
-        stride: DOUBLE as i64,
-        footprint: n * n * DOUBLE,
-        memory: Memory::Cacheable,
-        page: PAGE,
-        shared: false,
-    };
-    match rng.below(3) {
-        0 => {
-            let a = b.stream(row(matrix(rng, n)));
-            let col = b.stream(DataStream { stride: (n * DOUBLE) as i64, ..row(matrix(rng, n)) });
-            b.fp_load(a, 0, 8, false).fp_load(col, 0, 8, true).fp(FpOp::Fma, 1).int(1);
-        }
-        1 => {
-            let x = b.stream(row(matrix(rng, n)));
-            let y = b.stream(row(matrix(rng, n)));
-            // Prefetches four lines ahead, as compilers schedule them: x for reading,
-            // y for writing.
-            let ahead = |stream| Op::Prefetch(Access { stream, offset: PREFETCH_AHEAD, size: 8, use_next: false });
-            b.op(ahead(x)).op(ahead(y));
-            b.fp_load(x, 0, 8, false).fp_load(y, 0, 8, true).fp(FpOp::Fma, 1).store(y, 0, 8).int(1);
-        }
-        _ => {
-            let pivot = b.stream(DataStream::fixed(matrix(rng, n), Memory::Cacheable));
-            let r = b.stream(row(matrix(rng, n)));
-            b.fp_load(pivot, 0, 8, true).fp(FpOp::Div, 1);
-            for j in 0..4 {
-                b.fp_load(r, 8 * j, 8, true).fp(FpOp::Fma, 1).store(r, 8 * j, 8);
+    called(rng, t, |rng, b| {
+        let row = |base: u64| DataStream {
+            base,
+            stride: DOUBLE as i64,
+            footprint: n * n * DOUBLE,
+            memory: Memory::Cacheable,
+            page: PAGE,
+            shared: false,
+        };
+        match rng.below(3) {
+            0 => {
+                let a = b.stream(row(matrix(rng, n)));
+                let col = b.stream(DataStream { stride: (n * DOUBLE) as i64, ..row(matrix(rng, n)) });
+                b.fp_load(a, 0, 8, false).fp_load(col, 0, 8, true).fp(FpOp::Fma, 1).int(1);
             }
-            b.fp(FpOp::Mul, 1).int(2);
+            1 => {
+                let x = b.stream(row(matrix(rng, n)));
+                let y = b.stream(row(matrix(rng, n)));
+                // Prefetches four lines ahead, as compilers schedule them: x for
+                // reading, y for writing.
+                let ahead = |stream| Op::Prefetch(Access { stream, offset: PREFETCH_AHEAD, size: 8, use_next: false });
+                b.op(ahead(x)).op(ahead(y));
+                b.fp_load(x, 0, 8, false).fp_load(y, 0, 8, true).fp(FpOp::Fma, 1).store(y, 0, 8).int(1);
+            }
+            _ => {
+                let pivot = b.stream(DataStream::fixed(matrix(rng, n), Memory::Cacheable));
+                let r = b.stream(row(matrix(rng, n)));
+                b.fp_load(pivot, 0, 8, true).fp(FpOp::Div, 1);
+                for j in 0..4 {
+                    b.fp_load(r, 8 * j, 8, true).fp(FpOp::Fma, 1).store(r, 8 * j, 8);
+                }
+                b.fp(FpOp::Mul, 1).int(2);
+            }
         }
-    }
-    let body = b.close_loop(n * n / 4);
-    let mut leave = Body::new(Privilege::USER, t.context, body.entry + body.body.len() as u64 * INSN);
-    leave.return_to(back).int(rng.range(1, 4));
-    vec![caller.once(), body, leave.once()]
+        n * n / 4
+    })
+}
+
+/// Small dense products in batches, too many loads for the ALAT: each iteration
+/// transforms one block, an 8 x 8 block of 16-bit coefficients by an integer inverse
+/// DCT (a JPEG or MPEG decoder: its 64 coefficients loaded, eight rows of integer
+/// work, 64 results stored) or a 6-vector of doubles by its 6 x 6 matrix (a finite-
+/// element code's element matrices: 42 loads, 36 multiply-adds, 6 results stored).
+/// The output is another buffer, so an Itanium compiler advances the loads above the
+/// stores of the iteration before, and those past the ALAT's 32 entries displace the
+/// first (ALAT_CAPACITY_MISS, ERRATA MMC33).
+fn blocks(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    called(rng, t, |rng, b| {
+        let count = 1 << rng.range(8, 14);
+        let stream = |base: u64, bytes: u64| DataStream {
+            base,
+            stride: bytes as i64,
+            footprint: count * bytes,
+            memory: Memory::Cacheable,
+            page: PAGE,
+            shared: false,
+        };
+        if rng.chance(500) {
+            const BLOCK: u64 = 64 * 2;
+            let input = b.stream(stream(buffer(rng, &HEAP, count * BLOCK), BLOCK));
+            let output = b.stream(stream(buffer(rng, &HEAP, count * BLOCK), BLOCK));
+            for c in 0..64 {
+                b.load(input, 2 * c, 2, false);
+            }
+            for r in 0..8 {
+                b.int(12);
+                for c in 0..8 {
+                    b.store(output, 16 * r + 2 * c, 2);
+                }
+            }
+        } else {
+            const MATRIX: u64 = 36 * DOUBLE;
+            const VECTOR: u64 = 6 * DOUBLE;
+            let matrices = b.stream(stream(buffer(rng, &HEAP, count * MATRIX), MATRIX));
+            let vectors = b.stream(stream(buffer(rng, &HEAP, count * VECTOR), VECTOR));
+            let results = b.stream(stream(buffer(rng, &HEAP, count * VECTOR), VECTOR));
+            for i in 0..6 {
+                b.fp_load(vectors, 8 * i, 8, false);
+            }
+            for r in 0..6 {
+                for c in 0..6 {
+                    b.fp_load(matrices, 8 * (6 * r + c), 8, false).fp(FpOp::Fma, 1);
+                }
+                b.store(results, 8 * r, 8);
+            }
+        }
+        b.int(2);
+        count
+    })
 }
 
 /// lmbench-style memory latency: a loop of loads, each of which the next needs,
