@@ -232,6 +232,84 @@ fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
     assert!(t.get(Signal::L2dOzqAcquireCycles) >= 5 * 9_999 && t.get(Signal::L2dOzqAcquireCycles) <= 5 * 9_999 + memory + 1);
 }
 
+/// ERRATA MMC39: the kernel's processor-status move is part of an interruption's
+/// entry, which moves the register stack to the kernel's backing store (an AR
+/// dependency of the RSE) and switches to register bank 1 (an execution stall); the
+/// exception return runs `loadrs`, restores the user's backing store and switches to
+/// bank 0 (RSE stalls). A user-mode special-register move does none of this.
+#[test]
+fn mmc39_an_interruptions_entry_and_exit_switch_register_stacks_and_banks() {
+    use pmukit_sim::program::{Op, Pattern};
+    use pmukit_sim::stream::Privilege;
+    let cfg = MontecitoConfig::new(1);
+    let run = |privilege: Privilege| {
+        let body = vec![Op::SpecialReg, Op::Int, Op::ExceptionReturn, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        let mut phase = common::phase(body, 100, vec![]);
+        phase.privilege = privilege;
+        Totals::of(machine::montecito(cfg.clone(), common::program_of(phase), Skipping::Off), u64::MAX, |_| true)
+    };
+    let kernel = run(Privilege::KERNEL);
+    let expected = [
+        (Signal::RseArDepStallCycles, 100 * 2 * cfg.cr_cycles),
+        (Signal::BankSwitchStallCycles, 100),
+        (Signal::RseBankSwitchStallCycles, 100),
+        (Signal::RseLoadrsStallCycles, 100),
+    ];
+    for (signal, n) in expected {
+        assert_eq!(kernel.get(signal), n, "{signal:?}");
+    }
+    let user = run(Privilege::USER);
+    assert_eq!(user.get(Signal::RseArDepStallCycles) + user.get(Signal::BankSwitchStallCycles), 100 * cfg.cr_cycles, "the exit only");
+    assert_eq!(kernel.cycles, user.cycles + 100 * (cfg.cr_cycles + 1));
+}
+
+/// ERRATA MMC40: a skip to a function's return is a return predicated on the skip's
+/// condition, ahead of the skipped code: taken, the function returns at once; its
+/// predicate false, the skipped code and the function's own return follow. Its
+/// predicate is predicted like a branch's, and a second such test forced by a first
+/// predicted taken that fell through counts as an unknown prediction (§4.7).
+#[test]
+fn mmc40_a_skip_to_a_return_is_a_predicated_return() {
+    use pmukit_sim::program::{Op, Pattern};
+    const ITERATIONS: u64 = 6400;
+    let run = |tests: &[Pattern]| {
+        // The caller's loop calls a function that ends `if (...) { 4 instructions } return`.
+        // Its first two instructions share a bundle (one of three starts at 0x2_0004).
+        let (call_at, function) = (0x1_0000, 0x2_0004);
+        let mut body = vec![Op::Call { target: function, frame: 8 }];
+        for (n, &when) in tests.iter().enumerate() {
+            body.push(Op::Skip { over: (4 + tests.len() - 1 - n) as u8, when });
+        }
+        body.extend(std::iter::repeat_n(Op::Int, 4));
+        body.extend([Op::Return { to: call_at + 4 }, Op::Int, Op::Branch { target: call_at, when: Pattern::Loop }]);
+        Totals::of(machine::montecito(MontecitoConfig::new(1), one_phase(body, ITERATIONS), Skipping::Off), u64::MAX, |_| true)
+    };
+    // Taken in one iteration of four: the predicate's outcome repeats, so the
+    // predictor learns it after the first laps.
+    let quarter = Pattern::Bits { bits: 0x1111_1111_1111_1111, len: 64 };
+    let t = run(&[quarter]);
+    let taken = ITERATIONS / 4;
+    assert_eq!(t.get(Signal::ReturnsNotTaken), ITERATIONS - taken);
+    // Every iteration retires the predicated return, and those whose predicate was
+    // false the function's own return too.
+    assert_eq!(t.get(Signal::Returns), ITERATIONS + ITERATIONS - taken);
+    // The call, the predicated return, the caller's instruction and its loop branch; then the
+    // skipped code and the return.
+    assert_eq!(t.get(Signal::Instructions), ITERATIONS * 4 + (ITERATIONS - taken) * 5);
+    let wrong = t.get(Signal::ReturnMispredictsTaken) + t.get(Signal::ReturnMispredictsNotTaken);
+    assert!(wrong > 0 && wrong < ITERATIONS / 50, "learnt: {wrong}");
+    assert_eq!(t.get(Signal::ReturnsMispredicted), 0, "the return stack holds every target");
+    // Always taken: never the function's own return, never a predicate false.
+    let always = run(&[Pattern::Always]);
+    assert_eq!((always.get(Signal::Returns), always.get(Signal::ReturnsNotTaken)), (ITERATIONS, 0));
+    // Two tests, the first taken in half the iterations, irregularly: when it is
+    // predicted taken and falls through, the second, forced, is an unknown prediction.
+    let irregular = Pattern::Bits { bits: 0x3a5c_96e1_0f2d_b487, len: 64 };
+    let both = run(&[irregular, Pattern::Never]);
+    let forced = both.get(Signal::UnknownReturnsNotTaken);
+    assert!(forced > 0 && forced <= both.get(Signal::ReturnMispredictsNotTaken), "{forced}");
+}
+
 /// ERRATA MMC38: a release store (a fence before a store to cacheable memory) and a
 /// semaphore that find an older request of their thread in the OzQ are cancelled
 /// (L2D_OZQ_CANCELS0.REL, SEMA) and issue once it has left, the thread waiting for the

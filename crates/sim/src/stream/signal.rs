@@ -251,6 +251,14 @@ pub enum Signal {
     /// caller's frame spilled).
     RseSpillStallCycles,
     RseFillStallCycles,
+    /// Montecito's interruption entry and exit (ERRATA MMC39): cycles the RSE waits
+    /// for its application registers (ar.bspstore moves), for `loadrs`, and for a
+    /// register bank switch (`bsw.0` on exit); cycles execution waits for one (`bsw.1`
+    /// on entry).
+    RseArDepStallCycles,
+    RseLoadrsStallCycles,
+    RseBankSwitchStallCycles,
+    BankSwitchStallCycles,
     /// Data-side lookups (loads, stores, prefetches, page walks) that miss the L2
     /// data cache.
     L2DataMisses,
@@ -303,6 +311,14 @@ pub enum Signal {
     /// §4.7), that turned out not taken, and taken.
     UnknownPredNotTaken,
     UnknownPredTaken,
+    /// Montecito returns predicated on a condition (ERRATA MMC40): those whose
+    /// predicate was false (each also one of `Returns`), those predicted not taken and
+    /// taken, those predicted taken and not, and those an earlier branch of their
+    /// bundle forced to "predicted not taken" that were not taken (§4.7).
+    ReturnsNotTaken,
+    ReturnMispredictsTaken,
+    ReturnMispredictsNotTaken,
+    UnknownReturnsNotTaken,
     /// Instruction fetches that miss the L1I and find their line in the instruction
     /// streaming buffer, and 32-byte bundle pairs written into that buffer from the
     /// L2I and beyond (Montecito).

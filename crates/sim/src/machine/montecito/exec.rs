@@ -23,8 +23,6 @@ fn if_converted(phase: &Phase, i: usize, over: u8, when: Pattern) -> bool {
         && phase.body[i + 1..].iter().take(usize::from(over)).all(|op| matches!(op, Op::Int))
 }
 
-/// Itanium code: three instructions to a 16-byte bundle. Program addresses count
-/// `INSN` bytes per instruction; the core fetches bundles.
 /// Whether the fence at `i` orders the store right after it to cacheable memory: a
 /// release store.
 fn releases(phase: &Phase, i: usize) -> bool {
@@ -34,6 +32,18 @@ fn releases(phase: &Phase, i: usize) -> bool {
     }
 }
 
+/// Whether the skip at `i` jumps to a return, past `over` instructions: `if (c) { ... }
+/// return;`, which an Itanium compiler turns into a return predicated on `c` ahead of
+/// the skipped code (the return duplicated into the branch's target, MMC40).
+fn returns_early(phase: &Phase, i: usize, over: u8) -> Option<u64> {
+    match phase.body.get(i + usize::from(over) + 1) {
+        Some(&Op::Return { to }) => Some(to),
+        _ => None,
+    }
+}
+
+/// Itanium code: three instructions to a 16-byte bundle. Program addresses count
+/// `INSN` bytes per instruction; the core fetches bundles.
 pub(super) fn bundle_address(ip: u64) -> u64 {
     ip / (3 * INSN) * 16
 }
@@ -208,12 +218,18 @@ impl Montecito {
                 // A control-register move (the kernel saving or setting processor
                 // state): its consumer follows, after a stop (MMC20). In the kernel it
                 // sets the processor status, which an srlz.i makes take effect
-                // (SERIALIZATION_EVENTS, MMC31).
+                // (SERIALIZATION_EVENTS, MMC31), as part of the interruption's entry:
+                // the register stack moves to the kernel's backing store and the
+                // general registers to bank 1 (MMC39).
                 self.join(g, out, ip, false);
-                if !phase.privilege.is_user() {
+                let kernel = !phase.privilege.is_user();
+                if kernel {
                     g.signals.bump(Signal::InstructionSerializations);
                 }
                 self.wait(g, out, self.cfg.cr_cycles - 1, Signal::ArCrStallCycles);
+                if kernel {
+                    self.switch_stacks(ip, out, &[(self.cfg.cr_cycles, Signal::RseArDepStallCycles), (1, Signal::BankSwitchStallCycles)]);
+                }
             }
             Op::Fp(f) => {
                 self.join(g, out, ip, false);
@@ -246,9 +262,22 @@ impl Montecito {
                 self.flush_line(self.cfg.l3.line_of(addr), &mut g.signals);
                 self.sync_code(ip, g, out);
             }
-            Op::Syscall | Op::ExceptionReturn => {
+            Op::Syscall => {
                 self.join(g, out, ip, false);
                 self.close(g, out);
+                out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
+            }
+            Op::ExceptionReturn => {
+                // Leaving the kernel (MMC39): `loadrs`, the user's backing store back
+                // in ar.bspstore, bank 0, then `rfi`.
+                self.join(g, out, ip, false);
+                self.close(g, out);
+                let exit = [
+                    (1, Signal::RseLoadrsStallCycles),
+                    (self.cfg.cr_cycles, Signal::RseArDepStallCycles),
+                    (1, Signal::RseBankSwitchStallCycles),
+                ];
+                self.switch_stacks(ip, out, &exit);
                 out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
             }
             // FP loads are served by the L2D, not the L1D (`memory`, MMC27).
@@ -293,6 +322,14 @@ impl Montecito {
                     self.squashing = over;
                 }
             }
+            Op::Skip { over, when } if returns_early(phase, i, over).is_some() => {
+                // A return predicated on the skip's condition (MMC40): taken, the
+                // function returns at once, past the skipped code and its own return.
+                let to = returns_early(phase, i, over).unwrap_or_default();
+                let taken = when.taken(k, phase.iterations);
+                self.predicated_return(ip, taken, to, g, out);
+                return if taken { usize::from(over) + 2 } else { 1 };
+            }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);
                 let s = self.predict_path(ip, taken);
@@ -323,6 +360,51 @@ impl Montecito {
             }
         }
         1
+    }
+
+    /// The stalls of an interruption's entry or exit sequence (MMC39), in order: each
+    /// so many cycles counting its signal, nothing issuing.
+    fn switch_stacks(&mut self, ip: u64, out: &mut Out, steps: &[(u64, Signal)]) {
+        for &(cycles, signal) in steps {
+            be_stall(out, ip, 0, cycles, Signals::default().with(signal, 1));
+        }
+    }
+
+    /// A return predicated on a condition (`(p) br.ret`, MMC40) at `ip`, `taken` or
+    /// not: its predicate is predicted like a conditional branch's (not at all when an
+    /// earlier branch of its bundle forces it, §4.7), and taken, its target by the
+    /// return stack, which a predicated-off return leaves as it is.
+    fn predicated_return(&mut self, ip: u64, taken: bool, to: u64, g: &mut Group, out: &mut Out) {
+        let forced = self.forced(ip);
+        let predicted = !forced && self.direction.predict(ip);
+        self.direction.update(ip, taken);
+        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
+        let mut s = self.rse_registers().with(Signal::Returns, 1);
+        let wrong = if taken {
+            let target = self.return_stacks[self.thread].pop();
+            if forced {
+                s.set(Signal::UnknownPredTaken, 1);
+                true
+            } else if !predicted {
+                s.set(Signal::ReturnMispredictsTaken, 1);
+                true
+            } else {
+                let wrong = target != Some(to);
+                s.set(Signal::ReturnsMispredicted, u8::from(wrong));
+                wrong
+            }
+        } else {
+            s.set(Signal::ReturnsNotTaken, 1);
+            if forced {
+                s.set(Signal::UnknownReturnsNotTaken, 1);
+            }
+            s.set(Signal::ReturnMispredictsNotTaken, u8::from(predicted));
+            predicted
+        };
+        self.branch(g, out, ip, s, taken, wrong, if taken { to } else { ip + INSN });
+        if taken {
+            self.rse_return(out);
+        }
     }
 
     /// Whether the branch at `ip` is one the front end never predicted: a later

@@ -69,9 +69,12 @@ pub(super) enum Atom {
         taken: bool,
         ip_relative: bool,
     },
-    /// Returns, and other indirect branches, whose path (taken) was predicted: all
-    /// but those forced to "predicted not taken" (§4.7).
-    ReturnsPathRight,
+    /// Returns whose path was predicted rightly, taken or not (their predicate false,
+    /// MMC40), and other indirect branches (always taken): all but those forced to
+    /// "predicted not taken" (§4.7) and the mispredicted predicated returns.
+    ReturnsPathRight {
+        taken: bool,
+    },
     IndirectPathRight,
     /// Returns predicted correctly.
     CorrectReturns,
@@ -150,9 +153,15 @@ impl Cause {
             Cause::Xpn
         } else if c.get(LsuFullStallCycles) > 0 {
             Cause::L1dFpu
-        } else if c.get(DataDepStallCycles) + c.get(FrDepStallCycles) + c.get(ArCrStallCycles) > 0 {
+        } else if c.get(DataDepStallCycles) + c.get(FrDepStallCycles) + c.get(ArCrStallCycles) + c.get(BankSwitchStallCycles) > 0 {
             Cause::Exe
-        } else if c.get(RseSpillStallCycles) + c.get(RseFillStallCycles) > 0 {
+        } else if c.get(RseSpillStallCycles)
+            + c.get(RseFillStallCycles)
+            + c.get(RseArDepStallCycles)
+            + c.get(RseLoadrsStallCycles)
+            + c.get(RseBankSwitchStallCycles)
+            > 0
+        {
             Cause::Rse
         } else if c.get(IBufStallCycles) > 0 {
             Cause::FrontEnd
@@ -182,6 +191,12 @@ impl Cycle<'_> {
     fn cacheable(&self) -> bool {
         self.get(Signal::DCacheAccesses) == 0 || self.get(Signal::DCacheAccessesCacheable) > 0
     }
+}
+
+/// The cycle's returns that were taken: all but the predicated ones whose predicate
+/// was false (MMC40).
+pub(super) fn taken_returns(c: &Cycle) -> u64 {
+    c.get(Signal::Returns).saturating_sub(c.get(Signal::ReturnsNotTaken))
 }
 
 impl Atom {
@@ -216,20 +231,35 @@ impl Atom {
                 .saturating_sub(c.get(PathMispredictsTaken) + c.get(PathMispredictsNotTaken)),
             Atom::IndirectCorrect => c.get(IndirectBranches).saturating_sub(c.get(IndirectMispredicts) + FORCED_INDIRECT.value(c)),
             Atom::PathRight { taken, ip_relative } => {
-                // Returns and other indirect branches are taken, their path predicted.
-                let indirect = if ip_relative { c.get(Returns) + c.get(IndirectBranches) } else { 0 };
+                // Other indirect branches are always taken; returns are taken but for
+                // the predicated ones whose predicate was false (MMC40).
                 let (all, wrong) = if taken {
                     // Forced returns and indirect branches (§4.7) are path mispredicts.
-                    let forced = if ip_relative { 0 } else { FORCED_RETURNS.value(c) + FORCED_INDIRECT.value(c) };
-                    (c.get(BranchesTaken), c.get(PathMispredictsTaken) + forced)
+                    let all = c.get(BranchesTaken);
+                    if ip_relative {
+                        (all.saturating_sub(taken_returns(c) + c.get(IndirectBranches)), c.get(PathMispredictsTaken))
+                    } else {
+                        let forced = FORCED_RETURNS.value(c) + FORCED_INDIRECT.value(c);
+                        (all, c.get(PathMispredictsTaken) + c.get(ReturnMispredictsTaken) + forced)
+                    }
                 } else {
-                    (c.get(Branches).saturating_sub(c.get(BranchesTaken)), c.get(PathMispredictsNotTaken))
+                    let all = c.get(Branches).saturating_sub(c.get(BranchesTaken));
+                    if ip_relative {
+                        (all.saturating_sub(c.get(ReturnsNotTaken)), c.get(PathMispredictsNotTaken))
+                    } else {
+                        (all, c.get(PathMispredictsNotTaken) + c.get(ReturnMispredictsNotTaken))
+                    }
                 };
-                all.saturating_sub(if taken { indirect } else { 0 }).saturating_sub(wrong)
+                all.saturating_sub(wrong)
             }
-            Atom::ReturnsPathRight => c.get(Returns) - FORCED_RETURNS.value(c),
+            Atom::ReturnsPathRight { taken: true } => {
+                taken_returns(c).saturating_sub(FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken))
+            }
+            Atom::ReturnsPathRight { taken: false } => c.get(ReturnsNotTaken).saturating_sub(c.get(ReturnMispredictsNotTaken)),
             Atom::IndirectPathRight => c.get(IndirectBranches) - FORCED_INDIRECT.value(c),
-            Atom::CorrectReturns => c.get(Returns).saturating_sub(c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c)),
+            Atom::CorrectReturns => c.get(Returns).saturating_sub(
+                c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken) + c.get(ReturnMispredictsNotTaken),
+            ),
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
             Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
             Atom::FpL2dReads => when(c.cacheable(), c.get(FpLoads)),

@@ -103,7 +103,7 @@ impl Front {
             }
             Front::UnknownTaken(kind) => {
                 let taken = c.get(Signal::UnknownPredTaken);
-                let (returns, indirect) = (taken.min(c.get(Signal::Returns)), taken.min(c.get(Signal::IndirectBranches)));
+                let (returns, indirect) = (taken.min(super::events::taken_returns(c)), taken.min(c.get(Signal::IndirectBranches)));
                 match kind {
                     Kind::Return => returns,
                     Kind::Indirect => indirect,
@@ -185,6 +185,7 @@ lost_bandwidth!(ideal_be_lost_bw, Stage::Exit, false);
 lost_bandwidth!(be_lost_bw, Stage::BackEnd, false);
 
 const UNKNOWN_NOT_TAKEN: Atom = Atom::Sig(Signal::UnknownPredNotTaken);
+const UNKNOWN_RETURN_NOT_TAKEN: Atom = Atom::Sig(Signal::UnknownReturnsNotTaken);
 const UNKNOWN_TAKEN: Atom = Atom::Sig(Signal::UnknownPredTaken);
 const UNKNOWN_RETURN: Atom = Atom::Front(Front::UnknownTaken(Kind::Return));
 const UNKNOWN_INDIRECT: Atom = Atom::Front(Front::UnknownTaken(Kind::Indirect));
@@ -193,15 +194,19 @@ const UNKNOWN_IPREL: Atom = Atom::Front(Front::UnknownTaken(Kind::IpRelative));
 /// BR_MISPRED_DETAIL2 (Table 4-52): bits 3:2 the branch type (ALL, IPREL, RETURN,
 /// NRETIND), bits 1:0 ALL_UNKNOWN_PRED, UNKNOWN_PATH_CORRECT_PRED (forced not taken,
 /// and not taken), UNKNOWN_PATH_WRONG_PATH (forced not taken, and taken); 11 counts
-/// nothing. Returns and indirect branches are always taken in the machine.
+/// nothing. Other indirect branches are always taken in the machine; returns but for
+/// the predicated ones (MMC40).
 pub(super) fn br_mispred_detail2(u: u64) -> Option<&'static [Atom]> {
     match (u >> 2 & 3, u & 3) {
-        (0b00, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_TAKEN]),
-        (0b00 | 0b01, 0b01) => Some(&[UNKNOWN_NOT_TAKEN]),
+        (0b00, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN, UNKNOWN_TAKEN]),
+        (0b00, 0b01) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b01, 0b01) => Some(&[UNKNOWN_NOT_TAKEN]),
         (0b00, 0b10) => Some(&[UNKNOWN_TAKEN]),
         (0b01, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_IPREL]),
         (0b01, 0b10) => Some(&[UNKNOWN_IPREL]),
-        (0b10, 0b00 | 0b10) => Some(&[UNKNOWN_RETURN]),
+        (0b10, 0b00) => Some(&[UNKNOWN_RETURN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b10, 0b01) => Some(&[UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b10, 0b10) => Some(&[UNKNOWN_RETURN]),
         (0b11, 0b00 | 0b10) => Some(&[UNKNOWN_INDIRECT]),
         _ => None,
     }
@@ -211,7 +216,9 @@ pub(super) fn br_mispred_detail2(u: u64) -> Option<&'static [Atom]> {
 /// (0) or UNKNOWNPRED_TAKEN (1); bit 1 is ignored.
 pub(super) fn br_path_pred2(u: u64) -> Option<&'static [Atom]> {
     match (u >> 2 & 3, u & 1) {
-        (0b00 | 0b01, 0) => Some(&[UNKNOWN_NOT_TAKEN]),
+        (0b00, 0) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b01, 0) => Some(&[UNKNOWN_NOT_TAKEN]),
+        (0b10, 0) => Some(&[UNKNOWN_RETURN_NOT_TAKEN]),
         (0b00, 1) => Some(&[UNKNOWN_TAKEN]),
         (0b01, 1) => Some(&[UNKNOWN_IPREL]),
         (0b10, 1) => Some(&[UNKNOWN_RETURN]),

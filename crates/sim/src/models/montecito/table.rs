@@ -140,22 +140,28 @@ pub static EVENTS: &[MappedEvent] = &[
         0b10 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
         _ => None,
     }),
-    // BE_RSE_BUBBLE: ALL, OVERFLOW (spills), UNDERFLOW (fills); bank switches, AR
-    // dependencies and loadrs do not happen in the machine's programs.
+    // BE_RSE_BUBBLE: ALL, BANK_SWITCH, AR_DEP, LOADRS (an interruption's entry and
+    // exit, MMC39), OVERFLOW (spills), UNDERFLOW (fills).
     ev(0x01, "BE_RSE_BUBBLE", A, 1, |u| match u & 7 {
         0b000 => Some(&[Atom::Bubble(Cause::Rse)]),
+        0b001 => Some(&[Sig(Signal::RseBankSwitchStallCycles)]),
+        0b010 => Some(&[Sig(Signal::RseArDepStallCycles)]),
         0b011 => Some(&[Sig(Signal::RseSpillStallCycles)]),
         0b100 => Some(&[Sig(Signal::RseFillStallCycles)]),
+        0b101 => Some(&[Sig(Signal::RseLoadrsStallCycles)]),
         _ => None,
     }),
     // BE_EXE_BUBBLE: ALL; GRALL (a general register's value), FRALL (a floating-point
-    // register's: an FP divide), ARCR and ARCR_PR_CANCEL_BANK (a control register's,
-    // MMC20); predicates, cancelled loads and bank switches are not in the stream.
+    // register's: an FP divide), ARCR (a control register's, MMC20), BANK_SWITCH (an
+    // interruption's entry, MMC39) and ARCR_PR_CANCEL_BANK (both); predicates and
+    // cancelled loads are not in the stream.
     ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
         0b0000 => Some(&[Atom::Bubble(Cause::Exe)]),
         0b0001 => Some(&[Atom::ExeBubble(Signal::DataDepStallCycles)]),
         0b0010 => Some(&[Atom::ExeBubble(Signal::FrDepStallCycles)]),
-        0b0100 | 0b1000 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles)]),
+        0b0100 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles)]),
+        0b0111 => Some(&[Atom::ExeBubble(Signal::BankSwitchStallCycles)]),
+        0b1000 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles), Atom::ExeBubble(Signal::BankSwitchStallCycles)]),
         _ => None,
     }),
     // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a mispredict's refill), bxx10 XPN (traps
@@ -296,19 +302,23 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
     // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
     // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
-    // Returns and other indirect branches are always taken and predicted taken, but
-    // for those forced to "predicted not taken" (§4.7, MD40); their other misses are
+    // Other indirect branches are always taken and predicted taken, but for those
+    // forced to "predicted not taken" (§4.7, MD40); so are returns, but for the
+    // predicated ones, whose predicate is predicted (MMC40). Their other misses are
     // wrong targets (BR_MISPRED_DETAIL).
     ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
-        (0b00 | 0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
-        (0b00, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken), FORCED_RETURNS, FORCED_INDIRECT]),
+        (0b00, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken), Sig(Signal::ReturnMispredictsNotTaken)]),
+        (0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
+        (0b10, 0b00) => Some(&[Sig(Signal::ReturnMispredictsNotTaken)]),
+        (0b00, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::ReturnMispredictsTaken), FORCED_RETURNS, FORCED_INDIRECT]),
         (0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
         (0b00, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: false }]),
         (0b00, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: false }]),
         (0b01, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: true }]),
         (0b01, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: true }]),
-        (0b10, 0b01) => Some(&[FORCED_RETURNS]),
-        (0b10, 0b11) => Some(&[Atom::ReturnsPathRight]),
+        (0b10, 0b01) => Some(&[FORCED_RETURNS, Sig(Signal::ReturnMispredictsTaken)]),
+        (0b10, 0b10) => Some(&[Atom::ReturnsPathRight { taken: false }]),
+        (0b10, 0b11) => Some(&[Atom::ReturnsPathRight { taken: true }]),
         (0b11, 0b01) => Some(&[FORCED_INDIRECT]),
         (0b11, 0b11) => Some(&[Atom::IndirectPathRight]),
         _ => None,
@@ -323,14 +333,21 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x5b, "BR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
         (0b00, 0b00) => Some(&[Sig(Signal::Branches)]),
         (0b00, 0b01) => Some(&[Atom::CorrectBranches]),
-        (0b00, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken), FORCED_RETURNS, FORCED_INDIRECT]),
+        (0b00, 0b10) => Some(&[
+            Sig(Signal::PathMispredictsTaken),
+            Sig(Signal::PathMispredictsNotTaken),
+            Sig(Signal::ReturnMispredictsTaken),
+            Sig(Signal::ReturnMispredictsNotTaken),
+            FORCED_RETURNS,
+            FORCED_INDIRECT,
+        ]),
         (0b01, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken)]),
         (0b00, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted), Sig(Signal::IndirectMispredicts)]),
         (0b01, 0b00) => Some(&[Atom::IpRelBranches]),
         (0b01, 0b01) => Some(&[Atom::IpRelCorrect]),
         (0b10, 0b00) => Some(&[Sig(Signal::Returns)]),
         (0b10, 0b01) => Some(&[Atom::CorrectReturns]),
-        (0b10, 0b10) => Some(&[FORCED_RETURNS]),
+        (0b10, 0b10) => Some(&[FORCED_RETURNS, Sig(Signal::ReturnMispredictsTaken), Sig(Signal::ReturnMispredictsNotTaken)]),
         (0b10, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted)]),
         (0b11, 0b00) => Some(&[Sig(Signal::IndirectBranches)]),
         (0b11, 0b01) => Some(&[Atom::IndirectCorrect]),

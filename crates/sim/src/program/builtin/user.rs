@@ -95,7 +95,7 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
         }
         if rng.chance(250) {
             let depth = rng.range(1, 4);
-            call_chain(&mut b, rng, frame, depth);
+            call_chain(&mut b, rng, &mut side, frame, depth);
         }
         if rng.chance(100) {
             // The next list node: the branch after it waits for the load.
@@ -125,8 +125,10 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
 /// Salt of `branchy`'s side generator (`Rng::side`).
 const BRANCHY_SIDE: u64 = 0x6272_616e_6368_7931;
 
-/// Calls nested `depth` deep, each returning to its caller unless it unwinds.
-fn call_chain(b: &mut Body, rng: &mut Rng, frame: u8, depth: u64) {
+/// Calls nested `depth` deep, each returning to its caller unless it unwinds; now and
+/// then (`side`) a function's last instructions are guarded by one or two tests of its
+/// arguments that skip to its return.
+fn call_chain(b: &mut Body, rng: &mut Rng, side: &mut Rng, frame: u8, depth: u64) {
     // Each function allocates its locals and outgoing arguments: 8-40 stacked
     // registers on Itanium (a register window on SPARC, nothing on ARM).
     let registers = rng.range(8, 40) as u8;
@@ -135,9 +137,17 @@ fn call_chain(b: &mut Body, rng: &mut Rng, frame: u8, depth: u64) {
         // A function that calls saves its link register on the stack.
         b.store(frame, 4 * rng.below(64) as u32, 4);
         b.int(rng.range(1, 4));
-        call_chain(b, rng, frame, depth - 1);
+        call_chain(b, rng, side, frame, depth - 1);
     }
-    b.int(rng.range(2, 6));
+    let tail = rng.range(2, 6);
+    if side.chance(300) {
+        // `if (x && !y) { ... } return;`: one or two tests that skip to the return.
+        if side.chance(500) {
+            b.skip(tail as u8 + 1, Pattern::Bits { bits: side.bits(64, 300), len: 64 });
+        }
+        b.skip(tail as u8, Pattern::Bits { bits: side.bits(64, 500), len: 64 });
+    }
+    b.int(tail);
     b.ret(if rng.chance(50) { 4 } else { 0 });
 }
 
