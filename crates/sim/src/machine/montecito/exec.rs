@@ -2,11 +2,12 @@
 //! bundles, §2.3.1), at most two of them memory operations; a taken branch, a load
 //! whose value the next instruction needs, or a store ends its group.
 
+use super::branch::is_wrong;
 use super::memory::Side;
 use super::Montecito;
 use crate::machine::out::Out;
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
-use crate::stream::{Branch, MemRef, Signal, Signals};
+use crate::stream::{MemRef, Signal, Signals};
 
 /// The longest `if` the compiler predicates instead of branching around it: one
 /// bundle (MMC32).
@@ -67,16 +68,11 @@ const MAX_FRAMES: usize = 256;
 /// operations among them, and the first data reference.
 #[derive(Default)]
 pub(super) struct Group {
-    ip: u64,
+    pub(super) ip: u64,
     pub(super) signals: Signals,
-    issued: u8,
+    pub(super) issued: u8,
     pub(super) memory: u8,
     pub(super) mem: Option<MemRef>,
-}
-
-/// Whether a conditional branch's prediction signals say its path was mispredicted.
-fn is_wrong(s: Signals) -> bool {
-    s.get(Signal::PathMispredictsTaken) + s.get(Signal::PathMispredictsNotTaken) > 0
 }
 
 /// `s`'s increments added to `into`'s.
@@ -111,6 +107,14 @@ pub(super) fn fe_stall(out: &mut Out, ip: u64, cycles: u64, first: Signals, caus
     if cycles > 0 {
         out.emit(ip, 1, first.union(per_cycle));
         out.emit(ip, cycles - 1, per_cycle);
+    }
+}
+
+/// The stalls of an interruption's entry or exit sequence (MMC39), in order: each so
+/// many cycles counting its signal, nothing issuing.
+fn switch_stacks(out: &mut Out, ip: u64, steps: &[(u64, Signal)]) {
+    for &(cycles, signal) in steps {
+        be_stall(out, ip, 0, cycles, Signals::default().with(signal, 1));
     }
 }
 
@@ -228,7 +232,7 @@ impl Montecito {
                 }
                 self.wait(g, out, self.cfg.cr_cycles - 1, Signal::ArCrStallCycles);
                 if kernel {
-                    self.switch_stacks(ip, out, &[(self.cfg.cr_cycles, Signal::RseArDepStallCycles), (1, Signal::BankSwitchStallCycles)]);
+                    switch_stacks(out, ip, &[(self.cfg.cr_cycles, Signal::RseArDepStallCycles), (1, Signal::BankSwitchStallCycles)]);
                 }
             }
             Op::Fp(f) => {
@@ -277,7 +281,7 @@ impl Montecito {
                     (self.cfg.cr_cycles, Signal::RseArDepStallCycles),
                     (1, Signal::RseBankSwitchStallCycles),
                 ];
-                self.switch_stacks(ip, out, &exit);
+                switch_stacks(out, ip, &exit);
                 out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
             }
             // FP loads are served by the L2D, not the L1D (`memory`, MMC27).
@@ -322,16 +326,14 @@ impl Montecito {
                     self.squashing = over;
                 }
             }
-            Op::Skip { over, when } if returns_early(phase, i, over).is_some() => {
-                // A return predicated on the skip's condition (MMC40): taken, the
-                // function returns at once, past the skipped code and its own return.
-                let to = returns_early(phase, i, over).unwrap_or_default();
-                let taken = when.taken(k, phase.iterations);
-                self.predicated_return(ip, taken, to, g, out);
-                return if taken { usize::from(over) + 2 } else { 1 };
-            }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);
+                if let Some(to) = returns_early(phase, i, over) {
+                    // A return predicated on the skip's condition (MMC40): taken, the
+                    // function returns at once, past the skipped code and its own return.
+                    self.predicated_return(ip, taken, to, g, out);
+                    return if taken { usize::from(over) + 2 } else { 1 };
+                }
                 let s = self.predict_path(ip, taken);
                 self.branch(g, out, ip, s, taken, is_wrong(s), ip + INSN * (u64::from(over) + 1));
                 return 1 + if taken { usize::from(over) } else { 0 };
@@ -362,131 +364,11 @@ impl Montecito {
         1
     }
 
-    /// The stalls of an interruption's entry or exit sequence (MMC39), in order: each
-    /// so many cycles counting its signal, nothing issuing.
-    fn switch_stacks(&mut self, ip: u64, out: &mut Out, steps: &[(u64, Signal)]) {
-        for &(cycles, signal) in steps {
-            be_stall(out, ip, 0, cycles, Signals::default().with(signal, 1));
-        }
-    }
-
-    /// A return predicated on a condition (`(p) br.ret`, MMC40) at `ip`, `taken` or
-    /// not: its predicate is predicted like a conditional branch's (not at all when an
-    /// earlier branch of its bundle forces it, §4.7), and taken, its target by the
-    /// return stack, which a predicated-off return leaves as it is.
-    fn predicated_return(&mut self, ip: u64, taken: bool, to: u64, g: &mut Group, out: &mut Out) {
-        let forced = self.forced(ip);
-        let predicted = !forced && self.direction.predict(ip);
-        self.direction.update(ip, taken);
-        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
-        let mut s = self.rse_registers().with(Signal::Returns, 1);
-        let wrong = if taken {
-            let target = self.return_stacks[self.thread].pop();
-            if forced {
-                s.set(Signal::UnknownPredTaken, 1);
-                true
-            } else if !predicted {
-                s.set(Signal::ReturnMispredictsTaken, 1);
-                true
-            } else {
-                let wrong = target != Some(to);
-                s.set(Signal::ReturnsMispredicted, u8::from(wrong));
-                wrong
-            }
-        } else {
-            s.set(Signal::ReturnsNotTaken, 1);
-            if forced {
-                s.set(Signal::UnknownReturnsNotTaken, 1);
-            }
-            s.set(Signal::ReturnMispredictsNotTaken, u8::from(predicted));
-            predicted
-        };
-        self.branch(g, out, ip, s, taken, wrong, if taken { to } else { ip + INSN });
-        if taken {
-            self.rse_return(out);
-        }
-    }
-
-    /// Whether the branch at `ip` is one the front end never predicted: a later
-    /// branch of the bundle whose earlier branch was predicted taken and was not
-    /// (§4.7: "all the higher number ports are forced to a predicted not taken mode").
-    fn forced(&self, ip: u64) -> bool {
-        self.forced == Some(bundle_address(ip))
-    }
-
-    /// For an always-taken branch (call, return, indirect jump) at `ip`: when it was
-    /// forced to "predicted not taken", the signals of that unknown, wrong prediction.
-    /// A taken branch leaves no later branch of its bundle to force.
-    fn forced_taken(&mut self, ip: u64) -> Option<Signals> {
-        let forced = self.forced(ip);
-        self.forced = None;
-        forced.then(|| Signals::default().with(Signal::UnknownPredTaken, 1))
-    }
-
-    /// An IP-relative conditional branch's path prediction: the signals of a wrong
-    /// one (BR_PATH_PRED) and of one never made (a forced "not taken", §4.7); the
-    /// predictor learns the outcome.
-    fn predict_path(&mut self, ip: u64, taken: bool) -> Signals {
-        let forced = self.forced(ip);
-        let predicted = !forced && self.direction.predict(ip);
-        self.direction.update(ip, taken);
-        // This branch, predicted taken and not, or forced and not taken, forces the
-        // rest of its bundle.
-        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
-        let mut s = match (predicted == taken, taken) {
-            (true, _) => Signals::default(),
-            (false, true) => Signals::default().with(Signal::PathMispredictsTaken, 1),
-            (false, false) => Signals::default().with(Signal::PathMispredictsNotTaken, 1),
-        };
-        if forced {
-            s.set(if taken { Signal::UnknownPredTaken } else { Signal::UnknownPredNotTaken }, 1);
-        }
-        s
-    }
-
-    /// A branch joins the group; taken, it ends it; mispredicted, the pipeline flushes.
-    #[allow(clippy::too_many_arguments)]
-    fn branch(&mut self, g: &mut Group, out: &mut Out, ip: u64, s: Signals, taken: bool, wrong: bool, target: u64) {
-        self.join(g, out, ip, false);
-        g.signals.bump(Signal::Branches);
-        for (signal, on) in [(Signal::BranchesTaken, taken), (Signal::BranchMispredicts, wrong)] {
-            if on {
-                g.signals.bump(signal);
-            }
-        }
-        merge(&mut g.signals, s);
-        let resteer = taken && !wrong && {
-            // A taken branch predicted so: the fetch pair after it is unreached, and so
-            // is the target pair's first bundle when the target is its second (§4.15
-            // FE_LOST_BW); without the zero-bubble predictor's entry, fetch resteers.
-            let unreached = u8::from(bundle_address(ip) & 16 == 0) + u8::from(bundle_address(target) & 16 != 0);
-            g.signals.set(Signal::UnreachedBundles, unreached);
-            let hit = self.zero_bubble.lookup(ip).is_some_and(|e| e.target == target);
-            self.zero_bubble.update(ip, true, target);
-            !hit
-        };
-        let outcome = Branch { target, taken, mispredicted: wrong };
-        self.ip = if taken { target } else { ip + INSN };
-        if taken || wrong {
-            let span_ip = g.ip;
-            let (signals, issued, mem) = (g.signals, g.issued, g.mem);
-            *g = Group::default();
-            let span = out.issue(span_ip, signals, issued);
-            span.mem = mem;
-            span.branch = Some(outcome);
-        }
-        if wrong {
-            out.stall(ip, self.cfg.mispredict_cycles, None);
-        } else if resteer {
-            fe_stall(out, target, self.cfg.resteer_cycles, Signals::default(), Signal::ResteerBubbleCycles);
-        }
-    }
-
     /// The register stack before a call or return retires: the current frame's
     /// registers and the older frames' still in the register file (dirty: the RSE has
     /// not spilled them), each as bits 2:0, 5:3 and 6 (RSE_CURRENT_REGS_*,
     /// RSE_DIRTY_REGS_*: "The Montecito processor can have a total of 96").
-    fn rse_registers(&self) -> Signals {
+    pub(super) fn rse_registers(&self) -> Signals {
         let r = &self.rse[self.thread];
         let current = r.frames.last().map_or(0, |&f| u32::from(f));
         let dirty = (r.depth - r.spilled.min(r.depth)).saturating_sub(current);
@@ -520,7 +402,7 @@ impl Montecito {
 
     /// A return frees its frame; when the caller's frame was spilled it is filled
     /// back before the caller goes on.
-    fn rse_return(&mut self, out: &mut Out) {
+    pub(super) fn rse_return(&mut self, out: &mut Out) {
         let r = &mut self.rse[self.thread];
         let Some(frame) = r.frames.pop() else { return };
         r.depth -= u32::from(frame);

@@ -5,7 +5,7 @@
 
 use super::alat::Check;
 use super::exec::{address_space, be_stall, merge, Group};
-use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage};
+use super::l2d::{semaphore_wait, L2d, Order, Request};
 use super::wcb::Piece;
 use super::{Montecito, OUTER};
 use crate::machine::out::Out;
@@ -29,63 +29,10 @@ pub(super) enum Level {
     Memory,
 }
 
-/// What the L2D made of a data request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum L2d {
-    /// The level that held the line (`Level::L2`: an L2D hit).
-    Found(Level),
-    /// A secondary miss, suspended for the cycles until its line's fill.
-    Secondary(u64),
-    /// An L2D hit cancelled in the pipeline that issues again from the OzQ this many
-    /// cycles later: a bypass that lost its bank (a cycle, MMC36), a read that met a
-    /// store to its bytes (until the store has left, MMC37).
-    Reissued(u64),
-}
-
-impl L2d {
-    /// Where the line came from: a secondary miss finds it in the L2D once filled.
-    fn level(self) -> Level {
-        match self {
-            L2d::Found(level) => level,
-            L2d::Secondary(_) | L2d::Reissued(_) => Level::L2,
-        }
-    }
-}
-
-/// What a data request asks of the L2D: whether it writes, whether it returns data
-/// (a load's, a semaphore's), and the ordering it carries (MMC38).
-#[derive(Debug, Clone, Copy)]
-struct Request {
-    write: bool,
-    reads: bool,
-    order: Option<Order>,
-}
-
-/// A request the L2D performs only after the thread's older requests (MMC38).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Order {
-    /// A semaphore (`xchg`, `cmpxchg`, `fetchadd`), performed in the L2D.
-    Semaphore,
-    /// A release store (`st.rel`).
-    Release,
-}
-
-/// A cycle the thread waits for a semaphore's value: its acquire holds in the OzQ
-/// until the value is back (L2D_OZQ_ACQUIRE, MMC29).
-fn semaphore_wait() -> Signals {
-    Signals::default().with(Signal::DataDepStallCycles, 1).with(Signal::L2dOzqAcquireCycles, 1)
-}
-
-/// A cycle the L1D holds the core back because the L2D takes no request: its OzQ or
-/// its request buffers are full (BE_L1D_FPU_BUBBLE.L1D_L2BPRESS).
-fn back_pressure() -> Signals {
-    Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L2dBackPressureCycles, 1)
-}
-
 /// The L3 hit and miss signals of a lookup from outer cache `which` (0 L2I, 1 L2D),
 /// reading for ownership when `write` (L3_WRITES.DATA_WRITE, L3_READS' data reads
 /// exclude them: Tables 4-105, 4-106).
-fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
+pub(super) fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
     match (which, write) {
         (0, _) => (Signal::L3InstructionHits, Signal::L3InstructionMisses),
         (_, false) => (Signal::L3DataReadHits, Signal::L3DataReadMisses),
@@ -209,145 +156,6 @@ impl Montecito {
         cycles
     }
 
-    /// A data request to the L2D at the current cycle (ozq.rs): it takes an OzQ entry,
-    /// waiting when all 32 are taken, then finds its line's miss outstanding (a
-    /// secondary miss, suspended until that fill), the line, or misses to the L3 and
-    /// beyond through a request buffer. A hit or a miss that finds the OzQ empty
-    /// bypasses it (MMC36): a hit takes no entry, unless it lost its bank to the
-    /// cycle's first bypass.
-    #[allow(clippy::too_many_arguments)]
-    fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
-        let Request { write, reads, order } = req;
-        let now = self.started + out.elapsed();
-        self.ozq.expire(now);
-        let free = self.ozq.free(now);
-        self.back_pressure(now, free, Signal::L2dOzqFull, ip, g, out, s);
-        let empty = free == now && self.ozq.is_empty();
-        let now = match order.zip(self.ozq.older(self.thread).filter(|&last| last > free)) {
-            // An ordered request that finds older requests of its thread in the queue is
-            // cancelled and issues again once the last has left (MMC38); the thread
-            // waits for a semaphore's value, not for a release store.
-            Some((order, last)) => {
-                s.bump(match order {
-                    Order::Semaphore => Signal::L2dSemaphoreCancels,
-                    Order::Release => Signal::L2dReleaseCancels,
-                });
-                if order == Order::Semaphore {
-                    self.close(g, out);
-                    be_stall(out, ip, 0, last - free, semaphore_wait());
-                }
-                last
-            }
-            None => free,
-        };
-        self.inflight.expire(now);
-        let line = self.cfg.l2d.line_of(addr);
-        if let Some(miss) = self.inflight.data_pending(line) {
-            // The line was allocated by the first miss; this request waits for its data.
-            self.outer[1].access(addr, write);
-            let found = Secondary::of(&miss, now);
-            s.bump(match found {
-                Secondary::L1w => Signal::L2dSecondaryL1w,
-                Secondary::Ozq => Signal::L2dSecondaryOzq,
-                Secondary::Fill => Signal::L2dSecondaryFill,
-            });
-            if reads {
-                s.bump(Signal::L2dSecondaryReads);
-            }
-            if write {
-                s.bump(Signal::L2dSecondaryWrites);
-            }
-            if found == Secondary::L1w {
-                self.recirculate(now, s);
-            }
-            self.ozq.insert(self.thread, miss.ready);
-            return L2d::Secondary(miss.ready - now);
-        }
-        let level = self.outer_access(1, addr, write, s);
-        if let Some(stage) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {
-            // A store to its bytes is ahead in the pipeline: the read is cancelled,
-            // waits in the OzQ for the store to leave, and hits (MMC37).
-            s.bump(match stage {
-                Stage::L2a => Signal::L2dStoreMatchL2a,
-                Stage::L2m => Signal::L2dStoreMatchL2m,
-                Stage::L2d => Signal::L2dStoreMatchL2d,
-                Stage::L2c => Signal::L2dStoreMatchL2c,
-            });
-            self.ozq.insert(self.thread, now + stage.remaining() + self.cfg.l2d_cycles);
-            return L2d::Reissued(stage.remaining());
-        }
-        let bypass = empty.then(|| self.ozq.bypass(now, bank(addr)));
-        if write && !reads && bypass != Some(Bypass::BankConflict) {
-            self.ozq.store(now, addr);
-        }
-        if level == Level::L2 {
-            // A hit that bypassed takes no OzQ entry (L2D_BYPASS; MMC36).
-            match bypass {
-                Some(Bypass::First) => s.bump(Signal::L2dBypassL1d),
-                Some(Bypass::Second) => s.bump(Signal::L2dBypassL1w),
-                Some(Bypass::BankConflict) => {
-                    s.bump(Signal::L2dBankConflicts);
-                    self.ozq.insert(self.thread, now + 1 + self.cfg.l2d_cycles);
-                    return L2d::Reissued(1);
-                }
-                None => self.ozq.insert(self.thread, now + self.cfg.l2d_cycles),
-            }
-            return L2d::Found(level);
-        }
-        if level == Level::L3 && bypass == Some(Bypass::First) {
-            // The miss's L3 access, begun as it bypassed, stands (L2D_BYPASS.L3_DATA1).
-            s.bump(Signal::L3DataBypasses);
-        }
-        if self.ozq.forcing(now) {
-            s.bump(Signal::L2dMissWhileForced);
-        }
-        let l2d = self.cfg.l2d;
-        let set = |l: u64| (l % l2d.set_span()) / l2d.line;
-        if self.inflight.same_index(line, now, |other| set(other) == set(line)) {
-            s.bump(Signal::L2dSameIndex);
-            self.recirculate(now, s);
-        }
-        let sent = self.request_buffer(level, line, ip, g, out, s);
-        self.ozq.insert(self.thread, sent);
-        L2d::Found(level)
-    }
-
-    /// A request forced to recirculate at `now`: one recirculate issues per clock, a
-    /// second is cancelled and waits in limbo.
-    fn recirculate(&mut self, now: u64, s: &mut Signals) {
-        s.bump(match self.ozq.force(now) {
-            Recirculate::Issued => Signal::L2dRecirculates,
-            Recirculate::Cancelled => Signal::L2dRecirculateCancels,
-        });
-    }
-
-    /// A request at `now` that the L2D takes only at `free` (its OzQ or its request
-    /// buffers being `full`): the core waits, the L1D holding it back.
-    #[allow(clippy::too_many_arguments)]
-    fn back_pressure(&mut self, now: u64, free: u64, full: Signal, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) {
-        if free > now {
-            self.close(g, out);
-            s.bump(full);
-            be_stall(out, ip, 0, free - now, back_pressure());
-        }
-    }
-
-    /// An L2D miss of line `line`, its lookup done `l2d_cycles` after its insertion,
-    /// takes one of the 16 request buffers until its data is back from the L3 or
-    /// memory; when all are taken the access, and the core behind it, waits for the
-    /// first to free: L2D back pressure (§2.3.3.4, MMC28). Returns the cycle the miss
-    /// is passed to the L3 and leaves the OzQ.
-    fn request_buffer(&mut self, level: Level, line: u64, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> u64 {
-        let now = self.started + out.elapsed();
-        self.inflight.expire(now);
-        let free = self.inflight.buffer_free(now);
-        self.back_pressure(now, free, Signal::L2dFillBufferFull, ip, g, out, s);
-        let latency = if level == Level::L3 { self.cfg.l3_cycles } else { self.cfg.memory_cycles };
-        let sent = free.max(now + self.cfg.l2d_cycles);
-        self.inflight.add_data(line, now, sent, (free + latency).max(sent));
-        sent
-    }
-
     /// Data speculation (alat.rs, MMC33): a cacheable store enters the iteration's
     /// stores; a load the compiler advanced above one of them is checked.
     fn speculate(&mut self, op: &Op, stream: u8, addr: u64, size: u64, s: &mut Signals) {
@@ -369,35 +177,6 @@ impl Montecito {
                 s.bump(displaced);
             }
         }
-    }
-
-    /// Cycles until a load's data is there from the L2D on: an L2D hit, a secondary
-    /// miss's wait for its fill (at least a hit's), the L3, or memory (which may
-    /// switch threads, and then costs this thread nothing).
-    fn data_latency(&mut self, found: L2d, write: bool, s: &mut Signals) -> u64 {
-        match found {
-            L2d::Found(Level::L2) => self.cfg.l2d_cycles,
-            L2d::Reissued(cycles) => self.cfg.l2d_cycles + cycles,
-            L2d::Secondary(wait) => wait.max(self.cfg.l2d_cycles),
-            L2d::Found(Level::L3) => self.cfg.l3_cycles,
-            L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1),
-        }
-    }
-
-    /// After an `fc`, the rest of the architecture's sequence for code a program wrote
-    /// (MMC38): `sync.i`, which the L2D performs once the flush, an L2D request of the
-    /// thread for the L2D's lookup, has left its queue, so that it is cancelled
-    /// (L2D_OZQ_CANCELS0.MISC_ORDER); then `srlz.i`, whose microtrap flushes the
-    /// pipeline (SERIALIZATION_EVENTS) while the core waits for the `sync.i`.
-    pub(super) fn sync_code(&mut self, ip: u64, g: &mut Group, out: &mut Out) {
-        let now = self.started + out.elapsed();
-        self.ozq.expire(now);
-        let flushed = self.ozq.free(now) + self.cfg.l2d_cycles;
-        self.ozq.insert(self.thread, flushed);
-        g.signals.bump(Signal::L2dMiscOrderCancels);
-        g.signals.bump(Signal::InstructionSerializations);
-        self.close(g, out);
-        out.stall(ip, flushed - now, Some(Signal::ExceptionFlushCycles));
     }
 
     /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line

@@ -8,11 +8,13 @@
 //! `config.rs` gives every parameter's source, `docs/machines.md` describes the model.
 
 mod alat;
+mod branch;
 mod coherence;
 pub mod config;
 mod exec;
 mod inflight;
 mod io;
+mod l2d;
 mod memory;
 mod overrides;
 mod ozq;

@@ -1,0 +1,129 @@
+//! Montecito branches (§2.1.2, §4.7): the direction predictor's path predictions,
+//! forced "predicted not taken" predictions behind a wrongly taken branch of a bundle
+//! (ERRATA MD40), predicated returns (MMC40), and what a branch does to its issue group
+//! and to fetch.
+
+use super::exec::{bundle_address, fe_stall, merge, Group};
+use super::Montecito;
+use crate::machine::out::Out;
+use crate::program::INSN;
+use crate::stream::{Branch, Signal, Signals};
+
+/// Whether a conditional branch's prediction signals say its path was mispredicted.
+pub(super) fn is_wrong(s: Signals) -> bool {
+    s.get(Signal::PathMispredictsTaken) + s.get(Signal::PathMispredictsNotTaken) > 0
+}
+
+impl Montecito {
+    /// A return predicated on a condition (`(p) br.ret`, MMC40) at `ip`, `taken` or
+    /// not: its predicate is predicted like a conditional branch's (not at all when an
+    /// earlier branch of its bundle forces it, §4.7), and taken, its target by the
+    /// return stack, which a predicated-off return leaves as it is.
+    pub(super) fn predicated_return(&mut self, ip: u64, taken: bool, to: u64, g: &mut Group, out: &mut Out) {
+        let forced = self.forced(ip);
+        let predicted = !forced && self.direction.predict(ip);
+        self.direction.update(ip, taken);
+        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
+        let mut s = self.rse_registers().with(Signal::Returns, 1);
+        let wrong = if taken {
+            let target = self.return_stacks[self.thread].pop();
+            if forced {
+                s.set(Signal::UnknownPredTaken, 1);
+                true
+            } else if !predicted {
+                s.set(Signal::ReturnMispredictsTaken, 1);
+                true
+            } else {
+                let wrong = target != Some(to);
+                s.set(Signal::ReturnsMispredicted, u8::from(wrong));
+                wrong
+            }
+        } else {
+            s.set(Signal::ReturnsNotTaken, 1);
+            if forced {
+                s.set(Signal::UnknownReturnsNotTaken, 1);
+            }
+            s.set(Signal::ReturnMispredictsNotTaken, u8::from(predicted));
+            predicted
+        };
+        self.branch(g, out, ip, s, taken, wrong, if taken { to } else { ip + INSN });
+        if taken {
+            self.rse_return(out);
+        }
+    }
+
+    /// Whether the branch at `ip` is one the front end never predicted: a later
+    /// branch of the bundle whose earlier branch was predicted taken and was not
+    /// (§4.7: "all the higher number ports are forced to a predicted not taken mode").
+    pub(super) fn forced(&self, ip: u64) -> bool {
+        self.forced == Some(bundle_address(ip))
+    }
+
+    /// For an always-taken branch (call, return, indirect jump) at `ip`: when it was
+    /// forced to "predicted not taken", the signals of that unknown, wrong prediction.
+    /// A taken branch leaves no later branch of its bundle to force.
+    pub(super) fn forced_taken(&mut self, ip: u64) -> Option<Signals> {
+        let forced = self.forced(ip);
+        self.forced = None;
+        forced.then(|| Signals::default().with(Signal::UnknownPredTaken, 1))
+    }
+
+    /// An IP-relative conditional branch's path prediction: the signals of a wrong
+    /// one (BR_PATH_PRED) and of one never made (a forced "not taken", §4.7); the
+    /// predictor learns the outcome.
+    pub(super) fn predict_path(&mut self, ip: u64, taken: bool) -> Signals {
+        let forced = self.forced(ip);
+        let predicted = !forced && self.direction.predict(ip);
+        self.direction.update(ip, taken);
+        // This branch, predicted taken and not, or forced and not taken, forces the
+        // rest of its bundle.
+        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
+        let mut s = match (predicted == taken, taken) {
+            (true, _) => Signals::default(),
+            (false, true) => Signals::default().with(Signal::PathMispredictsTaken, 1),
+            (false, false) => Signals::default().with(Signal::PathMispredictsNotTaken, 1),
+        };
+        if forced {
+            s.set(if taken { Signal::UnknownPredTaken } else { Signal::UnknownPredNotTaken }, 1);
+        }
+        s
+    }
+
+    /// A branch joins the group; taken, it ends it; mispredicted, the pipeline flushes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn branch(&mut self, g: &mut Group, out: &mut Out, ip: u64, s: Signals, taken: bool, wrong: bool, target: u64) {
+        self.join(g, out, ip, false);
+        g.signals.bump(Signal::Branches);
+        for (signal, on) in [(Signal::BranchesTaken, taken), (Signal::BranchMispredicts, wrong)] {
+            if on {
+                g.signals.bump(signal);
+            }
+        }
+        merge(&mut g.signals, s);
+        let resteer = taken && !wrong && {
+            // A taken branch predicted so: the fetch pair after it is unreached, and so
+            // is the target pair's first bundle when the target is its second (§4.15
+            // FE_LOST_BW); without the zero-bubble predictor's entry, fetch resteers.
+            let unreached = u8::from(bundle_address(ip) & 16 == 0) + u8::from(bundle_address(target) & 16 != 0);
+            g.signals.set(Signal::UnreachedBundles, unreached);
+            let hit = self.zero_bubble.lookup(ip).is_some_and(|e| e.target == target);
+            self.zero_bubble.update(ip, true, target);
+            !hit
+        };
+        let outcome = Branch { target, taken, mispredicted: wrong };
+        self.ip = if taken { target } else { ip + INSN };
+        if taken || wrong {
+            let span_ip = g.ip;
+            let (signals, issued, mem) = (g.signals, g.issued, g.mem);
+            *g = Group::default();
+            let span = out.issue(span_ip, signals, issued);
+            span.mem = mem;
+            span.branch = Some(outcome);
+        }
+        if wrong {
+            out.stall(ip, self.cfg.mispredict_cycles, None);
+        } else if resteer {
+            fe_stall(out, target, self.cfg.resteer_cycles, Signals::default(), Signal::ResteerBubbleCycles);
+        }
+    }
+}
