@@ -338,6 +338,11 @@ fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
     assert!(release.get(Signal::L2dReleaseCancels) > 900, "{}", release.get(Signal::L2dReleaseCancels));
     let plain = run(vec![Op::Store(at(0, 0)), Op::Int, Op::Store(at(1, 0))]);
     assert_eq!(plain.get(Signal::L2dReleaseCancels), 0);
+    // A waiting release is in the OzQ until it has issued again and written: the L2D's
+    // 5 cycles at least (L2D_OZQ_RELEASE).
+    let waiting = release.get(Signal::L2dReleaseCancels);
+    assert!(release.get(Signal::L2dOzqReleaseLive) >= waiting * 5, "{}", release.get(Signal::L2dOzqReleaseLive));
+    assert_eq!(plain.get(Signal::L2dOzqReleaseLive), 0);
     // The fence is the release: it issues nothing itself, and the thread goes on.
     assert_eq!(release.get(Signal::Instructions) + 1000, plain.get(Signal::Instructions));
     assert!(release.cycles <= plain.cycles, "{} {}", release.cycles, plain.cycles);

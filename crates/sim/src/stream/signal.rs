@@ -530,6 +530,9 @@ pub enum Signal {
     ErSnoopqLive,
     ErBrqLive,
     ErMemReadOut,
+    /// Release stores in the L2D's OzQ (ERRATA MMC38), laid over the cycles like the
+    /// system interface's queues.
+    L2dOzqReleaseLive,
     /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
     /// another transfer's, and snoop stalls; of both cores' transactions and of this
     /// core's (`Self`).

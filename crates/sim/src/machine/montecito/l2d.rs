@@ -90,6 +90,10 @@ impl Montecito {
                 if order == Order::Semaphore {
                     self.close(g, out);
                     be_stall(out, ip, 0, last - free, semaphore_wait());
+                } else {
+                    // Its release attribute is in the OzQ until it has issued again
+                    // and written (L2D_OZQ_RELEASE).
+                    self.si.hold(Signal::L2dOzqReleaseLive, free, last + self.cfg.l2d_cycles);
                 }
                 last
             }

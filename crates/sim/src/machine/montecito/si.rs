@@ -4,7 +4,9 @@
 //! snoop queue) and the data bus, each for a time the parameters below give. After
 //! each iteration the SI lays the entries live in each cycle over the iteration's
 //! spans as occupancy signals; entries still live carry over to the next iteration.
-//! The SI only observes: no queue ever delays the core.
+//! The SI only observes: no queue ever delays the core. The core lays one occupancy
+//! of its own on the same timeline: the release stores waiting in the L2D's OzQ
+//! (`hold`, MMC38).
 
 use crate::stream::{Signal, Signals, Span, MAX_PER_CYCLE};
 
@@ -263,6 +265,12 @@ impl Si {
     /// The first bus clock edge at or after `t`.
     fn edge(&self, cfg: &MontecitoConfig, t: u64) -> u64 {
         t.next_multiple_of(cfg.bus_ratio)
+    }
+
+    /// An entry of the core's own, live from `from` to `to` (a release store in the
+    /// L2D's OzQ, MMC38): the machine knows its times when it makes the request.
+    pub fn hold(&mut self, signal: Signal, from: u64, to: u64) {
+        self.add(signal, false, from, to);
     }
 
     fn add(&mut self, signal: Signal, own: bool, from: u64, to: u64) {

@@ -41,6 +41,8 @@ pub(super) enum Atom {
     Cycles,
     /// A stream signal, per cycle.
     Sig(Signal),
+    /// Cycles in which a signal (an occupancy) is not zero.
+    Present(Signal),
     /// Cycles that retire no instruction (§4.6: CPU_OP_CYCLES = BACK_END_BUBBLE.all +
     /// cycles retiring at least one).
     NoRetire,
@@ -206,6 +208,7 @@ impl Atom {
         match self {
             Atom::Cycles => 1,
             Atom::Sig(s) => c.get(s),
+            Atom::Present(s) => u64::from(c.get(s) > 0),
             Atom::NoRetire => u64::from(c.get(Instructions) == 0),
             Atom::Bubble(cause) => u64::from(Cause::of(c) == Some(cause)),
             Atom::L1dBubble(s) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(s) > 0),

@@ -569,6 +569,9 @@ pub static EVENTS: &[MappedEvent] = &[
         0b10 => Some(&[Sig(Signal::L3DataBypasses)]),
         _ => None,
     }),
+    // L2D_OZQ_RELEASE: clocks a release store waits in the OzQ for its thread's older
+    // requests and then writes (MMC38).
+    ev(0xe5, "L2D_OZQ_RELEASE", F, 1, |_| Some(&[Atom::Present(Signal::L2dOzqReleaseLive)])),
     // L2D_REFERENCES (set 2): bits 1:0 01 reads, 10 writes, 11 both.
     ev(0xe6, "L2D_REFERENCES", F, 4, |u| match u & 3 {
         0b01 => Some(&[Atom::L2dReads, Atom::FpL2dReads]),
