@@ -1285,3 +1285,87 @@ fn tables_4_87_4_91_4_94_4_95_bypasses_and_their_cancels() {
     assert_eq!([0b0000, 0b1000, 0b0110].map(|u| count(L2D_OZQ_CANCELS0, u)), [10, 10, 0]);
     assert_eq!([0b00, 0b01].map(|u| count(L2D_OZQ_CANCELS1, u)), [20, 0]);
 }
+
+/// Table 4-94's store matches by stage (MMC37) and ordering cancels (REL, SEMA,
+/// MISC_ORDER; MMC38), with Table 4-95's ANY counting them among every cancel; and
+/// L2D_OZQ_RELEASE, the cycles a release is in the OzQ however many are (§4.15,
+/// max 1).
+#[test]
+fn tables_4_94_4_95_store_matches_and_ordering_cancels() {
+    const L2D_OZQ_CANCELS0: u64 = 0xe0;
+    const L2D_OZQ_CANCELS1: u64 = 0xe2;
+    const L2D_OZQ_RELEASE: u64 = 0xe5;
+    let s = span(0, USER, 10)
+        .with(Signal::L2dStoreMatchL2m, 1)
+        .with(Signal::L2dStoreMatchL2c, 1)
+        .with(Signal::L2dReleaseCancels, 1)
+        .with(Signal::L2dSemaphoreCancels, 1)
+        .with(Signal::L2dMiscOrderCancels, 1)
+        .with(Signal::L2dOzqReleaseLive, 2);
+    let count = |es, umask| count4(counting(es, umask, &[]), vec![s]);
+    // RECIRC, CANC_L2M_TO_L2C_ST, L2A/L2M/L2D/L2C_ST_MAT, ACQ, REL, BANK_CONF, SEMA,
+    // OVER_SUB, OZQ_PREEMPT, WB_CONF, MISC_ORDER, FILL_ST_CONF, OZDATA_CONF.
+    let by_reason: Vec<u64> = (0..16).map(|u| count(L2D_OZQ_CANCELS0, u)).collect();
+    assert_eq!(by_reason, [0, 0, 0, 10, 0, 10, 0, 10, 0, 10, 0, 0, 0, 10, 0, 0]);
+    assert_eq!(count(L2D_OZQ_CANCELS1, 0b00), 40, "ANY: the five cancels of each cycle, at most 4 (its maximum increment)");
+    assert_eq!(count(L2D_OZQ_RELEASE, 0), 10, "two releases in the OzQ are one cycle with a release");
+}
+
+/// Tables 4-46 and 4-50: an interruption's bank switches, its RSE AR dependency and
+/// `loadrs` (MMC39) count under their own unit masks, each bubble cycle once.
+#[test]
+fn tables_4_46_4_50_bank_switches_ar_dependencies_and_loadrs() {
+    const BE_RSE_BUBBLE: u64 = 0x01;
+    const BE_EXE_BUBBLE: u64 = 0x02;
+    let stall = |signal, cycles| span(0, KERNEL, cycles).with(signal, 1);
+    let spans = vec![
+        stall(Signal::BankSwitchStallCycles, 1),
+        stall(Signal::RseArDepStallCycles, 10),
+        stall(Signal::RseLoadrsStallCycles, 100),
+        stall(Signal::RseBankSwitchStallCycles, 1000),
+    ];
+    let count = |es, umask| count4(counting(es, umask, &[]), spans.clone());
+    // BE_RSE_BUBBLE: ALL, BANK_SWITCH, AR_DEP, OVERFLOW, UNDERFLOW, LOADRS.
+    assert_eq!([0b000, 0b001, 0b010, 0b011, 0b100, 0b101].map(|u| count(BE_RSE_BUBBLE, u)), [1110, 1000, 10, 0, 0, 100]);
+    // BE_EXE_BUBBLE: ALL, ARCR, BANK_SWITCH, ARCR_PR_CANCEL_BANK.
+    assert_eq!([0b0000, 0b0100, 0b0111, 0b1000].map(|u| count(BE_EXE_BUBBLE, u)), [1, 0, 1, 1]);
+}
+
+/// Tables 4-51 to 4-54 for returns predicated on a condition (MMC40): in one cycle a
+/// predicated-off return predicted taken, forced in the next (an unknown prediction
+/// that was right), and a return predicted not taken that was taken.
+#[test]
+fn tables_4_51_to_4_54_predicated_returns() {
+    const BR_PATH_PRED: u64 = 0x54;
+    const BR_MISPRED_DETAIL2: u64 = 0x68;
+    const BR_PATH_PRED2: u64 = 0x6a;
+    let off = span(0, USER, 10)
+        .with(Signal::Branches, 1)
+        .with(Signal::Returns, 1)
+        .with(Signal::ReturnsNotTaken, 1)
+        .with(Signal::ReturnMispredictsNotTaken, 1)
+        .with(Signal::BranchMispredicts, 1);
+    let forced = span(0, USER, 100)
+        .with(Signal::Branches, 1)
+        .with(Signal::Returns, 1)
+        .with(Signal::ReturnsNotTaken, 1)
+        .with(Signal::UnknownReturnsNotTaken, 1);
+    let late = span(0, USER, 1000)
+        .with(Signal::Branches, 1)
+        .with(Signal::BranchesTaken, 1)
+        .with(Signal::Returns, 1)
+        .with(Signal::ReturnMispredictsTaken, 1)
+        .with(Signal::BranchMispredicts, 1);
+    let count = |es, umask| count4(counting(es, umask, &[]), vec![off, forced, late]);
+    // BR_PATH_PRED.RETURN: MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN;
+    // ALL the same, IPREL none of them.
+    assert_eq!([0b1000, 0b1001, 0b1010, 0b1011].map(|u| count(BR_PATH_PRED, u)), [10, 1000, 100, 0]);
+    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011].map(|u| count(BR_PATH_PRED, u)), [10, 1000, 100, 0]);
+    assert_eq!([0b0100, 0b0101, 0b0110, 0b0111].map(|u| count(BR_PATH_PRED, u)), [0; 4]);
+    // BR_MISPRED_DETAIL.RETURN: ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET.
+    assert_eq!([0b1000, 0b1001, 0b1010, 0b1011].map(|u| count(BR_MISPRED_DETAIL, u)), [1110, 100, 1010, 0]);
+    // BR_MISPRED_DETAIL2.RETURN: ALL_UNKNOWN_PRED, UNKNOWN_PATH_CORRECT_PRED,
+    // UNKNOWN_PATH_WRONG_PATH; BR_PATH_PRED2.RETURN: UNKNOWNPRED_NOTTAKEN, _TAKEN.
+    assert_eq!([0b1000, 0b1001, 0b1010].map(|u| count(BR_MISPRED_DETAIL2, u)), [100, 100, 0]);
+    assert_eq!([0b1000, 0b1001].map(|u| count(BR_PATH_PRED2, u)), [100, 0]);
+}
