@@ -221,8 +221,9 @@ impl Montecito {
     }
 
     /// After an `fc`, the rest of the architecture's sequence for code a program wrote
-    /// (MMC38): `sync.i`, which the L2D performs once the flush, an L2D request of the
-    /// thread for the L2D's lookup, has left its queue, so that it is cancelled
+    /// (MMC38): `sync.i`, which the L2D performs once the flush (an L2D request of the
+    /// thread for the L2D's lookup) and the thread's other older requests have left its
+    /// queue, so that it is cancelled
     /// (L2D_OZQ_CANCELS0.MISC_ORDER); then `srlz.i`, whose microtrap flushes the
     /// pipeline (SERIALIZATION_EVENTS) while the core waits for the `sync.i`.
     pub(super) fn sync_code(&mut self, ip: u64, g: &mut Group, out: &mut Out) {
@@ -230,9 +231,11 @@ impl Montecito {
         self.ozq.expire(now);
         let flushed = self.ozq.free(now) + self.cfg.l2d_cycles;
         self.ozq.insert(self.thread, flushed);
+        // Like every ordered request, after all of the thread's older ones.
+        let done = self.ozq.older(self.thread).unwrap_or(flushed);
         g.signals.bump(Signal::L2dMiscOrderCancels);
         g.signals.bump(Signal::InstructionSerializations);
         self.close(g, out);
-        out.stall(ip, flushed - now, Some(Signal::ExceptionFlushCycles));
+        out.stall(ip, done - now, Some(Signal::ExceptionFlushCycles));
     }
 }

@@ -69,7 +69,7 @@ const STAGES: [Stage; 4] = [Stage::L2a, Stage::L2m, Stage::L2d, Stage::L2c];
 impl Stage {
     /// Cycles until a request in this stage has left the pipeline.
     pub(super) fn remaining(self) -> u64 {
-        STAGES.len() as u64 - STAGES.iter().position(|&s| s == self).unwrap_or(0) as u64
+        STAGES.len() as u64 - self as u64
     }
 }
 
