@@ -209,18 +209,33 @@ proptest::proptest! {
     }
 }
 
-/// Runs Lackey text read through a buffer of `capacity` bytes on the ARM1176 machine:
+/// A reader that hands out at most `per_read` bytes a call, as a pipe may.
+struct Trickle {
+    text: std::io::Cursor<Vec<u8>>,
+    per_read: usize,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.per_read);
+        self.text.read(&mut buf[..n])
+    }
+}
+
+/// Runs Lackey text that arrives `per_read` bytes at a time on the ARM1176 machine:
 /// its totals and the error that stopped it.
-fn through_buffer(text: &str, capacity: usize) -> (Totals, Option<TraceError>) {
-    let reader = std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(text.as_bytes().to_vec()));
+fn through_buffer(text: &str, per_read: usize) -> (Totals, Option<TraceError>) {
+    let trickle = Trickle { text: std::io::Cursor::new(text.as_bytes().to_vec()), per_read };
+    let reader = std::io::BufReader::with_capacity(per_read, trickle);
     let (program, status) = pmukit_sim::program::trace::program(Box::new(reader), "buffered").unwrap();
     let cfg = pmukit_sim::machine::arm11::Arm11Config::new(pmukit_sim::machine::arm11::Arm11Core::Arm1176);
     let machine = pmukit_sim::machine::arm11(cfg, program, pmukit_sim::machine::run::Skipping::On);
     (Totals::of(machine, u64::MAX, |_| true), status.error())
 }
 
-/// Lines that lie whole in the reader's buffer are parsed there, the others copied
-/// out: wherever the buffer ends, the program and the errors are the same.
+/// The reader parses lines where they lie in its buffer and moves a line the buffer
+/// splits to its front: wherever the reads end, the program and the errors are the
+/// same.
 #[test]
 fn a_lackey_line_reads_the_same_wherever_the_readers_buffer_ends() {
     let good: String = std::fs::read_to_string(LACKEY).unwrap().lines().take(400).map(|l| format!("{l}\n")).collect();
@@ -240,4 +255,14 @@ fn a_lackey_line_reads_the_same_wherever_the_readers_buffer_ends() {
         );
         assert_eq!(through_buffer(&bad, capacity).1, error, "{capacity}");
     }
+}
+
+/// A trace without line breaks is refused at its second megabyte, never held whole.
+#[test]
+fn a_line_longer_than_a_megabyte_is_an_error_naming_it() {
+    let text = format!("I  0400d7d4,8\nI  {}", "0".repeat(3 << 20));
+    let (_, error) = through_buffer(&text, 1 << 16);
+    let Some(TraceError::Syntax { line, column, message, .. }) = error else { panic!("{error:?}") };
+    assert_eq!((line, column), (2, 1));
+    assert!(message.contains("longer than 1048576 bytes"), "{message}");
 }

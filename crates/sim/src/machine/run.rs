@@ -223,6 +223,15 @@ impl<C: Core> Runner<C> {
                 }
             }
             let start = self.pending.len();
+            // An iteration makes a span or two per instruction: room for them at once,
+            // where doubling would copy a trace's chunk of thousands of records again
+            // and again (and growing an empty vector would still copy its old buffer).
+            let room = 2 * phase.body.len();
+            if self.pending.is_empty() && self.pending.capacity() < room {
+                self.pending = Vec::with_capacity(room);
+            } else {
+                self.pending.reserve(room);
+            }
             self.core.iterate(phase, k, &mut self.pending);
             let spans = &self.pending[start..];
             self.cycles += spans.iter().map(|s| s.cycles).sum::<u64>();

@@ -13,7 +13,7 @@ use crate::stream::Privilege;
 pub const NATIVE_HEADER: &str = "#pmukit-trace v1";
 
 /// Instructions per phase: enough to amortise a phase, small enough to stream.
-const PHASE_RECORDS: usize = 4096;
+const PHASE_RECORDS: usize = 1024;
 /// Data streams and jump tables a phase can name (their indices are bytes), of which
 /// the instructions may take all but those kept for the device transfers that end it.
 const PHASE_STREAMS: usize = 255;
@@ -103,23 +103,28 @@ enum MemKind {
 pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Program, TraceStatus), TraceError> {
     let io = |e: std::io::Error| TraceError::Io { origin: origin.to_string(), message: e.to_string() };
     // The first line (at most 256 bytes of it) says the format: read whole, since a
-    // pipe may hand its first bytes over a few at a time, then read again in front of
-    // the rest.
-    let mut head = Vec::new();
-    std::io::Read::take(&mut reader, 256).read_until(b'\n', &mut head).map_err(io)?;
-    let format = if head.starts_with(NATIVE_HEADER.as_bytes()) {
+    // pipe may hand its first bytes over a few at a time; it stays in the buffer in
+    // front of the rest.
+    let mut buf = Vec::with_capacity(READ_BYTES);
+    std::io::Read::take(&mut reader, 256).read_until(b'\n', &mut buf).map_err(io)?;
+    let format = if buf.starts_with(NATIVE_HEADER.as_bytes()) {
         Format::Native
-    } else if head.starts_with(b"==") || head.starts_with(b"I  ") {
+    } else if buf.starts_with(b"==") || buf.starts_with(b"I  ") {
         Format::Lackey
     } else {
         return Err(TraceError::Format { origin: origin.to_string() });
     };
     let status = TraceStatus::default();
+    let end = buf.len();
+    buf.resize(READ_BYTES.max(end), 0);
     let phases = Phases {
-        reader: Box::new(std::io::Read::chain(std::io::Cursor::new(head), reader)),
+        reader,
         origin: origin.to_string(),
         format,
-        line: Vec::with_capacity(256),
+        buf,
+        pos: 0,
+        end,
+        eof: false,
         line_no: 0,
         held: None,
         next: None,
@@ -129,6 +134,12 @@ pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Pro
     Ok((Program { threads: vec![Box::new(phases)], timer: None }, status))
 }
 
+/// Bytes read from the trace at a time.
+const READ_BYTES: usize = 1 << 16;
+/// The longest line a trace may have: a file without line breaks is refused, not
+/// held in memory whole.
+const MAX_LINE: usize = 1 << 20;
+
 /// A Lackey instruction waiting for its data lines and its successor: address, size
 /// and its first data access.
 type Held = (u64, u64, Option<(MemKind, u64, u8)>);
@@ -137,7 +148,12 @@ struct Phases {
     reader: Box<dyn BufRead + Send>,
     origin: String,
     format: Format,
-    line: Vec<u8>,
+    /// Bytes read and not yet parsed are `buf[pos..end]`; lines are parsed where they
+    /// lie (Lackey's are 20-odd bytes, and copying each cost more than parsing it).
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    eof: bool,
     line_no: u64,
     /// Lackey: the instruction whose data lines may still follow, with its size and
     /// its first data access.
@@ -166,11 +182,7 @@ impl Phases {
             return Some(r);
         }
         while !self.done {
-            let parsed = match self.lackey_in_buffer() {
-                Some(parsed) => parsed,
-                None => self.copied_line(),
-            };
-            match parsed {
+            match self.parse_line() {
                 Ok(Some(r)) => return Some(r),
                 Ok(None) => continue,
                 Err(e) => self.fail(e),
@@ -179,48 +191,58 @@ impl Phases {
         None
     }
 
-    fn io_error(&self, e: &std::io::Error) -> TraceError {
-        TraceError::Io { origin: self.origin.clone(), message: e.to_string() }
-    }
-
-    /// A Lackey line that lies whole in the reader's buffer, parsed there, not copied
-    /// out (Lackey's lines are 20-odd bytes); `None` when there is none.
-    fn lackey_in_buffer(&mut self) -> Option<Result<Option<Line>, TraceError>> {
-        if self.format != Format::Lackey {
-            return None;
-        }
-        let buf = match self.reader.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) => return Some(Err(self.io_error(&e))),
+    /// Parses the next line, `Ok(None)` for one that holds no record; at the end,
+    /// Lackey's held instruction, which has no successor and falls through.
+    fn parse_line(&mut self) -> Result<Option<Line>, TraceError> {
+        let Some((start, end)) = self.line()? else {
+            self.done = true;
+            return Ok(self.held.take().map(|(ip, size, mem)| Line::Instruction(lackey_record(ip, size, mem, ip + size))));
         };
-        let n = memchr::memchr(b'\n', buf)?;
         self.line_no += 1;
-        let parsed = lackey_line(&buf[..n], &mut self.held);
-        self.reader.consume(n + 1);
-        Some(parsed.map(|r| r.map(Line::Instruction)).map_err(|(column, m)| self.syntax(column, m)))
+        let line = &self.buf[start..end];
+        let parsed = match self.format {
+            Format::Lackey => lackey_line(line, &mut self.held).map(|r| r.map(Line::Instruction)),
+            Format::Native => match std::str::from_utf8(line) {
+                Ok(text) => native_line(text.trim_end()),
+                Err(e) => Err((e.valid_up_to() + 1, "not UTF-8 text".to_string())),
+            },
+        };
+        parsed.map_err(|(column, m)| self.syntax(column, m))
     }
 
-    /// The next line, read into `self.line` (one the buffer splits, the native
-    /// format's, the last), parsed; at the end, Lackey's held instruction.
-    fn copied_line(&mut self) -> Result<Option<Line>, TraceError> {
-        self.line.clear();
-        match self.reader.read_until(b'\n', &mut self.line) {
-            Ok(0) => {
-                self.done = true;
-                // Lackey's last instruction has no successor: it falls through.
-                return Ok(self.held.take().map(|(ip, size, mem)| Line::Instruction(lackey_record(ip, size, mem, ip + size))));
+    /// Where the next line lies in `buf` (without its line break), reading more of the
+    /// trace as needed; `None` at the end.
+    fn line(&mut self) -> Result<Option<(usize, usize)>, TraceError> {
+        let mut searched = self.pos;
+        loop {
+            if let Some(n) = memchr::memchr(b'\n', &self.buf[searched..self.end]) {
+                let start = self.pos;
+                self.pos = searched + n + 1;
+                return Ok(Some((start, searched + n)));
             }
-            Ok(_) => self.line_no += 1,
-            Err(e) => return Err(self.io_error(&e)),
-        }
-        match self.format {
-            Format::Lackey => {
-                lackey_line(&self.line, &mut self.held).map(|r| r.map(Line::Instruction)).map_err(|(column, m)| self.syntax(column, m))
+            if self.eof {
+                let start = self.pos;
+                self.pos = self.end;
+                return Ok((start < self.end).then_some((start, self.end)));
             }
-            Format::Native => match std::str::from_utf8(&self.line) {
-                Ok(text) => native_line(text.trim_end()).map_err(|(column, m)| self.syntax(column, m)),
-                Err(e) => Err(self.syntax(e.valid_up_to() + 1, "not UTF-8 text")),
-            },
+            // Move the partial line to the front and read behind it.
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+            searched = self.end;
+            if self.end == self.buf.len() {
+                if self.end >= MAX_LINE {
+                    self.line_no += 1;
+                    return Err(self.syntax(1, format!("a line longer than {MAX_LINE} bytes: is this a trace?")));
+                }
+                self.buf.resize(2 * self.buf.len(), 0);
+            }
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(TraceError::Io { origin: self.origin.clone(), message: e.to_string() }),
+            }
         }
     }
 }
