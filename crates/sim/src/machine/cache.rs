@@ -105,6 +105,11 @@ pub struct Cache {
     set_mask: u64,
     /// One word per way: line address | VALID | DIRTY, or 0 when invalid.
     sets: Sets<1>,
+    /// The line (as `locate`'s probe) and way of the last access, when it hit:
+    /// hitting it again changes nothing but its dirty bits (under LRU it is already
+    /// its set's most recent), so a run of accesses to one line looks the set up once.
+    /// Every other change to the cache forgets it.
+    last: Option<(u64, usize)>,
 }
 
 impl Cache {
@@ -113,7 +118,7 @@ impl Cache {
         debug_assert_eq!(config.check(), Ok(()));
         let sets = config.sets();
         let ways = Sets::new(sets as usize, config.ways as usize, config.replacement);
-        Cache { config, line_bits: config.line.trailing_zeros(), set_mask: sets.wrapping_sub(1), sets: ways }
+        Cache { config, line_bits: config.line.trailing_zeros(), set_mask: sets.wrapping_sub(1), sets: ways, last: None }
     }
 
     pub fn config(&self) -> &CacheConfig {
@@ -144,6 +149,7 @@ impl Cache {
     /// Allocates the line `probe` with the dirty bits `dirty`.
     #[inline]
     fn allocate(&mut self, set: usize, probe: u64, dirty: u64) -> Option<Victim> {
+        self.last = None;
         let [old] = self.sets.insert(set, [(probe & !DIRTY) | dirty]);
         victim(old)
     }
@@ -157,11 +163,16 @@ impl Cache {
     pub fn access(&mut self, addr: u64, write: bool) -> Lookup {
         let (set, probe) = self.locate(addr);
         let dirty = if write { self.half(addr) } else { 0 };
-        if let Some(way) = self.find(set, probe) {
-            let way = self.sets.touch(set, way);
+        let found = match self.last {
+            Some((line, way)) if line == probe => Some(way),
+            _ => self.find(set, probe).map(|way| self.sets.touch(set, way)),
+        };
+        if let Some(way) = found {
+            self.last = Some((probe, way));
             self.sets.get_mut(set, way)[0] |= dirty;
             return Lookup { hit: true, allocated: false, victim: None };
         }
+        self.last = None;
         if write && !self.config.write_allocate {
             return Lookup { hit: false, allocated: false, victim: None };
         }
@@ -204,6 +215,7 @@ impl Cache {
     pub fn invalidate(&mut self, addr: u64) -> Option<Victim> {
         let (set, probe) = self.locate(addr);
         let way = self.find(set, probe)?;
+        self.last = None;
         let [old] = self.sets.remove(set, way);
         victim(old)
     }
@@ -248,6 +260,7 @@ impl Cache {
     /// `b - a` is a multiple of `set_span()`, so the set does not change, and that no two
     /// lines of a set end up equal.
     pub fn relocate(&mut self, to: &dyn Fn(u64) -> Option<u64>) {
+        self.last = None;
         let span = self.config.set_span();
         for [word] in self.sets.valid_mut() {
             let line = *word & !FLAGS;

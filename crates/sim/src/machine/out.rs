@@ -3,18 +3,21 @@
 use crate::stream::{Signal, Signals, Span};
 
 /// The cycles of one iteration, as spans: consecutive cycles that count the same are
-/// one span. The span being built is kept here, not read back from the vector, and
-/// spans never merge across iterations, so each iteration's spans are its own.
+/// one span. Spans are built where they lie in the vector (a span is a few hundred
+/// bytes, and every copy of one showed in profiles), and never merge with spans that
+/// were there before this iteration's, so each iteration's spans are its own.
 pub struct Out<'a> {
     spans: &'a mut Vec<Span>,
     /// Privilege, thread and the signals that hold in every cycle of the phase (ARM's
     /// interrupt masks, which no instruction sets itself).
     template: Span,
-    /// The span being built, if any; `open` says whether later cycles may join it.
-    current: Option<Span>,
+    /// Where this iteration's spans start in `spans`.
+    from: usize,
+    /// Whether later cycles may join the last span (an instruction's own cycle, with
+    /// its data reference or branch outcome, may not).
     open: bool,
-    /// Cycles of the spans already handed to the vector.
-    done: u64,
+    /// Cycles emitted so far.
+    cycles: u64,
     /// Where the last cycle that issued instructions ended, if one has.
     retired_end: Option<u64>,
 }
@@ -23,31 +26,36 @@ impl Out<'_> {
     /// Spans appended to `spans`, each a copy of `template` (its signals hold in every
     /// cycle) with its own cycles, address and signals.
     pub fn new(spans: &mut Vec<Span>, template: Span) -> Out<'_> {
-        Out { spans, template, current: None, open: false, done: 0, retired_end: None }
+        let from = spans.len();
+        Out { spans, template, from, open: false, cycles: 0, retired_end: None }
     }
 
-    /// Starts a new span, handing the one before to the vector.
-    fn start(&mut self, span: Span, open: bool) -> &mut Span {
-        if let Some(done) = self.current.replace(span) {
-            self.done += done.cycles;
-            self.spans.push(done);
-        }
+    /// Appends a new span and returns it.
+    fn start(&mut self, ip: u64, cycles: u64, signals: Signals, open: bool) -> &mut Span {
         self.open = open;
-        self.current.get_or_insert(span)
+        self.cycles += cycles;
+        self.spans.push(Span { ip, cycles, signals, ..self.template });
+        let last = self.spans.len() - 1;
+        &mut self.spans[last]
     }
 
     /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
     /// every cycle counts the same.
     pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
         let signals = signals.union(self.template.signals);
-        match self.current.as_mut().filter(|c| self.open && c.signals == signals) {
-            Some(cur) => cur.cycles += cycles,
+        let retires = signals.get(Signal::Instructions) > 0;
+        let joins = self.open && self.spans.len() > self.from;
+        match self.spans.last_mut().filter(|last| joins && last.signals == signals) {
+            Some(last) => {
+                last.cycles += cycles;
+                self.cycles += cycles;
+            }
             None => {
-                self.start(Span { ip, cycles, signals, ..self.template }, true);
+                self.start(ip, cycles, signals, true);
             }
         }
-        if signals.get(Signal::Instructions) > 0 {
-            self.retired_end = Some(self.elapsed());
+        if retires {
+            self.retired_end = Some(self.cycles);
         }
     }
 
@@ -55,8 +63,8 @@ impl Out<'_> {
     /// so that its data reference or branch outcome can be attached.
     pub fn issue(&mut self, ip: u64, signals: Signals, issued: u8) -> &mut Span {
         let signals = signals.with(Signal::Instructions, issued).union(self.template.signals);
-        self.retired_end = Some(self.elapsed() + 1);
-        self.start(Span { ip, cycles: 1, signals, ..self.template }, false)
+        self.retired_end = Some(self.cycles + 1);
+        self.start(ip, 1, signals, false)
     }
 
     /// Cycles in which nothing issues, counting `stall` if any.
@@ -72,19 +80,12 @@ impl Out<'_> {
 
     /// Cycles emitted so far: where in its run the core is.
     pub fn elapsed(&self) -> u64 {
-        self.done + self.current.map_or(0, |c| c.cycles)
+        self.cycles
     }
 
     /// Cycles since the last cycle that issued instructions, if one has this iteration.
     pub fn since_retired(&self) -> Option<u64> {
-        self.retired_end.map(|end| self.elapsed() - end)
-    }
-
-    /// Hands the last span to the vector: the iteration is over.
-    pub fn finish(mut self) {
-        if let Some(done) = self.current.take() {
-            self.spans.push(done);
-        }
+        self.retired_end.map(|end| self.cycles - end)
     }
 }
 

@@ -58,6 +58,10 @@ pub struct Tlb {
     config: TlbConfig,
     set_mask: u64,
     sets: Sets<2>,
+    /// The entry the last access found or inserted: it is present, and hitting it
+    /// again changes nothing (under LRU it is already its set's most recent), so a
+    /// run of accesses to one page looks the set up once. All zero for none.
+    last: [u64; 2],
 }
 
 impl Tlb {
@@ -65,7 +69,12 @@ impl Tlb {
     pub fn new(config: TlbConfig) -> Tlb {
         debug_assert_eq!(config.check(), Ok(()));
         let sets = config.sets();
-        Tlb { config, set_mask: sets.wrapping_sub(1), sets: Sets::new(sets as usize, config.ways as usize, config.replacement) }
+        Tlb {
+            config,
+            set_mask: sets.wrapping_sub(1),
+            sets: Sets::new(sets as usize, config.ways as usize, config.replacement),
+            last: [0; 2],
+        }
     }
 
     pub fn config(&self) -> &TlbConfig {
@@ -88,6 +97,10 @@ impl Tlb {
     #[inline]
     pub fn access(&mut self, addr: u64, page: u64, context: u32) -> bool {
         let (set, entry) = self.locate(addr, page, context);
+        if entry == self.last {
+            return true;
+        }
+        self.last = entry;
         match self.sets.find(set, |e| *e == entry) {
             Some(way) => {
                 self.sets.touch(set, way);
@@ -110,11 +123,13 @@ impl Tlb {
     /// Drop every entry of `context` (an address-space switch without ASIDs, or a flush of
     /// one ASID): returns how many were dropped.
     pub fn flush_context(&mut self, context: u32) -> usize {
+        self.last = [0; 2];
         self.sets.retain(|[_, meta]| *meta as u32 != context)
     }
 
     /// Drop every entry.
     pub fn flush(&mut self) {
+        self.last = [0; 2];
         self.sets.retain(|_| false);
     }
 
@@ -136,6 +151,7 @@ impl Tlb {
     /// As [`Cache::relocate`](super::cache::Cache::relocate), on page base addresses: the
     /// caller guarantees each move is a multiple of `set_span(page)` of the entry's page.
     pub fn relocate(&mut self, to: &dyn Fn(u64) -> Option<u64>) {
+        self.last = [0; 2];
         let config = self.config;
         for [base, meta] in self.sets.valid_mut() {
             if let Some(moved) = to(*base) {

@@ -300,8 +300,15 @@ impl DataStream {
         if self.stride == 0 {
             return 0;
         }
-        let footprint = i128::from(self.footprint.max(1));
-        (i128::from(k) * i128::from(self.stride)).rem_euclid(footprint) as u64
+        let footprint = self.footprint.max(1);
+        // Every access asks: 64-bit arithmetic when the product fits, which it does
+        // but for absurd strides or iteration counts.
+        if self.stride > 0 {
+            if let Some(d) = k.checked_mul(self.stride as u64) {
+                return d % footprint;
+            }
+        }
+        (i128::from(k) * i128::from(self.stride)).rem_euclid(i128::from(footprint)) as u64
     }
 
     /// Iterations after which the position is the same again.

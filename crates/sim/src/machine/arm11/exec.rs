@@ -33,9 +33,12 @@ impl Faults {
 #[derive(Default)]
 struct DataSide {
     signals: Signals,
-    /// Cycles the pipeline waits before the access (write-buffer drain, LSU full,
-    /// page walk), and the signal they count.
-    before: Vec<(u64, Option<Signal>)>,
+    /// Cycles the pipeline waits before the access, in order, with the signal they
+    /// count: for ordering (a write-buffer drain, or the busy line-fill buffer), for
+    /// translation (a micro-TLB refill or page walk), for a full write buffer.
+    ordering: (u64, Option<Signal>),
+    translation: u64,
+    buffer_full: u64,
     /// Cycles until the data arrives (0 for a hit or a buffered write).
     latency: u64,
 }
@@ -198,6 +201,9 @@ impl Arm11 {
 
     /// Time passes: buffered writes drain, an outstanding fill completes.
     fn elapse(&mut self, cycles: u64) {
+        if cycles == 0 {
+            return;
+        }
         self.fill_busy = self.fill_busy.saturating_sub(cycles);
         for w in &mut self.write_buffer {
             *w = w.saturating_sub(cycles);
@@ -300,10 +306,10 @@ impl Arm11 {
         let stream = &phase.streams[usize::from(a.stream)];
         let addr = stream.position(k) + u64::from(a.offset);
         let write = op.writes();
-        let mut d = self.data_side(phase, stream, addr, a.size, op);
-        for (cycles, stall) in std::mem::take(&mut d.before) {
-            self.wait(out, ip, cycles, stall);
-        }
+        let d = self.data_side(phase, stream, addr, a.size, op);
+        self.wait(out, ip, d.ordering.0, d.ordering.1);
+        self.wait(out, ip, d.translation, None);
+        self.wait(out, ip, d.buffer_full, Some(Signal::LsuFullStallCycles));
         let kind = if write { Signal::Stores } else { Signal::Loads };
         // The instruction's own signals (ETM, PC change) and the data side's are
         // different signals.
@@ -339,10 +345,10 @@ impl Arm11 {
         if stream.memory == Memory::Device {
             // Strongly ordered: the write buffer drains first (0x12).
             d.signals.set(Signal::WriteBufferDrains, 1);
-            d.before.push((self.write_buffer.last().copied().unwrap_or(0), None));
+            d.ordering = (self.write_buffer.last().copied().unwrap_or(0), None);
         } else if self.fill_busy > 0 {
             // The line-fill buffer is still busy: the LSU queue is full (0x11).
-            d.before.push((self.fill_busy, Some(Signal::LsuFullStallCycles)));
+            d.ordering = (self.fill_busy, Some(Signal::LsuFullStallCycles));
         }
         if let Some(t) = &mut self.tlbs {
             let m = self.cfg.mmu.as_ref().map_or((0, 0, u64::MAX), |m| (m.micro_refill_cycles, m.walk_level_cycles, m.kernel_base));
@@ -351,10 +357,10 @@ impl Arm11 {
             if !t.micro_d.access(addr, page, context) {
                 d.signals.set(Signal::DTlbMisses, 1);
                 if t.main.access(addr, page, context) {
-                    d.before.push((m.0, None));
+                    d.translation = m.0;
                 } else {
                     d.signals.set(Signal::MainTlbMisses, 1);
-                    d.before.push((walk_levels(page) * m.1, None));
+                    d.translation = walk_levels(page) * m.1;
                 }
             }
         }
@@ -444,14 +450,11 @@ impl Arm11 {
     /// (the LSU queue backs up: 0x11). Entries hold the cycles until they have
     /// drained, counted from now; each drains after the ones ahead of it.
     fn buffer_write(&mut self, d: &mut DataSide, size: u8) {
-        let waited: u64 = d.before.iter().map(|b| b.0).sum();
+        let waited = d.ordering.0 + d.translation;
         if self.write_buffer.len() >= self.cfg.write_buffer {
-            let wait = self.write_buffer[0].saturating_sub(waited);
-            if wait > 0 {
-                d.before.push((wait, Some(Signal::LsuFullStallCycles)));
-            }
+            d.buffer_full = self.write_buffer[0].saturating_sub(waited);
         }
-        let start: u64 = d.before.iter().map(|b| b.0).sum();
+        let start = waited + d.buffer_full;
         let ahead = self.write_buffer.last().copied().unwrap_or(0);
         // A write drains in 64-bit beats.
         let beats = u64::from(size).div_ceil(8).max(1);

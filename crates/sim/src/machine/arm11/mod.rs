@@ -110,7 +110,6 @@ impl Core for Arm11 {
             skip = self.execute(phase, k, op, &mut out);
         }
         self.dma(phase, k, &mut out);
-        out.finish();
     }
 
     fn quantum(&self, stream: &DataStream) -> Quantum {

@@ -207,7 +207,6 @@ impl Montecito {
         let stall = stall_class(self.switch_stall);
         leaving.emit(template.ip, 1, switching.with(cause, 1).with(Signal::ThreadSwitchStall, stall));
         leaving.emit(template.ip, self.cfg.switch_cycles - 1, switching);
-        leaving.finish();
         if self.urgency[left] < NOMINAL_URGENCY {
             self.urgency[left] = (self.urgency[left] + returned).min(NOMINAL_URGENCY);
         }
@@ -215,7 +214,6 @@ impl Montecito {
             let mut arriving = Out::new(out, Span { thread: self.thread as u8, ..template });
             let s = Signals::default().with(Signal::BackgroundMemoryReads, 1).with(Signal::IBufStallCycles, 1);
             arriving.emit(template.ip, u64::from(returned), s);
-            arriving.finish();
         }
     }
 }
@@ -256,7 +254,6 @@ impl Core for Montecito {
         self.started = self.clock + out[start..].iter().map(|s| s.cycles).sum::<u64>();
         let mut run = Out::new(out, template);
         self.run(phase, k, &mut run);
-        run.finish();
         self.peer_turn(out, from, template);
         self.io_turn(phase, k, out, from, template);
         // The thread switches, if it does, at the end of the iteration (MMC12). The

@@ -118,7 +118,6 @@ impl Core for Sparc {
             }
             i += self.execute(phase, k, i, &mut run);
         }
-        run.finish();
         self.peer_turn(out, from, template);
         self.dma(phase, k, out, from, template);
     }
