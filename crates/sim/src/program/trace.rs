@@ -126,6 +126,7 @@ pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Pro
         end,
         eof: false,
         line_no: 0,
+        streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()),
         held: None,
         next: None,
         status: status.clone(),
@@ -155,6 +156,9 @@ struct Phases {
     end: usize,
     eof: bool,
     line_no: u64,
+    /// The stream of each data address of the phase being read, kept between phases
+    /// so that its table is allocated once.
+    streams: Streams,
     /// Lackey: the instruction whose data lines may still follow, with its size and
     /// its first data access.
     held: Option<Held>,
@@ -482,7 +486,8 @@ impl Iterator for Phases {
             addresses: Vec::with_capacity(PHASE_RECORDS),
             dma: Vec::new(),
         };
-        let mut streams: Streams = HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default());
+        let mut streams = std::mem::take(&mut self.streams);
+        streams.clear();
         let mut r = first;
         loop {
             add(&mut phase, &mut streams, r);
@@ -502,6 +507,7 @@ impl Iterator for Phases {
             }
             r = next;
         }
+        self.streams = streams;
         Some(phase)
     }
 }
