@@ -52,6 +52,26 @@ fn skipping_is_exact_on_every_builtin_workload() {
     }
 }
 
+/// A stream through 16 MB, more than the L3 holds, every line a miss at every level:
+/// the runner finds its period on the core and replays it on the caches and TLBs
+/// (machine::replay), and the counts are exactly those of simulating every iteration.
+#[test]
+fn a_period_replayed_on_the_caches_and_tlbs_counts_exactly() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let stream =
+        DataStream { base: 0x4000_0000, stride: 64, footprint: 16 << 20, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+    let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
+    let body = vec![load, Op::Int, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+    let run = |skipping| {
+        let program = common::one_phase(body.clone(), 200_000, stream);
+        machine::montecito(MontecitoConfig::new(1), program, skipping).collect::<Vec<_>>()
+    };
+    let on = run(Skipping::On);
+    assert!(on.iter().any(|b| b.repeat > 100), "no long skip: {:?}", on.iter().map(|b| b.repeat).max());
+    let totals = |blocks: Vec<pmukit_sim::stream::Block>| Totals::of(blocks, u64::MAX, |_| true);
+    assert_eq!(totals(on), totals(run(Skipping::Off)));
+}
+
 /// Blocks are handed out as the machine goes, also when the threads switch after
 /// every iteration (an L3 miss each time): the runner never piles up the spans of a
 /// long run (it once held hundreds of megabytes of them).

@@ -13,6 +13,7 @@ mod out;
 pub mod overrides;
 pub mod peer;
 pub mod predict;
+pub mod replay;
 pub mod run;
 mod sets;
 pub mod sparc;
@@ -52,8 +53,14 @@ pub trait Core {
         false
     }
     /// Moves every held line and page address for which `to` gives a new one, as if
-    /// the stream that brought them had run on.
+    /// the stream that brought them had run on (the outer caches excepted).
     fn relocate(&mut self, to: &Moves);
+    /// The structures the runner replays instead of comparing and moving
+    /// (`replay.rs`): a core leaves these out of `canonical`, `canonical_outer`,
+    /// `relocate` and `quantum`.
+    fn replayed(&mut self) -> Vec<&mut dyn replay::Replayed> {
+        Vec::new()
+    }
 }
 
 /// Addresses with this bit set stand for a structure's own record of the line or page

@@ -168,6 +168,7 @@ impl<C: Core> Runner<C> {
             return;
         }
         if let Some(mut f) = run.finder.take() {
+            f.stop(&mut self.core);
             f.spans.clear();
             self.history = f.spans;
         }
@@ -202,14 +203,16 @@ impl<C: Core> Runner<C> {
                 return true;
             }
             if let Some(f) = run.finder.as_mut().filter(|f| f.due(k)) {
-                if let Some(skip) = f.check(phase, &self.core, k) {
+                if let Some(skip) = f.check(phase, &mut self.core, k) {
                     // Repeat the period as often as nothing breaks it: the loop's exit,
-                    // the streams, the timer.
+                    // the streams, the timer, and the replayed structures, which must
+                    // answer every operation of each repetition as in the period.
                     let mut r = skip.repeat.min((phase.iterations - 1 - k) / skip.period);
                     if run.interruptible {
                         // The timer must not become due inside a skipped period.
                         r = r.min((self.next_tick - self.cycles) / skip.cycles.max(1));
                     }
+                    let r = f.repeat(phase, &mut self.core, &skip, r);
                     if r > 0 {
                         self.flush();
                         let iterations = r * skip.period;
@@ -217,7 +220,7 @@ impl<C: Core> Runner<C> {
                         f.relocate(&mut self.core, phase, iterations);
                         self.cycles += r * skip.cycles;
                         run.k += iterations;
-                        f.reset(run.k);
+                        f.reset(&mut self.core, run.k);
                         return false;
                     }
                 }
@@ -236,7 +239,7 @@ impl<C: Core> Runner<C> {
             let spans = &self.pending[start..];
             self.cycles += spans.iter().map(|s| s.cycles).sum::<u64>();
             if let Some(f) = run.finder.as_mut() {
-                f.record(spans);
+                f.record(&mut self.core, spans);
             }
             run.k += 1;
             // Handed out as soon as there are enough, whatever comes next: threads that
@@ -283,6 +286,18 @@ struct Skip {
     body: Vec<Span>,
     cycles: u64,
     repeat: u64,
+    /// The period's operations on each replayed structure: what a repetition
+    /// replays.
+    logs: Vec<std::ops::Range<usize>>,
+}
+
+/// What a repetition of a period did to the replayed structures.
+enum Replay {
+    /// One answered an operation otherwise than in the period: nothing was done.
+    Failed,
+    Changed,
+    /// It left every one as it was.
+    Unchanged,
 }
 
 /// How a moving data stream enters the comparison of states. (A stream whose
@@ -316,6 +331,8 @@ struct Snapshot {
     /// been a candidate.
     outer: Option<Vec<u64>>,
     spans: usize,
+    /// How many operations each replayed structure had recorded.
+    logged: Vec<usize>,
 }
 
 /// Snapshots kept for comparison.
@@ -394,31 +411,97 @@ impl Finder {
         k >= self.next && k.is_multiple_of(self.quantum)
     }
 
-    fn reset(&mut self, k: u64) {
+    fn reset(&mut self, core: &mut dyn Core, k: u64) {
+        self.stop(core);
         self.snapshots.clear();
         self.spans.clear();
         self.taken = 0;
         self.next = k + self.quantum;
     }
 
-    fn record(&mut self, spans: &[Span]) {
+    /// Stops the replayed structures' recording, which the first snapshot began.
+    fn stop(&self, core: &mut dyn Core) {
+        for r in core.replayed() {
+            r.record(false);
+        }
+    }
+
+    fn record(&mut self, core: &mut dyn Core, spans: &[Span]) {
         if self.snapshots.is_empty() {
             return;
         }
         self.spans.extend(spans.iter().copied());
         while self.spans.len() > MAX_PERIOD_SPANS && !self.snapshots.is_empty() {
             // Forget the oldest snapshot and the spans only it needed.
-            self.forget_oldest();
+            self.forget_oldest(core);
         }
     }
 
-    /// Drops the oldest snapshot and the spans only it needed.
-    fn forget_oldest(&mut self) {
+    /// Drops the oldest snapshot and the spans and recorded operations only it
+    /// needed.
+    fn forget_oldest(&mut self, core: &mut dyn Core) {
         self.snapshots.remove(0);
         let from = self.snapshots.first().map_or(self.spans.len(), |s| s.spans);
         self.spans.drain(..from);
+        let logged = self.snapshots.first().map(|s| s.logged.clone());
+        for (i, r) in core.replayed().into_iter().enumerate() {
+            let n = logged.as_ref().map_or(r.recorded(), |l| l[i]);
+            r.forget(n);
+            for s in &mut self.snapshots {
+                s.logged[i] -= n;
+            }
+        }
         for s in &mut self.snapshots {
             s.spans -= from;
+        }
+    }
+
+    /// How many of `most` repetitions of the period the replayed structures answer as
+    /// they did in it, performing them. A repetition that changes none of them, when
+    /// no repetition moves an address they see, leaves them where the next one finds
+    /// them the same: every repetition after it is the same too.
+    fn repeat(&self, phase: &Phase, core: &mut dyn Core, skip: &Skip, most: u64) -> u64 {
+        let fixed = {
+            let (line, page) = (|a| self.moved(phase, skip.period, a, false), |a| self.moved(phase, skip.period, a, true));
+            let to = Moves { line: &line, page: &page };
+            !core.replayed().iter().zip(&skip.logs).any(|(r, range)| r.moves(range.clone(), &to))
+        };
+        let mut done = 0;
+        while done < most {
+            let n = (done + 1) * skip.period;
+            let (line, page) = (|a| self.moved(phase, n, a, false), |a| self.moved(phase, n, a, true));
+            match self.replay(core, &skip.logs, &Moves { line: &line, page: &page }) {
+                Replay::Failed => break,
+                Replay::Unchanged if fixed => return most,
+                _ => done += 1,
+            }
+        }
+        done
+    }
+
+    /// Replays the period's operations on the replayed structures, each address moved
+    /// as `to` says; nothing changes when one of them answers otherwise.
+    fn replay(&self, core: &mut dyn Core, logs: &[std::ops::Range<usize>], to: &Moves) -> Replay {
+        let mut replayed = core.replayed();
+        let mut undo = Vec::new();
+        for (r, range) in replayed.iter_mut().zip(logs) {
+            if range.is_empty() {
+                continue;
+            }
+            match r.replay(range.clone(), to) {
+                Some(u) => undo.push((r, u)),
+                None => {
+                    for (r, u) in undo {
+                        r.undo(u);
+                    }
+                    return Replay::Failed;
+                }
+            }
+        }
+        if undo.iter().all(|(r, u)| r.unchanged(u)) {
+            Replay::Unchanged
+        } else {
+            Replay::Changed
         }
     }
 
@@ -472,7 +555,15 @@ impl Finder {
 
     /// Takes a snapshot at iteration `k`; when it equals an earlier one, the
     /// iterations between are a period.
-    fn check(&mut self, phase: &Phase, core: &dyn Core, k: u64) -> Option<Skip> {
+    fn check(&mut self, phase: &Phase, core: &mut dyn Core, k: u64) -> Option<Skip> {
+        if self.snapshots.is_empty() {
+            // From the first snapshot on, the replayed structures' operations may be a
+            // period's that a skip replays.
+            for r in core.replayed() {
+                r.record(true);
+            }
+        }
+        let logged: Vec<usize> = core.replayed().iter().map(|r| r.recorded()).collect();
         // The state is as long as the last one, give or take: no growing and copying.
         let mut state = Vec::with_capacity(self.snapshots.last().map_or(0, |s| s.state.len() + 64));
         self.describe(phase, core, k, false, &mut state);
@@ -494,20 +585,22 @@ impl Finder {
             self.describe(phase, core, k, true, &mut o);
             let then = &self.snapshots[i];
             if o.is_empty() || then.outer.as_ref() == Some(&o) {
-                return Some(self.skip(phase, k, i));
+                return Some(self.skip(phase, k, i, &logged));
             }
             self.next = k + (k - then.k);
             outer = Some(o);
         }
         if self.snapshots.len() == SNAPSHOTS {
-            self.forget_oldest();
+            self.forget_oldest(core);
         }
-        self.snapshots.push(Snapshot { k, hash, state, outer, spans: self.spans.len() });
+        let logged = core.replayed().iter().map(|r| r.recorded()).collect();
+        self.snapshots.push(Snapshot { k, hash, state, outer, spans: self.spans.len(), logged });
         None
     }
 
-    /// The skip from snapshot `i` to iteration `k`, whose states are equal.
-    fn skip(&self, phase: &Phase, k: u64, i: usize) -> Skip {
+    /// The skip from snapshot `i` to iteration `k`, whose states are equal and whose
+    /// outer caches have recorded `logged` operations.
+    fn skip(&self, phase: &Phase, k: u64, i: usize, logged: &[usize]) -> Skip {
         let then = &self.snapshots[i];
         let period = k - then.k;
         let mut body: Vec<Span> = self.spans.range(then.spans..).copied().collect();
@@ -526,7 +619,8 @@ impl Finder {
                 room = room.min(s.in_page(then.k, self.reach).saturating_sub(period));
             }
         }
-        Skip { period, body, cycles, repeat: room / period }
+        let logs = then.logged.iter().zip(logged).map(|(&from, &to)| from..to).collect();
+        Skip { period, body, cycles, repeat: room / period, logs }
     }
 }
 

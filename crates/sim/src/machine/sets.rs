@@ -37,6 +37,9 @@ pub struct Sets<const W: usize> {
     empty: usize,
     ways: usize,
     replacement: Replacement,
+    /// While a replay runs (`machine::replay`): the sets as they were before it changed
+    /// them, to undo it.
+    journal: Option<Journal<W>>,
 }
 
 impl<const W: usize> Sets<W> {
@@ -45,7 +48,7 @@ impl<const W: usize> Sets<W> {
     /// `sets * ways` invalid ways; `ways` must be at least 1.
     pub(super) fn new(sets: usize, ways: usize, replacement: Replacement) -> Self {
         let next = if replacement == Replacement::RoundRobin { vec![0; sets] } else { Vec::new() };
-        Sets { slots: vec![Self::EMPTY; sets * ways], next, rng: SEED, empty: sets * ways, ways, replacement }
+        Sets { slots: vec![Self::EMPTY; sets * ways], next, rng: SEED, empty: sets * ways, ways, replacement, journal: None }
     }
 
     /// The ways of `set`: under LRU in recency order, most recent first.
@@ -54,9 +57,22 @@ impl<const W: usize> Sets<W> {
         &self.slots[set * self.ways..][..self.ways]
     }
 
+    /// The ways of `set`, to change.
     #[inline]
     fn set_mut(&mut self, set: usize) -> &mut [[u64; W]] {
+        self.keep(set);
         &mut self.slots[set * self.ways..][..self.ways]
+    }
+
+    /// A journal in progress keeps `set` as it is, before anything changes it.
+    #[inline]
+    fn keep(&mut self, set: usize) {
+        if let Some(j) = &mut self.journal {
+            if j.seen.insert(set) {
+                j.kept.push((set, self.next.get(set).copied().unwrap_or(0)));
+                j.ways.extend_from_slice(&self.slots[set * self.ways..][..self.ways]);
+            }
+        }
     }
 
     /// The way of `set` holding an entry that `matches`, without touching replacement state.
@@ -68,7 +84,7 @@ impl<const W: usize> Sets<W> {
     /// Record a use of the entry at `way`; returns the way it is at afterwards (LRU moves it to the front).
     #[inline]
     pub(super) fn touch(&mut self, set: usize, way: usize) -> usize {
-        if self.replacement != Replacement::Lru {
+        if self.replacement != Replacement::Lru || way == 0 {
             return way;
         }
         self.set_mut(set)[..=way].rotate_right(1);
@@ -86,6 +102,7 @@ impl<const W: usize> Sets<W> {
     /// displaced entry, all zero when the way was invalid.
     #[inline]
     pub(super) fn insert(&mut self, set: usize, entry: [u64; W]) -> [u64; W] {
+        self.keep(set);
         if self.replacement == Replacement::Lru {
             let ways = self.set_mut(set);
             ways.rotate_right(1);
@@ -144,6 +161,9 @@ impl<const W: usize> Sets<W> {
     pub(super) fn retain(&mut self, keep: impl Fn(&[u64; W]) -> bool) -> usize {
         let lru = self.replacement == Replacement::Lru;
         let mut dropped = 0;
+        for set in 0..self.slots.len() / self.ways {
+            self.keep(set);
+        }
         for ways in self.slots.chunks_exact_mut(self.ways) {
             let mut kept = 0;
             for way in 0..ways.len() {
@@ -175,6 +195,40 @@ impl<const W: usize> Sets<W> {
         self.slots.len() - self.empty
     }
 
+    /// Starts keeping every set before it changes, so that the changes can be undone.
+    pub(super) fn begin(&mut self) {
+        self.journal = Some(Journal { kept: Vec::new(), ways: Vec::new(), seen: rustc_hash::FxHashSet::default(), rng: self.rng });
+    }
+
+    /// Stops keeping sets: what they were before the changes since `begin`.
+    pub(super) fn end(&mut self) -> Journal<W> {
+        self.journal.take().unwrap_or(Journal { kept: Vec::new(), ways: Vec::new(), seen: Default::default(), rng: self.rng })
+    }
+
+    /// Puts every set `journal` kept back as it was, and the generator.
+    pub(super) fn undo(&mut self, journal: Journal<W>) {
+        for (i, &(set, next)) in journal.kept.iter().enumerate() {
+            let before = &journal.ways[i * self.ways..][..self.ways];
+            let now = &mut self.slots[set * self.ways..][..self.ways];
+            let invalid = |ways: &[[u64; W]]| ways.iter().filter(|e| **e == Self::EMPTY).count();
+            self.empty = self.empty + invalid(before) - invalid(now);
+            now.copy_from_slice(before);
+            if let Some(n) = self.next.get_mut(set) {
+                *n = next;
+            }
+        }
+        self.rng = journal.rng;
+    }
+
+    /// Whether every set `journal` kept is as it was then, and the generator too: the
+    /// changes since came back to where they started.
+    pub(super) fn unchanged(&self, journal: &Journal<W>) -> bool {
+        journal.rng == self.rng
+            && journal.kept.iter().enumerate().all(|(i, &(set, next))| {
+                self.set(set) == &journal.ways[i * self.ways..][..self.ways] && self.next.get(set).is_none_or(|&n| n == next)
+            })
+    }
+
     /// Per set in index order, `entry` writes each way in canonical order: LRU's recency
     /// order; round-robin's ways from the pointer on, cyclically (two sets whose ways are
     /// the same from their pointers behave the same, whichever way is numbered 0, so the
@@ -189,4 +243,16 @@ impl<const W: usize> Sets<W> {
             out.push(self.rng);
         }
     }
+}
+
+/// The sets a change touched, as they were before it, and the random generator's
+/// state (`Sets::begin`).
+#[derive(Debug, Clone)]
+pub struct Journal<const W: usize> {
+    /// Each set kept and its round-robin pointer; its ways are the next `ways` of
+    /// `ways`.
+    kept: Vec<(usize, u32)>,
+    ways: Vec<[u64; W]>,
+    seen: rustc_hash::FxHashSet<usize>,
+    rng: u64,
 }

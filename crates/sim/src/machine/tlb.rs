@@ -4,7 +4,9 @@
 //! drives (misses, walks) depend on nothing else. It shares its set-and-way store, and
 //! so its replacement policies, with the caches.
 
+use super::replay::{Log, Replayed, Undo};
 use super::sets::{Replacement, Sets};
+use super::Moves;
 
 /// The geometry and replacement policy of a TLB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +64,17 @@ pub struct Tlb {
     /// again changes nothing (under LRU it is already its set's most recent), so a
     /// run of accesses to one page looks the set up once. All zero for none.
     last: [u64; 2],
+    /// The operations and what they returned, while recording (`machine::replay`).
+    log: Log<Logged>,
+}
+
+/// One operation on a TLB and what it returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Logged {
+    Access { addr: u64, page: u64, context: u32, out: bool },
+    Contains { addr: u64, page: u64, context: u32, out: bool },
+    FlushContext { context: u32, out: usize },
+    Flush,
 }
 
 impl Tlb {
@@ -74,6 +87,7 @@ impl Tlb {
             set_mask: sets.wrapping_sub(1),
             sets: Sets::new(sets as usize, config.ways as usize, config.replacement),
             last: [0; 2],
+            log: Log::default(),
         }
     }
 
@@ -96,6 +110,13 @@ impl Tlb {
     /// entries first). Returns whether it hit. The set is `(addr / page) % sets`.
     #[inline]
     pub fn access(&mut self, addr: u64, page: u64, context: u32) -> bool {
+        let out = self.lookup(addr, page, context);
+        self.log.note(|| Logged::Access { addr, page, context, out });
+        out
+    }
+
+    #[inline]
+    fn lookup(&mut self, addr: u64, page: u64, context: u32) -> bool {
         let (set, entry) = self.locate(addr, page, context);
         if entry == self.last {
             return true;
@@ -117,20 +138,25 @@ impl Tlb {
     #[inline]
     pub fn contains(&self, addr: u64, page: u64, context: u32) -> bool {
         let (set, entry) = self.locate(addr, page, context);
-        self.sets.find(set, |e| *e == entry).is_some()
+        let out = self.sets.find(set, |e| *e == entry).is_some();
+        self.log.note(|| Logged::Contains { addr, page, context, out });
+        out
     }
 
     /// Drop every entry of `context` (an address-space switch without ASIDs, or a flush of
     /// one ASID): returns how many were dropped.
     pub fn flush_context(&mut self, context: u32) -> usize {
         self.last = [0; 2];
-        self.sets.retain(|[_, meta]| *meta as u32 != context)
+        let out = self.sets.retain(|[_, meta]| *meta as u32 != context);
+        self.log.note(|| Logged::FlushContext { context, out });
+        out
     }
 
     /// Drop every entry.
     pub fn flush(&mut self) {
         self.last = [0; 2];
         self.sets.retain(|_| false);
+        self.log.note(|| Logged::Flush);
     }
 
     /// Number of valid entries.
@@ -160,6 +186,74 @@ impl Tlb {
                 *base = moved;
             }
         }
+    }
+}
+
+impl Replayed for Tlb {
+    fn record(&mut self, on: bool) {
+        self.log.record(on);
+    }
+
+    fn recorded(&self) -> usize {
+        self.log.recorded()
+    }
+
+    fn forget(&mut self, n: usize) {
+        self.log.forget(n);
+    }
+
+    fn replay(&mut self, range: std::ops::Range<usize>, to: &Moves) -> Option<Undo> {
+        let ops = self.log.take();
+        let moved = |a: u64| (to.page)(a).unwrap_or(a);
+        self.sets.begin();
+        let mut same = true;
+        for op in ops.as_deref().map_or(&[][..], |o| &o[range]) {
+            same = match *op {
+                Logged::Access { addr, page, context, out } | Logged::Contains { addr, page, context, out } => {
+                    let addr = moved(addr);
+                    let now = if matches!(op, Logged::Access { .. }) {
+                        self.access(addr, page, context)
+                    } else {
+                        self.contains(addr, page, context)
+                    };
+                    now == out
+                }
+                Logged::FlushContext { context, out } => self.flush_context(context) == out,
+                Logged::Flush => {
+                    self.flush();
+                    true
+                }
+            };
+            if !same {
+                break;
+            }
+        }
+        self.log.put_back(ops);
+        let journal = Undo::Pages(self.sets.end());
+        if same {
+            Some(journal)
+        } else {
+            self.undo(journal);
+            None
+        }
+    }
+
+    fn undo(&mut self, undo: Undo) {
+        self.last = [0; 2];
+        if let Undo::Pages(journal) = undo {
+            self.sets.undo(journal);
+        }
+    }
+
+    fn unchanged(&self, undo: &Undo) -> bool {
+        matches!(undo, Undo::Pages(journal) if self.sets.unchanged(journal))
+    }
+
+    fn moves(&self, range: std::ops::Range<usize>, to: &Moves) -> bool {
+        self.log.any(range, |op| match *op {
+            Logged::Access { addr, .. } | Logged::Contains { addr, .. } => (to.page)(addr).is_some(),
+            Logged::FlushContext { .. } | Logged::Flush => false,
+        })
     }
 }
 
@@ -283,5 +377,36 @@ mod tests {
             let message = bad.check().expect_err(field);
             assert!(message.contains(field), "{message:?} does not name {field}");
         }
+    }
+
+    /// machine::replay: pages a period looked up, replayed a stream's move later, are
+    /// the period's pages moved; a page the TLB answers otherwise undoes the replay.
+    #[test]
+    fn a_replay_moves_pages_and_undoes_a_different_answer() {
+        let shift = |a: u64| (a >= 0x10_0000).then_some(a + 2 * PAGE);
+        let none = |_| None;
+        let to = Moves { line: &none, page: &shift };
+        let mut t = tlb(8, 2);
+        t.access(0x10_0000, PAGE, 1);
+        let mut moved = t.clone();
+        moved.access(0x10_2000, PAGE, 1);
+        t.record(true);
+        // A hit on the page present, a miss on the next one.
+        assert!(t.access(0x10_0000, PAGE, 1));
+        assert!(!t.access(0x10_1000, PAGE, 1));
+        let mut expected = moved.clone();
+        expected.access(0x10_2000, PAGE, 1);
+        expected.access(0x10_3000, PAGE, 1);
+        std::mem::swap(&mut moved.log, &mut t.log);
+        let undo = moved.replay(0..2, &to).expect("the same answers two pages on");
+        assert_eq!(state(&moved), state(&expected));
+        moved.undo(undo);
+        // Now the first page moved is absent: the recorded hit is a miss.
+        let before = state(&moved);
+        moved.flush();
+        let flushed = state(&moved);
+        assert!(moved.replay(0..2, &to).is_none());
+        assert_ne!(before, flushed);
+        assert_eq!(state(&moved), flushed);
     }
 }

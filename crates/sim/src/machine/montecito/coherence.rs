@@ -14,7 +14,6 @@ impl Montecito {
     /// program wrote there is fetched as bundles (`bundle_address`, MMC35), and their
     /// L2I copies (each an `L2iSnoopHits` in `s`) and L1I lines go.
     fn take_code(&mut self, line: u64, s: &mut Signals) {
-        self.touched[0] = true;
         let (l2i, l1i) = (self.cfg.l2i.line, self.cfg.l1i.line);
         let first = bundle_address(line);
         let last = bundle_address(line + self.cfg.l3.line - 1);
@@ -102,8 +101,6 @@ impl Montecito {
         let held = dirty
             || self.outer[1..].iter().any(|c| c.contains(line))
             || (0..bytes).step_by(l1d as usize).any(|o| self.l1d.contains(line + o));
-        self.touched[1] = true;
-        self.touched[2] = true;
         match effect {
             Effect::Take => {
                 for c in &mut self.outer[1..] {

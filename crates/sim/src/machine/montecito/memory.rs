@@ -229,13 +229,11 @@ impl Montecito {
 
     /// The lookup of `outer_access`, counting `hits` (the outer cache's, the L3's).
     fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], s: &mut Signals) -> Level {
-        self.touched[which] = true;
         let lookup = self.outer[which].access(addr, write);
         if which == 0 && lookup.victim.is_some() {
             s.bump(Signal::L2iVictims);
         }
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
-            self.touched[OUTER - 1] = true;
             let l3 = &mut self.outer[OUTER - 1];
             s.bump(if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
             let evicted = l3.fill(v.line, true);
@@ -248,7 +246,6 @@ impl Montecito {
         if which == 1 {
             s.bump(Signal::L2DataMisses);
         }
-        self.touched[OUTER - 1] = true;
         let l3 = self.outer[OUTER - 1].access(addr, false);
         self.l3_victim(l3.victim, s);
         if l3.hit {

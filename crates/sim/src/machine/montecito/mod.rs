@@ -28,6 +28,7 @@ use crate::machine::faults::Countdown;
 use crate::machine::out::Out;
 use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache, TargetCacheConfig};
+use crate::machine::replay::Replayed;
 use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
@@ -58,11 +59,8 @@ pub struct Montecito {
     cfg: MontecitoConfig,
     l1i: Cache,
     l1d: Cache,
-    /// L2I, L2D, L3.
+    /// L2I, L2D, L3: replayed, not compared, when the runner skips (`run.rs`).
     outer: [Cache; OUTER],
-    /// Whether each outer cache has been looked up since the phase began: one that has
-    /// not is described by a marker and not moved (as in `machine::sparc`).
-    touched: [bool; OUTER],
     l1_itlb: Tlb,
     l2_itlb: Tlb,
     l1_dtlb: Tlb,
@@ -147,7 +145,6 @@ impl Montecito {
             l1i: Cache::new(cfg.l1i),
             l1d: Cache::new(cfg.l1d),
             outer: [Cache::new(cfg.l2i), Cache::new(cfg.l2d), Cache::new(cfg.l3)],
-            touched: [false; OUTER],
             l1_itlb: Tlb::new(cfg.l1_itlb),
             l2_itlb: Tlb::new(cfg.l2_itlb),
             l1_dtlb: Tlb::new(cfg.l1_dtlb),
@@ -239,7 +236,6 @@ impl Core for Montecito {
         self.privilege_changed = *level != phase.privilege;
         *level = phase.privilege;
         self.ip = phase.entry;
-        self.touched = [false; OUTER];
     }
 
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
@@ -280,18 +276,16 @@ impl Core for Montecito {
         std::mem::take(&mut self.switch)
     }
 
+    /// The L1D's set span, which it is moved by, and the replayed caches' lines and
+    /// TLBs' pages, whose boundaries a replay's moves must keep where they were.
     fn quantum(&self, stream: &DataStream) -> Quantum {
-        let page = self.cfg.page(stream.page);
-        let lines = [self.l1d.config(), self.outer[1].config(), self.outer[2].config()].iter().map(|c| c.set_span()).fold(1, lcm);
-        Quantum { lines, pages: page }
+        let lines = self.outer.iter().map(|c| c.config().line).fold(self.l1d.config().set_span(), lcm);
+        Quantum { lines, pages: self.cfg.page(stream.page) }
     }
 
     fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
         self.l1i.canonical(keys.line, out);
         self.l1d.canonical(keys.line, out);
-        for t in [&self.l1_itlb, &self.l2_itlb, &self.l1_dtlb, &self.l2_dtlb] {
-            t.canonical(keys.page, out);
-        }
         self.direction.canonical(out);
         self.indirect.canonical(out);
         self.zero_bubble.canonical(out);
@@ -327,30 +321,17 @@ impl Core for Montecito {
         ]);
     }
 
-    fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
-        for (cache, touched) in self.outer.iter().zip(self.touched) {
-            if touched {
-                cache.canonical(keys.line, out);
-            } else {
-                out.push(u64::MAX - 1);
-            }
-        }
-    }
-
     fn relocate(&mut self, to: &Moves) {
         self.l1i.relocate(to.line);
         self.l1d.relocate(to.line);
-        for (cache, touched) in self.outer.iter_mut().zip(self.touched) {
-            if touched {
-                cache.relocate(to.line);
-            }
-        }
-        for t in [&mut self.l1_itlb, &mut self.l2_itlb, &mut self.l1_dtlb, &mut self.l2_dtlb] {
-            t.relocate(to.page);
-        }
         self.wcb.relocate(to);
         self.peer.relocate(to);
         self.inflight.relocate(to);
         self.ozq.relocate(to);
+    }
+
+    fn replayed(&mut self) -> Vec<&mut dyn Replayed> {
+        let [l2i, l2d, l3] = &mut self.outer;
+        vec![l2i, l2d, l3, &mut self.l1_itlb, &mut self.l2_itlb, &mut self.l1_dtlb, &mut self.l2_dtlb]
     }
 }
