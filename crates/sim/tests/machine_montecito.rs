@@ -72,6 +72,39 @@ fn a_period_replayed_on_the_caches_and_tlbs_counts_exactly() {
     assert_eq!(totals(on), totals(run(Skipping::Off)));
 }
 
+/// Two threads streaming through buffers of their own, each line an L3 miss that
+/// switches threads every few iterations: no phase runs alone long enough to repeat,
+/// but the two threads' turns repeat together (`run/turns.rs`), and skipping them
+/// counts exactly what simulating every iteration does.
+#[test]
+fn turns_of_two_threads_repeat_together_and_skip_exactly() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Program};
+    let thread = |n: u64| -> Box<dyn Iterator<Item = Phase> + Send> {
+        let stream = DataStream {
+            base: 0x4000_0000 + (n << 28),
+            stride: 64,
+            footprint: 32 << 20,
+            memory: Memory::Cacheable,
+            page: 16 << 10,
+            shared: false,
+        };
+        let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
+        let entry = 0x1_0000 + n * 0x1000;
+        let body = vec![load, Op::Int, Op::Int, Op::Branch { target: entry, when: Pattern::Loop }];
+        Box::new(std::iter::once(Phase { entry, context: 1 + n as u32, ..common::phase(body, 100_000, vec![stream]) }))
+    };
+    let run = |skipping| {
+        let program = Program { threads: vec![thread(0), thread(1)], timer: None };
+        machine::montecito(MontecitoConfig::new(2), program, skipping).collect::<Vec<_>>()
+    };
+    let on = run(Skipping::On);
+    let skipped: u64 = on.iter().filter(|b| b.repeat > 1).map(|b| b.cycles()).sum();
+    let all: u64 = on.iter().map(|b| b.cycles()).sum();
+    assert!(skipped * 2 > all, "{skipped} of {all} cycles skipped");
+    let totals = |blocks: Vec<pmukit_sim::stream::Block>| Totals::of(blocks, u64::MAX, |_| true);
+    assert_eq!(totals(on), totals(run(Skipping::Off)));
+}
+
 /// Blocks are handed out as the machine goes, also when the threads switch after
 /// every iteration (an L3 miss each time): the runner never piles up the spans of a
 /// long run (it once held hundreds of megabytes of them).

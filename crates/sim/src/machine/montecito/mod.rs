@@ -59,7 +59,8 @@ pub struct Montecito {
     cfg: MontecitoConfig,
     l1i: Cache,
     l1d: Cache,
-    /// L2I, L2D, L3: replayed, not compared, when the runner skips (`run.rs`).
+    /// L2I, L2D, L3. These, the L1D and the TLBs are replayed, not compared, when the
+    /// runner skips (`machine::replay`).
     outer: [Cache; OUTER],
     l1_itlb: Tlb,
     l2_itlb: Tlb,
@@ -276,16 +277,16 @@ impl Core for Montecito {
         std::mem::take(&mut self.switch)
     }
 
-    /// The L1D's set span, which it is moved by, and the replayed caches' lines and
-    /// TLBs' pages, whose boundaries a replay's moves must keep where they were.
+    /// The replayed caches' lines and TLBs' pages, whose boundaries a replay's moves
+    /// must keep where they were: nothing this core compares is indexed by a stream's
+    /// addresses.
     fn quantum(&self, stream: &DataStream) -> Quantum {
-        let lines = self.outer.iter().map(|c| c.config().line).fold(self.l1d.config().set_span(), lcm);
+        let lines = self.outer.iter().map(|c| c.config().line).fold(self.l1d.config().line, lcm);
         Quantum { lines, pages: self.cfg.page(stream.page) }
     }
 
     fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
         self.l1i.canonical(keys.line, out);
-        self.l1d.canonical(keys.line, out);
         self.direction.canonical(out);
         self.indirect.canonical(out);
         self.zero_bubble.canonical(out);
@@ -323,7 +324,6 @@ impl Core for Montecito {
 
     fn relocate(&mut self, to: &Moves) {
         self.l1i.relocate(to.line);
-        self.l1d.relocate(to.line);
         self.wcb.relocate(to);
         self.peer.relocate(to);
         self.inflight.relocate(to);
@@ -332,6 +332,6 @@ impl Core for Montecito {
 
     fn replayed(&mut self) -> Vec<&mut dyn Replayed> {
         let [l2i, l2d, l3] = &mut self.outer;
-        vec![l2i, l2d, l3, &mut self.l1_itlb, &mut self.l2_itlb, &mut self.l1_dtlb, &mut self.l2_dtlb]
+        vec![&mut self.l1d, l2i, l2d, l3, &mut self.l1_itlb, &mut self.l2_itlb, &mut self.l1_dtlb, &mut self.l2_dtlb]
     }
 }

@@ -1,0 +1,394 @@
+//! Runs a program on a chip's core model and turns it into the block stream the PMU
+//! models count, fast.
+//!
+//! Every iteration of a loop is simulated through the core's structures until the
+//! machine provably repeats: its complete state at two iteration boundaries is the
+//! same once the lines and pages of each moving data stream are taken relative to the
+//! stream's position. The iterations in between are then one block body, repeated as
+//! often as nothing can break the repetition (the loop's last iteration, a stream
+//! wrapping round its buffer, the timer), and the structures are moved on as if those
+//! iterations had run. Everything else is simulated iteration by iteration, so the
+//! counts are exactly those of simulating every iteration; `Skipping::Off` does that,
+//! and the property tests compare the two.
+
+mod finder;
+mod frame;
+mod turns;
+
+use std::collections::VecDeque;
+
+use super::Core;
+use crate::program::{Phase, PhaseError, Program};
+use crate::stream::{Block, Span};
+use finder::Finder;
+use turns::Turns;
+
+/// Quanta above this many iterations are not worth waiting for: the loop is simulated
+/// iteration by iteration.
+const MAX_QUANTUM: u64 = 1 << 16;
+/// Cycles a software thread runs before the next takes its turn, when the program has
+/// no timer of its own.
+const TURN_CYCLES: u64 = 1 << 18;
+/// Simulated iterations are emitted in blocks of about this many spans.
+const EMIT_SPANS: usize = 64;
+/// A period longer than this many spans is not kept: the memory would outweigh the
+/// gain.
+const MAX_PERIOD_SPANS: usize = 1 << 17;
+/// A turn of a software thread this many iterations long or shorter is short: while
+/// every turn is, the runner looks for the turns repeating together (`turns.rs`)
+/// rather than for each phase repeating alone.
+const SHORT_TURN: u64 = 256;
+
+/// Whether the runner may skip repeating iterations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skipping {
+    On,
+    /// Simulate every iteration (for proofs and for comparing with other simulators).
+    Off,
+}
+
+/// One software thread: its phases and where it stands.
+struct SoftThread {
+    phases: Box<dyn Iterator<Item = Phase> + Send>,
+    /// The phase it is in and its next iteration.
+    current: Option<(Phase, u64)>,
+    /// Phases begun: which phase `current` is.
+    begun: u64,
+}
+
+/// The phase the core is running, and where it stands.
+struct Running {
+    phase: Phase,
+    k: u64,
+    finder: Option<Finder>,
+    /// The timer may stop it at an iteration boundary (user code).
+    interruptible: bool,
+    /// It is part of the timer's handler, not of a software thread.
+    handler: bool,
+    /// The iteration the turn began at.
+    first: u64,
+}
+
+/// A program running on one hardware thread of a core: an endless iterator of blocks,
+/// produced as they are consumed (a long loop that cannot be skipped is simulated a
+/// few blocks at a time, never held whole).
+pub struct Runner<C: Core> {
+    core: C,
+    threads: Vec<SoftThread>,
+    running: usize,
+    current: Option<Running>,
+    timer: Option<crate::program::Timer>,
+    /// The timer's handler phases still to run for the tick in progress.
+    handlers: VecDeque<Phase>,
+    ticking: bool,
+    /// The core asked for the next software thread.
+    switch: bool,
+    skipping: Skipping,
+    /// Cycles run so far, and when the timer fires next.
+    cycles: u64,
+    next_tick: u64,
+    out: VecDeque<Block>,
+    /// Spans of simulated iterations not yet emitted.
+    pending: Vec<Span>,
+    /// The finder's span buffer, kept between phases: it grows to megabytes, and
+    /// allocating it afresh for every loop would fault in new pages each time.
+    history: VecDeque<Span>,
+    /// The malformed phase that ended the program, if one did.
+    error: Option<PhaseError>,
+    /// The search for the threads' turns repeating, and how many turns in a row were
+    /// short (`SHORT_TURN`).
+    turns: Option<Turns>,
+    short: usize,
+}
+
+impl<C: Core> Runner<C> {
+    pub fn new(core: C, program: Program, skipping: Skipping) -> Runner<C> {
+        let threads: Vec<SoftThread> = program.threads.into_iter().map(|phases| SoftThread { phases, current: None, begun: 0 }).collect();
+        // Threads of a program without an operating system's timer take turns on the
+        // hardware all the same (strands of one core, ERRATA MSP1): a turn is a timer
+        // tick without a handler.
+        let timer = match program.timer {
+            None if threads.len() > 1 => Some(crate::program::Timer { period: TURN_CYCLES, handler: Vec::new() }),
+            timer => timer,
+        };
+        let next_tick = timer.as_ref().map_or(u64::MAX, |t| t.period);
+        Runner {
+            core,
+            threads,
+            running: 0,
+            current: None,
+            timer,
+            handlers: VecDeque::new(),
+            ticking: false,
+            switch: false,
+            skipping,
+            cycles: 0,
+            next_tick,
+            out: VecDeque::new(),
+            pending: Vec::new(),
+            history: VecDeque::new(),
+            error: None,
+            turns: None,
+            short: 0,
+        }
+    }
+
+    /// Why the program ended early: a phase that refers to streams or tables it does
+    /// not have, or is otherwise malformed (`Phase::check`). The machine never runs
+    /// such a phase.
+    pub fn error(&self) -> Option<&PhaseError> {
+        self.error.as_ref()
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let body = std::mem::replace(&mut self.pending, Vec::with_capacity(2 * EMIT_SPANS));
+            self.out.push_back(Block { body, repeat: 1 });
+        }
+    }
+
+    fn timer_due(&self) -> bool {
+        self.cycles >= self.next_tick
+    }
+
+    /// Takes the next phase to run: the tick's handler first, then the running
+    /// software thread's phase. `false` when the program has ended.
+    fn start(&mut self) -> bool {
+        let (phase, k, handler) = match self.handlers.pop_front() {
+            Some(h) => (h, 0, true),
+            None => {
+                let Some(t) = self.threads.get_mut(self.running) else { return false };
+                match t.current.take().or_else(|| t.phases.next().inspect(|_| t.begun += 1).map(|p| (p, 0))) {
+                    Some((p, k)) => (p, k, false),
+                    None => return false,
+                }
+            }
+        };
+        if let Err(e) = phase.check() {
+            self.error = Some(e);
+            self.threads.clear();
+            self.handlers.clear();
+            return false;
+        }
+        // Execution (re)starts at the top of the loop body.
+        self.core.enter(&phase, self.running);
+        self.core.may_switch(!handler && self.threads.len() > 1);
+        let mut k = k;
+        if !handler && self.running == 0 {
+            self.turn(&phase, &mut k);
+        }
+        // While the turns are searched, the phases are not on their own: both would
+        // record the replayed structures' operations.
+        let finder = match self.turns {
+            Some(_) => None,
+            None => Finder::new(&phase, &self.core, self.skipping, &mut self.history),
+        };
+        let interruptible = !handler && phase.privilege.is_user() && self.timer.is_some();
+        self.current = Some(Running { phase, k, finder, interruptible, handler, first: k });
+        true
+    }
+
+    /// Thread 0 begins a turn at iteration `k` of `phase`: while the turns are short,
+    /// look for them repeating, and skip the periods found (moving `k` and the other
+    /// threads' iterations on).
+    fn turn(&mut self, phase: &Phase, k: &mut u64) {
+        if self.skipping == Skipping::Off || self.threads.len() < 2 || self.short < self.threads.len() {
+            self.drop_turns();
+            return;
+        }
+        let mut phases = vec![phase];
+        let mut ks = vec![*k];
+        for t in &self.threads[1..] {
+            // A thread that has not begun a phase yet, or has none left: nothing to
+            // repeat together.
+            let Some((p, k)) = &t.current else {
+                self.drop_turns();
+                return;
+            };
+            phases.push(p);
+            ks.push(*k);
+        }
+        let generations: Vec<u64> = self.threads.iter().map(|t| t.begun).collect();
+        if !self.turns.as_ref().is_some_and(|t| t.made_for(&generations)) {
+            if let Some(mut old) = self.turns.take() {
+                old.reset(&mut self.core);
+            }
+            self.turns = Turns::new(&phases, generations, &self.core);
+        }
+        let Some(turns) = self.turns.as_mut() else { return };
+        let Some(skip) = turns.check(&phases, &ks, &mut self.core) else { return };
+        // The timer must not become due inside a skipped period.
+        let most = match self.timer {
+            Some(_) => skip.repeat.min((self.next_tick - self.cycles) / skip.cycles.max(1)),
+            None => skip.repeat,
+        };
+        let r = turns.repeat(&phases, &mut self.core, &skip, most);
+        if r == 0 {
+            return;
+        }
+        let n: Vec<u64> = skip.deltas.iter().map(|d| d * r).collect();
+        turns.relocate(&phases, &mut self.core, &n);
+        turns.reset(&mut self.core);
+        if !self.pending.is_empty() {
+            let body = std::mem::take(&mut self.pending);
+            self.out.push_back(Block { body, repeat: 1 });
+        }
+        self.out.push_back(Block { body: skip.body, repeat: r });
+        self.cycles += r * skip.cycles;
+        *k += n[0];
+        for (t, n) in self.threads[1..].iter_mut().zip(&n[1..]) {
+            if let Some((_, k)) = t.current.as_mut() {
+                *k += n;
+            }
+        }
+    }
+
+    /// Stops looking for the turns repeating.
+    fn drop_turns(&mut self) {
+        if let Some(mut t) = self.turns.take() {
+            t.reset(&mut self.core);
+        }
+    }
+
+    /// Runs the current phase until it has produced a block, ended or been
+    /// interrupted.
+    fn advance(&mut self) {
+        let Some(mut run) = self.current.take() else { return };
+        if !self.run_phase(&mut run) {
+            self.current = Some(run);
+            return;
+        }
+        if let Some(mut f) = run.finder.take() {
+            f.stop(&mut self.core);
+            f.spans.clear();
+            self.history = f.spans;
+        }
+        if !run.handler && self.threads.len() > 1 {
+            // A turn the core ended soon keeps the search for the turns repeating going;
+            // any other ends it.
+            if self.switch && run.k - run.first <= SHORT_TURN {
+                self.short += 1;
+            } else {
+                self.short = 0;
+                self.drop_turns();
+            }
+        }
+        if !run.handler && run.k < run.phase.iterations {
+            self.threads[self.running].current = Some((run.phase, run.k));
+        }
+        if run.interruptible && self.timer_due() {
+            // The tick: its handler runs, then the next software thread.
+            if let Some(timer) = &self.timer {
+                self.handlers.extend(timer.handler.iter().cloned());
+                self.ticking = true;
+            }
+            // A period of the turns cannot hold a tick.
+            if let Some(t) = self.turns.as_mut() {
+                t.reset(&mut self.core);
+            }
+        }
+        if std::mem::take(&mut self.switch) && !self.ticking {
+            self.running = (self.running + 1) % self.threads.len().max(1);
+        }
+        if self.ticking && self.handlers.is_empty() && (run.handler || self.timer.as_ref().is_some_and(|t| t.handler.is_empty())) {
+            self.ticking = false;
+            self.next_tick = self.cycles + self.timer.as_ref().map_or(u64::MAX, |t| t.period);
+            self.running = (self.running + 1) % self.threads.len().max(1);
+        }
+    }
+
+    /// Runs `run` from its iteration; with `interruptible`, stops at the first
+    /// iteration boundary where the timer is due. Returns whether the phase stopped
+    /// (ended or was interrupted) rather than paused with blocks to hand out.
+    fn run_phase(&mut self, run: &mut Running) -> bool {
+        let phase = &run.phase;
+        while run.k < phase.iterations {
+            let k = run.k;
+            if run.interruptible && self.timer_due() {
+                return true;
+            }
+            if self.turns.is_some() && k - run.first == SHORT_TURN && !run.handler {
+                // A long turn: the phase is looked at on its own after all.
+                self.short = 0;
+                self.drop_turns();
+                run.finder = Finder::new(phase, &self.core, self.skipping, &mut self.history);
+            }
+            if let Some(f) = run.finder.as_mut().filter(|f| f.due(k)) {
+                if let Some(skip) = f.check(phase, &mut self.core, k) {
+                    // Repeat the period as often as nothing breaks it: the loop's exit,
+                    // the streams, the timer, and the replayed structures, which must
+                    // answer every operation of each repetition as in the period.
+                    let mut r = skip.repeat.min((phase.iterations - 1 - k) / skip.period);
+                    if run.interruptible {
+                        // The timer must not become due inside a skipped period.
+                        r = r.min((self.next_tick - self.cycles) / skip.cycles.max(1));
+                    }
+                    let r = f.repeat(phase, &mut self.core, &skip, r);
+                    if r > 0 {
+                        self.flush();
+                        let iterations = r * skip.period;
+                        self.out.push_back(Block { body: skip.body, repeat: r });
+                        f.relocate(&mut self.core, phase, iterations);
+                        self.cycles += r * skip.cycles;
+                        run.k += iterations;
+                        f.reset(&mut self.core, run.k);
+                        return false;
+                    }
+                }
+            }
+            let start = self.pending.len();
+            // An iteration makes a span or two per instruction: room for them at once,
+            // where doubling would copy a trace's chunk of thousands of records again
+            // and again (and growing an empty vector would still copy its old buffer).
+            let room = 2 * phase.body.len();
+            if self.pending.is_empty() && self.pending.capacity() < room {
+                self.pending = Vec::with_capacity(room);
+            } else {
+                self.pending.reserve(room);
+            }
+            self.core.iterate(phase, k, &mut self.pending);
+            let spans = &self.pending[start..];
+            self.cycles += spans.iter().map(|s| s.cycles).sum::<u64>();
+            if let Some(f) = run.finder.as_mut() {
+                f.record(&mut self.core, spans);
+            }
+            if let Some(t) = self.turns.as_mut().filter(|_| !run.handler) {
+                t.record(&mut self.core, spans, self.running);
+            }
+            run.k += 1;
+            // Handed out as soon as there are enough, whatever comes next: threads that
+            // switch after every iteration would otherwise pile them up unbounded.
+            let full = self.pending.len() >= EMIT_SPANS;
+            if full {
+                self.flush();
+            }
+            if self.core.take_switch() && self.threads.len() > 1 && !run.handler {
+                // The core switches threads on an event of its own (Montecito's L3
+                // miss): the next software thread runs from the next iteration.
+                self.switch = true;
+                return true;
+            }
+            if full {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl<C: Core> Iterator for Runner<C> {
+    type Item = Block;
+
+    fn next(&mut self) -> Option<Block> {
+        loop {
+            if let Some(b) = self.out.pop_front() {
+                return Some(b);
+            }
+            if self.current.is_none() && !self.start() {
+                self.flush();
+                return self.out.pop_front();
+            }
+            self.advance();
+        }
+    }
+}
