@@ -219,6 +219,13 @@ pub enum Signal {
     L2DirtyEvictions,
     /// L2 misses that found every entry of the L2's miss buffer taken.
     L2MissBufferFull,
+    /// L2 misses that found every entry of the L2's fill buffer taken.
+    L2FillBufferFull,
+    /// Fills whose displaced dirty line found every entry of the L2's write-back
+    /// buffer taken.
+    L2WritebackBufferFull,
+    /// Requests that waited in front of the L2's pipeline for a fill holding it.
+    L2PipeStalls,
     /// Software prefetches into the L2 dropped because its miss buffer was full.
     L2PrefetchDrops,
     /// L1 lines invalidated because the inclusive L2 evicted them.

@@ -87,7 +87,7 @@ impl Sparc {
                 let write = op.writes();
                 s.set(Signal::BlockLoadsStores, 1).set(if write { Signal::Stores } else { Signal::Loads }, 1);
                 let line = self.cfg.l2.line;
-                let mut from = Reach { level: Level::L2, bank_wait: 0 };
+                let mut from = Reach { level: Level::L2, waited: 0 };
                 for l in (addr & !(line - 1)..(addr & !(line - 1)) + 64).step_by(line as usize) {
                     if write {
                         // Every L1 line the block covers (16-byte lines on T1 and T3).
@@ -97,7 +97,7 @@ impl Sparc {
                         }
                     }
                     let reach = self.mem.access(l, write, remote, &mut s);
-                    from = Reach { level: from.level.max(reach.level), bank_wait: from.bank_wait.max(reach.bank_wait) };
+                    from = Reach { level: from.level.max(reach.level), waited: from.waited.max(reach.waited) };
                 }
                 let latency = self.mem.latency(from);
                 if write {

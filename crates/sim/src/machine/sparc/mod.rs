@@ -11,6 +11,7 @@
 //! (`machine::run`), so one strand runs in any cycle.
 
 mod access;
+mod buffers;
 mod coherence;
 pub mod config;
 mod exec;
@@ -18,6 +19,7 @@ mod mcu;
 mod memory;
 mod overrides;
 
+pub use buffers::L2BufferSizes;
 pub use config::{SparcChip, SparcConfig};
 
 use self::memory::{Hierarchy, Translation};

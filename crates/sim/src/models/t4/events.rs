@@ -144,7 +144,9 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         // Store queue tag waits: stores held at select behind one waiting for a queue
         // entry (MSP18).
         (20, 0x10) => Sig(StoreQueueWaitCycles),
-        // sl 21: prefetches into the L2 by where the line was.
+        // sl 21: prefetches into the L2 by where the line was, and those the L2 dropped
+        // (MSP19). The L3's queues, which serve eight cores, never fill with one core's
+        // misses (MSP23): nothing is dropped by the L3.
         (21, 0x01) => Sig(L2PrefetchHitsL2),
         (21, 0x02) => Sig(L2PrefetchDrops),
         (21, 0x04) => Sig(L2PrefetchHitsL3),
@@ -157,10 +159,14 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (22, 0x08) => Sig(StoresRemoteC2c),
         (22, 0x10) => Sig(StoresLocalMemory),
         (22, 0x20) => Sig(StoresRemoteMemory),
-        // sl 24: L2 evictions.
+        // sl 24: L2 evictions, misses and fills that found a buffer full, and requests
+        // held in front of the pipeline by a fill (MSP19, MSP23-MSP25).
         (24, 0x01) => Sig(L2CleanEvictions),
         (24, 0x02) => Sig(L2DirtyEvictions),
+        (24, 0x04) => Sig(L2FillBufferFull),
+        (24, 0x08) => Sig(L2WritebackBufferFull),
         (24, 0x10) => Sig(L2MissBufferFull),
+        (24, 0x20) => Sig(L2PipeStalls),
         // sl 25: return-stack mispredicts are in both 02 and 08; indirect-table ones in
         // 04; the rest are direction.
         (25, 0x01) => DirectionMispredicts,
