@@ -104,7 +104,6 @@ const T4_NEVER: &[(&str, &str)] = &[
     ("SEL.SEL_0_READY", "strands take turns: no cycle has another strand ready (MSP1)"),
     ("PICK.PICK_3", "Sel-0-wait, sel-0-ready, sel-1 and sel-2 encompass all cycles: at most two instructions a cycle reach the pick queue"),
     ("INSTR_SPECIAL.SW_COUNT", "the program model has no software count marker (sethi %hi(fc000), %g0), so no program uses one"),
-    ("IC_MISS_PRECISE.REMOTE_HIT", "code is in the socket's own memory"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT", "needs two virtual addresses of one line; the program model maps every address to itself"),
     ("IC_MTAG.WAY_MISMATCH", "needs two lines of a set with one microtag, the older one fetched: the programs' code has none"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT_OR_WAY_MISMATCH", "both of the above"),
@@ -491,4 +490,29 @@ fn table_10_2_sl_24_counts_each_l2_buffer_and_the_pipeline_stalls() {
     }
     let span = pmukit_sim::stream::Span { signals: all, ..pmukit_sim::stream::Span::new(1, 0) };
     assert_eq!(t4::per_cycle(pmu, 24, 0x3C, &span), 4);
+}
+/// MSP26, TABLE 10-2 sl 5 mask 04 ("Icache miss and remote L3 cache or remote memory
+/// hit"): code on a page the phase also maps as shared data (a JIT's code cache) is
+/// shared memory, its 8 KB pages spread over the sockets (MSP4); on a page of another
+/// socket an I-cache miss is served from remote memory. Other code, and every page on
+/// one socket, is local.
+#[test]
+fn msp26_code_in_shared_memory_on_another_socket_is_fetched_from_remote_memory() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern, Phase};
+    let remote_fills = |entry: u64, shared: bool, text: &str| {
+        let mut body = vec![Op::Int; 600];
+        body.push(Op::Branch { target: entry, when: Pattern::Always });
+        let code_cache = DataStream { shared, ..DataStream::fixed(entry, Memory::Cacheable) };
+        let phase = Phase { entry, ..common::phase(body, 100, vec![code_cache]) };
+        let cfg = SparcConfig::new(SparcChip::T4).with_overrides(text, "t").unwrap();
+        let t = Totals::of(machine::sparc(cfg, common::program_of(phase), Skipping::Off), u64::MAX, |_| true);
+        (t.get(Signal::ICacheFillsFromRemote), t.get(Signal::ICacheMisses))
+    };
+    // 8 KB page 9 is on socket 1 of two, page 8 on socket 0. Each 64-byte L3 line
+    // comes from remote memory once; its other 32-byte half is then an L3 hit.
+    let (remote, misses) = remote_fills(9 << 13, true, "");
+    assert!(remote >= misses / 2 && remote > 30, "{remote} of {misses}");
+    assert_eq!(remote_fills(8 << 13, true, "").0, 0, "this socket's page");
+    assert_eq!(remote_fills(9 << 13, false, "").0, 0, "private memory is local");
+    assert_eq!(remote_fills(9 << 13, true, "[core]\nsockets = 1\n").0, 0, "one socket");
 }

@@ -18,6 +18,18 @@ impl Sparc {
         stream.shared && self.cfg.sockets > 1 && !(addr / self.cfg.page_sizes[0]).is_multiple_of(self.cfg.sockets)
     }
 
+    /// Whether the code at `ip` lives on another socket. Code on a page the phase
+    /// also maps as shared data (a JIT's code cache, which its threads write) is shared
+    /// memory, spread over the sockets like the rest (ERRATA MSP26); other code is
+    /// the process's text, local (MSP4).
+    pub(super) fn code_remote(&self, phase: &Phase, ip: u64) -> bool {
+        let page = self.cfg.page_sizes[0];
+        let maps = |s: &DataStream| {
+            s.memory == Memory::Cacheable && (s.base / page..=(s.base + s.footprint.max(1) - 1) / page).contains(&(ip / page))
+        };
+        phase.streams.iter().any(|s| maps(s) && self.remote(s, ip))
+    }
+
     /// A load, store, atomic, prefetch or block transfer through the data side, after
     /// the other core had its say about a shared line (`coherence.rs`).
     pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
