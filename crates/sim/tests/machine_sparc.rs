@@ -108,7 +108,6 @@ const T4_NEVER: &[(&str, &str)] = &[
     ("IC_MTAG.WAY_MISMATCH", "needs two lines of a set with one microtag, the older one fetched: the programs' code has none"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT_OR_WAY_MISMATCH", "both of the above"),
     ("TAG_WAIT.PQ", "the core issues in order: nothing waits in a pick queue (MSP11)"),
-    ("RAW_HIT.PARTIAL_ST_Q", "the programs' loads that overlap a store without being covered by it (a wider load over a narrower store) follow it within the eight cycles before it commits: they hit the store buffer (MSP18)"),
     ("DATA_PREFETCH.L3_DROP", "the L3's queues serve eight cores; one core has at most 8 misses outstanding (its L2 fill buffer, MSP23)"),
 ];
 
@@ -280,11 +279,18 @@ fn msp17_another_core_snoops_and_hands_over_shared_lines() {
 /// A loop that stores 8 bytes, runs `between` integer instructions and loads them back,
 /// on `chip`, 1000 times.
 fn store_then_load(chip: SparcChip, between: usize) -> Totals {
+    store_then_wider_load(chip, between, 8)
+}
+
+/// A loop that stores `stored` bytes at offset 1 of a word, runs `between` integer
+/// instructions and loads the 8-byte word holding them, on `chip`, 1000 times.
+fn store_then_wider_load(chip: SparcChip, between: usize, stored: u8) -> Totals {
     use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
-    let store = Access { stream: 0, offset: 0, size: 8, use_next: false };
+    let offset = u32::from(stored < 8);
+    let store = Access { stream: 0, offset, size: stored, use_next: false };
     let mut body = vec![Op::Store(store)];
     body.extend(std::iter::repeat_n(Op::Int, between));
-    body.push(Op::Load(Access { use_next: true, ..store }));
+    body.push(Op::Load(Access { offset: 0, size: 8, use_next: true, ..store }));
     body.push(Op::Branch { target: 0x1_0000, when: Pattern::Always });
     let program = common::one_phase(body, 1000, DataStream::fixed(0x100_0000, Memory::Cacheable));
     Totals::of(machine::sparc(SparcConfig::new(chip), program, Skipping::Off), u64::MAX, |_| true)
@@ -303,6 +309,21 @@ fn msp18_a_load_finds_a_committed_store_in_the_store_queue() {
     // KT issues one instruction a cycle and has no store queue: 8 cycles after it the
     // store is still in the store buffer, being written.
     assert_eq!(hits(&store_then_load(SparcChip::Kt, 8)), [1000, 0], "KT");
+}
+
+/// MSP18, TABLE 10-2 sl 19 mask 08 ("Partial RAW hit in store queue"): a load that
+/// overlaps a store without being covered by it (a word read after a byte of it was
+/// set) partially hits the store buffer while the store has not committed, and the
+/// store queue once it has and waits there to be written; either way it waits for the
+/// store to be written, then reads the cache.
+#[test]
+fn msp18_a_wider_load_after_its_store_committed_partially_hits_the_store_queue() {
+    let hits = |t: &Totals| [Signal::StoreBufferPartialRawHits, Signal::StoreQueuePartialRawHits].map(|s| t.get(s));
+    assert_eq!(hits(&store_then_wider_load(SparcChip::T4, 2, 1)), [1000, 0], "one cycle after the store");
+    // 15 cycles after it: every load but the first, whose code's fetch misses outlast
+    // the store's write.
+    assert_eq!(hits(&store_then_wider_load(SparcChip::T4, 30, 1)), [0, 999], "15 cycles after it");
+    assert_eq!(hits(&store_then_wider_load(SparcChip::Kt, 8, 1)), [1000, 0], "KT has no store queue");
 }
 
 /// MSP18: stores to memory fill the store queue, then the store buffer behind it;
@@ -491,6 +512,7 @@ fn table_10_2_sl_24_counts_each_l2_buffer_and_the_pipeline_stalls() {
     let span = pmukit_sim::stream::Span { signals: all, ..pmukit_sim::stream::Span::new(1, 0) };
     assert_eq!(t4::per_cycle(pmu, 24, 0x3C, &span), 4);
 }
+
 /// MSP26, TABLE 10-2 sl 5 mask 04 ("Icache miss and remote L3 cache or remote memory
 /// hit"): code on a page the phase also maps as shared data (a JIT's code cache) is
 /// shared memory, its 8 KB pages spread over the sockets (MSP4); on a page of another
