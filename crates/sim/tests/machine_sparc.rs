@@ -101,7 +101,6 @@ fn the_hierarchys_relations_hold() {
 /// T4 selections that count nothing on any built-in workload, with the reason
 /// (docs/t4-model.md lists the same).
 const T4_NEVER: &[(&str, &str)] = &[
-    ("SEL.SEL_0_READY", "strands take turns: no cycle has another strand ready (MSP1)"),
     ("PICK.PICK_3", "Sel-0-wait, sel-0-ready, sel-1 and sel-2 encompass all cycles: at most two instructions a cycle reach the pick queue"),
     ("INSTR_SPECIAL.SW_COUNT", "the program model has no software count marker (sethi %hi(fc000), %g0), so no program uses one"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT", "needs two virtual addresses of one line; the program model maps every address to itself"),
@@ -120,13 +119,21 @@ fn t4_selections_the_builtin_workloads_exercise() {
     // core's TLBs and caches.
     for workload in WORKLOADS {
         let program = builtin::program(workload, 3, 8).unwrap();
-        common::profile(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On), 20_000_000, |s| s.signals, &mut seen);
+        let key = |s: &pmukit_sim::stream::Span| (s.thread, s.signals);
+        common::profile(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On), 20_000_000, key, &mut seen);
     }
     let all = common::selections(pmu);
-    let span = |signals: Signals| pmukit_sim::stream::Span { signals, ..pmukit_sim::stream::Span::new(1, 0) };
+    let span = |thread, signals| pmukit_sim::stream::Span { thread, signals, ..pmukit_sim::stream::Span::new(1, 0) };
     let mut zero = Vec::new();
     for (name, code, mask) in &all {
-        let count: u64 = seen.iter().map(|(s, c)| t4::per_cycle(pmu, *code, *mask, &span(*s)) * c).sum();
+        // What the strand running a span counts, and another (the others with work
+        // count alike: they wait for their turn).
+        let strands = |&(thread, signals): &(u8, Signals)| {
+            let other = usize::from(thread == 0);
+            t4::per_cycle(pmu, *code, *mask, usize::from(thread), &span(thread, signals))
+                + t4::per_cycle(pmu, *code, *mask, other, &span(thread, signals))
+        };
+        let count: u64 = seen.iter().map(|(key, c)| strands(key) * c).sum();
         if count == 0 {
             zero.push(name.clone());
         }
@@ -506,11 +513,11 @@ fn table_10_2_sl_24_counts_each_l2_buffer_and_the_pipeline_stalls() {
         all.set(signal, 1);
         let span = pmukit_sim::stream::Span { signals: Signals::default().with(signal, 1), ..pmukit_sim::stream::Span::new(1, 0) };
         for (other, _) in signals {
-            assert_eq!(t4::per_cycle(pmu, 24, other, &span), u64::from(other == mask), "{signal:?} under mask {other:#x}");
+            assert_eq!(t4::per_cycle(pmu, 24, other, 0, &span), u64::from(other == mask), "{signal:?} under mask {other:#x}");
         }
     }
     let span = pmukit_sim::stream::Span { signals: all, ..pmukit_sim::stream::Span::new(1, 0) };
-    assert_eq!(t4::per_cycle(pmu, 24, 0x3C, &span), 4);
+    assert_eq!(t4::per_cycle(pmu, 24, 0x3C, 0, &span), 4);
 }
 
 /// MSP26, TABLE 10-2 sl 5 mask 04 ("Icache miss and remote L3 cache or remote memory
@@ -537,4 +544,29 @@ fn msp26_code_in_shared_memory_on_another_socket_is_fetched_from_remote_memory()
     assert_eq!(remote_fills(8 << 13, true, "").0, 0, "this socket's page");
     assert_eq!(remote_fills(9 << 13, false, "").0, 0, "private memory is local");
     assert_eq!(remote_fills(9 << 13, true, "[core]\nsockets = 1\n").0, 0, "one socket");
+}
+
+/// MSP1, TABLE 10-2 sl 1 mask 04: strands take turns, so in every cycle of a strand's
+/// turn each other strand that has a software thread waits ready (`StrandWaitingN`,
+/// sel-0-ready); a strand without one never does. Over a run each strand with work
+/// waits exactly the cycles the others run.
+#[test]
+fn msp1_a_strand_with_work_waits_ready_while_another_strand_runs() {
+    let run = |threads| {
+        let program = builtin::program("compute", 3, threads).unwrap();
+        let mut by_strand = HashMap::new();
+        let blocks = machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On);
+        common::profile(blocks, 20_000_000, |s| (s.thread, Signal::STRAND_WAITING.map(|w| s.signals.get(w))), &mut by_strand);
+        by_strand
+    };
+    let three = run(3);
+    let ran = |strand: u8| three.iter().filter(|((t, _), _)| *t == strand).map(|(_, c)| c).sum::<u64>();
+    let waited = |strand: usize| three.iter().map(|((_, w), c)| w[strand] * c).sum::<u64>();
+    assert!(ran(0) > 0 && ran(1) > 0 && ran(2) > 0);
+    for strand in 0..3u8 {
+        assert_eq!(waited(usize::from(strand)), 20_000_000 - ran(strand), "strand {strand}");
+    }
+    assert_eq!((3..8).map(waited).sum::<u64>(), 0, "strands without work never wait");
+    let alone = run(1);
+    assert!(alone.keys().all(|(_, w)| w.iter().all(|&n| n == 0)), "one strand: nobody waits");
 }

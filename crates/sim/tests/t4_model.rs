@@ -293,6 +293,29 @@ fn footnote_13_cross_strand_events_count_by_each_strands_own_mode() {
     assert_eq!(read_pic(&mut core, 0, 1), 0, "fetch-0 of strand 0 does not cross strands");
 }
 
+/// TABLE 10-2 sl 1 mask 04, ERRATA MSP1: sel-0-ready, "Cycles a strand was ready to
+/// be selected but another strand was selected instead", counts for a strand the
+/// cycles of other strands' spans in which the machine says it waits with work
+/// (`StrandWaitingN`), by its own mode as footnote 13 has events counted in other
+/// strands' cycles; never in its own spans.
+#[test]
+fn table_10_2_sl_1_sel_0_ready_counts_the_cycles_other_strands_run_while_this_one_waits() {
+    let mut core = T4Core::new(3);
+    let sel_0_ready = pcr(&[("sl", 1), ("mask", 0x04), ("ut", 1)]);
+    for strand in 0..3 {
+        set_pcr(&mut core, strand, 0, sel_0_ready);
+        core.set_mode(strand, USER).unwrap();
+    }
+    // Strand 0 runs while strand 1 waits; strand 2 has no work.
+    let waiting = busy(0, USER, 100).with(Signal::StrandWaiting1, 1);
+    run(&mut core, &mut stream(vec![waiting]), 1000);
+    let pics: Vec<u64> = (0..3).map(|strand| read_pic(&mut core, strand, 0)).collect();
+    assert_eq!(pics, [0, 1000, 0], "only the waiting strand counts, in the running one's cycles");
+    core.set_mode(1, PRIV).unwrap();
+    run(&mut core, &mut stream(vec![waiting]), 1000);
+    assert_eq!(read_pic(&mut core, 1, 0), 1000, "strand 1 in privileged mode, which its PCR ignores");
+}
+
 #[test]
 fn engine_skipping_and_stepping_count_alike() {
     // The engine's fast path (whole iterations) must agree with small steps, across

@@ -242,6 +242,16 @@ pub enum Signal {
     SelPipeDrainCycles,
     /// Cycles the instruction buffer is full while the back end stalls.
     IBufFullCycles,
+    /// Cycles in which hardware thread (strand) k has a software thread to run but
+    /// another strand runs: on SPARC, where strands take turns, it waits for its turn.
+    StrandWaiting0,
+    StrandWaiting1,
+    StrandWaiting2,
+    StrandWaiting3,
+    StrandWaiting4,
+    StrandWaiting5,
+    StrandWaiting6,
+    StrandWaiting7,
     /// Thread switches (switch-on-event multithreading), by cause: an L3 miss, a
     /// time-out, a pause hint; counted by the thread switched out, in the first
     /// switch cycle.
@@ -563,6 +573,12 @@ impl Signal {
     pub const IO_BRIDGE: [Signal; 12] = {
         use Signal::*;
         [IoBrl, IoBrc, IoBrp, IoBil, IoBril, IoBwl, IoBrlHit, IoBrlHitm, IoOtherHit, IoBrilHitm, IoBilHitm, IoReadHitm]
+    };
+
+    /// `StrandWaiting0` to `StrandWaiting7`, by strand.
+    pub const STRAND_WAITING: [Signal; 8] = {
+        use Signal::*;
+        [StrandWaiting0, StrandWaiting1, StrandWaiting2, StrandWaiting3, StrandWaiting4, StrandWaiting5, StrandWaiting6, StrandWaiting7]
     };
 
     /// Fills and walk cycles of each TLB by page-size class, smallest first.
