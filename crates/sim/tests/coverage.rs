@@ -13,15 +13,18 @@ use pmukit_sim::program::builtin::WORKLOADS;
 use pmukit_sim::stat::{stat, StatOptions};
 
 /// Selections that count zero on every built-in workload, and why. KT's memory
-/// controllers never see a read of a line whose write is queued: on T4
-/// the devices' writes of the packets received go to memory and the kernel reads them
-/// at once (ERRATA MSP20), but KT's L2 is the chip's and holds the recycled socket
-/// buffers, so the devices' writes land there; the cores' own write-backs are not read
-/// back within the few hundred cycles they wait for their banks (strands take turns,
-/// MSP1).
+/// controllers never see a read of a line whose write is queued. The writes they
+/// queue are the L2's dirty victims, the devices' writes that miss the L2, and stores
+/// to non-cacheable memory. On T4 the devices' writes of the packets received go to
+/// memory and the kernel reads them at once (ERRATA MSP20), but KT's L2 is the chip's
+/// and holds the recycled socket buffers, so the devices' writes land there; a victim
+/// of KT's 24-way L2 is the least recently used line of its set, read again within the
+/// few hundred cycles its write waits for its bank only by a loop over more than 24
+/// lines 256 KB apart (one set), which no program runs; and no program reads back what
+/// it wrote to the non-cacheable frame buffer.
 const NEVER: &[(&str, &str)] = &[(
     "sparc-kt-dram::WRITEBACK_BUFFER_HITS",
-    "the devices' writes land in KT's L2, and no program reads a line back within the few hundred cycles its write-back waits for its bank",
+    "the devices' writes land in KT's L2, no program re-reads an L2 victim within its write's few hundred cycles, and none reads non-cacheable memory it wrote",
 )];
 
 /// Counts of every selection of `pmu` summed over the built-in workloads, `per_run`

@@ -101,19 +101,13 @@ fn the_hierarchys_relations_hold() {
 /// T4 selections that count nothing on any built-in workload, with the reason
 /// (docs/t4-model.md lists the same).
 const T4_NEVER: &[(&str, &str)] = &[
-    ("SEL.SEL_0_READY", "strands take turns: no cycle has another strand ready"),
-    ("PICK.PICK_3", "the machine issues at most two instructions a cycle"),
-    ("INSTR_SPECIAL.SW_COUNT", "no program uses the sethi %hi(fc000), %g0 marker"),
-    ("IC_MISS_PRECISE.REMOTE_HIT", "code is in the socket's own memory"),
-    ("IC_MTAG.MTAG_MISS_PTAG_HIT", "needs two virtual addresses of one line, which no program has"),
+    ("PICK.PICK_3", "Sel-0-wait, sel-0-ready, sel-1 and sel-2 encompass all cycles: at most two instructions a cycle reach the pick queue"),
+    ("INSTR_SPECIAL.SW_COUNT", "the program model has no software count marker (sethi %hi(fc000), %g0), so no program uses one"),
+    ("IC_MTAG.MTAG_MISS_PTAG_HIT", "needs two virtual addresses of one line; the program model maps every address to itself"),
     ("IC_MTAG.WAY_MISMATCH", "needs two lines of a set with one microtag, the older one fetched: the programs' code has none"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT_OR_WAY_MISMATCH", "both of the above"),
-    ("TAG_WAIT.PQ", "the pick queue is not modelled"),
-    ("RAW_HIT.PARTIAL_ST_Q", "the programs' loads that overlap a store without being covered by it (a wider load over a narrower store) follow it within the eight cycles before it commits: they hit the store buffer (MSP18)"),
-    ("DATA_PREFETCH.L3_DROP", "the L3's queues, which would drop prefetches, are not modelled"),
-    ("L2_EVENT.FILL_BUF_FULL", "the L2's fill and write-back buffers and its pipeline are not modelled (its miss buffer is, MSP19)"),
-    ("L2_EVENT.WB_BUF_FULL", "the L2's fill and write-back buffers and its pipeline are not modelled (its miss buffer is, MSP19)"),
-    ("L2_EVENT.PIPE_STALL", "the L2's fill and write-back buffers and its pipeline are not modelled (its miss buffer is, MSP19)"),
+    ("TAG_WAIT.PQ", "the core issues in order: nothing waits in a pick queue (MSP11)"),
+    ("DATA_PREFETCH.L3_DROP", "the L3's queues serve eight cores; one core has at most 8 misses outstanding (its L2 fill buffer, MSP23)"),
 ];
 
 #[test]
@@ -125,13 +119,21 @@ fn t4_selections_the_builtin_workloads_exercise() {
     // core's TLBs and caches.
     for workload in WORKLOADS {
         let program = builtin::program(workload, 3, 8).unwrap();
-        common::profile(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On), 20_000_000, |s| s.signals, &mut seen);
+        let key = |s: &pmukit_sim::stream::Span| (s.thread, s.signals);
+        common::profile(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On), 20_000_000, key, &mut seen);
     }
     let all = common::selections(pmu);
-    let span = |signals: Signals| pmukit_sim::stream::Span { signals, ..pmukit_sim::stream::Span::new(1, 0) };
+    let span = |thread, signals| pmukit_sim::stream::Span { thread, signals, ..pmukit_sim::stream::Span::new(1, 0) };
     let mut zero = Vec::new();
     for (name, code, mask) in &all {
-        let count: u64 = seen.iter().map(|(s, c)| t4::per_cycle(pmu, *code, *mask, &span(*s)) * c).sum();
+        // What the strand running a span counts, and another (the others with work
+        // count alike: they wait for their turn).
+        let strands = |&(thread, signals): &(u8, Signals)| {
+            let other = usize::from(thread == 0);
+            t4::per_cycle(pmu, *code, *mask, usize::from(thread), &span(thread, signals))
+                + t4::per_cycle(pmu, *code, *mask, other, &span(thread, signals))
+        };
+        let count: u64 = seen.iter().map(|(key, c)| strands(key) * c).sum();
         if count == 0 {
             zero.push(name.clone());
         }
@@ -284,11 +286,18 @@ fn msp17_another_core_snoops_and_hands_over_shared_lines() {
 /// A loop that stores 8 bytes, runs `between` integer instructions and loads them back,
 /// on `chip`, 1000 times.
 fn store_then_load(chip: SparcChip, between: usize) -> Totals {
+    store_then_wider_load(chip, between, 8)
+}
+
+/// A loop that stores `stored` bytes at offset 1 of a word, runs `between` integer
+/// instructions and loads the 8-byte word holding them, on `chip`, 1000 times.
+fn store_then_wider_load(chip: SparcChip, between: usize, stored: u8) -> Totals {
     use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
-    let store = Access { stream: 0, offset: 0, size: 8, use_next: false };
+    let offset = u32::from(stored < 8);
+    let store = Access { stream: 0, offset, size: stored, use_next: false };
     let mut body = vec![Op::Store(store)];
     body.extend(std::iter::repeat_n(Op::Int, between));
-    body.push(Op::Load(Access { use_next: true, ..store }));
+    body.push(Op::Load(Access { offset: 0, size: 8, use_next: true, ..store }));
     body.push(Op::Branch { target: 0x1_0000, when: Pattern::Always });
     let program = common::one_phase(body, 1000, DataStream::fixed(0x100_0000, Memory::Cacheable));
     Totals::of(machine::sparc(SparcConfig::new(chip), program, Skipping::Off), u64::MAX, |_| true)
@@ -307,6 +316,21 @@ fn msp18_a_load_finds_a_committed_store_in_the_store_queue() {
     // KT issues one instruction a cycle and has no store queue: 8 cycles after it the
     // store is still in the store buffer, being written.
     assert_eq!(hits(&store_then_load(SparcChip::Kt, 8)), [1000, 0], "KT");
+}
+
+/// MSP18, TABLE 10-2 sl 19 mask 08 ("Partial RAW hit in store queue"): a load that
+/// overlaps a store without being covered by it (a word read after a byte of it was
+/// set) partially hits the store buffer while the store has not committed, and the
+/// store queue once it has and waits there to be written; either way it waits for the
+/// store to be written, then reads the cache.
+#[test]
+fn msp18_a_wider_load_after_its_store_committed_partially_hits_the_store_queue() {
+    let hits = |t: &Totals| [Signal::StoreBufferPartialRawHits, Signal::StoreQueuePartialRawHits].map(|s| t.get(s));
+    assert_eq!(hits(&store_then_wider_load(SparcChip::T4, 2, 1)), [1000, 0], "one cycle after the store");
+    // 15 cycles after it: every load but the first, whose code's fetch misses outlast
+    // the store's write.
+    assert_eq!(hits(&store_then_wider_load(SparcChip::T4, 30, 1)), [0, 999], "15 cycles after it");
+    assert_eq!(hits(&store_then_wider_load(SparcChip::Kt, 8, 1)), [1000, 0], "KT has no store queue");
 }
 
 /// MSP18: stores to memory fill the store queue, then the store buffer behind it;
@@ -335,7 +359,9 @@ fn msp18_select_waits_for_the_store_queue_behind_a_full_store_buffer() {
 /// MSP19: loads that miss to memory and that nothing waits for fill the T4 L2's miss
 /// buffer (16 entries): further misses wait for an entry, and a prefetch into the L2
 /// that would miss then is dropped, as is one into the L1 while other strands run. A
-/// larger buffer (a machine config) fills less.
+/// larger buffer (a machine config) fills less. The fill buffer is made as large as
+/// the miss buffer, so that the miss buffer alone holds misses back (with its 8
+/// entries it would hold them first, MSP23).
 #[test]
 fn msp19_a_full_l2_miss_buffer_holds_misses_back_and_drops_l2_prefetches() {
     use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
@@ -348,11 +374,11 @@ fn msp19_a_full_l2_miss_buffer_holds_misses_back_and_drops_l2_prefetches() {
         let program = common::program_of(common::phase(body.clone(), 20_000, vec![far(0x1000_0000), far(0x5000_0000)]));
         Totals::of(machine::sparc(cfg, program, Skipping::Off), u64::MAX, |_| true)
     };
-    let t4 = SparcConfig::new(SparcChip::T4);
+    let t4 = SparcConfig::new(SparcChip::T4).with_overrides("[core]\nl2_fill_buffer = 16\n", "t").unwrap();
     let small = run(t4.clone());
     let (full, drops) = (small.get(Signal::L2MissBufferFull), small.get(Signal::L2PrefetchDrops));
     assert!(full > 1000 && drops > 1000, "full {full}, drops {drops}");
-    let large = run(t4.with_overrides("[core]\nl2_miss_buffer = 64\n", "t").unwrap());
+    let large = run(t4.with_overrides("[core]\nl2_miss_buffer = 64\nl2_fill_buffer = 64\n", "t").unwrap());
     assert!(large.get(Signal::L2PrefetchDrops) < drops, "a larger buffer drops fewer");
     assert!(large.cycles < small.cycles, "and waits less");
     let kt = run(SparcConfig::new(SparcChip::Kt));
@@ -390,4 +416,157 @@ fn msp21_a_processs_first_fetch_of_a_code_page_traps_once() {
     assert_eq!(traps(vec![Phase { context: 2, ..user.clone() }, user.clone()]), 8, "each address space maps its own");
     assert_eq!(traps(vec![kernel]), 0);
     assert_eq!(traps(vec![Phase { code_page: Some(4 << 20), ..user }]), 0);
+}
+
+/// Loads of `lines` lines 64 bytes apart over a 64 MB buffer, four an iteration that
+/// nothing waits for (each misses to memory), after `dirtying` iterations of stores
+/// to another 256 KB buffer, on the T4 with `text` as its machine config.
+fn misses_after_stores(text: &str, dirtying: u64, lines: u64) -> Totals {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Program};
+    let at = |stream, offset| Access { stream, offset, size: 8, use_next: false };
+    let over = |base, footprint| DataStream { stride: 64, footprint, ..DataStream::fixed(base, Memory::Cacheable) };
+    let mut phases = Vec::new();
+    if dirtying > 0 {
+        let stores = vec![Op::Store(at(0, 0)), Op::Store(at(0, 32)), Op::Int];
+        phases.push(common::phase(stores, dirtying, vec![over(0x2000_0000, 256 << 10)]));
+    }
+    let loads = vec![Op::Load(at(0, 0)), Op::Load(at(0, 64)), Op::Load(at(0, 128)), Op::Load(at(0, 192)), Op::Int];
+    let far = DataStream { stride: 256, ..over(0x1000_0000, 64 << 20) };
+    phases.push(common::phase(loads, lines / 4, vec![far]));
+    let program = Program { threads: vec![Box::new(phases.into_iter())], timer: None };
+    let cfg = SparcConfig::new(SparcChip::T4).with_overrides(text, "t").unwrap();
+    Totals::of(machine::sparc(cfg, program, Skipping::Off), u64::MAX, |_| true)
+}
+
+/// MSP23: an L2 miss holds one of the fill buffer's 8 entries from its request to the
+/// L3 until its line is in the L2; the ninth miss outstanding finds them taken (TABLE
+/// 10-2 sl 24 mask 04, "L2 fill buffer full") and its request waits for the first to
+/// free while it holds its miss-buffer entry. A fill buffer as large as the miss
+/// buffer never fills before it.
+#[test]
+fn msp23_the_ninth_miss_outstanding_finds_the_l2_fill_buffer_full() {
+    let eight = misses_after_stores("", 0, 20_000);
+    let full = eight.get(Signal::L2FillBufferFull);
+    assert!(full > 10_000, "most misses wait for a fill entry: {full}");
+    let sixteen = misses_after_stores("[core]\nl2_fill_buffer = 16\n", 0, 20_000);
+    assert_eq!(sixteen.get(Signal::L2FillBufferFull), 0);
+    assert!(sixteen.get(Signal::L2MissBufferFull) > 0, "then the miss buffer holds them back");
+    assert!(sixteen.cycles < eight.cycles, "twice the misses in flight");
+}
+
+/// MSP24: the dirty line a miss displaces leaves the L2 when the miss looks it up and
+/// holds one of the 8 write-back buffer entries until the L3 has taken it (45
+/// cycles); misses that each displace a dirty line, more than 8 within that time,
+/// find them all taken (TABLE 10-2 sl 24 mask 08) and wait. Clean victims take none.
+#[test]
+fn msp24_misses_displacing_dirty_lines_in_a_burst_find_the_write_back_buffer_full() {
+    // 8,192 store iterations: the L2's 4,096 lines all hold dirty data of the buffer.
+    let dirty = misses_after_stores("", 8192, 4096);
+    let full = dirty.get(Signal::L2WritebackBufferFull);
+    assert!(full > 100, "the loads' misses come 16 at a time: {full}");
+    assert!(full <= dirty.get(Signal::L2DirtyEvictions));
+    assert_eq!(misses_after_stores("", 0, 4096).get(Signal::L2WritebackBufferFull), 0, "clean victims");
+    assert_eq!(misses_after_stores("[core]\nl2_writeback_buffer = 64\n", 8192, 4096).get(Signal::L2WritebackBufferFull), 0);
+}
+
+/// MSP25: a fill holds the L2's pipeline for its last 2 cycles, ahead of the core's
+/// requests; a request arriving then waits for it, a pipeline stall (TABLE 10-2 sl 24
+/// mask 20). Without fills nothing stalls; KT's L2 is not modelled.
+#[test]
+fn msp25_a_request_arriving_while_a_fill_holds_the_l2_pipeline_stalls() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op};
+    let at = |stream, offset| Access { stream, offset, size: 8, use_next: false };
+    let over = |base, stride, footprint| DataStream { stride, footprint, ..DataStream::fixed(base, Memory::Cacheable) };
+    // Loads of two streams that nothing waits for, and a store to the second (its L1
+    // is write-through: every store reaches the L2). `far` streams miss the L3.
+    let run = |chip, far: bool| {
+        let footprint = if far { 8 << 20 } else { 16 << 10 };
+        let body = vec![Op::Load(at(0, 0)), Op::Load(at(1, 0)), Op::Store(at(1, 8)), Op::Int];
+        let streams = vec![over(0x1000_0000, 32, footprint), over(0x2000_0000, 40, footprint / 4)];
+        let program = common::program_of(common::phase(body, 100_000, streams));
+        Totals::of(machine::sparc(SparcConfig::new(chip), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let t4 = run(SparcChip::T4, true);
+    let stalls = t4.get(Signal::L2PipeStalls);
+    assert!(stalls > 100 && stalls <= t4.get(Signal::Stores) + t4.get(Signal::DCacheMisses), "{stalls}");
+    // Streams that stay in the L1 and the L2 fill lines in their first lap only.
+    let near = run(SparcChip::T4, false);
+    assert!(near.get(Signal::L2PipeStalls) * 100 < stalls, "{} stalls with fills in the first lap only", near.get(Signal::L2PipeStalls));
+    assert_eq!(run(SparcChip::Kt, true).get(Signal::L2PipeStalls), 0, "KT: not modelled");
+}
+
+/// TABLE 10-2 sl 24: each L2 event counts its own signal, and a mask of several bits
+/// their sum ("Not all events are mutually exclusive": a miss may find several buffers
+/// full and stall the pipeline too).
+#[test]
+fn table_10_2_sl_24_counts_each_l2_buffer_and_the_pipeline_stalls() {
+    let cat = Catalog::builtin();
+    let pmu = cat.pmu("sparc-t4").unwrap();
+    let signals = [
+        (0x04, Signal::L2FillBufferFull),
+        (0x08, Signal::L2WritebackBufferFull),
+        (0x10, Signal::L2MissBufferFull),
+        (0x20, Signal::L2PipeStalls),
+    ];
+    let mut all = Signals::default();
+    for (mask, signal) in signals {
+        all.set(signal, 1);
+        let span = pmukit_sim::stream::Span { signals: Signals::default().with(signal, 1), ..pmukit_sim::stream::Span::new(1, 0) };
+        for (other, _) in signals {
+            assert_eq!(t4::per_cycle(pmu, 24, other, 0, &span), u64::from(other == mask), "{signal:?} under mask {other:#x}");
+        }
+    }
+    let span = pmukit_sim::stream::Span { signals: all, ..pmukit_sim::stream::Span::new(1, 0) };
+    assert_eq!(t4::per_cycle(pmu, 24, 0x3C, 0, &span), 4);
+}
+
+/// MSP26, TABLE 10-2 sl 5 mask 04 ("Icache miss and remote L3 cache or remote memory
+/// hit"): code on a page the phase also maps as shared data (a JIT's code cache) is
+/// shared memory, its 8 KB pages spread over the sockets (MSP4); on a page of another
+/// socket an I-cache miss is served from remote memory. Other code, and every page on
+/// one socket, is local.
+#[test]
+fn msp26_code_in_shared_memory_on_another_socket_is_fetched_from_remote_memory() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern, Phase};
+    let remote_fills = |entry: u64, shared: bool, text: &str| {
+        let mut body = vec![Op::Int; 600];
+        body.push(Op::Branch { target: entry, when: Pattern::Always });
+        let code_cache = DataStream { shared, ..DataStream::fixed(entry, Memory::Cacheable) };
+        let phase = Phase { entry, ..common::phase(body, 100, vec![code_cache]) };
+        let cfg = SparcConfig::new(SparcChip::T4).with_overrides(text, "t").unwrap();
+        let t = Totals::of(machine::sparc(cfg, common::program_of(phase), Skipping::Off), u64::MAX, |_| true);
+        (t.get(Signal::ICacheFillsFromRemote), t.get(Signal::ICacheMisses))
+    };
+    // 8 KB page 9 is on socket 1 of two, page 8 on socket 0. Each 64-byte L3 line
+    // comes from remote memory once; its other 32-byte half is then an L3 hit.
+    let (remote, misses) = remote_fills(9 << 13, true, "");
+    assert!(remote >= misses / 2 && remote > 30, "{remote} of {misses}");
+    assert_eq!(remote_fills(8 << 13, true, "").0, 0, "this socket's page");
+    assert_eq!(remote_fills(9 << 13, false, "").0, 0, "private memory is local");
+    assert_eq!(remote_fills(9 << 13, true, "[core]\nsockets = 1\n").0, 0, "one socket");
+}
+
+/// MSP1, TABLE 10-2 sl 1 mask 04: strands take turns, so in every cycle of a strand's
+/// turn each other strand that has a software thread waits ready (`StrandWaitingN`,
+/// sel-0-ready); a strand without one never does. Over a run each strand with work
+/// waits exactly the cycles the others run.
+#[test]
+fn msp1_a_strand_with_work_waits_ready_while_another_strand_runs() {
+    let run = |threads| {
+        let program = builtin::program("compute", 3, threads).unwrap();
+        let mut by_strand = HashMap::new();
+        let blocks = machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On);
+        common::profile(blocks, 20_000_000, |s| (s.thread, Signal::STRAND_WAITING.map(|w| s.signals.get(w))), &mut by_strand);
+        by_strand
+    };
+    let three = run(3);
+    let ran = |strand: u8| three.iter().filter(|((t, _), _)| *t == strand).map(|(_, c)| c).sum::<u64>();
+    let waited = |strand: usize| three.iter().map(|((_, w), c)| w[strand] * c).sum::<u64>();
+    assert!(ran(0) > 0 && ran(1) > 0 && ran(2) > 0);
+    for strand in 0..3u8 {
+        assert_eq!(waited(usize::from(strand)), 20_000_000 - ran(strand), "strand {strand}");
+    }
+    assert_eq!((3..8).map(waited).sum::<u64>(), 0, "strands without work never wait");
+    let alone = run(1);
+    assert!(alone.keys().all(|(_, w)| w.iter().all(|&n| n == 0)), "one strand: nobody waits");
 }

@@ -43,6 +43,9 @@ pub trait Core {
     /// only when the rest of two states is equal, so that most snapshots never
     /// describe them.
     fn canonical_outer(&self, _keys: &Keys, _out: &mut Vec<u64>) {}
+    /// The program has `threads` software threads; told once, before the first phase:
+    /// a core whose hardware threads take turns knows which of them have work waiting.
+    fn software_threads(&mut self, _threads: usize) {}
     /// Whether the phase just entered may be left for another software thread (there
     /// is one, and the phase is no interrupt handler): a switch-on-event core asks
     /// only then, and otherwise waits for its misses.

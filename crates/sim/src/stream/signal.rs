@@ -219,6 +219,13 @@ pub enum Signal {
     L2DirtyEvictions,
     /// L2 misses that found every entry of the L2's miss buffer taken.
     L2MissBufferFull,
+    /// L2 misses that found every entry of the L2's fill buffer taken.
+    L2FillBufferFull,
+    /// Fills whose displaced dirty line found every entry of the L2's write-back
+    /// buffer taken.
+    L2WritebackBufferFull,
+    /// Requests that waited in front of the L2's pipeline for a fill holding it.
+    L2PipeStalls,
     /// Software prefetches into the L2 dropped because its miss buffer was full.
     L2PrefetchDrops,
     /// L1 lines invalidated because the inclusive L2 evicted them.
@@ -235,6 +242,16 @@ pub enum Signal {
     SelPipeDrainCycles,
     /// Cycles the instruction buffer is full while the back end stalls.
     IBufFullCycles,
+    /// Cycles in which hardware thread (strand) k has a software thread to run but
+    /// another strand runs: on SPARC, where strands take turns, it waits for its turn.
+    StrandWaiting0,
+    StrandWaiting1,
+    StrandWaiting2,
+    StrandWaiting3,
+    StrandWaiting4,
+    StrandWaiting5,
+    StrandWaiting6,
+    StrandWaiting7,
     /// Thread switches (switch-on-event multithreading), by cause: an L3 miss, a
     /// time-out, a pause hint; counted by the thread switched out, in the first
     /// switch cycle.
@@ -556,6 +573,12 @@ impl Signal {
     pub const IO_BRIDGE: [Signal; 12] = {
         use Signal::*;
         [IoBrl, IoBrc, IoBrp, IoBil, IoBril, IoBwl, IoBrlHit, IoBrlHitm, IoOtherHit, IoBrilHitm, IoBilHitm, IoReadHitm]
+    };
+
+    /// `StrandWaiting0` to `StrandWaiting7`, by strand.
+    pub const STRAND_WAITING: [Signal; 8] = {
+        use Signal::*;
+        [StrandWaiting0, StrandWaiting1, StrandWaiting2, StrandWaiting3, StrandWaiting4, StrandWaiting5, StrandWaiting6, StrandWaiting7]
     };
 
     /// Fills and walk cycles of each TLB by page-size class, smallest first.

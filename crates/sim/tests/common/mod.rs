@@ -3,6 +3,8 @@
 // Each test file uses part of them.
 #![allow(dead_code)]
 
+pub mod t4;
+
 use std::collections::HashMap;
 use std::hash::Hash;
 

@@ -102,8 +102,9 @@ pub struct Runner<C: Core> {
 }
 
 impl<C: Core> Runner<C> {
-    pub fn new(core: C, program: Program, skipping: Skipping) -> Runner<C> {
+    pub fn new(mut core: C, program: Program, skipping: Skipping) -> Runner<C> {
         let threads: Vec<SoftThread> = program.threads.into_iter().map(|phases| SoftThread { phases, current: None, begun: 0 }).collect();
+        core.software_threads(threads.len());
         // Threads of a program without an operating system's timer take turns on the
         // hardware all the same (strands of one core, ERRATA MSP1): a turn is a timer
         // tick without a handler.

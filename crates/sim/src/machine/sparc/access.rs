@@ -18,6 +18,18 @@ impl Sparc {
         stream.shared && self.cfg.sockets > 1 && !(addr / self.cfg.page_sizes[0]).is_multiple_of(self.cfg.sockets)
     }
 
+    /// Whether the code at `ip` lives on another socket. Code on a page the phase
+    /// also maps as shared data (a JIT's code cache, which its threads write) is shared
+    /// memory, spread over the sockets like the rest (ERRATA MSP26); other code is
+    /// the process's text, local (MSP4).
+    pub(super) fn code_remote(&self, phase: &Phase, ip: u64) -> bool {
+        let page = self.cfg.page_sizes[0];
+        let maps = |s: &DataStream| {
+            s.memory == Memory::Cacheable && (s.base / page..=(s.base + s.footprint.max(1) - 1) / page).contains(&(ip / page))
+        };
+        phase.streams.iter().any(|s| maps(s) && self.remote(s, ip))
+    }
+
     /// A load, store, atomic, prefetch or block transfer through the data side, after
     /// the other core had its say about a shared line (`coherence.rs`).
     pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
@@ -87,7 +99,7 @@ impl Sparc {
                 let write = op.writes();
                 s.set(Signal::BlockLoadsStores, 1).set(if write { Signal::Stores } else { Signal::Loads }, 1);
                 let line = self.cfg.l2.line;
-                let mut from = Reach { level: Level::L2, bank_wait: 0 };
+                let mut from = Reach { level: Level::L2, waited: 0 };
                 for l in (addr & !(line - 1)..(addr & !(line - 1)) + 64).step_by(line as usize) {
                     if write {
                         // Every L1 line the block covers (16-byte lines on T1 and T3).
@@ -97,7 +109,7 @@ impl Sparc {
                         }
                     }
                     let reach = self.mem.access(l, write, remote, &mut s);
-                    from = Reach { level: from.level.max(reach.level), bank_wait: from.bank_wait.max(reach.bank_wait) };
+                    from = Reach { level: from.level.max(reach.level), waited: from.waited.max(reach.waited) };
                 }
                 let latency = self.mem.latency(from);
                 if write {

@@ -61,6 +61,7 @@ impl Sparc {
         });
         self.peer = peer;
         spread(out, from, template, &items);
+        self.keep_waiting(&mut out[from..], &items);
     }
 
     /// The devices' transfers at the end of an iteration (`out[from..]`), line by
@@ -78,5 +79,21 @@ impl Sparc {
             }
         }
         spread(out, from, template, &items);
+        self.keep_waiting(&mut out[from..], &items);
+    }
+
+    /// A cycle `spread` added for `items` carries only its item: it is a cycle of this
+    /// strand's too, in which the others with work wait (MSP1).
+    fn keep_waiting(&self, spans: &mut [Span], items: &[Signals]) {
+        if items.is_empty() || self.waiting == Signals::default() {
+            return;
+        }
+        for span in spans {
+            for &w in &Signal::STRAND_WAITING {
+                if self.waiting.get(w) > span.signals.get(w) {
+                    span.signals.set(w, 1);
+                }
+            }
+        }
     }
 }

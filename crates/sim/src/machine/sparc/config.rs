@@ -5,11 +5,14 @@
 //! Sources: [HC23] J. Shah et al., "SPARC T4: A Dynamically Threaded Server-on-a-Chip",
 //! Hot Chips 23 (2011) and IEEE Micro 32(2), 2012; [T2] "OpenSPARC T2 Core
 //! Microarchitecture Specification" (Sun, 2007), whose S2 core SPARC T3 (KT) reuses;
-//! [T1] "OpenSPARC T1 Microarchitecture Specification" (Sun, 2006); [Solaris]
+//! [T1] "OpenSPARC T1 Microarchitecture Specification" (Sun, 2006) and the OpenSPARC
+//! T1 design's L2 (`sctag_fbctl.v`, `sctag_wbctl.v`, `sctag_arbctl.v`: its fill and
+//! write-back buffers and its arbiter); [Solaris]
 //! the Solaris Internals description of TSBs and lgroup memory placement; [DDR2],
 //! [DDR3] the JEDEC DDR2 and DDR3 SDRAM standards (JESD79-2, JESD79-3): banks per
 //! device and the row cycle time tRC of the speed grade the chip's memory runs at.
 
+use super::buffers::L2BufferSizes;
 use super::mcu::McuConfig;
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
@@ -84,9 +87,10 @@ pub struct SparcConfig {
     /// The T4's store queue (ERRATA MSP18): committed stores wait in it to be written
     /// to the L2, in order. `None` (T1, T3): the store buffer holds them.
     pub store_queue: Option<StoreQueue>,
-    /// Entries of the T4 L2's miss buffer (ERRATA MSP19): each L2 miss holds one until
-    /// its line is back. `None`: not modelled (KT and Niagara count nothing of it).
-    pub l2_miss_buffer: Option<usize>,
+    /// Entries of the T4 L2's miss, fill and write-back buffers (ERRATA MSP19,
+    /// MSP23, MSP24; `buffers.rs`). `None`: not modelled (KT and Niagara count nothing
+    /// of them).
+    pub l2_buffers: Option<L2BufferSizes>,
     /// Out-of-order execution (T4): instructions go on past a load miss nothing waits
     /// for until the reorder buffer fills behind it, and at most `load_buffer` such
     /// loads are outstanding. `None`: the in-order cores, which never limit them.
@@ -181,7 +185,9 @@ impl SparcConfig {
                 remote_cycles: 420,
                 store_buffer: 16,
                 store_queue: Some(StoreQueue { entries: 16, commit_cycles: 8 }),
-                l2_miss_buffer: Some(16),
+                // [T2] gives the L2's miss buffer (16 entries a bank, MSP19), [T1] its
+                // fill and write-back buffers (8 entries each a bank: MSP23, MSP24).
+                l2_buffers: Some(L2BufferSizes { miss: 16, fill: 8, writeback: 8 }),
                 reorder_buffer: Some(128),
                 load_buffer: Some(32),
                 hardware_prefetch: true,
@@ -225,7 +231,7 @@ impl SparcConfig {
                 remote_cycles: 330,
                 store_buffer: 8,
                 store_queue: None,
-                l2_miss_buffer: None,
+                l2_buffers: None,
                 reorder_buffer: None,
                 load_buffer: None,
                 hardware_prefetch: false,
@@ -270,7 +276,7 @@ impl SparcConfig {
                 remote_cycles: 120,
                 store_buffer: 8,
                 store_queue: None,
-                l2_miss_buffer: None,
+                l2_buffers: None,
                 reorder_buffer: None,
                 load_buffer: None,
                 hardware_prefetch: false,

@@ -355,7 +355,7 @@ impl Sparc {
         if let Some(m) = microtag {
             s.set(m, 1);
         }
-        let reach = self.mem.access(ip, false, false, &mut s);
+        let reach = self.mem.access(ip, false, self.code_remote(phase, ip), &mut s);
         s.set(source(reach.level, [Signal::ICacheFillsFromCache, Signal::ICacheFillsFromLocalMemory, Signal::ICacheFillsFromRemote]), 1);
         self.carry(out, ip, s.with(Signal::NoFetchCycles, 1));
         self.wait(out, ip, self.mem.latency(reach) - 1, Some(Signal::NoFetchCycles));

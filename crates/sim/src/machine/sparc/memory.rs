@@ -2,6 +2,7 @@
 //! where the chip has one, the memory controllers, memory on this socket or another,
 //! and the translation TLBs.
 
+use super::buffers::L2Buffers;
 use super::config::SparcConfig;
 use super::mcu::Mcus;
 use crate::machine::cache::{Cache, Victim};
@@ -27,12 +28,13 @@ impl Level {
     }
 }
 
-/// Where an access found its line, and the cycles it waited for a memory bank or (on
-/// T4) for an entry of the L2's miss buffer.
+/// Where an access found its line, and the cycles it waited beyond that level's
+/// latency: for a memory bank, and on T4 in front of the L2's pipeline and for its
+/// buffers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reach {
     pub level: Level,
-    pub bank_wait: u64,
+    pub waited: u64,
 }
 
 /// The caches beyond the L1s and the memory controllers, shared by the core's strands.
@@ -51,10 +53,8 @@ pub struct Hierarchy {
     /// The line another core holds modified and will hand over, for the access under
     /// way (`Sparc::snoop`), and where that core is.
     pub supplier: Option<(u64, Level)>,
-    /// The L2's miss buffer (T4, ERRATA MSP19): its size, and the cycles until each
-    /// outstanding miss has its line.
-    miss_buffer: Option<usize>,
-    misses: Vec<u64>,
+    /// The L2's miss, fill and write-back buffers (T4, `buffers.rs`).
+    buffers: Option<L2Buffers>,
     /// Cycles of a line from the L2, the L3 (or another L2 of the socket), local and
     /// remote memory.
     cycles: [u64; 4],
@@ -70,28 +70,31 @@ impl Hierarchy {
             mcus: Mcus::new(cfg.mcu),
             touched: [false; 2],
             supplier: None,
-            miss_buffer: cfg.l2_miss_buffer,
-            misses: Vec::new(),
+            buffers: cfg.l2_buffers.map(L2Buffers::new),
             cycles: [cfg.l2_cycles, cfg.l3_cycles, cfg.memory_cycles, cfg.remote_cycles],
         }
     }
 
     /// Cycles until the line an access reached is there.
     pub fn latency(&self, reach: Reach) -> u64 {
+        reach.waited + self.level_cycles(reach.level)
+    }
+
+    /// Cycles of a line from `level`, nothing waited for.
+    fn level_cycles(&self, level: Level) -> u64 {
         let [l2, l3, memory, remote] = self.cycles;
-        reach.bank_wait
-            + match reach.level {
-                Level::L2 => l2,
-                // Another L2 of the socket answers through the L3's crossbar.
-                Level::L3 | Level::LocalC2c => l3,
-                Level::LocalMemory => memory,
-                Level::RemoteC2c | Level::RemoteMemory => remote,
-            }
+        match level {
+            Level::L2 => l2,
+            // Another L2 of the socket answers through the L3's crossbar.
+            Level::L3 | Level::LocalC2c => l3,
+            Level::LocalMemory => memory,
+            Level::RemoteC2c | Level::RemoteMemory => remote,
+        }
     }
 
     /// Whether an L2 miss now finds every miss-buffer entry taken.
     pub fn miss_buffer_full(&self) -> bool {
-        self.miss_buffer.is_some_and(|n| self.misses.len() >= n)
+        self.buffers.as_ref().is_some_and(L2Buffers::miss_buffer_full)
     }
 
     /// Whether the L2 holds the line of `addr`.
@@ -99,35 +102,21 @@ impl Hierarchy {
         self.l2.contains(addr)
     }
 
-    /// An L2 miss takes a miss-buffer entry until its line is back, waiting for the
-    /// first to free when all are taken (L2_EVENT.MISS_BUF_FULL).
-    fn track_miss(&mut self, mut reach: Reach, s: &mut Signals) -> Reach {
-        if self.miss_buffer.is_none() {
-            return reach;
-        }
-        if self.miss_buffer_full() {
-            s.bump(Signal::L2MissBufferFull);
-            reach.bank_wait += self.misses.iter().copied().min().unwrap_or(0);
-        }
-        self.misses.push(self.latency(reach));
-        reach
-    }
-
     /// Reads (or, with `write`, writes) the L2 line of `addr`, allocating it on a miss
     /// with what that displaces; `remote` when the line's home is another socket.
     /// Returns where the line was.
     pub fn access(&mut self, addr: u64, write: bool, remote: bool, s: &mut Signals) -> Reach {
         self.touched[0] = true;
+        // On T4 the request waits while a fill holds the L2's pipeline (MSP25).
+        let entered = self.buffers.as_ref().map_or(0, |b| b.enter(s));
         let lookup = self.l2.access(addr, write);
-        if let Some(v) = lookup.victim {
-            self.evict_l2(v, s);
-        }
+        let writeback = lookup.victim.and_then(|v| self.evict_l2(v, s));
         if lookup.hit {
-            return Reach { level: Level::L2, bank_wait: 0 };
+            return Reach { level: Level::L2, waited: entered };
         }
         if let Some((_, level)) = self.supplier.filter(|&(line, _)| line == self.coherence_line(addr)) {
             s.bump(Signal::CacheToCacheFills);
-            return self.track_miss(Reach { level, bank_wait: 0 }, s);
+            return self.fill(Reach { level, waited: 0 }, entered, writeback, s);
         }
         let level = match self.l3.as_mut() {
             Some(l3) => {
@@ -155,7 +144,19 @@ impl Hierarchy {
                 bank_wait = self.mcus.read(addr);
             }
         }
-        self.track_miss(Reach { level, bank_wait }, s)
+        self.fill(Reach { level, waited: bank_wait }, entered, writeback, s)
+    }
+
+    /// An L2 miss through the T4 L2's buffers (MSP19, MSP23, MSP24): its request goes
+    /// out once it holds a miss-buffer entry, the dirty line it displaces
+    /// (`writeback`: the cycles the next level takes to accept it) a write-back entry,
+    /// and it a fill-buffer entry. Elsewhere nothing holds it.
+    fn fill(&mut self, reach: Reach, entered: u64, writeback: Option<u64>, s: &mut Signals) -> Reach {
+        let cycles = self.level_cycles(reach.level);
+        match self.buffers.as_mut() {
+            Some(b) => Reach { level: reach.level, waited: b.miss(entered, cycles + reach.waited, writeback, s) - cycles },
+            None => reach,
+        }
     }
 
     /// A transaction that bypasses the caches (non-cacheable memory): a read returns
@@ -169,14 +170,11 @@ impl Hierarchy {
         }
     }
 
-    /// Time passes for the memory controllers.
+    /// Time passes for the L2's buffers and the memory controllers.
     pub fn elapse(&mut self, cycles: u64) {
         self.mcus.elapse(cycles);
-        if !self.misses.is_empty() {
-            for m in &mut self.misses {
-                *m = m.saturating_sub(cycles);
-            }
-            self.misses.retain(|&m| m > 0);
+        if let Some(b) = &mut self.buffers {
+            b.elapse(cycles);
         }
     }
 
@@ -186,8 +184,10 @@ impl Hierarchy {
     }
 
     /// A line leaves the L2: the L1 copies it covers go (inclusion), and a dirty line
-    /// is written to the L3, or to memory.
-    fn evict_l2(&mut self, v: Victim, s: &mut Signals) {
+    /// is written to the L3, or to memory. Returns, for a dirty line, the cycles the
+    /// next level takes to accept it: the L3's latency (MSP24), or none (the memory
+    /// controller's write queue takes it at once).
+    fn evict_l2(&mut self, v: Victim, s: &mut Signals) -> Option<u64> {
         s.bump(if v.dirty { Signal::L2DirtyEvictions } else { Signal::L2CleanEvictions });
         let line = self.l2.config().line;
         for (cache, signal) in
@@ -201,7 +201,7 @@ impl Hierarchy {
             }
         }
         if !v.dirty {
-            return;
+            return None;
         }
         match self.l3.as_mut() {
             Some(l3) => {
@@ -210,10 +210,12 @@ impl Hierarchy {
                     self.mcus.write(w.line);
                     s.bump(Signal::MemoryWrites);
                 }
+                Some(self.cycles[1])
             }
             None => {
                 self.mcus.write(v.line);
                 s.bump(Signal::MemoryWrites);
+                Some(0)
             }
         }
     }
@@ -297,11 +299,9 @@ impl Hierarchy {
     pub fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
         self.icache.canonical(keys.line, out);
         self.dcache.canonical(keys.line, out);
-        // The outstanding misses are a multiset: their order says nothing.
-        let mut misses = self.misses.clone();
-        misses.sort_unstable();
-        out.push(u64::MAX - misses.len() as u64);
-        out.extend(misses);
+        if let Some(b) = &self.buffers {
+            b.canonical(out);
+        }
     }
 
     /// The L2 and L3 (`Core::canonical_outer`).

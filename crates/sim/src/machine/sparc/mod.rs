@@ -8,9 +8,11 @@
 //! `config.rs` gives every parameter's source.
 //!
 //! Software thread `i` runs on strand `i % strands`; strands take turns at the timer
-//! (`machine::run`), so one strand runs in any cycle.
+//! (`machine::run`), so one strand runs in any cycle while the others with work wait,
+//! ready, for their turn (ERRATA MSP1).
 
 mod access;
+mod buffers;
 mod coherence;
 pub mod config;
 mod exec;
@@ -18,6 +20,7 @@ mod mcu;
 mod memory;
 mod overrides;
 
+pub use buffers::L2BufferSizes;
 pub use config::{SparcChip, SparcConfig};
 
 use self::memory::{Hierarchy, Translation};
@@ -26,7 +29,7 @@ use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache};
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
-use crate::stream::Span;
+use crate::stream::{Signal, Signals, Span};
 
 /// A store not yet written to the L2: in the store buffer, then (T4) in the store
 /// queue. Times are cycles from now, and stores are kept in program order.
@@ -66,6 +69,10 @@ pub struct Sparc {
     loads_in_flight: Vec<u64>,
     issued_past_miss: u64,
     strand: u8,
+    /// Strands that have a software thread (strands `0..busy`), and the signals of
+    /// those of them not running: each waits for its turn (ERRATA MSP1).
+    busy: usize,
+    waiting: Signals,
     ip: u64,
     /// The line of the last fetch; `u64::MAX` for none.
     fetch_line: u64,
@@ -88,6 +95,8 @@ impl Sparc {
             loads_in_flight: Vec::new(),
             issued_past_miss: 0,
             strand: 0,
+            busy: 1,
+            waiting: Signals::default(),
             ip: 0,
             fetch_line: u64::MAX,
             peer: Peer::default(),
@@ -98,16 +107,26 @@ impl Sparc {
 }
 
 impl Core for Sparc {
+    fn software_threads(&mut self, threads: usize) {
+        self.busy = threads.clamp(1, self.cfg.strands);
+    }
+
     fn enter(&mut self, phase: &Phase, thread: usize) {
         self.ip = phase.entry;
         self.mem.enter();
         self.strand = (thread % self.cfg.strands) as u8;
+        self.waiting = Signals::default();
+        for (k, &signal) in Signal::STRAND_WAITING.iter().enumerate().take(self.busy) {
+            self.waiting.set(signal, u8::from(k != usize::from(self.strand)));
+        }
     }
 
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
         let mut template = Span::new(0, phase.entry);
         template.privilege = phase.privilege;
         template.thread = self.strand;
+        // Every cycle of this strand's is one in which the others with work wait.
+        template.signals = self.waiting;
         let from = out.len();
         let mut run = Out::new(out, template);
         let mut i = 0;

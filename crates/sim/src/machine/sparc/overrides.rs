@@ -37,6 +37,8 @@ struct CoreKeys {
     store_queue: Option<u64>,
     store_commit_cycles: Option<u64>,
     l2_miss_buffer: Option<u64>,
+    l2_fill_buffer: Option<u64>,
+    l2_writeback_buffer: Option<u64>,
     mispredict_cycles: Option<u64>,
     btc_miss_cycles: Option<u64>,
     load_use_cycles: Option<u64>,
@@ -85,10 +87,20 @@ impl SparcConfig {
                     o.absent("core.store_queue", given, self.chip.name(), "its store buffer holds stores until they are written")?;
                 }
             }
-            match &mut cfg.l2_miss_buffer {
-                Some(n) => o.core_entries("l2_miss_buffer", c.l2_miss_buffer, n, 1, 64)?,
+            match &mut cfg.l2_buffers {
+                Some(b) => {
+                    o.core_entries("l2_miss_buffer", c.l2_miss_buffer, &mut b.miss, 1, 64)?;
+                    o.core_entries("l2_fill_buffer", c.l2_fill_buffer, &mut b.fill, 1, 64)?;
+                    o.core_entries("l2_writeback_buffer", c.l2_writeback_buffer, &mut b.writeback, 1, 64)?;
+                }
                 None => {
-                    o.absent("core.l2_miss_buffer", c.l2_miss_buffer.is_some(), self.chip.name(), "its L2's miss buffer is not modelled")?
+                    for (key, given) in [
+                        ("core.l2_miss_buffer", c.l2_miss_buffer),
+                        ("core.l2_fill_buffer", c.l2_fill_buffer),
+                        ("core.l2_writeback_buffer", c.l2_writeback_buffer),
+                    ] {
+                        o.absent(key, given.is_some(), self.chip.name(), "its L2's buffers are not modelled")?;
+                    }
                 }
             }
             o.core("sockets", c.sockets, &mut cfg.sockets, 1, 8)?;

@@ -25,13 +25,17 @@ pub(super) enum Atom {
     OtherInstructions,
     /// Mispredicts other than return-stack and indirect-target ones.
     DirectionMispredicts,
+    /// Cycles the counting strand has work but another strand runs (sel-0-ready):
+    /// counted in the other strands' spans (ERRATA MSP1).
+    Waiting,
 }
 
 /// The instruction classes of sl 3 mask bits 0-4.
 const CLASSIFIED: [Signal; 5] = [Signal::Branches, Signal::FguCryptoInstructions, Signal::Loads, Signal::Stores, Signal::SprRingOps];
 
 impl Atom {
-    pub(super) fn per_cycle(self, span: &Span) -> u64 {
+    /// The atom's count in a cycle of `span`, for the strand `strand` that counts it.
+    pub(super) fn per_cycle(self, span: &Span, strand: usize) -> u64 {
         let get = |s| span.signals.get(s);
         let instructions = get(Signal::Instructions);
         match self {
@@ -44,6 +48,7 @@ impl Atom {
             Atom::DirectionMispredicts => get(Signal::BranchMispredicts)
                 .saturating_sub(get(Signal::ReturnsMispredicted))
                 .saturating_sub(get(Signal::IndirectMispredicts)),
+            Atom::Waiting => Signal::STRAND_WAITING.get(strand).map_or(0, |&s| get(s)),
         }
     }
 }
@@ -55,10 +60,12 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
     use Atom::*;
     use Signal::*;
     Some(match (sl, bit) {
-        // sl 1, Select: strands take turns, so no cycle has another strand ready
-        // (sel-0-ready); select is two wide; pipe-drain cycles are part of sel-0-wait.
+        // sl 1, Select: a strand with work waits ready while another strand runs
+        // (sel-0-ready, MSP1); select is two wide; pipe-drain cycles are part of
+        // sel-0-wait.
         (1, 0x01) => Sig(SelPipeDrainCycles),
         (1, 0x02) => InstructionsExactly(0),
+        (1, 0x04) => Waiting,
         (1, 0x08) => InstructionsExactly(1),
         (1, 0x10) => InstructionsAtLeast(2),
         // sl 2, Pick-0..3: mask 0E ("at least 1") then covers every busy cycle.
@@ -144,7 +151,9 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         // Store queue tag waits: stores held at select behind one waiting for a queue
         // entry (MSP18).
         (20, 0x10) => Sig(StoreQueueWaitCycles),
-        // sl 21: prefetches into the L2 by where the line was.
+        // sl 21: prefetches into the L2 by where the line was, and those the L2 dropped
+        // (MSP19). The L3's queues, which serve eight cores, never fill with one core's
+        // misses (MSP23): nothing is dropped by the L3.
         (21, 0x01) => Sig(L2PrefetchHitsL2),
         (21, 0x02) => Sig(L2PrefetchDrops),
         (21, 0x04) => Sig(L2PrefetchHitsL3),
@@ -157,10 +166,14 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (22, 0x08) => Sig(StoresRemoteC2c),
         (22, 0x10) => Sig(StoresLocalMemory),
         (22, 0x20) => Sig(StoresRemoteMemory),
-        // sl 24: L2 evictions.
+        // sl 24: L2 evictions, misses and fills that found a buffer full, and requests
+        // held in front of the pipeline by a fill (MSP19, MSP23-MSP25).
         (24, 0x01) => Sig(L2CleanEvictions),
         (24, 0x02) => Sig(L2DirtyEvictions),
+        (24, 0x04) => Sig(L2FillBufferFull),
+        (24, 0x08) => Sig(L2WritebackBufferFull),
         (24, 0x10) => Sig(L2MissBufferFull),
+        (24, 0x20) => Sig(L2PipeStalls),
         // sl 25: return-stack mispredicts are in both 02 and 08; indirect-table ones in
         // 04; the rest are direction.
         (25, 0x01) => DirectionMispredicts,
@@ -204,12 +217,15 @@ pub(super) fn groups(pmu: &Pmu) -> [Group; GROUPS] {
     })
 }
 
-/// What PCR.sl = `sl`, PCR.mask = `mask` counts per cycle of `span`, run by the
-/// counting strand in a mode its PCR counts: TABLE 10-2 as this model applies it
-/// (for tests and for listing what the machine exercises).
-pub fn per_cycle(pmu: &Pmu, sl: u64, mask: u64, span: &Span) -> u64 {
+/// What strand `strand`'s PCR.sl = `sl`, PCR.mask = `mask` counts per cycle of
+/// `span`, in a mode its PCR counts: its own subevents in its own spans, those that
+/// cross strands and sel-0-ready in the other strands'. TABLE 10-2 as this model
+/// applies it (for tests and for listing what the machine exercises).
+pub fn per_cycle(pmu: &Pmu, sl: u64, mask: u64, strand: usize, span: &Span) -> u64 {
     let Some(group) = usize::try_from(sl).ok().and_then(|sl| groups(pmu).get(sl).copied()) else { return 0 };
-    Program::new(sl, mask, &group).own.iter().map(|a| a.per_cycle(span)).sum()
+    let p = Program::new(sl, mask, &group);
+    let atoms = if usize::from(span.thread) == strand { p.own } else { p.shared };
+    atoms.iter().map(|a| a.per_cycle(span, strand)).sum()
 }
 
 /// The single-bit values set in `mask`, lowest first.
@@ -222,7 +238,8 @@ fn mask_bits(mask: u64) -> impl Iterator<Item = u64> {
 pub(super) struct Program {
     /// Atoms counted in the strand's own spans.
     pub(super) own: Vec<Atom>,
-    /// Atoms that cross strands, counted in every other strand's spans too.
+    /// Atoms that cross strands, counted in every other strand's spans too, and
+    /// sel-0-ready, which counts there only.
     pub(super) shared: Vec<Atom>,
     /// Overflows raise precise traps (TABLE 10-2 "Precise Event").
     pub(super) precise: bool,
@@ -240,7 +257,9 @@ impl Program {
         for bit in mask_bits(bits) {
             let Some(a) = atom(sl, bit) else { continue };
             push_unique(&mut p.own, a);
-            if group.crossing & bit != 0 {
+            // Sel-0-ready is the strand's own subevent, in the cycles another strand
+            // was selected instead: those are the other strands' spans (MSP1).
+            if group.crossing & bit != 0 || a == Atom::Waiting {
                 push_unique(&mut p.shared, a);
             }
         }

@@ -152,16 +152,17 @@ impl T4Strand {
         self.disrupting().next()
     }
 
-    /// Per-cycle increment of PICn in a cycle of `span`; `own` when this strand runs it.
+    /// Per-cycle increment of PICn of strand `strand` (this one) in a cycle of `span`.
     /// Footnote 13: subevents that cross strands count in other strands' cycles, by
-    /// this strand's own mode.
-    fn rate(&self, n: usize, span: &Span, own: bool) -> u64 {
+    /// this strand's own mode; so does sel-0-ready, this strand waiting (MSP1).
+    fn rate(&self, n: usize, span: &Span, strand: usize) -> u64 {
         let program = &self.programs[n];
+        let own = usize::from(span.thread) == strand;
         let (atoms, mode) = if own { (&program.own, span.privilege) } else { (&program.shared, self.mode) };
         if atoms.is_empty() || !counts_in(self.pcr[n], mode) {
             return 0;
         }
-        atoms.iter().map(|a| a.per_cycle(span)).sum()
+        atoms.iter().map(|a| a.per_cycle(span, strand)).sum()
     }
 
     /// TABLE 10-3: PICn is a 32-bit counter. Returns whether it wrapped.
@@ -323,7 +324,7 @@ impl T4Core {
         self.tick(1);
         self.write_pcr(strand, n, value);
         let s = &mut self.strands[strand];
-        let now = !s.programs[n].precise && s.advance(n, s.rate(n, span, true));
+        let now = !s.programs[n].precise && s.advance(n, s.rate(n, span, strand));
         // Programming Note after TABLE 10-1: the write's own overflow lands after the
         // write, so hardware re-writes ov (and ntc) to one, and the new setting decides
         // the trap. PCR writes run in hyperprivileged mode.
@@ -436,7 +437,7 @@ impl Counting for T4Core {
 
     fn rate(&self, i: usize, span: &Span) -> u64 {
         let s = i / PICS;
-        self.strands[s].rate(i % PICS, span, usize::from(span.thread) == s)
+        self.strands[s].rate(i % PICS, span, s)
     }
 
     fn headroom(&self, i: usize) -> u64 {

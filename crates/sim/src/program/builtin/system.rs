@@ -9,6 +9,9 @@ use crate::program::rng::Rng;
 use crate::program::{Access, DataStream, Memory, Op, Pattern, Phase};
 use crate::stream::Privilege;
 
+/// Salt of `shared`'s side generator (`Rng::side`).
+const SHARED_SIDE: u64 = 0x7368_6172_6564_5f31;
+
 /// Processes of `os`, and threads of `shared`.
 pub const PROCESSES: usize = 8;
 pub const SHARED_THREADS: usize = 4;
@@ -100,6 +103,8 @@ fn transaction(rng: &mut Rng, t: Thread, page: u64) -> Vec<Phase> {
 /// (false sharing), produce into or consume from a shared ring buffer, release the
 /// lock, and do some private work.
 pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
+    // Choices added later come from `side`, so the rest of the program stays as it was.
+    let mut side = rng.side(SHARED_SIDE);
     let process = Thread { index: t.index, context: 1 };
     let mut b = Body::new(Privilege::USER, 1, code_address(rng, &COMPUTE_TEXT));
     let lock = b.stream(DataStream { shared: true, ..DataStream::fixed(region, Memory::Cacheable) });
@@ -155,6 +160,15 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
         b.skip(2, Pattern::Bits { bits: !1, len: 64 }).op(Op::Store(patch)).op(Op::FlushCode(patch));
     }
     b.call(method, 8).int(rng.range(6, 12)).ret(0);
+    // Then one of the many other methods the runtime compiled into its code cache,
+    // whose call site the producer's JIT patches in the same iteration as the first.
+    let other = code_address(&mut side, &JIT_TEXT);
+    let other_site = b.stream(DataStream { shared: true, ..DataStream::fixed(other, Memory::Cacheable) });
+    if t.index.is_multiple_of(2) {
+        let patch = Access { stream: other_site, offset: 0, size: 8, use_next: false };
+        b.skip(2, Pattern::Bits { bits: !1, len: 64 }).op(Op::Store(patch)).op(Op::FlushCode(patch));
+    }
+    b.call(other, 8).int(side.range(6, 12)).ret(0);
     let mut phases = vec![b.close_loop(rng.log_range(256, 16384))];
     // Between critical sections, some work of its own.
     phases.push(user::compute(rng, process));

@@ -22,6 +22,8 @@ fn user(t: Thread, entry: u64) -> Body {
 /// Integer work, a few stack accesses that hit, forward branches and leaf calls that
 /// are easy to predict.
 pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
+    // Choices added later come from `side`, so the rest of the program stays as it was.
+    let mut side = rng.side(COMPUTE_SIDE);
     let mut b = user(t, code_address(rng, &COMPUTE_TEXT));
     let frame = b.stream(stack_frame(rng, t.index));
     for _ in 0..rng.range(2, 6) {
@@ -39,6 +41,12 @@ pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
             let offset = 4 * rng.below(64) as u32;
             b.store(frame, offset + 1, 1).load(frame, offset, 4, true);
         }
+        if side.chance(100) {
+            // A status word built a field at a time: a flag byte set, some work, then
+            // the whole word read back and tested.
+            let offset = 4 * side.below(64) as u32;
+            b.store(frame, offset + 2, 1).int(side.range(16, 40)).load(frame, offset, 4, true);
+        }
         if rng.chance(250) {
             // An if whose condition is the same every time round.
             let over = rng.range(1, 4);
@@ -54,6 +62,9 @@ pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
     }
     b.close_loop(rng.log_range(16, 100_000))
 }
+
+/// Salt of `compute`'s side generator (`Rng::side`).
+const COMPUTE_SIDE: u64 = 0x636f_6d70_7574_6531;
 
 /// Decisions on loaded data that the predictor often gets wrong, call chains deeper
 /// than a small return stack, unwinding returns, jump-table dispatch to handlers
