@@ -42,15 +42,35 @@ pub enum Undo {
 
 /// A structure's recorded operations: a cell, since the queries that take `&self`
 /// are recorded too, and a flag, so that not recording costs one test of a field.
+/// The vector is kept between recordings, and operations forgotten from its front
+/// are removed in bulk: a period's search forgets often, and shifting the rest down
+/// each time cost more than recording.
 #[derive(Debug, Clone)]
 pub(crate) struct Log<T> {
-    ops: std::cell::RefCell<Option<Vec<T>>>,
+    ops: std::cell::RefCell<Vec<T>>,
+    /// Operations at the front already forgotten.
+    base: usize,
     on: bool,
 }
 
 impl<T> Default for Log<T> {
     fn default() -> Self {
-        Log { ops: std::cell::RefCell::new(None), on: false }
+        Log { ops: std::cell::RefCell::new(Vec::new()), base: 0, on: false }
+    }
+}
+
+/// The operations taken out of a log while they are replayed (so that replaying
+/// records nothing).
+pub(crate) struct Taken<T> {
+    ops: Vec<T>,
+    base: usize,
+    on: bool,
+}
+
+impl<T> Taken<T> {
+    /// The recorded operations `range`.
+    pub fn ops(&self, range: std::ops::Range<usize>) -> &[T] {
+        &self.ops[self.base + range.start..self.base + range.end]
     }
 }
 
@@ -59,46 +79,44 @@ impl<T> Log<T> {
     #[inline]
     pub fn note(&self, op: impl FnOnce() -> T) {
         if self.on {
-            if let Some(ops) = self.ops.borrow_mut().as_mut() {
-                ops.push(op());
-            }
+            self.ops.borrow_mut().push(op());
         }
     }
 
+    /// Starts or stops recording; stopping forgets everything.
     pub fn record(&mut self, on: bool) {
-        let ops = self.ops.get_mut();
-        match (on, ops.is_some()) {
-            (true, false) => *ops = Some(Vec::new()),
-            (false, true) => *ops = None,
-            _ => {}
+        if !on {
+            self.ops.get_mut().clear();
+            self.base = 0;
         }
         self.on = on;
     }
 
     /// Whether any recorded operation of `range` satisfies `f`.
     pub fn any(&self, range: std::ops::Range<usize>, f: impl Fn(&T) -> bool) -> bool {
-        self.ops.borrow().as_ref().is_some_and(|ops| ops[range].iter().any(f))
+        self.ops.borrow()[self.base + range.start..self.base + range.end].iter().any(f)
     }
 
     pub fn recorded(&self) -> usize {
-        self.ops.borrow().as_ref().map_or(0, Vec::len)
+        self.ops.borrow().len() - self.base
     }
 
     pub fn forget(&mut self, n: usize) {
-        if let Some(ops) = self.ops.get_mut() {
-            ops.drain(..n.min(ops.len()));
+        let ops = self.ops.get_mut();
+        self.base = (self.base + n).min(ops.len());
+        if self.base > 4096 && self.base > ops.len() / 2 {
+            ops.drain(..self.base);
+            self.base = 0;
         }
     }
 
-    /// The operations, taken out while they are replayed (so that replaying records
-    /// nothing); `put_back` returns them.
-    pub fn take(&mut self) -> Option<Vec<T>> {
-        self.on = false;
-        self.ops.get_mut().take()
+    pub fn take(&mut self) -> Taken<T> {
+        let on = std::mem::replace(&mut self.on, false);
+        Taken { ops: std::mem::take(self.ops.get_mut()), base: self.base, on }
     }
 
-    pub fn put_back(&mut self, ops: Option<Vec<T>>) {
-        self.on = ops.is_some();
-        *self.ops.get_mut() = ops;
+    pub fn put_back(&mut self, taken: Taken<T>) {
+        self.on = taken.on;
+        *self.ops.get_mut() = taken.ops;
     }
 }

@@ -207,7 +207,7 @@ impl Replayed for Tlb {
         let moved = |a: u64| (to.page)(a).unwrap_or(a);
         self.sets.begin();
         let mut same = true;
-        for op in ops.as_deref().map_or(&[][..], |o| &o[range]) {
+        for op in ops.ops(range) {
             same = match *op {
                 Logged::Access { addr, page, context, out } | Logged::Contains { addr, page, context, out } => {
                     let addr = moved(addr);

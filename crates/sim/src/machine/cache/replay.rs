@@ -46,7 +46,7 @@ impl Replayed for Cache {
         let moved = |a: u64| (to.line)(a).unwrap_or(a);
         self.sets.begin();
         let mut same = true;
-        for op in ops.as_deref().map_or(&[][..], |o| &o[range]) {
+        for op in ops.ops(range) {
             let addr = moved(op.addr());
             let victim = |v: Option<Victim>| v.map(|v| Victim { line: moved(v.line), ..v });
             same = match *op {

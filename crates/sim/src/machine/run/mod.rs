@@ -32,8 +32,9 @@ const TURN_CYCLES: u64 = 1 << 18;
 /// Simulated iterations are emitted in blocks of about this many spans.
 const EMIT_SPANS: usize = 64;
 /// A period longer than this many spans is not kept: the memory would outweigh the
-/// gain.
-const MAX_PERIOD_SPANS: usize = 1 << 17;
+/// gain (16 MB of spans, copied into one by one while a period is looked for; twice
+/// that cost more in cache misses than the longer periods it found saved).
+const MAX_PERIOD_SPANS: usize = 1 << 16;
 /// A turn of a software thread this many iterations long or shorter is short: while
 /// every turn is, the runner looks for the turns repeating together (`turns.rs`)
 /// rather than for each phase repeating alone.
@@ -229,7 +230,7 @@ impl<C: Core> Runner<C> {
         }
         let n: Vec<u64> = skip.deltas.iter().map(|d| d * r).collect();
         turns.relocate(&phases, &mut self.core, &n);
-        turns.reset(&mut self.core);
+        turns.skipped(&mut self.core, r * skip.cycles);
         if !self.pending.is_empty() {
             let body = std::mem::take(&mut self.pending);
             self.out.push_back(Block { body, repeat: 1 });

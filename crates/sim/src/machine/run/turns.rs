@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use super::finder::{self, fingerprint, DENSE, SNAPSHOTS};
 use super::frame::Frame;
-use super::{MAX_PERIOD_SPANS, MAX_QUANTUM};
+use super::MAX_QUANTUM;
 use crate::machine::{Core, Keys, Moves};
 use crate::program::Phase;
 use crate::stream::Span;
@@ -46,11 +46,28 @@ pub(super) struct Turns {
     snapshots: Vec<Snapshot>,
     /// The spans since the oldest snapshot, each with its software thread.
     spans: VecDeque<(Span, usize)>,
-    /// Turns of thread 0 begun, snapshots taken, and the turn of the next one.
+    /// Turns of thread 0 begun, snapshots taken since the search began, the turn of
+    /// the next one, and how long a search that found nothing pauses.
     turns: u64,
     taken: u64,
     next: u64,
+    pause: u64,
+    /// Cycles simulated while recording since the search last paid.
+    searched: u64,
 }
+
+/// Snapshots a search of the turns takes (one a turn, then at doubling distances)
+/// before, having found no period that skipped, it pauses: recording every span and
+/// operation to compare costs more than a search that fails saves.
+const SEARCH: u64 = 16;
+/// The first pause, in turns; each search that fails again doubles it, up to the
+/// longest.
+const PAUSE: u64 = 64;
+const LONGEST_PAUSE: u64 = 8192;
+/// The spans kept since the oldest snapshot: far fewer than a phase's search keeps,
+/// since turns repeat within a few thousand spans or not at all, and a history of
+/// megabytes, copied into span by span, costs its weight in cache misses.
+const MAX_TURN_SPANS: usize = 1 << 13;
 
 impl Turns {
     /// `None` when some thread's phase cannot be proved to repeat cheaply (its moving
@@ -66,7 +83,17 @@ impl Turns {
                 return None;
             }
         }
-        Some(Turns { generations, frames, snapshots: Vec::new(), spans: VecDeque::new(), turns: 0, taken: 0, next: 1 })
+        Some(Turns {
+            generations,
+            frames,
+            snapshots: Vec::new(),
+            spans: VecDeque::new(),
+            turns: 0,
+            taken: 0,
+            next: 1,
+            pause: PAUSE,
+            searched: 0,
+        })
     }
 
     /// Whether this was made for the threads' phases of these generations.
@@ -74,15 +101,34 @@ impl Turns {
         self.generations == generations
     }
 
-    /// Forgets the snapshots (a timer tick came between, or a skip was made).
+    /// Forgets the snapshots (a timer tick came between, or a skip was made) and
+    /// searches again from the next turn.
     pub(super) fn reset(&mut self, core: &mut dyn Core) {
+        self.stop(core);
+        self.next = self.turns + 1;
+    }
+
+    /// A skip of `cycles` was made: searching pays when the cycles skipped outweigh
+    /// those simulated while recording for it; otherwise the pauses go on growing.
+    pub(super) fn skipped(&mut self, core: &mut dyn Core, cycles: u64) {
+        if cycles > self.searched {
+            self.pause = PAUSE;
+            self.searched = 0;
+            self.reset(core);
+        } else {
+            self.stop(core);
+            self.next = self.turns + self.pause;
+            self.pause = (2 * self.pause).min(LONGEST_PAUSE);
+        }
+    }
+
+    fn stop(&mut self, core: &mut dyn Core) {
         if !self.snapshots.is_empty() {
             finder::record(core, false);
         }
         self.snapshots.clear();
         self.spans.clear();
         self.taken = 0;
-        self.next = self.turns + 1;
     }
 
     /// The spans software thread `thread` just ran, while snapshots are kept.
@@ -90,8 +136,9 @@ impl Turns {
         if self.snapshots.is_empty() {
             return;
         }
+        self.searched += spans.iter().map(|s| s.cycles).sum::<u64>();
         self.spans.extend(spans.iter().map(|&s| (s, thread)));
-        while self.spans.len() > MAX_PERIOD_SPANS && !self.snapshots.is_empty() {
+        while self.spans.len() > MAX_TURN_SPANS && !self.snapshots.is_empty() {
             self.forget_oldest(core);
         }
     }
@@ -172,6 +219,11 @@ impl Turns {
             }
         }
         self.snapshots.push(Snapshot { ks: ks.to_vec(), hash, state, spans: self.spans.len(), logged: finder::recorded(core) });
+        if found.is_none() && self.taken >= SEARCH {
+            self.stop(core);
+            self.next = self.turns + self.pause;
+            self.pause = (2 * self.pause).min(LONGEST_PAUSE);
+        }
         found
     }
 
