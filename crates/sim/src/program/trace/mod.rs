@@ -6,8 +6,13 @@ use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::{Arc, Mutex};
 
-use super::{Access, DataStream, Dma, FpOp, Memory, Op, Pattern, Phase, Program, Table, DMA_MAX_BYTES};
+mod lackey;
+mod native;
+
+use super::{Access, DataStream, Dma, Memory, Op, Pattern, Phase, Program, Table};
 use crate::stream::Privilege;
+use lackey::{lackey_line, lackey_record, Fast, Held};
+use native::native_line;
 
 /// The first line of a native trace.
 pub const NATIVE_HEADER: &str = "#pmukit-trace v1";
@@ -141,10 +146,6 @@ const READ_BYTES: usize = 1 << 16;
 /// held in memory whole.
 const MAX_LINE: usize = 1 << 20;
 
-/// A Lackey instruction waiting for its data lines and its successor: address, size
-/// and its first data access.
-type Held = (u64, u64, Option<(MemKind, u64, u8)>);
-
 struct Phases {
     reader: Box<dyn BufRead + Send>,
     origin: String,
@@ -186,6 +187,16 @@ impl Phases {
             return Some(r);
         }
         while !self.done {
+            if self.format == Format::Lackey {
+                if let Fast::Line(n, record) = lackey::fast(&self.buf[self.pos..self.end], &mut self.held) {
+                    self.pos += n;
+                    self.line_no += 1;
+                    match record {
+                        Some(r) => return Some(Line::Instruction(r)),
+                        None => continue,
+                    }
+                }
+            }
             match self.parse_line() {
                 Ok(Some(r)) => return Some(r),
                 Ok(None) => continue,
@@ -249,216 +260,6 @@ impl Phases {
             }
         }
     }
-}
-
-/// One Lackey line: an instruction completes the one `held` before it. Parsed as
-/// bytes: traces run to billions of lines. An error is a column and a message.
-fn lackey_line(line: &[u8], held: &mut Option<Held>) -> Result<Option<Record>, (usize, String)> {
-    let mut end = line.len();
-    while end > 0 && matches!(line[end - 1], b'\n' | b'\r' | b' ') {
-        end -= 1;
-    }
-    let line = &line[..end];
-    if line.is_empty() || line.starts_with(b"==") || line.starts_with(b"--") {
-        return Ok(None);
-    }
-    let kind = match line {
-        [b'I', b' ', b' ', ..] => b'I',
-        [b' ', k @ (b'L' | b'S' | b'M'), b' ', ..] => *k,
-        _ => return Err((1, "expected `I  ADDR,SIZE` or ` L|S|M ADDR,SIZE` (Valgrind Lackey --trace-mem=yes)".into())),
-    };
-    let rest = &line[3..];
-    // One pass over the address's digits up to the comma (the common case); a
-    // malformed line is diagnosed below.
-    let mut addr = 0u64;
-    let mut comma = 0;
-    for (i, &d) in rest.iter().enumerate().take(17) {
-        match HEX[usize::from(d)] {
-            v if v < 16 => addr = addr << 4 | u64::from(v),
-            _ if d == b',' && i > 0 => {
-                comma = i;
-                break;
-            }
-            _ => break,
-        }
-    }
-    if comma == 0 {
-        return Err(lackey_address_error(rest));
-    }
-    let size = &rest[comma + 1..];
-    let Some(size) = decimal_u8(size) else {
-        let text = String::from_utf8_lossy(size).into_owned();
-        return Err((4 + comma + 1, format!("`{text}` is not a size in bytes (1-255)")));
-    };
-    if kind == b'I' {
-        let before = held.replace((addr, u64::from(size), None));
-        return Ok(before.map(|(ip, isize, mem)| lackey_record(ip, isize, mem, addr)));
-    }
-    let mem = match kind {
-        b'L' => MemKind::Load,
-        b'S' => MemKind::Store,
-        _ => MemKind::Modify,
-    };
-    match held {
-        Some((_, _, first @ None)) => *first = Some((mem, addr, size)),
-        Some(_) => {}
-        None => return Err((2, "a data access before any instruction".into())),
-    }
-    Ok(None)
-}
-
-/// A decimal number in 1..=255.
-fn decimal_u8(digits: &[u8]) -> Option<u8> {
-    if digits.is_empty() || digits.len() > 3 {
-        return None;
-    }
-    let n = digits.iter().try_fold(0u32, |n, &d| Some(n * 10 + (d as char).to_digit(10)?))?;
-    u8::try_from(n).ok().filter(|&n| n > 0)
-}
-
-/// What is wrong with a Lackey line's `ADDR,SIZE` when the fast pass failed.
-fn lackey_address_error(rest: &[u8]) -> (usize, String) {
-    match rest.iter().position(|&b| b == b',') {
-        None => (4, "expected ADDR,SIZE".into()),
-        Some(comma) => {
-            let text = String::from_utf8_lossy(&rest[..comma]).into_owned();
-            (4, format!("`{text}` is not a hexadecimal address"))
-        }
-    }
-}
-
-/// The value of each byte as a hexadecimal digit, 16 for none.
-const HEX: [u8; 256] = {
-    let mut t = [16u8; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// A Lackey instruction, once the next one's address (`next`) is known: a jump when
-/// it is not the fall-through.
-fn lackey_record(ip: u64, size: u64, mem: Option<(MemKind, u64, u8)>, next: u64) -> Record {
-    let op = match mem {
-        _ if next != ip + size => Kind::Branch(next, true),
-        Some((kind, addr, size)) => Kind::Mem(kind, addr, size),
-        None => Kind::Plain(Op::Int),
-    };
-    Record { thread: 0, privilege: Privilege::USER, ip, op }
-}
-
-/// One native line: `IP CLASS [OPERANDS] [kernel] [thread=N]`; `#` starts a comment.
-fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
-    let text = line.split('#').next().unwrap_or("");
-    let mut fields = Vec::new();
-    let mut at = 0;
-    for word in text.split_whitespace() {
-        let column = text[at..].find(word).map_or(at, |i| at + i);
-        at = column + word.len();
-        fields.push((column + 1, word));
-    }
-    let Some(&(ip_col, ip)) = fields.first() else { return Ok(None) };
-    let hex = |(column, w): (usize, &str)| {
-        u64::from_str_radix(w.trim_start_matches("0x"), 16).map_err(|_| (column, format!("`{w}` is not a hexadecimal address")))
-    };
-    let ip = hex((ip_col, ip))?;
-    let Some(&(class_col, class)) = fields.get(1) else { return Err((at + 1, "expected an instruction class after the address".into())) };
-    let mut record = Record { thread: 0, privilege: Privilege::USER, ip, op: Kind::Plain(Op::Int) };
-    let mut operands = Vec::new();
-    let mut option = None;
-    for &(column, w) in &fields[2..] {
-        match w.split_once('=') {
-            _ if w == "kernel" => record.privilege = Privilege::KERNEL,
-            Some(("thread", n)) => record.thread = n.parse().map_err(|_| (column, format!("`{n}` is not a thread number (0-255)")))?,
-            _ => {
-                operands.push((column, w));
-                continue;
-            }
-        }
-        option.get_or_insert(column);
-    }
-    let want = |n: usize| {
-        if operands.len() == n {
-            Ok(())
-        } else {
-            Err((class_col, format!("`{class}` takes {n} operand{}, not {}", if n == 1 { "" } else { "s" }, operands.len())))
-        }
-    };
-    let mem = |kind: MemKind, sized: bool| -> Result<Kind, (usize, String)> {
-        want(if sized { 2 } else { 1 })?;
-        let size = match operands.get(1) {
-            Some(&(column, w)) => {
-                w.parse::<u8>().ok().filter(|&s| s > 0).ok_or((column, format!("`{w}` is not a size in bytes (1-255)")))?
-            }
-            None => 32,
-        };
-        Ok(Kind::Mem(kind, hex(operands[0])?, size))
-    };
-    record.op = match class {
-        "int" | "nop" => Kind::Plain(Op::Int),
-        "fp" => Kind::Plain(Op::Fp(FpOp::Fma)),
-        "fdiv" => Kind::Plain(Op::Fp(FpOp::Div)),
-        "spr" => Kind::Plain(Op::SpecialReg),
-        "sys" => Kind::Plain(Op::Syscall),
-        "eret" => Kind::Plain(Op::ExceptionReturn),
-        "barrier" => Kind::Plain(Op::Barrier),
-        "pause" => Kind::Plain(Op::Pause),
-        "ld" => mem(MemKind::Load, true)?,
-        "fld" => mem(MemKind::FpLoad, true)?,
-        "st" => mem(MemKind::Store, true)?,
-        "rmw" => mem(MemKind::Modify, true)?,
-        "atomic" => mem(MemKind::Atomic, true)?,
-        "pf" => mem(MemKind::Prefetch, false)?,
-        "bld" => mem(MemKind::BlockLoad, false)?,
-        "bst" => mem(MemKind::BlockStore, false)?,
-        "flush" => mem(MemKind::FlushCode, false)?,
-        "br" => {
-            want(2)?;
-            let taken = match operands[1] {
-                (_, "t") => true,
-                (_, "n") => false,
-                (column, w) => return Err((column, format!("`{w}` is not a branch outcome: t (taken) or n (not taken)"))),
-            };
-            Kind::Branch(hex(operands[0])?, taken)
-        }
-        "call" | "ret" | "jmp" => {
-            want(1)?;
-            let target = hex(operands[0])?;
-            match class {
-                "call" => Kind::Call(target),
-                "ret" => Kind::Return(target),
-                _ => Kind::Jump(target),
-            }
-        }
-        "dma" => {
-            if let Some(column) = option {
-                return Err((column, "`dma` takes no options: the transfer belongs to the instructions before it".into()));
-            }
-            want(2)?;
-            let write = match operands[0] {
-                (_, "r") => false,
-                (_, "w") => true,
-                (column, w) => return Err((column, format!("`{w}` is not a transfer direction: r (the device reads) or w (it writes)"))),
-            };
-            let (column, w) = operands[1];
-            let bytes = w
-                .parse::<u32>()
-                .ok()
-                .filter(|b| (1..=DMA_MAX_BYTES).contains(b))
-                .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
-            return Ok(Some(Line::Transfer(Transfer { at: ip, bytes, write })));
-        }
-        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
-    };
-    Ok(Some(Line::Instruction(record)))
 }
 
 impl Iterator for Phases {

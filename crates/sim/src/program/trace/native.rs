@@ -1,0 +1,112 @@
+//! The native trace format (docs/workloads.md): `IP CLASS [OPERANDS] [kernel]
+//! [thread=N]`, one instruction or device transfer a line.
+
+use super::{Kind, Line, MemKind, Record, Transfer};
+use crate::program::{FpOp, Op, DMA_MAX_BYTES};
+use crate::stream::Privilege;
+
+/// One native line: `IP CLASS [OPERANDS] [kernel] [thread=N]`; `#` starts a comment.
+pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
+    let text = line.split('#').next().unwrap_or("");
+    let mut fields = Vec::new();
+    let mut at = 0;
+    for word in text.split_whitespace() {
+        let column = text[at..].find(word).map_or(at, |i| at + i);
+        at = column + word.len();
+        fields.push((column + 1, word));
+    }
+    let Some(&(ip_col, ip)) = fields.first() else { return Ok(None) };
+    let hex = |(column, w): (usize, &str)| {
+        u64::from_str_radix(w.trim_start_matches("0x"), 16).map_err(|_| (column, format!("`{w}` is not a hexadecimal address")))
+    };
+    let ip = hex((ip_col, ip))?;
+    let Some(&(class_col, class)) = fields.get(1) else { return Err((at + 1, "expected an instruction class after the address".into())) };
+    let mut record = Record { thread: 0, privilege: Privilege::USER, ip, op: Kind::Plain(Op::Int) };
+    let mut operands = Vec::new();
+    let mut option = None;
+    for &(column, w) in &fields[2..] {
+        match w.split_once('=') {
+            _ if w == "kernel" => record.privilege = Privilege::KERNEL,
+            Some(("thread", n)) => record.thread = n.parse().map_err(|_| (column, format!("`{n}` is not a thread number (0-255)")))?,
+            _ => {
+                operands.push((column, w));
+                continue;
+            }
+        }
+        option.get_or_insert(column);
+    }
+    let want = |n: usize| {
+        if operands.len() == n {
+            Ok(())
+        } else {
+            Err((class_col, format!("`{class}` takes {n} operand{}, not {}", if n == 1 { "" } else { "s" }, operands.len())))
+        }
+    };
+    let mem = |kind: MemKind, sized: bool| -> Result<Kind, (usize, String)> {
+        want(if sized { 2 } else { 1 })?;
+        let size = match operands.get(1) {
+            Some(&(column, w)) => {
+                w.parse::<u8>().ok().filter(|&s| s > 0).ok_or((column, format!("`{w}` is not a size in bytes (1-255)")))?
+            }
+            None => 32,
+        };
+        Ok(Kind::Mem(kind, hex(operands[0])?, size))
+    };
+    record.op = match class {
+        "int" | "nop" => Kind::Plain(Op::Int),
+        "fp" => Kind::Plain(Op::Fp(FpOp::Fma)),
+        "fdiv" => Kind::Plain(Op::Fp(FpOp::Div)),
+        "spr" => Kind::Plain(Op::SpecialReg),
+        "sys" => Kind::Plain(Op::Syscall),
+        "eret" => Kind::Plain(Op::ExceptionReturn),
+        "barrier" => Kind::Plain(Op::Barrier),
+        "pause" => Kind::Plain(Op::Pause),
+        "ld" => mem(MemKind::Load, true)?,
+        "fld" => mem(MemKind::FpLoad, true)?,
+        "st" => mem(MemKind::Store, true)?,
+        "rmw" => mem(MemKind::Modify, true)?,
+        "atomic" => mem(MemKind::Atomic, true)?,
+        "pf" => mem(MemKind::Prefetch, false)?,
+        "bld" => mem(MemKind::BlockLoad, false)?,
+        "bst" => mem(MemKind::BlockStore, false)?,
+        "flush" => mem(MemKind::FlushCode, false)?,
+        "br" => {
+            want(2)?;
+            let taken = match operands[1] {
+                (_, "t") => true,
+                (_, "n") => false,
+                (column, w) => return Err((column, format!("`{w}` is not a branch outcome: t (taken) or n (not taken)"))),
+            };
+            Kind::Branch(hex(operands[0])?, taken)
+        }
+        "call" | "ret" | "jmp" => {
+            want(1)?;
+            let target = hex(operands[0])?;
+            match class {
+                "call" => Kind::Call(target),
+                "ret" => Kind::Return(target),
+                _ => Kind::Jump(target),
+            }
+        }
+        "dma" => {
+            if let Some(column) = option {
+                return Err((column, "`dma` takes no options: the transfer belongs to the instructions before it".into()));
+            }
+            want(2)?;
+            let write = match operands[0] {
+                (_, "r") => false,
+                (_, "w") => true,
+                (column, w) => return Err((column, format!("`{w}` is not a transfer direction: r (the device reads) or w (it writes)"))),
+            };
+            let (column, w) = operands[1];
+            let bytes = w
+                .parse::<u32>()
+                .ok()
+                .filter(|b| (1..=DMA_MAX_BYTES).contains(b))
+                .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
+            return Ok(Some(Line::Transfer(Transfer { at: ip, bytes, write })));
+        }
+        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
+    };
+    Ok(Some(Line::Instruction(record)))
+}
