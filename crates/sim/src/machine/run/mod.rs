@@ -91,6 +91,8 @@ pub struct Runner<C: Core> {
     out: VecDeque<Block>,
     /// Spans of simulated iterations not yet emitted.
     pending: Vec<Span>,
+    /// The room the last iteration was given in `pending`.
+    room: usize,
     /// The finder's span buffer, kept between phases: it grows to megabytes, and
     /// allocating it afresh for every loop would fault in new pages each time.
     history: VecDeque<Span>,
@@ -128,6 +130,7 @@ impl<C: Core> Runner<C> {
             next_tick,
             out: VecDeque::new(),
             pending: Vec::new(),
+            room: 0,
             history: VecDeque::new(),
             error: None,
             turns: None,
@@ -142,9 +145,11 @@ impl<C: Core> Runner<C> {
         self.error.as_ref()
     }
 
+    /// Hands the spans simulated so far out as a block. The next vector has room for
+    /// a block's worth of the latest iterations, so that it need not grow.
     fn flush(&mut self) {
         if !self.pending.is_empty() {
-            let body = std::mem::replace(&mut self.pending, Vec::with_capacity(2 * EMIT_SPANS));
+            let body = std::mem::replace(&mut self.pending, Vec::with_capacity(EMIT_SPANS + 2 * self.room));
             self.out.push_back(Block { body, repeat: 1 });
         }
     }
@@ -338,16 +343,18 @@ impl<C: Core> Runner<C> {
                     }
                 }
             }
-            let start = self.pending.len();
-            // An iteration makes a span or two per instruction: room for them at once,
-            // where doubling would copy a trace's chunk of thousands of records again
-            // and again (and growing an empty vector would still copy its old buffer).
-            let room = 2 * phase.body.len();
-            if self.pending.is_empty() && self.pending.capacity() < room {
-                self.pending = Vec::with_capacity(room);
-            } else {
-                self.pending.reserve(room);
+            // An iteration makes a span or two per instruction: room for them at once.
+            // Without it the spans already there are handed out first, since growing
+            // the vector copies them (a third of a `pmu stat` run once went to such
+            // copies), and a vector that is handed out must be allocated anyway.
+            self.room = 2 * phase.body.len();
+            if self.pending.capacity() - self.pending.len() < self.room {
+                self.flush();
+                if self.pending.capacity() < self.room {
+                    self.pending = Vec::with_capacity(EMIT_SPANS + 2 * self.room);
+                }
             }
+            let start = self.pending.len();
             self.core.iterate(phase, k, &mut self.pending);
             let spans = &self.pending[start..];
             self.cycles += spans.iter().map(|s| s.cycles).sum::<u64>();
