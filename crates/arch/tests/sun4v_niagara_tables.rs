@@ -8,7 +8,7 @@ use pmukit_arch::sparc::niagara::{
     self, Context, Field, FieldKind, Mmu, PageSize, Quantity, BUFFER_ALIGN, BUFFER_BYTES, COUNTER_BYTES, LAYOUT,
 };
 use pmukit_arch::sparc::sun4v::{
-    self, group, parse_number, ApiGroup, Function, Status, Trap, API_GET_VERSION, API_SET_VERSION, CORE_TRAP, FAST_TRAP, FUNCTIONS, GROUPS,
+    self, group, ApiGroup, Function, Status, Trap, API_GET_VERSION, API_SET_VERSION, CORE_TRAP, FAST_TRAP, FUNCTIONS, GROUPS,
     KT_GET_PERFREG, KT_SET_PERFREG, MAX_ARGS, NIAGARA_MMUSTAT_CONF, NIAGARA_MMUSTAT_INFO,
 };
 
@@ -211,8 +211,8 @@ fn lookups_take_names_in_any_case_or_numbers() {
     assert_eq!(Function::lookup("0x999"), None);
     assert_eq!(ApiGroup::lookup("NIAGARA").map(|g| g.number), Some(0x200));
     assert_eq!(ApiGroup::lookup("0x209").map(|g| g.name), Some("kt_cpu"));
-    assert_eq!(parse_number("0X1f"), Some(0x1f));
-    assert_eq!(parse_number("0xg"), None);
+    assert_eq!(Function::lookup("0X103"), Some(&NIAGARA_MMUSTAT_INFO));
+    assert_eq!(Function::lookup("+259"), None, "no sign");
     assert_eq!(sun4v::Function::by_number(Trap::Fast, 0x00), None);
     assert_eq!(FUNCTIONS.len(), 6);
 }

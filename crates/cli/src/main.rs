@@ -9,12 +9,13 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use pmukit_arch::sparc::niagara::BUFFER_BYTES;
 use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
 use pmukit_core::event_string::EventSel;
-use pmukit_core::register::parse_value;
+use pmukit_core::number;
 use pmukit_sim::hvcall;
 use pmukit_sim::models::kt::KtConfig;
-use pmukit_sim::models::sun4v::decode_mmustat;
+use pmukit_sim::models::sun4v::{DecodeError, MmuStatReader};
 use pmukit_sim::stat::{self, MachineFile, StatOptions, DEFAULT_MUX_INTERVAL};
 
 /// The machine models stream megabyte-sized blocks of spans; the system allocator
@@ -108,10 +109,10 @@ enum Command {
         #[arg(long, default_value = "niagara")]
         machine: String,
         /// Virtual CPUs of the machine.
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = 4, value_parser = parse_usize)]
         vcpus: usize,
         /// Virtual CPU that makes the calls.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = parse_usize)]
         vcpu: usize,
         /// Calls, one argument each: a function name or number, then its arguments
         /// (decimal or 0x hex).
@@ -130,7 +131,8 @@ enum MmustatAction {
     /// Decode a raw dump of one or more 512-byte statistics buffers (one per CPU):
     /// hits, ticks and average ticks per hit per MMU, context and page size.
     Decode {
-        /// The dump file.
+        /// The dump file; `-` reads standard input. Read as it is decoded, so a dump
+        /// of any size takes constant memory.
         file: String,
     },
 }
@@ -145,7 +147,7 @@ struct StatArgs {
     #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
     workload: String,
     /// Seed of the workload's deterministic event stream.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse_u64)]
     seed: u64,
     /// Length of the run in simulated cycles (1 GHz clock); accepts 1e9, 1_000_000, 0x….
     #[arg(long, default_value = "1e9", value_parser = parse_count)]
@@ -164,7 +166,7 @@ struct StatArgs {
     /// Hardware threads of the machine: 1-8 strands on SPARC T4/KT (default 8), 1-4 on
     /// Niagara (4), 1-2 on Montecito (2), 1 on ARM11. Workloads run a software thread
     /// per hardware thread (`os` eight processes, `shared` four threads).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_usize)]
     threads: Option<usize>,
     /// Inject hardware errors at this rate, e.g. 1e-4; off by default. ARM11: parity
     /// and TCM errors per access to each cache and TCM (events 0x30-0x35, 0x38);
@@ -184,11 +186,11 @@ struct StatArgs {
     machine_config: Option<String>,
     /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread
     /// over them, so misses to another node's memory count as remote.
-    #[arg(long, default_value_t = 2, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    #[arg(long, default_value_t = 2, value_parser = parse_usize, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
     kt_nodes: usize,
     /// SPARC KT: a PerfReg# this guest may not access (kt_get/set_perfreg answer
     /// ENOACCESS); repeat or comma-separate for several.
-    #[arg(long, value_name = "PERFREG", value_delimiter = ',', value_parser = parse_value, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    #[arg(long, value_name = "PERFREG", value_delimiter = ',', value_parser = parse_u64, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
     kt_deny: Vec<u64>,
     /// SPARC KT: this guest may not set the SPARC PCR's HT bit (ENOACCESS).
     #[arg(long, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
@@ -199,20 +201,25 @@ struct StatArgs {
     kt_l2_busy: bool,
 }
 
-/// Parse a cycle count: integers in any base `parse_value` takes, or `NeM` notation.
+/// Command-line numbers go through pmukit's one strict parser (`pmukit_core::number`),
+/// not clap's, which takes `+5`.
 fn parse_count(text: &str) -> Result<u64, String> {
-    if let Some((mantissa, exp)) = text.split_once(['e', 'E']).filter(|_| !text.starts_with("0x")) {
-        let m: u64 = mantissa.parse().map_err(|_| format!("'{text}' is not a count: expected e.g. 1000000, 1e9 or 0x1000"))?;
-        let e: u32 = exp.parse().map_err(|_| format!("'{text}' is not a count: expected e.g. 1000000, 1e9 or 0x1000"))?;
-        return 10u64.checked_pow(e).and_then(|p| p.checked_mul(m)).ok_or_else(|| format!("'{text}' does not fit 64 bits"));
-    }
-    parse_value(text)
+    number::parse_count(text).map_err(|e| e.to_string())
+}
+
+fn parse_u64(text: &str) -> Result<u64, String> {
+    number::parse_u64(text).map_err(|e| e.to_string())
+}
+
+fn parse_usize(text: &str) -> Result<usize, String> {
+    let n = parse_u64(text)?;
+    usize::try_from(n).map_err(|_| format!("'{text}' is too large"))
 }
 
 /// Parse a probability per access: above 0, at most 1.
 fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(r) if r > 0.0 && r <= 1.0 => Ok(r),
+    match text.parse::<f64>().ok().filter(|_| !text.starts_with('+')) {
+        Some(r) if r > 0.0 && r <= 1.0 => Ok(r),
         _ => Err(format!("'{text}' is not a rate per access: expected a number above 0 and at most 1, e.g. 1e-4")),
     }
 }
@@ -227,7 +234,23 @@ fn usage(message: impl ToString) -> Failure {
     Failure { code: 2, message: message.to_string() }
 }
 
+/// The line a panic prints instead of a backtrace. Tests look for it: every input
+/// must give a usage error or a runtime failure, never this.
+const BUG: &str = "pmu: internal error, a bug in pmu";
+
 fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let what = info.payload().downcast_ref::<&str>().copied().or_else(|| info.payload().downcast_ref::<String>().map(String::as_str));
+        eprintln!(
+            "{BUG}{at}: {}. Please report it with the command that caused it (RUST_BACKTRACE=1 shows where).",
+            what.unwrap_or("panic")
+        );
+        if std::env::var_os("RUST_BACKTRACE").is_some() {
+            eprintln!("{}", std::backtrace::Backtrace::force_capture());
+        }
+        std::process::exit(1);
+    }));
     let cli = Cli::parse();
     let out = Out::new(cli.json);
     match run(&cli, &out) {
@@ -253,19 +276,19 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             out.list(&pmus)
         }
         Command::Describe { event } => {
-            let sel = resolve_all(&catalog, std::slice::from_ref(event), &cli.pmu)?.remove(0);
+            let sel = resolve_one(&catalog, event, &cli.pmu)?;
             let pmu = catalog.pmu(sel.pmu).map_err(usage)?;
             out.describe(pmu, &sel)
         }
         Command::Encode { events } => {
             let sels = resolve_all(&catalog, events, &cli.pmu)?;
-            let pmu = catalog.pmu(sels[0].pmu).map_err(usage)?;
+            let pmu = catalog.pmu(first_pmu(&sels, &cli.pmu)).map_err(usage)?;
             let set = arch::encode_set(pmu, &sels).map_err(usage)?;
             out.encode(&set)
         }
         Command::Schedule { events } => {
             let sels = resolve_all(&catalog, events, &cli.pmu)?;
-            let pmu = catalog.pmu(sels[0].pmu).map_err(usage)?;
+            let pmu = catalog.pmu(first_pmu(&sels, &cli.pmu)).map_err(usage)?;
             if let Some(other) = sels.iter().find(|s| s.pmu != pmu.name()) {
                 return Err(usage(format!(
                     "'{}' is on {}, not {}: schedule one PMU's events at a time",
@@ -278,7 +301,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
         }
         Command::Decode { target, register, value } => {
             let pmu = catalog.pmu(target).map_err(usage)?;
-            let value = parse_value(value).map_err(|e| usage(format!("register value {e}")))?;
+            let value = number::parse_u64(value).map_err(|e| usage(format!("register value {e}")))?;
             let decoded = arch::decode(pmu, register, value).map_err(usage)?;
             let layout = arch::register(pmu, register).map_err(usage)?;
             out.decode(&decoded, &layout.diagram(Some(value)))
@@ -290,25 +313,56 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             out.hv(&hvcall::run(processor, *vcpus, *vcpu, calls).map_err(usage)?)
         }
         Command::Mmustat { action: MmustatAction::Decode { file } } => {
-            let bytes = std::fs::read(file).map_err(|e| usage(format!("cannot read {file}: {e}")))?;
-            let dump = decode_mmustat(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
-            out.mmustat(&dump)
+            let input: Box<dyn std::io::Read> = if file == "-" {
+                Box::new(std::io::stdin().lock())
+            } else {
+                let f = std::fs::File::open(file).map_err(|e| usage(format!("cannot read {file}: {e}")))?;
+                // A regular file's size is known: a partial dump is refused before
+                // anything is printed.
+                if let Some(size) = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len()) {
+                    let bad = match size {
+                        0 => Some(DecodeError::Empty),
+                        _ if !size.is_multiple_of(BUFFER_BYTES as u64) => Some(DecodeError::Size { size }),
+                        _ => None,
+                    };
+                    if let Some(e) = bad {
+                        return Err(usage(format!("{file}: {e}")));
+                    }
+                }
+                Box::new(f)
+            };
+            let origin = if file == "-" { "standard input" } else { file };
+            let decode_error = |f: Failure| if f.code == 2 { Failure { message: format!("{origin}: {}", f.message), ..f } } else { f };
+            out.mmustat(MmuStatReader::new(input)).map_err(decode_error)
         }
     }
 }
 
-/// Resolve event strings; the spec's warnings about valid but questionable choices
-/// (meaningless unit-mask combinations) go to stderr.
+/// Resolve event strings, at least one and none blank; the spec's warnings about
+/// valid but questionable choices (meaningless unit-mask combinations) go to stderr.
 fn resolve_all(catalog: &Catalog, events: &[String], default_pmu: &str) -> Result<Vec<EventSel>, Failure> {
-    let sels: Vec<EventSel> = events
-        .iter()
-        .filter(|e| !e.trim().is_empty())
-        .map(|e| catalog.resolve(e.trim(), default_pmu).map_err(usage))
-        .collect::<Result<_, _>>()?;
+    let example = "an event string such as arm1176::INSTR_EXEC (`pmu list` shows every PMU's events)";
+    if events.is_empty() {
+        return Err(usage(format!("no event given: expected {example}")));
+    }
+    if let Some(i) = events.iter().position(|e| e.trim().is_empty()) {
+        return Err(usage(format!("event {} of {} is blank: expected {example}", i + 1, events.len())));
+    }
+    let sels: Vec<EventSel> = events.iter().map(|e| catalog.resolve(e.trim(), default_pmu).map_err(usage)).collect::<Result<_, _>>()?;
     for w in sels.iter().flat_map(|s| &s.warnings) {
         eprintln!("pmu: warning: {w}");
     }
     Ok(sels)
+}
+
+fn resolve_one(catalog: &Catalog, event: &str, default_pmu: &str) -> Result<EventSel, Failure> {
+    let mut sels = resolve_all(catalog, &[event.to_string()], default_pmu)?;
+    sels.pop().ok_or_else(|| usage("no event given"))
+}
+
+/// The PMU of the first event (`resolve_all` gives at least one).
+fn first_pmu<'a>(sels: &'a [EventSel], default_pmu: &'a str) -> &'a str {
+    sels.first().map_or(default_pmu, |s| s.pmu)
 }
 
 fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Result<(), Failure> {

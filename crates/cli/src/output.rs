@@ -10,7 +10,7 @@ use pmukit_core::register::Decoded;
 use pmukit_core::report::thousands;
 use pmukit_core::table::EventDef;
 use pmukit_sim::hvcall::Outcome;
-use pmukit_sim::models::sun4v::MmuStatDump;
+use pmukit_sim::models::sun4v::{DecodeError, MmuStatBuffer, ReservedWarning};
 use pmukit_sim::program::builtin::WORKLOADS;
 use serde_json::{json, Value};
 
@@ -298,30 +298,62 @@ impl Out {
         self.text(&format!("{}\n", t.trim_fmt()))
     }
 
-    pub fn mmustat(&self, dump: &MmuStatDump) -> Result<(), Failure> {
-        for w in &dump.warnings {
-            eprintln!("pmu: warning: {w}");
+    /// Decoded MMU statistics buffers, written as they are read so that a dump of any
+    /// size takes constant memory: a table per buffer, or with `--json` one object per
+    /// line inside `{"buffers": [...], "warnings": N}`. The first few reserved-field
+    /// warnings go to stderr as they come, the rest as a count at the end. A dump that
+    /// ends inside a buffer fails after the buffers before it (the JSON still closes,
+    /// with an `"error"` member).
+    pub fn mmustat(
+        &self,
+        buffers: impl Iterator<Item = Result<(MmuStatBuffer, Vec<ReservedWarning>), DecodeError>>,
+    ) -> Result<(), Failure> {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        let mut warnings = 0u64;
+        let mut failure = None;
+        let mut written = if self.json { w.write_all(b"{\"buffers\": [\n") } else { Ok(()) };
+        for (n, item) in buffers.enumerate() {
+            let (buffer, found) = match item {
+                Ok(decoded) => decoded,
+                Err(e) => {
+                    failure = Some(e.to_string());
+                    break;
+                }
+            };
+            for warning in &found {
+                warnings += 1;
+                if warnings <= WARNINGS_SHOWN {
+                    eprintln!("pmu: warning: {warning}");
+                }
+            }
+            written = written.and_then(|_| {
+                if self.json {
+                    let mut v = serde_json::to_value(&buffer).unwrap_or_default();
+                    v["warnings"] = serde_json::to_value(&found).unwrap_or_default();
+                    write!(w, "{}{v}", if n == 0 { "" } else { ",\n" })
+                } else {
+                    write!(w, "{}", mmustat_table(&buffer))
+                }
+            });
+            if written.is_err() {
+                break;
+            }
         }
         if self.json {
-            return self.json(&serde_json::to_value(dump).unwrap_or_default());
+            let error = failure.as_ref().map(|f| format!(", \"error\": {}", Value::String(f.clone()))).unwrap_or_default();
+            written = written.and_then(|_| writeln!(w, "\n], \"warnings\": {warnings}{error}}}"));
         }
-        let mut s = String::new();
-        for b in &dump.buffers {
-            let mut t = table(&["MMU", "context", "page", "hits", "ticks", "ticks/hit"]);
-            for slot in &b.slots {
-                let avg = slot.average_ticks_per_hit.map_or("-".to_string(), |a| format!("{a:.1}"));
-                t.add_row(vec![
-                    slot.mmu.name().to_string(),
-                    slot.context.name().to_string(),
-                    slot.page_size.name().to_string(),
-                    thousands(slot.hits),
-                    thousands(slot.ticks),
-                    avg,
-                ]);
+        written = written.and_then(|_| w.flush());
+        if warnings > WARNINGS_SHOWN {
+            eprintln!("pmu: warning: {} more reserved fields are not zero (not shown; --json lists every one)", warnings - WARNINGS_SHOWN);
+        }
+        match (written, failure) {
+            (_, Some(message)) => Err(Failure { code: 2, message }),
+            (Err(e), None) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(Failure { code: 1, message: format!("cannot write output: {e}") })
             }
-            s.push_str(&format!("buffer {} (CPU {0}, input offset {:#x}):\n{}\n\n", b.index, b.offset, t.trim_fmt()));
+            _ => Ok(()),
         }
-        self.text(&s)
     }
 
     pub fn workloads(&self) -> Result<(), Failure> {
@@ -335,4 +367,24 @@ impl Out {
         }
         self.text(&format!("{}\n", t.trim_fmt()))
     }
+}
+
+/// Warnings of one kind printed before the rest are only counted: a damaged dump can
+/// have millions.
+const WARNINGS_SHOWN: u64 = 5;
+
+fn mmustat_table(b: &MmuStatBuffer) -> String {
+    let mut t = table(&["MMU", "context", "page", "hits", "ticks", "ticks/hit"]);
+    for slot in &b.slots {
+        let avg = slot.average_ticks_per_hit.map_or("-".to_string(), |a| format!("{a:.1}"));
+        t.add_row(vec![
+            slot.mmu.name().to_string(),
+            slot.context.name().to_string(),
+            slot.page_size.name().to_string(),
+            thousands(slot.hits),
+            thousands(slot.ticks),
+            avg,
+        ]);
+    }
+    format!("buffer {} (CPU {0}, input offset {:#x}):\n{}\n\n", b.index, b.offset, t.trim_fmt())
 }

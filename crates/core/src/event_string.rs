@@ -14,7 +14,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::pmu::{ModifierKind, Pmu};
-use crate::table::{Combinations, EventDef};
+use crate::table::{EventDef, UmaskVerdict};
 
 /// A token of the input with its 1-based column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,10 +150,7 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
 fn raw_code(text: &str) -> Option<u64> {
     let lower = text.to_ascii_lowercase();
     let hex = lower.strip_prefix("0x").or_else(|| lower.strip_prefix('r'))?;
-    if hex.is_empty() {
-        return None;
-    }
-    u64::from_str_radix(hex, 16).ok()
+    crate::number::parse_digits(hex, 16)
 }
 
 /// Up to three names from `candidates` closest to `wanted`.
@@ -330,8 +327,13 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
                 help: Some(format!("valid unit masks: {}", names.join(", "))),
             });
         }
+        // The defaults are checked as if they had been written: `E` must be refused
+        // exactly when its canonical name `E.A.B` is.
         let value = defaults.iter().fold(0, |m, u| m | u.value);
-        return Ok(Umask { value, names: defaults.iter().map(|u| u.name.to_string()).collect(), warnings: vec![] });
+        let mut out = Umask { value, names: defaults.iter().map(|u| u.name.to_string()).collect(), warnings: vec![] };
+        let end = Token { text: " ".into(), column: input.chars().count() + 1 };
+        check_umask(input, e, &end, &mut out)?;
+        return Ok(out);
     }
     let valid: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
     let mut out = Umask::default();
@@ -362,19 +364,46 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
         out.value |= u.value;
         out.names.push(u.name.to_string());
     }
-    check_combination(input, e, tokens, &mut out)?;
-    if let Some(bad) = e.invalid_umask(out.value) {
-        let token = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column: tokens[0].column };
-        let note = if bad.note.is_empty() { String::new() } else { format!(" {}", bad.note) };
-        let listed: Vec<String> = e.umasks.iter().map(|u| u.name.to_string()).collect();
-        return Err(EventError::at(
-            input,
-            &token,
-            format!("unit mask {:#x} of event '{}' {}{note}", out.value, e.name, bad.kind.describe()),
-            Some(format!("valid unit masks: {}", listed.join(", "))),
-        ));
-    }
+    let written = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column: tokens[0].column };
+    check_umask(input, e, &written, &mut out)?;
     Ok(out)
+}
+
+/// Every rule on a unit-mask value, however it was chosen (written, or the event's
+/// defaults), as the table decides it (`EventDef::umask_verdict`); errors point at `at`.
+fn check_umask(input: &str, e: &EventDef, at: &Token, out: &mut Umask) -> Result<(), EventError> {
+    let ignored = out.value & e.umask_ignored;
+    if ignored != 0 {
+        out.warnings.push(format!("{}: unit-mask bits {ignored:#x} are ignored by the hardware", e.name));
+    }
+    let effective = out.value & !e.umask_ignored;
+    let note = if e.umask_note.is_empty() { String::new() } else { format!(": the spec says \"{}\"", e.umask_note) };
+    match e.umask_verdict(out.value) {
+        UmaskVerdict::Listed => Ok(()),
+        UmaskVerdict::Meaningless => {
+            out.warnings.push(format!("{} with unit mask {effective:#x} may count meaningless data{note}", e.name));
+            Ok(())
+        }
+        UmaskVerdict::NotListed => {
+            let listed: Vec<String> = e.umasks.iter().map(|u| format!("{} ({:#x})", u.name, u.value)).collect();
+            Err(EventError::at(
+                input,
+                at,
+                format!("unit mask {effective:#x} is not a meaningful setting of event '{}'{note}", e.name),
+                Some(format!("meaningful unit masks: {}", listed.join(", "))),
+            ))
+        }
+        UmaskVerdict::Invalid(bad) => {
+            let note = if bad.note.is_empty() { String::new() } else { format!(" {}", bad.note) };
+            let listed: Vec<String> = e.umasks.iter().map(|u| u.name.to_string()).collect();
+            Err(EventError::at(
+                input,
+                at,
+                format!("unit mask {:#x} of event '{}' {}{note}", out.value, e.name, bad.kind.describe()),
+                Some(format!("valid unit masks: {}", listed.join(", "))),
+            ))
+        }
+    }
 }
 
 /// Unit-mask tokens with the dotted names among them put back together: the parser
@@ -398,37 +427,7 @@ fn join_dotted(e: &EventDef, tokens: &[Token]) -> Vec<Token> {
 /// A unit-mask token written as a number (`0x1f`).
 fn numeric_umask(text: &str) -> Option<u64> {
     let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))?;
-    u64::from_str_radix(hex, 16).ok()
-}
-
-/// Apply the event's rule for unit-mask values that are not a listed one.
-fn check_combination(input: &str, e: &EventDef, tokens: &[Token], out: &mut Umask) -> Result<(), EventError> {
-    let ignored = out.value & e.umask_ignored;
-    if ignored != 0 {
-        out.warnings.push(format!("{}: unit-mask bits {ignored:#x} are ignored by the hardware", e.name));
-    }
-    let effective = out.value & !e.umask_ignored;
-    if e.umasks.is_empty() || e.umasks.iter().any(|u| u.matches(effective)) || e.invalid_umask(effective).is_some() {
-        return Ok(());
-    }
-    let note = if e.umask_note.is_empty() { String::new() } else { format!(": the spec says \"{}\"", e.umask_note) };
-    match e.umask_combinations {
-        Combinations::Any => Ok(()),
-        Combinations::Meaningless => {
-            out.warnings.push(format!("{} with unit mask {effective:#x} may count meaningless data{note}", e.name));
-            Ok(())
-        }
-        Combinations::Listed => {
-            let listed: Vec<String> = e.umasks.iter().map(|u| format!("{} ({:#x})", u.name, u.value)).collect();
-            let token = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column: tokens[0].column };
-            Err(EventError::at(
-                input,
-                &token,
-                format!("unit mask {effective:#x} is not a meaningful setting of event '{}'{note}", e.name),
-                Some(format!("meaningful unit masks: {}", listed.join(", "))),
-            ))
-        }
-    }
+    crate::number::parse_digits(hex, 16)
 }
 
 /// A resolved unit mask.
@@ -501,15 +500,19 @@ fn resolve_modifiers(
                 ));
             }
             (ModifierKind::Number { min, max }, Some(t)) => {
-                let n = crate::register::parse_value(&t.text).ok().filter(|n| (min..=max).contains(n));
-                n.ok_or_else(|| {
-                    EventError::at(
-                        input,
-                        t,
-                        format!("value '{}' of modifier '{}' is out of range", t.text, def.name),
-                        Some(format!("valid values: {min} to {max}")),
-                    )
-                })?
+                let valid = format!("valid values: {min} to {max}");
+                match crate::number::parse_u64(&t.text) {
+                    Ok(n) if (min..=max).contains(&n) => n,
+                    Ok(_) => {
+                        return Err(EventError::at(
+                            input,
+                            t,
+                            format!("value '{}' of modifier '{}' is out of range", t.text, def.name),
+                            Some(valid),
+                        ))
+                    }
+                    Err(e) => return Err(EventError::at(input, t, format!("value of modifier '{}': {e}", def.name), Some(valid))),
+                }
             }
         };
         out.push((def.name, v));

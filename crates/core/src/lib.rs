@@ -7,6 +7,7 @@
 pub mod count;
 pub mod event_string;
 pub mod metric;
+pub mod number;
 pub mod pmu;
 pub mod register;
 pub mod report;

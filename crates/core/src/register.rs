@@ -445,26 +445,3 @@ impl Register {
         out
     }
 }
-
-/// Parse a register value as users write it: `0x…` hex, `0b…` binary or decimal,
-/// with optional `_` separators.
-pub fn parse_value(text: &str) -> Result<u64, String> {
-    let t = text.trim().replace('_', "");
-    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        (h.to_string(), 16)
-    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
-        (b.to_string(), 2)
-    } else {
-        (t.clone(), 10)
-    };
-    if digits.is_empty() {
-        return Err(format!("'{text}' is not a number: expected hex (0x…), binary (0b…) or decimal"));
-    }
-    u64::from_str_radix(&digits, radix).map_err(|e| {
-        let why = match e.kind() {
-            std::num::IntErrorKind::PosOverflow => "does not fit 64 bits".to_string(),
-            _ => format!("is not a valid base-{radix} number"),
-        };
-        format!("'{text}' {why}: expected hex (0x…), binary (0b…) or decimal")
-    })
-}

@@ -285,6 +285,25 @@ impl EventTable {
                 }
                 umask_names.push(&u.name);
             }
+            if let Some(u) = e.umasks.iter().find(|u| u.value & e.umask_ignored != 0) {
+                // Its bits would be dropped before matching, so its own name would not
+                // select it.
+                return Err(invalid(
+                    &e.name,
+                    format!("unit mask {} = {:#x} overlaps the event's umask_ignored {:#x}", u.name, u.value, e.umask_ignored),
+                ));
+            }
+            if e.umasks.iter().any(|u| u.default) {
+                let value = e.umasks.iter().filter(|u| u.default).fold(0, |m, u| m | u.value);
+                let why = match e.umask_verdict(value) {
+                    UmaskVerdict::Listed | UmaskVerdict::Meaningless => None,
+                    UmaskVerdict::NotListed => Some("not a listed unit mask, and umask_combinations is \"listed\"".to_string()),
+                    UmaskVerdict::Invalid(bad) => Some(format!("{} ({})", bad.kind.describe(), bad.note)),
+                };
+                if let Some(why) = why {
+                    return Err(invalid(&e.name, format!("its default unit masks make {value:#x}, which event strings refuse: {why}")));
+                }
+            }
             for bad in e.invalid_umasks.iter() {
                 if bad.value > rules.max_umask || bad.ignored > rules.max_umask || bad.value & bad.ignored != 0 {
                     return Err(invalid(
@@ -361,6 +380,37 @@ impl EventDef {
     pub fn invalid_umask(&self, value: u64) -> Option<&InvalidUmask> {
         self.invalid_umasks.iter().find(|b| b.matches(value & !self.umask_ignored))
     }
+
+    /// Every rule of the table on a unit-mask value, however it was chosen: the one
+    /// decision behind event strings (written unit masks and defaults alike) and the
+    /// table validator's check of each event's defaults.
+    pub fn umask_verdict(&self, value: u64) -> UmaskVerdict<'_> {
+        let effective = value & !self.umask_ignored;
+        if let Some(bad) = self.invalid_umask(value) {
+            return UmaskVerdict::Invalid(bad);
+        }
+        if self.umasks.is_empty() || self.umasks.iter().any(|u| u.matches(effective)) {
+            return UmaskVerdict::Listed;
+        }
+        match self.umask_combinations {
+            Combinations::Any => UmaskVerdict::Listed,
+            Combinations::Meaningless => UmaskVerdict::Meaningless,
+            Combinations::Listed => UmaskVerdict::NotListed,
+        }
+    }
+}
+
+/// What the table says of a unit-mask value ([`EventDef::umask_verdict`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UmaskVerdict<'a> {
+    /// A listed value, or a combination the event allows.
+    Listed,
+    /// Allowed, but the spec calls the combination meaningless: warn.
+    Meaningless,
+    /// A combination of an event that allows only its listed values: refuse.
+    NotListed,
+    /// A selection the table names invalid: refuse.
+    Invalid(&'a InvalidUmask),
 }
 
 /// Unit-mask names may contain '.' (Montecito's `ALL.ALL_PRED`).

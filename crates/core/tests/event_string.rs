@@ -344,3 +344,85 @@ fn table_validation_refuses_overlapping_invalid_selections_and_bad_sub_events() 
     let err = table.validate(&A.rules(&["a", "b"], &["C0", "C1"], &["u", "thresh", "d"]), "toy").unwrap_err();
     assert!(err.to_string().contains("subevent_of"), "{err}");
 }
+
+/// Issue 10: an event written without a unit mask took the OR of its defaults unchecked,
+/// so `E` was programmed while `E.A.B`, its own canonical name, was refused. Tables
+/// whose defaults (or whose ignored bits) would do that are refused when loaded.
+#[test]
+fn defaults_that_event_strings_would_refuse_make_the_table_invalid() {
+    const DEFAULTS: &str = r#"
+family = "toy"
+[[event]]
+name = "E"
+code = 0x01
+description = "e"
+umask_combinations = "listed"
+umasks = [ { name = "A", value = 0x1, default = true }, { name = "B", value = 0x2, default = true } ]
+"#;
+    let rules = A.rules(&["a", "b"], &["C0", "C1"], &["u", "thresh", "d"]);
+    let check = |text: &str| EventTable::from_toml(text, "toy").unwrap().validate(&rules, "toy").map_err(|e| e.to_string());
+    // Two defaults of an event that allows only its listed values.
+    let err = check(DEFAULTS).unwrap_err();
+    assert!(err.contains("default unit masks make 0x3") && err.contains("listed"), "{err}");
+    // One default is fine, and so are two where combinations are allowed.
+    check(&DEFAULTS.replace("value = 0x2, default = true", "value = 0x2")).unwrap();
+    check(&DEFAULTS.replace("\"listed\"", "\"any\"")).unwrap();
+    // A default that is an invalid selection.
+    let invalid = DEFAULTS.replace("value = 0x2, default = true", "value = 0x2")
+        + "invalid_umasks = [ { value = 0x1, ignored = 0x0, kind = \"nothing\", note = \"(* nothing *)\" } ]\n";
+    let err = check(&invalid).unwrap_err();
+    assert!(err.contains("overlaps an invalid selection") || err.contains("which event strings refuse"), "{err}");
+    // A listed unit mask inside the event's ignored bits cannot be selected by name.
+    let ignored = DEFAULTS
+        .replace("value = 0x2, default = true", "value = 0x2")
+        .replace("umask_combinations", "umask_ignored = 0x2\numask_combinations");
+    let err = check(&ignored).unwrap_err();
+    assert!(err.contains("overlaps the event's umask_ignored 0x2"), "{err}");
+}
+
+/// The same rules apply to defaults at resolution time, for tables built without the
+/// validator (the property below covers the validated ones).
+#[test]
+fn an_event_without_unit_masks_is_checked_like_its_canonical_name() {
+    const TWO: &str = r#"
+family = "toy"
+[[event]]
+name = "E"
+code = 0x01
+description = "e"
+umask_combinations = "listed"
+umasks = [ { name = "A", value = 0x1, default = true }, { name = "B", value = 0x2, default = true } ]
+"#;
+    let table = EventTable::from_toml(TWO, "toy").unwrap();
+    let pmus = vec![Pmu { desc: &A, table: Cow::Owned(table) }];
+    let bare = resolve("E", &pmus, "toya").unwrap_err();
+    let named = resolve("E.A.B", &pmus, "toya").unwrap_err();
+    assert_eq!(bare.message, named.message);
+    assert_eq!(bare.column, 2, "points past the event name, where the unit masks would be");
+}
+
+proptest::proptest! {
+    /// Every selection's canonical name resolves to the same selection, for every event
+    /// and unit mask of the toy tables.
+    #[test]
+    fn canonical_names_resolve_to_the_same_selection(pick in 0usize..1000, umask_pick in 0usize..1000) {
+        let mut all = pmus();
+        all.extend(pattern_pmu());
+        for pmu in &all {
+            let events: Vec<_> = pmu.table.events.iter().filter(|e| e.exists_on(pmu.desc.model)).collect();
+            let e = events[pick % events.len()];
+            let written = match e.umasks.len() {
+                0 => e.name.to_string(),
+                n => format!("{}.{}", e.name, e.umasks[umask_pick % n].name),
+            };
+            for input in [e.name.to_string(), written] {
+                if let Ok(sel) = resolve(&input, std::slice::from_ref(pmu), pmu.desc.name) {
+                    let again = resolve(&sel.name(), std::slice::from_ref(pmu), pmu.desc.name);
+                    proptest::prop_assert!(again.is_ok(), "{input} -> {} refused: {:?}", sel.name(), again.err());
+                    let again = again.unwrap();
+                    proptest::prop_assert_eq!((again.code, again.umask, again.name()), (sel.code, sel.umask, sel.name()));
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! The register model's access semantics, on a small synthetic register.
 
-use pmukit_core::register::{parse_value, Access, Field, NamedValue, Register, RegisterError, Values};
+use pmukit_core::register::{Access, Field, NamedValue, Register, RegisterError, Values};
 
 const ONOFF: &[NamedValue] = &[NamedValue { value: 0, name: "0", meaning: "off" }, NamedValue { value: 1, name: "1", meaning: "on" }];
 
@@ -114,16 +114,6 @@ fn diagram_shows_every_field_with_its_bits() {
     }
     assert!(d.contains("13  8"));
     assert_eq!(d.lines().count(), 5, "bits, border, names, border, values");
-}
-
-#[test]
-fn values_parse_in_hex_binary_and_decimal() {
-    assert_eq!(parse_value("0x1F"), Ok(31));
-    assert_eq!(parse_value("0b101"), Ok(5));
-    assert_eq!(parse_value("1_000"), Ok(1000));
-    assert!(parse_value("0xZZ").unwrap_err().contains("0xZZ"));
-    assert!(parse_value("").is_err());
-    assert!(parse_value("0x1_0000_0000_0000_0000").unwrap_err().contains("64 bits"));
 }
 
 proptest::proptest! {

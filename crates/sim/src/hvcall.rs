@@ -2,8 +2,9 @@
 //! name or number followed by its arguments (`'niagara_mmustat_conf 0x10000000'`),
 //! run in order against one fresh hypervisor model.
 
-use pmukit_arch::sparc::sun4v::{parse_number, Function, Status, Trap, FUNCTIONS, MAX_ARGS};
+use pmukit_arch::sparc::sun4v::{Function, Status, Trap, FUNCTIONS, MAX_ARGS};
 use pmukit_core::event_string::nearest;
+use pmukit_core::number::parse_u64;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -42,7 +43,7 @@ pub enum CallError {
     Empty,
     #[error("unknown hypercall '{name}'{hint}; known calls: {known} (or give a function number such as 0x103)")]
     UnknownFunction { name: String, hint: String, known: String },
-    #[error("hypercall '{call}': argument '{arg}' is not a number (decimal or 0x hex)")]
+    #[error("hypercall '{call}': argument '{arg}' is not a number: expected decimal, 0x hex or 0b binary, with no sign")]
     BadArgument { call: String, arg: String },
     #[error("hypercall '{call}': {given} arguments given; a sun4v call takes at most {MAX_ARGS}")]
     TooManyArguments { call: String, given: usize },
@@ -69,7 +70,7 @@ pub fn parse(input: &str) -> Result<Call, CallError> {
     let head = words.next().ok_or(CallError::Empty)?;
     let (trap, function, name) = match Function::lookup(head) {
         Some(f) => (f.trap, f.number, Some(f.name)),
-        None => match parse_number(head) {
+        None => match parse_u64(head).ok() {
             Some(n) => (Trap::Fast, n, None),
             None => {
                 let near = nearest(head, FUNCTIONS.iter().map(|f| f.name));
@@ -82,7 +83,7 @@ pub fn parse(input: &str) -> Result<Call, CallError> {
         },
     };
     let args = words
-        .map(|w| parse_number(w).ok_or_else(|| CallError::BadArgument { call: input.to_string(), arg: w.to_string() }))
+        .map(|w| parse_u64(w).ok().ok_or_else(|| CallError::BadArgument { call: input.to_string(), arg: w.to_string() }))
         .collect::<Result<Vec<_>, _>>()?;
     if args.len() > MAX_ARGS {
         return Err(CallError::TooManyArguments { call: input.to_string(), given: args.len() });

@@ -125,7 +125,7 @@ impl Status {
 
     /// By name or by number (decimal or `0x` hex), for the command line.
     pub fn lookup(key: &str) -> Option<Status> {
-        Status::from_name(key).or_else(|| parse_number(key).and_then(Status::from_number))
+        Status::from_name(key).or_else(|| pmukit_core::number::parse_u64(key).ok().and_then(Status::from_number))
     }
 }
 
@@ -257,7 +257,7 @@ impl Function {
     /// FAST_TRAP functions first, then the CORE_TRAP ones.
     pub fn lookup(key: &str) -> Option<&'static Function> {
         Function::by_name(key).or_else(|| {
-            let n = parse_number(key)?;
+            let n = pmukit_core::number::parse_u64(key).ok()?;
             Function::by_number(Trap::Fast, n).or_else(|| Function::by_number(Trap::Core, n))
         })
     }
@@ -305,21 +305,12 @@ impl ApiGroup {
 
     /// By name or number, for the command line.
     pub fn lookup(key: &str) -> Option<&'static ApiGroup> {
-        ApiGroup::by_name(key).or_else(|| parse_number(key).and_then(ApiGroup::by_number))
+        ApiGroup::by_name(key).or_else(|| pmukit_core::number::parse_u64(key).ok().and_then(ApiGroup::by_number))
     }
 
     /// The functions of the group: those whose `group` names it (membership is written
     /// once, on the function).
     pub fn functions(&self) -> impl Iterator<Item = &'static Function> + '_ {
         FUNCTIONS.iter().filter(move |f| f.group == Some(self.number))
-    }
-}
-
-/// A decimal or `0x`-prefixed hexadecimal number.
-pub fn parse_number(text: &str) -> Option<u64> {
-    let text = text.trim();
-    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => text.parse().ok(),
     }
 }

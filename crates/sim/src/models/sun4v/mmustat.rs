@@ -67,7 +67,7 @@ pub struct MmuStatDump {
     pub warnings: Vec<ReservedWarning>,
 }
 
-/// Input that is not a whole number of buffers.
+/// Input that is not a whole number of buffers, or could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DecodeError {
     #[error("empty input: an MMU statistics dump is one or more {BUFFER_BYTES:#x}-byte ({BUFFER_BYTES}-byte) buffers (Niagara MMU statistics §2.3)")]
@@ -77,46 +77,109 @@ pub enum DecodeError {
          valid sizes are multiples of {BUFFER_BYTES} ({BUFFER_BYTES:#x}, {:#x}, {:#x}, ...); this is {} whole buffer(s) and {} byte(s) over",
         2 * BUFFER_BYTES,
         3 * BUFFER_BYTES,
-        size / BUFFER_BYTES,
-        size % BUFFER_BYTES
+        size / BUFFER_BYTES as u64,
+        size % BUFFER_BYTES as u64
     )]
-    Size { size: usize },
+    Size { size: u64 },
+    #[error("cannot read the dump at byte {at}: {message}")]
+    Io { at: u64, message: String },
 }
 
-/// Decode one or more concatenated MMU statistics buffers: big-endian 64-bit fields at
-/// the §2.3 offsets.
+/// Decode one or more concatenated MMU statistics buffers held in memory: big-endian
+/// 64-bit fields at the §2.3 offsets.
 pub fn decode_mmustat(bytes: &[u8]) -> Result<MmuStatDump, DecodeError> {
-    if bytes.is_empty() {
-        return Err(DecodeError::Empty);
-    }
-    if !bytes.len().is_multiple_of(BUFFER_BYTES) {
-        return Err(DecodeError::Size { size: bytes.len() });
-    }
     let mut dump = MmuStatDump { buffers: Vec::new(), warnings: Vec::new() };
-    for (index, buffer) in bytes.chunks_exact(BUFFER_BYTES).enumerate() {
-        let offset = index * BUFFER_BYTES;
-        let field = |at: usize| {
-            let mut value = [0; COUNTER_BYTES];
-            value.copy_from_slice(&buffer[at..at + COUNTER_BYTES]);
-            u64::from_be_bytes(value)
-        };
-        let mut slots = Vec::new();
-        for mmu in Mmu::ALL {
-            for context in Context::ALL {
-                for page_size in PageSize::ALL {
-                    let hits = field(niagara::offset(mmu, context, page_size, Quantity::Hits));
-                    let ticks = field(niagara::offset(mmu, context, page_size, Quantity::Ticks));
-                    let average_ticks_per_hit = (hits != 0).then(|| ticks as f64 / hits as f64);
-                    slots.push(MmuStatSlot { mmu, context, page_size, hits, ticks, average_ticks_per_hit });
-                }
-            }
-        }
-        for f in LAYOUT.iter().filter(|f| f.kind == FieldKind::Reserved) {
-            if buffer[f.offset..f.offset + f.size].iter().any(|&b| b != 0) {
-                dump.warnings.push(ReservedWarning { buffer: index, offset: f.offset, size: f.size, input_offset: offset + f.offset });
-            }
-        }
-        dump.buffers.push(MmuStatBuffer { index, offset, slots });
+    for item in MmuStatReader::new(bytes) {
+        let (buffer, warnings) = item?;
+        dump.buffers.push(buffer);
+        dump.warnings.extend(warnings);
     }
     Ok(dump)
+}
+
+/// Buffers decoded one at a time from a reader, so that a dump of any size is read in
+/// constant memory. A dump that ends inside a buffer (or holds none) ends with an
+/// error after the whole buffers before it.
+pub struct MmuStatReader<R> {
+    input: R,
+    index: usize,
+    done: bool,
+}
+
+impl<R: std::io::Read> MmuStatReader<R> {
+    pub fn new(input: R) -> MmuStatReader<R> {
+        MmuStatReader { input, index: 0, done: false }
+    }
+
+    /// Fills `chunk` as far as the input goes; the bytes read.
+    fn fill(&mut self, chunk: &mut [u8]) -> Result<usize, DecodeError> {
+        let mut filled = 0;
+        while filled < chunk.len() {
+            match self.input.read(&mut chunk[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(DecodeError::Io { at: (self.index * BUFFER_BYTES + filled) as u64, message: e.to_string() }),
+            }
+        }
+        Ok(filled)
+    }
+}
+
+impl<R: std::io::Read> Iterator for MmuStatReader<R> {
+    type Item = Result<(MmuStatBuffer, Vec<ReservedWarning>), DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let mut chunk = [0u8; BUFFER_BYTES];
+        let filled = match self.fill(&mut chunk) {
+            Ok(n) => n,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        let before = (self.index * BUFFER_BYTES) as u64;
+        if filled < BUFFER_BYTES {
+            self.done = true;
+            return match (filled, self.index) {
+                (0, 0) => Some(Err(DecodeError::Empty)),
+                (0, _) => None,
+                _ => Some(Err(DecodeError::Size { size: before + filled as u64 })),
+            };
+        }
+        let decoded = decode_buffer(self.index, &chunk);
+        self.index += 1;
+        Some(Ok(decoded))
+    }
+}
+
+/// One buffer, the `index`-th of its input, and the reserved fields in it that are
+/// not zero.
+fn decode_buffer(index: usize, buffer: &[u8; BUFFER_BYTES]) -> (MmuStatBuffer, Vec<ReservedWarning>) {
+    let offset = index * BUFFER_BYTES;
+    let field = |at: usize| {
+        let mut value = [0; COUNTER_BYTES];
+        value.copy_from_slice(&buffer[at..at + COUNTER_BYTES]);
+        u64::from_be_bytes(value)
+    };
+    let mut slots = Vec::new();
+    for mmu in Mmu::ALL {
+        for context in Context::ALL {
+            for page_size in PageSize::ALL {
+                let hits = field(niagara::offset(mmu, context, page_size, Quantity::Hits));
+                let ticks = field(niagara::offset(mmu, context, page_size, Quantity::Ticks));
+                let average_ticks_per_hit = (hits != 0).then(|| ticks as f64 / hits as f64);
+                slots.push(MmuStatSlot { mmu, context, page_size, hits, ticks, average_ticks_per_hit });
+            }
+        }
+    }
+    let warnings = LAYOUT
+        .iter()
+        .filter(|f| f.kind == FieldKind::Reserved && buffer[f.offset..f.offset + f.size].iter().any(|&b| b != 0))
+        .map(|f| ReservedWarning { buffer: index, offset: f.offset, size: f.size, input_offset: offset + f.offset })
+        .collect();
+    (MmuStatBuffer { index, offset, slots }, warnings)
 }

@@ -30,7 +30,7 @@ use crate::stream::{Privilege, Signal, Span};
 
 mod mmustat;
 
-pub use mmustat::{decode_mmustat, DecodeError, MmuStatBuffer, MmuStatDump, MmuStatSlot, ReservedWarning};
+pub use mmustat::{decode_mmustat, DecodeError, MmuStatBuffer, MmuStatDump, MmuStatReader, MmuStatSlot, ReservedWarning};
 
 /// The most virtual CPUs: a stream addresses at most 256 threads (`Span::thread` is a
 /// `u8`), so more could never run.

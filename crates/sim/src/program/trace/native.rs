@@ -17,7 +17,8 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
     }
     let Some(&(ip_col, ip)) = fields.first() else { return Ok(None) };
     let hex = |(column, w): (usize, &str)| {
-        u64::from_str_radix(w.trim_start_matches("0x"), 16).map_err(|_| (column, format!("`{w}` is not a hexadecimal address")))
+        pmukit_core::number::parse_digits(w.strip_prefix("0x").unwrap_or(w), 16)
+            .ok_or_else(|| (column, format!("`{w}` is not a hexadecimal address")))
     };
     let ip = hex((ip_col, ip))?;
     let Some(&(class_col, class)) = fields.get(1) else { return Err((at + 1, "expected an instruction class after the address".into())) };
