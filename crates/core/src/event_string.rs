@@ -156,8 +156,13 @@ fn raw_code(text: &str) -> Option<u64> {
 /// Up to three names from `candidates` closest to `wanted`.
 pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let wanted = wanted.to_ascii_uppercase();
+    // A name less than half or more than twice as long as the token is never a likely
+    // typo of it; skipping those keeps a long garbage token (10^5 characters) from
+    // costing a similarity against every name.
+    let plausible = |c: &&str| c.len() * 2 + 2 >= wanted.len() && wanted.len() * 2 + 2 >= c.len();
     let mut scored: Vec<(f64, &str)> = candidates
         .into_iter()
+        .filter(plausible)
         .map(|c| {
             let up = c.to_ascii_uppercase();
             let mut score = strsim::jaro_winkler(&wanted, &up);

@@ -37,6 +37,12 @@ pub const CLOCK_HZ: u64 = 1_000_000_000;
 /// Shorter rotation slices would spend the run reprogramming counters.
 pub const MIN_MUX_INTERVAL: u64 = 1000;
 
+/// Multiplexing rotations a run may make: each reprograms the counters through the
+/// driver (about 13 µs measured: 10^6 rotations added 13 s to a 10^9-cycle ARM1176
+/// run), so this bounds that overhead at about two minutes. perf at its 4 ms interval
+/// rotates this often in eleven hours.
+pub const MAX_ROTATIONS: u64 = 10_000_000;
+
 /// perf's default multiplexing interval (perf_event_mux_interval_ms = 4), in cycles.
 pub const DEFAULT_MUX_INTERVAL: u64 = 4 * CLOCK_HZ / 1000;
 
@@ -117,6 +123,11 @@ pub enum StatError {
     NoFaultModel { machine: &'static str },
     #[error("the multiplexing interval must be at least {MIN_MUX_INTERVAL} cycles (1 µs at the simulated 1 GHz; perf's default is 4 ms), not {0}")]
     ShortInterval(u64),
+    #[error(
+        "the events need multiplexing, and --cycles / --mux-interval would rotate their groups {rotations} times: at most {MAX_ROTATIONS} \
+         (each rotation reprograms the counters, about 13 µs); give --mux-interval {least} or more, or fewer --cycles"
+    )]
+    TooManyRotations { rotations: u64, least: u64 },
 }
 
 /// An event stream.
@@ -335,10 +346,14 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         }
     }
     let pmus: Vec<&Pmu> = by_pmu.iter().map(|(p, _)| *p).collect();
+    let mut plans = by_pmu.into_iter().map(|(p, events)| Plan::new(p, sels, events)).collect::<Result<Vec<_>, _>>()?;
+    let rotations = opts.cycles / opts.mux_interval;
+    if plans.iter().any(Plan::rotates) && rotations > MAX_ROTATIONS {
+        return Err(StatError::TooManyRotations { rotations, least: opts.cycles.div_ceil(MAX_ROTATIONS) });
+    }
     let mut driver = machine_for(catalog, &pmus, opts)?;
     let (stream, trace) = blocks(&pmus, opts)?;
     let mut cursor = Cursor::new(stream);
-    let mut plans = by_pmu.into_iter().map(|(p, events)| Plan::new(p, sels, events)).collect::<Result<Vec<_>, _>>()?;
 
     let mut counts = vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()];
     let mut counters: Vec<Vec<String>> = vec![Vec::new(); sels.len()];

@@ -35,7 +35,7 @@ enum Source {
 }
 
 /// The ARM11 PMU of one core.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arm11Pmu {
     model: &'static str,
     pmcr_layout: Register,
@@ -46,6 +46,9 @@ pub struct Arm11Pmu {
     pmn: [u32; 2],
     sources: [Source; 2],
     evntbus: BTreeMap<u8, u64>,
+    /// The codes EVNTBUS exports on this core and what each counts, worked out once:
+    /// asking all 256 selectors for every span cost more than the counting.
+    exports: Vec<(u8, Source)>,
     unpredictable: Vec<String>,
 }
 
@@ -67,6 +70,10 @@ impl Arm11Pmu {
             pmn: [arm11::PMN0.reset as u32, arm11::PMN1.reset as u32],
             sources: [Source::Nothing; 2],
             evntbus: BTreeMap::new(),
+            exports: EXPORTED
+                .map(|code| (code, source_of(u64::from(code), model)))
+                .filter(|(_, s)| !matches!(s, Source::Nothing | Source::Reserved))
+                .collect(),
             unpredictable: Vec::new(),
         };
         pmu.sources = [pmu.source(0), pmu.source(1)];
@@ -317,8 +324,8 @@ impl Counting for Arm11Pmu {
         if !pmcr_flag(&arm11::X, self.pmcr) {
             return;
         }
-        for code in EXPORTED {
-            let n = per_cycle(source_of(code as u64, self.model), span);
+        for &(code, source) in &self.exports {
+            let n = per_cycle(source, span);
             if n > 0 {
                 *self.evntbus.entry(code).or_default() += n * cycles;
             }

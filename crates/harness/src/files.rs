@@ -1,0 +1,126 @@
+//! Files users supply: events files, machine configurations, traces and MMU statistics
+//! dumps.
+
+use std::borrow::Cow;
+use std::io::Cursor;
+
+use pmukit_arch::{Catalog, FAMILIES};
+use pmukit_core::table::EventTable;
+use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
+use pmukit_sim::machine::montecito::MontecitoConfig;
+use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
+use pmukit_sim::models::sun4v::{decode_mmustat, MmuStatReader};
+use pmukit_sim::stat::{self, MachineFile, StatOptions};
+
+use crate::strings::{check_canonical, CATALOG};
+
+/// An events file, loaded as `--events-file` loads one: parsed, validated against its
+/// family's rules, and then used. Every event and unit mask of an accepted table must
+/// resolve by its canonical name and encode or be refused with an error.
+pub fn events_file(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(table) = EventTable::from_toml(&text, "fuzz.toml") else { return };
+    let Some(family) = FAMILIES.iter().find(|f| f.name.eq_ignore_ascii_case(&table.family)) else { return };
+    if family.validate(&table, "fuzz.toml").is_err() {
+        return;
+    }
+    let mut catalog: Catalog = (*CATALOG).clone();
+    for pmu in catalog.pmus.iter_mut().filter(|p| p.desc.family == family.name) {
+        pmu.table = Cow::Owned(table.clone());
+    }
+    for pmu in catalog.pmus.iter().filter(|p| p.desc.family == family.name) {
+        for e in pmu.events().take(64) {
+            let inputs = std::iter::once(e.name.to_string()).chain(e.umasks.iter().take(8).map(|u| format!("{}.{}", e.name, u.name)));
+            for input in inputs {
+                if let Ok(sel) = catalog.resolve(&format!("{}::{input}", pmu.name()), pmu.name()) {
+                    check_canonical(&catalog, pmu, &sel);
+                    let _ = pmukit_arch::encode_set(pmu, std::slice::from_ref(&sel));
+                }
+            }
+        }
+    }
+}
+
+/// The PMUs whose machines a byte picks for the configuration and trace harnesses.
+const MACHINES: [&str; 7] = ["arm1136", "arm1156", "arm1176", "sparc-t4", "sparc-kt", "niagara", "montecito"];
+
+/// A short `pmu stat` run of the default events on the machine behind `pmu`.
+fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<String>) {
+    let catalog = &*CATALOG;
+    let Ok(pmu) = catalog.pmu(pmu_name) else { return };
+    let sels: Vec<_> = stat::default_events(pmu).iter().filter_map(|e| catalog.resolve(e, pmu.name()).ok()).collect();
+    let opts = StatOptions { cycles: 20_000, mux_interval: 5_000, threads: Some(1), machine_config, trace, ..StatOptions::default() };
+    let _ = stat::stat(catalog, &sels, &opts, &mut |_| {});
+}
+
+/// A `--machine-config` file: applied to every machine's parameters (a refusal leaves
+/// the configuration as it was, and applying an accepted file twice changes nothing
+/// more); the first byte picks a machine that then runs with it.
+pub fn machine_config(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else { return };
+    let text = String::from_utf8_lossy(rest);
+    for core in [Arm11Core::Arm1136, Arm11Core::Arm1156, Arm11Core::Arm1176] {
+        let base = Arm11Config::new(core);
+        if let Ok(cfg) = base.with_overrides(&text, "fuzz.toml") {
+            assert_eq!(cfg.with_overrides(&text, "fuzz.toml").as_ref(), Ok(&cfg), "applying a file twice");
+        }
+    }
+    for chip in [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara] {
+        if let Ok(cfg) = SparcConfig::new(chip).with_overrides(&text, "fuzz.toml") {
+            assert_eq!(cfg.with_overrides(&text, "fuzz.toml").as_ref(), Ok(&cfg), "applying a file twice");
+        }
+    }
+    for threads in [1, 2] {
+        if let Ok(cfg) = MontecitoConfig::new(threads).with_overrides(&text, "fuzz.toml") {
+            assert_eq!(cfg.with_overrides(&text, "fuzz.toml").as_ref(), Ok(&cfg), "applying a file twice");
+        }
+    }
+    let pmu = MACHINES[usize::from(first) % MACHINES.len()];
+    short_run(pmu, Some(MachineFile { origin: "fuzz.toml".into(), text: text.into_owned() }), None);
+}
+
+/// A trace (Lackey or native): every phase the reader gives passes the machines' own
+/// check, and an accepted trace runs on the machine the first byte picks.
+pub fn trace(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else { return };
+    let Ok((program, _status)) = pmukit_sim::program::trace::program(Box::new(Cursor::new(rest.to_vec())), "fuzz") else {
+        return;
+    };
+    for thread in program.threads {
+        for phase in thread.take(10_000) {
+            if let Err(e) = phase.check() {
+                panic!("the trace reader made a phase its machines refuse: {e}");
+            }
+        }
+    }
+    // `--trace` takes a file: one per fuzzing thread, rewritten each time.
+    let path = std::env::temp_dir().join(format!("pmukit-fuzz-trace-{}-{:?}", std::process::id(), std::thread::current().id()));
+    if std::fs::write(&path, rest).is_ok() {
+        short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.display().to_string()));
+    }
+}
+
+/// An MMU statistics dump: the streaming reader and the in-memory decoder agree,
+/// buffer by buffer and on the error.
+pub fn mmustat(data: &[u8]) {
+    let whole = decode_mmustat(data);
+    let mut buffers = Vec::new();
+    let mut warnings = Vec::new();
+    let mut error = None;
+    for item in MmuStatReader::new(data) {
+        match item {
+            Ok((b, w)) => {
+                buffers.push(b);
+                warnings.extend(w);
+            }
+            Err(e) => error = Some(e),
+        }
+    }
+    match whole {
+        Ok(dump) => {
+            assert_eq!(error, None);
+            assert_eq!((dump.buffers, dump.warnings), (buffers, warnings));
+        }
+        Err(e) => assert_eq!(error, Some(e)),
+    }
+}

@@ -1,0 +1,36 @@
+//! Fuzz harnesses: one function per input surface of pmukit, each taking arbitrary
+//! bytes and panicking only when pmukit is wrong (a panic inside pmukit, or a broken
+//! property such as a refused register write that changed the model).
+//!
+//! The cargo-fuzz targets in `fuzz/` call these functions under libFuzzer; the smoke
+//! test in `tests/smoke.rs` calls them on stable Rust in CI, over the committed corpora
+//! and a few thousand generated inputs each, so a regression fails CI without a
+//! nightly toolchain. docs/ROBUSTNESS.md records the fuzzing runs.
+
+mod files;
+mod models;
+mod strings;
+
+pub use files::{events_file, machine_config, mmustat, trace};
+pub use models::{arm11_model, hypercalls, montecito_model, t4_dram_model, t4_model};
+pub use strings::{event_strings, metric_expressions, schedule};
+
+/// A harness: arbitrary bytes in, a panic only when pmukit is wrong.
+pub type Harness = fn(&[u8]);
+
+/// Every harness by the name of its fuzz target (`fuzz/fuzz_targets/NAME.rs`) and
+/// corpus folder (`fuzz/corpus/NAME`).
+pub const TARGETS: &[(&str, Harness)] = &[
+    ("event_strings", event_strings),
+    ("metric_expressions", metric_expressions),
+    ("schedule", schedule),
+    ("events_file", events_file),
+    ("machine_config", machine_config),
+    ("trace", trace),
+    ("mmustat", mmustat),
+    ("arm11_model", arm11_model),
+    ("t4_model", t4_model),
+    ("t4_dram_model", t4_dram_model),
+    ("hypercalls", hypercalls),
+    ("montecito_model", montecito_model),
+];

@@ -1,0 +1,142 @@
+//! Text people type: event strings (parse, resolve, encode, decode), metric expressions
+//! and sets of events to schedule.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use pmukit_arch::Catalog;
+use pmukit_core::event_string::EventSel;
+use pmukit_core::metric::{MetricContext, MetricExpr};
+use pmukit_core::pmu::Pmu;
+
+/// The built-in catalog, built once per process.
+pub(crate) static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::builtin);
+
+/// The PMU a byte picks.
+pub(crate) fn pick_pmu(catalog: &Catalog, byte: u8) -> &Pmu {
+    &catalog.pmus[usize::from(byte) % catalog.pmus.len()]
+}
+
+/// A resolved selection's canonical name must resolve to the same selection (issue 10:
+/// a bare event once took its default unit masks unchecked, so `E` was programmed
+/// while `E.A.B` was refused).
+pub(crate) fn check_canonical(catalog: &Catalog, pmu: &Pmu, sel: &EventSel) {
+    let canonical = format!("{}::{}", pmu.name(), sel.name());
+    match catalog.resolve(&canonical, pmu.name()) {
+        Ok(again) => assert_eq!(
+            (again.code, again.umask, again.name(), &again.modifiers),
+            (sel.code, sel.umask, sel.name(), &sel.modifiers),
+            "{:?} resolves as {canonical}, which resolves differently",
+            sel.input
+        ),
+        Err(e) => panic!("{:?} resolves as {canonical}, which is refused: {e}", sel.input),
+    }
+}
+
+/// The first byte picks the default PMU; the rest is lines of event strings. Each is
+/// resolved (and its canonical name checked), the resolved ones of that PMU are
+/// encoded together and each alone, and a value from the input is decoded in every
+/// register of the PMU.
+pub fn event_strings(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else { return };
+    let catalog = &*CATALOG;
+    let pmu = pick_pmu(catalog, first);
+    let text = String::from_utf8_lossy(rest);
+    let mut sels = Vec::new();
+    for line in text.lines().take(16) {
+        if let Ok(sel) = catalog.resolve(line, pmu.name()) {
+            let home = catalog.pmu(sel.pmu).expect("a resolved event's PMU exists");
+            check_canonical(catalog, home, &sel);
+            let _ = pmukit_arch::encode_set(home, std::slice::from_ref(&sel));
+            if sel.pmu == pmu.name() {
+                sels.push(sel);
+            }
+        }
+    }
+    let _ = pmukit_arch::encode_set(pmu, &sels);
+    let value = rest.iter().take(8).fold(0u64, |v, &b| v << 8 | u64::from(b));
+    for register in pmukit_arch::registers(pmu) {
+        // Any value that fits the register decodes; a wider one is refused.
+        let fits = value & u64::MAX.checked_shr(64 - u32::from(register.width)).unwrap_or(u64::MAX);
+        let decoded = pmukit_arch::decode(pmu, register.name, fits);
+        assert!(decoded.is_ok(), "{} {} {fits:#x}: {:?}", pmu.name(), register.name, decoded.err());
+        if fits != value {
+            assert!(pmukit_arch::decode(pmu, register.name, value).is_err(), "{} {} {value:#x} is too wide", pmu.name(), register.name);
+        }
+    }
+}
+
+/// Counts for a metric: every name has a value derived from its text, except names
+/// whose hash says "not counted", so both paths are taken.
+struct Counts;
+
+impl MetricContext for Counts {
+    fn value(&self, name: &str) -> Option<f64> {
+        let h = name.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        (h % 5 != 0).then_some((h % 1000) as f64)
+    }
+
+    fn literal(&self, name: &str) -> Option<f64> {
+        match name {
+            "smt_on" => Some(1.0),
+            "num_cpus_online" => Some(8.0),
+            _ => None,
+        }
+    }
+}
+
+/// A metric expression: parsed, evaluated, and its printed form parsed again to the
+/// same value.
+pub fn metric_expressions(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(expr) = MetricExpr::parse(&text) else { return };
+    let value = expr.eval(&Counts);
+    let again = MetricExpr::parse(&expr.to_string()).expect("a parsed expression's text parses");
+    let same = match (&value, again.eval(&Counts)) {
+        (Ok(a), Ok(b)) => a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+        (Err(_), Err(_)) => true,
+        _ => false,
+    };
+    assert!(same, "{text:?}: {value:?} differs when printed and parsed again");
+    let _ = expr.identifiers();
+}
+
+/// The first byte picks a PMU; the rest, two bytes an event, picks events (and one of
+/// their unit masks) from its table. The set is scheduled: every group of a schedule
+/// must encode on its own, and its events must be exactly the input's, once each.
+pub fn schedule(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else { return };
+    let catalog = &*CATALOG;
+    let pmu = pick_pmu(catalog, first);
+    let events: Vec<_> = pmu.events().collect();
+    if events.is_empty() {
+        return;
+    }
+    let sels: Vec<EventSel> = rest
+        .chunks_exact(2)
+        .take(16)
+        .filter_map(|pair| {
+            let e = events[usize::from(pair[0]) % events.len()];
+            let input = match e.umasks.len() {
+                0 => e.name.to_string(),
+                n => format!("{}.{}", e.name, e.umasks[usize::from(pair[1]) % n].name),
+            };
+            catalog.resolve(&input, pmu.name()).ok()
+        })
+        .collect();
+    let Ok(schedule) = pmukit_arch::schedule(pmu, &sels) else { return };
+    let mut seen = HashSet::new();
+    for group in &schedule.groups {
+        let members: Vec<EventSel> = group.events.iter().map(|&i| sels[i].clone()).collect();
+        assert!(
+            pmukit_arch::encode_set(pmu, &members).is_ok(),
+            "a scheduled group does not encode: {:?}",
+            members.iter().map(EventSel::name).collect::<Vec<_>>()
+        );
+        for &i in &group.events {
+            assert!(seen.insert(i), "event {i} is in two groups");
+        }
+    }
+    assert_eq!(seen.len(), sels.len(), "every event is scheduled");
+    assert_eq!(schedule.why.is_none(), schedule.groups.len() <= 1);
+}
