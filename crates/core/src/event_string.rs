@@ -9,6 +9,10 @@
 //! table and produces an [`EventSel`]. Every error names the offending token and its
 //! column, and suggests what would be valid.
 
+// Input reaches every line of this module: no panicking operation is allowed in it
+// (positions stay within the input, so their arithmetic cannot overflow).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 use std::fmt;
 
 use thiserror::Error;
@@ -97,10 +101,10 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
     };
     let word = |pos: &mut usize| -> Token {
         let start = *pos;
-        while *pos < chars.len() && is_name_char(chars[*pos]) {
+        while chars.get(*pos).is_some_and(|&c| is_name_char(c)) {
             *pos += 1;
         }
-        Token { text: chars[start..*pos].iter().collect(), column: start + 1 }
+        Token { text: chars.get(start..*pos).unwrap_or_default().iter().collect(), column: start + 1 }
     };
     let expect_word = |pos: &mut usize, what: &str| -> Result<Token, EventError> {
         let t = word(pos);
@@ -139,7 +143,7 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
         return Err(err(
             pos + 1,
             chars.len() - pos,
-            format!("unexpected '{}'", chars[pos..].iter().collect::<String>()),
+            format!("unexpected '{}'", chars.get(pos..).unwrap_or_default().iter().collect::<String>()),
             "syntax: [pmu::]EVENT[.UMASK…][:MOD[=VALUE]…]; names use letters, digits, '_' and '-'",
         ));
     }
@@ -369,7 +373,8 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
         out.value |= u.value;
         out.names.push(u.name.to_string());
     }
-    let written = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column: tokens[0].column };
+    let column = tokens.first().map_or(1, |t| t.column);
+    let written = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column };
     check_umask(input, e, &written, &mut out)?;
     Ok(out)
 }
@@ -418,15 +423,17 @@ fn join_dotted(e: &EventDef, tokens: &[Token]) -> Vec<Token> {
     let mut out = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
-        let end = (i + 2..=tokens.len())
-            .rev()
-            .find(|&j| e.umask(&tokens[i..j].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(".")).is_some())
-            .unwrap_or(i + 1);
-        let text = tokens[i..end].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(".");
-        out.push(Token { text, column: tokens[i].column });
+        let end = (i + 2..=tokens.len()).rev().find(|&j| e.umask(&joined(tokens.get(i..j).unwrap_or_default())).is_some()).unwrap_or(i + 1);
+        let run = tokens.get(i..end).unwrap_or_default();
+        out.push(Token { text: joined(run), column: run.first().map_or(1, |t| t.column) });
         i = end;
     }
     out
+}
+
+/// Tokens written back with the dots between them.
+fn joined(tokens: &[Token]) -> String {
+    tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(".")
 }
 
 /// A unit-mask token written as a number (`0x1f`).

@@ -61,6 +61,9 @@
 //! * Parentheses and function calls nest at most 256 deep, so that parsing
 //!   cannot exhaust the stack; nothing else limits an expression's size.
 
+// Input reaches every line of this module: no panicking operation is allowed in it.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
@@ -211,7 +214,7 @@ impl MetricExpr {
         let mut values = Values(Vec::new());
         while let Some(step) = work.pop() {
             match step {
-                Step::Eval(id) => match &self.nodes[id].kind {
+                Step::Eval(id) => match &node(&self.nodes, id).kind {
                     Kind::Number(v) => values.push(*v),
                     Kind::Event(name) => values.push(ctx.value(name).ok_or(EvalFail::UnknownIdentifier(name))?),
                     Kind::Literal(name) => values.push(ctx.literal(name).ok_or(EvalFail::UnknownLiteral(name))?),
@@ -227,7 +230,7 @@ impl MetricExpr {
                         }
                     }
                 },
-                Step::Resume(id) => match self.nodes[id].kind {
+                Step::Resume(id) => match node(&self.nodes, id).kind {
                     Kind::Neg(_) => {
                         let v = values.pop();
                         values.push(-v);
@@ -248,13 +251,13 @@ impl MetricExpr {
                     Kind::Number(_) | Kind::Event(_) | Kind::Literal(_) | Kind::HasEvent(_) => {}
                 },
                 Step::Apply(id) => {
-                    if let Kind::Binary(op, _, rhs) = self.nodes[id].kind {
+                    if let Kind::Binary(op, _, rhs) = node(&self.nodes, id).kind {
                         let second = values.pop();
                         let first = values.pop();
                         let (x, y) = op.order(first, second);
                         values.push(op.apply(x, y).ok_or(EvalFail::DivisionByZero {
                             op: if op == BinOp::Rem { '%' } else { '/' },
-                            divisor: self.nodes[rhs].span,
+                            divisor: node(&self.nodes, rhs).span,
                             value: y,
                         })?);
                     }
@@ -514,6 +517,13 @@ fn fail<T>(span: Span, why: Why) -> Parsed<T> {
     Err(Box::new(Fail { span, why }))
 }
 
+/// The node at `id`. Ids come only from the parser's own pushes into the arena (a
+/// child is pushed before its parent), never from the input, so one is always there.
+#[allow(clippy::indexing_slicing)]
+fn node(nodes: &[Node], id: usize) -> &Node {
+    &nodes[id]
+}
+
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
@@ -530,11 +540,11 @@ impl Parser<'_> {
             self.pos += 1;
         }
         let start = self.pos;
-        let rest = &bytes[start..];
+        let rest = bytes.get(start..).unwrap_or_default();
         let (tok, len) = match rest.first() {
             None => (Tok::End, 0),
             Some(b'#') => {
-                let len = 1 + rest[1..].iter().take_while(|b| is_literal_char(**b)).count();
+                let len = 1 + rest.get(1..).unwrap_or_default().iter().take_while(|b| is_literal_char(**b)).count();
                 if len == 1 {
                     return self.invalid_char(start, "; expected a literal name after '#'");
                 }
@@ -622,7 +632,7 @@ impl Parser<'_> {
     }
 
     fn span(&self, id: usize) -> Span {
-        self.nodes[id].span
+        node(&self.nodes, id).span
     }
 
     fn parse_all(&mut self) -> Parsed<usize> {
@@ -707,7 +717,10 @@ impl Parser<'_> {
                 let close = self.close("an operator, 'if' or ')'")?;
                 // Cover the parentheses so that a divisor like `(a - b)` is
                 // quoted as written.
-                self.nodes[inner].span = token.span.to(close.span);
+                let span = token.span.to(close.span);
+                if let Some(n) = self.nodes.get_mut(inner) {
+                    n.span = span;
+                }
                 return Ok(inner);
             }
             Tok::Word(name) if name != "if" && name != "else" => return self.parse_call(name, token.span),

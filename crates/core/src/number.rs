@@ -9,6 +9,8 @@
 //! - a count is a number, or decimal scientific notation `1e9`, `2.5E8`, whose value
 //!   must be a whole number.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 /// Why a text is not a number.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NumberError {

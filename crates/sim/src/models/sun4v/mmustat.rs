@@ -1,6 +1,7 @@
 //! Reading Niagara MMU statistics buffers back: the §2.3 layout of a dump, decoded into
 //! slots with warnings for reserved fields that are not zero.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 use std::fmt;
 
 use pmukit_arch::sparc::niagara::{self, Context, FieldKind, Mmu, PageSize, Quantity, BUFFER_BYTES, COUNTER_BYTES, LAYOUT};
@@ -115,7 +116,7 @@ impl<R: std::io::Read> MmuStatReader<R> {
     fn fill(&mut self, chunk: &mut [u8]) -> Result<usize, DecodeError> {
         let mut filled = 0;
         while filled < chunk.len() {
-            match self.input.read(&mut chunk[filled..]) {
+            match self.input.read(chunk.get_mut(filled..).unwrap_or_default()) {
                 Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -160,10 +161,10 @@ impl<R: std::io::Read> Iterator for MmuStatReader<R> {
 /// not zero.
 fn decode_buffer(index: usize, buffer: &[u8; BUFFER_BYTES]) -> (MmuStatBuffer, Vec<ReservedWarning>) {
     let offset = index * BUFFER_BYTES;
+    // The §2.3 offsets lie inside the buffer (LAYOUT's own test pins them).
     let field = |at: usize| {
-        let mut value = [0; COUNTER_BYTES];
-        value.copy_from_slice(&buffer[at..at + COUNTER_BYTES]);
-        u64::from_be_bytes(value)
+        let bytes = buffer.get(at..at + COUNTER_BYTES).and_then(|b| <[u8; COUNTER_BYTES]>::try_from(b).ok());
+        bytes.map_or(0, u64::from_be_bytes)
     };
     let mut slots = Vec::new();
     for mmu in Mmu::ALL {
@@ -178,7 +179,7 @@ fn decode_buffer(index: usize, buffer: &[u8; BUFFER_BYTES]) -> (MmuStatBuffer, V
     }
     let warnings = LAYOUT
         .iter()
-        .filter(|f| f.kind == FieldKind::Reserved && buffer[f.offset..f.offset + f.size].iter().any(|&b| b != 0))
+        .filter(|f| f.kind == FieldKind::Reserved && buffer.get(f.offset..f.offset + f.size).is_some_and(|b| b.iter().any(|&b| b != 0)))
         .map(|f| ReservedWarning { buffer: index, offset: f.offset, size: f.size, input_offset: offset + f.offset })
         .collect();
     (MmuStatBuffer { index, offset, slots }, warnings)

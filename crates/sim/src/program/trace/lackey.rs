@@ -1,6 +1,8 @@
 //! Valgrind Lackey's `--trace-mem=yes` lines: `I  ADDR,SIZE` for an instruction, ` L`,
 //! ` S` and ` M` for its loads, stores and read-modify-writes.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 use super::{Kind, MemKind, Record};
 use crate::program::Op;
 use crate::stream::Privilege;
@@ -12,11 +14,8 @@ pub(super) type Held = (u64, u64, Option<(MemKind, u64, u8)>);
 /// One Lackey line: an instruction completes the one `held` before it. Parsed as
 /// bytes: traces run to billions of lines. An error is a column and a message.
 pub(super) fn lackey_line(line: &[u8], held: &mut Option<Held>) -> Result<Option<Record>, (usize, String)> {
-    let mut end = line.len();
-    while end > 0 && matches!(line[end - 1], b'\n' | b'\r' | b' ') {
-        end -= 1;
-    }
-    let line = &line[..end];
+    let end = line.iter().rposition(|b| !matches!(b, b'\n' | b'\r' | b' ')).map_or(0, |last| last + 1);
+    let line = line.get(..end).unwrap_or_default();
     if line.is_empty() || line.starts_with(b"==") || line.starts_with(b"--") {
         return Ok(None);
     }
@@ -25,15 +24,15 @@ pub(super) fn lackey_line(line: &[u8], held: &mut Option<Held>) -> Result<Option
         [b' ', k @ (b'L' | b'S' | b'M'), b' ', ..] => *k,
         _ => return Err((1, "expected `I  ADDR,SIZE` or ` L|S|M ADDR,SIZE` (Valgrind Lackey --trace-mem=yes)".into())),
     };
-    let rest = &line[3..];
+    let rest = line.get(3..).unwrap_or_default();
     // One pass over the address's digits up to the comma (the common case); a
     // malformed line is diagnosed below.
     let mut addr = 0u64;
     let mut comma = 0;
     for (i, &d) in rest.iter().enumerate().take(17) {
-        match HEX[usize::from(d)] {
-            v if v < 16 => addr = addr << 4 | u64::from(v),
-            _ if d == b',' && i > 0 => {
+        match hex_digit(d) {
+            Some(v) => addr = addr << 4 | u64::from(v),
+            None if d == b',' && i > 0 => {
                 comma = i;
                 break;
             }
@@ -43,7 +42,7 @@ pub(super) fn lackey_line(line: &[u8], held: &mut Option<Held>) -> Result<Option
     if comma == 0 {
         return Err(lackey_address_error(rest));
     }
-    let size = &rest[comma + 1..];
+    let size = rest.get(comma + 1..).unwrap_or_default();
     let Some(size) = decimal_u8(size) else {
         let text = String::from_utf8_lossy(size).into_owned();
         return Err((4 + comma + 1, format!("`{text}` is not a size in bytes (1-255)")));
@@ -79,28 +78,21 @@ fn lackey_address_error(rest: &[u8]) -> (usize, String) {
     match rest.iter().position(|&b| b == b',') {
         None => (4, "expected ADDR,SIZE".into()),
         Some(comma) => {
-            let text = String::from_utf8_lossy(&rest[..comma]).into_owned();
+            let text = String::from_utf8_lossy(rest.get(..comma).unwrap_or_default()).into_owned();
             (4, format!("`{text}` is not a hexadecimal address"))
         }
     }
 }
 
-/// The value of each byte as a hexadecimal digit, 16 for none.
-const HEX: [u8; 256] = {
-    let mut t = [16u8; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
+/// The value of a byte as a hexadecimal digit.
+fn hex_digit(d: u8) -> Option<u8> {
+    match d {
+        b'0'..=b'9' => Some(d - b'0'),
+        b'a'..=b'f' => Some(d - b'a' + 10),
+        b'A'..=b'F' => Some(d - b'A' + 10),
+        _ => None,
     }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
+}
 
 /// A Lackey instruction, once the next one's address (`next`) is known: a jump when
 /// it is not the fall-through.
@@ -135,9 +127,9 @@ pub(super) fn fast(bytes: &[u8], held: &mut Option<Held>) -> Fast {
     let mut i = 3;
     let mut addr = 0u64;
     while let Some(&d) = bytes.get(i).filter(|_| i < 3 + 16) {
-        match HEX[usize::from(d)] {
-            v if v < 16 => addr = addr << 4 | u64::from(v),
-            _ => break,
+        match hex_digit(d) {
+            Some(v) => addr = addr << 4 | u64::from(v),
+            None => break,
         }
         i += 1;
     }

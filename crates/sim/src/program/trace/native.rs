@@ -1,6 +1,8 @@
 //! The native trace format (docs/workloads.md): `IP CLASS [OPERANDS] [kernel]
 //! [thread=N]`, one instruction or device transfer a line.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 use super::{Kind, Line, MemKind, Record, Transfer};
 use crate::program::{FpOp, Op, DMA_MAX_BYTES};
 use crate::stream::Privilege;
@@ -25,10 +27,12 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
     let mut record = Record { thread: 0, privilege: Privilege::USER, ip, op: Kind::Plain(Op::Int) };
     let mut operands = Vec::new();
     let mut option = None;
-    for &(column, w) in &fields[2..] {
+    for &(column, w) in fields.get(2..).unwrap_or_default() {
         match w.split_once('=') {
             _ if w == "kernel" => record.privilege = Privilege::KERNEL,
-            Some(("thread", n)) => record.thread = n.parse().map_err(|_| (column, format!("`{n}` is not a thread number (0-255)")))?,
+            Some(("thread", n)) => {
+                record.thread = small(n).ok_or_else(|| (column, format!("`{n}` is not a thread number (0-255)")))?;
+            }
             _ => {
                 operands.push((column, w));
                 continue;
@@ -43,15 +47,15 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
             Err((class_col, format!("`{class}` takes {n} operand{}, not {}", if n == 1 { "" } else { "s" }, operands.len())))
         }
     };
+    // The operand `i` of a line whose count `want` has checked.
+    let nth = |i: usize| operands.get(i).copied().ok_or_else(|| (class_col, format!("`{class}` lacks operand {}", i + 1)));
     let mem = |kind: MemKind, sized: bool| -> Result<Kind, (usize, String)> {
         want(if sized { 2 } else { 1 })?;
         let size = match operands.get(1) {
-            Some(&(column, w)) => {
-                w.parse::<u8>().ok().filter(|&s| s > 0).ok_or((column, format!("`{w}` is not a size in bytes (1-255)")))?
-            }
+            Some(&(column, w)) => small(w).filter(|&s| s > 0).ok_or((column, format!("`{w}` is not a size in bytes (1-255)")))?,
             None => 32,
         };
-        Ok(Kind::Mem(kind, hex(operands[0])?, size))
+        Ok(Kind::Mem(kind, hex(nth(0)?)?, size))
     };
     record.op = match class {
         "int" | "nop" => Kind::Plain(Op::Int),
@@ -73,16 +77,16 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
         "flush" => mem(MemKind::FlushCode, false)?,
         "br" => {
             want(2)?;
-            let taken = match operands[1] {
+            let taken = match nth(1)? {
                 (_, "t") => true,
                 (_, "n") => false,
                 (column, w) => return Err((column, format!("`{w}` is not a branch outcome: t (taken) or n (not taken)"))),
             };
-            Kind::Branch(hex(operands[0])?, taken)
+            Kind::Branch(hex(nth(0)?)?, taken)
         }
         "call" | "ret" | "jmp" => {
             want(1)?;
-            let target = hex(operands[0])?;
+            let target = hex(nth(0)?)?;
             match class {
                 "call" => Kind::Call(target),
                 "ret" => Kind::Return(target),
@@ -94,15 +98,15 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
                 return Err((column, "`dma` takes no options: the transfer belongs to the instructions before it".into()));
             }
             want(2)?;
-            let write = match operands[0] {
+            let write = match nth(0)? {
                 (_, "r") => false,
                 (_, "w") => true,
                 (column, w) => return Err((column, format!("`{w}` is not a transfer direction: r (the device reads) or w (it writes)"))),
             };
-            let (column, w) = operands[1];
-            let bytes = w
-                .parse::<u32>()
+            let (column, w) = nth(1)?;
+            let bytes = pmukit_core::number::parse_u64(w)
                 .ok()
+                .and_then(|b| u32::try_from(b).ok())
                 .filter(|b| (1..=DMA_MAX_BYTES).contains(b))
                 .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
             return Ok(Some(Line::Transfer(Transfer { at: ip, bytes, write })));
@@ -110,4 +114,9 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
         _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
     };
     Ok(Some(Line::Instruction(record)))
+}
+
+/// A number in 0..=255, read by pmukit's one strict number parser (no sign).
+fn small(text: &str) -> Option<u8> {
+    pmukit_core::number::parse_u64(text).ok().and_then(|n| u8::try_from(n).ok())
 }
