@@ -307,3 +307,18 @@ proptest::proptest! {
         }
     }
 }
+
+/// Issue 10: an emulator's guest may repeat an unpredictable write for ever; the model
+/// keeps the first reports and counts the rest instead of growing without bound.
+#[test]
+fn repeated_unpredictable_writes_are_counted_not_kept() {
+    let mut pmu = Arm11Pmu::new("arm1176");
+    for _ in 0..100_000 {
+        pmu.mcr(PMCR_CP, 0x8000_0000).unwrap();
+    }
+    let reports = pmu.unpredictable();
+    assert_eq!(reports.len(), pmukit_sim::models::Reports::KEPT);
+    assert_eq!(reports.more(), 100_000 - pmukit_sim::models::Reports::KEPT as u64);
+    let notes: Vec<String> = reports.notes().collect();
+    assert!(notes.last().unwrap().starts_with("99936 more unpredictable operations"), "{:?}", notes.last());
+}

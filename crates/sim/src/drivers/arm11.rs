@@ -104,6 +104,6 @@ impl Driver for Arm11Driver {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.pmu.unpredictable().to_vec()
+        self.pmu.unpredictable().notes().collect()
     }
 }

@@ -158,6 +158,6 @@ impl Driver for MontecitoDriver {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.core.unpredictable().to_vec()
+        self.core.unpredictable().notes().collect()
     }
 }

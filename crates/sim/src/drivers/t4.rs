@@ -318,6 +318,6 @@ impl Driver for T4Driver {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.chip.core.unpredictable().iter().chain(self.chip.dram.unpredictable()).chain(&self.faults).cloned().collect()
+        self.chip.core.unpredictable().notes().chain(self.chip.dram.unpredictable().notes()).chain(self.faults.iter().cloned()).collect()
     }
 }

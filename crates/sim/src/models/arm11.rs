@@ -12,6 +12,7 @@ use pmukit_core::register::Register;
 use thiserror::Error;
 
 use crate::engine::Counting;
+use crate::models::Reports;
 use crate::stream::{Signal, Span, Totals};
 
 /// An MRC/MCR to a CP15 register the PMU does not implement: the core takes the
@@ -49,7 +50,7 @@ pub struct Arm11Pmu {
     /// The codes EVNTBUS exports on this core and what each counts, worked out once:
     /// asking all 256 selectors for every span cost more than the counting.
     exports: Vec<(u8, Source)>,
-    unpredictable: Vec<String>,
+    unpredictable: Reports,
 }
 
 fn pmcr_flag(f: &pmukit_core::register::Field, pmcr: u64) -> bool {
@@ -74,7 +75,7 @@ impl Arm11Pmu {
                 .map(|code| (code, source_of(u64::from(code), model)))
                 .filter(|(_, s)| !matches!(s, Source::Nothing | Source::Reserved))
                 .collect(),
-            unpredictable: Vec::new(),
+            unpredictable: Reports::default(),
         };
         pmu.sources = [pmu.source(0), pmu.source(1)];
         pmu
@@ -184,7 +185,7 @@ impl Arm11Pmu {
     }
 
     /// Every programming whose behaviour the spec calls unpredictable, in order.
-    pub fn unpredictable(&self) -> &[String] {
+    pub fn unpredictable(&self) -> &Reports {
         &self.unpredictable
     }
 

@@ -16,6 +16,7 @@ use pmukit_core::register::{Register, RegisterError};
 use thiserror::Error;
 
 use crate::engine::Counting;
+use crate::models::Reports;
 use crate::stream::{MemoryQueues, Signal, Span};
 
 /// MCUs with DRAM performance registers: the largest "Count" of TABLES 10-4 to 10-6
@@ -274,7 +275,7 @@ pub struct T4Dram {
     /// Per MCU, the value of each `DRAM_MAP` register, in `DRAM_MAP` order. Registers the
     /// MCU does not have stay at their reset value and are never reached.
     regs: [[u64; DRAM_MAP.len()]; MCUS],
-    unpredictable: Vec<String>,
+    unpredictable: Reports,
 }
 
 impl Default for T4Dram {
@@ -288,12 +289,12 @@ impl T4Dram {
     /// (10-4's reserved bits are "X", and read as 0 here).
     pub fn new() -> T4Dram {
         let reset = std::array::from_fn(|slot| DRAM_MAP[slot].0.reset);
-        T4Dram { regs: [reset; MCUS], unpredictable: Vec::new() }
+        T4Dram { regs: [reset; MCUS], unpredictable: Reports::default() }
     }
 
     /// Every programming whose effect the spec leaves undefined (reserved select codes),
     /// in order.
-    pub fn unpredictable(&self) -> &[String] {
+    pub fn unpredictable(&self) -> &Reports {
         &self.unpredictable
     }
 

@@ -24,6 +24,7 @@ use pmukit_core::register::RegisterError;
 use thiserror::Error;
 
 use crate::engine::Counting;
+use crate::models::Reports;
 use crate::stream::{Privilege, Signal, Signals, Span};
 
 mod bus;
@@ -246,7 +247,7 @@ impl MontecitoThread {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Montecito {
     threads: [MontecitoThread; THREADS],
-    unpredictable: Vec<String>,
+    unpredictable: Reports,
 }
 
 impl Default for Montecito {
@@ -258,7 +259,7 @@ impl Default for Montecito {
 impl Montecito {
     /// A core after processor reset (§3.3.12).
     pub fn new() -> Montecito {
-        Montecito { threads: [MontecitoThread::reset(), MontecitoThread::reset()], unpredictable: Vec::new() }
+        Montecito { threads: [MontecitoThread::reset(), MontecitoThread::reset()], unpredictable: Reports::default() }
     }
 
     pub fn thread(&self, thread: usize) -> Result<&MontecitoThread, MontecitoError> {
@@ -268,7 +269,7 @@ impl Montecito {
     /// Every programming the spec leaves undefined, in order (ism other than '10,
     /// ER/SI/L2D events in banked counters, CPU_OP_CYCLES_HALTED outside PMD10, a PMD
     /// write with bit 47 set).
-    pub fn unpredictable(&self) -> &[String] {
+    pub fn unpredictable(&self) -> &Reports {
         &self.unpredictable
     }
 

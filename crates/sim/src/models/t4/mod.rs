@@ -15,6 +15,7 @@ use pmukit_core::pmu::Pmu;
 use thiserror::Error;
 
 use crate::engine::Counting;
+use crate::models::Reports;
 use crate::stream::{Privilege, Signal, Signals, Span};
 
 mod events;
@@ -234,7 +235,7 @@ pub struct T4Core {
     /// Counters (strand × 4 + PIC) that wrapped in the engine step under way; the
     /// step's span, seen in `executed`, says whether the instruction was next-to-commit.
     wrapped: Vec<usize>,
-    unpredictable: Vec<String>,
+    unpredictable: Reports,
 }
 
 impl Default for T4Core {
@@ -255,7 +256,7 @@ impl T4Core {
     /// `Catalog::load_events_file`): its precise, cross_strand and ignored-bit data.
     pub fn with_pmu(pmu: &Pmu, strands: usize) -> T4Core {
         let n = strands.clamp(1, STRANDS_PER_CORE);
-        T4Core { strands: vec![T4Strand::new(); n], groups: groups(pmu), wrapped: Vec::new(), unpredictable: Vec::new() }
+        T4Core { strands: vec![T4Strand::new(); n], groups: groups(pmu), wrapped: Vec::new(), unpredictable: Reports::default() }
     }
 
     pub fn strands(&self) -> usize {
@@ -280,7 +281,7 @@ impl T4Core {
     }
 
     /// Every PCR programming the spec leaves undefined (reserved sl values), in order.
-    pub fn unpredictable(&self) -> &[String] {
+    pub fn unpredictable(&self) -> &Reports {
         &self.unpredictable
     }
 
