@@ -12,6 +12,9 @@
 //! On KT the KT performance register calls reach a [`Kt`] (`crate::models::kt`,
 //! `docs/kt.md`).
 
+// Guests reach this module through hypercall arguments and guest memory.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -258,24 +261,30 @@ impl GuestMemory {
         while done < bytes.len() {
             let at = ra + done as u64;
             let n = (LINE - (at % LINE as u64) as usize).min(bytes.len() - done);
-            self.update(at, n, |line, from| line[from..from + n].copy_from_slice(&bytes[done..done + n]));
+            let piece = bytes.get(done..done + n).unwrap_or_default();
+            self.update(at, n, |line, from| {
+                if let Some(to) = line.get_mut(from..from + piece.len()) {
+                    to.copy_from_slice(piece);
+                }
+            });
             done += n;
         }
         Ok(())
     }
 
     fn byte(&self, ra: u64) -> u8 {
-        self.lines.get(&(ra & !(LINE as u64 - 1))).map_or(0, |line| line[(ra % LINE as u64) as usize])
+        self.lines.get(&(ra & !(LINE as u64 - 1))).and_then(|line| line.get((ra % LINE as u64) as usize)).copied().unwrap_or(0)
     }
 
     /// Add `by` (wrapping) to the big-endian 64-bit value at `ra`, which the caller has
     /// checked is mapped and 8-byte aligned (so it lies within one line).
     fn add_u64(&mut self, ra: u64, by: u64) {
         self.update(ra, COUNTER_BYTES, |line, at| {
-            let field = &mut line[at..at + COUNTER_BYTES];
-            let mut value = [0; COUNTER_BYTES];
-            value.copy_from_slice(field);
-            field.copy_from_slice(&u64::from_be_bytes(value).wrapping_add(by).to_be_bytes());
+            if let Some(field) = line.get_mut(at..at + COUNTER_BYTES) {
+                let mut value = [0; COUNTER_BYTES];
+                value.copy_from_slice(field);
+                field.copy_from_slice(&u64::from_be_bytes(value).wrapping_add(by).to_be_bytes());
+            }
         });
     }
 
@@ -333,7 +342,7 @@ impl Hypervisor {
                 return Err(ConfigError::EmptyRange(*r));
             }
             let end = r.end().ok_or(ConfigError::RangeOverflow(*r))?;
-            if let Some(other) = config.memory[..i].iter().find(|o| o.base < end && r.base < o.end().unwrap_or(u64::MAX)) {
+            if let Some(other) = config.memory.iter().take(i).find(|o| o.base < end && r.base < o.end().unwrap_or(u64::MAX)) {
                 return Err(ConfigError::Overlap(*other, *r));
             }
         }
@@ -424,14 +433,16 @@ impl Hypervisor {
         if args.len() > MAX_ARGS || args.len() < f.args {
             return HvResult::error(Status::EINVAL);
         }
+        // Argument `i`, which the count check above guarantees the function has.
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
         if *f == NIAGARA_MMUSTAT_CONF {
-            self.mmustat_conf(vcpu, args[0])
+            self.mmustat_conf(vcpu, arg(0))
         } else if *f == NIAGARA_MMUSTAT_INFO {
             self.mmustat_info(vcpu)
         } else if *f == KT_GET_PERFREG {
-            self.kt_get_perfreg(vcpu, args[0])
+            self.kt_get_perfreg(vcpu, arg(0))
         } else if *f == KT_SET_PERFREG {
-            self.kt_set_perfreg(vcpu, args[0], args[1])
+            self.kt_set_perfreg(vcpu, arg(0), arg(1))
         } else {
             // A known function of a group that cannot be offered (`MODELLED_GROUPS`).
             HvResult::error(Status::EBADTRAP)
@@ -449,10 +460,11 @@ impl Hypervisor {
         if args.len() > MAX_ARGS || args.len() < f.args {
             return HvResult::error(Status::EINVAL);
         }
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
         if *f == API_SET_VERSION {
-            self.api_set_version(args[0], args[1], args[2])
+            self.api_set_version(arg(0), arg(1), arg(2))
         } else if *f == API_GET_VERSION {
-            self.api_get_version(args[0])
+            self.api_get_version(arg(0))
         } else {
             // A core-trap function in the tables that the model does not implement.
             HvResult::error(Status::EBADTRAP)
@@ -496,10 +508,15 @@ impl Hypervisor {
         } else if raddr != 0 && !self.memory.mapped(raddr, BUFFER_BYTES as u64) {
             Status::ENORADDR
         } else {
-            let previous = std::mem::replace(&mut self.vcpus[vcpu].mmustat, raddr);
-            return HvResult::ok(Some(previous), None);
+            Status::EOK
         };
-        self.vcpus[vcpu].mmustat = 0;
+        // The trap entry checked the vCPU.
+        let Some(v) = self.vcpus.get_mut(vcpu) else { return HvResult::error(Status::ENOCPU) };
+        if status == Status::EOK {
+            let previous = std::mem::replace(&mut v.mmustat, raddr);
+            return HvResult::ok(Some(previous), None);
+        }
+        v.mmustat = 0;
         HvResult::error(status)
     }
 
@@ -527,7 +544,10 @@ impl Hypervisor {
         if self.processor != Processor::Niagara1 {
             return HvResult::error(Status::EBADTRAP);
         }
-        HvResult::ok(Some(self.vcpus[vcpu].mmustat), None)
+        match self.vcpus.get(vcpu) {
+            Some(v) => HvResult::ok(Some(v.mmustat), None),
+            None => HvResult::error(Status::ENOCPU),
+        }
     }
 }
 
@@ -548,7 +568,8 @@ impl Hypervisor {
 }
 
 /// Virtual counter `i` is one quantity of one slot of vCPU `i / COUNTERS_PER_VCPU`'s
-/// buffer.
+/// buffer. Every index is taken modulo its array's length.
+#[allow(clippy::indexing_slicing)]
 fn counter_of(i: usize) -> (usize, Mmu, Context, PageSize, Quantity) {
     let slot = i % COUNTERS_PER_VCPU;
     let (quantity, slot) = (Quantity::ALL[slot % 2], slot / 2);
@@ -576,7 +597,9 @@ impl Counting for Hypervisor {
 
     /// The hypervisor's TSB hits of the counter's vCPU, MMU, context and page size, and
     /// the cycles it spent on them, while collection is on: the machine's fills of
-    /// that page-size class and their walk cycles (TN10, TN13, TN17).
+    /// that page-size class and their walk cycles (TN10, TN13, TN17). The signal
+    /// tables have an entry for every page-size class.
+    #[allow(clippy::indexing_slicing)]
     fn rate(&self, i: usize, span: &Span) -> u64 {
         if let Some((kt, k)) = self.kt_counter(i) {
             return kt.rate(k, span);
