@@ -345,12 +345,9 @@ fn table_validation_refuses_overlapping_invalid_selections_and_bad_sub_events() 
     assert!(err.to_string().contains("subevent_of"), "{err}");
 }
 
-/// Issue 10: an event written without a unit mask took the OR of its defaults unchecked,
-/// so `E` was programmed while `E.A.B`, its own canonical name, was refused. Tables
-/// whose defaults (or whose ignored bits) would do that are refused when loaded.
-#[test]
-fn defaults_that_event_strings_would_refuse_make_the_table_invalid() {
-    const DEFAULTS: &str = r#"
+/// An event with two default unit masks that allows only its listed values: `E` alone
+/// would OR them into a value the table refuses.
+const DEFAULTS: &str = r#"
 family = "toy"
 [[event]]
 name = "E"
@@ -359,6 +356,12 @@ description = "e"
 umask_combinations = "listed"
 umasks = [ { name = "A", value = 0x1, default = true }, { name = "B", value = 0x2, default = true } ]
 "#;
+
+/// Issue 10: an event written without a unit mask took the OR of its defaults unchecked,
+/// so `E` was programmed while `E.A.B`, its own canonical name, was refused. Tables
+/// whose defaults (or whose ignored bits) would do that are refused when loaded.
+#[test]
+fn defaults_that_event_strings_would_refuse_make_the_table_invalid() {
     let rules = A.rules(&["a", "b"], &["C0", "C1"], &["u", "thresh", "d"]);
     let check = |text: &str| EventTable::from_toml(text, "toy").unwrap().validate(&rules, "toy").map_err(|e| e.to_string());
     // Two defaults of an event that allows only its listed values.
@@ -384,16 +387,7 @@ umasks = [ { name = "A", value = 0x1, default = true }, { name = "B", value = 0x
 /// validator (the property below covers the validated ones).
 #[test]
 fn an_event_without_unit_masks_is_checked_like_its_canonical_name() {
-    const TWO: &str = r#"
-family = "toy"
-[[event]]
-name = "E"
-code = 0x01
-description = "e"
-umask_combinations = "listed"
-umasks = [ { name = "A", value = 0x1, default = true }, { name = "B", value = 0x2, default = true } ]
-"#;
-    let table = EventTable::from_toml(TWO, "toy").unwrap();
+    let table = EventTable::from_toml(DEFAULTS, "toy").unwrap();
     let pmus = vec![Pmu { desc: &A, table: Cow::Owned(table) }];
     let bare = resolve("E", &pmus, "toya").unwrap_err();
     let named = resolve("E.A.B", &pmus, "toya").unwrap_err();
