@@ -164,12 +164,15 @@ pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) 
     // typo of it; skipping those keeps a long garbage token (10^5 characters) from
     // costing a similarity against every name.
     let plausible = |c: &&str| c.len() * 2 + 2 >= wanted.len() && wanted.len() * 2 + 2 >= c.len();
+    let wanted_bytes = wanted.as_bytes().to_vec();
     let mut scored: Vec<(f64, &str)> = candidates
         .into_iter()
         .filter(plausible)
         .map(|c| {
             let up = c.to_ascii_uppercase();
-            let mut score = strsim::jaro_winkler(&wanted, &up);
+            // Bytes, not chars: names are ASCII (table validation), and decoding UTF-8
+            // inside the similarity's quadratic loop doubled its cost.
+            let mut score = strsim::generic_jaro_winkler(&wanted_bytes, &up.as_bytes().to_vec());
             if up.contains(&wanted) || wanted.contains(&up) {
                 score += 0.1;
             }
