@@ -202,6 +202,10 @@ pub(super) fn taken_returns(c: &Cycle) -> u64 {
 }
 
 impl Atom {
+    /// Differences saturate: the machines keep each part within its whole (FP loads
+    /// are loads), but a model embedded in an emulator may be fed any signals, and a
+    /// difference that wrapped would count 2^64 (found by the `montecito_model` fuzz
+    /// target).
     pub(super) fn value(self, c: &Cycle) -> u64 {
         use Signal::*;
         let when = |cond: bool, v: u64| if cond { v } else { 0 };
@@ -259,7 +263,7 @@ impl Atom {
                 taken_returns(c).saturating_sub(FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken))
             }
             Atom::ReturnsPathRight { taken: false } => c.get(ReturnsNotTaken).saturating_sub(c.get(ReturnMispredictsNotTaken)),
-            Atom::IndirectPathRight => c.get(IndirectBranches) - FORCED_INDIRECT.value(c),
+            Atom::IndirectPathRight => c.get(IndirectBranches).saturating_sub(FORCED_INDIRECT.value(c)),
             Atom::CorrectReturns => c.get(Returns).saturating_sub(
                 c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken) + c.get(ReturnMispredictsNotTaken),
             ),
@@ -270,8 +274,8 @@ impl Atom {
             Atom::CacheableAtomics => when(c.cacheable(), c.get(Atomics)),
             Atom::L2dStores => when(c.cacheable(), c.get(Stores).saturating_sub(c.get(Atomics))),
             Atom::L2dMisses => c.get(L2DataMisses),
-            Atom::CacheableLoads => when(c.cacheable(), c.get(Loads) - c.get(FpLoads)),
-            Atom::IntegerLoads => c.get(Loads) - c.get(FpLoads),
+            Atom::CacheableLoads => when(c.cacheable(), c.get(Loads).saturating_sub(c.get(FpLoads))),
+            Atom::IntegerLoads => c.get(Loads).saturating_sub(c.get(FpLoads)),
             Atom::UncacheableLoads => when(!c.cacheable(), c.get(Loads)),
             Atom::UncacheableStores => when(!c.cacheable(), c.get(Stores)),
             Atom::DataReferences => c.get(Loads) + c.get(Stores),
