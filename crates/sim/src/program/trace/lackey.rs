@@ -47,9 +47,16 @@ pub(super) fn lackey_line(line: &[u8], held: &mut Option<Held>) -> Result<Option
         let text = String::from_utf8_lossy(size).into_owned();
         return Err((4 + comma + 1, format!("`{text}` is not a size in bytes (1-255)")));
     };
+    take(kind, addr, size, held).ok_or_else(|| (2, "a data access before any instruction".into()))
+}
+
+/// Takes one parsed line into `held`: an instruction completes the one before it (the
+/// record returned), a data access attaches to the held instruction (the first of
+/// each instruction is kept). `None` for a data access before any instruction.
+fn take(kind: u8, addr: u64, size: u8, held: &mut Option<Held>) -> Option<Option<Record>> {
     if kind == b'I' {
         let before = held.replace((addr, u64::from(size), None));
-        return Ok(before.map(|(ip, isize, mem)| lackey_record(ip, isize, mem, addr)));
+        return Some(before.map(|(ip, isize, mem)| lackey_record(ip, isize, mem, addr)));
     }
     let mem = match kind {
         b'L' => MemKind::Load,
@@ -59,9 +66,9 @@ pub(super) fn lackey_line(line: &[u8], held: &mut Option<Held>) -> Result<Option
     match held {
         Some((_, _, first @ None)) => *first = Some((mem, addr, size)),
         Some(_) => {}
-        None => return Err((2, "a data access before any instruction".into())),
+        None => return None,
     }
-    Ok(None)
+    Some(None)
 }
 
 /// A decimal number in 1..=255.
@@ -147,21 +154,10 @@ pub(super) fn fast(bytes: &[u8], held: &mut Option<Held>) -> Fast {
         return Fast::Slow;
     }
     let Some(size) = u8::try_from(size).ok().filter(|&s| s > 0) else { return Fast::Slow };
-    if kind == b'I' {
-        let before = held.replace((addr, u64::from(size), None));
-        return Fast::Line(i + 1, before.map(|(ip, isize, mem)| lackey_record(ip, isize, mem, addr)));
+    match take(kind, addr, size, held) {
+        Some(record) => Fast::Line(i + 1, record),
+        None => Fast::Slow,
     }
-    let mem = match kind {
-        b'L' => MemKind::Load,
-        b'S' => MemKind::Store,
-        _ => MemKind::Modify,
-    };
-    match held {
-        Some((_, _, first @ None)) => *first = Some((mem, addr, size)),
-        Some(_) => {}
-        None => return Fast::Slow,
-    }
-    Fast::Line(i + 1, None)
 }
 
 #[cfg(test)]
