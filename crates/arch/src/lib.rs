@@ -66,8 +66,9 @@ pub struct Family {
     /// Refuse an event that cannot be programmed as given (a threshold beyond its
     /// range, a modifier its unit mask does not support), saying why.
     pub check: fn(&Pmu, &EventSel) -> Result<(), String>,
-    /// Whether an event takes part in a placement rule (see `rules`).
-    pub involves: fn(&Pmu, &EventSel) -> bool,
+    /// What a placement rule (see `rules`) sees of an event: `None` for an event no
+    /// rule involves; events of one class are interchangeable for every rule.
+    pub rule_class: fn(&Pmu, &EventSel) -> Option<String>,
     /// Placement rules beyond counter masks over the events `members` of a list:
     /// `placed[i]` is `members[i]`'s counter or `None` while unplaced; report only what
     /// no placement of the rest can repair (schedule::Rules).
@@ -80,8 +81,8 @@ pub fn any_event(_pmu: &Pmu, _sel: &EventSel) -> Result<(), String> {
 }
 
 /// For families whose counter masks are the only placement rule.
-pub fn not_involved(_pmu: &Pmu, _sel: &EventSel) -> bool {
-    false
+pub fn not_involved(_pmu: &Pmu, _sel: &EventSel) -> Option<String> {
+    None
 }
 
 /// For families whose counter masks are the only placement rule.
@@ -93,11 +94,23 @@ pub fn no_rules(_pmu: &Pmu, _sels: &[EventSel], _members: &[usize], _placed: &[O
 struct FamilyRules<'a> {
     pmu: &'a Pmu,
     sels: &'a [EventSel],
+    classes: Vec<Option<String>>,
+}
+
+impl<'a> FamilyRules<'a> {
+    fn new(pmu: &'a Pmu, sels: &'a [EventSel]) -> Self {
+        let classes = sels.iter().map(|s| (family(pmu).rule_class)(pmu, s)).collect();
+        FamilyRules { pmu, sels, classes }
+    }
 }
 
 impl Rules for FamilyRules<'_> {
     fn involves(&self, event: usize) -> bool {
-        (family(self.pmu).involves)(self.pmu, &self.sels[event])
+        self.classes[event].is_some()
+    }
+
+    fn interchangeable(&self, a: usize, b: usize) -> bool {
+        self.classes[a] == self.classes[b]
     }
 
     fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
@@ -117,7 +130,7 @@ pub static FAMILIES: &[Family] = &[
         start: arm11::start,
         explain: arm11::explain,
         check: any_event,
-        involves: not_involved,
+        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -131,7 +144,7 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::t4::start,
         explain: sparc::t4::explain,
         check: any_event,
-        involves: not_involved,
+        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -145,7 +158,7 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::t4::dram_start,
         explain: sparc::t4::dram_explain,
         check: any_event,
-        involves: not_involved,
+        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -159,7 +172,7 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::niagara::start,
         explain: sparc::niagara::explain,
         check: any_event,
-        involves: not_involved,
+        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -173,7 +186,7 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::kt::start,
         explain: sparc::kt::explain,
         check: any_event,
-        involves: not_involved,
+        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -187,7 +200,7 @@ pub static FAMILIES: &[Family] = &[
         start: montecito::pmu::start,
         explain: montecito::pmu::explain,
         check: montecito::pmu::check,
-        involves: montecito::pmu::involves,
+        rule_class: montecito::pmu::rule_class,
         rules: montecito::pmu::rules,
     },
 ];
@@ -336,7 +349,7 @@ pub fn allowed_counters(pmu: &Pmu, sels: &[EventSel]) -> Vec<u64> {
 /// or, on a PMU whose counters are shared, each event's first allowed counter.
 pub fn assign(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
     if !pmu.desc.shared_counters {
-        return schedule::solve(allowed, &FamilyRules { pmu, sels });
+        return schedule::solve(allowed, &FamilyRules::new(pmu, sels));
     }
     match allowed.iter().position(|&m| m == 0) {
         Some(event) => Err(ScheduleError::NoCounter { event }),
@@ -349,7 +362,7 @@ pub fn groups(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<Vec<u
     if pmu.desc.shared_counters {
         return assign(pmu, sels, allowed).map(|_| vec![(0..sels.len()).collect()]);
     }
-    schedule::groups(allowed, &FamilyRules { pmu, sels })
+    schedule::groups(allowed, &FamilyRules::new(pmu, sels))
 }
 
 /// Refuse an event the family cannot program as given.
@@ -382,6 +395,16 @@ pub fn explain(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], err: &ScheduleErro
                 None => (String::new(), "cannot be counted"),
             };
             format!("{who} {what}: {}; count them in separate runs or let `pmu stat` multiplex them", rules.join("; "))
+        }
+        ScheduleError::SearchLimit { events } => {
+            let names: Vec<String> = events.iter().map(|&e| format!("'{}'", sels[e].name())).collect();
+            format!(
+                "gave up placing {} together: {} placements tried under {}'s rules found none, nor proved there is none; \
+                 count fewer of them together or let `pmu stat` multiplex them",
+                names.join(", "),
+                schedule::SEARCH_LIMIT,
+                pmu.name()
+            )
         }
         ScheduleError::Conflict { events, counters, .. } => {
             let names: Vec<String> =

@@ -218,6 +218,26 @@ fn s4_8_2_l1d_events_need_pmd5_and_one_set() {
     assert!(!why.contains("'CPU_OP_CYCLES"), "the innocent event is not named: {why}");
 }
 
+/// Found by the `schedule` fuzz target: six SCB events need PMD4-9 to themselves, so
+/// none of six L1D events can be on PMD5. The search once tried all 665,280 placements
+/// of the L1D events (far past `SEARCH_LIMIT`); pruning on what is still matchable and
+/// placing the alike unit masks in one order only decide it in a few hundred.
+#[test]
+fn s4_8_2_twelve_events_that_leave_pmd5_to_no_l1d_event_are_refused_by_the_rule() {
+    let cat = cat();
+    let pmu = cat.pmu("montecito-st").unwrap();
+    let scb = "SI_SCB_INSERTS.HITM.SELF";
+    let bubble = ["ALL", "FPU", "L1D", "L1D_FULLSTBUF", "L1D_PIPE_RECIRC", "L1D_HPW"].map(|u| format!("BE_L1D_FPU_BUBBLE.{u}"));
+    let names: Vec<&str> = [scb; 6].into_iter().chain(bubble.iter().map(String::as_str)).collect();
+    let sels = sels(&cat, "montecito-st", &names);
+    let why = encode_set(pmu, &sels).unwrap_err().to_string();
+    assert!(why.contains("§4.8.2: one of the L1D events must be measured by PMD5"), "{why}");
+    assert_eq!(why.matches("SI_SCB_INSERTS.HITM.SELF").count(), 6, "{why}");
+    assert_eq!(why.matches("BE_L1D_FPU_BUBBLE").count(), 1, "a minimal set: {why}");
+    let plan = schedule(pmu, &sels).unwrap();
+    assert_eq!(plan.groups.len(), 2);
+}
+
 /// §4.8.4: PMD5/8 count PMC4's L2D set with PMC4's umask; PMD7/9 PMC6's. Three events
 /// of one set and umask fit on 4, 5 and 8; a third set cannot be counted.
 #[test]
@@ -299,6 +319,7 @@ const POOL: &[&str] = &[
     "LOADS_RETIRED",
     "STORES_RETIRED",
     "BE_L1D_FPU_BUBBLE",
+    "BE_L1D_FPU_BUBBLE.L1D_HPW",
     "L2D_REFERENCES.ALL",
     "L2D_REFERENCES.READS",
     "L2D_OZQ_FULL",

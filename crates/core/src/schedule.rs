@@ -9,7 +9,11 @@
 //! of one set only"); [`solve`] then searches every placement of the events the rules
 //! involve, matching the others onto what is left, so it too finds an assignment
 //! whenever one exists, and a refusal names a minimal set of events and the rules
-//! they break.
+//! they break. The search cuts a branch as soon as the events still unplaced cannot
+//! be matched onto the counters left, and places events the rules treat alike in
+//! increasing counter order only (six unit masks of one L1D event are one choice of
+//! six counters, not 720 orders of it). It is bounded all the same
+//! ([`SEARCH_LIMIT`]): rules are arbitrary code, and a tool must not hang on a set.
 
 use thiserror::Error;
 
@@ -22,7 +26,15 @@ pub enum ScheduleError {
     /// No placement of `events` (a minimal such set) satisfies the family's rules.
     #[error("events {events:?} break rules: {}", rules.join("; "))]
     Rules { events: Vec<usize>, rules: Vec<String> },
+    /// The placement search for `events` stopped after [`SEARCH_LIMIT`] placements
+    /// without finding one or proving there is none.
+    #[error("events {events:?}: no placement found in {SEARCH_LIMIT} tries")]
+    SearchLimit { events: Vec<usize> },
 }
+
+/// Partial placements the rules' search tries before giving up on a set. Random
+/// Montecito sets stay far below it (docs/ROBUSTNESS.md, "Resource limits").
+pub const SEARCH_LIMIT: usize = 200_000;
 
 /// A rule that a placement breaks: the rule, in the spec's words, and the events
 /// (indices into the event list) that break it.
@@ -38,6 +50,10 @@ pub struct Violation {
 pub trait Rules {
     /// Whether event `event` takes part in any rule; the others only need a counter.
     fn involves(&self, event: usize) -> bool;
+    /// Whether swapping the counters of involved events `a` and `b` (which may use the
+    /// same counters) can never change a check's verdict. The search then tries only
+    /// the placements that put such events in increasing counter order.
+    fn interchangeable(&self, a: usize, b: usize) -> bool;
     /// `placed[i]` is `members[i]`'s counter, or `None` while it is not placed. Report
     /// only a violation that no placement of the unplaced members can repair: the
     /// search prunes on it.
@@ -50,6 +66,10 @@ pub struct NoRules;
 impl Rules for NoRules {
     fn involves(&self, _event: usize) -> bool {
         false
+    }
+
+    fn interchangeable(&self, _a: usize, _b: usize) -> bool {
+        true
     }
 
     fn check(&self, _members: &[usize], _placed: &[Option<usize>]) -> Result<(), Violation> {
@@ -77,20 +97,41 @@ fn solve_members(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Resul
     if rules.check(members, &placed).is_ok() {
         return Ok(matched);
     }
-    if let Some(found) = search(&masks, members, rules, &mut Vec::new()) {
-        return Ok(found);
+    match search(&masks, members, rules, &mut Vec::new()) {
+        Outcome::Found(found) => Ok(found),
+        Outcome::None => Err(explain_rules(allowed, members, rules)),
+        Outcome::GaveUp => Err(ScheduleError::SearchLimit { events: members.to_vec() }),
     }
-    Err(explain_rules(allowed, members, rules))
+}
+
+/// What the rules' search ended with.
+enum Outcome {
+    Found(Vec<usize>),
+    None,
+    GaveUp,
 }
 
 /// Every placement of the members the rules involve (most constrained first), the
 /// others matched onto the counters left. Violations met are collected in `seen`.
-fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: &mut Vec<Violation>) -> Option<Vec<usize>> {
+fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: &mut Vec<Violation>) -> Outcome {
     let mut involved: Vec<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
     involved.sort_by_key(|&i| masks[i].count_ones());
     let free: Vec<usize> = (0..members.len()).filter(|&i| !rules.involves(members[i])).collect();
-    let mut search = Search { masks, members, rules, involved: &involved, free: &free, placed: vec![None; members.len()], seen };
-    search.place(0, 0)
+    // For each involved event, the last one before it in placement order that it may
+    // swap with: it goes on a higher counter than that one.
+    let twin: Vec<Option<usize>> = (0..involved.len())
+        .map(|k| {
+            let i = involved[k];
+            involved[..k].iter().rposition(|&j| masks[j] == masks[i] && rules.interchangeable(members[j], members[i]))
+        })
+        .collect();
+    let mut search =
+        Search { masks, members, rules, involved: &involved, twin: &twin, free: &free, placed: vec![None; members.len()], seen, tries: 0 };
+    match search.place(0, 0) {
+        Some(found) => Outcome::Found(found),
+        None if search.tries > SEARCH_LIMIT => Outcome::GaveUp,
+        None => Outcome::None,
+    }
 }
 
 struct Search<'a> {
@@ -98,9 +139,11 @@ struct Search<'a> {
     members: &'a [usize],
     rules: &'a dyn Rules,
     involved: &'a [usize],
+    twin: &'a [Option<usize>],
     free: &'a [usize],
     placed: Vec<Option<usize>>,
     seen: &'a mut Vec<Violation>,
+    tries: usize,
 }
 
 impl Search<'_> {
@@ -110,7 +153,17 @@ impl Search<'_> {
         }
     }
 
+    /// Whether the events not yet placed can still get distinct counters outside `used`.
+    fn matchable(&self, k: usize, used: u64) -> bool {
+        let rest: Vec<u64> = self.involved[k..].iter().chain(self.free).map(|&i| self.masks[i] & !used).collect();
+        assign(&rest).is_ok()
+    }
+
     fn place(&mut self, k: usize, used: u64) -> Option<Vec<usize>> {
+        self.tries += 1;
+        if self.tries > SEARCH_LIMIT || !self.matchable(k, used) {
+            return None;
+        }
         if k == self.involved.len() {
             let masks: Vec<u64> = self.free.iter().map(|&i| self.masks[i] & !used).collect();
             let counters = assign(&masks).ok()?;
@@ -128,7 +181,8 @@ impl Search<'_> {
             return out;
         }
         let i = self.involved[k];
-        let mask = self.masks[i] & !used;
+        let above = self.twin[k].and_then(|t| self.placed[self.involved[t]]).map_or(0, |c| c + 1);
+        let mask = self.masks[i] & !used & u64::MAX.checked_shl(above as u32).unwrap_or(0);
         for c in (0..64).filter(|c| mask >> c & 1 == 1) {
             self.placed[i] = Some(c);
             match self.rules.check(self.members, &self.placed) {
@@ -140,17 +194,21 @@ impl Search<'_> {
                 Err(v) => self.note(v),
             }
             self.placed[i] = None;
+            if self.tries > SEARCH_LIMIT {
+                break;
+            }
         }
         None
     }
 }
 
 /// Shrink an unsatisfiable set to a minimal unsatisfiable subset and name the rules
-/// its placements break.
+/// its placements break. A subset whose search gives up counts as satisfiable, so the
+/// set named may then be larger than minimal but is never wrong.
 fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> ScheduleError {
     let unsatisfiable = |set: &[usize], seen: &mut Vec<Violation>| {
         let masks: Vec<u64> = set.iter().map(|&e| allowed[e]).collect();
-        assign(&masks).is_err() || search(&masks, set, rules, seen).is_none()
+        assign(&masks).is_err() || matches!(search(&masks, set, rules, seen), Outcome::None)
     };
     let mut set = members.to_vec();
     let mut i = 0;

@@ -32,7 +32,7 @@ proptest! {
                 prop_assert!(events.len() > counters.len());
             }
             Err(ScheduleError::NoCounter { event }) => prop_assert_eq!(masks[event], 0),
-            Err(e @ ScheduleError::Rules { .. }) => prop_assert!(false, "no rules, yet {e}"),
+            Err(e @ (ScheduleError::Rules { .. } | ScheduleError::SearchLimit { .. })) => prop_assert!(false, "no rules, yet {e}"),
         }
     }
 
@@ -79,6 +79,12 @@ struct TestRules {
 impl Rules for TestRules {
     fn involves(&self, event: usize) -> bool {
         self.class.contains(&event) || self.forbidden.iter().any(|&(a, _, b, _)| a == event || b == event)
+    }
+
+    /// Class events that no forbidden pair names are alike.
+    fn interchangeable(&self, a: usize, b: usize) -> bool {
+        let plain = |e: usize| self.forbidden.iter().all(|&(x, _, y, _)| x != e && y != e);
+        plain(a) && plain(b) && self.class.contains(&a) == self.class.contains(&b)
     }
 
     fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
@@ -178,4 +184,34 @@ fn groups_under_rules_split_what_cannot_share_the_counters() {
     let rules = TestRules { forbidden: vec![(0, 0, 1, 1)], class: vec![], anchor: 7 };
     let gs = groups(&[0b01, 0b10], &rules).unwrap();
     assert_eq!(gs, vec![vec![0], vec![1]]);
+}
+
+/// Rules that no partial placement breaks and every complete one does, over events
+/// the rules tell apart: only trying every placement proves there is none.
+struct Adversary;
+
+impl Rules for Adversary {
+    fn involves(&self, _event: usize) -> bool {
+        true
+    }
+
+    fn interchangeable(&self, _a: usize, _b: usize) -> bool {
+        false
+    }
+
+    fn check(&self, _members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
+        match placed.iter().all(Option::is_some) {
+            true => Err(Violation { rule: "never".into(), events: vec![] }),
+            false => Ok(()),
+        }
+    }
+}
+
+#[test]
+fn a_search_past_the_limit_stops_and_says_so() {
+    // 12! placements: the search stops after SEARCH_LIMIT of them.
+    let err = solve(&[0xfff; 12], &Adversary).unwrap_err();
+    assert_eq!(err, ScheduleError::SearchLimit { events: (0..12).collect() });
+    // Small sets are searched to the end.
+    assert!(matches!(solve(&[0b111; 3], &Adversary), Err(ScheduleError::Rules { .. })));
 }

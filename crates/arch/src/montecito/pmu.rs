@@ -255,8 +255,14 @@ fn excludes(sel: &EventSel) -> impl Iterator<Item = &str> {
     attr(sel, "excludes").into_iter().flat_map(|v| v.split(',')).map(str::trim).filter(|s| !s.is_empty())
 }
 
-pub fn involves(_pmu: &Pmu, sel: &EventSel) -> bool {
-    l1d_set(sel).is_some() || l2d_set(sel).is_some() || excludes(sel).next().is_some()
+/// What `rules` reads of an event: its name (exclusions name events), its L1D and L2D
+/// sets, and for an L2D event its unit mask and `.all` (§4.8.4 compares them). Unit
+/// masks of one L1D event are alike for the rules.
+pub fn rule_class(_pmu: &Pmu, sel: &EventSel) -> Option<String> {
+    let involved = l1d_set(sel).is_some() || l2d_set(sel).is_some() || excludes(sel).next().is_some();
+    let name = sel.event.as_ref().map_or("", |e| e.name.as_ref());
+    let l2d = l2d_set(sel).map(|set| (set, sel.umask, sel.modifier("all")));
+    involved.then(|| format!("{name} {:?} {l2d:?}", l1d_set(sel)))
 }
 
 /// The §4.8.4 groups: an anchor counter and the counters that share its L2D set and
