@@ -93,8 +93,12 @@ pub fn trace(data: &[u8]) {
             }
         }
     }
-    // `--trace` takes a file: one per fuzzing thread, rewritten each time.
-    let path = std::env::temp_dir().join(format!("pmukit-fuzz-trace-{}-{:?}", std::process::id(), std::thread::current().id()));
+    // `--trace` takes a file: one per fuzzing thread, rewritten each time, in memory
+    // where the system has a memory file system (writing it to disk took seven eighths
+    // of the time, 500 executions a second instead of 4,000).
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
+    let path = dir.join(format!("pmukit-fuzz-trace-{}-{:?}", std::process::id(), std::thread::current().id()));
     if std::fs::write(&path, rest).is_ok() {
         short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.display().to_string()));
     }
