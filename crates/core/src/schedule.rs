@@ -93,15 +93,21 @@ fn solve_members(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Resul
         }
         other => other,
     })?;
-    let placed: Vec<Option<usize>> = matched.iter().map(|&c| Some(c)).collect();
-    if rules.check(members, &placed).is_ok() {
-        return Ok(matched);
-    }
-    match search(&masks, members, rules, &mut Vec::new()) {
+    match place(&masks, matched, members, rules) {
         Outcome::Found(found) => Ok(found),
         Outcome::None => Err(explain_rules(allowed, members, rules)),
         Outcome::GaveUp => Err(ScheduleError::SearchLimit { events: members.to_vec() }),
     }
+}
+
+/// A placement of `members` under the rules, starting from `matched` (a matching under
+/// the masks alone, which most sets take as it is), without explaining a refusal.
+fn place(masks: &[u64], matched: Vec<usize>, members: &[usize], rules: &dyn Rules) -> Outcome {
+    let placed: Vec<Option<usize>> = matched.iter().map(|&c| Some(c)).collect();
+    if rules.check(members, &placed).is_ok() {
+        return Outcome::Found(matched);
+    }
+    search(masks, members, rules, &mut Vec::new())
 }
 
 /// What the rules' search ended with.
@@ -284,7 +290,12 @@ pub fn groups(allowed: &[u64], rules: &dyn Rules) -> Result<Vec<Vec<usize>>, Sch
     let mut out: Vec<Vec<usize>> = Vec::new();
     for i in 0..allowed.len() {
         solve_members(allowed, &[i], rules)?;
-        let with = |g: &Vec<usize>| solve_members(allowed, &g.iter().copied().chain([i]).collect::<Vec<_>>(), rules).is_ok();
+        // Whether `i` fits beside a group: a placement, not the explanation of a refusal.
+        let with = |g: &Vec<usize>| {
+            let members: Vec<usize> = g.iter().copied().chain([i]).collect();
+            let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
+            assign(&masks).is_ok_and(|matched| matches!(place(&masks, matched, &members, rules), Outcome::Found(_)))
+        };
         match out.iter_mut().find(|g| with(g)) {
             Some(g) => g.push(i),
             None => out.push(vec![i]),
