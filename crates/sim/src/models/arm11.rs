@@ -4,6 +4,7 @@
 //! CP15 c15 register accesses of §2. The outputs a system sees are modelled too: the
 //! nPMUIRQ line (and nPMUFIQ on ARM1156), the EVNTBUS export enabled by PMCR.X, and a
 //! log of every programming whose behaviour the spec calls unpredictable.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::collections::BTreeMap;
 
@@ -312,9 +313,10 @@ impl Counting for Arm11Pmu {
                 total >> 32 != 0
             }
             _ => {
-                let n_idx = if i == PMN1_IDX { 1 } else { 0 };
-                let total = self.pmn[n_idx] as u64 + n;
-                self.pmn[n_idx] = total as u32;
+                let [pmn0, pmn1] = &mut self.pmn;
+                let pmn = if i == PMN1_IDX { pmn1 } else { pmn0 };
+                let total = *pmn as u64 + n;
+                *pmn = total as u32;
                 total >> 32 != 0
             }
         };

@@ -9,6 +9,7 @@
 //! ([`crate::engine`]) drives the DRAM counters through [`Counting`]. Every number comes
 //! from `pmukit_arch::sparc::kt`; `docs/kt.md` describes the model and its readings of
 //! the text (entries TK1 up).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::collections::BTreeSet;
 
@@ -134,7 +135,8 @@ impl Kt {
                 // Every bank holds the same PERF_CONFIG (only `set` writes it, to all).
                 Ok(L2_CONTROL_VIRTUAL.read(self.l2_banks.first().map_or(0, |&bank| virtual_of_bank(bank))))
             }
-            Target::Dram { node, mcu, reg } => Ok(reg.register().read(self.dram[node][mcu][reg.index()])),
+            // `resolve` refused the nodes this machine lacks: the register exists.
+            Target::Dram { node, mcu, reg } => self.dram(node, mcu, reg).map(|v| reg.register().read(v)).ok_or(Status::ENOTSUPPORTED),
         }
     }
 
@@ -165,7 +167,8 @@ impl Kt {
                 }
             }
             Target::Dram { node, mcu, reg } => {
-                let stored = &mut self.dram[node][mcu][reg.index()];
+                // `resolve` refused the nodes this machine lacks: the register exists.
+                let stored = self.dram.get_mut(node).and_then(|d| d.get_mut(mcu)?.get_mut(reg.index())).ok_or(Status::ENOTSUPPORTED)?;
                 // Reserved bits are ignored, sticky bits can be cleared, never set (TK10).
                 *stored = reg.register().apply_write(*stored, value).stored;
             }
@@ -224,13 +227,13 @@ impl Kt {
 
     /// DRAM register `reg` of MCU `mcu` of node `node`, as stored.
     pub fn dram(&self, node: usize, mcu: usize, reg: DramReg) -> Option<u64> {
-        self.dram.get(node)?.get(mcu).map(|regs| regs[reg.index()])
+        self.dram.get(node)?.get(mcu)?.get(reg.index()).copied()
     }
 
     /// The TABLE 10-7 meaning of counter `n`'s select code in node `node`'s MCU `mcu`
     /// (TK11); `None` for a reserved code.
     fn program(&self, node: usize, mcu: usize, n: usize) -> Option<Select> {
-        let ctl = self.dram.get(node)?.get(mcu)?[DramReg::Pcr.index()];
+        let ctl = self.dram(node, mcu, DramReg::Pcr)?;
         select(DRAM_COUNTERS.get(n)?.0.get(ctl))
     }
 }
@@ -270,7 +273,7 @@ impl Kt {
 
     /// Does `strand`'s PCR count in `privilege` (ht, st, ut: TK5, TK16)?
     fn traces(&self, strand: usize, privilege: Privilege) -> bool {
-        let pcr = self.pcr[strand];
+        let Some(&pcr) = self.pcr.get(strand) else { return false };
         match privilege {
             Privilege::Hyper => HT.get(pcr) == 1,
             p if p.is_user() => UT.get(pcr) == 1,
@@ -293,7 +296,9 @@ impl Kt {
         let node = self.node_of(strand);
         let bank = (addr / LINE_BYTES % L2_BANKS_PER_NODE as u64) as usize;
         let local = route(addr, self.nodes).node == node;
-        match L2_PERF_CONFIG.get(self.l2_banks[node * L2_BANKS_PER_NODE + bank]) {
+        // The strand exists (`traces`), so its node does.
+        let Some(control) = self.l2_bank(node, bank) else { return 0 };
+        match L2_PERF_CONFIG.get(control) {
             PERF_CONFIG_ALL_MISSES => memory + c2c,
             PERF_CONFIG_LOCAL if local => memory,
             PERF_CONFIG_REMOTE if !local => memory,
@@ -347,10 +352,11 @@ impl Counting for Kt {
 
     fn headroom(&self, i: usize) -> u64 {
         if let Some(strand) = i.checked_sub(self.dram_counters()) {
-            return PIC0.max() + 1 - PIC0.get(self.pic[strand]);
+            return PIC0.max() + 1 - self.pic.get(strand).map_or(0, |&v| PIC0.get(v));
         }
         let (node, mcu, n) = (i / (MCUS_PER_NODE * COUNTERS_PER_MCU), i / COUNTERS_PER_MCU % MCUS_PER_NODE, i % COUNTERS_PER_MCU);
-        let (_, counter, _, reg) = DRAM_COUNTERS[n];
+        // `n` is below COUNTERS_PER_MCU; a counter that did not exist would never wrap.
+        let Some(&(_, counter, _, reg)) = DRAM_COUNTERS.get(n) else { return u64::MAX };
         counter.max() + 1 - self.dram(node, mcu, reg).map_or(0, |v| counter.get(v))
     }
 
@@ -364,8 +370,7 @@ impl Counting for Kt {
         }
         let (node, mcu, n) = (i / (MCUS_PER_NODE * COUNTERS_PER_MCU), i / COUNTERS_PER_MCU % MCUS_PER_NODE, i % COUNTERS_PER_MCU);
         let Some(&(_, counter, sticky, reg)) = DRAM_COUNTERS.get(n) else { return false };
-        let Some(regs) = self.dram.get_mut(node).and_then(|d| d.get_mut(mcu)) else { return false };
-        let value = &mut regs[reg.index()];
+        let Some(value) = self.dram.get_mut(node).and_then(|d| d.get_mut(mcu)?.get_mut(reg.index())) else { return false };
         let total = counter.get(*value) + by;
         *value = counter.set(*value, total);
         // A wrap stops the engine so that the driver reads the counter (TD15).

@@ -1,4 +1,5 @@
 //! Register-level PMU models.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod arm11;
 pub mod kt;

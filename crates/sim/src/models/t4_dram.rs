@@ -8,11 +8,12 @@
 //! counters through [`Counting`]. Which MCU, COU port and memory channel a memory
 //! transaction reaches is decided by [`route`]. `docs/t4-dram-model.md` describes the
 //! model and every reading of the spec it makes (entries TD1-TD14).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::fmt;
 
 use pmukit_arch::sparc::t4::{DRAM_COUNTERS, DRAM_MAP, DRAM_PERF_COUNT01, DRAM_PERF_CTL, DRAM_STEP};
-use pmukit_core::register::{Register, RegisterError};
+use pmukit_core::register::{Field, Register, RegisterError};
 use thiserror::Error;
 
 use crate::engine::Counting;
@@ -47,52 +48,57 @@ const CTL: usize = {
     slot_of(REGISTER)
 };
 const COUNT_SLOT: [usize; COUNTERS_PER_MCU] = {
-    let mut slots = [0; COUNTERS_PER_MCU];
-    let mut n = 0;
-    while n < COUNTERS_PER_MCU {
-        slots[n] = slot_of(DRAM_COUNTERS[n].3);
-        n += 1;
-    }
-    slots
+    let [c0, c1, c2, c3] = DRAM_COUNTERS;
+    [slot_of(c0.3), slot_of(c1.3), slot_of(c2.3), slot_of(c3.3)]
+};
+// A register missing from DRAM_MAP fails the build here rather than counting nothing.
+const _: () = {
+    let [c0, c1, c2, c3] = COUNT_SLOT;
+    let end = DRAM_MAP.len();
+    assert!(CTL < end && c0 < end && c1 < end && c2 < end && c3 < end, "register missing from DRAM_MAP");
 };
 
 const fn mcus() -> usize {
     let mut most = 0;
-    let mut i = 0;
-    while i < DRAM_MAP.len() {
-        if DRAM_MAP[i].2 > most {
-            most = DRAM_MAP[i].2;
+    let mut rest: &[(&Register, u64, u32)] = &DRAM_MAP;
+    while let [(_, _, count), tail @ ..] = rest {
+        if *count > most {
+            most = *count;
         }
-        i += 1;
+        rest = tail;
     }
     most as usize
 }
 
-/// Position of `register` in `DRAM_MAP`; a register missing from it fails the build.
+/// Position of `register` in `DRAM_MAP`; for a register missing from it,
+/// `DRAM_MAP.len()`, which every lookup misses (and the assertion above rejects).
 const fn slot_of(register: &Register) -> usize {
-    let mut i = 0;
-    while i < DRAM_MAP.len() {
-        if same_name(DRAM_MAP[i].0.name, register.name) {
-            return i;
+    let (mut slot, mut rest): (usize, &[(&Register, u64, u32)]) = (0, &DRAM_MAP);
+    while let [(candidate, _, _), tail @ ..] = rest {
+        if same_name(candidate.name, register.name) {
+            break;
         }
-        i += 1;
+        (slot, rest) = (slot + 1, tail);
     }
-    panic!("register missing from DRAM_MAP")
+    slot
 }
 
 const fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    while let ([x, a_tail @ ..], [y, b_tail @ ..]) = (a, b) {
+        if *x != *y {
             return false;
         }
-        i += 1;
+        (a, b) = (a_tail, b_tail);
     }
-    true
+    a.is_empty() && b.is_empty()
+}
+
+/// DRAM counter `n`'s counter field, its sticky bit and the `DRAM_MAP` index of the
+/// register holding both.
+fn counter(n: usize) -> Option<(&'static Field, &'static Field, usize)> {
+    let &(_, counter, sticky, _) = DRAM_COUNTERS.get(n)?;
+    Some((counter, sticky, *COUNT_SLOT.get(n)?))
 }
 
 /// The two pieces of software §10.5 assigns the DRAM counters to: "Solaris has been
@@ -288,7 +294,7 @@ impl T4Dram {
     /// Every register at its reset value: TABLES 10-4 to 10-6 give 0 for every field
     /// (10-4's reserved bits are "X", and read as 0 here).
     pub fn new() -> T4Dram {
-        let reset = std::array::from_fn(|slot| DRAM_MAP[slot].0.reset);
+        let reset = DRAM_MAP.map(|(register, _, _)| register.reset);
         T4Dram { regs: [reset; MCUS], unpredictable: Reports::default() }
     }
 
@@ -301,8 +307,10 @@ impl T4Dram {
     /// A 64-bit load from physical address `pa` by `owner`. Both owners may read every
     /// register: §10.5 divides who *uses* the counters, and reading changes nothing.
     pub fn read(&self, pa: u64, _owner: Owner) -> Result<u64, DramError> {
-        let (mcu, slot) = decode(pa)?;
-        Ok(DRAM_MAP[slot].0.read(self.regs[mcu][slot]))
+        let (mcu, slot, register) = decode(pa)?;
+        // `decode` found the register, so the MCU has its slot.
+        let value = self.reg(mcu, slot).ok_or(DramError::Unmapped { pa })?;
+        Ok(register.read(value))
     }
 
     /// A 64-bit store of `value` to physical address `pa` by `owner`. Refused, changing
@@ -310,15 +318,15 @@ impl T4Dram {
     /// the write would change a select field or a counter register of the other owner
     /// (a write to DRAM_PERF_CTL_REG must carry the other owner's select fields as read).
     pub fn write(&mut self, pa: u64, value: u64, owner: Owner) -> Result<(), DramError> {
-        let (mcu, slot) = decode(pa)?;
-        let register = DRAM_MAP[slot].0;
+        let (mcu, slot, register) = decode(pa)?;
         register.check_write(value).map_err(|source| DramError::Reserved { pa, value, source })?;
-        let old = self.regs[mcu][slot];
-        if let Some((field, holder)) = trespass(slot, owner, old, value) {
+        // `decode` found the register, so the MCU has its slot.
+        let stored = self.regs.get_mut(mcu).and_then(|regs| regs.get_mut(slot)).ok_or(DramError::Unmapped { pa })?;
+        if let Some((field, holder)) = trespass(slot, owner, *stored, value) {
             return Err(DramError::NotOwner { owner, mcu, register: register.name, field, holder });
         }
         // Counter fields are RW; sticky bits can be cleared, never set (docs/ERRATA.md T32).
-        self.regs[mcu][slot] = register.apply_write(old, value).stored;
+        *stored = register.apply_write(*stored, value).stored;
         if slot == CTL {
             self.log_reserved_selects(mcu, owner);
         }
@@ -329,7 +337,7 @@ impl T4Dram {
     /// DRAM_PERF_CTL_REG write that leaves one of the writer's own fields reserved is
     /// logged (the other owner's fields are its business).
     fn log_reserved_selects(&mut self, mcu: usize, owner: Owner) {
-        let ctl = self.regs[mcu][CTL];
+        let Some(ctl) = self.reg(mcu, CTL) else { return };
         for (n, (sel, _, _, register)) in DRAM_COUNTERS.iter().enumerate() {
             let code = sel.get(ctl);
             if Owner::of_register(register) == owner && select(code).is_none() {
@@ -347,18 +355,24 @@ impl T4Dram {
         if !has_counter(mcu, n) {
             return None;
         }
-        select(DRAM_COUNTERS[n].0.get(self.regs[mcu][CTL]))
+        let (sel, _, _, _) = DRAM_COUNTERS.get(n)?;
+        select(sel.get(self.reg(mcu, CTL)?))
+    }
+
+    /// MCU `mcu`'s register at `DRAM_MAP` index `slot`.
+    fn reg(&self, mcu: usize, slot: usize) -> Option<u64> {
+        self.regs.get(mcu)?.get(slot).copied()
     }
 }
 
 /// Does MCU `mcu` have counter `n`? Not counters 2-3 of MCUs 2-3 (TABLE 10-6,
 /// DRAM_PERF_COUNT23_REG: Count 2).
 fn has_counter(mcu: usize, n: usize) -> bool {
-    n < COUNTERS_PER_MCU && mcu < DRAM_MAP[COUNT_SLOT[n]].2 as usize
+    COUNT_SLOT.get(n).and_then(|&slot| DRAM_MAP.get(slot)).is_some_and(|(_, _, count)| mcu < *count as usize)
 }
 
-/// The MCU and `DRAM_MAP` index of the register at `pa`.
-fn decode(pa: u64) -> Result<(usize, usize), DramError> {
+/// The MCU, `DRAM_MAP` index and register at `pa`.
+fn decode(pa: u64) -> Result<(usize, usize, &'static Register), DramError> {
     if !pa.is_multiple_of(8) {
         return Err(DramError::Misaligned { pa });
     }
@@ -366,7 +380,7 @@ fn decode(pa: u64) -> Result<(usize, usize), DramError> {
         let Some(offset) = pa.checked_sub(*base).filter(|o| o.is_multiple_of(DRAM_STEP)) else { continue };
         let mcu = offset / DRAM_STEP;
         if mcu < u64::from(*count) {
-            return Ok((mcu as usize, slot));
+            return Ok((mcu as usize, slot, register));
         }
         // An MCU that has the other registers but not this one: name the gap.
         if mcu < MCUS as u64 {
@@ -380,12 +394,12 @@ fn decode(pa: u64) -> Result<(usize, usize), DramError> {
 /// their value, and its counter register may not be written at all. Returns what the
 /// write would trespass on (the whole register, or a select field) and whose it is.
 fn trespass(slot: usize, owner: Owner, old: u64, value: u64) -> Option<(Option<&'static str>, Owner)> {
-    for (n, (sel, _, _, counts)) in DRAM_COUNTERS.iter().enumerate() {
+    for ((sel, _, _, counts), &count_slot) in DRAM_COUNTERS.iter().zip(&COUNT_SLOT) {
         let holder = Owner::of_register(counts);
         if holder == owner {
             continue;
         }
-        if slot == COUNT_SLOT[n] {
+        if slot == count_slot {
             return Some((None, holder));
         }
         if slot == CTL && sel.get(old) != sel.get(value) {
@@ -433,9 +447,9 @@ impl Counting for T4Dram {
 
     fn headroom(&self, i: usize) -> u64 {
         let (mcu, n) = (i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU);
-        let counter = DRAM_COUNTERS[n].1;
-        let value = self.regs.get(mcu).map_or(0, |regs| counter.get(regs[COUNT_SLOT[n]]));
-        counter.max() + 1 - value
+        // `n` is below COUNTERS_PER_MCU; a counter that did not exist would never wrap.
+        let Some((counter, _, slot)) = counter(n) else { return u64::MAX };
+        counter.max() + 1 - self.reg(mcu, slot).map_or(0, |v| counter.get(v))
     }
 
     /// TABLES 10-5, 10-6: a 31-bit counter wraps to 0 and sets its sticky bit.
@@ -444,8 +458,8 @@ impl Counting for T4Dram {
         if !has_counter(mcu, n) {
             return false;
         }
-        let (_, counter, sticky, _) = DRAM_COUNTERS[n];
-        let reg = &mut self.regs[mcu][COUNT_SLOT[n]];
+        let Some((counter, sticky, slot)) = counter(n) else { return false };
+        let Some(reg) = self.regs.get_mut(mcu).and_then(|regs| regs.get_mut(slot)) else { return false };
         let total = counter.get(*reg) + by;
         *reg = counter.set(*reg, total);
         let wrapped = total > counter.max();

@@ -2,6 +2,7 @@
 //! type, and the arbiter and external-request queues they pass through (Tables 4-55 to
 //! 4-70, 4-109 to 4-124). The machine computes each transaction from its caches, its
 //! write-coalescing buffers and its uncacheable accesses (MD15, MD46).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use super::events::{Atom, Cycle};
 use crate::stream::Signal;
@@ -287,7 +288,7 @@ pub(super) fn si_scb_inserts(u: u64) -> Option<&'static [Atom]> {
         [[Atom::Snoop(BothCores, Miss)], [Atom::Snoop(BothCores, Hit)], [Atom::Snoop(BothCores, Hitm)], [Atom::Snoop(BothCores, All)]],
         [[Atom::Snoop(ThisCore, Miss)], [Atom::Snoop(ThisCore, Hit)], [Atom::Snoop(ThisCore, Hitm)], [Atom::Snoop(ThisCore, All)]],
     ];
-    Some(&T[(u & 1) as usize][(u >> 2 & 3) as usize])
+    T.get((u & 1) as usize)?.get((u >> 2 & 3) as usize).map(|a| a.as_slice())
 }
 
 pub(super) fn si_scb_signoffs(u: u64) -> Option<&'static [Atom]> {
@@ -298,7 +299,7 @@ pub(super) fn si_scb_signoffs(u: u64) -> Option<&'static [Atom]> {
         [Atom::Snoop(Answers::Final, Hitm)],
         [Atom::Snoop(Answers::Final, All)],
     ];
-    Some(&T[(u >> 2 & 3) as usize])
+    T.get((u >> 2 & 3) as usize).map(|a| a.as_slice())
 }
 
 /// ER_BRQ_REQ_INSERTED: every request of the L2I or L2D to the L3 and beyond enters

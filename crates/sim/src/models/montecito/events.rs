@@ -1,6 +1,7 @@
 //! Montecito's events as the machine's signals drive them: what a selected event counts
 //! in a cycle (the atoms a unit mask selects, chapter 4), and the mapped events'
 //! facts; `table.rs` lists the rows (decisions MD... in docs/montecito-model.md).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use super::bus::{self, Txn};
 use super::frontend::{Front, FORCED_INDIRECT, FORCED_RETURNS};

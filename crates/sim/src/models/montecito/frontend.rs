@@ -2,6 +2,7 @@
 //! BE_LOST_BW_DUE_TO_FE, each cycle counted under its one stall cause (§4.6, §4.15;
 //! MD39), and the branch events of the predictions the front end never made (§4.7:
 //! BR_MISPRED_DETAIL2, BR_PATH_PRED2; MD40).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use super::events::{Atom, Cause, Cycle};
 use crate::stream::Signal;

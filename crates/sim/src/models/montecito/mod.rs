@@ -13,6 +13,7 @@
 //! overflow interrupt is read with [`Montecito::take_interrupt`].
 //! `docs/montecito-model.md` describes the model, its event mapping and every reading
 //! of the spec it makes (decisions MD1...).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use pmukit_arch::montecito::pal::{self, PerfMonInfo};
 use pmukit_arch::montecito::pmu::{self, er_si_l2d};
@@ -209,12 +210,13 @@ impl MontecitoThread {
         FR.get(self.pmc0) == 1
     }
 
-    fn pair(&self, n: usize) -> &Pair {
-        &self.pairs[n - GENERIC.start()]
+    /// The pair of PMCn/PMDn, `n` in 4..=15.
+    fn pair(&self, n: usize) -> Option<&Pair> {
+        self.pairs.get(n.checked_sub(*GENERIC.start())?)
     }
 
-    fn pair_mut(&mut self, n: usize) -> &mut Pair {
-        &mut self.pairs[n - GENERIC.start()]
+    fn pair_mut(&mut self, n: usize) -> Option<&mut Pair> {
+        self.pairs.get_mut(n.checked_sub(*GENERIC.start())?)
     }
 
     /// §3.3.1: (not PMC0.fr) and PMC.plm[cpl] and (PMC.ism = '10) and ((not PMC.pm and
@@ -226,12 +228,12 @@ impl MontecitoThread {
         !self.frozen() && PLM.get(pmc) >> cpl & 1 == 1 && ISM.get(pmc) == ISM_PROPER && if privileged { pp } else { up }
     }
 
-    /// PMDn wrapped: Table 3-8 sets PMC0 bit n whatever oi says; with oi, Table 3-6 sets
-    /// fr and raises the interrupt, which PMV.m keeps from being pended (§3.3.11).
-    /// Returns whether an interrupt was raised.
-    fn overflow(&mut self, n: usize) -> bool {
+    /// PMDn wrapped, PMCn holding `pmc`: Table 3-8 sets PMC0 bit n whatever oi says;
+    /// with oi, Table 3-6 sets fr and raises the interrupt, which PMV.m keeps from being
+    /// pended (§3.3.11). Returns whether an interrupt was raised.
+    fn overflow(&mut self, n: usize, pmc: u64) -> bool {
         self.pmc0 |= 1 << n;
-        if OI.get(self.pair(n).pmc) == 0 {
+        if OI.get(pmc) == 0 {
             return false;
         }
         self.pmc0 = FR.set(self.pmc0, 1);
@@ -264,6 +266,10 @@ impl Montecito {
 
     pub fn thread(&self, thread: usize) -> Result<&MontecitoThread, MontecitoError> {
         self.threads.get(thread).ok_or(MontecitoError::NoSuchThread { thread })
+    }
+
+    fn thread_mut(&mut self, thread: usize) -> Result<&mut MontecitoThread, MontecitoError> {
+        self.threads.get_mut(thread).ok_or(MontecitoError::NoSuchThread { thread })
     }
 
     /// Every programming the spec leaves undefined, in order (ism other than '10,
@@ -309,19 +315,18 @@ impl Montecito {
     pub fn write_pmc(&mut self, thread: usize, index: usize, value: u64) -> Result<(), MontecitoError> {
         self.privileged(thread, || format!("mov pmc[{index}]=r"))?;
         let slot = Self::pmc_slot(index)?;
+        let no_such_pmc = MontecitoError::NoSuchPmc { index };
         let mut notes = Vec::new();
-        let t = &mut self.threads[thread];
+        let t = self.thread_mut(thread)?;
         match slot {
             Pmc::Status(0) => t.pmc0 = PMC0.apply_write(t.pmc0, value).stored,
             Pmc::Status(_) => {}
             Pmc::Generic(n) => {
-                let pmc = PMC_GENERIC.apply_write(t.pair(n).pmc, value).stored;
-                let program = Program::new(n, pmc, |s| notes.push(format!("thread {thread} {s}")));
-                let pair = t.pair_mut(n);
-                pair.pmc = pmc;
-                pair.program = program;
+                let pair = t.pair_mut(n).ok_or(no_such_pmc)?;
+                pair.pmc = PMC_GENERIC.apply_write(pair.pmc, value).stored;
+                pair.program = Program::new(n, pair.pmc, |s| notes.push(format!("thread {thread} {s}")));
             }
-            Pmc::Specific(i) => t.specific_pmc[i] = value,
+            Pmc::Specific(i) => *t.specific_pmc.get_mut(i).ok_or(no_such_pmc)? = value,
         }
         self.unpredictable.extend(notes);
         Ok(())
@@ -333,8 +338,8 @@ impl Montecito {
         Ok(match Self::pmc_slot(index)? {
             Pmc::Status(0) => PMC0.read(t.pmc0),
             Pmc::Status(_) => 0,
-            Pmc::Generic(n) => PMC_GENERIC.read(t.pair(n).pmc),
-            Pmc::Specific(i) => t.specific_pmc[i],
+            Pmc::Generic(n) => PMC_GENERIC.read(t.pair(n).ok_or(MontecitoError::NoSuchPmc { index })?.pmc),
+            Pmc::Specific(i) => *t.specific_pmc.get(i).ok_or(MontecitoError::NoSuchPmc { index })?,
         })
     }
 
@@ -344,17 +349,18 @@ impl Montecito {
     pub fn write_pmd(&mut self, thread: usize, index: usize, value: u64) -> Result<(), MontecitoError> {
         self.privileged(thread, || format!("mov pmd[{index}]=r"))?;
         let slot = Self::pmd_slot(index)?;
-        let t = &mut self.threads[thread];
+        let no_such_pmd = MontecitoError::NoSuchPmd { index };
+        let t = self.thread_mut(thread)?;
         match slot {
             Pmd::Generic(n) => {
-                t.pair_mut(n).count = COUNT.get(value);
+                t.pair_mut(n).ok_or(no_such_pmd)?.count = COUNT.get(value);
                 if value & PMD_OV_BIT != 0 {
                     self.unpredictable.push(format!(
                         "thread {thread} PMD{n}: written with bit 47 (ov) set; software must write 0 (Table 3-7); the bit is dropped"
                     ));
                 }
             }
-            Pmd::Specific(i) => t.specific_pmd[i] = value,
+            Pmd::Specific(i) => *t.specific_pmd.get_mut(i).ok_or(no_such_pmd)? = value,
         }
         Ok(())
     }
@@ -368,7 +374,7 @@ impl Montecito {
         let secured = t.cpl() != 0 && PSR_SP.get(t.psr) == 1;
         Ok(match slot {
             Pmd::Generic(n) => {
-                let pair = t.pair(n);
+                let pair = t.pair(n).ok_or(MontecitoError::NoSuchPmd { index })?;
                 if secured || (t.cpl() != 0 && PM.get(pair.pmc) == 1) {
                     0
                 } else if pair.count >> (COUNT_BITS - 1) & 1 == 1 {
@@ -378,7 +384,7 @@ impl Montecito {
                 }
             }
             Pmd::Specific(_) if secured => 0,
-            Pmd::Specific(i) => t.specific_pmd[i],
+            Pmd::Specific(i) => *t.specific_pmd.get(i).ok_or(MontecitoError::NoSuchPmd { index })?,
         })
     }
 
@@ -388,9 +394,9 @@ impl Montecito {
     /// and the level it rests at in the background; a span's privilege overrides it
     /// while the thread runs the span (MD2).
     pub fn set_psr(&mut self, thread: usize, value: u64) -> Result<(), MontecitoError> {
-        self.thread(thread)?;
+        let t = self.thread_mut(thread)?;
         PSR.check_write(value).map_err(|source| MontecitoError::ReservedPsrBits { thread, source })?;
-        self.threads[thread].psr = value;
+        t.psr = value;
         Ok(())
     }
 
@@ -403,7 +409,7 @@ impl Montecito {
     /// Privileged; ignored bits are dropped.
     pub fn write_pmv(&mut self, thread: usize, value: u64) -> Result<(), MontecitoError> {
         self.privileged(thread, || "mov cr73=r".to_string())?;
-        let t = &mut self.threads[thread];
+        let t = self.thread_mut(thread)?;
         t.pmv = PMV.apply_write(t.pmv, value).stored;
         Ok(())
     }
@@ -423,8 +429,7 @@ impl Montecito {
     /// vector (PMV.vector), or `None` when none is pended. One overflow interrupt is
     /// pended however many counters overflowed (§3.3.11).
     pub fn take_interrupt(&mut self, thread: usize) -> Result<Option<u8>, MontecitoError> {
-        self.thread(thread)?;
-        let t = &mut self.threads[thread];
+        let t = self.thread_mut(thread)?;
         Ok(std::mem::take(&mut t.interrupt).then(|| PMV_VECTOR.get(t.pmv) as u8))
     }
 
@@ -435,8 +440,8 @@ impl Montecito {
 
     /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`.
     fn rate_of(&self, t: usize, n: usize, span: &Span) -> u64 {
-        let thread = &self.threads[t];
-        let pair = thread.pair(n);
+        let Some(thread) = self.threads.get(t) else { return 0 };
+        let Some(pair) = thread.pair(n) else { return 0 };
         let Some(program) = pair.program else { return 0 };
         let fg = usize::from(span.thread);
         if fg >= THREADS {
@@ -502,15 +507,18 @@ impl Counting for Montecito {
     }
 
     fn headroom(&self, i: usize) -> u64 {
-        COUNT_MODULUS - self.threads[i / COUNTERS_PER_THREAD].pairs[i % COUNTERS_PER_THREAD].count
+        let pair = self.threads.get(i / COUNTERS_PER_THREAD).and_then(|t| t.pairs.get(i % COUNTERS_PER_THREAD));
+        COUNT_MODULUS - pair.map_or(0, |p| p.count)
     }
 
     /// Table 3-7: the count wraps at 2^47 (carry out of bit 46).
     fn add(&mut self, i: usize, n: u64) -> bool {
         let (t, k) = (i / COUNTERS_PER_THREAD, i % COUNTERS_PER_THREAD);
-        let thread = &mut self.threads[t];
-        let total = u128::from(thread.pairs[k].count) + u128::from(n);
-        thread.pairs[k].count = (total % u128::from(COUNT_MODULUS)) as u64;
-        total >= u128::from(COUNT_MODULUS) && thread.overflow(GENERIC.start() + k)
+        let Some(thread) = self.threads.get_mut(t) else { return false };
+        let Some(pair) = thread.pairs.get_mut(k) else { return false };
+        let total = u128::from(pair.count) + u128::from(n);
+        pair.count = (total % u128::from(COUNT_MODULUS)) as u64;
+        let pmc = pair.pmc;
+        total >= u128::from(COUNT_MODULUS) && thread.overflow(GENERIC.start() + k, pmc)
     }
 }

@@ -1,6 +1,7 @@
 //! Table 4-42 as the machine drives it: for each event the model maps, its type and
 //! maximum increment, and what each unit mask counts (docs/montecito-model.md has the
 //! same table with the reasons).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use pmukit_arch::montecito::pal;
 
@@ -198,10 +199,10 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x0f, "THREAD_SWITCH_STALL", A, 1, |u| {
         const AT: [[Atom; 1]; 11] = {
             let mut at = [[Atom::Cycles]; 11];
-            let mut j = 0;
-            while j < 11 {
-                at[j] = [Atom::AtLeast(Signal::ThreadSwitchStall, j as u8 + 1)];
-                j += 1;
+            let (mut rest, mut class): (&mut [[Atom; 1]], u8) = (&mut at, 1);
+            while let [entry, tail @ ..] = rest {
+                *entry = [Atom::AtLeast(Signal::ThreadSwitchStall, class)];
+                (rest, class) = (tail, class + 1);
             }
             at
         };

@@ -1,5 +1,6 @@
 //! TABLE 10-2 as the machine's signals drive it: what each sl group and mask bit of a
 //! T4 strand counter counts in a cycle (docs/t4-model.md).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use pmukit_arch::sparc::t4::MASK;
 use pmukit_core::pmu::Pmu;
@@ -217,13 +218,18 @@ pub(super) fn groups(pmu: &Pmu) -> [Group; GROUPS] {
     })
 }
 
+/// Group `sl` of `groups`; for an `sl` beyond them (never a PCR.sl, a 5-bit field), a
+/// group the table does not define, which counts nothing.
+pub(super) fn group(groups: &[Group; GROUPS], sl: u64) -> Group {
+    usize::try_from(sl).ok().and_then(|sl| groups.get(sl)).copied().unwrap_or_default()
+}
+
 /// What strand `strand`'s PCR.sl = `sl`, PCR.mask = `mask` counts per cycle of
 /// `span`, in a mode its PCR counts: its own subevents in its own spans, those that
 /// cross strands and sel-0-ready in the other strands'. TABLE 10-2 as this model
 /// applies it (for tests and for listing what the machine exercises).
 pub fn per_cycle(pmu: &Pmu, sl: u64, mask: u64, strand: usize, span: &Span) -> u64 {
-    let Some(group) = usize::try_from(sl).ok().and_then(|sl| groups(pmu).get(sl).copied()) else { return 0 };
-    let p = Program::new(sl, mask, &group);
+    let p = Program::new(sl, mask, &group(&groups(pmu), sl));
     let atoms = if usize::from(span.thread) == strand { p.own } else { p.shared };
     atoms.iter().map(|a| a.per_cycle(span, strand)).sum()
 }

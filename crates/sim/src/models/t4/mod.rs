@@ -8,6 +8,7 @@
 //! ([`crate::engine`]) drives the counters through [`Counting`]; overflow traps are read
 //! with [`T4Core::take_trap`] and [`T4Strand::pending_traps`]. `docs/t4-model.md`
 //! describes the model, its signal mapping and every reading of the spec it makes.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use pmukit_arch::sparc::t4::{self, counter_va, HT, MASK, NTC, OV, PCR, PCR_ASI, PIC, PICNHT, PICNPT, PIC_ASI, SL, ST, TOE, UT};
 use pmukit_arch::Catalog;
@@ -21,7 +22,7 @@ use crate::stream::{Privilege, Signal, Signals, Span};
 mod events;
 
 pub use events::per_cycle;
-use events::{groups, Group, Program};
+use events::{group, groups, Group, Program};
 
 /// §10.1 item 1: four PCR/PIC pairs per virtual processor.
 pub const PICS: usize = 4;
@@ -95,31 +96,107 @@ enum Reg {
     Pic(usize),
 }
 
+/// One PCR/PIC pair of a strand, with what the model derives from the PCR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Counter {
+    pcr: u64,
+    pic: u32,
+    program: Program,
+    precise_pending: bool,
+    /// Cycles left in the PCR's sl 28 window, when one is open.
+    commit_window: Option<u64>,
+}
+
+impl Counter {
+    /// TABLE 10-1 and 10-3: both registers reset to zero.
+    fn new() -> Counter {
+        Counter { pcr: PCR.reset, pic: PIC.reset as u32, program: Program::default(), precise_pending: false, commit_window: None }
+    }
+
+    /// Per-cycle increment of the PIC of strand `strand` in a cycle of `span`, the
+    /// strand being in `mode` between its own spans.
+    fn rate(&self, span: &Span, strand: usize, mode: Privilege) -> u64 {
+        let own = usize::from(span.thread) == strand;
+        let (atoms, mode) = if own { (&self.program.own, span.privilege) } else { (&self.program.shared, mode) };
+        if atoms.is_empty() || !counts_in(self.pcr, mode) {
+            return 0;
+        }
+        atoms.iter().map(|a| a.per_cycle(span, strand)).sum()
+    }
+
+    /// TABLE 10-3: the PIC is a 32-bit counter. Returns whether it wrapped.
+    fn advance(&mut self, by: u64) -> bool {
+        let total = u64::from(self.pic) + by;
+        self.pic = total as u32;
+        total >> 32 != 0
+    }
+
+    /// §10.2, §10.3: the PIC wrapped from 2^32 - 1 to 0. Sets ov and raises the trap toe
+    /// asks for; returns whether one was raised. `hpriv`: the overflow happened in
+    /// hyperprivileged mode.
+    fn overflow(&mut self, hpriv: bool) -> bool {
+        self.pcr = OV.set(self.pcr, 1);
+        if TOE.get(self.pcr) == 0 {
+            return false;
+        }
+        if !self.program.precise {
+            return true;
+        }
+        // Footnote 2, §10.3: no precise trap in hyperprivileged mode ("the trap is
+        // lost") nor while ht = 1.
+        let delivered = !hpriv && HT.get(self.pcr) == 0;
+        self.precise_pending |= delivered;
+        delivered
+    }
+
+    /// §10.2: a PCR write updates every field but ntc and ov, which it can only clear.
+    fn write_pcr(&mut self, value: u64, groups: &[Group; GROUPS]) {
+        let pcr = PCR.apply_write(self.pcr, value).stored;
+        let group = group(groups, SL.get(pcr));
+        self.pcr = pcr;
+        self.program = Program::new(SL.get(pcr), MASK.get(pcr), &group);
+        self.commit_window = opens_commit_window(pcr, &group).then_some(COMMIT_WINDOW_CYCLES);
+    }
+
+    /// Programming Note (sl 28): a PCR write inside the window: the increments land
+    /// now, and the write overwrites the ov they were about to set.
+    fn race_commit_window(&mut self) {
+        if self.commit_window.take().is_some() {
+            self.pic = self.pic.wrapping_add(COMMIT_LATE_INCREMENTS);
+        }
+    }
+
+    /// `cycles` cycles pass: a window that ends lands its increments. They belong to
+    /// the drain after a hyperprivileged PCR write, so they raise no precise trap; a
+    /// disrupting one is taken at the next stop.
+    fn tick(&mut self, cycles: u64) {
+        match self.commit_window {
+            Some(left) if left > cycles => self.commit_window = Some(left - cycles),
+            Some(_) => {
+                self.commit_window = None;
+                if self.advance(u64::from(COMMIT_LATE_INCREMENTS)) {
+                    self.overflow(true);
+                }
+            }
+            None => {}
+        }
+    }
+}
+
 /// One virtual processor: PCR0-3, PIC0-3, its mode and its pending precise traps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct T4Strand {
-    pcr: [u64; PICS],
-    pic: [u32; PICS],
-    programs: [Program; PICS],
+    /// PCRn/PICn at index n.
+    counters: [Counter; PICS],
     /// The mode the strand is in while the stream runs other strands' spans: that of
     /// its last `ldxa`/`stxa`, or of [`T4Core::set_mode`]. Hyperprivileged at reset.
     mode: Privilege,
-    precise_pending: [bool; PICS],
-    /// Cycles left in each PCR's sl 28 window, when one is open.
-    commit_window: [Option<u64>; PICS],
 }
 
 impl T4Strand {
-    /// TABLE 10-1 and 10-3: every register resets to zero.
+    /// Every register at its reset value, in hyperprivileged mode.
     fn new() -> T4Strand {
-        T4Strand {
-            pcr: [PCR.reset; PICS],
-            pic: [PIC.reset as u32; PICS],
-            programs: Default::default(),
-            mode: Privilege::Hyper,
-            precise_pending: [false; PICS],
-            commit_window: [None; PICS],
-        }
+        T4Strand { counters: std::array::from_fn(|_| Counter::new()), mode: Privilege::Hyper }
     }
 
     /// The mode the strand is in between its own spans.
@@ -130,25 +207,27 @@ impl T4Strand {
     /// Traps waiting for the hypervisor: precise ones (until taken) and disrupting ones
     /// (while PCRn.ov AND PCRn.toe), in PIC order, precise first.
     pub fn pending_traps(&self) -> Vec<Trap> {
-        let precise = (0..PICS).filter(|&n| self.precise_pending[n]).map(|pic| Trap::PrecisePerformanceEvent { pic });
-        precise.chain(self.disrupting()).collect()
+        let precise = self.counters.iter().enumerate().filter(|(_, c)| c.precise_pending);
+        precise.map(|(pic, _)| Trap::PrecisePerformanceEvent { pic }).chain(self.disrupting()).collect()
     }
 
     /// TABLE 10-1 toe: "Hardware ANDs the value of toe with ov to produce a trap";
     /// asynchronous groups trap as disrupting_performance_event for as long as both are
     /// set (Programming Note: the handler must clear ov).
     fn disrupting(&self) -> impl Iterator<Item = Trap> + '_ {
-        (0..PICS)
-            .filter(|&n| OV.get(self.pcr[n]) == 1 && TOE.get(self.pcr[n]) == 1 && !self.programs[n].precise)
-            .map(|pic| Trap::DisruptingPerformanceEvent { pic })
+        self.counters
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| OV.get(c.pcr) == 1 && TOE.get(c.pcr) == 1 && !c.program.precise)
+            .map(|(pic, _)| Trap::DisruptingPerformanceEvent { pic })
     }
 
     /// Precise traps first (they belong to an instruction), then disrupting ones, which
     /// stay pending.
     fn take_trap(&mut self) -> Option<Trap> {
-        if let Some(n) = self.precise_pending.iter().position(|&p| p) {
-            self.precise_pending[n] = false;
-            return Some(Trap::PrecisePerformanceEvent { pic: n });
+        if let Some((pic, c)) = self.counters.iter_mut().enumerate().find(|(_, c)| c.precise_pending) {
+            c.precise_pending = false;
+            return Some(Trap::PrecisePerformanceEvent { pic });
         }
         self.disrupting().next()
     }
@@ -157,73 +236,7 @@ impl T4Strand {
     /// Footnote 13: subevents that cross strands count in other strands' cycles, by
     /// this strand's own mode; so does sel-0-ready, this strand waiting (MSP1).
     fn rate(&self, n: usize, span: &Span, strand: usize) -> u64 {
-        let program = &self.programs[n];
-        let own = usize::from(span.thread) == strand;
-        let (atoms, mode) = if own { (&program.own, span.privilege) } else { (&program.shared, self.mode) };
-        if atoms.is_empty() || !counts_in(self.pcr[n], mode) {
-            return 0;
-        }
-        atoms.iter().map(|a| a.per_cycle(span, strand)).sum()
-    }
-
-    /// TABLE 10-3: PICn is a 32-bit counter. Returns whether it wrapped.
-    fn advance(&mut self, n: usize, by: u64) -> bool {
-        let total = u64::from(self.pic[n]) + by;
-        self.pic[n] = total as u32;
-        total >> 32 != 0
-    }
-
-    /// §10.2, §10.3: PICn wrapped from 2^32 - 1 to 0. Sets ov and raises the trap toe
-    /// asks for; returns whether one was raised. `hpriv`: the overflow happened in
-    /// hyperprivileged mode.
-    fn overflow(&mut self, n: usize, hpriv: bool) -> bool {
-        self.pcr[n] = OV.set(self.pcr[n], 1);
-        if TOE.get(self.pcr[n]) == 0 {
-            return false;
-        }
-        if !self.programs[n].precise {
-            return true;
-        }
-        // Footnote 2, §10.3: no precise trap in hyperprivileged mode ("the trap is
-        // lost") nor while ht = 1.
-        let delivered = !hpriv && HT.get(self.pcr[n]) == 0;
-        self.precise_pending[n] |= delivered;
-        delivered
-    }
-
-    /// §10.2: a PCR write updates every field but ntc and ov, which it can only clear.
-    fn write_pcr(&mut self, n: usize, value: u64, groups: &[Group; GROUPS]) {
-        let pcr = PCR.apply_write(self.pcr[n], value).stored;
-        let group = &groups[SL.get(pcr) as usize];
-        self.pcr[n] = pcr;
-        self.programs[n] = Program::new(SL.get(pcr), MASK.get(pcr), group);
-        self.commit_window[n] = opens_commit_window(pcr, group).then_some(COMMIT_WINDOW_CYCLES);
-    }
-
-    /// Programming Note (sl 28): a PCR write inside the window: the increments land
-    /// now, and the write overwrites the ov they were about to set.
-    fn race_commit_window(&mut self, n: usize) {
-        if self.commit_window[n].take().is_some() {
-            self.pic[n] = self.pic[n].wrapping_add(COMMIT_LATE_INCREMENTS);
-        }
-    }
-
-    /// `cycles` cycles pass: windows that end land their increments. They belong to
-    /// the drain after a hyperprivileged PCR write, so they raise no precise trap; a
-    /// disrupting one is taken at the next stop.
-    fn tick(&mut self, cycles: u64) {
-        for n in 0..PICS {
-            match self.commit_window[n] {
-                Some(left) if left > cycles => self.commit_window[n] = Some(left - cycles),
-                Some(_) => {
-                    self.commit_window[n] = None;
-                    if self.advance(n, u64::from(COMMIT_LATE_INCREMENTS)) {
-                        self.overflow(n, true);
-                    }
-                }
-                None => {}
-            }
-        }
+        self.counters.get(n).map_or(0, |c| c.rate(span, strand, self.mode))
     }
 }
 
@@ -248,15 +261,21 @@ impl T4Core {
     /// A core in its reset state with `strands` strands (taken as 1..=8), counting by
     /// the built-in sparc-t4 event table.
     pub fn new(strands: usize) -> T4Core {
-        let catalog = Catalog::builtin();
-        T4Core::with_pmu(catalog.pmu(t4::FAMILY).expect("sparc-t4 is a built-in PMU"), strands)
+        // The built-in catalog always has sparc-t4 (`pmukit_arch::FAMILIES` lists it);
+        // without it every group would be undefined and the core would count nothing.
+        let groups = Catalog::builtin().pmu(t4::FAMILY).map_or([Group::default(); GROUPS], groups);
+        T4Core::with_groups(groups, strands)
     }
 
     /// A core counting by `pmu`'s event table (for example one loaded with
     /// `Catalog::load_events_file`): its precise, cross_strand and ignored-bit data.
     pub fn with_pmu(pmu: &Pmu, strands: usize) -> T4Core {
+        T4Core::with_groups(groups(pmu), strands)
+    }
+
+    fn with_groups(groups: [Group; GROUPS], strands: usize) -> T4Core {
         let n = strands.clamp(1, STRANDS_PER_CORE);
-        T4Core { strands: vec![T4Strand::new(); n], groups: groups(pmu), wrapped: Vec::new(), unpredictable: Reports::default() }
+        T4Core { strands: vec![T4Strand::new(); n], groups, wrapped: Vec::new(), unpredictable: Reports::default() }
     }
 
     pub fn strands(&self) -> usize {
@@ -289,11 +308,12 @@ impl T4Core {
     /// before the load's own event is counted (it counts when it commits).
     pub fn ldxa(&mut self, strand: usize, asi: u8, va: u64, mode: Privilege) -> Result<u64, Trap> {
         let reg = self.decode(strand, asi, va, mode)?;
-        let s = &self.strands[strand];
         let value = match reg {
-            Reg::Pcr(n) => PCR.read(s.pcr[n]),
-            Reg::Pic(n) => u64::from(s.pic[n]),
+            Reg::Pcr(n) => self.counter(strand, n).map(|c| PCR.read(c.pcr)),
+            Reg::Pic(n) => self.counter(strand, n).map(|c| u64::from(c.pic)),
         };
+        // `decode` found the register; a miss would be decode's own refusal.
+        let value = value.ok_or(Trap::DataAccessException)?;
         self.retire(&access_span(strand, mode), None);
         self.tick(1);
         Ok(value)
@@ -315,23 +335,28 @@ impl T4Core {
     }
 
     /// A PCRn write by the access `span`, with the events of its own instruction.
+    /// `decode` checked the strand and `n`, so the lookups here always hit.
     fn store_pcr(&mut self, span: &Span, n: usize, value: u64) {
         let strand = usize::from(span.thread);
         // PCRn's precise (instruction) events count the write at retirement, by the old
         // setting; its asynchronous ones see the new setting at once, below.
-        let asynchronous = !self.strands[strand].programs[n].precise;
+        let asynchronous = self.counter(strand, n).is_some_and(|c| !c.program.precise);
         let wrapped = self.retire(span, asynchronous.then_some(n));
-        self.strands[strand].race_commit_window(n);
+        if let Some(c) = self.counter_mut(strand, n) {
+            c.race_commit_window();
+        }
         self.tick(1);
         self.write_pcr(strand, n, value);
-        let s = &mut self.strands[strand];
-        let now = !s.programs[n].precise && s.advance(n, s.rate(n, span, strand));
+        let Some(s) = self.strands.get_mut(strand) else { return };
+        let mode = s.mode;
+        let Some(c) = s.counters.get_mut(n) else { return };
+        let now = !c.program.precise && c.advance(c.rate(span, strand, mode));
         // Programming Note after TABLE 10-1: the write's own overflow lands after the
         // write, so hardware re-writes ov (and ntc) to one, and the new setting decides
         // the trap. PCR writes run in hyperprivileged mode.
         if wrapped.contains(&n) || now {
-            s.pcr[n] = NTC.set(s.pcr[n], 1);
-            s.overflow(n, true);
+            c.pcr = NTC.set(c.pcr, 1);
+            c.overflow(true);
         }
     }
 
@@ -340,8 +365,10 @@ impl T4Core {
     fn store_pic(&mut self, span: &Span, n: usize, value: u64) {
         self.retire(span, None);
         self.tick(1);
-        let s = &mut self.strands[usize::from(span.thread)];
-        s.pic[n] = PIC.apply_write(u64::from(s.pic[n]), value).stored as u32;
+        // `decode` checked the strand and `n`.
+        if let Some(c) = self.counter_mut(usize::from(span.thread), n) {
+            c.pic = PIC.apply_write(u64::from(c.pic), value).stored as u32;
+        }
     }
 
     /// The register an access reaches, or the trap it takes. Nothing changes here.
@@ -355,12 +382,12 @@ impl T4Core {
         if asi == PCR_ASI && mode != Privilege::Hyper {
             return Err(Trap::PrivilegedAction);
         }
-        let n = (0..PICS).find(|&n| counter_va(n) == va).ok_or(Trap::DataAccessException)?;
+        let (n, c) = s.counters.iter().enumerate().find(|&(n, _)| counter_va(n) == va).ok_or(Trap::DataAccessException)?;
         if asi == PCR_ASI {
             return Ok(Reg::Pcr(n));
         }
         // TABLE 10-1 picnht/picnpt, §10.3.
-        let pcr = s.pcr[n];
+        let pcr = c.pcr;
         let allowed = match mode {
             Privilege::Hyper => true,
             Privilege::Cpl3 => PICNHT.get(pcr) == 0 && PICNPT.get(pcr) == 0,
@@ -374,9 +401,10 @@ impl T4Core {
     }
 
     fn write_pcr(&mut self, strand: usize, n: usize, value: u64) {
-        self.strands[strand].write_pcr(n, value, &self.groups);
-        let sl = SL.get(self.strands[strand].pcr[n]);
-        if sl != 0 && !self.groups[sl as usize].defined {
+        let Some(c) = self.strands.get_mut(strand).and_then(|s| s.counters.get_mut(n)) else { return };
+        c.write_pcr(value, &self.groups);
+        let sl = SL.get(c.pcr);
+        if sl != 0 && !group(&self.groups, sl).defined {
             self.unpredictable
                 .push(format!("strand {strand} PCR{n}: sl {sl} is reserved or undocumented (TABLE 10-2); PIC{n} counts nothing"));
         }
@@ -387,13 +415,15 @@ impl T4Core {
     /// it wrapped.
     fn retire(&mut self, span: &Span, skip: Option<usize>) -> Vec<usize> {
         let strand = usize::from(span.thread);
-        self.strands[strand].mode = span.privilege;
+        if let Some(s) = self.strands.get_mut(strand) {
+            s.mode = span.privilege;
+        }
         for i in 0..self.counters() {
             let (s, n) = (i / PICS, i % PICS);
             let r = self.rate(i, span);
             if r > 0 && (s, Some(n)) != (strand, skip) {
                 // Each strand counts by its own mode, the access's for this one (footnote 13).
-                let hpriv = self.strands[s].mode == Privilege::Hyper;
+                let hpriv = self.strands.get(s).is_some_and(|s| s.mode == Privilege::Hyper);
                 self.count(s, n, r, hpriv);
             }
         }
@@ -404,17 +434,26 @@ impl T4Core {
 
     /// Add `by` to PICn of strand `s`; returns whether an overflow raised a trap.
     fn count(&mut self, s: usize, n: usize, by: u64, hpriv: bool) -> bool {
-        let strand = &mut self.strands[s];
-        if !strand.advance(n, by) {
+        let Some(c) = self.strands.get_mut(s).and_then(|s| s.counters.get_mut(n)) else { return false };
+        if !c.advance(by) {
             return false;
         }
         self.wrapped.push(s * PICS + n);
-        strand.overflow(n, hpriv)
+        c.overflow(hpriv)
+    }
+
+    /// PCRn/PICn of strand `s`, if the core has them.
+    fn counter(&self, s: usize, n: usize) -> Option<&Counter> {
+        self.strands.get(s)?.counters.get(n)
+    }
+
+    fn counter_mut(&mut self, s: usize, n: usize) -> Option<&mut Counter> {
+        self.strands.get_mut(s)?.counters.get_mut(n)
     }
 
     /// `cycles` core cycles pass (sl 28 windows run out).
     fn tick(&mut self, cycles: u64) {
-        self.strands.iter_mut().for_each(|s| s.tick(cycles));
+        self.strands.iter_mut().flat_map(|s| &mut s.counters).for_each(|c| c.tick(cycles));
     }
 
     /// TABLE 10-1 ntc and footnote 1: counters that wrapped in a cycle that carries a
@@ -424,8 +463,9 @@ impl T4Core {
             return;
         }
         for &i in wrapped {
-            let pcr = &mut self.strands[i / PICS].pcr[i % PICS];
-            *pcr = NTC.set(*pcr, 1);
+            if let Some(c) = self.counter_mut(i / PICS, i % PICS) {
+                c.pcr = NTC.set(c.pcr, 1);
+            }
         }
     }
 }
@@ -438,11 +478,11 @@ impl Counting for T4Core {
 
     fn rate(&self, i: usize, span: &Span) -> u64 {
         let s = i / PICS;
-        self.strands[s].rate(i % PICS, span, s)
+        self.strands.get(s).map_or(0, |strand| strand.rate(i % PICS, span, s))
     }
 
     fn headroom(&self, i: usize) -> u64 {
-        (1u64 << 32) - u64::from(self.strands[i / PICS].pic[i % PICS])
+        (1u64 << 32) - u64::from(self.counter(i / PICS, i % PICS).map_or(0, |c| c.pic))
     }
 
     fn add(&mut self, i: usize, n: u64) -> bool {
