@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use pmukit_core::event_string::{self, EventError, EventSel};
 use pmukit_core::pmu::{Pmu, PmuDesc};
 use pmukit_core::register::{Decoded, Field, Register, RegisterError};
-use pmukit_core::schedule::{self, Rules, ScheduleError, Violation};
+use pmukit_core::schedule::{self, Rules, ScheduleError};
 use pmukit_core::table::{EventTable, MetricTable, TableError};
 use serde::Serialize;
 use thiserror::Error;
@@ -43,8 +43,8 @@ mod tables {
 /// Register values, by register name.
 pub type RegisterValues = Vec<(&'static str, u64)>;
 
-/// A family's placement rules: `(pmu, events, members, placed)` (see `Family::rules`).
-pub type PlacementRules = fn(&Pmu, &[EventSel], &[usize], &[Option<usize>]) -> Result<(), Violation>;
+/// A family's placement rules over one list of events (see `Family::rules`).
+pub type PlacementRules = for<'a> fn(&'a Pmu, &'a [EventSel]) -> Box<dyn Rules + 'a>;
 
 /// A PMU family: its models, its tables, and the rules that place events on counters.
 pub struct Family {
@@ -66,12 +66,9 @@ pub struct Family {
     /// Refuse an event that cannot be programmed as given (a threshold beyond its
     /// range, a modifier its unit mask does not support), saying why.
     pub check: fn(&Pmu, &EventSel) -> Result<(), String>,
-    /// What a placement rule (see `rules`) sees of an event: `None` for an event no
-    /// rule involves; events of one class are interchangeable for every rule.
-    pub rule_class: fn(&Pmu, &EventSel) -> Option<String>,
-    /// Placement rules beyond counter masks over the events `members` of a list:
-    /// `placed[i]` is `members[i]`'s counter or `None` while unplaced; report only what
-    /// no placement of the rest can repair (schedule::Rules).
+    /// Placement rules beyond counter masks over a list of events, as the scheduler
+    /// asks them (`schedule::Rules`): which events they involve, which of those they
+    /// cannot tell apart, and whether a partial placement breaks one beyond repair.
     pub rules: PlacementRules,
 }
 
@@ -81,41 +78,8 @@ pub fn any_event(_pmu: &Pmu, _sel: &EventSel) -> Result<(), String> {
 }
 
 /// For families whose counter masks are the only placement rule.
-pub fn not_involved(_pmu: &Pmu, _sel: &EventSel) -> Option<String> {
-    None
-}
-
-/// For families whose counter masks are the only placement rule.
-pub fn no_rules(_pmu: &Pmu, _sels: &[EventSel], _members: &[usize], _placed: &[Option<usize>]) -> Result<(), Violation> {
-    Ok(())
-}
-
-/// A family's rules over one event list, as the scheduler sees them.
-struct FamilyRules<'a> {
-    pmu: &'a Pmu,
-    sels: &'a [EventSel],
-    classes: Vec<Option<String>>,
-}
-
-impl<'a> FamilyRules<'a> {
-    fn new(pmu: &'a Pmu, sels: &'a [EventSel]) -> Self {
-        let classes = sels.iter().map(|s| (family(pmu).rule_class)(pmu, s)).collect();
-        FamilyRules { pmu, sels, classes }
-    }
-}
-
-impl Rules for FamilyRules<'_> {
-    fn involves(&self, event: usize) -> bool {
-        self.classes[event].is_some()
-    }
-
-    fn interchangeable(&self, a: usize, b: usize) -> bool {
-        self.classes[a] == self.classes[b]
-    }
-
-    fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
-        (family(self.pmu).rules)(self.pmu, self.sels, members, placed)
-    }
+pub fn no_rules<'a>(_pmu: &'a Pmu, _sels: &'a [EventSel]) -> Box<dyn Rules + 'a> {
+    Box::new(schedule::NoRules)
 }
 
 pub static FAMILIES: &[Family] = &[
@@ -130,7 +94,6 @@ pub static FAMILIES: &[Family] = &[
         start: arm11::start,
         explain: arm11::explain,
         check: any_event,
-        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -144,7 +107,6 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::t4::start,
         explain: sparc::t4::explain,
         check: any_event,
-        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -158,7 +120,6 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::t4::dram_start,
         explain: sparc::t4::dram_explain,
         check: any_event,
-        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -172,7 +133,6 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::niagara::start,
         explain: sparc::niagara::explain,
         check: any_event,
-        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -186,7 +146,6 @@ pub static FAMILIES: &[Family] = &[
         start: sparc::kt::start,
         explain: sparc::kt::explain,
         check: any_event,
-        rule_class: not_involved,
         rules: no_rules,
     },
     Family {
@@ -200,8 +159,7 @@ pub static FAMILIES: &[Family] = &[
         start: montecito::pmu::start,
         explain: montecito::pmu::explain,
         check: montecito::pmu::check,
-        rule_class: montecito::pmu::rule_class,
-        rules: montecito::pmu::rules,
+        rules: montecito::placement::rules,
     },
 ];
 
@@ -349,7 +307,7 @@ pub fn allowed_counters(pmu: &Pmu, sels: &[EventSel]) -> Vec<u64> {
 /// or, on a PMU whose counters are shared, each event's first allowed counter.
 pub fn assign(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
     if !pmu.desc.shared_counters {
-        return schedule::solve(allowed, &FamilyRules::new(pmu, sels));
+        return schedule::solve(allowed, &*(family(pmu).rules)(pmu, sels));
     }
     match allowed.iter().position(|&m| m == 0) {
         Some(event) => Err(ScheduleError::NoCounter { event }),
@@ -362,7 +320,7 @@ pub fn groups(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<Vec<u
     if pmu.desc.shared_counters {
         return assign(pmu, sels, allowed).map(|_| vec![(0..sels.len()).collect()]);
     }
-    schedule::groups(allowed, &FamilyRules::new(pmu, sels))
+    schedule::groups(allowed, &*(family(pmu).rules)(pmu, sels))
 }
 
 /// Refuse an event the family cannot program as given.

@@ -288,7 +288,7 @@ fn valid(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], placed: &[usize]) -> boo
     let fam = pmukit_arch::family(pmu);
     let members: Vec<usize> = (0..sels.len()).collect();
     let as_opt: Vec<Option<usize>> = placed.iter().map(|&c| Some(c)).collect();
-    placed.iter().zip(allowed).all(|(&c, &m)| m >> c & 1 == 1) && (fam.rules)(pmu, sels, &members, &as_opt).is_ok()
+    placed.iter().zip(allowed).all(|(&c, &m)| m >> c & 1 == 1) && (fam.rules)(pmu, sels).check(&members, &as_opt).is_ok()
 }
 
 /// Exhaustive search: every injective placement of the events on the 12 counters.

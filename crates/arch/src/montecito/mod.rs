@@ -3,5 +3,6 @@
 //! Intel Itanium 2 Processor Reference Manual".
 
 pub mod pal;
+pub mod placement;
 pub mod pmu;
 pub mod registers;

@@ -10,7 +10,6 @@
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
 use pmukit_core::register::{Field, Register, RegisterError};
-use pmukit_core::schedule::Violation;
 use pmukit_core::table::UmaskDef;
 
 use super::registers::{ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK};
@@ -37,7 +36,7 @@ const fn mask(pmds: core::ops::RangeInclusive<usize>) -> u64 {
     ((1 << (*pmds.end() - *pmds.start() + 1)) - 1) << (*pmds.start() - FIRST_COUNTER)
 }
 
-const fn index(pmd: usize) -> usize {
+pub(super) const fn index(pmd: usize) -> usize {
     pmd - FIRST_COUNTER
 }
 
@@ -124,7 +123,7 @@ fn umask_def(sel: &EventSel) -> Option<&UmaskDef> {
 }
 
 /// An attribute of the selected event, the unit mask's own value first.
-fn attr<'a>(sel: &'a EventSel, key: &str) -> Option<&'a str> {
+pub(super) fn attr<'a>(sel: &'a EventSel, key: &str) -> Option<&'a str> {
     sel.event.as_ref().and_then(|e| e.attr_with(key, umask_def(sel)))
 }
 
@@ -239,101 +238,4 @@ pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
         return Some(u.name.to_string());
     }
     e.invalid_umask(umask).map(|bad| format!("{} {}", bad.kind.describe(), bad.note))
-}
-
-/// The L1D set of an event (§4.8.2.x), the L2D set (§4.8.4.x), and the events it
-/// excludes.
-fn l1d_set(sel: &EventSel) -> Option<&str> {
-    attr(sel, "l1d_set")
-}
-
-fn l2d_set(sel: &EventSel) -> Option<&str> {
-    attr(sel, "l2d_set")
-}
-
-fn excludes(sel: &EventSel) -> impl Iterator<Item = &str> {
-    attr(sel, "excludes").into_iter().flat_map(|v| v.split(',')).map(str::trim).filter(|s| !s.is_empty())
-}
-
-/// What `rules` reads of an event: its name (exclusions name events), its L1D and L2D
-/// sets, and for an L2D event its unit mask and `.all` (§4.8.4 compares them). Unit
-/// masks of one L1D event are alike for the rules.
-pub fn rule_class(_pmu: &Pmu, sel: &EventSel) -> Option<String> {
-    let involved = l1d_set(sel).is_some() || l2d_set(sel).is_some() || excludes(sel).next().is_some();
-    let name = sel.event.as_ref().map_or("", |e| e.name.as_ref());
-    let l2d = l2d_set(sel).map(|set| (set, sel.umask, sel.modifier("all")));
-    involved.then(|| format!("{name} {:?} {l2d:?}", l1d_set(sel)))
-}
-
-/// The §4.8.4 groups: an anchor counter and the counters that share its L2D set and
-/// unit mask.
-const L2D_GROUPS: [(usize, [usize; 2]); 2] = [(index(4), [index(5), index(8)]), (index(6), [index(7), index(9)])];
-
-/// Placement rules over the events `members` of `sels` (see `schedule::Rules`).
-pub fn rules(_pmu: &Pmu, sels: &[EventSel], members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
-    let sel = |i: usize| &sels[members[i]];
-    let n = members.len();
-    let violation = |rule: String, events: Vec<usize>| Err(Violation { rule, events: events.iter().map(|&i| members[i]).collect() });
-
-    // Mutually exclusive events (their notes in §4.15).
-    for a in 0..n {
-        for name in excludes(sel(a)) {
-            if let Some(b) = (0..n).find(|&b| sel(b).event.as_ref().is_some_and(|e| e.name.eq_ignore_ascii_case(name))) {
-                let ea = sel(a).event.as_ref().map_or("", |e| e.name.as_ref());
-                return violation(format!("§4.15 {ea}: only one of {ea} and {name} may be measured at a time"), vec![a, b]);
-            }
-        }
-    }
-
-    // §4.8.2: one L1D set at a time, selected by the event on PMD5.
-    let l1d: Vec<usize> = (0..n).filter(|&i| l1d_set(sel(i)).is_some()).collect();
-    if let Some(&first) = l1d.first() {
-        if let Some(&other) = l1d.iter().find(|&&i| l1d_set(sel(i)) != l1d_set(sel(first))) {
-            return violation(
-                format!(
-                    "§4.8.2: events of different L1D sets (set {} and set {}) cannot be measured at the same time",
-                    l1d_set(sel(first)).unwrap_or("?"),
-                    l1d_set(sel(other)).unwrap_or("?")
-                ),
-                vec![first, other],
-            );
-        }
-        let on_pmd5 = (0..n).find(|&i| placed[i] == Some(index(5)));
-        let broken = match on_pmd5 {
-            Some(i) => !l1d.contains(&i),
-            None => l1d.iter().all(|&i| placed[i].is_some()),
-        };
-        if broken {
-            let mut events = l1d.clone();
-            events.extend(on_pmd5.filter(|i| !l1d.contains(i)));
-            return violation("§4.8.2: one of the L1D events must be measured by PMD5 (PMC5 selects the L1D set)".into(), events);
-        }
-    }
-
-    // §4.8.4: PMD5/8 count PMC4's L2D set with PMC4's umask and .all; PMD7/9 PMC6's.
-    for (anchor, followers) in L2D_GROUPS {
-        let on = |c: usize| (0..n).find(|&i| placed[i] == Some(c));
-        for follower in followers {
-            let Some(f) = on(follower).filter(|&f| l2d_set(sel(f)).is_some()) else { continue };
-            let same = |a: usize| {
-                l2d_set(sel(a)) == l2d_set(sel(f)) && sel(a).umask == sel(f).umask && sel(a).modifier("all") == sel(f).modifier("all")
-            };
-            let fine = match on(anchor) {
-                Some(a) => same(a),
-                None => (0..n).any(|a| placed[a].is_none() && same(a)),
-            };
-            if !fine {
-                let mut events = vec![f];
-                events.extend(on(anchor));
-                return violation(
-                    format!(
-                        "§4.8.4: an L2D event on {} needs an L2D event of the same set, unit mask and .all on {} ({} shares {}'s set and umask)",
-                        PMD_NAMES[follower], PMD_NAMES[anchor], PMD_NAMES[follower], PMC_NAMES[anchor]
-                    ),
-                    events,
-                );
-            }
-        }
-    }
-    Ok(())
 }
