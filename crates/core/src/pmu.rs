@@ -1,5 +1,6 @@
 //! What the core knows about one PMU: its counters, modifiers and event table.
 //! Architectures fill these in; the core never looks at a family by name.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::borrow::Cow;
 

@@ -4,6 +4,7 @@
 //! An architecture declares each register as a `const Register`. Nothing else in the
 //! code base repeats a field position: encoders set fields by [`FieldRef`], models
 //! apply writes through [`Register::apply_write`], and decoders walk the same list.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::borrow::Cow;
 use std::fmt::Write as _;

@@ -4,6 +4,7 @@
 //! `docs/event-tables.md`). The build compiles them into `static` tables of these very
 //! types (every `Cow` is `Borrowed`), and `--events-file` loads the same format at run
 //! time (every `Cow` is `Owned`), so both paths share one schema and one validator.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -2,6 +2,7 @@
 //! the mutually exclusive events of §4.15), as the scheduler asks them. What the rules
 //! read of each event (its sets, unit mask, `.all`, the events it excludes) is looked
 //! up once per event list: the scheduler's search checks a placement many times.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;

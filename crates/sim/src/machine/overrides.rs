@@ -2,6 +2,7 @@
 //! the keys of a cache and of a TLB, and range checks that name the key
 //! (`docs/machines.md` documents every machine's keys). Each machine's own file lists
 //! its tables; nothing changes unless every key is valid.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::ops::RangeInclusive;
 

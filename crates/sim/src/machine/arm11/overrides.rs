@@ -1,6 +1,7 @@
 //! `--machine-config FILE`: a TOML file that overrides any parameter of the ARM11
 //! machine, so users can model other variants of these cores (`docs/machines.md`
 //! documents every key).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use serde::Deserialize;
 

@@ -1,5 +1,6 @@
 //! `--machine-config FILE` for the Montecito machine: the caches, TLBs and timings of
 //! `MontecitoConfig` (`docs/machines.md` lists every key and its range).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use serde::Deserialize;
 

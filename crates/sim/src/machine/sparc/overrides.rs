@@ -1,5 +1,6 @@
 //! `--machine-config FILE` for the SPARC machines: the caches, TLBs, predictors and
 //! timings of `SparcConfig`, and its memory controllers (`docs/machines.md` lists every key and its range).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use serde::Deserialize;
 
