@@ -33,7 +33,7 @@ pub enum ScheduleError {
 }
 
 /// Partial placements the rules' search tries before giving up on a set. Random
-/// Montecito sets stay far below it (docs/ROBUSTNESS.md, "Resource limits").
+/// Montecito sets stay far below it (docs/ROBUSTNESS.md, "Placement search").
 pub const SEARCH_LIMIT: usize = 200_000;
 
 /// A rule that a placement breaks: the rule, in the spec's words, and the events
@@ -95,7 +95,7 @@ fn solve_members(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Resul
     })?;
     match place(&masks, matched, members, rules) {
         Outcome::Found(found) => Ok(found),
-        Outcome::None => Err(explain_rules(allowed, members, rules)),
+        Outcome::Impossible => Err(explain_rules(allowed, members, rules)),
         Outcome::GaveUp => Err(ScheduleError::SearchLimit { events: members.to_vec() }),
     }
 }
@@ -113,7 +113,9 @@ fn place(masks: &[u64], matched: Vec<usize>, members: &[usize], rules: &dyn Rule
 /// What the rules' search ended with.
 enum Outcome {
     Found(Vec<usize>),
-    None,
+    /// Every placement breaks a rule.
+    Impossible,
+    /// [`SEARCH_LIMIT`] reached first.
     GaveUp,
 }
 
@@ -136,7 +138,7 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: &mut Vec<Vi
     match search.place(0, 0) {
         Some(found) => Outcome::Found(found),
         None if search.tries > SEARCH_LIMIT => Outcome::GaveUp,
-        None => Outcome::None,
+        None => Outcome::Impossible,
     }
 }
 
@@ -167,7 +169,8 @@ impl Search<'_> {
 
     fn place(&mut self, k: usize, used: u64) -> Option<Vec<usize>> {
         self.tries += 1;
-        if self.tries > SEARCH_LIMIT || !self.matchable(k, used) {
+        // At the last level the free events' matching below is the same question.
+        if self.tries > SEARCH_LIMIT || (k < self.involved.len() && !self.matchable(k, used)) {
             return None;
         }
         if k == self.involved.len() {
@@ -214,7 +217,7 @@ impl Search<'_> {
 fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> ScheduleError {
     let unsatisfiable = |set: &[usize], seen: &mut Vec<Violation>| {
         let masks: Vec<u64> = set.iter().map(|&e| allowed[e]).collect();
-        assign(&masks).is_err() || matches!(search(&masks, set, rules, seen), Outcome::None)
+        assign(&masks).is_err() || matches!(search(&masks, set, rules, seen), Outcome::Impossible)
     };
     let mut set = members.to_vec();
     let mut i = 0;

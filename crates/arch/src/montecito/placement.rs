@@ -48,13 +48,14 @@ pub fn rules<'a>(_pmu: &'a Pmu, sels: &'a [EventSel]) -> Box<dyn Rules + 'a> {
                 .collect()
         })
         .collect();
+    // An event whose exclusions name no event of the list is bound by no §4.15 rule here.
     let facts = sels
         .iter()
-        .map(|sel| {
+        .zip(&excludes)
+        .map(|(sel, excluded)| {
             let l1d = attr(sel, "l1d_set");
             let l2d = attr(sel, "l2d_set").map(|set| (set, sel.umask, sel.modifier("all")));
-            let involved =
-                l1d.is_some() || l2d.is_some() || attr(sel, "excludes").is_some_and(|v| v.split(',').any(|s| !s.trim().is_empty()));
+            let involved = l1d.is_some() || l2d.is_some() || !excluded.is_empty();
             involved.then(|| Facts { name: sel.event.as_ref().map_or("", |e| e.name.as_ref()), l1d, l2d })
         })
         .collect();
