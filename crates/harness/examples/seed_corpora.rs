@@ -62,6 +62,12 @@ fn main() {
         let head: Vec<u8> = text.split(|&b| b == b'\n').take(200).collect::<Vec<_>>().join(&b'\n');
         write("trace", name, &[&[machine][..], &head].concat());
     }
+    // Lines where the Lackey reader's fast pass hands over to the general one
+    // (upper-case hex, a carriage return, leading zeros, sixteen digits, a `==` line
+    // in the middle), and a data access before any instruction, which is refused.
+    let edges = "I  0040A000,3\n S 7FF000,4\r\n M 00001000,2\nI  00000000FFFFF000,4\n==1== note\nI  00400004,2\n";
+    write("trace", "lackey-edges", &[&[0u8][..], b"==1== Lackey\n", edges.as_bytes()].concat());
+    write("trace", "lackey-data-first", &[&[0u8][..], b"==1== Lackey\n L 0402b000,8\nI  00400000,4\n"].concat());
     let mut buffers = vec![0u8; 0x400];
     buffers[0x7] = 4;
     buffers[0x208..0x210].copy_from_slice(&400u64.to_be_bytes());
