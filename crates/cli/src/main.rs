@@ -9,10 +9,12 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use pmukit_arch::metrics;
 use pmukit_arch::sparc::niagara::BUFFER_BYTES;
 use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
-use pmukit_core::event_string::EventSel;
+use pmukit_core::event_string::{self, EventSel};
 use pmukit_core::number;
+use pmukit_core::pmu::Pmu;
 use pmukit_sim::hvcall;
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::models::sun4v::{DecodeError, MmuStatReader};
@@ -25,7 +27,7 @@ use pmukit_sim::stat::{self, MachineFile, StatOptions, DEFAULT_MUX_INTERVAL};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use pmukit_sim::program::builtin as workloads;
 
-use crate::output::Out;
+use crate::output::{Filter, Out};
 
 #[derive(Parser)]
 #[command(
@@ -45,9 +47,10 @@ case-insensitive, or raw as pmu::r<hex> / pmu::0x<hex>.",
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// PMU for event strings that name none.
-    #[arg(long, global = true, default_value = DEFAULT_PMU, value_name = "PMU")]
-    pmu: String,
+    /// PMU for event strings that name none [default: arm1176]; with `list`, the PMU
+    /// to list.
+    #[arg(long, global = true, value_name = "PMU")]
+    pmu: Option<String>,
     /// Replace the built-in event table of the family this TOML file names
     /// (schema: docs/event-tables.md).
     #[arg(long, global = true, value_name = "FILE")]
@@ -59,15 +62,29 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List PMUs, or the events of one PMU.
+    /// List the events of every PMU, or of the PMUs named, that match a filter; with
+    /// --metrics, the derived metrics instead.
+    #[command(after_help = "A filter with * or ? is a glob over names (events, aliases, EVENT.UMASK, metrics, metric groups); \
+any other word is looked for in names and descriptions. Case is ignored.\n\n\
+Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cache\n  pmu list -v sparc-t4 INSTR\n  pmu list --metrics montecito l3")]
     List {
-        /// PMU whose events to list; without it, every PMU's events.
-        #[arg(value_name = "PMU")]
-        target: Option<String>,
+        /// PMU names, and at most one filter.
+        #[arg(value_name = "PMU|FILTER")]
+        targets: Vec<String>,
+        /// List derived metrics and their groups instead of events.
+        #[arg(long)]
+        metrics: bool,
+        /// Show unit masks, aliases, modifiers and whole descriptions (or metric
+        /// expressions).
+        #[arg(short, long)]
+        verbose: bool,
     },
-    /// Show everything known about one event: code, counters, modifiers, availability.
+    /// Show everything known about one event or derived metric: code, counters, unit
+    /// masks and their rules, modifiers, availability; a metric's expression, unit,
+    /// events and source.
     Describe {
-        /// Event string, e.g. arm1176::INSTR_EXEC.
+        /// Event string (arm1176::INSTR_EXEC, montecito::BR_MISPRED_DETAIL) or metric
+        /// name (branch_prediction_ratio, or arm1176::branch_prediction_ratio).
         event: String,
     },
     /// Encode events as one set counted together: the counters they get and the
@@ -263,32 +280,30 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
+    let default_pmu = cli.pmu.as_deref().unwrap_or(DEFAULT_PMU);
     let mut catalog = Catalog::builtin();
     if let Some(path) = &cli.events_file {
         catalog.load_events_file(path).map_err(usage)?;
     }
     match &cli.command {
-        Command::List { target } => {
-            let pmus = match target {
-                Some(name) => vec![catalog.pmu(name).map_err(usage)?],
-                None => catalog.pmus.iter().collect(),
-            };
-            out.list(&pmus)
+        Command::List { targets, metrics, verbose } => {
+            let (pmus, filter) = list_targets(&catalog, targets, cli.pmu.as_deref())?;
+            if *metrics {
+                out.list_metrics(&catalog, &pmus, filter.as_ref(), *verbose)
+            } else {
+                out.list(&pmus, filter.as_ref(), *verbose)
+            }
         }
-        Command::Describe { event } => {
-            let sel = resolve_one(&catalog, event, &cli.pmu)?;
-            let pmu = catalog.pmu(sel.pmu).map_err(usage)?;
-            out.describe(pmu, &sel)
-        }
+        Command::Describe { event } => describe(&catalog, event, default_pmu, out),
         Command::Encode { events } => {
-            let sels = resolve_all(&catalog, events, &cli.pmu)?;
-            let pmu = catalog.pmu(first_pmu(&sels, &cli.pmu)).map_err(usage)?;
+            let sels = resolve_all(&catalog, events, default_pmu)?;
+            let pmu = catalog.pmu(first_pmu(&sels, default_pmu)).map_err(usage)?;
             let set = arch::encode_set(pmu, &sels).map_err(usage)?;
             out.encode(&set)
         }
         Command::Schedule { events } => {
-            let sels = resolve_all(&catalog, events, &cli.pmu)?;
-            let pmu = catalog.pmu(first_pmu(&sels, &cli.pmu)).map_err(usage)?;
+            let sels = resolve_all(&catalog, events, default_pmu)?;
+            let pmu = catalog.pmu(first_pmu(&sels, default_pmu)).map_err(usage)?;
             if let Some(other) = sels.iter().find(|s| s.pmu != pmu.name()) {
                 return Err(usage(format!(
                     "'{}' is on {}, not {}: schedule one PMU's events at a time",
@@ -355,9 +370,71 @@ fn resolve_all(catalog: &Catalog, events: &[String], default_pmu: &str) -> Resul
     Ok(sels)
 }
 
-fn resolve_one(catalog: &Catalog, event: &str, default_pmu: &str) -> Result<EventSel, Failure> {
-    let mut sels = resolve_all(catalog, &[event.to_string()], default_pmu)?;
-    sels.pop().ok_or_else(|| usage("no event given"))
+/// The PMUs `pmu list` shows and its filter: each argument that names a PMU selects
+/// it, one other argument is the filter; `--pmu` also selects.
+fn list_targets<'a>(catalog: &'a Catalog, targets: &[String], pmu: Option<&str>) -> Result<(Vec<&'a Pmu>, Option<Filter>), Failure> {
+    let mut pmus: Vec<&Pmu> = Vec::new();
+    if let Some(name) = pmu {
+        pmus.push(catalog.pmu(name).map_err(usage)?);
+    }
+    let mut filter: Option<&str> = None;
+    for t in targets {
+        match catalog.pmu(t) {
+            Ok(p) => pmus.push(p),
+            Err(_) if filter.is_none() && !t.trim().is_empty() => filter = Some(t),
+            Err(e) => {
+                let why =
+                    if t.trim().is_empty() { "is blank".to_string() } else { format!("is a second filter (give one) and not a PMU: {e}") };
+                return Err(usage(format!("list argument '{t}' {why}")));
+            }
+        }
+    }
+    if pmus.is_empty() {
+        pmus = catalog.pmus.iter().collect();
+    }
+    Ok((pmus, filter.map(Filter::new)))
+}
+
+/// `pmu describe`: an event string that resolves; else an event that needs a unit
+/// mask, named bare; else a derived metric; else the event string's error.
+fn describe(catalog: &Catalog, input: &str, default_pmu: &str, out: &Out) -> Result<(), Failure> {
+    let text = input.trim();
+    if text.is_empty() {
+        return Err(usage("event 1 of 1 is blank: expected an event string such as arm1176::INSTR_EXEC or a metric name (`pmu list` and `pmu list --metrics` show them)"));
+    }
+    let err = match catalog.resolve(text, default_pmu) {
+        Ok(sel) => {
+            for w in &sel.warnings {
+                eprintln!("pmu: warning: {w}");
+            }
+            let pmu = catalog.pmu(sel.pmu).map_err(usage)?;
+            return match &sel.event {
+                Some(e) => out.describe_event(pmu, e, Some(&sel)),
+                None => out.describe_raw(pmu, &sel),
+            };
+        }
+        Err(e) => e,
+    };
+    if let Ok(spec) = event_string::parse(text) {
+        let pmu = catalog.pmu(spec.pmu.as_ref().map_or(default_pmu, |t| t.text.as_str())).ok();
+        if let (Some(pmu), true) = (pmu, spec.umasks.is_empty() && spec.modifiers.is_empty()) {
+            if let Some(e) = pmu.table.find(&spec.event.text).filter(|e| e.exists_on(pmu.desc.model)) {
+                return out.describe_event(pmu, e, None);
+            }
+        }
+    }
+    let (only, name) = match text.split_once("::") {
+        Some((pmu, name)) => (Some(catalog.pmu(pmu).map_err(usage)?.desc.family), name),
+        None => (None, text),
+    };
+    let found: Vec<_> = metrics::by_name(catalog, name)
+        .into_iter()
+        .filter(|(m, _)| only.is_none_or(|f| catalog.pmu(m.pmu).is_ok_and(|p| p.desc.family == f)))
+        .collect();
+    if found.is_empty() {
+        return Err(usage(err));
+    }
+    out.describe_metrics(&found)
 }
 
 /// The PMU of the first event (`resolve_all` gives at least one).
@@ -366,7 +443,7 @@ fn first_pmu<'a>(sels: &'a [EventSel], default_pmu: &'a str) -> &'a str {
 }
 
 fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Result<(), Failure> {
-    let pmu = catalog.pmu(&cli.pmu).map_err(usage)?;
+    let pmu = catalog.pmu(cli.pmu.as_deref().unwrap_or(DEFAULT_PMU)).map_err(usage)?;
     let events = if args.events.is_empty() { stat::default_events(pmu) } else { args.events.clone() };
     let sels = resolve_all(catalog, &events, pmu.name())?;
     let kt = KtConfig {

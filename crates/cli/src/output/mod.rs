@@ -1,14 +1,16 @@
 //! Rendering of each subcommand's result: a human table, or JSON with `--json`.
 
+mod describe;
+mod layout;
+mod list;
+
+pub use list::Filter;
+
 use std::io::Write;
 
-use comfy_table::{ContentArrangement, LineStyle, Table, TableStyle};
 use pmukit_arch::{EncodedSet, Schedule};
-use pmukit_core::event_string::EventSel;
-use pmukit_core::pmu::{ModifierKind, Pmu};
 use pmukit_core::register::Decoded;
 use pmukit_core::report::thousands;
-use pmukit_core::table::EventDef;
 use pmukit_sim::hvcall::Outcome;
 use pmukit_sim::models::sun4v::{DecodeError, MmuStatBuffer, ReservedWarning};
 use pmukit_sim::program::builtin::WORKLOADS;
@@ -20,45 +22,16 @@ pub struct Out {
     json: bool,
 }
 
+/// The version of the JSON every `--json` output carries as `schema` (docs/json.md).
+pub const SCHEMA: u32 = 1;
+
 fn hex(v: u64) -> String {
     format!("{v:#x}")
 }
 
-/// Columns under an underlined header, like `perf list` and `ls -l`: no boxes.
-const STYLE: TableStyle = TableStyle::new().header_separator(LineStyle::none().fill('─').junction(' '));
-
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_style(STYLE).set_content_arrangement(ContentArrangement::Dynamic).set_header(header.to_vec());
-    t
-}
-
-fn event_json(pmu: &Pmu, e: &EventDef) -> Value {
-    json!({
-        "pmu": pmu.name(),
-        "name": e.name,
-        "code": e.code,
-        "umasks": e.umasks.iter().map(|u| json!({
-            "name": u.name, "value": u.value, "ignored": u.ignored, "description": u.description, "aliases": u.aliases, "attrs": attrs_json(&u.attrs),
-        })).collect::<Vec<_>>(),
-        "description": e.description,
-        "aliases": e.aliases,
-        "counters": pmukit_arch::event_counters(pmu, e),
-        "modifiers": modifier_names(pmu, e),
-    })
-}
-
-fn attrs_json(attrs: &[pmukit_core::table::Attr]) -> Value {
-    Value::Object(attrs.iter().map(|a| (a.key.to_string(), Value::String(a.value.to_string()))).collect())
-}
-
-fn modifier_names(pmu: &Pmu, e: &EventDef) -> Vec<&'static str> {
-    pmu.desc
-        .modifiers
-        .iter()
-        .map(|m| m.name)
-        .chain(pmu.desc.event_modifiers.iter().filter(|m| e.modifiers.iter().any(|n| n.eq_ignore_ascii_case(m.name))).map(|m| m.name))
-        .collect()
+/// A table as wide as the terminal (see [`layout::width`]).
+fn table(header: &[&str]) -> comfy_table::Table {
+    layout::table(header, layout::width())
 }
 
 fn registers_json(regs: &[(&'static str, u64)]) -> Value {
@@ -96,106 +69,6 @@ impl Out {
         }
     }
 
-    pub fn list(&self, pmus: &[&Pmu]) -> Result<(), Failure> {
-        if self.json {
-            let all: Vec<Value> = pmus.iter().flat_map(|p| p.events().map(|e| event_json(p, e))).collect();
-            return self.json(&Value::Array(all));
-        }
-        let mut s = String::new();
-        for pmu in pmus {
-            let counters: Vec<String> = pmu.desc.counters.iter().map(|c| format!("{} ({}-bit)", c.name, c.width)).collect();
-            s.push_str(&format!("{}: {}\n  counters: {}\n", pmu.name(), pmu.desc.description, counters.join(", ")));
-            let mut t = table(&["event", "code", "counters", "description"]);
-            for e in pmu.events() {
-                let mut name = e.name.to_string();
-                for a in e.aliases.iter() {
-                    name.push_str(&format!("\n  alias {a}"));
-                }
-                t.add_row(vec![name, hex(e.code), pmukit_arch::event_counters(pmu, e).join(" "), e.description.to_string()]);
-            }
-            s.push_str(&format!("{}\n\n", t.trim_fmt()));
-        }
-        self.text(&s)
-    }
-
-    pub fn describe(&self, pmu: &Pmu, sel: &EventSel) -> Result<(), Failure> {
-        let Some(e) = &sel.event else {
-            return self.text(&format!("{}: raw event code {:#x} on {}", sel.input, sel.code, pmu.name()));
-        };
-        let modifiers: Vec<Value> = modifier_names(pmu, e)
-            .iter()
-            .filter_map(|n| pmu.desc.modifier(n))
-            .map(|m| {
-                let kind = match m.kind {
-                    ModifierKind::Flag => "flag".to_string(),
-                    ModifierKind::Number { min, max } => format!("{min}..={max}"),
-                };
-                json!({"name": m.name, "kind": kind, "description": m.description})
-            })
-            .collect();
-        let models: Vec<&str> = pmukit_arch::family(pmu).pmus.iter().filter(|d| e.exists_on(d.model)).map(|d| d.name).collect();
-        let mut v = event_json(pmu, e);
-        v["modifiers"] = Value::Array(modifiers.clone());
-        v["available_on"] = json!(models);
-        v["unused_on"] = json!(e.unused_on);
-        v["attrs"] = attrs_json(&e.attrs);
-        v["selected_umasks"] = json!(sel.umask_names);
-        // The encoding of the event alone; describing a raw or refused event still works.
-        let placed = pmukit_arch::encode_set(pmu, std::slice::from_ref(sel)).ok().map(|set| set.events[0].clone());
-        if let Some(p) = &placed {
-            v["encoding"] = json!({"counter": p.counter, "registers": registers_json(&p.registers)});
-        }
-        if self.json {
-            return self.json(&v);
-        }
-        let mut s = format!("{}::{}  (code {:#04x})\n\n  {}\n\n", pmu.name(), e.name, e.code, e.description);
-        let line = |k: &str, val: String| format!("  {k:<13}{val}\n");
-        if !e.aliases.is_empty() {
-            s.push_str(&line("aliases", e.aliases.join(", ")));
-        }
-        s.push_str(&line("available on", models.join(", ")));
-        if !e.unused_on.is_empty() {
-            s.push_str(&line("unused on", e.unused_on.join(", ")));
-        }
-        let allowed = pmukit_arch::allowed_counters(pmu, std::slice::from_ref(sel));
-        s.push_str(&line("counters", pmu.counter_names(allowed[0]).join(", ")));
-        for m in &modifiers {
-            s.push_str(&line(
-                "modifier",
-                format!(
-                    ":{} ({}) {}",
-                    m["name"].as_str().unwrap_or(""),
-                    m["kind"].as_str().unwrap_or(""),
-                    m["description"].as_str().unwrap_or("")
-                ),
-            ));
-        }
-        if !e.attrs.is_empty() {
-            let attrs: Vec<String> = e.attrs.iter().map(|a| format!("{}={}", a.key, a.value)).collect();
-            s.push_str(&line("attributes", attrs.join(", ")));
-        }
-        for u in e.umasks.iter() {
-            let selected = if sel.umask_names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) { " (selected)" } else { "" };
-            let aliases = if u.aliases.is_empty() { String::new() } else { format!(" [alias {}]", u.aliases.join(", ")) };
-            let pattern =
-                if u.ignored == 0 { format!("{:#x}", u.value) } else { format!("{:#x} (bits {:#x} ignored)", u.value, u.ignored) };
-            s.push_str(&line("unit mask", format!(".{} = {pattern}{selected}{aliases} {}", u.name, u.description)));
-            for a in u.attrs.iter() {
-                s.push_str(&format!("{:15}{}: {}\n", "", a.key, a.value));
-            }
-        }
-        for bad in e.invalid_umasks.iter() {
-            let pattern =
-                if bad.ignored == 0 { format!("{:#x}", bad.value) } else { format!("{:#x} (bits {:#x} ignored)", bad.value, bad.ignored) };
-            s.push_str(&line("refused mask", format!("{pattern} {} {}", bad.kind.describe(), bad.note)));
-        }
-        if let Some(p) = &placed {
-            let regs: Vec<String> = p.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();
-            s.push_str(&line("encoding", format!("on {}: {}", p.counter, regs.join(" "))));
-        }
-        self.text(&s)
-    }
-
     pub fn encode(&self, set: &EncodedSet) -> Result<(), Failure> {
         let events: Vec<Value> = set
             .events
@@ -213,7 +86,14 @@ impl Out {
         let mut t = table(&["input", "event", "code", "counter", "allowed", "registers"]);
         for e in &set.events {
             let regs: Vec<String> = e.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();
-            t.add_row(vec![e.input.clone(), e.name.clone(), hex(e.code), e.counter.to_string(), e.counters.join(" "), regs.join(" ")]);
+            t.add_row(vec![
+                e.input.clone(),
+                e.name.clone(),
+                hex(e.code),
+                e.counter.to_string(),
+                layout::ranges(&e.counters).join(" "),
+                regs.join(" "),
+            ]);
         }
         let start = if set.registers.is_empty() {
             "no register writes: the events read what the hardware collects anyway".to_string()
@@ -221,7 +101,7 @@ impl Out {
             let writes: Vec<String> = set.registers.iter().map(|(r, v)| format!("{r} = {v:#010x}")).collect();
             format!("start counting with: {}", writes.join(", "))
         };
-        self.text(&format!("{}:\n{}\n{start}\n", set.pmu, t.trim_fmt()))
+        self.text(&format!("{}:\n{}\n{start}\n", set.pmu, layout::render(t, &[0, 1, 2, 3])))
     }
 
     pub fn schedule(&self, schedule: &Schedule) -> Result<(), Failure> {
@@ -254,10 +134,10 @@ impl Out {
         let mut t = table(&["group", "event", "counter", "allowed"]);
         for (k, g) in schedule.groups.iter().enumerate() {
             for e in &g.set.events {
-                t.add_row(vec![(k + 1).to_string(), e.name.clone(), e.counter.to_string(), e.counters.join(" ")]);
+                t.add_row(vec![(k + 1).to_string(), e.name.clone(), e.counter.to_string(), layout::ranges(&e.counters).join(" ")]);
             }
         }
-        out.push_str(&t.trim_fmt());
+        out.push_str(&layout::render(t, &[0, 1, 2]));
         out.push('\n');
         self.text(&out)
     }
@@ -272,7 +152,7 @@ impl Out {
         for f in &d.fields {
             t.add_row(vec![f.name.clone(), f.bits.clone(), hex(f.value), f.meaning.clone()]);
         }
-        let mut s = format!("{} = {}\n\n{diagram}\n{}\n", d.register, d.value, t.trim_fmt());
+        let mut s = format!("{} = {}\n\n{diagram}\n{}\n", d.register, d.value, layout::render(t, &[0, 1, 2]));
         for w in &d.warnings {
             s.push_str(&format!("warning: {w}\n"));
         }
@@ -295,7 +175,7 @@ impl Out {
                 ret(o.ret2),
             ]);
         }
-        self.text(&format!("{}\n", t.trim_fmt()))
+        self.text(&format!("{}\n", layout::render(t, &[0, 1, 2, 3, 4, 5])))
     }
 
     /// Decoded MMU statistics buffers, written as they are read so that a dump of any
@@ -365,7 +245,7 @@ impl Out {
         for w in WORKLOADS {
             t.add_row(vec![w.name, w.description]);
         }
-        self.text(&format!("{}\n", t.trim_fmt()))
+        self.text(&format!("{}\n", layout::render(t, &[0])))
     }
 }
 
@@ -386,5 +266,5 @@ fn mmustat_table(b: &MmuStatBuffer) -> String {
             avg,
         ]);
     }
-    format!("buffer {} (CPU {0}, input offset {:#x}):\n{}\n\n", b.index, b.offset, t.trim_fmt())
+    format!("buffer {} (CPU {0}, input offset {:#x}):\n{}\n\n", b.index, b.offset, layout::render(t, &[0, 1, 2, 3, 4, 5]))
 }
