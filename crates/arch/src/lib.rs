@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use pmukit_core::event_string::{self, EventError, EventSel};
 use pmukit_core::pmu::{Pmu, PmuDesc};
 use pmukit_core::register::{Decoded, Field, Register, RegisterError};
-use pmukit_core::schedule::{self, Rules, ScheduleError};
+use pmukit_core::schedule::{self, Grouping, Rules, ScheduleError};
 use pmukit_core::table::{EventTable, MetricTable, TableError};
 use serde::Serialize;
 use thiserror::Error;
@@ -316,12 +316,13 @@ pub fn assign(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<usize
     }
 }
 
-/// Multiplexing groups: each a set that [`assign`] can place, in first-fit order.
-pub fn groups(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<Vec<usize>>, ScheduleError> {
+/// Multiplexing groups: each a set that [`assign`] can place, in first-fit order, the
+/// sets in `together` kept in one group where they can be placed at once.
+pub fn groups(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], together: &[Vec<usize>]) -> Result<Grouping, ScheduleError> {
     if pmu.desc.shared_counters {
-        return assign(pmu, sels, allowed).map(|_| vec![(0..sels.len()).collect()]);
+        return assign(pmu, sels, allowed).map(|_| Grouping { groups: vec![(0..sels.len()).collect()], apart: Vec::new() });
     }
-    schedule::groups(allowed, &*(family(pmu).rules)(pmu, sels))
+    schedule::groups(allowed, together, &*(family(pmu).rules)(pmu, sels))
 }
 
 /// Refuse an event the family cannot program as given.
@@ -433,6 +434,8 @@ pub struct Schedule {
     /// One group when the events fit together; otherwise the multiplexing groups, each
     /// counted in its turn.
     pub groups: Vec<ScheduledGroup>,
+    /// Indices into the `together` sets that could not be counted at once.
+    pub apart: Vec<usize>,
 }
 
 /// One multiplexing group: its events (positions in the input) and their encoding.
@@ -443,9 +446,10 @@ pub struct ScheduledGroup {
 }
 
 /// Place `sels` on `pmu`'s counters together if they fit, else in multiplexing groups
-/// (first fit, in input order, as perf rotates them). Fails when an event cannot be
-/// counted even alone.
-pub fn schedule(pmu: &Pmu, sels: &[EventSel]) -> Result<Schedule, EncodeError> {
+/// (first fit, in input order, as perf rotates them), keeping each set of `together`
+/// (indices into `sels`, such as a metric's events) in one group where it can be
+/// placed at once. Fails when an event cannot be counted even alone.
+pub fn schedule(pmu: &Pmu, sels: &[EventSel], together: &[Vec<usize>]) -> Result<Schedule, EncodeError> {
     if sels.is_empty() {
         return Err(EncodeError::Empty);
     }
@@ -453,13 +457,13 @@ pub fn schedule(pmu: &Pmu, sels: &[EventSel]) -> Result<Schedule, EncodeError> {
         check(pmu, sel)?;
     }
     let allowed = allowed_counters(pmu, sels);
-    let (why, groups) = match assign(pmu, sels, &allowed) {
-        Ok(_) => (None, vec![(0..sels.len()).collect()]),
+    let (why, Grouping { groups, apart }) = match assign(pmu, sels, &allowed) {
+        Ok(_) => (None, Grouping { groups: vec![(0..sels.len()).collect()], apart: Vec::new() }),
         Err(e) => {
             let why = explain(pmu, sels, &allowed, &e);
-            let groups = groups(pmu, sels, &allowed)
+            let grouping = groups(pmu, sels, &allowed, together)
                 .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
-            (Some(why), groups)
+            (Some(why), grouping)
         }
     };
     let groups = groups
@@ -469,7 +473,7 @@ pub fn schedule(pmu: &Pmu, sels: &[EventSel]) -> Result<Schedule, EncodeError> {
             Ok(ScheduledGroup { events, set })
         })
         .collect::<Result<Vec<_>, EncodeError>>()?;
-    Ok(Schedule { pmu: pmu.name(), why, groups })
+    Ok(Schedule { pmu: pmu.name(), why, groups, apart })
 }
 
 /// Find a register of a PMU by name or alias.

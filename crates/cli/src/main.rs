@@ -177,6 +177,14 @@ struct StatArgs {
     /// metric value, metric unit.
     #[arg(short = 'x', long = "field-separator", value_name = "SEP", conflicts_with = "json")]
     separator: Option<String>,
+    /// Count what these derived metrics or metric groups need and print them
+    /// (comma-separated or repeated; `pmu list --metrics` names them). Each metric's
+    /// events are counted at the same time when the counters allow.
+    #[arg(short = 'M', long = "metrics", value_name = "METRIC|GROUP", value_delimiter = ',')]
+    metric_names: Vec<String>,
+    /// Print only the derived metrics, as columns (perf's --metric-only).
+    #[arg(long, conflicts_with = "no_metrics")]
+    metric_only: bool,
     /// Do not print derived metrics.
     #[arg(long)]
     no_metrics: bool,
@@ -312,7 +320,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
                     pmu.name()
                 )));
             }
-            out.schedule(&arch::schedule(pmu, &sels).map_err(usage)?)
+            out.schedule(&arch::schedule(pmu, &sels, &[]).map_err(usage)?)
         }
         Command::Decode { target, register, value } => {
             let pmu = catalog.pmu(target).map_err(usage)?;
@@ -444,8 +452,38 @@ fn first_pmu<'a>(sels: &'a [EventSel], default_pmu: &'a str) -> &'a str {
 
 fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Result<(), Failure> {
     let pmu = catalog.pmu(cli.pmu.as_deref().unwrap_or(DEFAULT_PMU)).map_err(usage)?;
-    let events = if args.events.is_empty() { stat::default_events(pmu) } else { args.events.clone() };
-    let sels = resolve_all(catalog, &events, pmu.name())?;
+    let machine: Vec<&Pmu> = metrics::machine_pmus(pmu).into_iter().map(|n| catalog.pmu(n)).collect::<Result<_, _>>().map_err(usage)?;
+    let mut chosen: Vec<metrics::Metric> = Vec::new();
+    for name in &args.metric_names {
+        for m in metrics::select(catalog, &machine, name.trim()).map_err(usage)? {
+            if !chosen.iter().any(|c| std::ptr::eq(c.def, m.def) && c.pmu == m.pmu) {
+                chosen.push(m);
+            }
+        }
+    }
+    let events = match (args.events.is_empty(), chosen.is_empty()) {
+        (true, true) => stat::default_events(pmu),
+        (true, false) => Vec::new(),
+        (false, _) => args.events.clone(),
+    };
+    let mut sels = if events.is_empty() { Vec::new() } else { resolve_all(catalog, &events, pmu.name())? };
+    // Each metric's events, added once, and counted at the same time where they fit.
+    let mut together = Vec::new();
+    for m in &chosen {
+        let mut set = Vec::new();
+        for text in m.event_strings() {
+            let sel = catalog.resolve(&text, pmu.name()).map_err(usage)?;
+            let at = match sels.iter().position(|s| s.pmu == sel.pmu && s.name() == sel.name()) {
+                Some(i) => i,
+                None => {
+                    sels.push(sel);
+                    sels.len() - 1
+                }
+            };
+            set.push(at);
+        }
+        together.push(set);
+    }
     let kt = KtConfig {
         nodes: args.kt_nodes,
         denied_get: args.kt_deny.clone(),
@@ -469,6 +507,8 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
             None => None,
         },
         trace: args.trace.clone(),
+        together,
+        metrics: if chosen.is_empty() { None } else { Some(chosen.iter().map(|m| m.def.name.to_string()).collect()) },
     };
     let bar = progress_bar(args.cycles);
     let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {
@@ -483,9 +523,19 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
     if args.no_metrics {
         report.metrics.clear();
     }
+    if args.metric_only {
+        report.events.clear();
+    }
     match &args.separator {
-        Some(sep) => out.text(&report.to_separated(sep)),
+        Some(sep) => {
+            // The separated lines are data; what a reader must know goes beside them.
+            for n in &report.notes {
+                eprintln!("pmu: note: {n}");
+            }
+            out.text(&if args.metric_only { report.to_metric_only_separated(sep) } else { report.to_separated(sep) })
+        }
         None if cli.json => out.text(&report.to_json()),
+        None if args.metric_only => out.text(&report.to_metric_only_human()),
         None => out.text(&report.to_human()),
     }
 }

@@ -22,6 +22,9 @@ pub struct EventResult {
     pub scaled: bool,
     /// Counter(s) the event used, in the order of the multiplexing groups.
     pub counters: Vec<String>,
+    /// False when the machine refused the event every time it was programmed (a
+    /// hypervisor that denies a register): perf's `<not supported>`.
+    pub supported: bool,
 }
 
 /// One derived metric's value.
@@ -52,8 +55,9 @@ pub struct StatReport {
 }
 
 impl EventResult {
-    pub fn new(name: String, count: &Count, counters: Vec<String>) -> EventResult {
+    pub fn new(name: String, count: &Count, counters: Vec<String>, supported: bool) -> EventResult {
         EventResult {
+            supported,
             name,
             count: count.scaled(),
             raw: count.raw,
@@ -144,27 +148,52 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-fn metric_text(m: &MetricResult) -> String {
-    format!("#  {:>8.3} {}{}", m.value, m.unit, if m.unit.is_empty() { m.name.clone() } else { format!(" {}", m.name) })
+impl MetricResult {
+    /// The value as perf prints it: one decimal with a unit, two without.
+    pub fn value_text(&self) -> String {
+        if self.unit.is_empty() {
+            format!("{:.2}", self.value)
+        } else {
+            format!("{:.1}", self.value)
+        }
+    }
+
+    /// perf's metric unit column: `UNIT  NAME` (two spaces), or the name alone.
+    pub fn unit_text(&self) -> String {
+        if self.unit.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}  {}", self.unit, self.name)
+        }
+    }
 }
+
+impl EventResult {
+    /// The count column: the count, or perf's `<not counted>` (never ran) or
+    /// `<not supported>` (refused).
+    fn count_text(&self, digits: fn(u64) -> String) -> String {
+        match (self.count, self.supported) {
+            (Some(c), _) => digits(c),
+            (None, true) => "<not counted>".to_string(),
+            (None, false) => "<not supported>".to_string(),
+        }
+    }
+}
+
+/// perf's `# VALUE UNIT  NAME` beside an event line.
+fn metric_text(m: &MetricResult) -> String {
+    format!("# {:>8} {}", m.value_text(), m.unit_text())
+}
+
+/// perf's narrowest column in `--metric-only` output (METRIC_ONLY_LEN).
+const METRIC_ONLY_LEN: usize = 20;
 
 impl StatReport {
     /// The human table, laid out like `perf stat`.
     pub fn to_human(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "\n Performance counter stats for workload '{}' (seed {}, {} cycles) on {}:\n",
-            self.workload,
-            self.seed,
-            thousands(self.cycles),
-            self.pmu
-        );
+        let mut out = self.title();
         for (i, e) in self.events.iter().enumerate() {
-            let count = match e.count {
-                Some(c) => thousands(c),
-                None => "<not counted>".to_string(),
-            };
+            let count = e.count_text(thousands);
             let mut metrics = self.metrics.iter().filter(|m| m.anchor == i);
             let first = metrics.next().map(metric_text).unwrap_or_default();
             let mut line = format!("{count:>18}      {:<30} {first:<40}", e.name);
@@ -177,41 +206,79 @@ impl StatReport {
                 let _ = writeln!(out, "{:>18}      {:<30} {}", "", "", metric_text(m));
             }
         }
-        let _ = writeln!(out, "\n {:>17.9} seconds time elapsed (simulated)", self.elapsed_ns as f64 / 1e9);
+        out.push_str(&self.footer());
+        out
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "\n Performance counter stats for workload '{}' (seed {}, {} cycles) on {}:\n\n",
+            self.workload,
+            self.seed,
+            thousands(self.cycles),
+            self.pmu
+        )
+    }
+
+    /// The elapsed time and the notes.
+    fn footer(&self) -> String {
+        let mut out = format!("\n {:>17.9} seconds time elapsed (simulated)\n", self.elapsed_ns as f64 / 1e9);
         for n in &self.notes {
             let _ = writeln!(out, "\n note: {n}");
         }
         out
     }
 
-    /// `perf stat -x SEP` lines: count, unit, event, run time, % running, metric value,
-    /// metric unit. Extra metrics of one event follow on lines with empty leading fields.
+    /// `perf stat -x SEP` lines, in perf 6.1's column order: count, unit, event, run
+    /// time, % running, metric value, metric unit. Extra metrics of one event follow
+    /// on lines whose first five fields are empty.
     pub fn to_separated(&self, sep: &str) -> String {
         let mut out = String::new();
         for (i, e) in self.events.iter().enumerate() {
-            let count = e.count.map_or("<not counted>".to_string(), |c| c.to_string());
-            let pct = e.running_pct();
             let mut metrics = self.metrics.iter().filter(|m| m.anchor == i);
-            let (mv, mu) =
-                metrics.next().map_or((String::new(), String::new()), |m| (format!("{:.3}", m.value), format!("{}{}", m.unit, m.name)));
-            let fields = [count, String::new(), e.name.clone(), e.running.to_string(), format!("{pct:.2}"), mv, mu];
+            let (mv, mu) = metrics.next().map_or((String::new(), String::new()), |m| (m.value_text(), m.unit_text()));
+            let fields = [
+                e.count_text(|c| c.to_string()),
+                String::new(),
+                e.name.clone(),
+                e.running.to_string(),
+                format!("{:.2}", e.running_pct()),
+                mv,
+                mu,
+            ];
             out.push_str(&fields.join(sep));
             out.push('\n');
             for m in metrics {
-                let fields = [
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    format!("{:.3}", m.value),
-                    format!("{}{}", m.unit, m.name),
-                ];
+                let fields = [String::new(), String::new(), String::new(), String::new(), String::new(), m.value_text(), m.unit_text()];
                 out.push_str(&fields.join(sep));
                 out.push('\n');
             }
         }
         out
+    }
+
+    /// `--metric-only`: a header of metric units and names, then their values, each
+    /// right-aligned in a column at least [`METRIC_ONLY_LEN`] wide, as perf lays it out.
+    pub fn to_metric_only_human(&self) -> String {
+        let mut out = self.title();
+        let widths: Vec<usize> = self.metrics.iter().map(|m| m.unit_text().chars().count().max(METRIC_ONLY_LEN)).collect();
+        let mut head = String::new();
+        let mut values = String::new();
+        for (m, w) in self.metrics.iter().zip(&widths) {
+            let _ = write!(head, " {:>w$}", m.unit_text());
+            let _ = write!(values, " {:>w$}", m.value_text());
+        }
+        let _ = writeln!(out, "{}\n{}", head.trim_end(), values.trim_end());
+        out.push_str(&self.footer());
+        out
+    }
+
+    /// `--metric-only -x SEP`: the metric units and names, then the values, each
+    /// field followed by the separator, as perf prints them.
+    pub fn to_metric_only_separated(&self, sep: &str) -> String {
+        let head: String = self.metrics.iter().map(|m| format!("{}{sep}", m.unit_text())).collect();
+        let values: String = self.metrics.iter().map(|m| format!("{}{sep}", m.value_text())).collect();
+        format!("{head}\n{values}\n")
     }
 
     pub fn to_json(&self) -> String {

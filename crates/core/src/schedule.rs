@@ -286,23 +286,93 @@ fn augment(event: usize, allowed: &[u64], owner: &mut [Option<usize>; 64], seen:
     false
 }
 
+/// Multiplexing groups, and the requests to count events together that could not be
+/// honoured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grouping {
+    pub groups: Vec<Vec<usize>>,
+    /// Indices into `together` of the sets whose events cannot all be placed at once
+    /// (with the sets they overlap); their events were grouped one by one.
+    pub apart: Vec<usize>,
+}
+
 /// Split events into groups that can each be counted together, for multiplexing.
 /// Events keep their order; each goes into the first group it fits, as perf's
-/// rotation does. An event that cannot be counted even alone is an error.
-pub fn groups(allowed: &[u64], rules: &dyn Rules) -> Result<Vec<Vec<usize>>, ScheduleError> {
+/// rotation does, and an event with a counter of its own is also in every other
+/// group it fits. Each set in `together` (a metric's events, say) stays in one group
+/// when it can be placed at once; overlapping sets are merged first. An event that
+/// cannot be counted even alone is an error.
+pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Result<Grouping, ScheduleError> {
+    let n = allowed.len();
+    // The unit each event belongs to: a together set it is part of, or itself alone.
+    let mut units: Vec<Vec<usize>> = Vec::new();
+    let mut apart = Vec::new();
+    for (k, set) in together.iter().enumerate() {
+        let mut members: Vec<usize> = set.iter().copied().filter(|&e| e < n).collect();
+        let overlapping: Vec<usize> = (0..units.len()).filter(|&u| units[u].iter().any(|e| members.contains(e))).collect();
+        for &u in &overlapping {
+            members.extend(units[u].iter().copied());
+        }
+        members.sort_unstable();
+        members.dedup();
+        if members.len() < 2 {
+            continue;
+        }
+        if solve_members(allowed, &members, rules).is_ok() {
+            for &u in overlapping.iter().rev() {
+                units.remove(u);
+            }
+            units.push(members);
+        } else {
+            apart.push(k);
+        }
+    }
+    let mut unit_of: Vec<Option<usize>> = vec![None; n];
+    for (u, members) in units.iter().enumerate() {
+        for &e in members {
+            unit_of[e] = Some(u);
+        }
+    }
     let mut out: Vec<Vec<usize>> = Vec::new();
-    for i in 0..allowed.len() {
-        solve_members(allowed, &[i], rules)?;
-        // Whether `i` fits beside a group: a placement, not the explanation of a refusal.
+    for (i, of) in unit_of.iter().enumerate() {
+        let unit = match *of {
+            None => vec![i],
+            // A unit is placed where its first event comes.
+            Some(u) if units[u].first() == Some(&i) => units[u].clone(),
+            Some(_) => continue,
+        };
+        if unit.len() == 1 {
+            solve_members(allowed, &unit, rules)?;
+        }
+        // Whether the unit fits beside a group: a placement, not the explanation of a
+        // refusal.
         let with = |g: &Vec<usize>| {
-            let members: Vec<usize> = g.iter().copied().chain([i]).collect();
+            let members: Vec<usize> = g.iter().copied().chain(unit.iter().copied()).collect();
             let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
             assign(&masks).is_ok_and(|matched| matches!(place(&masks, matched, &members, rules), Outcome::Found(_)))
         };
         match out.iter_mut().find(|g| with(g)) {
-            Some(g) => g.push(i),
-            None => out.push(vec![i]),
+            Some(g) => g.extend(unit),
+            None => out.push(unit),
         }
     }
-    Ok(out)
+    // An event with a counter no other event may use (ARM11's cycle counter CCNT)
+    // would leave that counter idle in every group but its own: it joins every group
+    // it fits, and so counts all the time.
+    if out.len() > 1 {
+        for e in 0..n {
+            let others = allowed.iter().enumerate().filter(|&(f, _)| f != e).fold(0, |m, (_, a)| m | a);
+            if allowed[e] & !others == 0 {
+                continue;
+            }
+            for g in out.iter_mut().filter(|g| !g.contains(&e)) {
+                let members: Vec<usize> = g.iter().copied().chain([e]).collect();
+                let masks: Vec<u64> = members.iter().map(|&m| allowed[m]).collect();
+                if assign(&masks).is_ok_and(|matched| matches!(place(&masks, matched, &members, rules), Outcome::Found(_))) {
+                    g.push(e);
+                }
+            }
+        }
+    }
+    Ok(Grouping { groups: out, apart })
 }

@@ -233,7 +233,16 @@ fn every_metric_evaluates_from_counted_events() {
         .enumerate()
         .map(|(i, name)| {
             let count = 1000 + 7 * i as u64;
-            EventResult { name: name.clone(), count: Some(count), raw: count, enabled: 1, running: 1, scaled: false, counters: vec![] }
+            EventResult {
+                name: name.clone(),
+                count: Some(count),
+                raw: count,
+                enabled: 1,
+                running: 1,
+                scaled: false,
+                counters: vec![],
+                supported: true,
+            }
         })
         .collect();
     let mut notes = Vec::new();

@@ -1,6 +1,6 @@
 //! Counter assignment finds a matching whenever one exists, and explains refusals.
 
-use pmukit_core::schedule::{assign, groups, solve, NoRules, Rules, ScheduleError, Violation};
+use pmukit_core::schedule::{assign, groups, solve, Grouping, NoRules, Rules, ScheduleError, Violation};
 use proptest::prelude::*;
 
 /// Exhaustive search: is there any assignment of distinct counters?
@@ -38,10 +38,18 @@ proptest! {
 
     #[test]
     fn groups_cover_every_event_once_and_each_group_fits(masks in prop::collection::vec(1u64..8, 1..10)) {
-        let gs = groups(&masks, &NoRules).unwrap();
+        let gs = groups(&masks, &[], &NoRules).unwrap().groups;
         let mut all: Vec<usize> = gs.iter().flatten().copied().collect();
         all.sort_unstable();
-        prop_assert_eq!(all, (0..masks.len()).collect::<Vec<_>>());
+        // Only an event with a counter no other event may use is in several groups.
+        let private = |e: usize| masks[e] & !masks.iter().enumerate().filter(|&(f, _)| f != e).fold(0, |m, (_, a)| m | a) != 0;
+        let mut once = all.clone();
+        once.dedup();
+        prop_assert_eq!(&once, &(0..masks.len()).collect::<Vec<_>>());
+        for e in 0..masks.len() {
+            let n = all.iter().filter(|&&x| x == e).count();
+            prop_assert!(n == 1 || private(e), "event {e} in {n} groups: {gs:?}");
+        }
         for g in &gs {
             let m: Vec<u64> = g.iter().map(|&e| masks[e]).collect();
             prop_assert!(assign(&m).is_ok());
@@ -64,7 +72,7 @@ fn refusal_names_the_events_competing_for_too_few_counters() {
 #[test]
 fn an_event_with_no_counter_is_refused() {
     assert_eq!(assign(&[0b1, 0]), Err(ScheduleError::NoCounter { event: 1 }));
-    assert!(groups(&[0], &NoRules).is_err());
+    assert!(groups(&[0], &[], &NoRules).is_err());
 }
 
 /// Test rules: forbidden pairs of placements, and "if any event of `class` is counted,
@@ -182,8 +190,61 @@ fn a_refusal_under_rules_names_a_minimal_set_and_the_rule() {
 #[test]
 fn groups_under_rules_split_what_cannot_share_the_counters() {
     let rules = TestRules { forbidden: vec![(0, 0, 1, 1)], class: vec![], anchor: 7 };
-    let gs = groups(&[0b01, 0b10], &rules).unwrap();
-    assert_eq!(gs, vec![vec![0], vec![1]]);
+    let gs = groups(&[0b01, 0b10], &[], &rules).unwrap();
+    assert_eq!(gs.groups, vec![vec![0], vec![1]]);
+}
+
+proptest! {
+    /// A set asked to be counted together ends up in one group whenever it can be
+    /// placed at once, and is reported apart otherwise; every event is still grouped
+    /// exactly once.
+    #[test]
+    fn together_sets_share_a_group_when_they_fit(
+        masks in prop::collection::vec(1u64..16, 2..10),
+        sets in prop::collection::vec(prop::collection::vec(0usize..10, 2..4), 0..3),
+    ) {
+        let g = groups(&masks, &sets, &NoRules).unwrap();
+        let mut all: Vec<usize> = g.groups.iter().flatten().copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        prop_assert_eq!(all, (0..masks.len()).collect::<Vec<_>>());
+        for (k, set) in sets.iter().enumerate() {
+            let mut members: Vec<usize> = set.iter().copied().filter(|&e| e < masks.len()).collect();
+            members.sort_unstable();
+            members.dedup();
+            let fits = assign(&members.iter().map(|&e| masks[e]).collect::<Vec<_>>()).is_ok();
+            let shared = g.groups.iter().any(|grp| members.iter().all(|e| grp.contains(e)));
+            if !fits {
+                prop_assert!(g.apart.contains(&k) && !shared || members.len() < 2);
+            }
+            if !g.apart.contains(&k) {
+                prop_assert!(shared, "set {k} {members:?} is split: {:?}", g.groups);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_event_with_a_counter_of_its_own_counts_in_every_group() {
+    // ARM11: CPU_CYCLES may use CCNT (counter 0) or PMN0-1; five other events share
+    // PMN0-1. Without this, CCNT would idle in two of the three groups.
+    let masks = [0b111, 0b110, 0b110, 0b110, 0b110, 0b110];
+    let g = groups(&masks, &[], &NoRules).unwrap();
+    assert_eq!(g.groups, vec![vec![0, 1, 2], vec![3, 4, 0], vec![5, 0]]);
+}
+
+#[test]
+fn a_set_that_fits_together_is_not_split_by_first_fit() {
+    // Without the request, first fit puts events 0 and 1 together and 2 in a second
+    // group; asking for {1, 2} together keeps them in one group.
+    let masks = [0b01, 0b11, 0b10];
+    assert_eq!(groups(&masks, &[], &NoRules).unwrap().groups, vec![vec![0, 1], vec![2]]);
+    let g = groups(&masks, &[vec![1, 2]], &NoRules).unwrap();
+    assert_eq!(g, Grouping { groups: vec![vec![0], vec![1, 2]], apart: vec![] });
+    // Three events for two counters cannot be together: reported, and grouped alone.
+    let g = groups(&[0b11, 0b11, 0b11], &[vec![0, 1, 2]], &NoRules).unwrap();
+    assert_eq!(g.apart, vec![0]);
+    assert_eq!(g.groups, vec![vec![0, 1], vec![2]]);
 }
 
 /// Rules that no partial placement breaks and every complete one does, over events

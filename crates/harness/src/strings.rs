@@ -105,8 +105,11 @@ pub fn metric_expressions(data: &[u8]) {
 }
 
 /// The first byte picks a PMU; the rest, two bytes an event, picks events (and one of
-/// their unit masks) from its table. The set is scheduled: every group of a schedule
-/// must encode on its own, and its events must be exactly the input's, once each.
+/// their unit masks) from its table; an odd-length input also asks for every other
+/// event to be counted together, as `-M` asks for a metric's events. The set is
+/// scheduled: every group of a schedule must encode on its own, every event must be
+/// in a group, only an event with a counter of its own may be in several, and a
+/// together set not reported apart must share a group.
 pub fn schedule(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else { return };
     let catalog = &*CATALOG;
@@ -127,7 +130,13 @@ pub fn schedule(data: &[u8]) {
             catalog.resolve(&input, pmu.name()).ok()
         })
         .collect();
-    let Ok(schedule) = pmukit_arch::schedule(pmu, &sels) else { return };
+    let together: Vec<Vec<usize>> = if rest.len() % 2 == 1 { vec![(0..sels.len()).step_by(2).collect()] } else { Vec::new() };
+    let Ok(schedule) = pmukit_arch::schedule(pmu, &sels, &together) else { return };
+    let allowed = pmukit_arch::allowed_counters(pmu, &sels);
+    let private = |e: usize| {
+        let others = allowed.iter().enumerate().filter(|&(f, _)| f != e).fold(0, |m, (_, a)| m | a);
+        allowed.get(e).is_some_and(|a| a & !others != 0)
+    };
     let mut seen = HashSet::new();
     for group in &schedule.groups {
         let members: Vec<EventSel> = group.events.iter().map(|&i| sels[i].clone()).collect();
@@ -137,9 +146,14 @@ pub fn schedule(data: &[u8]) {
             members.iter().map(EventSel::name).collect::<Vec<_>>()
         );
         for &i in &group.events {
-            assert!(seen.insert(i), "event {i} is in two groups");
+            assert!(seen.insert(i) || private(i), "event {i} is in two groups without a counter of its own");
         }
     }
     assert_eq!(seen.len(), sels.len(), "every event is scheduled");
     assert_eq!(schedule.why.is_none(), schedule.groups.len() <= 1);
+    for (k, set) in together.iter().enumerate() {
+        if schedule.why.is_some() && !schedule.apart.contains(&k) && set.len() > 1 {
+            assert!(schedule.groups.iter().any(|g| set.iter().all(|e| g.events.contains(e))), "together set {set:?} is split");
+        }
+    }
 }

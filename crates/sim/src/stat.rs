@@ -9,6 +9,7 @@ use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
 use pmukit_core::report::{evaluate_metrics, EventResult, StatReport};
+use pmukit_core::table::MetricDef;
 use thiserror::Error;
 
 use crate::drivers::arm11::Arm11Driver;
@@ -68,6 +69,13 @@ pub struct StatOptions {
     /// A recorded program to run instead of the workload (`--trace`): a file, or `-`
     /// for standard input.
     pub trace: Option<String>,
+    /// Sets of events (indices into the events counted) to count at the same time,
+    /// such as a metric's events (`-M`): each stays in one multiplexing group when the
+    /// counters allow.
+    pub together: Vec<Vec<usize>>,
+    /// The derived metrics to compute, by name; `None` for every metric of the PMUs'
+    /// tables whose events were counted.
+    pub metrics: Option<Vec<String>>,
 }
 
 /// The text of a `--machine-config` file.
@@ -89,6 +97,8 @@ impl Default for StatOptions {
             fault_every: None,
             machine_config: None,
             trace: None,
+            together: Vec::new(),
+            metrics: None,
         }
     }
 }
@@ -310,12 +320,17 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    fn new(pmu: &'a Pmu, sels: &[EventSel], events: Vec<usize>) -> Result<Plan<'a>, StatError> {
+    /// The plan for `events` (indices into `sels`) of `pmu`; `together` are sets of
+    /// indices into `sels` to keep in one group. Also gives the sets that could not be.
+    fn new(pmu: &'a Pmu, sels: &[EventSel], events: Vec<usize>, together: &[Vec<usize>]) -> Result<(Plan<'a>, Vec<usize>), StatError> {
         let mine: Vec<EventSel> = events.iter().map(|&i| sels[i].clone()).collect();
-        let schedule = arch::schedule(pmu, &mine)?;
+        // This PMU's part of each set, as positions in `mine`.
+        let local: Vec<Vec<usize>> =
+            together.iter().map(|set| set.iter().filter_map(|g| events.iter().position(|e| e == g)).collect()).collect();
+        let schedule = arch::schedule(pmu, &mine, &local)?;
         let groups = schedule.groups.iter().map(|g| g.events.iter().map(|&i| events[i]).collect()).collect();
         let sets = schedule.groups.into_iter().map(|g| g.set).collect();
-        Ok(Plan { pmu, groups, sets, turn: 0, running: false, ran: 0 })
+        Ok((Plan { pmu, groups, sets, turn: 0, running: false, ran: 0 }, schedule.apart))
     }
 
     fn rotates(&self) -> bool {
@@ -346,7 +361,15 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         }
     }
     let pmus: Vec<&Pmu> = by_pmu.iter().map(|(p, _)| *p).collect();
-    let mut plans = by_pmu.into_iter().map(|(p, events)| Plan::new(p, sels, events)).collect::<Result<Vec<_>, _>>()?;
+    let mut plans = Vec::new();
+    let mut apart: Vec<usize> = Vec::new();
+    for (p, events) in by_pmu {
+        let (plan, split) = Plan::new(p, sels, events, &opts.together)?;
+        plans.push(plan);
+        apart.extend(split);
+    }
+    apart.sort_unstable();
+    apart.dedup();
     let rotations = opts.cycles / opts.mux_interval;
     if plans.iter().any(Plan::rotates) && rotations > MAX_ROTATIONS {
         return Err(StatError::TooManyRotations { rotations, least: opts.cycles.div_ceil(MAX_ROTATIONS) });
@@ -357,6 +380,9 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
 
     let mut counts = vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()];
     let mut counters: Vec<Vec<String>> = vec![Vec::new(); sels.len()];
+    // Whether the event's group had a turn, and whether the machine accepted it then.
+    let mut tried = vec![false; sels.len()];
+    let mut programmed = vec![false; sels.len()];
     // A PMU with several groups rotates them every interval, as perf does per PMU.
     let slice = if plans.iter().any(Plan::rotates) { opts.mux_interval } else { 1 << 26 };
     let mut elapsed = 0;
@@ -375,7 +401,9 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
                 let values = driver.stop(plan.pmu.name());
                 // An event the machine refused to count was not running.
                 for ((&event, value), placed) in plan.groups[g].iter().zip(values).zip(&plan.sets[g].events) {
+                    tried[event] = true;
                     let Some(value) = value else { continue };
+                    programmed[event] = true;
                     counts[event].raw += value;
                     counts[event].running += plan.ran;
                     // On shared counters an event reads every counter it may use.
@@ -404,16 +432,37 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     if let Some(e) = trace.as_ref().and_then(TraceStatus::error) {
         return Err(StatError::Trace(e));
     }
-    let events: Vec<EventResult> = sels.iter().zip(&counts).zip(counters).map(|((s, c), ctr)| EventResult::new(s.name(), c, ctr)).collect();
+    // An event whose group never had a turn is "not counted"; one the machine refused
+    // whenever its group had one is "not supported".
+    let events: Vec<EventResult> = sels
+        .iter()
+        .enumerate()
+        .zip(&counts)
+        .zip(counters)
+        .map(|(((i, s), c), ctr)| EventResult::new(s.name(), c, ctr, programmed[i] || !tried[i]))
+        .collect();
     let mut notes: Vec<String> = sels.iter().flat_map(|s| s.warnings.iter().cloned()).collect();
     notes.extend(driver.notes());
     for plan in plans.iter().filter(|p| p.rotates()) {
         notes.push(format!(
             "{} events need {} counter groups on {}: multiplexed every {} cycles; scaled counts are estimates (count x enabled / running)",
-            plan.groups.iter().map(Vec::len).sum::<usize>(),
+            {
+                // An event with a counter of its own is in several groups.
+                let mut all: Vec<usize> = plan.groups.iter().flatten().copied().collect();
+                all.sort_unstable();
+                all.dedup();
+                all.len()
+            },
             plan.sets.len(),
             plan.pmu.name(),
             opts.mux_interval
+        ));
+    }
+    for &k in &apart {
+        let names: Vec<String> = opts.together.get(k).into_iter().flatten().filter_map(|&i| sels.get(i)).map(EventSel::name).collect();
+        notes.push(format!(
+            "{} cannot be counted at the same time (too few counters, or the PMU's rules): they were multiplexed apart, so metrics over them mix different intervals",
+            names.join(", ")
         ));
     }
     if sels.iter().any(|s| s.modifier("d") == Some(1)) {
@@ -421,7 +470,14 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     }
     let mut metrics = Vec::new();
     for pmu in &pmus {
-        metrics.extend(evaluate_metrics(&arch::family(pmu).metrics.metrics, &events, elapsed, &mut notes));
+        let defs: Vec<MetricDef> = arch::family(pmu)
+            .metrics
+            .metrics
+            .iter()
+            .filter(|d| opts.metrics.as_ref().is_none_or(|names| names.iter().any(|n| n.eq_ignore_ascii_case(&d.name))))
+            .cloned()
+            .collect();
+        metrics.extend(evaluate_metrics(&defs, &events, elapsed, &mut notes));
     }
     Ok(StatReport {
         pmu: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),

@@ -122,7 +122,11 @@ impl Out {
                 .collect();
             return self.json(&json!({"pmu": schedule.pmu, "together": schedule.why.is_none(), "why": schedule.why, "groups": groups}));
         }
-        let n: usize = schedule.groups.iter().map(|g| g.events.len()).sum();
+        // An event with a counter of its own is in several groups.
+        let mut all: Vec<usize> = schedule.groups.iter().flat_map(|g| g.events.iter().copied()).collect();
+        all.sort_unstable();
+        all.dedup();
+        let n = all.len();
         let mut out = match &schedule.why {
             None => format!("{}: the {n} event(s) fit the counters together\n", schedule.pmu),
             Some(why) => format!(

@@ -1,0 +1,113 @@
+//! `pmu stat` output as perf prints it (issue 11): metrics chosen with `-M`,
+//! `--metric-only`, and `-x` columns in perf 6.1's order with notes on stderr.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn pmu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pmu")).args(args).output().expect("run pmu")
+}
+
+fn ok(args: &[&str]) -> (String, String) {
+    let out = pmu(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut with = args.to_vec();
+    with.push("--json");
+    serde_json::from_str(&ok(&with).0).expect("JSON")
+}
+
+fn names(v: &Value, key: &str) -> Vec<String> {
+    v[key].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn dash_m_counts_what_a_metric_needs_and_prints_only_it() {
+    let v = json(&["stat", "--cycles", "2e7", "-M", "branch_prediction_ratio"]);
+    assert_eq!(names(&v, "events"), ["BR_MISPREDICT", "BR_EXEC"]);
+    assert_eq!(names(&v, "metrics"), ["branch_prediction_ratio"]);
+    // A group names all its metrics; names and groups ignore case.
+    let v = json(&["stat", "--cycles", "2e7", "-M", "BRANCH"]);
+    let got = names(&v, "metrics");
+    assert!(got.contains(&"branch_misprediction_ratio".to_string()) && got.contains(&"return_prediction_ratio".to_string()), "{got:?}");
+    // -e events are counted beside them.
+    let v = json(&["stat", "--cycles", "2e7", "-e", "DCACHE_MISS", "-M", "ipc"]);
+    assert_eq!(names(&v, "events"), ["DCACHE_MISS", "INSTR_EXEC", "CPU_CYCLES"]);
+    assert_eq!(names(&v, "metrics"), ["ipc"]);
+}
+
+#[test]
+fn a_metrics_events_are_counted_at_the_same_time() {
+    // Five events for two general counters: first fit would put BR_EXEC with
+    // INSTR_EXEC and BR_MISPREDICT in a later group; -M keeps the ratio's two events
+    // in one group, so they ran for exactly the same time.
+    let v = json(&["stat", "--cycles", "4e7", "-e", "INSTR_EXEC,BR_EXEC,DCACHE_HIT,DCACHE_MISS", "-M", "branch_misprediction_ratio"]);
+    let events = v["events"].as_array().unwrap();
+    let running = |n: &str| events.iter().find(|e| e["name"] == n).unwrap()["running"].as_u64().unwrap();
+    assert_eq!(running("BR_EXEC"), running("BR_MISPREDICT"));
+    assert!(running("BR_EXEC") < 40_000_000);
+}
+
+#[test]
+fn an_unknown_metric_is_a_usage_error_with_suggestions() {
+    let out = pmu(&["stat", "-M", "branch_predicton_ratio"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown metric or metric group 'branch_predicton_ratio'") && err.contains("branch_prediction_ratio"), "{err}");
+}
+
+#[test]
+fn separated_output_has_perfs_columns_and_notes_go_to_stderr() {
+    let (out, err) = ok(&["stat", "--cycles", "2e7", "-x", ",", "-M", "branch_prediction_ratio,ipc", "-e", "DCACHE_HIT"]);
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
+    assert!(lines.iter().all(|f| f.len() == 7), "{out}");
+    // count, unit, event, run time, % running, metric value, metric unit.
+    let mispredict = lines.iter().find(|f| f[2] == "BR_MISPREDICT").unwrap();
+    assert!(mispredict[0].parse::<u64>().is_ok() && mispredict[1].is_empty());
+    assert!(mispredict[3].parse::<u64>().is_ok() && mispredict[4].parse::<f64>().is_ok());
+    assert!(mispredict[5].parse::<f64>().is_ok() && mispredict[5].split('.').nth(1).unwrap().len() == 1, "{out}");
+    assert_eq!(mispredict[6], "%  branch_prediction_ratio");
+    let ipc = lines.iter().find(|f| f[6] == "ipc").unwrap();
+    assert_eq!(ipc[5].split('.').nth(1).unwrap().len(), 2, "no unit: two decimals, as perf");
+    assert!(!out.contains("note") && err.contains("pmu: note:") && err.contains("multiplexed"), "{err}");
+}
+
+#[test]
+fn refused_events_print_not_supported_and_unscheduled_ones_not_counted() {
+    let (out, _) = ok(&["stat", "--pmu", "sparc-kt", "--cycles", "1e7", "--kt-l2-busy", "-x,", "-e", "L2_MISSES,sparc-kt-dram::ALL_READS"]);
+    let first: Vec<&str> = out.lines().next().unwrap().split(',').collect();
+    assert_eq!((first[0], first[2]), ("<not supported>", "L2_MISSES"), "{out}");
+    let (human, _) = ok(&["stat", "--pmu", "sparc-kt", "--cycles", "1e7", "--kt-l2-busy", "-e", "L2_MISSES"]);
+    assert!(human.contains("<not supported>"), "{human}");
+}
+
+#[test]
+fn metric_only_prints_metric_columns_alone() {
+    let (out, _) = ok(&["stat", "--cycles", "2e7", "--metric-only", "-M", "branch"]);
+    assert!(!out.contains("BR_EXEC"), "{out}");
+    let head = out.lines().find(|l| l.contains("branch_prediction_ratio")).unwrap();
+    assert!(head.contains("%  branch_misprediction_ratio"), "{out}");
+    let (csv, _) = ok(&["stat", "--cycles", "2e7", "--metric-only", "-x;", "-M", "branch_prediction_ratio,ipc"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "%  branch_prediction_ratio;ipc;");
+    let values: Vec<&str> = lines[1].split(';').collect();
+    assert_eq!(values.len(), 3);
+    assert!(values[0].parse::<f64>().is_ok() && values[1].parse::<f64>().is_ok() && values[2].is_empty());
+    let v = json(&["stat", "--cycles", "2e7", "--metric-only", "-M", "ipc"]);
+    assert!(v["events"].as_array().unwrap().is_empty() && names(&v, "metrics") == ["ipc"]);
+}
+
+#[test]
+fn cycles_count_on_the_cycle_counter_the_whole_run() {
+    // Issue 11: the default ARM11 run had CPU_CYCLES in one of three groups (33%
+    // running) while CCNT idled in the others.
+    let v = json(&["stat", "--cycles", "2e7"]);
+    let cycles = &v["events"][0];
+    assert_eq!(cycles["name"], "CPU_CYCLES");
+    assert_eq!((cycles["running"].as_u64(), cycles["scaled"].as_bool()), (Some(20_000_000), Some(false)));
+    assert_eq!(cycles["counters"], serde_json::json!(["CCNT"]));
+}
