@@ -5,7 +5,7 @@
 //! by the Performance Monitor Control Register (PMCR, Table 1).
 
 use pmukit_core::event_string::EventSel;
-use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::pmu::{CounterDesc, GenericMap, ModifierDef, ModifierKind, Pmu, PmuDesc};
 use pmukit_core::register::{Access, Field, NamedValue, Register, RegisterError, Values};
 
 use crate::RegisterValues;
@@ -138,6 +138,21 @@ const EVENT_MODIFIERS: &[ModifierDef] = &[ModifierDef {
 }];
 const RESERVED: &str = "Table 2 lists it as 'Reserved. Unpredictable behaviour.'";
 
+/// Linux's ARMv6 driver (arch/arm/kernel/perf_event_v6.c) serves all three cores with
+/// one map; it leaves cache-references, cache-misses, bus-cycles and ref-cycles
+/// unsupported (Harvard caches: no combined count).
+const GENERIC: GenericMap = GenericMap {
+    events: &[
+        ("cpu-cycles", "CPU_CYCLES"),
+        ("instructions", "INSTR_EXEC"),
+        ("branch-instructions", "BR_EXEC"),
+        ("branch-misses", "BR_MISPREDICT"),
+        ("stalled-cycles-frontend", "IBUF_STALL"),
+        ("stalled-cycles-backend", "LSU_FULL_STALL"),
+    ],
+    source: "Linux's ARMv6 perf driver (arch/arm/kernel/perf_event_v6.c, armv6_perf_map)",
+};
+
 const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
     PmuDesc {
         name,
@@ -153,6 +168,7 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
         raw_umask_bits: 0,
         raw_outside_table: Some(RESERVED),
         shared_counters: false,
+        generic: GENERIC,
     }
 }
 

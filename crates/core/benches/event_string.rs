@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use pmukit_core::event_string::{parse, resolve};
-use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::pmu::{CounterDesc, GenericMap, ModifierDef, ModifierKind, Pmu, PmuDesc};
 use pmukit_core::table::EventTable;
 
 fn main() {
@@ -27,6 +27,7 @@ static DESC: PmuDesc = PmuDesc {
     raw_umask_bits: 0,
     raw_outside_table: None,
     shared_counters: false,
+    generic: GenericMap { events: &[], source: "" },
 };
 
 /// A table of 200 events, the size of the largest family.

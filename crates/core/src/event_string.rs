@@ -17,7 +17,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::pmu::{ModifierKind, Pmu};
+use crate::pmu::{ModifierKind, Pmu, GENERIC_EVENTS};
 use crate::table::{EventDef, UmaskVerdict};
 
 /// A token of the input with its 1-based column.
@@ -202,7 +202,65 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
         let names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
         return Err(EventError::at(input, &token, format!("unknown PMU '{pmu_name}'"), Some(format!("valid PMUs: {}", names.join(", ")))));
     };
+    if let Some(sel) = resolve_generic(&spec, pmu)? {
+        return Ok(sel);
+    }
     resolve_spec(&spec, pmu)
+}
+
+/// perf's generic names (`cycles`, `branch-misses`, …) where the table has no event
+/// of that name: the event the PMU's Linux driver maps the name to, with the input's
+/// modifiers, or a refusal that says why the PMU has none. `None` for other names.
+fn resolve_generic(spec: &EventSpec, pmu: &Pmu) -> Result<Option<EventSel>, EventError> {
+    let text = spec.event.text.as_str();
+    let Some(names) = GENERIC_EVENTS.iter().find(|names| names.iter().any(|n| n.eq_ignore_ascii_case(text))) else { return Ok(None) };
+    if pmu.table.find(text).is_some() || pmu.table.find_umask_alias(text).is_some() {
+        return Ok(None);
+    }
+    let input = spec.input.as_str();
+    let canonical = names.first().copied().unwrap_or(text);
+    let Some((_, event)) = pmu.desc.generic.events.iter().find(|(g, _)| *g == canonical) else {
+        let mapped: Vec<&str> = pmu.desc.generic.events.iter().map(|(g, _)| *g).collect();
+        let help = if mapped.is_empty() {
+            format!("use {}'s own events (`pmu list {0}`)", pmu.name())
+        } else {
+            format!("generic events on {}: {}; or its own events (`pmu list {0}`)", pmu.name(), mapped.join(", "))
+        };
+        let why =
+            if mapped.is_empty() { pmu.desc.generic.source.to_string() } else { format!("{} maps nothing to it", pmu.desc.generic.source) };
+        return Err(EventError::at(
+            input,
+            &spec.event,
+            format!("perf's generic event '{text}' has no {} equivalent: {why}", pmu.name()),
+            Some(help),
+        ));
+    };
+    if let Some(u) = spec.umasks.first() {
+        return Err(EventError::at(
+            input,
+            u,
+            format!("perf's generic event '{text}' takes no unit mask"),
+            Some(format!("on {} it is {event}", pmu.name())),
+        ));
+    }
+    // The mapped event with the input's modifiers, resolved as if written so.
+    let mut mapped = format!("{}::{event}", pmu.name());
+    for (m, v) in &spec.modifiers {
+        mapped.push(':');
+        mapped.push_str(&m.text);
+        if let Some(v) = v {
+            mapped.push('=');
+            mapped.push_str(&v.text);
+        }
+    }
+    let mut sel = resolve_spec(&parse(&mapped)?, pmu).map_err(|e| EventError {
+        input: input.to_string(),
+        column: spec.event.column,
+        width: text.chars().count(),
+        ..e
+    })?;
+    sel.input = input.to_string();
+    Ok(Some(sel))
 }
 
 /// Resolve parsed tokens against one PMU.

@@ -30,6 +30,30 @@ pub struct ModifierDef {
     pub description: &'static str,
 }
 
+/// perf's generic hardware event names (`perf list hw`): the canonical name first,
+/// then the other spellings perf accepts.
+pub const GENERIC_EVENTS: &[&[&str]] = &[
+    &["cpu-cycles", "cycles"],
+    &["instructions"],
+    &["cache-references"],
+    &["cache-misses"],
+    &["branch-instructions", "branches"],
+    &["branch-misses"],
+    &["bus-cycles"],
+    &["stalled-cycles-frontend", "idle-cycles-frontend"],
+    &["stalled-cycles-backend", "idle-cycles-backend"],
+    &["ref-cycles"],
+];
+
+/// What a PMU's Linux perf driver makes of perf's generic event names.
+#[derive(Debug, Clone, Copy)]
+pub struct GenericMap {
+    /// (canonical generic name, the event in pmukit's syntax), as the driver maps them.
+    pub events: &'static [(&'static str, &'static str)],
+    /// The driver's table they come from, or why the PMU has none.
+    pub source: &'static str,
+}
+
 /// The static description of one PMU model.
 #[derive(Debug, Clone, Copy)]
 pub struct PmuDesc {
@@ -57,6 +81,8 @@ pub struct PmuDesc {
     /// Events only read what the hardware collects anyway (a statistics buffer), so any
     /// number of events may read the same counters and none compete for them.
     pub shared_counters: bool,
+    /// perf's generic event names on this PMU.
+    pub generic: GenericMap,
 }
 
 /// A PMU with the event table in force (built in, or loaded with `--events-file`).

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use pmukit_core::event_string::{parse, resolve};
-use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::pmu::{CounterDesc, GenericMap, ModifierDef, ModifierKind, Pmu, PmuDesc};
 use pmukit_core::table::EventTable;
 
 const TABLE: &str = r#"
@@ -52,6 +52,7 @@ static A: PmuDesc = PmuDesc {
     raw_umask_bits: 0,
     raw_outside_table: None,
     shared_counters: false,
+    generic: GenericMap { events: &[("cpu-cycles", "CYCLES"), ("instructions", "INSTR.ALL")], source: "the toy driver's map" },
 };
 static B: PmuDesc = PmuDesc { name: "toyb", model: "b", raw_outside_table: Some("reserved by the spec"), ..A };
 

@@ -8,7 +8,7 @@
 //! §4.2.1), and `montecito-st`, the same core running one thread.
 
 use pmukit_core::event_string::EventSel;
-use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::pmu::{CounterDesc, GenericMap, ModifierDef, ModifierKind, Pmu, PmuDesc};
 use pmukit_core::register::{Field, Register, RegisterError};
 use pmukit_core::table::UmaskDef;
 
@@ -94,6 +94,10 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
         raw_umask_bits: 4,
         raw_outside_table: Some("chapter 4 defines every event code; other codes are not events"),
         shared_counters: false,
+        generic: GenericMap {
+            events: &[],
+            source: "Linux never had a perf_events driver for Itanium (IA-64 counted through perfmon), so no generic name maps to a Montecito event",
+        },
     }
 }
 

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use pmukit_core::event_string::EventSel;
-use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::pmu::{CounterDesc, GenericMap, ModifierDef, ModifierKind, Pmu, PmuDesc};
 use pmukit_core::register::{Access, Field, NamedValue, Register, RegisterError, Values};
 use serde::Serialize;
 
@@ -397,6 +397,10 @@ pub static SPARC_KT: PmuDesc = PmuDesc {
     raw_umask_bits: 0,
     raw_outside_table: None,
     shared_counters: false,
+    generic: GenericMap {
+        events: &[],
+        source: "sparc-kt is the chip's L2 and memory performance registers reached through hypercalls (kt_get_perfreg); Linux's perf driver maps no generic name onto them",
+    },
 };
 
 const DRAM_COUNTER_DESCS: &[CounterDesc] = &[
@@ -423,6 +427,7 @@ pub static SPARC_KT_DRAM: PmuDesc = PmuDesc {
     raw_umask_bits: 0,
     raw_outside_table: Some("TABLE 10-7: select codes 1101 and 111x are reserved"),
     shared_counters: false,
+    generic: GenericMap { events: &[], source: super::t4::DRAM_GENERIC },
 };
 
 /// The strand registers and the virtualized L2 control register.

@@ -7,7 +7,7 @@
 //! Every field is a 64-bit big-endian value (SPARC is big-endian).
 
 use pmukit_core::event_string::EventSel;
-use pmukit_core::pmu::{CounterDesc, Pmu, PmuDesc};
+use pmukit_core::pmu::{CounterDesc, GenericMap, Pmu, PmuDesc};
 use pmukit_core::register::{Field as RegField, Register, RegisterError};
 use serde::Serialize;
 
@@ -323,6 +323,11 @@ pub static NIAGARA: PmuDesc = PmuDesc {
     raw_umask_bits: 8,
     raw_outside_table: Some("§2.3 defines four quantities only: IMMU and DMMU TSB hits and ticks"),
     shared_counters: true,
+    generic: GenericMap {
+        events: &[],
+        source:
+            "niagara is the hypervisor's MMU statistics buffer (niagara_mmustat_conf), not a perf_events PMU: no generic name maps to it",
+    },
 };
 
 /// The buffer field counter `n` of [`NIAGARA`] stands for.

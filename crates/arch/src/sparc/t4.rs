@@ -7,7 +7,7 @@
 //! `sparc-t4-dram`, each with its own event table.
 
 use pmukit_core::event_string::EventSel;
-use pmukit_core::pmu::{CounterDesc, ModifierDef, ModifierKind, Pmu, PmuDesc};
+use pmukit_core::pmu::{CounterDesc, GenericMap, ModifierDef, ModifierKind, Pmu, PmuDesc};
 use pmukit_core::register::{Access, Field, NamedValue, Register, RegisterError, Values};
 
 use crate::RegisterValues;
@@ -184,7 +184,25 @@ pub static SPARC_T4: PmuDesc = PmuDesc {
     raw_umask_bits: 6,
     raw_outside_table: Some("TABLE 10-2: sl 0 disables counting, 12-15 and 27 are reserved, and 29-31 are undocumented"),
     shared_counters: false,
+    // Linux's niagara4 map, (sl << 6) | mask: cycles 26 << 6, instructions 3 << 6 | 0x3f,
+    // cache-references 3 << 6 | 0x04, cache-misses 16 << 6 | 0x07, branches
+    // 4 << 6 | 0x01, branch-misses 25 << 6 | 0x0f.
+    generic: GenericMap {
+        events: &[
+            ("cpu-cycles", "CYCLES"),
+            ("instructions", "INSTR.ALL"),
+            ("cache-references", "INSTR.LOADS"),
+            ("cache-misses", "DC_MISS_PRECISE.ANY"),
+            ("branch-instructions", "INSTR_SPECIAL.BRANCHES"),
+            ("branch-misses", "BR_MISPREDICT.ALL"),
+        ],
+        source: "Linux's SPARC perf driver for T4 and later (arch/sparc/kernel/perf_event.c, niagara4_perfmon_event_map)",
+    },
 };
+
+/// Why the memory controllers take no generic names.
+pub(crate) const DRAM_GENERIC: &str =
+    "memory controller counters are not a perf_events PMU in Linux: no generic name maps to them; use the strand PMU for cycles, instructions and branches";
 
 const DRAM_COUNTER_DESCS: &[CounterDesc] = &[
     CounterDesc { name: "DRAM0", width: 31, description: "counter 0 (cou0 port0), DRAM_PERF_COUNT01_REG, Solaris-owned" },
@@ -208,6 +226,7 @@ pub static SPARC_T4_DRAM: PmuDesc = PmuDesc {
     raw_umask_bits: 0,
     raw_outside_table: Some("TABLE 10-7: select codes 1101 and 111x are reserved"),
     shared_counters: false,
+    generic: GenericMap { events: &[], source: DRAM_GENERIC },
 };
 
 /// The strand registers as one PCR and one PIC layout (the four of each are alike).

@@ -1,0 +1,63 @@
+//! perf's generic event names map to each PMU's events as its Linux driver maps them
+//! (issue 11), and are refused, with the reason, where the driver maps none.
+
+use pmukit_arch::Catalog;
+use pmukit_core::pmu::GENERIC_EVENTS;
+
+/// `(PMU, generic name, the driver's value)`: ARMv6 event numbers from
+/// arch/arm/kernel/perf_event_v6.c (armv6_perf_map), and `(sl << 6) | mask` from
+/// arch/sparc/kernel/perf_event.c (niagara4_perfmon_event_map).
+const DRIVER_MAPS: &[(&str, &str, u64)] = &[
+    ("arm1136", "cycles", 0xFF),
+    ("arm1156", "instructions", 0x07),
+    ("arm1176", "branches", 0x05),
+    ("arm1176", "branch-instructions", 0x05),
+    ("arm1176", "branch-misses", 0x06),
+    ("arm1176", "stalled-cycles-frontend", 0x01),
+    ("arm1176", "idle-cycles-backend", 0x11),
+    ("sparc-t4", "cycles", 26 << 6),
+    ("sparc-t4", "instructions", 3 << 6 | 0x3f),
+    ("sparc-t4", "cache-references", 3 << 6 | 0x04),
+    ("sparc-t4", "cache-misses", 16 << 6 | 0x07),
+    ("sparc-t4", "branch-instructions", 4 << 6 | 0x01),
+    ("sparc-t4", "branch-misses", 25 << 6 | 0x0f),
+];
+
+#[test]
+fn generic_names_select_what_the_linux_driver_programs() {
+    let cat = Catalog::builtin();
+    for &(pmu, name, value) in DRIVER_MAPS {
+        let sel = cat.resolve(name, pmu).unwrap_or_else(|e| panic!("{pmu}::{name}: {e}"));
+        let bits = cat.pmu(pmu).unwrap().desc.raw_umask_bits;
+        assert_eq!(sel.code << bits | sel.umask, value, "{pmu}::{name} is {}", sel.name());
+        assert_eq!(sel.input, name, "the input is kept for messages");
+    }
+    // A name the PMU's own table gives an event keeps it: on T4, `Branches` is the
+    // spec's (cpustat's) name for INSTR.BRANCHES, sl 3.
+    assert_eq!(cat.resolve("branches", "sparc-t4").unwrap().name(), "INSTR.BRANCHES");
+    // Modifiers carry over.
+    let sel = cat.resolve("sparc-t4::cycles:u", "arm1176").unwrap();
+    assert_eq!((sel.name().as_str(), sel.modifier("u")), ("CYCLES:u", Some(1)));
+}
+
+#[test]
+fn generic_names_a_pmu_lacks_are_refused_with_the_drivers_reason() {
+    let cat = Catalog::builtin();
+    for pmu in &cat.pmus {
+        for names in GENERIC_EVENTS {
+            let mapped = pmu.desc.generic.events.iter().any(|(g, _)| g == &names[0]);
+            for name in names.iter() {
+                match cat.resolve(name, pmu.name()) {
+                    Ok(sel) => assert!(mapped || pmu.table.find(name).is_some(), "{}::{name} resolved to {}", pmu.name(), sel.name()),
+                    Err(e) => {
+                        assert!(!mapped, "{}::{name}: {e}", pmu.name());
+                        assert!(e.message.contains("generic event") && e.message.contains(pmu.desc.generic.source), "{e}");
+                    }
+                }
+            }
+        }
+    }
+    let err = cat.resolve("cache-misses", "arm1176").unwrap_err();
+    assert!(err.message.contains("armv6_perf_map") && err.help.unwrap().contains("branch-misses"));
+    assert!(cat.resolve("montecito::cycles", "arm1176").unwrap_err().message.contains("perfmon"));
+}
