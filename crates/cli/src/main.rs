@@ -7,14 +7,17 @@ mod output;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use pmukit_arch::metrics;
 use pmukit_arch::sparc::niagara::BUFFER_BYTES;
 use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
 use pmukit_core::event_string::{self, EventSel};
 use pmukit_core::number;
 use pmukit_core::pmu::Pmu;
+use pmukit_core::report;
 use pmukit_sim::hvcall;
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::models::sun4v::{DecodeError, MmuStatReader};
@@ -113,7 +116,7 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         value: String,
     },
     /// Count events on the simulated machine, like `perf stat`.
-    Stat(StatArgs),
+    Stat(Box<StatArgs>),
     /// List the built-in workloads.
     Workloads,
     /// Run sun4v hypercalls in order against one fresh hypervisor model and show each
@@ -141,6 +144,13 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         #[command(subcommand)]
         action: MmustatAction,
     },
+    /// Print a shell completion script, e.g. `pmu completions bash > /etc/bash_completion.d/pmu`.
+    Completions {
+        /// The shell: bash, elvish, fish, powershell or zsh.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `pmu man > pmu.1; man ./pmu.1`.
+    Man,
 }
 
 #[derive(Subcommand)]
@@ -188,6 +198,21 @@ struct StatArgs {
     /// Do not print derived metrics.
     #[arg(long)]
     no_metrics: bool,
+    /// Run N times, with seeds SEED, SEED+1, …, and print the mean counts with perf's
+    /// variance column (the standard deviation of the mean, in percent).
+    #[arg(short = 'r', long = "repeat", value_name = "N", default_value_t = 1, value_parser = parse_u64)]
+    repeat: u64,
+    /// Print the counts of every MS milliseconds of simulated time (1 ms = 10^6
+    /// cycles), each line led by its time, as `perf stat -I`.
+    #[arg(short = 'I', long = "interval-print", value_name = "MS", value_parser = parse_count)]
+    interval: Option<u64>,
+    /// Print counts without thousands separators.
+    #[arg(long)]
+    no_big_num: bool,
+    /// Write the report to FILE instead of standard output (notes of -x output still
+    /// go to standard error).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<String>,
     /// Hardware threads of the machine: 1-8 strands on SPARC T4/KT (default 8), 1-4 on
     /// Niagara (4), 1-2 on Montecito (2), 1 on ARM11. Workloads run a software thread
     /// per hardware thread (`os` eight processes, `shared` four threads).
@@ -327,10 +352,22 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             let value = number::parse_u64(value).map_err(|e| usage(format!("register value {e}")))?;
             let decoded = arch::decode(pmu, register, value).map_err(usage)?;
             let layout = arch::register(pmu, register).map_err(usage)?;
-            out.decode(&decoded, &layout.diagram(Some(value)))
+            out.decode(&decoded, &layout.diagram(Some(value), usize::from(output::width())))
         }
         Command::Stat(args) => stat_command(&catalog, cli, args, out),
         Command::Workloads => out.workloads(),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "pmu", &mut script);
+            out.text(&String::from_utf8_lossy(&script))
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut page)
+                .map_err(|e| Failure { code: 1, message: format!("cannot render the man page: {e}") })?;
+            out.text(&String::from_utf8_lossy(&page))
+        }
         Command::Hv { machine, vcpus, vcpu, calls } => {
             let processor = hvcall::machine(machine).map_err(usage)?;
             out.hv(&hvcall::run(processor, *vcpus, *vcpu, calls).map_err(usage)?)
@@ -491,7 +528,7 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
         ht_allowed: !args.kt_deny_ht,
         l2_busy: args.kt_l2_busy,
     };
-    let opts = StatOptions {
+    let mut opts = StatOptions {
         workload: args.workload.clone(),
         seed: args.seed,
         cycles: args.cycles,
@@ -509,35 +546,87 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
         trace: args.trace.clone(),
         together,
         metrics: if chosen.is_empty() { None } else { Some(chosen.iter().map(|m| m.def.name.to_string()).collect()) },
+        interval: args.interval.map(|ms| ms.saturating_mul(stat::CLOCK_HZ / 1000)),
+        stop: None,
     };
-    let bar = progress_bar(args.cycles);
-    let mut report = stat::stat(catalog, &sels, &opts, &mut |done| {
-        if let Some(b) = &bar {
-            b.set_position(done);
+    // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
+    // exits at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
         }
-    })
-    .map_err(usage)?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
+    });
+    opts.stop = Some(stop.clone());
+    if args.interval == Some(0) {
+        return Err(usage("-I 0: the interval must be at least 1 ms"));
     }
+    if args.interval.is_some() && args.repeat > 1 {
+        return Err(usage("-I and -r together: -r averages whole runs and -I reports one run's intervals; give one of them"));
+    }
+    if args.repeat == 0 || (args.repeat > 1 && args.trace.is_some()) {
+        let why = if args.repeat == 0 {
+            "at least 1"
+        } else {
+            "1 with --trace: a trace is the same program every run (-r varies the workload's seed)"
+        };
+        return Err(usage(format!("-r {}: the number of runs must be {why}", args.repeat)));
+    }
+    let mut runs = Vec::new();
+    for k in 0..args.repeat {
+        let bar = progress_bar(args.cycles);
+        let run = StatOptions { seed: args.seed.wrapping_add(k), ..opts.clone() };
+        let report = stat::stat(catalog, &sels, &run, &mut |done| {
+            if let Some(b) = &bar {
+                b.set_position(done);
+            }
+        })
+        .map_err(usage)?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let interrupted = stop.load(Ordering::Relaxed);
+        // A run cut short by Ctrl-C counts only when it is the only one.
+        if !interrupted || runs.is_empty() {
+            runs.push(report);
+        }
+        if interrupted {
+            break;
+        }
+    }
+    let mut report = if args.repeat > 1 { report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
     if args.no_metrics {
         report.metrics.clear();
     }
     if args.metric_only {
         report.events.clear();
     }
-    match &args.separator {
+    let text = match &args.separator {
         Some(sep) => {
             // The separated lines are data; what a reader must know goes beside them.
             for n in &report.notes {
                 eprintln!("pmu: note: {n}");
             }
-            out.text(&if args.metric_only { report.to_metric_only_separated(sep) } else { report.to_separated(sep) })
+            if args.metric_only {
+                report.to_metric_only_separated(sep)
+            } else {
+                report.to_separated(sep)
+            }
         }
-        None if cli.json => out.text(&report.to_json()),
-        None if args.metric_only => out.text(&report.to_metric_only_human()),
-        None => out.text(&report.to_human()),
+        None if cli.json => report.to_json(),
+        None if args.metric_only => report.to_metric_only_human(),
+        None => report.to_human(!args.no_big_num),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Failure { code: 1, message: format!("cannot write {path}: {e}") })?,
+        None => out.text(&text)?,
     }
+    if stop.load(Ordering::Relaxed) {
+        // Interrupted: the report is printed, and the exit status says so (128 + SIGINT).
+        std::process::exit(130);
+    }
+    Ok(())
 }
 
 /// A progress bar on stderr for long runs in a terminal.

@@ -511,3 +511,21 @@ fn bad_input_malformed_trace() {
     let err = usage_error(&["stat", "--trace", &bad, "--workload", "compute"]);
     assert!(err.contains("cannot be used with"), "{err}");
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_command_definitions() {
+    for (shell, marker) in
+        [("bash", "complete -F _pmu"), ("zsh", "#compdef pmu"), ("fish", "complete -c pmu"), ("elvish", "pmu"), ("powershell", "pmu")]
+    {
+        let out = pmu(&["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(marker), "{shell}");
+        for sub in ["describe", "metric-only", "interval-print"] {
+            assert!(script.contains(sub), "{shell} completes {sub}");
+        }
+    }
+    assert_eq!(pmu(&["completions", "tcsh"]).status.code(), Some(2));
+    let man = String::from_utf8(pmu(&["man"]).stdout).unwrap();
+    assert!(man.starts_with(".ie") && man.contains(".TH pmu 1") && man.contains("describe") && man.contains("completions"), "{man}");
+}

@@ -141,3 +141,27 @@ fn a_filter_that_matches_nothing_is_a_usage_error_that_suggests_a_pmu() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("'two' is a second filter"));
 }
+
+#[test]
+fn every_register_decodes_within_80_columns() {
+    let catalog = pmukit_arch::Catalog::builtin();
+    let mut registers = 0;
+    for p in &catalog.pmus {
+        for r in pmukit_arch::registers(p) {
+            registers += 1;
+            let ones = if r.width >= 64 { u64::MAX } else { (1u64 << r.width) - 1 };
+            // Zero decodes everywhere; the pattern sets every other bit (reserved ones
+            // too, for the warnings) where the register takes it.
+            for value in [0, ones & 0x5555_5555_5555_5555] {
+                let value = format!("{value:#x}");
+                let out = pmu_at("80", &["decode", p.name(), r.name, &value]);
+                if value != "0x0" && out.status.code() == Some(2) {
+                    continue;
+                }
+                assert!(out.status.success(), "pmu decode {} {} {value}: {}", p.name(), r.name, String::from_utf8_lossy(&out.stderr));
+                fits(&String::from_utf8(out.stdout).unwrap(), &format!("pmu decode {} {} {value}", p.name(), r.name));
+            }
+        }
+    }
+    assert!(registers > 30, "{registers} registers");
+}

@@ -111,3 +111,81 @@ fn cycles_count_on_the_cycle_counter_the_whole_run() {
     assert_eq!((cycles["running"].as_u64(), cycles["scaled"].as_bool()), (Some(20_000_000), Some(false)));
     assert_eq!(cycles["counters"], serde_json::json!(["CCNT"]));
 }
+
+#[test]
+fn dash_r_averages_runs_with_perfs_variance_column() {
+    let v = json(&["stat", "--cycles", "1e7", "-r", "3", "-e", "CPU_CYCLES,INSTR_EXEC"]);
+    assert_eq!(v["runs"], 3);
+    let single: Vec<u64> = (1..=3)
+        .map(|seed| {
+            json(&["stat", "--cycles", "1e7", "--seed", &seed.to_string(), "-e", "CPU_CYCLES,INSTR_EXEC"])["events"][1]["count"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    let mean = single.iter().sum::<u64>() as f64 / 3.0;
+    assert_eq!(v["events"][1]["count"].as_u64().unwrap(), mean.round() as u64);
+    let sd = (single.iter().map(|&c| (c as f64 - mean).powi(2)).sum::<f64>() / 2.0 / 3.0).sqrt();
+    assert!((v["events"][1]["noise_pct"].as_f64().unwrap() - 100.0 * sd / mean).abs() < 1e-9);
+    assert_eq!(v["events"][0]["noise_pct"], 0.0, "cycles are the same every run");
+    let (human, _) = ok(&["stat", "--cycles", "1e7", "-r", "3", "-e", "CPU_CYCLES,INSTR_EXEC"]);
+    assert!(human.contains("(seeds 1-3, 10,000,000 cycles) on arm1176 (3 runs)") && human.contains("( +-  0.00% )"), "{human}");
+    // -x: the variance follows the event name, as perf 6.1 prints it.
+    let (csv, _) = ok(&["stat", "--cycles", "1e7", "-r", "2", "-x,", "-e", "CPU_CYCLES"]);
+    assert!(csv.starts_with("10000000,,CPU_CYCLES,0.00%,10000000,100.00,"), "{csv}");
+}
+
+#[test]
+fn dash_i_prints_each_intervals_counts() {
+    let v = json(&["stat", "--cycles", "2.5e7", "-I", "10", "-e", "CPU_CYCLES,INSTR_EXEC,BR_EXEC,BR_MISPREDICT"]);
+    let intervals = v["intervals"].as_array().unwrap();
+    let times: Vec<u64> = intervals.iter().map(|i| i["time_ns"].as_u64().unwrap()).collect();
+    assert_eq!(times, [10_000_000, 20_000_000, 25_000_000]);
+    // The intervals add up to the run: raw counts and times exactly.
+    for (k, total) in v["events"].as_array().unwrap().iter().enumerate() {
+        for field in ["raw", "enabled", "running"] {
+            let sum: u64 = intervals.iter().map(|i| i["events"][k][field].as_u64().unwrap()).sum();
+            assert_eq!(sum, total[field].as_u64().unwrap(), "{} {field}", total["name"]);
+        }
+    }
+    let (csv, _) = ok(&["stat", "--cycles", "2e7", "-I", "10", "-x,", "-e", "CPU_CYCLES"]);
+    assert_eq!(csv.lines().next().unwrap(), "     0.010000000,10000000,,CPU_CYCLES,10000000,100.00,,");
+    let (human, _) = ok(&["stat", "--cycles", "2e7", "-I", "10", "-e", "CPU_CYCLES"]);
+    assert!(
+        human.contains("#           time             counts unit events\n     0.010000000        10,000,000      CPU_CYCLES"),
+        "{human}"
+    );
+    assert_eq!(pmu(&["stat", "-I", "10", "-r", "2"]).status.code(), Some(2));
+}
+
+#[test]
+fn dash_o_writes_the_report_to_a_file_and_no_big_num_drops_separators() {
+    let path = std::env::temp_dir().join(format!("pmu-stat-o-{}.txt", std::process::id()));
+    let (out, _) = ok(&["stat", "--cycles", "1e7", "-e", "CPU_CYCLES", "--no-big-num", "-o", path.to_str().unwrap()]);
+    assert!(out.is_empty());
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(text.contains("10000000      CPU_CYCLES"), "{text}");
+    let out = pmu(&["stat", "--cycles", "1e7", "-o", "/nonexistent/dir/out.txt"]);
+    assert_eq!(out.status.code(), Some(1), "an unwritable file is a runtime failure");
+}
+
+#[test]
+fn ctrl_c_prints_the_counts_so_far() {
+    let child = Command::new(env!("CARGO_BIN_EXE_pmu"))
+        .args(["stat", "--cycles", "1e13", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run pmu");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "128 + SIGINT");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("the report, as JSON");
+    let cycles = v["cycles"].as_u64().unwrap();
+    assert!(cycles > 0 && cycles < 10_000_000_000_000);
+    assert_eq!(v["events"][0]["count"].as_u64(), Some(cycles), "CPU_CYCLES counted up to the interruption");
+    assert!(v["events"].as_array().unwrap().iter().all(|e| e["enabled"].as_u64() == Some(cycles)));
+    assert!(v["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("interrupted after")));
+}

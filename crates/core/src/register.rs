@@ -405,8 +405,10 @@ impl Register {
     }
 
     /// An ASCII bit diagram in the style of the spec's register figures, with the
-    /// field values of `value` in a last row when given.
-    pub fn diagram(&self, value: Option<u64>) -> String {
+    /// field values of `value` in a last row when given. A register wider than
+    /// `columns` is drawn in several rows of fields, most significant first, each
+    /// within `columns` (a field wider than that on its own keeps a row to itself).
+    pub fn diagram(&self, value: Option<u64>, columns: usize) -> String {
         let cells: Vec<(String, String, String)> = self
             .fields
             .iter()
@@ -417,31 +419,46 @@ impl Register {
             })
             .collect();
         let widths: Vec<usize> = cells.iter().map(|(b, n, v)| b.len().max(n.len()).max(v.len()) + 2).collect();
-        let border: String = widths.iter().fold(String::from("+"), |mut s, w| {
-            s.push_str(&"-".repeat(*w));
-            s.push('+');
-            s
-        });
-        let row = |pick: &dyn Fn(&(String, String, String)) -> &String, sep: char| {
-            let mut s = String::from(sep);
-            for (cell, w) in cells.iter().zip(&widths) {
-                let _ = write!(s, "{:^w$}", pick(cell), w = *w);
-                s.push(sep);
+        // Rows of fields: each cell takes its width and a separator after the first '+'.
+        let mut rows: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut start = 0;
+        let mut used = 1;
+        for (i, w) in widths.iter().enumerate() {
+            if i > start && used + w + 1 > columns {
+                rows.push(start..i);
+                start = i;
+                used = 1;
             }
-            s
-        };
+            used += w + 1;
+        }
+        rows.push(start..cells.len());
         let mut out = String::new();
-        out.push_str(&row(&|c| &c.0, ' '));
-        out.push('\n');
-        out.push_str(&border);
-        out.push('\n');
-        out.push_str(&row(&|c| &c.1, '|'));
-        out.push('\n');
-        out.push_str(&border);
-        out.push('\n');
-        if value.is_some() {
-            out.push_str(&row(&|c| &c.2, ' '));
-            out.push('\n');
+        for (k, range) in rows.into_iter().enumerate() {
+            let (Some(cells), Some(widths)) = (cells.get(range.clone()), widths.get(range)) else { continue };
+            let border: String = widths.iter().fold(String::from("+"), |mut s, w| {
+                s.push_str(&"-".repeat(*w));
+                s.push('+');
+                s
+            });
+            let row = |pick: &dyn Fn(&(String, String, String)) -> &String, sep: char| {
+                let mut s = String::from(sep);
+                for (cell, w) in cells.iter().zip(widths) {
+                    let _ = write!(s, "{:^w$}", pick(cell), w = *w);
+                    s.push(sep);
+                }
+                s.trim_end().to_string()
+            };
+            if k > 0 {
+                out.push('\n');
+            }
+            for line in [row(&|c| &c.0, ' '), border.clone(), row(&|c| &c.1, '|'), border] {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            if value.is_some() {
+                out.push_str(&row(&|c| &c.2, ' '));
+                out.push('\n');
+            }
         }
         out
     }

@@ -25,6 +25,10 @@ pub struct EventResult {
     /// False when the machine refused the event every time it was programmed (a
     /// hypervisor that denies a register): perf's `<not supported>`.
     pub supported: bool,
+    /// Over repeated runs (`-r`), the standard deviation of the mean count as a
+    /// percentage of the mean: perf's `( +- x.xx% )`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise_pct: Option<f64>,
 }
 
 /// One derived metric's value.
@@ -39,6 +43,15 @@ pub struct MetricResult {
     pub anchor: usize,
 }
 
+/// One interval of an `-I` run: the counts since the interval before.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interval {
+    /// Simulated time at the interval's end.
+    pub time_ns: u64,
+    pub events: Vec<EventResult>,
+    pub metrics: Vec<MetricResult>,
+}
+
 /// A whole counting run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StatReport {
@@ -47,6 +60,11 @@ pub struct StatReport {
     pub seed: u64,
     pub cycles: u64,
     pub elapsed_ns: u64,
+    /// Runs averaged into this report (`-r`), with seeds `seed`, `seed + 1`, ….
+    pub runs: u64,
+    /// The counts of each interval of the run (`-I`), in order; empty without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
     pub events: Vec<EventResult>,
     pub metrics: Vec<MetricResult>,
     /// Things the user must know: unpredictable hardware behaviour, events that could
@@ -58,6 +76,7 @@ impl EventResult {
     pub fn new(name: String, count: &Count, counters: Vec<String>, supported: bool) -> EventResult {
         EventResult {
             supported,
+            noise_pct: None,
             name,
             count: count.scaled(),
             raw: count.raw,
@@ -135,6 +154,55 @@ pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns:
     out
 }
 
+/// Reports of runs that differ only in their seed (`-r N`), averaged as perf does:
+/// each event's mean count (over the runs that counted it) with the standard
+/// deviation of that mean as a percentage, its mean raw, enabled and running times,
+/// each metric's mean value (a metric missing from a run is dropped), and every run's
+/// notes once. `None` for no runs.
+pub fn average(runs: &[StatReport]) -> Option<StatReport> {
+    let first = runs.first()?;
+    let n = runs.len() as u128;
+    let mut out = first.clone();
+    out.runs = runs.len() as u64;
+    for (i, e) in out.events.iter_mut().enumerate() {
+        let same: Vec<&EventResult> = runs.iter().filter_map(|r| r.events.get(i)).collect();
+        let mean = |f: fn(&EventResult) -> u64| (same.iter().map(|e| u128::from(f(e))).sum::<u128>() / n) as u64;
+        e.raw = mean(|e| e.raw);
+        e.enabled = mean(|e| e.enabled);
+        e.running = mean(|e| e.running);
+        let counts: Vec<f64> = same.iter().filter_map(|e| e.count).map(|c| c as f64).collect();
+        e.count = (!counts.is_empty()).then(|| (counts.iter().sum::<f64>() / counts.len() as f64).round() as u64);
+        e.noise_pct = Some(noise_pct(&counts));
+        e.scaled = same.iter().any(|e| e.scaled);
+        e.supported = same.iter().any(|e| e.supported);
+    }
+    out.metrics.retain_mut(|m| {
+        let values: Vec<f64> = runs.iter().filter_map(|r| r.metrics.iter().find(|x| x.name == m.name)).map(|x| x.value).collect();
+        m.value = values.iter().sum::<f64>() / values.len().max(1) as f64;
+        values.len() == runs.len()
+    });
+    out.notes = Vec::new();
+    for note in runs.iter().flat_map(|r| &r.notes) {
+        if !out.notes.contains(note) {
+            out.notes.push(note.clone());
+        }
+    }
+    Some(out)
+}
+
+/// perf's noise: the standard deviation of the mean (the sample variance over n,
+/// square-rooted) relative to the mean, in percent; 0 for fewer than two values or a
+/// zero mean.
+fn noise_pct(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 || mean == 0.0 {
+        return 0.0;
+    }
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    100.0 * (variance / n).sqrt() / mean
+}
+
 /// `1234567` → `1,234,567`, as perf prints counts.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -185,25 +253,82 @@ fn metric_text(m: &MetricResult) -> String {
     format!("# {:>8} {}", m.value_text(), m.unit_text())
 }
 
+/// An interval's time as perf's `-I` prints it: seconds, `%16.9f`.
+fn interval_time(iv: &Interval) -> String {
+    format!("{:>16.9}", iv.time_ns as f64 / 1e9)
+}
+
+/// perf's event lines: count, event, the first metric, the running percentage when
+/// scaled and the variance over runs; further metrics on lines of their own.
+fn human_lines(events: &[EventResult], metrics: &[MetricResult], digits: fn(u64) -> String, prefix: &str) -> String {
+    let mut out = String::new();
+    for (i, e) in events.iter().enumerate() {
+        let count = e.count_text(digits);
+        let mut mine = metrics.iter().filter(|m| m.anchor == i);
+        let first = mine.next().map(metric_text).unwrap_or_default();
+        let mut line = format!("{prefix}{count:>18}      {:<30} {first:<40}", e.name);
+        if e.scaled || e.count.is_none() {
+            let _ = write!(line, " ({:.2}%)", e.running_pct());
+        }
+        if let Some(pct) = e.noise_pct {
+            let _ = write!(line, "  ( +-{pct:6.2}% )");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        for m in mine {
+            let _ = writeln!(out, "{prefix}{:>18}      {:<30} {}", "", "", metric_text(m));
+        }
+    }
+    out
+}
+
+/// perf's `-x` lines: count, unit, event, [variance,] run time, % running, metric
+/// value, metric unit; further metrics of one event on lines whose leading fields are
+/// empty.
+fn separated_lines(events: &[EventResult], metrics: &[MetricResult], sep: &str, prefix: &str) -> String {
+    let mut out = String::new();
+    for (i, e) in events.iter().enumerate() {
+        let mut mine = metrics.iter().filter(|m| m.anchor == i);
+        let (mv, mu) = mine.next().map_or((String::new(), String::new()), |m| (m.value_text(), m.unit_text()));
+        let mut fields = vec![
+            e.count_text(|c| c.to_string()),
+            String::new(),
+            e.name.clone(),
+            e.running.to_string(),
+            format!("{:.2}", e.running_pct()),
+            mv,
+            mu,
+        ];
+        // Repeated runs add perf's variance column after the event.
+        if let Some(pct) = e.noise_pct {
+            fields.insert(3, format!("{pct:.2}%"));
+        }
+        let _ = writeln!(out, "{prefix}{}", fields.join(sep));
+        for m in mine {
+            let empty = if e.noise_pct.is_some() { 6 } else { 5 };
+            let fields: Vec<String> = std::iter::repeat_n(String::new(), empty).chain([m.value_text(), m.unit_text()]).collect();
+            let _ = writeln!(out, "{prefix}{}", fields.join(sep));
+        }
+    }
+    out
+}
+
 /// perf's narrowest column in `--metric-only` output (METRIC_ONLY_LEN).
 const METRIC_ONLY_LEN: usize = 20;
 
 impl StatReport {
-    /// The human table, laid out like `perf stat`.
-    pub fn to_human(&self) -> String {
+    /// The human table, laid out like `perf stat`; `big_num` groups digits by
+    /// thousands (perf's default; `--no-big-num` turns it off). With intervals, each
+    /// interval's lines start with its time, under perf's `-I` header.
+    pub fn to_human(&self, big_num: bool) -> String {
+        let digits: fn(u64) -> String = if big_num { thousands } else { |c| c.to_string() };
         let mut out = self.title();
-        for (i, e) in self.events.iter().enumerate() {
-            let count = e.count_text(thousands);
-            let mut metrics = self.metrics.iter().filter(|m| m.anchor == i);
-            let first = metrics.next().map(metric_text).unwrap_or_default();
-            let mut line = format!("{count:>18}      {:<30} {first:<40}", e.name);
-            if e.scaled || e.count.is_none() {
-                let _ = write!(line, " ({:.2}%)", e.running_pct());
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-            for m in metrics {
-                let _ = writeln!(out, "{:>18}      {:<30} {}", "", "", metric_text(m));
+        if self.intervals.is_empty() {
+            out.push_str(&human_lines(&self.events, &self.metrics, digits, ""));
+        } else {
+            out.push_str("#           time             counts unit events\n");
+            for iv in &self.intervals {
+                out.push_str(&human_lines(&iv.events, &iv.metrics, digits, &interval_time(iv)));
             }
         }
         out.push_str(&self.footer());
@@ -211,10 +336,14 @@ impl StatReport {
     }
 
     fn title(&self) -> String {
+        let seeds = match self.runs {
+            0 | 1 => format!("seed {}", self.seed),
+            n => format!("seeds {}-{}", self.seed, self.seed.saturating_add(n - 1)),
+        };
+        let runs = if self.runs > 1 { format!(" ({} runs)", self.runs) } else { String::new() };
         format!(
-            "\n Performance counter stats for workload '{}' (seed {}, {} cycles) on {}:\n\n",
+            "\n Performance counter stats for workload '{}' ({seeds}, {} cycles) on {}{runs}:\n\n",
             self.workload,
-            self.seed,
             thousands(self.cycles),
             self.pmu
         )
@@ -233,28 +362,10 @@ impl StatReport {
     /// time, % running, metric value, metric unit. Extra metrics of one event follow
     /// on lines whose first five fields are empty.
     pub fn to_separated(&self, sep: &str) -> String {
-        let mut out = String::new();
-        for (i, e) in self.events.iter().enumerate() {
-            let mut metrics = self.metrics.iter().filter(|m| m.anchor == i);
-            let (mv, mu) = metrics.next().map_or((String::new(), String::new()), |m| (m.value_text(), m.unit_text()));
-            let fields = [
-                e.count_text(|c| c.to_string()),
-                String::new(),
-                e.name.clone(),
-                e.running.to_string(),
-                format!("{:.2}", e.running_pct()),
-                mv,
-                mu,
-            ];
-            out.push_str(&fields.join(sep));
-            out.push('\n');
-            for m in metrics {
-                let fields = [String::new(), String::new(), String::new(), String::new(), String::new(), m.value_text(), m.unit_text()];
-                out.push_str(&fields.join(sep));
-                out.push('\n');
-            }
+        if self.intervals.is_empty() {
+            return separated_lines(&self.events, &self.metrics, sep, "");
         }
-        out
+        self.intervals.iter().map(|iv| separated_lines(&iv.events, &iv.metrics, sep, &format!("{}{sep}", interval_time(iv)))).collect()
     }
 
     /// `--metric-only`: a header of metric units and names, then their values, each
@@ -262,23 +373,51 @@ impl StatReport {
     pub fn to_metric_only_human(&self) -> String {
         let mut out = self.title();
         let widths: Vec<usize> = self.metrics.iter().map(|m| m.unit_text().chars().count().max(METRIC_ONLY_LEN)).collect();
-        let mut head = String::new();
-        let mut values = String::new();
-        for (m, w) in self.metrics.iter().zip(&widths) {
-            let _ = write!(head, " {:>w$}", m.unit_text());
-            let _ = write!(values, " {:>w$}", m.value_text());
+        let row = |prefix: &str, cells: Vec<String>| {
+            let mut line = prefix.to_string();
+            for (c, w) in cells.iter().zip(&widths) {
+                let _ = write!(line, " {c:>w$}");
+            }
+            format!("{}\n", line.trim_end())
+        };
+        let values = |metrics: &[MetricResult]| {
+            self.metrics
+                .iter()
+                .map(|m| metrics.iter().find(|x| x.name == m.name).map(MetricResult::value_text).unwrap_or_default())
+                .collect()
+        };
+        let time_head = if self.intervals.is_empty() { "" } else { "#           time" };
+        out.push_str(&row(time_head, self.metrics.iter().map(MetricResult::unit_text).collect()));
+        if self.intervals.is_empty() {
+            out.push_str(&row("", values(&self.metrics)));
         }
-        let _ = writeln!(out, "{}\n{}", head.trim_end(), values.trim_end());
+        for iv in &self.intervals {
+            out.push_str(&row(&interval_time(iv), values(&iv.metrics)));
+        }
         out.push_str(&self.footer());
         out
     }
 
     /// `--metric-only -x SEP`: the metric units and names, then the values, each
-    /// field followed by the separator, as perf prints them.
+    /// field followed by the separator, as perf prints them; with intervals, a line
+    /// of values per interval after its time.
     pub fn to_metric_only_separated(&self, sep: &str) -> String {
-        let head: String = self.metrics.iter().map(|m| format!("{}{sep}", m.unit_text())).collect();
-        let values: String = self.metrics.iter().map(|m| format!("{}{sep}", m.value_text())).collect();
-        format!("{head}\n{values}\n")
+        let mut out: String = self.metrics.iter().map(|m| format!("{}{sep}", m.unit_text())).collect();
+        out.push('\n');
+        let values = |metrics: &[MetricResult]| -> String {
+            self.metrics
+                .iter()
+                .map(|m| format!("{}{sep}", metrics.iter().find(|x| x.name == m.name).map(MetricResult::value_text).unwrap_or_default()))
+                .collect()
+        };
+        if self.intervals.is_empty() {
+            out.push_str(&values(&self.metrics));
+            out.push('\n');
+        }
+        for iv in &self.intervals {
+            let _ = writeln!(out, "{}{sep}{}", interval_time(iv), values(&iv.metrics));
+        }
+        out
     }
 
     pub fn to_json(&self) -> String {

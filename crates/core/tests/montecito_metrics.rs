@@ -242,6 +242,7 @@ fn every_metric_evaluates_from_counted_events() {
                 scaled: false,
                 counters: vec![],
                 supported: true,
+                noise_pct: None,
             }
         })
         .collect();

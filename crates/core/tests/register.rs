@@ -108,12 +108,27 @@ fn decode_names_values_and_warns_on_reserved_bits() {
 
 #[test]
 fn diagram_shows_every_field_with_its_bits() {
-    let d = REG.diagram(Some(0x0001));
+    let d = REG.diagram(Some(0x0001), 200);
     for name in ["SBZ", "FB", "Sel", "OV", "ST", "RST", "ID", "EN"] {
         assert!(d.contains(name), "{name} missing from\n{d}");
     }
     assert!(d.contains("13  8"));
     assert_eq!(d.lines().count(), 5, "bits, border, names, border, values");
+}
+
+#[test]
+fn a_diagram_wider_than_the_columns_is_split_into_rows_of_whole_fields() {
+    let whole = REG.diagram(Some(0x0001), 200);
+    let widest = whole.lines().map(str::len).max().unwrap();
+    let split = REG.diagram(Some(0x0001), widest - 1);
+    assert!(split.lines().all(|l| l.len() < widest), "{split}");
+    let rows: Vec<&str> = split.split("\n\n").collect();
+    assert_eq!(rows.len(), 2, "{split}");
+    // Most significant fields first, every field once.
+    assert!(rows[0].contains("SBZ") && rows[1].contains("EN"), "{split}");
+    for name in ["SBZ", "FB", "Sel", "OV", "ST", "RST", "ID", "EN"] {
+        assert_eq!(split.matches(&format!(" {name} ")).count(), 1, "{name} in\n{split}");
+    }
 }
 
 proptest::proptest! {

@@ -8,7 +8,7 @@ use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, Encod
 use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
-use pmukit_core::report::{evaluate_metrics, EventResult, StatReport};
+use pmukit_core::report::{evaluate_metrics, EventResult, Interval, StatReport};
 use pmukit_core::table::MetricDef;
 use thiserror::Error;
 
@@ -31,6 +31,8 @@ use crate::program::trace::{self, TraceError, TraceStatus};
 use crate::stream::{Block, Cursor};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
 pub const CLOCK_HZ: u64 = 1_000_000_000;
@@ -76,6 +78,11 @@ pub struct StatOptions {
     /// The derived metrics to compute, by name; `None` for every metric of the PMUs'
     /// tables whose events were counted.
     pub metrics: Option<Vec<String>>,
+    /// Report counts every this many cycles as well (`-I`); `None` for totals only.
+    pub interval: Option<u64>,
+    /// Set (by a Ctrl-C handler, say) to end the run early: the counts so far are
+    /// reported, with their enabled and running times.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// The text of a `--machine-config` file.
@@ -99,6 +106,8 @@ impl Default for StatOptions {
             trace: None,
             together: Vec::new(),
             metrics: None,
+            interval: None,
+            stop: None,
         }
     }
 }
@@ -385,19 +394,35 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     let mut programmed = vec![false; sels.len()];
     // A PMU with several groups rotates them every interval, as perf does per PMU.
     let slice = if plans.iter().any(Plan::rotates) { opts.mux_interval } else { 1 << 26 };
+    let interval = opts.interval.filter(|&i| i > 0);
+    // Cumulative counts at the end of each interval (`-I`).
+    let mut snapshots: Vec<(u64, Vec<Count>)> = Vec::new();
+    let mut next_boundary = interval.unwrap_or(u64::MAX);
+    // Cycles since the groups last rotated.
+    let mut since_rotation = 0;
     let mut elapsed = 0;
     while elapsed < opts.cycles {
         for plan in plans.iter_mut().filter(|p| !p.running) {
             driver.start(&plan.sets[plan.turn]);
             plan.running = true;
         }
-        let ran = driver.run(&mut cursor, slice.min(opts.cycles - elapsed));
+        let want = (slice - since_rotation).min(opts.cycles - elapsed).min(next_boundary - elapsed);
+        let ran = driver.run(&mut cursor, want);
         elapsed += ran;
-        let last = elapsed >= opts.cycles || ran == 0;
+        since_rotation += ran;
+        let stopped = opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+        let last = elapsed >= opts.cycles || ran == 0 || stopped;
+        let rotate = since_rotation >= slice;
+        let boundary = elapsed >= next_boundary;
+        if rotate {
+            since_rotation = 0;
+        }
         for plan in plans.iter_mut() {
             let g = plan.turn;
             plan.ran += ran;
-            if plan.rotates() || last {
+            // Counts are read when the groups rotate, at an interval's end and at the
+            // end of the run; only a rotation moves to the next group.
+            if (plan.rotates() && rotate) || boundary || last {
                 let values = driver.stop(plan.pmu.name());
                 // An event the machine refused to count was not running.
                 for ((&event, value), placed) in plan.groups[g].iter().zip(values).zip(&plan.sets[g].events) {
@@ -416,14 +441,20 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
                 }
                 plan.ran = 0;
                 plan.running = false;
-                plan.turn = (plan.turn + 1) % plan.sets.len();
+                if plan.rotates() && rotate {
+                    plan.turn = (plan.turn + 1) % plan.sets.len();
+                }
             }
         }
         for c in counts.iter_mut() {
             c.enabled += ran;
         }
+        if interval.is_some() && (boundary || last) {
+            snapshots.push((elapsed, counts.clone()));
+            next_boundary = next_boundary.saturating_add(interval.unwrap_or(u64::MAX));
+        }
         progress(elapsed);
-        if ran == 0 {
+        if ran == 0 || stopped {
             break;
         }
     }
@@ -442,6 +473,9 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         .map(|(((i, s), c), ctr)| EventResult::new(s.name(), c, ctr, programmed[i] || !tried[i]))
         .collect();
     let mut notes: Vec<String> = sels.iter().flat_map(|s| s.warnings.iter().cloned()).collect();
+    if elapsed < opts.cycles && opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+        notes.push(format!("interrupted after {elapsed} of {} cycles: the counts are those of the cycles run", opts.cycles));
+    }
     notes.extend(driver.notes());
     for plan in plans.iter().filter(|p| p.rotates()) {
         notes.push(format!(
@@ -468,16 +502,30 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     if sels.iter().any(|s| s.modifier("d") == Some(1)) {
         notes.push("CPU_CYCLES:d counts CCNT with PMCR.D set: one count per 64 cycles".to_string());
     }
-    let mut metrics = Vec::new();
-    for pmu in &pmus {
-        let defs: Vec<MetricDef> = arch::family(pmu)
-            .metrics
-            .metrics
+    let defs: Vec<MetricDef> = pmus
+        .iter()
+        .flat_map(|pmu| arch::family(pmu).metrics.metrics.iter())
+        .filter(|d| opts.metrics.as_ref().is_none_or(|names| names.iter().any(|n| n.eq_ignore_ascii_case(&d.name))))
+        .cloned()
+        .collect();
+    let metrics = evaluate_metrics(&defs, &events, elapsed, &mut notes);
+    // Each interval: the counts since the one before, scaled by its own enabled and
+    // running times, and its metrics (their notes would repeat the run's).
+    let mut intervals = Vec::new();
+    let mut before = (0, vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()]);
+    for (end, cumulative) in snapshots {
+        let events: Vec<EventResult> = sels
             .iter()
-            .filter(|d| opts.metrics.as_ref().is_none_or(|names| names.iter().any(|n| n.eq_ignore_ascii_case(&d.name))))
-            .cloned()
+            .zip(cumulative.iter().zip(&before.1))
+            .zip(&events)
+            .map(|((s, (now, was)), total)| {
+                let delta = Count { raw: now.raw - was.raw, enabled: now.enabled - was.enabled, running: now.running - was.running };
+                EventResult::new(s.name(), &delta, total.counters.clone(), total.supported)
+            })
             .collect();
-        metrics.extend(evaluate_metrics(&defs, &events, elapsed, &mut notes));
+        let metrics = evaluate_metrics(&defs, &events, end - before.0, &mut Vec::new());
+        intervals.push(Interval { time_ns: end * (1_000_000_000 / CLOCK_HZ), events, metrics });
+        before = (end, cumulative);
     }
     Ok(StatReport {
         pmu: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),
@@ -488,6 +536,8 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         seed: opts.seed,
         cycles: elapsed,
         elapsed_ns: elapsed * (1_000_000_000 / CLOCK_HZ),
+        runs: 1,
+        intervals,
         events,
         metrics,
         notes,

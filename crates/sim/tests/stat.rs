@@ -87,7 +87,7 @@ fn more_events_than_counters_are_multiplexed_and_scaled() {
     let exact = truth.signals[Signal::Instructions as usize] as f64;
     assert!((instr - exact).abs() / exact < 0.05, "{instr} vs {exact}");
     assert!(r.notes.iter().any(|n| n.contains("multiplexed")));
-    assert!(r.to_human().contains('%'), "scaled lines show the running percentage");
+    assert!(r.to_human(true).contains('%'), "scaled lines show the running percentage");
 }
 
 #[test]

@@ -68,6 +68,34 @@ pub fn one_line(cells: Vec<String>) -> Row {
     row
 }
 
+/// `text` broken at spaces into lines of at most `width` columns, every line after
+/// the first indented by `indent` spaces; a word longer than a line keeps a line.
+pub fn wrap(text: &str, width: u16, indent: usize) -> String {
+    let width = usize::from(width);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let room = if out.is_empty() { width } else { width.saturating_sub(indent) };
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > room {
+            if !out.is_empty() {
+                out.push_str(&" ".repeat(indent));
+            }
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !out.is_empty() {
+        out.push_str(&" ".repeat(indent));
+    }
+    out.push_str(&line);
+    out
+}
+
 /// Counter names with consecutive numbers joined into ranges: `PMD4 … PMD15` →
 /// `PMD4-15`, `CCNT PMN0 PMN1` → `CCNT`, `PMN0-1`.
 pub fn ranges<S: AsRef<str>>(names: &[S]) -> Vec<String> {
@@ -114,6 +142,13 @@ mod tests {
         assert_eq!(ranges(&["PIC0", "PIC2", "PIC3"]), ["PIC0", "PIC2-3"]);
         assert_eq!(ranges(&["PMD4", "PMD5", "PMC6"]), ["PMD4-5", "PMC6"]);
         assert!(ranges::<&str>(&[]).is_empty());
+    }
+
+    #[test]
+    fn wrapped_text_keeps_words_whole_and_indents_continuations() {
+        assert_eq!(wrap("aa bb cc dd", 5, 2), "aa bb\n  cc\n  dd");
+        assert_eq!(wrap("averyveryverylongword x", 5, 0), "averyveryverylongword\nx");
+        assert_eq!(wrap("", 10, 2), "");
     }
 
     #[test]

@@ -4,6 +4,7 @@ mod describe;
 mod layout;
 mod list;
 
+pub use layout::width;
 pub use list::Filter;
 
 use std::io::Write;
@@ -158,7 +159,7 @@ impl Out {
         }
         let mut s = format!("{} = {}\n\n{diagram}\n{}\n", d.register, d.value, layout::render(t, &[0, 1, 2]));
         for w in &d.warnings {
-            s.push_str(&format!("warning: {w}\n"));
+            s.push_str(&format!("{}\n", layout::wrap(&format!("warning: {w}"), layout::width(), 2)));
         }
         self.text(&s)
     }
