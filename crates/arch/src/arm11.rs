@@ -126,7 +126,8 @@ pub const COUNTERS: &[CounterDesc] = &[
 /// The CPU_CYCLES event code: CCNT counts it without any selector.
 pub const CYCLES_CODE: u64 = 0xFF;
 
-const MODIFIERS: &[ModifierDef] = &[ModifierDef {
+/// FIQ reporting exists on ARM1156 only (Table 1: FCC/FC1/FC0 are SBZ on the others).
+const FIQ: &[ModifierDef] = &[ModifierDef {
     name: "fiq",
     kind: ModifierKind::Flag,
     description: "report the counter's overflow on nPMUFIQ as well (PMCR.FCC/FC1/FC0, ARM1156 only)",
@@ -153,7 +154,7 @@ const GENERIC: GenericMap = GenericMap {
     source: "Linux's ARMv6 perf driver (arch/arm/kernel/perf_event_v6.c, armv6_perf_map)",
 };
 
-const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
+const fn desc(name: &'static str, description: &'static str, modifiers: &'static [ModifierDef]) -> PmuDesc {
     PmuDesc {
         name,
         family: FAMILY,
@@ -161,7 +162,7 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
         description,
         counters: COUNTERS,
         general_counters: &["PMN0", "PMN1"],
-        modifiers: MODIFIERS,
+        modifiers,
         event_modifiers: EVENT_MODIFIERS,
         max_code: 0xFF,
         max_umask: 0,
@@ -172,9 +173,9 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
     }
 }
 
-pub static ARM1136: PmuDesc = desc("arm1136", "ARM1136J(F)-S: CCNT, PMN0, PMN1 (32-bit), PMCR in CP15 c15");
-pub static ARM1156: PmuDesc = desc("arm1156", "ARM1156T2(F)-S: as ARM1136, plus FIQ reporting (FCC/FC1/FC0) and nPMUFIQ");
-pub static ARM1176: PmuDesc = desc("arm1176", "ARM1176JZ(F)-S: as ARM1136, plus return-stack events 0x23-0x26");
+pub static ARM1136: PmuDesc = desc("arm1136", "ARM1136J(F)-S: CCNT, PMN0, PMN1 (32-bit), PMCR in CP15 c15", &[]);
+pub static ARM1156: PmuDesc = desc("arm1156", "ARM1156T2(F)-S: as ARM1136, plus FIQ reporting (FCC/FC1/FC0) and nPMUFIQ", FIQ);
+pub static ARM1176: PmuDesc = desc("arm1176", "ARM1176JZ(F)-S: as ARM1136, plus return-stack events 0x23-0x26", &[]);
 
 /// The registers as they exist on `pmu`'s core.
 pub fn registers(pmu: &Pmu) -> Vec<Register> {

@@ -139,11 +139,34 @@ fn bad_input_reserved_event_number() {
 }
 
 #[test]
+fn raw_codes_unused_on_arm1156_are_refused_as_table_2_says() {
+    // Issue 11: the raw path called 0x3, 0x4 and 0xF "reserved"; Table 2 says "unused
+    // on ARM1156", as the named path does.
+    for code in ["r3", "r4", "rf"] {
+        let err = usage_error(&["encode", &format!("arm1156::{code}")]);
+        assert!(err.contains("the spec marks it unused on arm1156") && !err.contains("Reserved"), "{code}: {err}");
+    }
+    assert!(usage_error(&["encode", "arm1156::r16"]).contains("Reserved"), "0x16 is reserved on every core");
+}
+
+#[test]
+fn a_pmu_with_one_colon_suggests_two() {
+    // Issue 11: `arm1176:INSTR_EXEC` read as the event `arm1176` with a modifier.
+    let err = usage_error(&["encode", "arm1176:INSTR_EXEC"]);
+    assert!(err.contains("'arm1176' is a PMU") && err.contains("did you mean arm1176::INSTR_EXEC?"), "{err}");
+    assert!(usage_error(&["encode", "sparc-t4:INSTR.ALL:u"]).contains("did you mean sparc-t4::INSTR.ALL:u?"));
+}
+
+#[test]
 fn bad_input_bad_modifier() {
-    let err = usage_error(&["encode", "INSTR_EXEC:u"]);
+    let err = usage_error(&["encode", "arm1156::INSTR_EXEC:u"]);
     assert!(err.contains("unknown modifier 'u'") && err.contains("fiq"), "{err}");
     let err = usage_error(&["encode", "arm1176::INSTR_EXEC:fiq"]);
-    assert!(err.contains("ARM1156 only"), "{err}");
+    assert!(err.contains("exists only on arm1156"), "{err}");
+    // describe offers only what the PMU accepts.
+    let out = pmu(&["describe", "arm1176::INSTR_EXEC"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(":fiq"));
+    assert!(String::from_utf8_lossy(&pmu(&["describe", "arm1156::INSTR_EXEC"]).stdout).contains(":fiq"));
 }
 
 #[test]

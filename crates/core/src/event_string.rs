@@ -195,6 +195,18 @@ fn did_you_mean(names: &[&str], all: &str) -> Option<String> {
 
 /// Resolve an event string against the PMUs; `default_pmu` applies without `pmu::`.
 pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel, EventError> {
+    // `arm1176:INSTR_EXEC`: a PMU and one colon reads as an event with a modifier.
+    if let Some((prefix, rest)) = input.split_once(':') {
+        if !rest.starts_with(':') && pmus.iter().any(|p| p.name().eq_ignore_ascii_case(prefix)) {
+            let token = Token { text: format!("{prefix}:"), column: 1 };
+            return Err(EventError::at(
+                input,
+                &token,
+                format!("'{prefix}' is a PMU: a PMU and its event are separated by two colons"),
+                Some(format!("did you mean {prefix}::{rest}?")),
+            ));
+        }
+    }
     let spec = parse(input)?;
     let pmu_name = spec.pmu.as_ref().map_or(default_pmu, |t| t.text.as_str());
     let Some(pmu) = pmus.iter().find(|p| p.name().eq_ignore_ascii_case(pmu_name)) else {
@@ -205,7 +217,20 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
     if let Some(sel) = resolve_generic(&spec, pmu)? {
         return Ok(sel);
     }
-    resolve_spec(&spec, pmu)
+    resolve_spec(&spec, pmu).map_err(|mut e| {
+        // A modifier of another model of the family (ARM1156's :fiq) says where it is.
+        for (m, _) in &spec.modifiers {
+            let elsewhere: Vec<&str> = pmus
+                .iter()
+                .filter(|p| p.desc.family == pmu.desc.family && p.desc.modifier(&m.text).is_some() && pmu.desc.modifier(&m.text).is_none())
+                .map(|p| p.name())
+                .collect();
+            if !elsewhere.is_empty() && e.column == m.column {
+                e.message = format!("modifier '{}' exists only on {}, not on {}", m.text, elsewhere.join(", "), pmu.name());
+            }
+        }
+        e
+    })
 }
 
 /// perf's generic names (`cycles`, `branch-misses`, …) where the table has no event
@@ -281,7 +306,15 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
         if bits > 0 {
             raw_umask = Some(raw & ((1u64 << bits) - 1));
         }
-        (pmu.table.by_code(code, model).cloned(), code)
+        // A code whose event the spec marks unused on this model is refused as that
+        // event is, not as a code the table does not know.
+        let other = || {
+            pmu.table
+                .events
+                .iter()
+                .find(|e| e.code == code && e.subevent_of.is_empty() && e.unused_on.iter().any(|m| m.eq_ignore_ascii_case(model)))
+        };
+        (pmu.table.by_code(code, model).or_else(other).cloned(), code)
     } else if let Some((e, extra)) = split_flattened(pmu, &spec.event.text) {
         umask_tokens.splice(0..0, extra.into_iter().map(|text| Token { text, column: spec.event.column }));
         (Some(e.clone()), e.code)
