@@ -13,7 +13,7 @@ use std::sync::Arc;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use pmukit_arch::metrics;
 use pmukit_arch::sparc::niagara::BUFFER_BYTES;
-use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
+use pmukit_arch::{self as arch, Catalog, CatalogError, DEFAULT_PMU};
 use pmukit_core::event_string::{self, EventSel};
 use pmukit_core::number;
 use pmukit_core::pmu::Pmu;
@@ -21,7 +21,8 @@ use pmukit_core::report;
 use pmukit_sim::hvcall;
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::models::sun4v::{DecodeError, MmuStatReader};
-use pmukit_sim::stat::{self, MachineFile, StatOptions, DEFAULT_MUX_INTERVAL};
+use pmukit_sim::program::trace::TraceError;
+use pmukit_sim::stat::{self, MachineFile, StatError, StatOptions, DEFAULT_MUX_INTERVAL};
 
 /// The machine models stream megabyte-sized blocks of spans; the system allocator
 /// hands such memory back to the kernel and faults it in again for every loop
@@ -173,8 +174,9 @@ struct StatArgs {
     /// Built-in workload to run (see `pmu workloads`).
     #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
     workload: String,
-    /// Seed of the workload's deterministic event stream.
-    #[arg(long, default_value_t = 1, value_parser = parse_u64)]
+    /// Seed of the workload's deterministic event stream (the number forms of
+    /// --cycles: 1e3, 0x10, 1_000).
+    #[arg(long, default_value_t = 1, value_parser = parse_count)]
     seed: u64,
     /// Length of the run in simulated cycles (1 GHz clock); accepts 1e9, 1_000_000, 0x….
     #[arg(long, default_value = "1e9", value_parser = parse_count)]
@@ -284,6 +286,11 @@ fn usage(message: impl ToString) -> Failure {
     Failure { code: 2, message: message.to_string() }
 }
 
+/// A failure of the run rather than of the command line (a file that cannot be read).
+fn runtime(message: impl ToString) -> Failure {
+    Failure { code: 1, message: message.to_string() }
+}
+
 /// The line a panic prints instead of a backtrace. Tests look for it: every input
 /// must give a usage error or a runtime failure, never this.
 const BUG: &str = "pmu: internal error, a bug in pmu";
@@ -316,7 +323,9 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
     let default_pmu = cli.pmu.as_deref().unwrap_or(DEFAULT_PMU);
     let mut catalog = Catalog::builtin();
     if let Some(path) = &cli.events_file {
-        catalog.load_events_file(path).map_err(usage)?;
+        // A file that cannot be read is a runtime failure; one that can, but is wrong,
+        // a usage error.
+        catalog.load_events_file(path).map_err(|e| if matches!(e, CatalogError::Io { .. }) { runtime(e) } else { usage(e) })?;
     }
     match &cli.command {
         Command::List { targets, metrics, verbose } => {
@@ -376,7 +385,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             let input: Box<dyn std::io::Read> = if file == "-" {
                 Box::new(std::io::stdin().lock())
             } else {
-                let f = std::fs::File::open(file).map_err(|e| usage(format!("cannot read {file}: {e}")))?;
+                let f = std::fs::File::open(file).map_err(|e| runtime(format!("cannot read {file}: {e}")))?;
                 // A regular file's size is known: a partial dump is refused before
                 // anything is printed.
                 if let Some(size) = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len()) {
@@ -538,7 +547,7 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
         fault_every: args.fault_rate.map(|r| (1.0 / r).round() as u64),
         machine_config: match &args.machine_config {
             Some(file) => {
-                let text = std::fs::read_to_string(file).map_err(|e| usage(format!("cannot read machine configuration {file}: {e}")))?;
+                let text = std::fs::read_to_string(file).map_err(|e| runtime(format!("cannot read machine configuration {file}: {e}")))?;
                 Some(MachineFile { origin: file.clone(), text })
             }
             None => None,
@@ -582,7 +591,7 @@ fn stat_command(catalog: &Catalog, cli: &Cli, args: &StatArgs, out: &Out) -> Res
                 b.set_position(done);
             }
         })
-        .map_err(usage)?;
+        .map_err(|e| if matches!(e, StatError::Trace(TraceError::Io { .. })) { runtime(e) } else { usage(e) })?;
         if let Some(b) = bar {
             b.finish_and_clear();
         }

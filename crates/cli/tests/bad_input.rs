@@ -189,10 +189,14 @@ fn every_command_reads_numbers_with_one_strict_parser() {
     let out = pmu(&["stat", "--cycles", "0XE", "-e", "CPU_CYCLES", "-x,"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("14,"));
+    // --seed takes the forms --cycles takes (issue 11).
+    let seeded = |seed: &str| pmu(&["stat", "--cycles", "1e6", "--seed", seed, "-x,", "-e", "INSTR_EXEC"]).stdout;
+    assert_eq!(seeded("1e3"), seeded("1000"));
+    assert_eq!(seeded("0x3e8"), seeded("1_000"));
     for bad in ["+5", "0x+5", " 5", "5 ", "-1", "1e-3", "0x"] {
         // `=` and `--` hand a leading '-' to the parser rather than to clap.
         assert!(usage_error(&["stat", &format!("--cycles={bad}")]).contains("is not a count"), "{bad:?}");
-        assert!(usage_error(&["stat", &format!("--seed={bad}")]).contains("is not a number"), "{bad:?}");
+        assert!(usage_error(&["stat", &format!("--seed={bad}")]).contains("is not a count"), "{bad:?}");
         assert!(usage_error(&["decode", "arm1176", "PMCR", "--", bad]).contains("is not a number"), "{bad:?}");
         if bad.trim() == bad {
             // A call's words are split at spaces.

@@ -14,6 +14,14 @@ fn ok_json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON output")
 }
 
+/// Runs `pmu`, expects exit code 1 (a runtime failure, such as a missing file; issue
+/// 11) and returns stderr.
+fn runtime_error(args: &[&str]) -> String {
+    let out = pmu(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: stderr {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Runs `pmu`, expects exit code 2 and returns stderr.
 fn usage_error(args: &[&str]) -> String {
     let out = pmu(args);
@@ -208,7 +216,7 @@ fn bad_input_malformed_events_file() {
     assert!(usage_error(&["list", "--events-file", &path]).contains("code 0x1 is also event 'X'"));
     let path = events_file("family.toml", "family = \"sparc\"\n[[event]]\nname = \"X\"\ncode = 1\ndescription = \"x\"\n");
     assert!(usage_error(&["list", "--events-file", &path]).contains("unknown family 'sparc'"));
-    assert!(usage_error(&["list", "--events-file", "/nonexistent/events.toml"]).contains("cannot read"));
+    assert!(runtime_error(&["list", "--events-file", "/nonexistent/events.toml"]).contains("cannot read"));
 }
 
 #[test]
@@ -339,7 +347,7 @@ fn mmustat_decode_bad_files() {
     let err = usage_error(&["mmustat", "decode", &temp_file("short.bin", &[0u8; 0x1ff])]);
     assert!(err.contains("511 bytes") && err.contains("multiples of 512"), "{err}");
     assert!(usage_error(&["mmustat", "decode", &temp_file("empty.bin", &[])]).contains("empty"));
-    assert!(usage_error(&["mmustat", "decode", "/nonexistent/dump.bin"]).contains("cannot read"));
+    assert!(runtime_error(&["mmustat", "decode", "/nonexistent/dump.bin"]).contains("cannot read"));
     let mut bytes = vec![0u8; 0x200];
     bytes[0x20] = 1; // reserved field at 0x20 (§2.3)
     let out = pmu(&["mmustat", "decode", &temp_file("reserved.bin", &bytes)]);
@@ -486,7 +494,7 @@ fn bad_input_machine_config_and_fault_rate() {
     let bad = temp_file("bad-machine.toml", b"[dcache]\nways = 0\n");
     let err = usage_error(&["stat", "--machine-config", &bad, "--cycles", "1e6"]);
     assert!(err.contains("bad-machine.toml: [dcache]: cache ways = 0: must be in 1..=64"), "{err}");
-    let err = usage_error(&["stat", "--machine-config", "/no/such/machine.toml"]);
+    let err = runtime_error(&["stat", "--machine-config", "/no/such/machine.toml"]);
     assert!(err.contains("cannot read machine configuration /no/such/machine.toml"), "{err}");
     // Each machine has its own tables: the KT has no L3, the T4 no BTAC table.
     let l3 = temp_file("l3-machine.toml", b"[l3]\nsize = 8388608\n");
@@ -529,7 +537,7 @@ fn bad_input_malformed_trace() {
     let bad = temp_file("bad.trace", b"#pmukit-trace v1\n10000 int\n10004 ld 20000\n");
     let err = usage_error(&["stat", "--trace", &bad]);
     assert!(err.contains("bad.trace:3:7: `ld` takes 2 operands, not 1"), "{err}");
-    let err = usage_error(&["stat", "--trace", "/no/such.trace"]);
+    let err = runtime_error(&["stat", "--trace", "/no/such.trace"]);
     assert!(err.contains("/no/such.trace: "), "{err}");
     let err = usage_error(&["stat", "--trace", &bad, "--workload", "compute"]);
     assert!(err.contains("cannot be used with"), "{err}");
