@@ -248,6 +248,16 @@ impl Catalog {
     }
 }
 
+/// The PMUs of the machine `pmu` belongs to, which count one run together: a SPARC
+/// T4 or KT strand and its chip's memory controllers.
+pub fn machine_pmus(pmu: &Pmu) -> Vec<&'static str> {
+    match pmu.desc.family {
+        sparc::t4::FAMILY => vec![pmu.name(), sparc::t4::SPARC_T4_DRAM.name],
+        sparc::kt::FAMILY => vec![pmu.name(), sparc::kt::SPARC_KT_DRAM.name],
+        _ => vec![pmu.name()],
+    }
+}
+
 pub fn family(pmu: &Pmu) -> &'static Family {
     FAMILIES.iter().find(|f| f.name == pmu.desc.family).expect("every PMU belongs to a listed family")
 }
@@ -436,6 +446,9 @@ pub struct Schedule {
     pub groups: Vec<ScheduledGroup>,
     /// Indices into the `together` sets that could not be counted at once.
     pub apart: Vec<usize>,
+    /// The events scheduled (an event with a counter of its own may be in several
+    /// groups).
+    pub events: usize,
 }
 
 /// One multiplexing group: its events (positions in the input) and their encoding.
@@ -473,7 +486,7 @@ pub fn schedule(pmu: &Pmu, sels: &[EventSel], together: &[Vec<usize>]) -> Result
             Ok(ScheduledGroup { events, set })
         })
         .collect::<Result<Vec<_>, EncodeError>>()?;
-    Ok(Schedule { pmu: pmu.name(), why, groups, apart })
+    Ok(Schedule { pmu: pmu.name(), why, groups, apart, events: sels.len() })
 }
 
 /// Find a register of a PMU by name or alias.

@@ -5,7 +5,7 @@
 //! an ARM1156-only event keeps its metrics off `arm1176`, and an `--events-file` that
 //! drops an event drops its metrics too.
 
-use pmukit_core::event_string::nearest;
+use pmukit_core::event_string::{nearest, EventSel};
 use pmukit_core::metric::MetricExpr;
 use pmukit_core::pmu::Pmu;
 use pmukit_core::report::DURATION_TIME;
@@ -19,9 +19,10 @@ use crate::{family, Catalog};
 pub struct Metric {
     pub def: &'static MetricDef,
     pub pmu: &'static str,
-    /// The events the expression reads, as written there (perf's `duration_time`
-    /// aside), in first-use order.
-    pub events: Vec<String>,
+    /// The events the expression reads (perf's `duration_time` aside), in first-use
+    /// order, resolved on this PMU; each one's `input` is the name as the expression
+    /// writes it.
+    pub events: Vec<EventSel>,
     /// The expression reads perf's `duration_time`, the run's wall-clock time.
     pub uses_time: bool,
 }
@@ -32,9 +33,9 @@ impl Metric {
         self.def.group.split(';').map(str::trim).filter(|g| !g.is_empty())
     }
 
-    /// The events as event strings of this metric's PMU (`arm1176::BR_EXEC`).
-    pub fn event_strings(&self) -> Vec<String> {
-        self.events.iter().map(|e| format!("{}::{e}", self.pmu)).collect()
+    /// The events' names as the expression writes them.
+    pub fn event_names(&self) -> impl Iterator<Item = &str> {
+        self.events.iter().map(|e| e.input.as_str())
     }
 }
 
@@ -47,10 +48,8 @@ fn on_pmu(catalog: &Catalog, pmu: &Pmu, def: &'static MetricDef) -> Option<Metri
     let expr = MetricExpr::parse(&def.expr).ok()?;
     let ids = expr.identifiers();
     let uses_time = ids.contains(&DURATION_TIME);
-    let events: Vec<String> = ids.into_iter().filter(|n| *n != DURATION_TIME).map(str::to_string).collect();
-    if events.iter().any(|e| catalog.resolve(e, pmu.name()).is_err()) {
-        return None;
-    }
+    let events =
+        ids.into_iter().filter(|n| *n != DURATION_TIME).map(|e| catalog.resolve(e, pmu.name()).ok()).collect::<Option<Vec<_>>>()?;
     Some(Metric { def, pmu: pmu.name(), events, uses_time })
 }
 
@@ -97,15 +96,4 @@ pub fn by_name(catalog: &Catalog, name: &str) -> Vec<(Metric, Vec<&'static str>)
         }
     }
     found
-}
-
-/// The PMUs of the machine `pmu` belongs to, which count one run together: a SPARC
-/// T4 or KT strand and its chip's memory controllers.
-pub fn machine_pmus(pmu: &Pmu) -> Vec<&'static str> {
-    use crate::sparc::{kt, t4};
-    match pmu.desc.family {
-        t4::FAMILY => vec![pmu.name(), t4::SPARC_T4_DRAM.name],
-        kt::FAMILY => vec![pmu.name(), kt::SPARC_KT_DRAM.name],
-        _ => vec![pmu.name()],
-    }
 }

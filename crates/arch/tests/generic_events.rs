@@ -38,6 +38,9 @@ fn generic_names_select_what_the_linux_driver_programs() {
     // Modifiers carry over.
     let sel = cat.resolve("sparc-t4::cycles:u", "arm1176").unwrap();
     assert_eq!((sel.name().as_str(), sel.modifier("u")), ("CYCLES:u", Some(1)));
+    // A modifier the PMU lacks is refused where the input has it.
+    let err = cat.resolve("branch-misses:u", "arm1176").unwrap_err();
+    assert_eq!((err.input.as_str(), err.column), ("branch-misses:u", 15), "{err}");
 }
 
 #[test]

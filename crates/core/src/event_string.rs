@@ -268,24 +268,18 @@ fn resolve_generic(spec: &EventSpec, pmu: &Pmu) -> Result<Option<EventSel>, Even
             Some(format!("on {} it is {event}", pmu.name())),
         ));
     }
-    // The mapped event with the input's modifiers, resolved as if written so.
-    let mut mapped = format!("{}::{event}", pmu.name());
-    for (m, v) in &spec.modifiers {
-        mapped.push(':');
-        mapped.push_str(&m.text);
-        if let Some(v) = v {
-            mapped.push('=');
-            mapped.push_str(&v.text);
-        }
-    }
-    let mut sel = resolve_spec(&parse(&mapped)?, pmu).map_err(|e| EventError {
-        input: input.to_string(),
-        column: spec.event.column,
-        width: text.chars().count(),
-        ..e
-    })?;
-    sel.input = input.to_string();
-    Ok(Some(sel))
+    // The mapped event, with the input's own modifiers, resolved as if written so; its
+    // tokens stand where the generic name stands, so errors point into the input.
+    let at = |t: Token| Token { column: spec.event.column, ..t };
+    let target = parse(event)?;
+    let mapped = EventSpec {
+        input: spec.input.clone(),
+        pmu: spec.pmu.clone(),
+        event: at(target.event),
+        umasks: target.umasks.into_iter().map(at).collect(),
+        modifiers: spec.modifiers.clone(),
+    };
+    resolve_spec(&mapped, pmu).map(Some)
 }
 
 /// Resolve parsed tokens against one PMU.

@@ -380,12 +380,7 @@ impl StatReport {
             }
             format!("{}\n", line.trim_end())
         };
-        let values = |metrics: &[MetricResult]| {
-            self.metrics
-                .iter()
-                .map(|m| metrics.iter().find(|x| x.name == m.name).map(MetricResult::value_text).unwrap_or_default())
-                .collect()
-        };
+        let values = |metrics: &[MetricResult]| self.metric_values(metrics);
         let time_head = if self.intervals.is_empty() { "" } else { "#           time" };
         out.push_str(&row(time_head, self.metrics.iter().map(MetricResult::unit_text).collect()));
         if self.intervals.is_empty() {
@@ -398,18 +393,19 @@ impl StatReport {
         out
     }
 
+    /// The values in `metrics` (the run's or an interval's) of the run's metrics, in
+    /// their order; empty where `metrics` lacks one.
+    fn metric_values(&self, metrics: &[MetricResult]) -> Vec<String> {
+        self.metrics.iter().map(|m| metrics.iter().find(|x| x.name == m.name).map(MetricResult::value_text).unwrap_or_default()).collect()
+    }
+
     /// `--metric-only -x SEP`: the metric units and names, then the values, each
     /// field followed by the separator, as perf prints them; with intervals, a line
     /// of values per interval after its time.
     pub fn to_metric_only_separated(&self, sep: &str) -> String {
         let mut out: String = self.metrics.iter().map(|m| format!("{}{sep}", m.unit_text())).collect();
         out.push('\n');
-        let values = |metrics: &[MetricResult]| -> String {
-            self.metrics
-                .iter()
-                .map(|m| format!("{}{sep}", metrics.iter().find(|x| x.name == m.name).map(MetricResult::value_text).unwrap_or_default()))
-                .collect()
-        };
+        let values = |metrics: &[MetricResult]| -> String { self.metric_values(metrics).iter().map(|v| format!("{v}{sep}")).collect() };
         if self.intervals.is_empty() {
             out.push_str(&values(&self.metrics));
             out.push('\n');

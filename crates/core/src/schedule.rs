@@ -344,14 +344,7 @@ pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Re
         if unit.len() == 1 {
             solve_members(allowed, &unit, rules)?;
         }
-        // Whether the unit fits beside a group: a placement, not the explanation of a
-        // refusal.
-        let with = |g: &Vec<usize>| {
-            let members: Vec<usize> = g.iter().copied().chain(unit.iter().copied()).collect();
-            let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
-            assign(&masks).is_ok_and(|matched| matches!(place(&masks, matched, &members, rules), Outcome::Found(_)))
-        };
-        match out.iter_mut().find(|g| with(g)) {
+        match out.iter_mut().find(|g| fits(allowed, g, &unit, rules)) {
             Some(g) => g.extend(unit),
             None => out.push(unit),
         }
@@ -360,19 +353,28 @@ pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Re
     // would leave that counter idle in every group but its own: it joins every group
     // it fits, and so counts all the time.
     if out.len() > 1 {
-        for e in 0..n {
-            let others = allowed.iter().enumerate().filter(|&(f, _)| f != e).fold(0, |m, (_, a)| m | a);
-            if allowed[e] & !others == 0 {
-                continue;
-            }
+        for e in (0..n).filter(|&e| has_own_counter(allowed, e)) {
             for g in out.iter_mut().filter(|g| !g.contains(&e)) {
-                let members: Vec<usize> = g.iter().copied().chain([e]).collect();
-                let masks: Vec<u64> = members.iter().map(|&m| allowed[m]).collect();
-                if assign(&masks).is_ok_and(|matched| matches!(place(&masks, matched, &members, rules), Outcome::Found(_))) {
+                if fits(allowed, g, &[e], rules) {
                     g.push(e);
                 }
             }
         }
     }
     Ok(Grouping { groups: out, apart })
+}
+
+/// Whether `more` can be placed beside `group`: a placement, not the explanation of a
+/// refusal.
+fn fits(allowed: &[u64], group: &[usize], more: &[usize], rules: &dyn Rules) -> bool {
+    let members: Vec<usize> = group.iter().chain(more).copied().collect();
+    let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
+    assign(&masks).is_ok_and(|matched| matches!(place(&masks, matched, &members, rules), Outcome::Found(_)))
+}
+
+/// Whether event `e` may use a counter no other event may (ARM11's CCNT beside
+/// events that only use PMN0-1).
+pub fn has_own_counter(allowed: &[u64], e: usize) -> bool {
+    let others = allowed.iter().enumerate().filter(|&(f, _)| f != e).fold(0, |m, (_, a)| m | a);
+    allowed.get(e).is_some_and(|a| a & !others != 0)
 }

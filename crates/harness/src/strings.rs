@@ -8,6 +8,7 @@ use pmukit_arch::Catalog;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::metric::{MetricContext, MetricExpr};
 use pmukit_core::pmu::Pmu;
+use pmukit_core::schedule::has_own_counter;
 
 /// The built-in catalog, built once per process.
 pub(crate) static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::builtin);
@@ -133,10 +134,6 @@ pub fn schedule(data: &[u8]) {
     let together: Vec<Vec<usize>> = if rest.len() % 2 == 1 { vec![(0..sels.len()).step_by(2).collect()] } else { Vec::new() };
     let Ok(schedule) = pmukit_arch::schedule(pmu, &sels, &together) else { return };
     let allowed = pmukit_arch::allowed_counters(pmu, &sels);
-    let private = |e: usize| {
-        let others = allowed.iter().enumerate().filter(|&(f, _)| f != e).fold(0, |m, (_, a)| m | a);
-        allowed.get(e).is_some_and(|a| a & !others != 0)
-    };
     let mut seen = HashSet::new();
     for group in &schedule.groups {
         let members: Vec<EventSel> = group.events.iter().map(|&i| sels[i].clone()).collect();
@@ -146,7 +143,7 @@ pub fn schedule(data: &[u8]) {
             members.iter().map(EventSel::name).collect::<Vec<_>>()
         );
         for &i in &group.events {
-            assert!(seen.insert(i) || private(i), "event {i} is in two groups without a counter of its own");
+            assert!(seen.insert(i) || has_own_counter(&allowed, i), "event {i} is in two groups without a counter of its own");
         }
     }
     assert_eq!(seen.len(), sels.len(), "every event is scheduled");

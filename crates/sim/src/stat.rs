@@ -37,6 +37,11 @@ use std::sync::Arc;
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
 pub const CLOCK_HZ: u64 = 1_000_000_000;
 
+/// Simulated cycles as nanoseconds of simulated time.
+fn nanoseconds(cycles: u64) -> u64 {
+    cycles * (1_000_000_000 / CLOCK_HZ)
+}
+
 /// Shorter rotation slices would spend the run reprogramming counters.
 pub const MIN_MUX_INTERVAL: u64 = 1000;
 
@@ -306,12 +311,7 @@ pub fn default_events(pmu: &Pmu) -> Vec<String> {
     };
     let mut events: Vec<String> = names.iter().map(|n| format!("{}::{n}", pmu.name())).collect();
     // The strand counters and the memory controllers count one run together.
-    let dram = match pmu.desc.family {
-        t4::FAMILY => Some(t4::SPARC_T4_DRAM.name),
-        kt::FAMILY => Some(kt::SPARC_KT_DRAM.name),
-        _ => None,
-    };
-    if let Some(dram) = dram {
+    for dram in arch::machine_pmus(pmu).into_iter().skip(1) {
         events.extend(["ALL_READS", "ALL_WRITES"].map(|n| format!("{dram}::{n}")));
     }
     events
@@ -322,6 +322,8 @@ struct Plan<'a> {
     pmu: &'a Pmu,
     groups: Vec<Vec<usize>>,
     sets: Vec<EncodedSet>,
+    /// How many events the groups hold (one may be in several).
+    events: usize,
     turn: usize,
     running: bool,
     /// Cycles the current group has counted since it started.
@@ -339,7 +341,7 @@ impl<'a> Plan<'a> {
         let schedule = arch::schedule(pmu, &mine, &local)?;
         let groups = schedule.groups.iter().map(|g| g.events.iter().map(|&i| events[i]).collect()).collect();
         let sets = schedule.groups.into_iter().map(|g| g.set).collect();
-        Ok((Plan { pmu, groups, sets, turn: 0, running: false, ran: 0 }, schedule.apart))
+        Ok((Plan { pmu, groups, sets, events: schedule.events, turn: 0, running: false, ran: 0 }, schedule.apart))
     }
 
     fn rotates(&self) -> bool {
@@ -400,6 +402,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     let mut next_boundary = interval.unwrap_or(u64::MAX);
     // Cycles since the groups last rotated.
     let mut since_rotation = 0;
+    let mut interrupted = false;
     let mut elapsed = 0;
     while elapsed < opts.cycles {
         for plan in plans.iter_mut().filter(|p| !p.running) {
@@ -449,12 +452,13 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         for c in counts.iter_mut() {
             c.enabled += ran;
         }
-        if interval.is_some() && (boundary || last) {
+        if let Some(every) = interval.filter(|_| boundary || last) {
             snapshots.push((elapsed, counts.clone()));
-            next_boundary = next_boundary.saturating_add(interval.unwrap_or(u64::MAX));
+            next_boundary = next_boundary.saturating_add(every);
         }
         progress(elapsed);
         if ran == 0 || stopped {
+            interrupted = stopped && elapsed < opts.cycles;
             break;
         }
     }
@@ -473,20 +477,14 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         .map(|(((i, s), c), ctr)| EventResult::new(s.name(), c, ctr, programmed[i] || !tried[i]))
         .collect();
     let mut notes: Vec<String> = sels.iter().flat_map(|s| s.warnings.iter().cloned()).collect();
-    if elapsed < opts.cycles && opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+    if interrupted {
         notes.push(format!("interrupted after {elapsed} of {} cycles: the counts are those of the cycles run", opts.cycles));
     }
     notes.extend(driver.notes());
     for plan in plans.iter().filter(|p| p.rotates()) {
         notes.push(format!(
             "{} events need {} counter groups on {}: multiplexed every {} cycles; scaled counts are estimates (count x enabled / running)",
-            {
-                // An event with a counter of its own is in several groups.
-                let mut all: Vec<usize> = plan.groups.iter().flatten().copied().collect();
-                all.sort_unstable();
-                all.dedup();
-                all.len()
-            },
+            plan.events,
             plan.sets.len(),
             plan.pmu.name(),
             opts.mux_interval
@@ -524,7 +522,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
             })
             .collect();
         let metrics = evaluate_metrics(&defs, &events, end - before.0, &mut Vec::new());
-        intervals.push(Interval { time_ns: end * (1_000_000_000 / CLOCK_HZ), events, metrics });
+        intervals.push(Interval { time_ns: nanoseconds(end), events, metrics });
         before = (end, cumulative);
     }
     Ok(StatReport {
@@ -535,7 +533,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         },
         seed: opts.seed,
         cycles: elapsed,
-        elapsed_ns: elapsed * (1_000_000_000 / CLOCK_HZ),
+        elapsed_ns: nanoseconds(elapsed),
         runs: 1,
         intervals,
         events,

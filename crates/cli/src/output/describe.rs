@@ -81,10 +81,15 @@ fn umask_json(u: &UmaskDef) -> Value {
     })
 }
 
+/// The PMUs of `pmu`'s family that have `e`.
+fn available_on(pmu: &Pmu, e: &EventDef) -> Vec<&'static str> {
+    pmukit_arch::family(pmu).pmus.iter().filter(|d| e.exists_on(d.model)).map(|d| d.name).collect()
+}
+
 /// Everything the table knows of `e` on `pmu`, as `pmu list --json` and
 /// `pmu describe --json` give it.
 pub fn event_json(pmu: &Pmu, e: &EventDef) -> Value {
-    let models: Vec<&str> = pmukit_arch::family(pmu).pmus.iter().filter(|d| e.exists_on(d.model)).map(|d| d.name).collect();
+    let models = available_on(pmu, e);
     let invalid: Vec<Value> = e
         .invalid_umasks
         .iter()
@@ -122,7 +127,7 @@ pub fn metric_json(m: &Metric, pmus: &[&str]) -> Value {
         "description": m.def.description,
         "groups": m.groups().collect::<Vec<_>>(),
         "scale_unit": m.def.scale_unit,
-        "events": m.events,
+        "events": m.event_names().collect::<Vec<_>>(),
         "uses_duration_time": m.uses_time,
         "source": m.def.source,
     })
@@ -159,8 +164,7 @@ impl Out {
         if !e.aliases.is_empty() {
             row("aliases", e.aliases.join(", "));
         }
-        let models: Vec<&str> = pmukit_arch::family(pmu).pmus.iter().filter(|d| e.exists_on(d.model)).map(|d| d.name).collect();
-        row("available on", models.join(", "));
+        row("available on", available_on(pmu, e).join(", "));
         if !e.unused_on.is_empty() {
             row("unused on", e.unused_on.join(", "));
         }
@@ -248,7 +252,7 @@ impl Out {
                 t.add_row(vec!["unit".to_string(), format!("{unit} (value x {factor}, perf ScaleUnit {})", m.def.scale_unit)]);
             }
             t.add_row(vec!["groups".to_string(), m.groups().collect::<Vec<_>>().join(", ")]);
-            let mut events = m.events.clone();
+            let mut events: Vec<String> = m.event_names().map(str::to_string).collect();
             if m.uses_time {
                 events.push("duration_time (the run's elapsed time, ns)".to_string());
             }

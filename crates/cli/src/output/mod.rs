@@ -23,7 +23,7 @@ pub struct Out {
     json: bool,
 }
 
-/// The version of the JSON every `--json` output carries as `schema` (docs/json.md).
+/// The version of the JSON that `list` and `describe` carry as `schema`.
 pub const SCHEMA: u32 = 1;
 
 fn hex(v: u64) -> String {
@@ -123,11 +123,7 @@ impl Out {
                 .collect();
             return self.json(&json!({"pmu": schedule.pmu, "together": schedule.why.is_none(), "why": schedule.why, "groups": groups}));
         }
-        // An event with a counter of its own is in several groups.
-        let mut all: Vec<usize> = schedule.groups.iter().flat_map(|g| g.events.iter().copied()).collect();
-        all.sort_unstable();
-        all.dedup();
-        let n = all.len();
+        let n = schedule.events;
         let mut out = match &schedule.why {
             None => format!("{}: the {n} event(s) fit the counters together\n", schedule.pmu),
             Some(why) => format!(

@@ -1,0 +1,262 @@
+//! `pmu stat`: its options, and the run from event strings and metric names to the
+//! printed report.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use clap::Args;
+use pmukit_arch::{self as arch, metrics, Catalog, DEFAULT_PMU};
+use pmukit_core::pmu::Pmu;
+use pmukit_core::report;
+use pmukit_sim::models::kt::KtConfig;
+use pmukit_sim::program::builtin as workloads;
+use pmukit_sim::program::trace::TraceError;
+use pmukit_sim::stat::{self, MachineFile, StatError, StatOptions, DEFAULT_MUX_INTERVAL};
+
+use crate::output::Out;
+use crate::{parse_count, parse_rate, parse_u64, parse_usize, resolve_all, runtime, usage, Failure};
+
+#[derive(Args)]
+pub struct StatArgs {
+    /// Events to count, comma-separated or repeated (default: cycles, instructions,
+    /// branches, mispredicts, data cache accesses and misses).
+    #[arg(short = 'e', long = "event", value_name = "EVENTS", value_delimiter = ',')]
+    events: Vec<String>,
+    /// Built-in workload to run (see `pmu workloads`).
+    #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
+    workload: String,
+    /// Seed of the workload's deterministic event stream (the number forms of
+    /// --cycles: 1e3, 0x10, 1_000).
+    #[arg(long, default_value_t = 1, value_parser = parse_count)]
+    seed: u64,
+    /// Length of the run in simulated cycles (1 GHz clock); accepts 1e9, 1_000_000, 0x….
+    #[arg(long, default_value = "1e9", value_parser = parse_count)]
+    cycles: u64,
+    /// Cycles each multiplexing group counts before the next takes the counters
+    /// (perf's default is 4 ms).
+    #[arg(long, default_value_t = DEFAULT_MUX_INTERVAL, value_parser = parse_count)]
+    mux_interval: u64,
+    /// CSV-like output as `perf stat -x SEP`: count, unit, event, run time, % running,
+    /// metric value, metric unit.
+    #[arg(short = 'x', long = "field-separator", value_name = "SEP", conflicts_with = "json")]
+    separator: Option<String>,
+    /// Count what these derived metrics or metric groups need and print them
+    /// (comma-separated or repeated; `pmu list --metrics` names them). Each metric's
+    /// events are counted at the same time when the counters allow.
+    #[arg(short = 'M', long = "metrics", value_name = "METRIC|GROUP", value_delimiter = ',')]
+    metric_names: Vec<String>,
+    /// Print only the derived metrics, as columns (perf's --metric-only).
+    #[arg(long, conflicts_with = "no_metrics")]
+    metric_only: bool,
+    /// Do not print derived metrics.
+    #[arg(long)]
+    no_metrics: bool,
+    /// Run N times, with seeds SEED, SEED+1, …, and print the mean counts with perf's
+    /// variance column (the standard deviation of the mean, in percent).
+    #[arg(short = 'r', long = "repeat", value_name = "N", default_value_t = 1, value_parser = parse_u64)]
+    repeat: u64,
+    /// Print the counts of every MS milliseconds of simulated time (1 ms = 10^6
+    /// cycles), each line led by its time, as `perf stat -I`.
+    #[arg(short = 'I', long = "interval-print", value_name = "MS", value_parser = parse_count)]
+    interval: Option<u64>,
+    /// Print counts without thousands separators.
+    #[arg(long)]
+    no_big_num: bool,
+    /// Write the report to FILE instead of standard output (notes of -x output still
+    /// go to standard error).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<String>,
+    /// Hardware threads of the machine: 1-8 strands on SPARC T4/KT (default 8), 1-4 on
+    /// Niagara (4), 1-2 on Montecito (2), 1 on ARM11. Workloads run a software thread
+    /// per hardware thread (`os` eight processes, `shared` four threads).
+    #[arg(long, value_name = "N", value_parser = parse_usize)]
+    threads: Option<usize>,
+    /// Inject hardware errors at this rate, e.g. 1e-4; off by default. ARM11: parity
+    /// and TCM errors per access to each cache and TCM (events 0x30-0x35, 0x38);
+    /// Montecito: ECC errors per write into the bus's write data queue
+    /// (SI_WDQ_ECC_ERRORS). SPARC has no error events.
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    fault_rate: Option<f64>,
+    /// Run a recorded program instead of the workload: Valgrind Lackey
+    /// `--trace-mem=yes` output or a native trace (docs/workloads.md); `-` reads
+    /// standard input. Every machine runs traces.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    trace: Option<String>,
+    /// A TOML file overriding the simulated machine's parameters (cache and TLB
+    /// geometry and replacement, latencies; docs/machines.md lists every machine's
+    /// keys).
+    #[arg(long, value_name = "FILE")]
+    machine_config: Option<String>,
+    /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread
+    /// over them, so misses to another node's memory count as remote.
+    #[arg(long, default_value_t = 2, value_parser = parse_usize, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_nodes: usize,
+    /// SPARC KT: a PerfReg# this guest may not access (kt_get/set_perfreg answer
+    /// ENOACCESS); repeat or comma-separate for several.
+    #[arg(long, value_name = "PERFREG", value_delimiter = ',', value_parser = parse_u64, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_deny: Vec<u64>,
+    /// SPARC KT: this guest may not set the SPARC PCR's HT bit (ENOACCESS).
+    #[arg(long, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_deny_ht: bool,
+    /// SPARC KT: another strand is propagating PERF_CONFIG for the whole run, so
+    /// PerfReg# 1 answers EWOULDBLOCK.
+    #[arg(long, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_l2_busy: bool,
+}
+
+/// `pmu stat`: resolve the events and metrics, count them on the simulated machine of
+/// `pmu` (or the default PMU), and print the report.
+pub fn run(catalog: &Catalog, pmu: Option<&str>, json: bool, args: &StatArgs, out: &Out) -> Result<(), Failure> {
+    let pmu = catalog.pmu(pmu.unwrap_or(DEFAULT_PMU)).map_err(usage)?;
+    let machine: Vec<&Pmu> = arch::machine_pmus(pmu).into_iter().map(|n| catalog.pmu(n)).collect::<Result<_, _>>().map_err(usage)?;
+    let mut chosen: Vec<metrics::Metric> = Vec::new();
+    for name in &args.metric_names {
+        for m in metrics::select(catalog, &machine, name.trim()).map_err(usage)? {
+            if !chosen.iter().any(|c| std::ptr::eq(c.def, m.def) && c.pmu == m.pmu) {
+                chosen.push(m);
+            }
+        }
+    }
+    let events = match (args.events.is_empty(), chosen.is_empty()) {
+        (true, true) => stat::default_events(pmu),
+        (true, false) => Vec::new(),
+        (false, _) => args.events.clone(),
+    };
+    let mut sels = if events.is_empty() { Vec::new() } else { resolve_all(catalog, &events, pmu.name())? };
+    // Each metric's events, added once, and counted at the same time where they fit.
+    let mut together = Vec::new();
+    for m in &chosen {
+        let mut set = Vec::new();
+        for sel in &m.events {
+            let at = match sels.iter().position(|s| s.pmu == sel.pmu && s.name() == sel.name()) {
+                Some(i) => i,
+                None => {
+                    sels.push(sel.clone());
+                    sels.len() - 1
+                }
+            };
+            set.push(at);
+        }
+        together.push(set);
+    }
+    let kt = KtConfig {
+        nodes: args.kt_nodes,
+        denied_get: args.kt_deny.clone(),
+        denied_set: args.kt_deny.clone(),
+        ht_allowed: !args.kt_deny_ht,
+        l2_busy: args.kt_l2_busy,
+    };
+    let mut opts = StatOptions {
+        workload: args.workload.clone(),
+        seed: args.seed,
+        cycles: args.cycles,
+        mux_interval: args.mux_interval,
+        kt,
+        threads: args.threads,
+        fault_every: args.fault_rate.map(|r| (1.0 / r).round() as u64),
+        machine_config: match &args.machine_config {
+            Some(file) => {
+                let text = std::fs::read_to_string(file).map_err(|e| runtime(format!("cannot read machine configuration {file}: {e}")))?;
+                Some(MachineFile { origin: file.clone(), text })
+            }
+            None => None,
+        },
+        trace: args.trace.clone(),
+        together,
+        metrics: if chosen.is_empty() { None } else { Some(chosen.iter().map(|m| m.def.name.to_string()).collect()) },
+        interval: args.interval.map(|ms| ms.saturating_mul(stat::CLOCK_HZ / 1000)),
+        stop: None,
+    };
+    // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
+    // exits at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    opts.stop = Some(stop.clone());
+    if args.interval == Some(0) {
+        return Err(usage("-I 0: the interval must be at least 1 ms"));
+    }
+    if args.interval.is_some() && args.repeat > 1 {
+        return Err(usage("-I and -r together: -r averages whole runs and -I reports one run's intervals; give one of them"));
+    }
+    if args.repeat == 0 || (args.repeat > 1 && args.trace.is_some()) {
+        let why = if args.repeat == 0 {
+            "at least 1"
+        } else {
+            "1 with --trace: a trace is the same program every run (-r varies the workload's seed)"
+        };
+        return Err(usage(format!("-r {}: the number of runs must be {why}", args.repeat)));
+    }
+    let mut runs = Vec::new();
+    for k in 0..args.repeat {
+        let bar = progress_bar(args.cycles);
+        let run = StatOptions { seed: args.seed.wrapping_add(k), ..opts.clone() };
+        let report = stat::stat(catalog, &sels, &run, &mut |done| {
+            if let Some(b) = &bar {
+                b.set_position(done);
+            }
+        })
+        .map_err(|e| if matches!(e, StatError::Trace(TraceError::Io { .. })) { runtime(e) } else { usage(e) })?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let interrupted = stop.load(Ordering::Relaxed);
+        // A run cut short by Ctrl-C counts only when it is the only one.
+        if !interrupted || runs.is_empty() {
+            runs.push(report);
+        }
+        if interrupted {
+            break;
+        }
+    }
+    let mut report = if args.repeat > 1 { report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
+    if args.no_metrics {
+        report.metrics.clear();
+    }
+    if args.metric_only {
+        report.events.clear();
+    }
+    let text = match &args.separator {
+        Some(sep) => {
+            // The separated lines are data; what a reader must know goes beside them.
+            for n in &report.notes {
+                eprintln!("pmu: note: {n}");
+            }
+            if args.metric_only {
+                report.to_metric_only_separated(sep)
+            } else {
+                report.to_separated(sep)
+            }
+        }
+        None if json => report.to_json(),
+        None if args.metric_only => report.to_metric_only_human(),
+        None => report.to_human(!args.no_big_num),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Failure { code: 1, message: format!("cannot write {path}: {e}") })?,
+        None => out.text(&text)?,
+    }
+    if stop.load(Ordering::Relaxed) {
+        // Interrupted: the report is printed, and the exit status says so (128 + SIGINT).
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr for long runs in a terminal.
+fn progress_bar(cycles: u64) -> Option<indicatif::ProgressBar> {
+    if cycles < 4_000_000_000 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(cycles);
+    let style =
+        indicatif::ProgressStyle::with_template("{spinner} simulating {bar:40} {percent:>3}% {human_pos}/{human_len} cycles, {eta} left")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    Some(bar)
+}
