@@ -175,8 +175,8 @@ pub struct Catalog {
 
 #[derive(Debug, Clone, Error)]
 pub enum CatalogError {
-    #[error("unknown PMU '{name}'; valid PMUs: {valid}{hint}")]
-    UnknownPmu { name: String, valid: String, hint: String },
+    #[error("unknown PMU '{name}'; valid PMUs: {valid}{}", if suggestions.is_empty() { String::new() } else { format!(" (did you mean {}?)", suggestions.join(", ")) })]
+    UnknownPmu { name: String, valid: String, suggestions: Vec<String> },
     #[error("cannot read events file {path}: {why}")]
     Io { path: String, why: String },
     #[error(transparent)]
@@ -237,7 +237,7 @@ impl Catalog {
             CatalogError::UnknownPmu {
                 name: name.to_string(),
                 valid: names.join(", "),
-                hint: if near.is_empty() { String::new() } else { format!(" (did you mean {}?)", near.join(", ")) },
+                suggestions: near.into_iter().map(str::to_string).collect(),
             }
         })
     }

@@ -59,6 +59,8 @@ pub struct UnknownMetric {
     pub name: String,
     pub pmus: String,
     pub hint: String,
+    /// The closest metric and group names.
+    pub suggestions: Vec<String>,
 }
 
 /// The metrics a `-M` argument names on the PMUs of one run: a metric's name or a
@@ -80,7 +82,12 @@ pub fn select(catalog: &Catalog, pmus: &[&Pmu], name: &str) -> Result<Vec<Metric
         (true, Some(first)) => format!("; `pmu list --metrics {first}` lists them"),
         (true, None) => String::new(),
     };
-    Err(UnknownMetric { name: name.to_string(), pmus: pmu_names.join(", "), hint })
+    Err(UnknownMetric {
+        name: name.to_string(),
+        pmus: pmu_names.join(", "),
+        hint,
+        suggestions: near.into_iter().map(str::to_string).collect(),
+    })
 }
 
 /// Every PMU's metric called `name` (case-insensitively), for `pmu describe`: one per

@@ -179,6 +179,21 @@ fn s3_3_3_er_si_l2d_events_use_pmd4_9_only() {
     assert!(mpmu::er_si_l2d(0x8b) && mpmu::er_si_l2d(0xe6) && mpmu::er_si_l2d(0xf3) && !mpmu::er_si_l2d(0xc7) && !mpmu::er_si_l2d(0x12));
 }
 
+/// §4.8.4: "None of the L2 data cache events can be measured using PMD10-15": also
+/// L2D_MISSES (Table 4-19, code 0xcb outside §3.3.3's ranges), with one thread as with
+/// two (ERRATA MA8).
+#[test]
+fn s4_8_4_no_l2d_event_is_placed_on_pmd10_15() {
+    let cat = cat();
+    for pmu_name in ["montecito-st", "montecito"] {
+        let pmu = cat.pmu(pmu_name).unwrap();
+        for name in ["L2D_MISSES", "L2D_INSERT_MISSES", "L2D_INSERT_HITS", "L2D_REFERENCES.ALL"] {
+            let sel = cat.resolve(name, pmu_name).unwrap();
+            assert_eq!(allowed_counters(pmu, std::slice::from_ref(&sel))[0], DUPLICATED, "{pmu_name} {name}");
+        }
+    }
+}
+
 /// §3.3.3: CYCLES_HALTED (CPU_OP_CYCLES_HALTED) only in PMD10; two of them cannot be
 /// counted together.
 #[test]
@@ -387,5 +402,31 @@ fn spec_names_and_flattened_names_agree() {
         let a = cat.resolve(spec, "montecito").unwrap();
         let b = cat.resolve(flat, "montecito").unwrap();
         assert_eq!((a.code, a.umask, a.name()), (b.code, b.umask, b.name()), "{spec} / {flat}");
+    }
+}
+
+/// Table 3-6: `all` "is applicable only for Duplicated counters (PMC4-9)"; Table 3-5:
+/// ism "Should be set to '10 for proper operation. Undefined behavior with other
+/// values." Decoding says so for each PMC, and warns.
+#[test]
+fn table_3_6_all_is_explained_per_counter_and_table_3_5_ism_warns() {
+    let cat = cat();
+    let pmu = cat.pmu("montecito").unwrap();
+    let field = |d: &pmukit_core::register::Decoded, name: &str| d.fields.iter().find(|f| f.name == name).unwrap().meaning.clone();
+    let all_set = ALL.set(ISM.set(0, 0b10), 1);
+    for n in 4..=15 {
+        let d = pmukit_arch::decode(pmu, &format!("PMC{n}"), all_set).unwrap();
+        if n <= 9 {
+            assert_eq!(field(&d, "all"), "both threads", "PMC{n}");
+            assert!(d.warnings.is_empty(), "PMC{n}: {:?}", d.warnings);
+        } else {
+            assert!(!field(&d, "all").contains("both"), "PMC{n}: {}", field(&d, "all"));
+            assert!(d.warnings.iter().any(|w| w.contains("(all)") && w.contains("PMC4-9")), "PMC{n}: {:?}", d.warnings);
+        }
+    }
+    for ism in [0b00, 0b01, 0b11] {
+        let d = pmukit_arch::decode(pmu, "PMC4", ISM.set(0, ism)).unwrap();
+        assert_eq!(field(&d, "ism"), "undefined behaviour");
+        assert!(d.warnings.iter().any(|w| w.contains("(ism)") && w.contains("Table 3-5")), "ism {ism:#b}: {:?}", d.warnings);
     }
 }

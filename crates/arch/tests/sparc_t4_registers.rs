@@ -103,3 +103,23 @@ fn tables_10_4_to_10_6_addresses_counts_and_step() {
     );
     assert_eq!(t4::DRAM_STEP, 4096);
 }
+
+/// TABLE 10-2 marks sl 12-15 and 27 "Reserved"; sl 29-31 fall on its missing last page
+/// (ERRATA T1), so decoding says they are undocumented, not reserved.
+#[test]
+fn table_10_2_decode_calls_only_the_marked_sl_values_reserved() {
+    let catalog = pmukit_arch::Catalog::builtin();
+    let pmu = catalog.pmu("sparc-t4").unwrap();
+    let sl_meaning = |sl: u64| {
+        let d = pmukit_arch::decode(pmu, "PCR", t4::SL.set(0, sl)).unwrap();
+        d.fields.iter().find(|f| f.name == "sl").unwrap().meaning.clone()
+    };
+    for sl in [12, 13, 14, 15, 27] {
+        assert_eq!(sl_meaning(sl), format!("sl {sl}: reserved"));
+    }
+    for sl in [29, 30, 31] {
+        let meaning = sl_meaning(sl);
+        assert!(meaning.contains("undocumented") && !meaning.contains("reserved"), "sl {sl}: {meaning}");
+    }
+    assert_eq!(sl_meaning(28), "COMMIT");
+}

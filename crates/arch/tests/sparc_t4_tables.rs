@@ -734,7 +734,7 @@ fn missing_footnotes_1_to_5_are_marked_on_their_rows() {
     assert_eq!(on(20, Some(0x10)).as_deref(), Some("4"));
     assert_eq!(on(3, Some(0x02)).as_deref(), Some("5"));
     let fgu = group(&t, 3).umask("FGU_CRYPTO").unwrap();
-    assert!(fgu.description.contains("Footnote 5 is missing from the spec text"));
+    assert!(fgu.description.contains("(footnote 5)"), "the row cites its footnote");
     assert!(fgu.attrs.iter().all(|a| a.key != "instructions"), "no list is invented for footnote 5");
 }
 
@@ -748,6 +748,7 @@ fn footnotes_10_to_12_are_in_the_descriptions_that_reference_them() {
     assert!(group(&t, 5).description.contains("SPARC T4 does not count duplicate I-cache misses but does count duplicate D-cache misses."));
     for sl in [1, 2, 28] {
         assert!(group(&t, sl).description.contains("block loads and stores, which have 8 micro-ops each"), "sl {sl}: footnote 12");
+        assert_eq!(group(&t, sl).attr("footnote_marker_lost"), Some("12"), "sl {sl}: the lost marker is recorded");
     }
 }
 

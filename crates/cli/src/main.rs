@@ -3,15 +3,16 @@
 //! Each subcommand is a thin layer over the library; output is a human table by
 //! default and JSON with `--json`. Exit codes: 0 ok, 1 runtime failure, 2 usage error.
 
+mod failure;
 mod output;
 mod stat;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use pmukit_arch::metrics;
 use pmukit_arch::sparc::niagara::BUFFER_BYTES;
-use pmukit_arch::{self as arch, Catalog, CatalogError, DEFAULT_PMU};
+use pmukit_arch::{self as arch, Catalog, DEFAULT_PMU};
 use pmukit_core::event_string::{self, EventSel};
 use pmukit_core::number;
 use pmukit_core::pmu::Pmu;
@@ -24,6 +25,7 @@ use pmukit_sim::models::sun4v::{DecodeError, MmuStatReader};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use crate::failure::{clap_failure, runtime, usage, Failure};
 use crate::output::{Filter, Out};
 
 #[derive(Parser)]
@@ -44,16 +46,38 @@ case-insensitive, or raw as pmu::r<hex> / pmu::0x<hex>.",
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// PMU for event strings that name none [default: arm1176]; with `list`, the PMU
-    /// to list.
-    #[arg(long, global = true, value_name = "PMU")]
-    pmu: Option<String>,
+}
+
+/// The event table a command reads.
+#[derive(Args)]
+struct TableOpts {
     /// Replace the built-in event table of the family this TOML file names
     /// (schema: docs/event-tables.md).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     events_file: Option<String>,
-    /// Print JSON instead of a human table.
-    #[arg(long, global = true)]
+}
+
+/// The options of the commands that read event strings.
+#[derive(Args)]
+struct EventOpts {
+    /// PMU of the event strings that name none [default: arm1176].
+    #[arg(long, value_name = "PMU")]
+    pmu: Option<String>,
+    #[command(flatten)]
+    table: TableOpts,
+}
+
+impl EventOpts {
+    fn default_pmu(&self) -> &str {
+        self.pmu.as_deref().unwrap_or(DEFAULT_PMU)
+    }
+}
+
+#[derive(Args)]
+struct JsonOpt {
+    /// Print JSON instead of a human table (one schema for every command:
+    /// docs/json.md); errors too, on standard error.
+    #[arg(long)]
     json: bool,
 }
 
@@ -75,6 +99,13 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         /// expressions).
         #[arg(short, long)]
         verbose: bool,
+        /// A PMU to list, as a PMU argument does.
+        #[arg(long, value_name = "PMU")]
+        pmu: Option<String>,
+        #[command(flatten)]
+        table: TableOpts,
+        #[command(flatten)]
+        json: JsonOpt,
     },
     /// Show everything known about one event or derived metric: code, counters, unit
     /// masks and their rules, modifiers, availability; a metric's expression, unit,
@@ -83,6 +114,10 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         /// Event string (arm1176::INSTR_EXEC, montecito::BR_MISPRED_DETAIL) or metric
         /// name (branch_prediction_ratio, or arm1176::branch_prediction_ratio).
         event: String,
+        #[command(flatten)]
+        opts: EventOpts,
+        #[command(flatten)]
+        json: JsonOpt,
     },
     /// Encode events as one set counted together: the counters they get and the
     /// register values that program them. Fails (exit 2) when they cannot share the PMU.
@@ -90,6 +125,10 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         /// Event strings.
         #[arg(required = true)]
         events: Vec<String>,
+        #[command(flatten)]
+        opts: EventOpts,
+        #[command(flatten)]
+        json: JsonOpt,
     },
     /// Show how events would be placed on counters: together, or, when the counters
     /// and the PMU's rules do not allow it, the multiplexing groups `pmu stat` would use
@@ -98,6 +137,10 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         /// Event strings.
         #[arg(required = true)]
         events: Vec<String>,
+        #[command(flatten)]
+        opts: EventOpts,
+        #[command(flatten)]
+        json: JsonOpt,
     },
     /// Decode a register value field by field, with the spec's bit diagram.
     Decode {
@@ -108,11 +151,19 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         register: String,
         /// Value: 0x… hex, 0b… binary or decimal.
         value: String,
+        /// The table that names the events of selector fields.
+        #[command(flatten)]
+        table: TableOpts,
+        #[command(flatten)]
+        json: JsonOpt,
     },
     /// Count events on the simulated machine, like `perf stat`.
     Stat(Box<stat::StatArgs>),
     /// List the built-in workloads.
-    Workloads,
+    Workloads {
+        #[command(flatten)]
+        json: JsonOpt,
+    },
     /// Run sun4v hypercalls in order against one fresh hypervisor model and show each
     /// call's status and results. Guest real memory is 256 MiB at 0x10000000.
     #[command(
@@ -132,6 +183,8 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         /// (decimal or 0x hex).
         #[arg(required = true, value_name = "CALL")]
         calls: Vec<String>,
+        #[command(flatten)]
+        json: JsonOpt,
     },
     /// Niagara MMU statistics buffers (NIAGARA_MMUSTAT_CONF).
     Mmustat {
@@ -155,6 +208,8 @@ enum MmustatAction {
         /// The dump file; `-` reads standard input. Read as it is decoded, so a dump
         /// of any size takes constant memory.
         file: String,
+        #[command(flatten)]
+        json: JsonOpt,
     },
 }
 
@@ -181,21 +236,6 @@ fn parse_rate(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A failure and its exit code.
-struct Failure {
-    code: u8,
-    message: String,
-}
-
-fn usage(message: impl ToString) -> Failure {
-    Failure { code: 2, message: message.to_string() }
-}
-
-/// A failure of the run rather than of the command line (a file that cannot be read).
-fn runtime(message: impl ToString) -> Failure {
-    Failure { code: 1, message: message.to_string() }
-}
-
 /// The line a panic prints instead of a backtrace. Tests look for it: every input
 /// must give a usage error or a runtime failure, never this.
 const BUG: &str = "pmu: internal error, a bug in pmu";
@@ -213,44 +253,82 @@ fn main() -> ExitCode {
         }
         std::process::exit(1);
     }));
-    let cli = Cli::parse();
-    let out = Out::new(cli.json);
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and the version are not failures; a refused command line with --json
+        // anywhere on it is reported as JSON, as every other error is.
+        Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
+        Err(e) => {
+            let f = clap_failure(&e);
+            Out::new(true, "").error(&f);
+            return ExitCode::from(f.code);
+        }
+    };
+    let (json, command) = cli.command.output();
+    let out = Out::new(json, command);
     match run(&cli, &out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            out.error(&f.message);
+            out.error(&f);
             ExitCode::from(f.code)
         }
     }
 }
 
-fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
-    let default_pmu = cli.pmu.as_deref().unwrap_or(DEFAULT_PMU);
-    let mut catalog = Catalog::builtin();
-    if let Some(path) = &cli.events_file {
-        // A file that cannot be read is a runtime failure; one that can, but is wrong,
-        // a usage error.
-        catalog.load_events_file(path).map_err(|e| if matches!(e, CatalogError::Io { .. }) { runtime(e) } else { usage(e) })?;
+impl Command {
+    /// Whether the command prints JSON, and its name there (`command`).
+    fn output(&self) -> (bool, &'static str) {
+        match self {
+            Command::List { json, .. } => (json.json, "list"),
+            Command::Describe { json, .. } => (json.json, "describe"),
+            Command::Encode { json, .. } => (json.json, "encode"),
+            Command::Schedule { json, .. } => (json.json, "schedule"),
+            Command::Decode { json, .. } => (json.json, "decode"),
+            Command::Stat(args) => (args.json.json, "stat"),
+            Command::Workloads { json } => (json.json, "workloads"),
+            Command::Hv { json, .. } => (json.json, "hv"),
+            Command::Mmustat { action: MmustatAction::Decode { json, .. } } => (json.json, "mmustat decode"),
+            Command::Completions { .. } => (false, "completions"),
+            Command::Man => (false, "man"),
+        }
     }
+}
+
+/// The built-in event tables, or with `--events-file` one family's replaced. A file
+/// that cannot be read is a runtime failure; one that can, but is wrong, a usage error.
+fn catalog(table: &TableOpts) -> Result<Catalog, Failure> {
+    let mut catalog = Catalog::builtin();
+    if let Some(path) = &table.events_file {
+        catalog.load_events_file(path)?;
+    }
+    Ok(catalog)
+}
+
+fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
     match &cli.command {
-        Command::List { targets, metrics, verbose } => {
-            let (pmus, filter) = list_targets(&catalog, targets, cli.pmu.as_deref())?;
+        Command::List { targets, metrics, verbose, pmu, table, .. } => {
+            let catalog = catalog(table)?;
+            let (pmus, filter) = list_targets(&catalog, targets, pmu.as_deref())?;
             if *metrics {
                 out.list_metrics(&catalog, &pmus, filter.as_ref(), *verbose)
             } else {
                 out.list(&pmus, filter.as_ref(), *verbose)
             }
         }
-        Command::Describe { event } => describe(&catalog, event, default_pmu, out),
-        Command::Encode { events } => {
+        Command::Describe { event, opts, .. } => describe(&catalog(&opts.table)?, event, opts.default_pmu(), out),
+        Command::Encode { events, opts, .. } => {
+            let catalog = catalog(&opts.table)?;
+            let default_pmu = opts.default_pmu();
             let sels = resolve_all(&catalog, events, default_pmu)?;
-            let pmu = catalog.pmu(first_pmu(&sels, default_pmu)).map_err(usage)?;
+            let pmu = catalog.pmu(first_pmu(&sels, default_pmu))?;
             let set = arch::encode_set(pmu, &sels).map_err(usage)?;
             out.encode(&set)
         }
-        Command::Schedule { events } => {
+        Command::Schedule { events, opts, .. } => {
+            let catalog = catalog(&opts.table)?;
+            let default_pmu = opts.default_pmu();
             let sels = resolve_all(&catalog, events, default_pmu)?;
-            let pmu = catalog.pmu(first_pmu(&sels, default_pmu)).map_err(usage)?;
+            let pmu = catalog.pmu(first_pmu(&sels, default_pmu))?;
             if let Some(other) = sels.iter().find(|s| s.pmu != pmu.name()) {
                 return Err(usage(format!(
                     "'{}' is on {}, not {}: schedule one PMU's events at a time",
@@ -261,15 +339,16 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             }
             out.schedule(&arch::schedule(pmu, &sels, &[]).map_err(usage)?)
         }
-        Command::Decode { target, register, value } => {
-            let pmu = catalog.pmu(target).map_err(usage)?;
+        Command::Decode { target, register, value, table, .. } => {
+            let catalog = catalog(table)?;
+            let pmu = catalog.pmu(target)?;
             let value = number::parse_u64(value).map_err(|e| usage(format!("register value {e}")))?;
             let decoded = arch::decode(pmu, register, value).map_err(usage)?;
             let layout = arch::register(pmu, register).map_err(usage)?;
-            out.decode(&decoded, &layout.diagram(Some(value), usize::from(output::width())))
+            out.decode(pmu.name(), value, &decoded, &layout.diagram(Some(value), usize::from(output::width())))
         }
-        Command::Stat(args) => stat::run(&catalog, cli.pmu.as_deref(), cli.json, args, out),
-        Command::Workloads => out.workloads(),
+        Command::Stat(args) => stat::run(&catalog(&args.opts.table)?, args.opts.pmu.as_deref(), args, out),
+        Command::Workloads { .. } => out.workloads(),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "pmu", &mut script);
@@ -277,16 +356,14 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
         }
         Command::Man => {
             let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut page)
-                .map_err(|e| Failure { code: 1, message: format!("cannot render the man page: {e}") })?;
+            clap_mangen::Man::new(Cli::command()).render(&mut page).map_err(|e| runtime(format!("cannot render the man page: {e}")))?;
             out.text(&String::from_utf8_lossy(&page))
         }
-        Command::Hv { machine, vcpus, vcpu, calls } => {
+        Command::Hv { machine, vcpus, vcpu, calls, .. } => {
             let processor = hvcall::machine(machine).map_err(usage)?;
             out.hv(&hvcall::run(processor, *vcpus, *vcpu, calls).map_err(usage)?)
         }
-        Command::Mmustat { action: MmustatAction::Decode { file } } => {
+        Command::Mmustat { action: MmustatAction::Decode { file, .. } } => {
             let input: Box<dyn std::io::Read> = if file == "-" {
                 Box::new(std::io::stdin().lock())
             } else {
@@ -322,7 +399,7 @@ fn resolve_all(catalog: &Catalog, events: &[String], default_pmu: &str) -> Resul
     if let Some(i) = events.iter().position(|e| e.trim().is_empty()) {
         return Err(usage(format!("event {} of {} is blank: expected {example}", i + 1, events.len())));
     }
-    let sels: Vec<EventSel> = events.iter().map(|e| catalog.resolve(e.trim(), default_pmu).map_err(usage)).collect::<Result<_, _>>()?;
+    let sels: Vec<EventSel> = events.iter().map(|e| catalog.resolve(e.trim(), default_pmu)).collect::<Result<_, _>>()?;
     for w in sels.iter().flat_map(|s| &s.warnings) {
         eprintln!("pmu: warning: {w}");
     }
@@ -334,7 +411,7 @@ fn resolve_all(catalog: &Catalog, events: &[String], default_pmu: &str) -> Resul
 fn list_targets<'a>(catalog: &'a Catalog, targets: &[String], pmu: Option<&str>) -> Result<(Vec<&'a Pmu>, Option<Filter>), Failure> {
     let mut pmus: Vec<&Pmu> = Vec::new();
     if let Some(name) = pmu {
-        pmus.push(catalog.pmu(name).map_err(usage)?);
+        pmus.push(catalog.pmu(name)?);
     }
     let mut filter: Option<&str> = None;
     for t in targets {
@@ -366,7 +443,7 @@ fn describe(catalog: &Catalog, input: &str, default_pmu: &str, out: &Out) -> Res
             for w in &sel.warnings {
                 eprintln!("pmu: warning: {w}");
             }
-            let pmu = catalog.pmu(sel.pmu).map_err(usage)?;
+            let pmu = catalog.pmu(sel.pmu)?;
             return match &sel.event {
                 Some(e) => out.describe_event(pmu, e, Some(&sel)),
                 None => out.describe_raw(pmu, &sel),
@@ -383,7 +460,7 @@ fn describe(catalog: &Catalog, input: &str, default_pmu: &str, out: &Out) -> Res
         }
     }
     let (only, name) = match text.split_once("::") {
-        Some((pmu, name)) => (Some(catalog.pmu(pmu).map_err(usage)?.desc.family), name),
+        Some((pmu, name)) => (Some(catalog.pmu(pmu)?.desc.family), name),
         None => (None, text),
     };
     let found: Vec<_> = metrics::by_name(catalog, name)
@@ -391,7 +468,7 @@ fn describe(catalog: &Catalog, input: &str, default_pmu: &str, out: &Out) -> Res
         .filter(|(m, _)| only.is_none_or(|f| catalog.pmu(m.pmu).is_ok_and(|p| p.desc.family == f)))
         .collect();
     if found.is_empty() {
-        return Err(usage(err));
+        return Err(err.into());
     }
     out.describe_metrics(&found)
 }

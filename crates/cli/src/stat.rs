@@ -6,19 +6,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use clap::Args;
+use pmukit_arch::sparc::kt;
 use pmukit_arch::{self as arch, metrics, Catalog, DEFAULT_PMU};
 use pmukit_core::pmu::Pmu;
-use pmukit_core::report;
+use pmukit_core::report::{self, Aggregation};
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::program::builtin as workloads;
 use pmukit_sim::program::trace::TraceError;
 use pmukit_sim::stat::{self, MachineFile, StatError, StatOptions, DEFAULT_MUX_INTERVAL};
 
+use crate::failure::{runtime, usage, Failure};
 use crate::output::Out;
-use crate::{parse_count, parse_rate, parse_u64, parse_usize, resolve_all, runtime, usage, Failure};
+use crate::{parse_count, parse_rate, parse_u64, parse_usize, resolve_all, EventOpts, JsonOpt};
 
 #[derive(Args)]
 pub struct StatArgs {
+    #[command(flatten)]
+    pub opts: EventOpts,
+    #[command(flatten)]
+    pub json: JsonOpt,
     /// Events to count, comma-separated or repeated (default: cycles, instructions,
     /// branches, mispredicts, data cache accesses and misses).
     #[arg(short = 'e', long = "event", value_name = "EVENTS", value_delimiter = ',')]
@@ -60,6 +66,15 @@ pub struct StatArgs {
     /// cycles), each line led by its time, as `perf stat -I`.
     #[arg(short = 'I', long = "interval-print", value_name = "MS", value_parser = parse_count)]
     interval: Option<u64>,
+    /// Count each hardware thread apart (strand, virtual CPU, Montecito thread; memory
+    /// controllers each on their own) and print a line per thread, led by perf's
+    /// `CPU0` column, with each thread's metrics (perf's --no-aggr).
+    #[arg(short = 'A', long = "no-aggr", conflicts_with = "per_thread")]
+    no_aggr: bool,
+    /// As -A, with perf's --per-thread labels: the workload's name and thread number
+    /// (workload thread N runs on hardware thread N).
+    #[arg(long)]
+    per_thread: bool,
     /// Print counts without thousands separators.
     #[arg(long)]
     no_big_num: bool,
@@ -88,10 +103,11 @@ pub struct StatArgs {
     /// keys).
     #[arg(long, value_name = "FILE")]
     machine_config: Option<String>,
-    /// SPARC KT: nodes (sockets) of the simulated machine, 1-4; the strands are spread
-    /// over them, so misses to another node's memory count as remote.
-    #[arg(long, default_value_t = 2, value_parser = parse_usize, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
-    kt_nodes: usize,
+    /// SPARC KT: nodes (sockets) of the simulated machine, 1-4 [default: 2]; the
+    /// strands are spread over them, so misses to another node's memory count as
+    /// remote.
+    #[arg(long, value_name = "N", value_parser = parse_usize, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
+    kt_nodes: Option<usize>,
     /// SPARC KT: a PerfReg# this guest may not access (kt_get/set_perfreg answer
     /// ENOACCESS); repeat or comma-separate for several.
     #[arg(long, value_name = "PERFREG", value_delimiter = ',', value_parser = parse_u64, help_heading = "SPARC KT machine (--pmu sparc-kt)")]
@@ -107,12 +123,23 @@ pub struct StatArgs {
 
 /// `pmu stat`: resolve the events and metrics, count them on the simulated machine of
 /// `pmu` (or the default PMU), and print the report.
-pub fn run(catalog: &Catalog, pmu: Option<&str>, json: bool, args: &StatArgs, out: &Out) -> Result<(), Failure> {
-    let pmu = catalog.pmu(pmu.unwrap_or(DEFAULT_PMU)).map_err(usage)?;
-    let machine: Vec<&Pmu> = arch::machine_pmus(pmu).into_iter().map(|n| catalog.pmu(n)).collect::<Result<_, _>>().map_err(usage)?;
+pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> Result<(), Failure> {
+    let json = args.json.json;
+    let pmu = catalog.pmu(pmu.unwrap_or(DEFAULT_PMU))?;
+    let machine: Vec<&Pmu> = arch::machine_pmus(pmu).into_iter().map(|n| catalog.pmu(n)).collect::<Result<_, _>>()?;
+    // The KT machine's options describe a machine no other PMU runs on.
+    let kt_options = [
+        ("--kt-nodes", args.kt_nodes.is_some()),
+        ("--kt-deny", !args.kt_deny.is_empty()),
+        ("--kt-deny-ht", args.kt_deny_ht),
+        ("--kt-l2-busy", args.kt_l2_busy),
+    ];
+    if let Some((option, _)) = kt_options.iter().find(|(_, given)| *given).filter(|_| pmu.desc.model != kt::MODEL) {
+        return Err(usage(format!("{option} describes the SPARC KT machine (--pmu sparc-kt or sparc-kt-dram), not {}'s", pmu.name())));
+    }
     let mut chosen: Vec<metrics::Metric> = Vec::new();
     for name in &args.metric_names {
-        for m in metrics::select(catalog, &machine, name.trim()).map_err(usage)? {
+        for m in metrics::select(catalog, &machine, name.trim())? {
             if !chosen.iter().any(|c| std::ptr::eq(c.def, m.def) && c.pmu == m.pmu) {
                 chosen.push(m);
             }
@@ -141,7 +168,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, json: bool, args: &StatArgs, ou
         together.push(set);
     }
     let kt = KtConfig {
-        nodes: args.kt_nodes,
+        nodes: args.kt_nodes.unwrap_or(2),
         denied_get: args.kt_deny.clone(),
         denied_set: args.kt_deny.clone(),
         ht_allowed: !args.kt_deny_ht,
@@ -167,6 +194,11 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, json: bool, args: &StatArgs, ou
         metrics: if chosen.is_empty() { None } else { Some(chosen.iter().map(|m| m.def.name.to_string()).collect()) },
         interval: args.interval.map(|ms| ms.saturating_mul(stat::CLOCK_HZ / 1000)),
         stop: None,
+        aggregation: match (args.no_aggr, args.per_thread) {
+            (true, _) => Aggregation::Cpu,
+            (_, true) => Aggregation::Thread,
+            _ => Aggregation::Total,
+        },
     };
     // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
     // exits at once.
@@ -217,6 +249,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, json: bool, args: &StatArgs, ou
     let mut report = if args.repeat > 1 { report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
     if args.no_metrics {
         report.metrics.clear();
+        report.unit_metrics.clear();
     }
     if args.metric_only {
         report.events.clear();
@@ -233,12 +266,12 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, json: bool, args: &StatArgs, ou
                 report.to_separated(sep)
             }
         }
-        None if json => report.to_json(),
+        None if json => serde_json::to_string_pretty(&out.stat(&report)).unwrap_or_default(),
         None if args.metric_only => report.to_metric_only_human(),
         None => report.to_human(!args.no_big_num),
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| Failure { code: 1, message: format!("cannot write {path}: {e}") })?,
+        Some(path) => std::fs::write(path, text).map_err(|e| runtime(format!("cannot write {path}: {e}")))?,
         None => out.text(&text)?,
     }
     if stop.load(Ordering::Relaxed) {
@@ -254,9 +287,9 @@ fn progress_bar(cycles: u64) -> Option<indicatif::ProgressBar> {
         return None;
     }
     let bar = indicatif::ProgressBar::new(cycles);
-    let style =
-        indicatif::ProgressStyle::with_template("{spinner} simulating {bar:40} {percent:>3}% {human_pos}/{human_len} cycles, {eta} left")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    // One line at any width: the bar takes what the text leaves of the terminal's width.
+    let style = indicatif::ProgressStyle::with_template("{spinner} {percent:>3}% of {human_len} cycles {wide_bar} {eta} left")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
 }

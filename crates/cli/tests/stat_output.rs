@@ -151,8 +151,10 @@ fn dash_i_prints_each_intervals_counts() {
     let (csv, _) = ok(&["stat", "--cycles", "2e7", "-I", "10", "-x,", "-e", "CPU_CYCLES"]);
     assert_eq!(csv.lines().next().unwrap(), "     0.010000000,10000000,,CPU_CYCLES,10000000,100.00,,");
     let (human, _) = ok(&["stat", "--cycles", "2e7", "-I", "10", "-e", "CPU_CYCLES"]);
+    // perf 6.1 here: `     0.050117270                 20      context-switches`, the
+    // time, a space, then the count in 18 columns.
     assert!(
-        human.contains("#           time             counts unit events\n     0.010000000        10,000,000      CPU_CYCLES"),
+        human.contains("#           time             counts unit events\n     0.010000000         10,000,000      CPU_CYCLES"),
         "{human}"
     );
     assert_eq!(pmu(&["stat", "-I", "10", "-r", "2"]).status.code(), Some(2));
@@ -188,4 +190,27 @@ fn ctrl_c_prints_the_counts_so_far() {
     assert_eq!(v["events"][0]["count"].as_u64(), Some(cycles), "CPU_CYCLES counted up to the interruption");
     assert!(v["events"].as_array().unwrap().iter().all(|e| e["enabled"].as_u64() == Some(cycles)));
     assert!(v["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("interrupted after")));
+}
+
+/// `-A` / `--per-thread`: a line per hardware thread in every rendering, led by perf's
+/// column (`CPU0`, or `comm-N`), and each thread's counts in the JSON.
+#[test]
+fn dash_a_and_per_thread_split_the_counts_by_thread() {
+    let base = ["stat", "--pmu", "sparc-t4", "--threads", "2", "--cycles", "1e7", "-e", "CYCLES,INSTR.ALL"];
+    let with = |extra: &[&'static str]| [&base[..], extra].concat();
+    let (human, _) = ok(&with(&["-A"]));
+    let lines: Vec<&str> = human.lines().filter(|l| l.contains("INSTR.ALL")).collect();
+    assert!(lines.len() == 2 && lines[0].starts_with("CPU0 ") && lines[1].starts_with("CPU1 "), "{human}");
+    let (csv, _) = ok(&with(&["-A", "-x,"]));
+    assert!(csv.lines().any(|l| l.starts_with("CPU1,") && l.contains(",INSTR.ALL,")), "{csv}");
+    let (threads, _) = ok(&with(&["--per-thread", "-x;"]));
+    assert!(threads.lines().any(|l| l.starts_with("mixed-1;") && l.contains(";CYCLES;")), "{threads}");
+    let v = json(&with(&["-A"]));
+    assert_eq!(v["aggregation"], "cpu");
+    let units = v["events"][1]["units"].as_array().unwrap();
+    let sum: u64 = units.iter().map(|u| u["count"].as_u64().unwrap()).sum();
+    assert_eq!(sum, v["events"][1]["count"].as_u64().unwrap());
+    assert_eq!(v["unit_metrics"][1]["name"], "CPU1");
+    // The two are one choice.
+    assert_eq!(pmu(&with(&["-A", "--per-thread"])).status.code(), Some(2));
 }

@@ -64,6 +64,8 @@ pub struct EventError {
     pub width: usize,
     pub message: String,
     pub help: Option<String>,
+    /// Names that would be valid in the offending token's place (the closest to it).
+    pub suggestions: Vec<String>,
 }
 
 impl fmt::Display for EventError {
@@ -80,7 +82,24 @@ impl fmt::Display for EventError {
 
 impl EventError {
     fn at(input: &str, token: &Token, message: String, help: Option<String>) -> EventError {
-        EventError { input: input.to_string(), column: token.column, width: token.text.chars().count(), message, help }
+        EventError {
+            input: input.to_string(),
+            column: token.column,
+            width: token.text.chars().count(),
+            message,
+            help,
+            suggestions: Vec::new(),
+        }
+    }
+
+    fn suggesting<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> EventError {
+        self.suggestions = names.into_iter().map(str::to_string).collect();
+        self
+    }
+
+    /// The offending part of the input (empty for the end of the input).
+    pub fn token(&self) -> String {
+        self.input.chars().skip(self.column.saturating_sub(1)).take(self.width).collect()
     }
 }
 
@@ -98,6 +117,7 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
         width,
         message,
         help: Some(help.to_string()),
+        suggestions: Vec::new(),
     };
     let word = |pos: &mut usize| -> Token {
         let start = *pos;
@@ -204,7 +224,8 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
                 &token,
                 format!("'{prefix}' is a PMU: a PMU and its event are separated by two colons"),
                 Some(format!("did you mean {prefix}::{rest}?")),
-            ));
+            )
+            .suggesting([format!("{prefix}::").as_str()]));
         }
     }
     let spec = parse(input)?;
@@ -212,7 +233,8 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
     let Some(pmu) = pmus.iter().find(|p| p.name().eq_ignore_ascii_case(pmu_name)) else {
         let token = spec.pmu.clone().unwrap_or(Token { text: pmu_name.to_string(), column: 1 });
         let names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
-        return Err(EventError::at(input, &token, format!("unknown PMU '{pmu_name}'"), Some(format!("valid PMUs: {}", names.join(", ")))));
+        return Err(EventError::at(input, &token, format!("unknown PMU '{pmu_name}'"), Some(format!("valid PMUs: {}", names.join(", "))))
+            .suggesting(nearest(pmu_name, names.iter().copied())));
     };
     if let Some(sel) = resolve_generic(&spec, pmu)? {
         return Ok(sel);
@@ -319,7 +341,8 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
             &spec.event,
             format!("unknown event '{}' for {}", spec.event.text, pmu.name()),
             did_you_mean(&names, &format!("`pmu list {}` shows the valid events", pmu.name())),
-        ));
+        )
+        .suggesting(names));
     };
     if let Some(mask) = raw_umask.filter(|m| *m != 0) {
         umask_tokens.insert(0, Token { text: format!("{mask:#x}"), column: spec.event.column });
@@ -422,6 +445,7 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
                 width: 1,
                 message: format!("event '{}' needs a unit mask", e.name),
                 help: Some(format!("valid unit masks: {}", names.join(", "))),
+                suggestions: names.iter().map(|n| format!("{}.{n}", e.name)).collect(),
             });
         }
         // The defaults are checked as if they had been written: `E` must be refused
@@ -444,16 +468,17 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
             continue;
         }
         let Some(u) = e.umask(&t.text) else {
+            let near = nearest(&t.text, valid.iter().copied());
             let help = if valid.is_empty() {
                 Some(format!("event '{}' has no unit masks", e.name))
             } else {
-                let near = nearest(&t.text, valid.iter().copied());
                 Some(match near.is_empty() {
                     true => format!("valid unit masks: {}", valid.join(", ")),
                     false => format!("did you mean {}? valid unit masks: {}", near.join(", "), valid.join(", ")),
                 })
             };
-            return Err(EventError::at(input, t, format!("unknown unit mask '{}' for event '{}' on {}", t.text, e.name, pmu.name()), help));
+            let message = format!("unknown unit mask '{}' for event '{}' on {}", t.text, e.name, pmu.name());
+            return Err(EventError::at(input, t, message, help).suggesting(near));
         };
         if out.names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) {
             return Err(EventError::at(input, t, format!("unit mask '{}' given twice", u.name), None));
@@ -571,7 +596,9 @@ fn resolve_modifiers(
                 ));
             }
             None => {
-                return Err(EventError::at(input, name, format!("unknown modifier '{}' for {}", name.text, pmu.name()), Some(valid)));
+                let near = nearest(&name.text, allowed.iter().copied());
+                return Err(EventError::at(input, name, format!("unknown modifier '{}' for {}", name.text, pmu.name()), Some(valid))
+                    .suggesting(near));
             }
         };
         if out.iter().any(|(n, _)| *n == def.name) {

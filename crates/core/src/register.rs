@@ -82,12 +82,20 @@ pub struct Field {
     /// Models on which the field exists; elsewhere its bits are reserved
     /// should-be-zero. Empty means every model of the family.
     pub only_on: &'static [&'static str],
+    /// The one value the spec asks for (Montecito's ism, "should be set to '10 for
+    /// proper operation"); decoding any other warns.
+    pub proper: Option<u64>,
 }
 
 impl Field {
     /// A read/write numeric field (the common case); adjust with the `with_*` methods.
     pub const fn new(name: &'static str, msb: u8, lsb: u8, description: &'static str) -> Field {
-        Field { name, msb, lsb, access: Access::ReadWrite, description, values: Values::Number, only_on: &[] }
+        Field { name, msb, lsb, access: Access::ReadWrite, description, values: Values::Number, only_on: &[], proper: None }
+    }
+
+    pub const fn with_proper(mut self, value: u64) -> Field {
+        self.proper = Some(value);
+        self
     }
 
     pub const fn with_access(mut self, access: Access) -> Field {
@@ -380,7 +388,7 @@ impl Register {
         if value & !self.width_mask() != 0 {
             return Err(RegisterError::TooWide { register: self.name, width: self.width, value });
         }
-        let fields = self
+        let fields: Vec<DecodedField> = self
             .fields
             .iter()
             .map(|f| {
@@ -399,7 +407,15 @@ impl Register {
                 DecodedField { name: f.name.to_string(), bits: f.bits(), value: v, meaning }
             })
             .collect();
-        let warnings = self.reserved_violations(value).iter().map(ToString::to_string).collect();
+        let mut warnings: Vec<String> = self.reserved_violations(value).iter().map(ToString::to_string).collect();
+        for (f, d) in self.fields.iter().zip(&fields) {
+            if let Some(p) = f.proper.filter(|&p| p != d.value) {
+                warnings.push(format!(
+                    "{} bits {} ({}) are {:#x}, not {p:#x}: {}; {}",
+                    self.name, d.bits, f.name, d.value, d.meaning, f.description
+                ));
+            }
+        }
         let digits = (self.width as usize).div_ceil(4);
         Ok(Decoded { register: self.name.to_string(), value: format!("{value:#0w$x}", w = digits + 2), fields, warnings })
     }

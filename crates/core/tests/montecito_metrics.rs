@@ -234,6 +234,7 @@ fn every_metric_evaluates_from_counted_events() {
         .map(|(i, name)| {
             let count = 1000 + 7 * i as u64;
             EventResult {
+                pmu: "montecito".to_string(),
                 name: name.clone(),
                 count: Some(count),
                 raw: count,
@@ -243,6 +244,7 @@ fn every_metric_evaluates_from_counted_events() {
                 counters: vec![],
                 supported: true,
                 noise_pct: None,
+                units: vec![],
             }
         })
         .collect();

@@ -8,7 +8,7 @@ use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, Encod
 use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
-use pmukit_core::report::{evaluate_metrics, EventResult, Interval, StatReport};
+use pmukit_core::report::{evaluate_metrics, evaluate_unit_metrics, Aggregation, EventResult, Interval, StatReport, Unit};
 use pmukit_core::table::MetricDef;
 use thiserror::Error;
 
@@ -88,6 +88,9 @@ pub struct StatOptions {
     /// Set (by a Ctrl-C handler, say) to end the run early: the counts so far are
     /// reported, with their enabled and running times.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Whether to report each hardware thread's (or shared unit's) counts and metrics
+    /// as well as the totals (`-A`, `--per-thread`).
+    pub aggregation: Aggregation,
 }
 
 /// The text of a `--machine-config` file.
@@ -113,6 +116,7 @@ impl Default for StatOptions {
             metrics: None,
             interval: None,
             stop: None,
+            aggregation: Aggregation::Total,
         }
     }
 }
@@ -328,6 +332,8 @@ struct Plan<'a> {
     running: bool,
     /// Cycles the current group has counted since it started.
     ran: u64,
+    /// The parts of the machine that count this PMU's events apart.
+    units: Vec<Unit>,
 }
 
 impl<'a> Plan<'a> {
@@ -341,13 +347,16 @@ impl<'a> Plan<'a> {
         let schedule = arch::schedule(pmu, &mine, &local)?;
         let groups = schedule.groups.iter().map(|g| g.events.iter().map(|&i| events[i]).collect()).collect();
         let sets = schedule.groups.into_iter().map(|g| g.set).collect();
-        Ok((Plan { pmu, groups, sets, events: schedule.events, turn: 0, running: false, ran: 0 }, schedule.apart))
+        Ok((Plan { pmu, groups, sets, events: schedule.events, turn: 0, running: false, ran: 0, units: Vec::new() }, schedule.apart))
     }
 
     fn rotates(&self) -> bool {
         self.sets.len() > 1
     }
 }
+
+/// Each event's count on each unit of its PMU, `None` until the unit counts it.
+type UnitCounts = Vec<Vec<Option<u64>>>;
 
 /// Count `sels` on the simulated machine of their PMUs. `progress` is told the cycles
 /// done so far.
@@ -386,10 +395,18 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         return Err(StatError::TooManyRotations { rotations, least: opts.cycles.div_ceil(MAX_ROTATIONS) });
     }
     let mut driver = machine_for(catalog, &pmus, opts)?;
+    for plan in &mut plans {
+        plan.units = driver.units(plan.pmu.name());
+    }
     let (stream, trace) = blocks(&pmus, opts)?;
     let mut cursor = Cursor::new(stream);
 
+    let split = opts.aggregation != Aggregation::Total;
     let mut counts = vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()];
+    // With split counts, each event's count per unit of its PMU (`None` until a unit
+    // counts it), and the PMU's plan.
+    let mut unit_raw: UnitCounts = vec![Vec::new(); sels.len()];
+    let mut plan_of = vec![0; sels.len()];
     let mut counters: Vec<Vec<String>> = vec![Vec::new(); sels.len()];
     // Whether the event's group had a turn, and whether the machine accepted it then.
     let mut tried = vec![false; sels.len()];
@@ -398,7 +415,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     let slice = if plans.iter().any(Plan::rotates) { opts.mux_interval } else { 1 << 26 };
     let interval = opts.interval.filter(|&i| i > 0);
     // Cumulative counts at the end of each interval (`-I`).
-    let mut snapshots: Vec<(u64, Vec<Count>)> = Vec::new();
+    let mut snapshots: Vec<(u64, Vec<Count>, UnitCounts)> = Vec::new();
     let mut next_boundary = interval.unwrap_or(u64::MAX);
     // Cycles since the groups last rotated.
     let mut since_rotation = 0;
@@ -420,7 +437,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         if rotate {
             since_rotation = 0;
         }
-        for plan in plans.iter_mut() {
+        for (p, plan) in plans.iter_mut().enumerate() {
             let g = plan.turn;
             plan.ran += ran;
             // Counts are read when the groups rotate, at an interval's end and at the
@@ -430,9 +447,17 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
                 // An event the machine refused to count was not running.
                 for ((&event, value), placed) in plan.groups[g].iter().zip(values).zip(&plan.sets[g].events) {
                     tried[event] = true;
+                    plan_of[event] = p;
                     let Some(value) = value else { continue };
                     programmed[event] = true;
-                    counts[event].raw += value;
+                    counts[event].raw += value.iter().map(|&(_, n)| n).sum::<u64>();
+                    if split {
+                        let mine = &mut unit_raw[event];
+                        mine.resize(plan.units.len(), None);
+                        for (u, n) in value {
+                            *mine[u].get_or_insert(0) += n;
+                        }
+                    }
                     counts[event].running += plan.ran;
                     // On shared counters an event reads every counter it may use.
                     let used = if plan.pmu.desc.shared_counters { &placed.counters[..] } else { std::slice::from_ref(&placed.counter) };
@@ -453,7 +478,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
             c.enabled += ran;
         }
         if let Some(every) = interval.filter(|_| boundary || last) {
-            snapshots.push((elapsed, counts.clone()));
+            snapshots.push((elapsed, counts.clone(), unit_raw.clone()));
             next_boundary = next_boundary.saturating_add(every);
         }
         progress(elapsed);
@@ -469,13 +494,16 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     }
     // An event whose group never had a turn is "not counted"; one the machine refused
     // whenever its group had one is "not supported".
-    let events: Vec<EventResult> = sels
-        .iter()
-        .enumerate()
-        .zip(&counts)
-        .zip(counters)
-        .map(|(((i, s), c), ctr)| EventResult::new(s.name(), c, ctr, programmed[i] || !tried[i]))
-        .collect();
+    let result = |i: usize, count: &Count, raw: &[Option<u64>], counters: Vec<String>, supported: bool| {
+        let e = EventResult::new(sels[i].pmu, sels[i].name(), count, counters, supported);
+        if split {
+            e.with_units(units_of(&plans[plan_of[i]].units, raw))
+        } else {
+            e
+        }
+    };
+    let events: Vec<EventResult> =
+        counters.into_iter().enumerate().map(|(i, ctr)| result(i, &counts[i], &unit_raw[i], ctr, programmed[i] || !tried[i])).collect();
     let mut notes: Vec<String> = sels.iter().flat_map(|s| s.warnings.iter().cloned()).collect();
     if interrupted {
         notes.push(format!("interrupted after {elapsed} of {} cycles: the counts are those of the cycles run", opts.cycles));
@@ -507,26 +535,31 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         .cloned()
         .collect();
     let metrics = evaluate_metrics(&defs, &events, elapsed, &mut notes);
+    let unit_metrics = if split { evaluate_unit_metrics(&defs, &events, elapsed) } else { Vec::new() };
     // Each interval: the counts since the one before, scaled by its own enabled and
     // running times, and its metrics (their notes would repeat the run's).
     let mut intervals = Vec::new();
-    let mut before = (0, vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()]);
-    for (end, cumulative) in snapshots {
-        let events: Vec<EventResult> = sels
-            .iter()
-            .zip(cumulative.iter().zip(&before.1))
-            .zip(&events)
-            .map(|((s, (now, was)), total)| {
+    let mut before = (0, vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()], vec![Vec::new(); sels.len()]);
+    for (end, cumulative, cumulative_units) in snapshots {
+        let events: Vec<EventResult> = (0..sels.len())
+            .map(|i| {
+                let (now, was) = (&cumulative[i], &before.1[i]);
                 let delta = Count { raw: now.raw - was.raw, enabled: now.enabled - was.enabled, running: now.running - was.running };
-                EventResult::new(s.name(), &delta, total.counters.clone(), total.supported)
+                let units: Vec<Option<u64>> = cumulative_units[i]
+                    .iter()
+                    .enumerate()
+                    .map(|(u, now)| now.map(|n| n - before.2[i].get(u).copied().flatten().unwrap_or(0)))
+                    .collect();
+                result(i, &delta, &units, events[i].counters.clone(), events[i].supported)
             })
             .collect();
         let metrics = evaluate_metrics(&defs, &events, end - before.0, &mut Vec::new());
-        intervals.push(Interval { time_ns: nanoseconds(end), events, metrics });
-        before = (end, cumulative);
+        let unit_metrics = if split { evaluate_unit_metrics(&defs, &events, end - before.0) } else { Vec::new() };
+        intervals.push(Interval { time_ns: nanoseconds(end), events, metrics, unit_metrics });
+        before = (end, cumulative, cumulative_units);
     }
     Ok(StatReport {
-        pmu: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),
+        pmu: pmus.iter().map(|p| p.name().to_string()).collect(),
         workload: match &opts.trace {
             Some(path) => format!("trace {path}"),
             None => opts.workload.clone(),
@@ -536,8 +569,21 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         elapsed_ns: nanoseconds(elapsed),
         runs: 1,
         intervals,
+        aggregation: opts.aggregation,
         events,
         metrics,
+        unit_metrics,
         notes,
     })
+}
+
+/// An event's units and their counts: those that counted it, or, if none did, every
+/// hardware thread of its PMU (every unit of one with none, such as a memory
+/// controller's) with no count.
+fn units_of(units: &[Unit], raw: &[Option<u64>]) -> Vec<(Unit, Option<u64>)> {
+    if raw.iter().any(Option::is_some) {
+        return units.iter().zip(raw).filter(|(_, r)| r.is_some()).map(|(u, &r)| (u.clone(), r)).collect();
+    }
+    let threads = units.iter().any(|u| u.thread.is_some());
+    units.iter().filter(|u| !threads || u.thread.is_some()).map(|u| (u.clone(), None)).collect()
 }

@@ -1089,6 +1089,10 @@ fn s3_3_3_er_si_l2d_events_count_nothing_in_banked_counters() {
     run(&mut m, spans());
     assert_eq!(pmd(&m, 0, 10), 0);
     assert!(m.unpredictable()[0].contains("PMD4-9"), "{:?}", m.unpredictable());
+    // §4.8.4 (ERRATA MA8): L2D_MISSES, outside those codes, neither.
+    let spans = || vec![span(0, USER, 10).with(Signal::L2DataMisses, 1)];
+    assert_eq!(count_in(9, counting(L2D_MISSES, 0, &[]), spans()), 10);
+    assert_eq!(count_in(10, counting(L2D_MISSES, 0, &[]), spans()), 0);
 }
 
 #[test]

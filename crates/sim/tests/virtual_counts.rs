@@ -10,7 +10,7 @@ use pmukit_sim::drivers::arm11::Arm11Driver;
 use pmukit_sim::drivers::kt::KtDriver;
 use pmukit_sim::drivers::montecito::MontecitoDriver;
 use pmukit_sim::drivers::t4::T4Driver;
-use pmukit_sim::drivers::Driver;
+use pmukit_sim::drivers::{totals, Driver};
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::stream::{Block, Cursor, MemRef, Signal, Span};
 use proptest::prelude::*;
@@ -113,7 +113,7 @@ proptest! {
             prop_assert_eq!(driver.run(&mut cursor, n), n);
             ran += n;
         }
-        let got = driver.stop(pmu_name);
+        let got = totals(&driver.stop(pmu_name));
         prop_assert_eq!(got, vec![Some(expect(u64::from(rate), cycles))], "{:?} at {} a cycle over {} cycles", case, rate, cycles);
     }
 }

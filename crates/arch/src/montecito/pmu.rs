@@ -12,7 +12,9 @@ use pmukit_core::pmu::{CounterDesc, GenericMap, ModifierDef, ModifierKind, Pmu, 
 use pmukit_core::register::{Field, Register, RegisterError};
 use pmukit_core::table::UmaskDef;
 
-use super::registers::{ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK};
+use super::registers::{
+    ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_BANKED, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK,
+};
 use super::{pal, registers};
 use crate::RegisterValues;
 
@@ -118,7 +120,17 @@ fn threaded(pmu: &Pmu) -> bool {
 }
 
 pub fn registers(_pmu: &Pmu) -> Vec<Register> {
-    vec![PMC0, PMC1, PMC2, PMC3, PMC_GENERIC.with_aliases(&PMC_NAMES), PMD_GENERIC.with_aliases(&PMD_NAMES)]
+    // PMC4-9 and PMC10-15 share a layout but not the meaning of `all` (Table 3-6).
+    let (duplicated, banked) = PMC_NAMES.split_at(6);
+    vec![
+        PMC0,
+        PMC1,
+        PMC2,
+        PMC3,
+        PMC_GENERIC.with_aliases(duplicated),
+        PMC_BANKED.with_aliases(banked),
+        PMD_GENERIC.with_aliases(&PMD_NAMES),
+    ]
 }
 
 /// The table's unit mask an event selection uses.
@@ -132,10 +144,16 @@ pub(super) fn attr<'a>(sel: &'a EventSel, key: &str) -> Option<&'a str> {
 }
 
 /// §3.3.3: "ER/SI/L2D events can only be monitored using PMD4-9 (These are the events
-/// with event select IDs belong to 'h8x, 'h9x, 'hax, 'hbx, 'hex and 'hfx)".
+/// with event select IDs belong to 'h8x, 'h9x, 'hax, 'hbx, 'hex and 'hfx)"; and
+/// §4.8.4: "None of the L2 data cache events can be measured using PMD10-15", which
+/// also covers L2D_MISSES, an L2D event of Table 4-19 whose code lies outside those
+/// ranges (ERRATA MA8).
 pub fn er_si_l2d(code: u64) -> bool {
-    matches!(code >> 4, 0x8 | 0x9 | 0xa | 0xb | 0xe | 0xf)
+    matches!(code >> 4, 0x8 | 0x9 | 0xa | 0xb | 0xe | 0xf) || code == L2D_MISSES
 }
+
+/// L2D_MISSES (Table 4-19, §4.8.4.10).
+pub const L2D_MISSES: u64 = 0xcb;
 
 /// CPU_OP_CYCLES_HALTED: §3.3.3 "can only be monitored in PMD10".
 pub const CYCLES_HALTED: u64 = 0x18;

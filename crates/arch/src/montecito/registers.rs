@@ -34,12 +34,14 @@ pub const THRESHOLD: Field =
     Field::new("threshold", 22, 20, "Threshold: 0 sums the event's values; n counts cycles in which the value exceeds n");
 pub const IG23: Field = Field::new("ig", 23, 23, "Read zero; writes ignored").with_access(IGNORED);
 /// Bits 25:24: instruction set mask, "should be set to '10 for proper operation" (§3.3.1).
-pub const ISM: Field = Field::new("ism", 25, 24, "Instruction Set Mask: must be 10 (Table 3-5)").with_values(Values::Named(&[
-    NamedValue { value: 0b10, name: "10", meaning: "proper operation (§3.3.1)" },
-    NamedValue { value: 0b00, name: "00", meaning: "undefined behaviour" },
-    NamedValue { value: 0b01, name: "01", meaning: "undefined behaviour" },
-    NamedValue { value: 0b11, name: "11", meaning: "undefined behaviour" },
-]));
+pub const ISM: Field = Field::new("ism", 25, 24, "Instruction Set Mask: must be 10 (Table 3-5)")
+    .with_values(Values::Named(&[
+        NamedValue { value: 0b10, name: "10", meaning: "proper operation (§3.3.1)" },
+        NamedValue { value: 0b00, name: "00", meaning: "undefined behaviour" },
+        NamedValue { value: 0b01, name: "01", meaning: "undefined behaviour" },
+        NamedValue { value: 0b11, name: "11", meaning: "undefined behaviour" },
+    ]))
+    .with_proper(ISM_PROPER);
 /// The only ism value the monitor-enable equation accepts (§3.3.1).
 pub const ISM_PROPER: u64 = 0b10;
 /// Bit 26: count both threads (duplicated counters PMC4-9 only).
@@ -48,17 +50,34 @@ pub const ALL: Field =
         NamedValue { value: 0, name: "0", meaning: "this thread only" },
         NamedValue { value: 1, name: "1", meaning: "both threads" },
     ]));
+/// Bit 26 of a banked counter's PMC (PMC10-15): Table 3-6 says `all` "is applicable
+/// only for Duplicated counters (PMC4-9)"; a banked counter counts its own thread.
+pub const ALL_BANKED: Field = Field::new("all", 26, 26, "All threads: applies to the duplicated counters PMC4-9 only (Table 3-6)")
+    .with_values(Values::Named(&[
+        NamedValue { value: 0, name: "0", meaning: "this thread (a banked counter counts no other)" },
+        NamedValue { value: 1, name: "1", meaning: "not applicable to a banked counter: it counts this thread only" },
+    ]))
+    .with_proper(0);
 /// Bits 30:27: MESI filter, bit 27 I, 28 S, 29 E, 30 M; b1111 counts every state.
 pub const MESI: Field = Field::new("MESI", 30, 27, "MESI filter for capable events: [27] I, [28] S, [29] E, [30] M; 1111 counts all");
 pub const IG_HIGH: Field = Field::new("ig", 63, 31, "Read zero; writes ignored").with_access(IGNORED);
 
-/// Table 3-6: PMC4-15, one layout for all twelve.
+/// Table 3-6: PMC4-15, one layout for all twelve (the model stores every bit alike).
 pub const PMC_GENERIC: Register = Register::new(
     "PMC",
     64,
     0,
     "Generic performance counter configuration register PMC4-15 (Table 3-6); reset: oi and ev 0, the rest undefined (§3.3.12)",
     &[IG_HIGH, MESI, ALL, ISM, IG23, THRESHOLD, UMASK, ES, IG7, PM, OI, EV, PLM],
+);
+/// PMC10-15 as `pmu decode` explains them: Table 3-6's layout, with `all` (which
+/// applies to PMC4-9 only) explained for a banked counter.
+pub const PMC_BANKED: Register = Register::new(
+    "PMC",
+    64,
+    0,
+    "Banked performance counter configuration register PMC10-15 (Table 3-6; `all` applies to PMC4-9 only); reset: oi and ev 0, the rest undefined (§3.3.12)",
+    &[IG_HIGH, MESI, ALL_BANKED, ISM, IG23, THRESHOLD, UMASK, ES, IG7, PM, OI, EV, PLM],
 );
 
 // Table 3-7: PMD4-15.

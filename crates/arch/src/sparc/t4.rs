@@ -272,7 +272,10 @@ pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
         return match (sl, event) {
             (0, _) => Some("disabled: no events are counted, counters power-managed off".to_string()),
             (_, Some(e)) => Some(e.name.to_string()),
-            (_, None) => Some(format!("sl {sl}: reserved")),
+            // TABLE 10-2 marks sl 12-15 and 27 reserved; it says nothing of sl 29-31
+            // (its last page is missing from the spec text: ERRATA T1).
+            (12..=15 | 27, None) => Some(format!("sl {sl}: reserved")),
+            (_, None) => Some(format!("sl {sl}: undocumented (the spec describes no event for it)")),
         };
     }
     let mask = field.get(register);

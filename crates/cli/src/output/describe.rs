@@ -9,8 +9,8 @@ use pmukit_core::table::{Combinations, EventDef, UmaskDef};
 use serde_json::{json, Value};
 
 use super::layout::{self, ranges};
-use super::{hex, registers_json, Out, SCHEMA};
-use crate::Failure;
+use super::{hex, registers_json, Out};
+use crate::failure::Failure;
 
 /// The modifiers `e` accepts on `pmu`: the family's own, then the event's.
 pub fn modifiers(pmu: &Pmu, e: &EventDef) -> Vec<&'static ModifierDef> {
@@ -149,7 +149,7 @@ impl Out {
             if let Some(p) = &placed {
                 v["encoding"] = json!({"counter": p.counter, "registers": registers_json(&p.registers)});
             }
-            return self.json(&json!({"schema": SCHEMA, "event": v}));
+            return self.json(&json!({"event": v}));
         }
         let width = layout::width();
         let mut s = format!("{}::{}  (code {:#04x})\n", pmu.name(), e.name, e.code);
@@ -228,7 +228,7 @@ impl Out {
     pub fn describe_raw(&self, pmu: &Pmu, sel: &EventSel) -> Result<(), Failure> {
         if self.json {
             let v = json!({"pmu": pmu.name(), "name": sel.name(), "code": sel.code, "umask": sel.umask, "raw": true});
-            return self.json(&json!({"schema": SCHEMA, "event": v}));
+            return self.json(&json!({"event": v}));
         }
         self.text(&format!("{}: raw event code {} on {}, not in the event table", sel.input, hex(sel.code), pmu.name()))
     }
@@ -237,7 +237,7 @@ impl Out {
     pub fn describe_metrics(&self, found: &[(Metric, Vec<&'static str>)]) -> Result<(), Failure> {
         if self.json {
             let v: Vec<Value> = found.iter().map(|(m, pmus)| metric_json(m, pmus)).collect();
-            return self.json(&json!({"schema": SCHEMA, "metrics": v}));
+            return self.json(&json!({"metrics": v}));
         }
         let width = layout::width();
         let mut s = String::new();

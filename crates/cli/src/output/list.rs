@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 
 use super::describe::{event_json, metric_json, modifiers};
 use super::layout::{self, one_line, ranges};
-use super::{hex, Out, SCHEMA};
-use crate::Failure;
+use super::{hex, Out};
+use crate::failure::{usage, Failure};
 
 /// What `pmu list PATTERN` keeps. A pattern with `*` or `?` is a glob over names
 /// (events, their aliases, `EVENT.UMASK`, metrics and metric groups); any other word
@@ -98,7 +98,7 @@ fn nothing_matches(what: &str, filter: Option<&Filter>, pmus: &[&str]) -> Failur
         }
         None => format!("{} has no {what}s", pmus.join(", ")),
     };
-    Failure { code: 2, message }
+    usage(message)
 }
 
 /// The counters as ranges, with their widths: `CCNT (32-bit), PMN0-1 (32-bit)`.
@@ -119,7 +119,11 @@ impl Out {
         let keep = |e: &&EventDef| filter.is_none_or(|f| f.event(e));
         if self.json {
             let all: Vec<Value> = pmus.iter().flat_map(|p| p.events().filter(keep).map(|e| event_json(p, e))).collect();
-            return self.json(&json!({"schema": SCHEMA, "events": all}));
+            // As the table: a filter that matches nothing is an error, in either form.
+            if all.is_empty() && filter.is_some() {
+                return Err(nothing_matches("event", filter, &pmus.iter().map(|p| p.name()).collect::<Vec<_>>()));
+            }
+            return self.json(&json!({"events": all}));
         }
         let width = layout::width();
         let mut s = String::new();
@@ -181,7 +185,7 @@ impl Out {
         }
         if self.json {
             let all: Vec<Value> = per_pmu.iter().flat_map(|(p, ms)| ms.iter().map(|m| metric_json(m, &[p.name()]))).collect();
-            return self.json(&json!({"schema": SCHEMA, "metrics": all}));
+            return self.json(&json!({"metrics": all}));
         }
         let width = layout::width();
         let mut s = String::new();

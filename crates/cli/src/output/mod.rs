@@ -11,23 +11,31 @@ use std::io::Write;
 
 use pmukit_arch::{EncodedSet, Schedule};
 use pmukit_core::register::Decoded;
-use pmukit_core::report::thousands;
+use pmukit_core::report::{thousands, StatReport};
 use pmukit_sim::hvcall::Outcome;
 use pmukit_sim::models::sun4v::{DecodeError, MmuStatBuffer, ReservedWarning};
 use pmukit_sim::program::builtin::WORKLOADS;
 use serde_json::{json, Value};
 
-use crate::Failure;
+use crate::failure::{runtime, usage, Failure};
 
 pub struct Out {
     json: bool,
+    /// The command's name in its JSON.
+    command: &'static str,
 }
 
-/// The version of the JSON that `list` and `describe` carry as `schema`.
+/// The version of the JSON every command prints, as `schema` (docs/json.md).
 pub const SCHEMA: u32 = 1;
 
 fn hex(v: u64) -> String {
     format!("{v:#x}")
+}
+
+/// A register's value in JSON: a hex string, always, as registers are up to 64 bits
+/// wide and a JSON reader holding numbers as doubles would round those above 2^53.
+fn register_value(v: u64) -> Value {
+    Value::String(hex(v))
 }
 
 /// A table as wide as the terminal (see [`layout::width`]).
@@ -36,12 +44,12 @@ fn table(header: &[&str]) -> comfy_table::Table {
 }
 
 fn registers_json(regs: &[(&'static str, u64)]) -> Value {
-    Value::Object(regs.iter().map(|(r, v)| (r.to_string(), Value::String(format!("{v:#010x}")))).collect())
+    Value::Object(regs.iter().map(|(r, v)| (r.to_string(), register_value(*v))).collect())
 }
 
 impl Out {
-    pub fn new(json: bool) -> Out {
-        Out { json }
+    pub fn new(json: bool, command: &'static str) -> Out {
+        Out { json, command }
     }
 
     /// Print text to stdout. A reader that stops early (`| head`) is not a failure;
@@ -53,21 +61,51 @@ impl Out {
             .and_then(|_| if s.ends_with('\n') { Ok(()) } else { stdout.write_all(b"\n") })
             .and_then(|_| stdout.flush())
         {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure { code: 1, message: format!("cannot write output: {e}") }),
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(runtime(format!("cannot write output: {e}"))),
             _ => Ok(()),
         }
     }
 
-    fn json(&self, v: &Value) -> Result<(), Failure> {
-        self.text(&serde_json::to_string_pretty(v).unwrap_or_default())
+    /// Print a command's JSON: `body`'s members after `schema` and `command`.
+    fn json(&self, body: &Value) -> Result<(), Failure> {
+        self.text(&serde_json::to_string_pretty(&self.envelope(body)).unwrap_or_default())
     }
 
-    pub fn error(&self, message: &str) {
-        if self.json {
-            eprintln!("{}", json!({ "error": message }));
-        } else {
-            eprintln!("pmu: error: {message}");
+    fn envelope(&self, body: &Value) -> Value {
+        let mut v = json!({"schema": SCHEMA, "command": self.command});
+        if let (Some(all), Value::Object(members)) = (v.as_object_mut(), body) {
+            all.extend(members.clone());
         }
+        v
+    }
+
+    /// A failure on stderr: `pmu: error: …`, or with `--json` one JSON object whose
+    /// `error` holds the message and, where known, the offending token, its column and
+    /// what would be valid.
+    pub fn error(&self, f: &Failure) {
+        if !self.json {
+            eprintln!("pmu: error: {}", f.message);
+            return;
+        }
+        let d = &f.detail;
+        let error = json!({
+            "message": d.message.as_deref().unwrap_or(&f.message),
+            "exit_code": f.code,
+            "input": d.input,
+            "token": d.token,
+            "column": d.column,
+            "suggestions": d.suggestions,
+            "help": d.help,
+        });
+        let mut v = json!({"schema": SCHEMA, "error": error});
+        if !self.command.is_empty() {
+            v["command"] = json!(self.command);
+        }
+        eprintln!("{v}");
+    }
+
+    pub fn stat(&self, report: &StatReport) -> Value {
+        self.envelope(&serde_json::to_value(report).unwrap_or_default())
     }
 
     pub fn encode(&self, set: &EncodedSet) -> Result<(), Failure> {
@@ -76,7 +114,7 @@ impl Out {
             .iter()
             .map(|e| {
                 json!({
-                    "input": e.input, "name": e.name, "code": e.code, "umask": e.umask,
+                    "pmu": set.pmu, "input": e.input, "name": e.name, "code": e.code, "umask": e.umask,
                     "counters": e.counters, "counter": e.counter, "registers": registers_json(&e.registers),
                 })
             })
@@ -116,7 +154,9 @@ impl Out {
                         .events
                         .iter()
                         .zip(&g.events)
-                        .map(|(e, &i)| json!({"index": i, "input": e.input, "name": e.name, "counter": e.counter, "counters": e.counters}))
+                        .map(|(e, &i)| {
+                            json!({"pmu": schedule.pmu, "index": i, "input": e.input, "name": e.name, "counter": e.counter, "counters": e.counters})
+                        })
                         .collect();
                     json!({"events": events, "registers": registers_json(&g.set.registers)})
                 })
@@ -143,9 +183,11 @@ impl Out {
         self.text(&out)
     }
 
-    pub fn decode(&self, d: &Decoded, diagram: &str) -> Result<(), Failure> {
+    pub fn decode(&self, pmu: &str, value: u64, d: &Decoded, diagram: &str) -> Result<(), Failure> {
         if self.json {
             let mut v = serde_json::to_value(d).unwrap_or_default();
+            v["pmu"] = json!(pmu);
+            v["value"] = register_value(value);
             v["diagram"] = Value::String(diagram.to_string());
             return self.json(&v);
         }
@@ -162,7 +204,19 @@ impl Out {
 
     pub fn hv(&self, outcomes: &[Outcome]) -> Result<(), Failure> {
         if self.json {
-            return self.json(&serde_json::to_value(outcomes).unwrap_or_default());
+            let calls: Vec<Value> = outcomes
+                .iter()
+                .map(|o| {
+                    let mut v = serde_json::to_value(o).unwrap_or_default();
+                    // Arguments and results are 64-bit registers (%o0-%o5).
+                    v["args"] = Value::Array(o.args.iter().map(|&a| register_value(a)).collect());
+                    for (key, r) in [("ret1", o.ret1), ("ret2", o.ret2)] {
+                        v[key] = r.map_or(Value::Null, register_value);
+                    }
+                    v
+                })
+                .collect();
+            return self.json(&json!({"calls": calls}));
         }
         let mut t = table(&["call", "trap", "function", "status", "ret1", "ret2"]);
         for o in outcomes {
@@ -192,7 +246,8 @@ impl Out {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         let mut warnings = 0u64;
         let mut failure = None;
-        let mut written = if self.json { w.write_all(b"{\"buffers\": [\n") } else { Ok(()) };
+        let mut written =
+            if self.json { writeln!(w, "{{\"schema\": {SCHEMA}, \"command\": \"{}\", \"buffers\": [", self.command) } else { Ok(()) };
         for (n, item) in buffers.enumerate() {
             let (buffer, found) = match item {
                 Ok(decoded) => decoded,
@@ -229,10 +284,8 @@ impl Out {
             eprintln!("pmu: warning: {} more reserved fields are not zero (not shown; --json lists every one)", warnings - WARNINGS_SHOWN);
         }
         match (written, failure) {
-            (_, Some(message)) => Err(Failure { code: 2, message }),
-            (Err(e), None) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(Failure { code: 1, message: format!("cannot write output: {e}") })
-            }
+            (_, Some(message)) => Err(usage(message)),
+            (Err(e), None) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(runtime(format!("cannot write output: {e}"))),
             _ => Ok(()),
         }
     }
@@ -240,7 +293,7 @@ impl Out {
     pub fn workloads(&self) -> Result<(), Failure> {
         if self.json {
             let v: Vec<Value> = WORKLOADS.iter().map(|w| json!({"name": w.name, "description": w.description})).collect();
-            return self.json(&Value::Array(v));
+            return self.json(&json!({"workloads": v}));
         }
         let mut t = table(&["workload", "description"]);
         for w in WORKLOADS {

@@ -10,7 +10,9 @@
 use pmukit_arch::arm11::{self, COUNTER_CP, PMCR_CP};
 use pmukit_arch::EncodedSet;
 
-use crate::drivers::Driver;
+use pmukit_core::report::Unit;
+
+use crate::drivers::{Driver, Reading};
 use crate::engine::{self, Exit};
 use crate::models::arm11::Arm11Pmu;
 use crate::stream::Cursor;
@@ -90,13 +92,17 @@ impl Driver for Arm11Driver {
         done
     }
 
-    fn stop(&mut self, _pmu: &str) -> Vec<Option<u64>> {
+    fn units(&self, _pmu: &str) -> Vec<Unit> {
+        vec![Unit::cpu(0)]
+    }
+
+    fn stop(&mut self, _pmu: &str) -> Vec<Reading> {
         let pmcr = self.mrc(PMCR_CP);
         // Clear E (and write 0 to the flags, which leaves them alone) to stop counting.
         let stopped = [&arm11::E, &arm11::OCC, &arm11::OC1, &arm11::OC0].iter().fold(pmcr as u64, |v, f| f.set(v, 0));
         self.mcr(PMCR_CP, stopped as u32);
         self.accumulate(pmcr);
-        self.counters.iter().map(|&c| Some(self.total[c])).collect()
+        self.counters.iter().map(|&c| Some(vec![(0, self.total[c])])).collect()
     }
 
     fn interrupts(&self) -> u64 {

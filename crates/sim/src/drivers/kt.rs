@@ -21,8 +21,9 @@ use pmukit_arch::sparc::kt::{
 };
 use pmukit_arch::sparc::sun4v::{group, Status, API_SET_VERSION, KT_GET_PERFREG, KT_SET_PERFREG};
 use pmukit_arch::EncodedSet;
+use pmukit_core::report::Unit;
 
-use crate::drivers::Driver;
+use crate::drivers::{Driver, Reading};
 use crate::engine::{self, Exit};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::{Config, ConfigError, Hypervisor, Processor};
@@ -41,9 +42,9 @@ pub const L2_ATTEMPTS: usize = 3;
 struct ClcSet {
     /// Strands whose PCR the driver could program.
     strands: Vec<usize>,
-    /// pic0 of each strand at the previous read.
+    /// pic0 of each strand at the previous read, and its total.
     last: Vec<u64>,
-    total: u64,
+    total: Vec<u64>,
 }
 
 /// The MCUs' DRAM counting.
@@ -52,9 +53,9 @@ struct DramSet {
     counters: Vec<usize>,
     /// (node, MCU) pairs whose registers the driver could program and read.
     mcus: Vec<(usize, usize)>,
-    /// Per (node × 2 + MCU), each counter's value at the previous read.
+    /// Per (node × 2 + MCU), each counter's value at the previous read, and its total.
     last: Vec<[u64; 4]>,
-    total: [u64; 4],
+    total: Vec<[u64; 4]>,
 }
 
 pub struct KtDriver {
@@ -138,7 +139,7 @@ impl KtDriver {
                 status.name(),
                 if status == Status::EWOULDBLOCK { format!(" {L2_ATTEMPTS} times") } else { String::new() }
             ));
-            self.clc = Some(ClcSet { strands: Vec::new(), last: Vec::new(), total: 0 });
+            self.clc = Some(ClcSet { strands: Vec::new(), last: Vec::new(), total: Vec::new() });
             return;
         }
         let pcr = value_of(set, SPARC_PCR.name);
@@ -168,7 +169,7 @@ impl KtDriver {
             self.fault(format!("{event}: no strand's PCR could be programmed: not counted"));
         }
         let last = vec![0; self.hv.vcpus()];
-        self.clc = Some(ClcSet { strands, last, total: 0 });
+        self.clc = Some(ClcSet { strands, total: last.clone(), last });
     }
 
     /// Every MCU of every node: the select codes, then both counter registers zeroed.
@@ -193,14 +194,15 @@ impl KtDriver {
             }
         }
         let counters = set.assignment.clone();
-        self.dram = Some(DramSet { counters, mcus, last: vec![[0; 4]; nodes * MCUS_PER_NODE], total: [0; 4] });
+        let slots = nodes * MCUS_PER_NODE;
+        self.dram = Some(DramSet { counters, mcus, last: vec![[0; 4]; slots], total: vec![[0; 4]; slots] });
     }
 
     fn sample(&mut self) {
         if let Some(mut clc) = self.clc.take() {
             for &strand in &clc.strands {
                 let now = self.hv.kt().and_then(|kt| kt.rd_pic(strand)).map_or(0, |pic| PIC0.get(pic));
-                clc.total += now.wrapping_sub(clc.last[strand]) & PIC0.max();
+                clc.total[strand] += now.wrapping_sub(clc.last[strand]) & PIC0.max();
                 clc.last[strand] = now;
             }
             self.clc = Some(clc);
@@ -237,7 +239,7 @@ impl KtDriver {
                 let (_, counter, sticky, _) = DRAM_COUNTERS[n];
                 let now = counter.get(value);
                 let wrapped = sticky.get(value) << counter.width();
-                dram.total[n] += (now + wrapped).wrapping_sub(dram.last[slot][n]);
+                dram.total[slot][n] += (now + wrapped).wrapping_sub(dram.last[slot][n]);
                 dram.last[slot][n] = now;
                 cleared = sticky.set(cleared, 0);
             }
@@ -278,18 +280,34 @@ impl Driver for KtDriver {
         done
     }
 
-    fn stop(&mut self, pmu: &str) -> Vec<Option<u64>> {
+    /// The strands (virtual CPUs), or each node's memory controllers (`N1-MCU0`).
+    fn units(&self, pmu: &str) -> Vec<Unit> {
+        if pmu == SPARC_KT.name {
+            return (0..self.hv.vcpus()).map(Unit::cpu).collect();
+        }
+        let nodes = self.hv.kt().map_or(0, |kt| kt.nodes());
+        (0..nodes).flat_map(|node| (0..MCUS_PER_NODE).map(move |mcu| Unit::shared(format!("N{node}-MCU{mcu}")))).collect()
+    }
+
+    fn stop(&mut self, pmu: &str) -> Vec<Reading> {
         self.sample();
         if pmu == SPARC_KT.name {
             let Some(clc) = self.clc.take() else { return Vec::new() };
             for &strand in &clc.strands {
                 self.set(strand, SPARC_PCR_PERFREG, 0);
             }
-            return vec![(!clc.strands.is_empty()).then_some(clc.total)];
+            return vec![(!clc.strands.is_empty()).then(|| clc.strands.iter().map(|&s| (s, clc.total[s])).collect())];
         }
         // DRAM counters cannot be disabled: stopping is the last read.
         let Some(dram) = self.dram.take() else { return Vec::new() };
-        dram.counters.iter().map(|&n| (!dram.mcus.is_empty()).then_some(dram.total[n])).collect()
+        dram.counters
+            .iter()
+            .map(|&n| {
+                (!dram.mcus.is_empty()).then(|| {
+                    dram.mcus.iter().map(|&(node, mcu)| node * MCUS_PER_NODE + mcu).map(|slot| (slot, dram.total[slot][n])).collect()
+                })
+            })
+            .collect()
     }
 
     fn interrupts(&self) -> u64 {

@@ -8,8 +8,19 @@ pub mod niagara;
 pub mod t4;
 
 use pmukit_arch::EncodedSet;
+use pmukit_core::report::Unit;
 
 use crate::stream::Cursor;
+
+/// One event's exact counts since `start`, one for each unit that counted it (an index
+/// into [`Driver::units`]); `None` when the machine let no unit count it (the driver's
+/// notes say why).
+pub type Reading = Option<Vec<(usize, u64)>>;
+
+/// Each reading's total over its units.
+pub fn totals(readings: &[Reading]) -> Vec<Option<u64>> {
+    readings.iter().map(|r| r.as_ref().map(|units| units.iter().map(|&(_, n)| n).sum())).collect()
+}
 
 pub trait Driver {
     /// Program an encoded set of events of one of the machine's PMUs (`set.pmu`) and
@@ -18,10 +29,11 @@ pub trait Driver {
     /// Let the machine run `cycles` cycles of the stream, servicing overflow
     /// interrupts; returns the cycles run (fewer only if the stream ended).
     fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64;
-    /// Stop counting `pmu`'s set and return each event's exact count since `start`,
-    /// in set order; `None` for an event the machine would not let it count (the
-    /// driver's notes say why).
-    fn stop(&mut self, pmu: &str) -> Vec<Option<u64>>;
+    /// The parts of the machine that count `pmu`'s events on their own: its hardware
+    /// threads (strands, virtual CPUs), or shared units such as memory controllers.
+    fn units(&self, pmu: &str) -> Vec<Unit>;
+    /// Stop counting `pmu`'s set and return each event's reading, in set order.
+    fn stop(&mut self, pmu: &str) -> Vec<Reading>;
     /// Overflow interrupts serviced so far.
     fn interrupts(&self) -> u64;
     /// What the model reported as unpredictable.

@@ -2,9 +2,9 @@
 //! performance-monitor driver would be: `mov pmc[]=`, `mov pmd[]=`, `mov r=pmd[]` and
 //! `mov cr73=` on each hardware thread at privilege level 0, nothing else.
 //!
-//! Events are counted on every thread of the core and summed, as `perf stat -a` sums
-//! CPUs. An event with `.all` already counts both threads, so it is programmed on
-//! thread 0 only. Programming follows §3.3.11 and Table 3-8: freeze (PMC0.fr), program
+//! Events are counted on every thread of the core, each thread's apart, as `perf stat
+//! -a` counts CPUs. An event with `.all` already counts both threads, so it is
+//! programmed on thread 0 only, and its count is the core's. Programming follows §3.3.11 and Table 3-8: freeze (PMC0.fr), program
 //! the PMCs, zero the PMDs, unmask the interrupt (PMV.m = 0), unfreeze. Every PMC has
 //! oi set, so a 47-bit wrap freezes the thread and raises its one interrupt: the
 //! handler reads PMC0 to see which counters wrapped, folds each PMD into a 64-bit total
@@ -12,8 +12,9 @@
 
 use pmukit_arch::montecito::registers::{FR, OVERFLOW, PMV_M, PMV_VECTOR, PSR_CPL, PSR_PP, PSR_UP};
 use pmukit_arch::EncodedSet;
+use pmukit_core::report::Unit;
 
-use crate::drivers::Driver;
+use crate::drivers::{Driver, Reading};
 use crate::engine::{self, Exit};
 use crate::models::montecito::{Montecito, COUNT_BITS};
 use crate::stream::Cursor;
@@ -23,13 +24,15 @@ use crate::stream::Cursor;
 pub const PMI_VECTOR: u64 = 0xD2;
 const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
 
-/// One programmed event: its PMC/PMD index, its PMC value, the threads it runs on.
+/// One programmed event: its PMC/PMD index, its PMC value, the threads it runs on,
+/// its total on each thread, and whether it counts the whole core (`.all`).
 #[derive(Debug, Clone)]
 struct Placed {
     n: usize,
     pmc: u64,
     threads: Vec<usize>,
-    total: u64,
+    totals: Vec<u64>,
+    all: bool,
 }
 
 pub struct MontecitoDriver {
@@ -81,7 +84,7 @@ impl MontecitoDriver {
         for p in self.placed.iter_mut().filter(|p| p.threads.contains(&t)) {
             let now = self.core.read_pmd(t, p.n).expect("the driver runs at CPL 0") & COUNT_MASK;
             let carry = if wrapped >> p.n & 1 == 1 { 1 << COUNT_BITS } else { 0 };
-            p.total += (now + carry).wrapping_sub(self.last[t][p.n]);
+            p.totals[t] += (now + carry).wrapping_sub(self.last[t][p.n]);
             self.last[t][p.n] = now;
         }
     }
@@ -108,7 +111,7 @@ impl Driver for MontecitoDriver {
                 let all = pmukit_arch::montecito::registers::ALL.get(pmc) == 1;
                 // `.all` counts both threads already; count it once.
                 let threads = if all { vec![0] } else { (0..self.threads).collect() };
-                Placed { n, pmc, threads, total: 0 }
+                Placed { n, pmc, threads, totals: vec![0; self.threads], all }
             })
             .collect();
         for t in 0..self.threads {
@@ -140,7 +143,16 @@ impl Driver for MontecitoDriver {
         done
     }
 
-    fn stop(&mut self, _pmu: &str) -> Vec<Option<u64>> {
+    /// The threads, and with two of them the core (`CPU0-1`), which `.all` events count.
+    fn units(&self, _pmu: &str) -> Vec<Unit> {
+        let mut units: Vec<Unit> = (0..self.threads).map(Unit::cpu).collect();
+        if self.threads > 1 {
+            units.push(Unit::shared(format!("CPU0-{}", self.threads - 1)));
+        }
+        units
+    }
+
+    fn stop(&mut self, _pmu: &str) -> Vec<Reading> {
         for t in 0..self.threads {
             self.mov_to_pmc(t, 0, FR.set(0, 1));
             self.accumulate(t);
@@ -150,7 +162,13 @@ impl Driver for MontecitoDriver {
                 self.mov_to_pmc(t, n, 0);
             }
         }
-        self.placed.iter().map(|p| Some(p.total)).collect()
+        let core = self.threads;
+        self.placed
+            .iter()
+            .map(|p| {
+                Some(if p.all && core > 1 { vec![(core, p.totals[0])] } else { p.threads.iter().map(|&t| (t, p.totals[t])).collect() })
+            })
+            .collect()
     }
 
     fn interrupts(&self) -> u64 {

@@ -2,8 +2,7 @@
 //! would be: it hands each virtual CPU a zeroed, 64-byte-aligned buffer with
 //! `niagara_mmustat_conf` (Niagara MMU statistics §2.1), lets the hypervisor update it
 //! while the workload runs, reads the big-endian fields back from guest memory (§2.3)
-//! and sums them over the virtual CPUs, then disables collection with a real address
-//! of 0.
+//! for each virtual CPU, then disables collection with a real address of 0.
 //!
 //! The buffer fields are 64 bits wide and the hypervisor raises no interrupt: one read
 //! at the end of a run is exact.
@@ -11,8 +10,9 @@
 use pmukit_arch::sparc::niagara::{self, BUFFER_ALIGN, BUFFER_BYTES, COUNTER_BYTES, NIAGARA};
 use pmukit_arch::sparc::sun4v::{Status, NIAGARA_MMUSTAT_CONF};
 use pmukit_arch::EncodedSet;
+use pmukit_core::report::Unit;
 
-use crate::drivers::Driver;
+use crate::drivers::{Driver, Reading};
 use crate::engine::{self, Exit};
 use crate::models::sun4v::{Config, Hypervisor, Processor};
 use crate::stream::Cursor;
@@ -83,19 +83,18 @@ impl Driver for NiagaraDriver {
         done
     }
 
-    fn stop(&mut self, _pmu: &str) -> Vec<Option<u64>> {
+    fn units(&self, _pmu: &str) -> Vec<Unit> {
+        (0..self.buffers.len()).map(Unit::cpu).collect()
+    }
+
+    fn stop(&mut self, _pmu: &str) -> Vec<Reading> {
         let vcpus: Vec<usize> = (0..self.buffers.len()).filter(|&v| self.collecting[v]).collect();
         let values = self
             .reads
             .iter()
             .map(|fields| {
-                (!vcpus.is_empty()).then(|| {
-                    vcpus
-                        .iter()
-                        .flat_map(|&v| fields.iter().map(move |&c| (v, c)))
-                        .map(|(v, c)| self.field(v, c))
-                        .fold(0, u64::wrapping_add)
-                })
+                (!vcpus.is_empty())
+                    .then(|| vcpus.iter().map(|&v| (v, fields.iter().map(|&c| self.field(v, c)).fold(0, u64::wrapping_add))).collect())
             })
             .collect();
         for vcpu in 0..self.buffers.len() {

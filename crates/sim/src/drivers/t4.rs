@@ -3,7 +3,7 @@
 //! or store to a memory controller's DRAM registers (§10.5), made as Solaris, which
 //! owns DRAM counters 0 and 1.
 //!
-//! Events are counted on every strand (like `perf stat -a`) and summed. Each PCR is
+//! Events are counted on every strand (like `perf stat -a`), each strand's apart. Each PCR is
 //! programmed with §10.2's reliable sequence (disable, reset the PIC, enable); overflow
 //! traps (PCR.toe) and a periodic poll read the counters, and the 64-bit totals grow by
 //! the difference modulo 2^32 since the previous read. The poll interval keeps that
@@ -17,8 +17,9 @@ use pmukit_arch::sparc::t4::{self as arch_t4, counter_va, DRAM_COUNTERS, DRAM_PE
 use pmukit_arch::EncodedSet;
 use pmukit_core::pmu::Pmu;
 use pmukit_core::register::Register;
+use pmukit_core::report::Unit;
 
-use crate::drivers::Driver;
+use crate::drivers::{Driver, Reading};
 use crate::engine::{self, Counting, Exit};
 use crate::models::t4::{T4Core, Trap, PICS};
 use crate::models::t4_dram::{register_pa, Owner, T4Dram, COUNTERS_PER_MCU, MCUS};
@@ -294,15 +295,21 @@ impl Driver for T4Driver {
         done
     }
 
-    fn stop(&mut self, pmu: &str) -> Vec<Option<u64>> {
+    fn units(&self, pmu: &str) -> Vec<Unit> {
+        if pmu == arch_t4::SPARC_T4_DRAM.name {
+            return (0..MCUS).map(|m| Unit::shared(format!("MCU{m}"))).collect();
+        }
+        (0..self.chip.core.strands()).map(Unit::cpu).collect()
+    }
+
+    fn stop(&mut self, pmu: &str) -> Vec<Reading> {
         if pmu == arch_t4::SPARC_T4_DRAM.name {
             // DRAM counters cannot be disabled (every select code counts something):
             // stopping is a last read.
             self.sample_dram();
-            return self
-                .dram
-                .take()
-                .map_or_else(Vec::new, |set| set.counters.iter().map(|&n| Some(set.total.iter().map(|t| t[n]).sum())).collect());
+            return self.dram.take().map_or_else(Vec::new, |set| {
+                set.counters.iter().map(|&n| Some(set.total.iter().map(|t| t[n]).enumerate().collect())).collect()
+            });
         }
         self.sample_all();
         for strand in 0..self.chip.core.strands() {
@@ -310,7 +317,7 @@ impl Driver for T4Driver {
                 self.stxa(strand, PCR_ASI, n, 0);
             }
         }
-        self.programmed.iter().map(|&(n, _)| Some(self.total.iter().map(|t| t[n]).sum())).collect()
+        self.programmed.iter().map(|&(n, _)| Some(self.total.iter().map(|t| t[n]).enumerate().collect())).collect()
     }
 
     fn interrupts(&self) -> u64 {

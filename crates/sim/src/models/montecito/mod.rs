@@ -112,7 +112,7 @@ impl Program {
             return None;
         }
         if BANKED.contains(&n) && er_si_l2d(u64::from(code)) {
-            note(format!("PMC{n}: event {code:#04x} (ER/SI/L2D) can only be monitored in PMD4-9 (§3.3.3); PMD{n} counts nothing"));
+            note(format!("PMC{n}: event {code:#04x} (ER/SI/L2D) can only be monitored in PMD4-9 (§3.3.3, §4.8.4); PMD{n} counts nothing"));
             return None;
         }
         let event = mapped_event(code)?;

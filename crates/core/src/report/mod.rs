@@ -1,0 +1,342 @@
+//! The result of a counting run, modelled on `perf stat`: counts with their enabled and
+//! running times, split per hardware thread when asked (`-A`, `--per-thread`), derived
+//! metrics, and the average of repeated runs. `render` lays it out.
+
+mod render;
+
+pub use render::thousands;
+
+use serde::Serialize;
+
+use crate::count::Count;
+use crate::metric::{MetricContext, MetricExpr};
+use crate::table::MetricDef;
+
+/// One counted event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EventResult {
+    /// The PMU that counted the event.
+    pub pmu: String,
+    pub name: String,
+    /// The count, scaled to the whole run when the event was multiplexed; `null` in
+    /// JSON when the event never ran.
+    pub count: Option<u64>,
+    pub raw: u64,
+    pub enabled: u64,
+    pub running: u64,
+    pub scaled: bool,
+    /// Counter(s) the event used, in the order of the multiplexing groups.
+    pub counters: Vec<String>,
+    /// False when the machine refused the event every time it was programmed (a
+    /// hypervisor that denies a register): perf's `<not supported>`.
+    pub supported: bool,
+    /// Over repeated runs (`-r`), the standard deviation of the mean count as a
+    /// percentage of the mean: perf's `( +- x.xx% )`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise_pct: Option<f64>,
+    /// The count of each unit that counted the event (`-A`, `--per-thread`); empty when
+    /// the counts are summed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<UnitCount>,
+}
+
+/// How a run's counts are split, as perf's aggregation modes: summed over the machine
+/// (its default, like `perf stat -a`), per hardware thread (`-A`: strand, virtual CPU,
+/// Montecito thread) or per workload thread (`--per-thread`). The simulated machine runs
+/// workload thread n on hardware thread n, so the two splits differ only in their labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Aggregation {
+    #[default]
+    Total,
+    Cpu,
+    Thread,
+}
+
+/// A part of the machine that counts on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unit {
+    /// `CPU3` for a hardware thread, as perf names CPUs; otherwise the shared unit
+    /// (`MCU1` a memory controller, `N1-MCU0` one of a node's, `CPU0-1` a Montecito
+    /// core counting both its threads).
+    pub name: String,
+    /// The hardware thread, which runs the workload thread of the same number; absent
+    /// for a shared unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<usize>,
+}
+
+impl Unit {
+    /// Hardware thread `n`.
+    pub fn cpu(n: usize) -> Unit {
+        Unit { name: format!("CPU{n}"), thread: Some(n) }
+    }
+
+    /// A unit shared by the threads, such as a memory controller.
+    pub fn shared(name: String) -> Unit {
+        Unit { name, thread: None }
+    }
+}
+
+/// One unit's share of an event's count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitCount {
+    #[serde(flatten)]
+    pub unit: Unit,
+    /// Scaled by the event's enabled and running times, as the total is.
+    pub count: Option<u64>,
+    pub raw: u64,
+}
+
+/// The metrics of one unit, from its own counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitMetrics {
+    #[serde(flatten)]
+    pub unit: Unit,
+    pub metrics: Vec<MetricResult>,
+}
+
+/// One derived metric's value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricResult {
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
+    pub description: String,
+    /// The event whose line the metric is printed beside.
+    #[serde(skip)]
+    pub anchor: usize,
+}
+
+/// One interval of an `-I` run: the counts since the interval before.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interval {
+    /// Simulated time at the interval's end.
+    pub time_ns: u64,
+    pub events: Vec<EventResult>,
+    pub metrics: Vec<MetricResult>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unit_metrics: Vec<UnitMetrics>,
+}
+
+/// A whole counting run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatReport {
+    /// The PMUs counted, in order of their first event.
+    pub pmu: Vec<String>,
+    pub workload: String,
+    pub seed: u64,
+    pub cycles: u64,
+    pub elapsed_ns: u64,
+    /// Runs averaged into this report (`-r`), with seeds `seed`, `seed + 1`, ….
+    pub runs: u64,
+    /// The counts of each interval of the run (`-I`), in order; empty without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
+    /// How the counts are split; every event carries its units' counts unless `total`.
+    pub aggregation: Aggregation,
+    pub events: Vec<EventResult>,
+    pub metrics: Vec<MetricResult>,
+    /// Each unit's metrics, from its own counts, when the counts are split.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unit_metrics: Vec<UnitMetrics>,
+    /// Things the user must know: unpredictable hardware behaviour, events that could
+    /// not be counted, assumptions.
+    pub notes: Vec<String>,
+}
+
+impl EventResult {
+    pub fn new(pmu: &str, name: String, count: &Count, counters: Vec<String>, supported: bool) -> EventResult {
+        EventResult {
+            pmu: pmu.to_string(),
+            supported,
+            noise_pct: None,
+            name,
+            count: count.scaled(),
+            raw: count.raw,
+            enabled: count.enabled,
+            running: count.running,
+            scaled: count.is_scaled(),
+            counters,
+            units: Vec::new(),
+        }
+    }
+
+    /// The event split over its units, each unit's raw count (`None` if the unit never
+    /// counted it) scaled by the event's enabled and running times.
+    pub fn with_units(mut self, units: impl IntoIterator<Item = (Unit, Option<u64>)>) -> EventResult {
+        let (enabled, running) = (self.enabled, self.running);
+        self.units = units
+            .into_iter()
+            .map(|(unit, raw)| UnitCount {
+                unit,
+                raw: raw.unwrap_or(0),
+                count: raw.and_then(|raw| Count { raw, enabled, running }.scaled()),
+            })
+            .collect();
+        self
+    }
+}
+
+impl EventResult {
+    pub fn running_pct(&self) -> f64 {
+        Count { raw: self.raw, enabled: self.enabled, running: self.running }.running_pct()
+    }
+}
+
+/// perf's tool event for the run's wall-clock time in nanoseconds; metrics use it
+/// for rates such as bandwidth.
+pub const DURATION_TIME: &str = "duration_time";
+
+/// Looks up counted events (by canonical name, case-insensitively) and perf's
+/// `duration_time`.
+struct Counted<'a> {
+    events: &'a [EventResult],
+    duration_ns: u64,
+}
+
+impl MetricContext for Counted<'_> {
+    fn value(&self, name: &str) -> Option<f64> {
+        if name == DURATION_TIME {
+            return Some(self.duration_ns as f64);
+        }
+        self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name)).and_then(|e| e.count).map(|c| c as f64)
+    }
+
+    fn literal(&self, _name: &str) -> Option<f64> {
+        None
+    }
+}
+
+/// Evaluate every metric whose inputs were all counted. A metric whose value is
+/// undefined for this run (a zero denominator) is left out with a note.
+pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns: u64, notes: &mut Vec<String>) -> Vec<MetricResult> {
+    let ctx = Counted { events, duration_ns };
+    let mut out = Vec::new();
+    for def in defs {
+        let Ok(expr) = MetricExpr::parse(&def.expr) else {
+            notes.push(format!("metric {} has an invalid expression and was skipped", def.name));
+            continue;
+        };
+        let inputs = expr.identifiers();
+        let positions: Option<Vec<usize>> =
+            inputs.iter().filter(|n| **n != DURATION_TIME).map(|n| events.iter().position(|e| e.name.eq_ignore_ascii_case(n))).collect();
+        let Some(positions) = positions else { continue };
+        if let Some(&lost) = positions.iter().find(|&&p| events[p].count.is_none()) {
+            notes.push(format!("metric {} is not computed: its input {} was not counted", def.name, events[lost].name));
+            continue;
+        }
+        match expr.eval(&ctx) {
+            Ok(v) if v.is_finite() => {
+                let (factor, unit) = def.scale();
+                out.push(MetricResult {
+                    name: def.name.to_string(),
+                    value: v * factor,
+                    unit: unit.to_string(),
+                    description: def.description.to_string(),
+                    anchor: positions.into_iter().min().unwrap_or(0),
+                });
+            }
+            Ok(_) => notes.push(format!("metric {} is undefined for this run", def.name)),
+            Err(e) => notes.push(format!("metric {} is undefined for this run: {e}", def.name)),
+        }
+    }
+    out
+}
+
+/// Each unit's metrics from its own counts, in the order the units first appear: a
+/// metric whose inputs a unit did not all count is left out for it (the memory
+/// controllers do not count a strand's events), silently, as the run's own metrics
+/// carry the notes.
+pub fn evaluate_unit_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns: u64) -> Vec<UnitMetrics> {
+    let mut units: Vec<&Unit> = Vec::new();
+    for u in events.iter().flat_map(|e| &e.units) {
+        if !units.contains(&&u.unit) {
+            units.push(&u.unit);
+        }
+    }
+    units
+        .into_iter()
+        .map(|unit| {
+            // The unit's events as if they were a run of their own, and where each is.
+            let (at, mine): (Vec<usize>, Vec<EventResult>) = events
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| {
+                    let u = e.units.iter().find(|u| u.unit == *unit)?;
+                    Some((i, EventResult { count: u.count, raw: u.raw, units: Vec::new(), ..e.clone() }))
+                })
+                .unzip();
+            let mut metrics = evaluate_metrics(defs, &mine, duration_ns, &mut Vec::new());
+            for m in &mut metrics {
+                m.anchor = at[m.anchor];
+            }
+            UnitMetrics { unit: unit.clone(), metrics }
+        })
+        .collect()
+}
+
+/// Reports of runs that differ only in their seed (`-r N`), averaged as perf does:
+/// each event's mean count (over the runs that counted it) with the standard
+/// deviation of that mean as a percentage, its mean raw, enabled and running times,
+/// each metric's mean value (a metric missing from a run is dropped), and every run's
+/// notes once. `None` for no runs.
+pub fn average(runs: &[StatReport]) -> Option<StatReport> {
+    let first = runs.first()?;
+    let n = runs.len() as u128;
+    let mut out = first.clone();
+    out.runs = runs.len() as u64;
+    for (i, e) in out.events.iter_mut().enumerate() {
+        let same: Vec<&EventResult> = runs.iter().filter_map(|r| r.events.get(i)).collect();
+        let mean = |f: fn(&EventResult) -> u64| (same.iter().map(|e| u128::from(f(e))).sum::<u128>() / n) as u64;
+        e.raw = mean(|e| e.raw);
+        e.enabled = mean(|e| e.enabled);
+        e.running = mean(|e| e.running);
+        let counts: Vec<f64> = same.iter().filter_map(|e| e.count).map(|c| c as f64).collect();
+        e.count = (!counts.is_empty()).then(|| (counts.iter().sum::<f64>() / counts.len() as f64).round() as u64);
+        e.noise_pct = Some(noise_pct(&counts));
+        e.scaled = same.iter().any(|e| e.scaled);
+        e.supported = same.iter().any(|e| e.supported);
+        for u in &mut e.units {
+            let theirs: Vec<&UnitCount> = same.iter().filter_map(|e| e.units.iter().find(|x| x.unit == u.unit)).collect();
+            u.raw = (theirs.iter().map(|u| u128::from(u.raw)).sum::<u128>() / n) as u64;
+            let counts: Vec<f64> = theirs.iter().filter_map(|u| u.count).map(|c| c as f64).collect();
+            u.count = (!counts.is_empty()).then(|| (counts.iter().sum::<f64>() / counts.len() as f64).round() as u64);
+        }
+    }
+    average_metrics(&mut out.metrics, runs.iter().map(|r| &r.metrics[..]));
+    for um in &mut out.unit_metrics {
+        let theirs = runs.iter().filter_map(|r| r.unit_metrics.iter().find(|x| x.unit == um.unit)).map(|x| &x.metrics[..]);
+        average_metrics(&mut um.metrics, theirs);
+    }
+    out.notes = Vec::new();
+    for note in runs.iter().flat_map(|r| &r.notes) {
+        if !out.notes.contains(note) {
+            out.notes.push(note.clone());
+        }
+    }
+    Some(out)
+}
+
+/// Each metric's mean over `runs`, keeping only the metrics every run computed.
+fn average_metrics<'a>(metrics: &mut Vec<MetricResult>, runs: impl Iterator<Item = &'a [MetricResult]> + Clone) {
+    let n = runs.clone().count();
+    metrics.retain_mut(|m| {
+        let values: Vec<f64> = runs.clone().filter_map(|r| r.iter().find(|x| x.name == m.name)).map(|x| x.value).collect();
+        m.value = values.iter().sum::<f64>() / values.len().max(1) as f64;
+        values.len() == n
+    });
+}
+
+/// perf's noise: the standard deviation of the mean (the sample variance over n,
+/// square-rooted) relative to the mean, in percent; 0 for fewer than two values or a
+/// zero mean.
+fn noise_pct(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 || mean == 0.0 {
+        return 0.0;
+    }
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    100.0 * (variance / n).sqrt() / mean
+}

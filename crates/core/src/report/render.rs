@@ -1,0 +1,323 @@
+//! A run's three renderings, laid out as `perf stat` 6.1 lays them out: the human
+//! table, `-x SEP` separated values (each also `--metric-only`), and JSON. Split counts
+//! (`-A`, `--per-thread`) print a line per unit, led by perf's CPU or thread column.
+
+use std::fmt::Write as _;
+
+use super::{Aggregation, EventResult, Interval, MetricResult, StatReport, Unit, UnitMetrics};
+
+/// `1234567` → `1,234,567`, as perf prints counts.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl MetricResult {
+    /// The value as perf prints it: one decimal with a unit, two without.
+    pub fn value_text(&self) -> String {
+        if self.unit.is_empty() {
+            format!("{:.2}", self.value)
+        } else {
+            format!("{:.1}", self.value)
+        }
+    }
+
+    /// perf's metric unit column: `UNIT  NAME` (two spaces), or the name alone.
+    pub fn unit_text(&self) -> String {
+        if self.unit.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}  {}", self.unit, self.name)
+        }
+    }
+}
+
+/// The count column: the count, or perf's `<not counted>` (never ran) or
+/// `<not supported>` (refused).
+fn count_text(count: Option<u64>, supported: bool, digits: fn(u64) -> String) -> String {
+    match (count, supported) {
+        (Some(c), _) => digits(c),
+        (None, true) => "<not counted>".to_string(),
+        (None, false) => "<not supported>".to_string(),
+    }
+}
+
+/// perf's `# VALUE UNIT  NAME` beside an event line.
+fn metric_text(m: &MetricResult) -> String {
+    format!("# {:>8} {}", m.value_text(), m.unit_text())
+}
+
+/// An interval's time as perf's `-I` prints it: seconds, `%16.9f`.
+fn interval_time(iv: &Interval) -> String {
+    format!("{:>16.9}", iv.time_ns as f64 / 1e9)
+}
+
+/// perf's narrowest column in `--metric-only` output (METRIC_ONLY_LEN).
+const METRIC_ONLY_LEN: usize = 20;
+
+/// The counts of the whole run or of one interval.
+struct Counts<'a> {
+    /// The interval's time, or empty for the whole run.
+    time: String,
+    events: &'a [EventResult],
+    metrics: &'a [MetricResult],
+    unit_metrics: &'a [UnitMetrics],
+}
+
+/// One line's worth of an event: the whole machine's count or one unit's.
+struct Row<'a> {
+    unit: Option<&'a Unit>,
+    count: Option<u64>,
+    metrics: Vec<&'a MetricResult>,
+}
+
+impl<'a> Counts<'a> {
+    /// Event `i`'s rows: one per unit when the counts are split, else the total.
+    fn rows(&self, i: usize) -> Vec<Row<'a>> {
+        let e = &self.events[i];
+        let mine = |metrics: &'a [MetricResult]| metrics.iter().filter(|m| m.anchor == i).collect();
+        if e.units.is_empty() {
+            return vec![Row { unit: None, count: e.count, metrics: mine(self.metrics) }];
+        }
+        e.units
+            .iter()
+            .map(|u| {
+                let metrics = self.unit_metrics.iter().find(|m| m.unit == u.unit).map_or_else(Vec::new, |m| mine(&m.metrics));
+                Row { unit: Some(&u.unit), count: u.count, metrics }
+            })
+            .collect()
+    }
+}
+
+impl StatReport {
+    /// The run's counts, or each interval's.
+    fn counts(&self) -> Vec<Counts<'_>> {
+        if self.intervals.is_empty() {
+            return vec![Counts { time: String::new(), events: &self.events, metrics: &self.metrics, unit_metrics: &self.unit_metrics }];
+        }
+        self.intervals
+            .iter()
+            .map(|iv| Counts { time: interval_time(iv), events: &iv.events, metrics: &iv.metrics, unit_metrics: &iv.unit_metrics })
+            .collect()
+    }
+
+    /// The name perf's `--per-thread` puts before a thread number: the workload's, or
+    /// `trace` for a recorded program.
+    fn comm(&self) -> &str {
+        if self.workload.starts_with("trace ") {
+            "trace"
+        } else {
+            &self.workload
+        }
+    }
+
+    /// The unit column: perf's `CPU%-7d` (`-A`) or `%16s-%-8d` comm-thread
+    /// (`--per-thread`) and a space, or the bare label and `sep` in `-x` output. A
+    /// shared unit (a memory controller) shows its name in the same width.
+    fn unit_label(&self, unit: Option<&Unit>, sep: Option<&str>) -> String {
+        let Some(u) = unit else { return String::new() };
+        let name = match (self.aggregation, u.thread) {
+            (Aggregation::Thread, Some(t)) if sep.is_some() => format!("{}-{t}", self.comm()),
+            (Aggregation::Thread, Some(t)) => format!("{:>16}-{t:<8}", self.comm()),
+            _ => u.name.clone(),
+        };
+        match sep {
+            Some(sep) => format!("{name}{sep}"),
+            None if self.aggregation == Aggregation::Thread => format!("{name:>25} "),
+            None => format!("{name:<10} "),
+        }
+    }
+
+    /// The human table, laid out like `perf stat`; `big_num` groups digits by
+    /// thousands (perf's default; `--no-big-num` turns it off). With intervals, each
+    /// interval's lines start with its time, under perf's `-I` header.
+    pub fn to_human(&self, big_num: bool) -> String {
+        let digits: fn(u64) -> String = if big_num { thousands } else { |c| c.to_string() };
+        let mut out = self.title();
+        if !self.intervals.is_empty() {
+            out.push_str(match self.aggregation {
+                Aggregation::Total => "#           time             counts unit events\n",
+                Aggregation::Cpu => "#           time CPU                    counts unit events\n",
+                Aggregation::Thread => "#           time             comm-pid                  counts unit events\n",
+            });
+        }
+        for counts in self.counts() {
+            let time = if counts.time.is_empty() { String::new() } else { format!("{} ", counts.time) };
+            for (i, e) in counts.events.iter().enumerate() {
+                for row in counts.rows(i) {
+                    let lead = format!("{time}{}", self.unit_label(row.unit, None));
+                    let count = count_text(row.count, e.supported, digits);
+                    let mut metrics = row.metrics.into_iter();
+                    let first = metrics.next().map(metric_text).unwrap_or_default();
+                    let mut line = format!("{lead}{count:>18}      {:<30} {first:<40}", e.name);
+                    if e.scaled || row.count.is_none() {
+                        let _ = write!(line, " ({:.2}%)", e.running_pct());
+                    }
+                    if let (Some(pct), None) = (e.noise_pct, row.unit) {
+                        let _ = write!(line, "  ( +-{pct:6.2}% )");
+                    }
+                    out.push_str(line.trim_end());
+                    out.push('\n');
+                    for m in metrics {
+                        let _ = writeln!(out, "{lead}{:>18}      {:<30} {}", "", "", metric_text(m));
+                    }
+                }
+            }
+        }
+        out.push_str(&self.footer());
+        out
+    }
+
+    fn title(&self) -> String {
+        let seeds = match self.runs {
+            0 | 1 => format!("seed {}", self.seed),
+            n => format!("seeds {}-{}", self.seed, self.seed.saturating_add(n - 1)),
+        };
+        let runs = if self.runs > 1 { format!(" ({} runs)", self.runs) } else { String::new() };
+        format!(
+            "\n Performance counter stats for workload '{}' ({seeds}, {} cycles) on {}{runs}:\n\n",
+            self.workload,
+            thousands(self.cycles),
+            self.pmu.join(",")
+        )
+    }
+
+    /// The elapsed time and the notes.
+    fn footer(&self) -> String {
+        let mut out = format!("\n {:>17.9} seconds time elapsed (simulated)\n", self.elapsed_ns as f64 / 1e9);
+        for n in &self.notes {
+            let _ = writeln!(out, "\n note: {n}");
+        }
+        out
+    }
+
+    /// `perf stat -x SEP` lines, in perf 6.1's column order: [time,] [CPU or thread,]
+    /// count, unit, event, [variance,] run time, % running, metric value, metric unit.
+    /// Extra metrics of one line follow on lines whose leading fields are empty.
+    pub fn to_separated(&self, sep: &str) -> String {
+        let mut out = String::new();
+        for counts in self.counts() {
+            let time = if counts.time.is_empty() { String::new() } else { format!("{}{sep}", counts.time) };
+            for (i, e) in counts.events.iter().enumerate() {
+                for row in counts.rows(i) {
+                    let lead = format!("{time}{}", self.unit_label(row.unit, Some(sep)));
+                    let mut metrics = row.metrics.into_iter();
+                    let (mv, mu) = metrics.next().map_or((String::new(), String::new()), |m| (m.value_text(), m.unit_text()));
+                    let mut fields = vec![
+                        count_text(row.count, e.supported, |c| c.to_string()),
+                        String::new(),
+                        e.name.clone(),
+                        e.running.to_string(),
+                        format!("{:.2}", e.running_pct()),
+                        mv,
+                        mu,
+                    ];
+                    // Repeated runs add perf's variance column after the event (the
+                    // machine's; a unit's line leaves it empty).
+                    if let Some(pct) = e.noise_pct {
+                        fields.insert(3, if row.unit.is_none() { format!("{pct:.2}%") } else { String::new() });
+                    }
+                    let _ = writeln!(out, "{lead}{}", fields.join(sep));
+                    for m in metrics {
+                        let empty = if e.noise_pct.is_some() { 6 } else { 5 };
+                        let fields: Vec<String> =
+                            std::iter::repeat_n(String::new(), empty).chain([m.value_text(), m.unit_text()]).collect();
+                        let _ = writeln!(out, "{lead}{}", fields.join(sep));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The rows of `--metric-only` output: the units (one unlabelled row when the
+    /// counts are summed), and each one's metrics.
+    fn metric_rows<'a>(&'a self, counts: &Counts<'a>) -> Vec<(Option<&'a Unit>, Vec<String>)> {
+        if self.aggregation == Aggregation::Total {
+            return vec![(None, self.metric_values(counts.metrics))];
+        }
+        // Every unit of the run, also where an interval has no metric for one.
+        self.unit_metrics
+            .iter()
+            .map(|um| {
+                let metrics = counts.unit_metrics.iter().find(|m| m.unit == um.unit).map_or(&[][..], |m| &m.metrics[..]);
+                (Some(&um.unit), self.metric_values(metrics))
+            })
+            .collect()
+    }
+
+    /// `--metric-only`: a header of metric units and names, then their values (a row
+    /// per unit when split), each right-aligned in a column at least
+    /// [`METRIC_ONLY_LEN`] wide, as perf lays it out.
+    pub fn to_metric_only_human(&self) -> String {
+        let mut out = self.title();
+        let widths: Vec<usize> = self.metrics_shown().iter().map(|m| m.unit_text().chars().count().max(METRIC_ONLY_LEN)).collect();
+        let row = |prefix: &str, cells: Vec<String>| {
+            let mut line = prefix.to_string();
+            for (c, w) in cells.iter().zip(&widths) {
+                let _ = write!(line, " {c:>w$}");
+            }
+            format!("{}\n", line.trim_end())
+        };
+        let time_head = if self.intervals.is_empty() { "" } else { "#           time" };
+        let unit_head = " ".repeat(self.unit_label(self.unit_metrics.first().map(|m| &m.unit), None).len());
+        out.push_str(&row(&format!("{time_head}{unit_head}"), self.metrics_shown().iter().map(|m| m.unit_text()).collect()));
+        for counts in self.counts() {
+            for (unit, values) in self.metric_rows(&counts) {
+                out.push_str(&row(&format!("{}{}", counts.time, self.unit_label(unit, None)), values));
+            }
+        }
+        out.push_str(&self.footer());
+        out
+    }
+
+    /// The metrics `--metric-only` has columns for: the run's, or with split counts
+    /// every metric some unit has, in order of first appearance.
+    fn metrics_shown(&self) -> Vec<&MetricResult> {
+        let mut shown: Vec<&MetricResult> = self.metrics.iter().collect();
+        for m in self.unit_metrics.iter().flat_map(|u| &u.metrics) {
+            if !shown.iter().any(|have| have.name == m.name) {
+                shown.push(m);
+            }
+        }
+        shown
+    }
+
+    /// The values in `metrics` (the run's, an interval's or a unit's) of the metrics
+    /// shown, in their order; empty where `metrics` lacks one.
+    fn metric_values(&self, metrics: &[MetricResult]) -> Vec<String> {
+        self.metrics_shown()
+            .iter()
+            .map(|m| metrics.iter().find(|x| x.name == m.name).map(MetricResult::value_text).unwrap_or_default())
+            .collect()
+    }
+
+    /// `--metric-only -x SEP`: the metric units and names, then the values, each
+    /// field followed by the separator, as perf prints them; with intervals, a line
+    /// of values per interval after its time; with split counts, perf's `cpu` (or
+    /// `thread`) column first.
+    pub fn to_metric_only_separated(&self, sep: &str) -> String {
+        let mut out = match self.aggregation {
+            Aggregation::Total => String::new(),
+            Aggregation::Cpu => format!("cpu{sep}"),
+            Aggregation::Thread => format!("thread{sep}"),
+        };
+        out.extend(self.metrics_shown().iter().map(|m| format!("{}{sep}", m.unit_text())));
+        out.push('\n');
+        for counts in self.counts() {
+            let time = if counts.time.is_empty() { String::new() } else { format!("{}{sep}", counts.time) };
+            for (unit, values) in self.metric_rows(&counts) {
+                let values: String = values.iter().map(|v| format!("{v}{sep}")).collect();
+                let _ = writeln!(out, "{time}{}{values}", self.unit_label(unit, Some(sep)));
+            }
+        }
+        out
+    }
+}
