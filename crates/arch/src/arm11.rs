@@ -154,7 +154,7 @@ const GENERIC: GenericMap = GenericMap {
     source: "Linux's ARMv6 perf driver (arch/arm/kernel/perf_event_v6.c, armv6_perf_map)",
 };
 
-const fn desc(name: &'static str, description: &'static str, modifiers: &'static [ModifierDef]) -> PmuDesc {
+const fn desc(name: &'static str, linux: &'static str, description: &'static str, modifiers: &'static [ModifierDef]) -> PmuDesc {
     PmuDesc {
         name,
         family: FAMILY,
@@ -170,12 +170,15 @@ const fn desc(name: &'static str, description: &'static str, modifiers: &'static
         raw_outside_table: Some(RESERVED),
         shared_counters: false,
         generic: GENERIC,
+        linux_pmu: Some(linux),
     }
 }
 
-pub static ARM1136: PmuDesc = desc("arm1136", "ARM1136J(F)-S: CCNT, PMN0, PMN1 (32-bit), PMCR in CP15 c15", &[]);
-pub static ARM1156: PmuDesc = desc("arm1156", "ARM1156T2(F)-S: as ARM1136, plus FIQ reporting (FCC/FC1/FC0) and nPMUFIQ", FIQ);
-pub static ARM1176: PmuDesc = desc("arm1176", "ARM1176JZ(F)-S: as ARM1136, plus return-stack events 0x23-0x26", &[]);
+// Linux's arch/arm/kernel/perf_event_v6.c names its PMUs armv6_1136, armv6_1156, armv6_1176.
+pub static ARM1136: PmuDesc = desc("arm1136", "armv6_1136", "ARM1136J(F)-S: CCNT, PMN0, PMN1 (32-bit), PMCR in CP15 c15", &[]);
+pub static ARM1156: PmuDesc =
+    desc("arm1156", "armv6_1156", "ARM1156T2(F)-S: as ARM1136, plus FIQ reporting (FCC/FC1/FC0) and nPMUFIQ", FIQ);
+pub static ARM1176: PmuDesc = desc("arm1176", "armv6_1176", "ARM1176JZ(F)-S: as ARM1136, plus return-stack events 0x23-0x26", &[]);
 
 /// The registers as they exist on `pmu`'s core.
 pub fn registers(pmu: &Pmu) -> Vec<Register> {

@@ -16,8 +16,10 @@ use serde::Serialize;
 use thiserror::Error;
 
 pub mod arm11;
+pub mod linux;
 pub mod metrics;
 pub mod montecito;
+pub mod perf_json;
 pub mod sparc;
 
 mod tables {

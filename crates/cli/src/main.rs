@@ -3,8 +3,10 @@
 //! Each subcommand is a thin layer over the library; output is a human table by
 //! default and JSON with `--json`. Exit codes: 0 ok, 1 runtime failure, 2 usage error.
 
+mod counts;
 mod failure;
 mod output;
+mod pmu_events;
 mod stat;
 
 use std::process::ExitCode;
@@ -159,6 +161,24 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
     },
     /// Count events on the simulated machine, like `perf stat`.
     Stat(Box<stat::StatArgs>),
+    /// Compute derived metrics over counts made elsewhere: `perf stat -x SEP` or `-j`
+    /// output (from a real machine), `pmu stat --json` output, or NAME=VALUE counts.
+    #[command(
+        after_help = "Examples:\n  perf stat -x, -e cycles,instructions -o counts.csv -- ./prog\n  pmu metrics --pmu arm1176 -M ipc counts.csv\n  perf stat -j -I 1000 -a -A ... 2>&1 | pmu metrics --pmu sparc-t4 -\n  pmu metrics --expr 'FOO / BAR' FOO=1 BAR=2"
+    )]
+    Metrics(Box<counts::MetricsArgs>),
+    /// Write a PMU's events and metrics in another tool's format: Linux perf's
+    /// pmu-events JSON.
+    Export {
+        #[command(subcommand)]
+        format: pmu_events::ExportFormat,
+    },
+    /// Read another tool's event tables into an events file (--events-file): Linux
+    /// perf's pmu-events JSON.
+    Import {
+        #[command(subcommand)]
+        format: pmu_events::ImportFormat,
+    },
     /// List the built-in workloads.
     Workloads {
         #[command(flatten)]
@@ -285,9 +305,12 @@ impl Command {
             Command::Schedule { json, .. } => (json.json, "schedule"),
             Command::Decode { json, .. } => (json.json, "decode"),
             Command::Stat(args) => (args.json.json, "stat"),
+            Command::Metrics(args) => (args.json.json, "metrics"),
             Command::Workloads { json } => (json.json, "workloads"),
             Command::Hv { json, .. } => (json.json, "hv"),
             Command::Mmustat { action: MmustatAction::Decode { json, .. } } => (json.json, "mmustat decode"),
+            Command::Export { format: pmu_events::ExportFormat::PerfJson { json, .. } } => (json.json, "export"),
+            Command::Import { format: pmu_events::ImportFormat::PerfJson { json, .. } } => (json.json, "import"),
             Command::Completions { .. } => (false, "completions"),
             Command::Man => (false, "man"),
         }
@@ -348,7 +371,13 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             out.decode(pmu.name(), value, &decoded, &layout.diagram(Some(value), usize::from(output::width())))
         }
         Command::Stat(args) => stat::run(&catalog(&args.opts.table)?, args.opts.pmu.as_deref(), args, out),
+        Command::Metrics(args) => counts::run(&catalog(&args.opts.table)?, args, out),
         Command::Workloads { .. } => out.workloads(),
+        Command::Export { format } => {
+            let pmu_events::ExportFormat::PerfJson { table, .. } = format;
+            pmu_events::export(&catalog(table)?, format, out)
+        }
+        Command::Import { format } => pmu_events::import(&Catalog::builtin(), format, out),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "pmu", &mut script);

@@ -603,3 +603,21 @@ fn options_that_do_nothing_are_refused() {
     }
     ok_json(&["stat", "--pmu", "sparc-kt-dram", "--kt-nodes", "1", "--cycles", "1e6", "--json"]);
 }
+
+/// `pmu export perf-json` writes perf's layout; `pmu import perf-json` reads it back into
+/// an events file that `--events-file` takes, with the same events.
+#[test]
+fn perf_json_export_imports_back_as_an_events_file() {
+    let dir = std::env::temp_dir().join(format!("pmukit-perf-json-{}", std::process::id()));
+    let d = dir.display().to_string();
+    let v = ok_json(&["export", "perf-json", "sparc-t4", &d, "--json"]);
+    assert!(v["files"].as_array().unwrap().iter().any(|f| f.as_str().unwrap().ends_with("sparc/mapfile.csv")));
+    let model = dir.join("sparc/oracle/sparc-t4").display().to_string();
+    let toml = dir.join("t4.toml").display().to_string();
+    let out = pmu(&["import", "perf-json", "--pmu", "sparc-t4", &model, "-o", &toml]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed = |extra: &[&str]| ok_json(&[&["list", "sparc-t4", "--json"][..], extra].concat())["events"].as_array().unwrap().len();
+    assert_eq!(listed(&["--events-file", &toml]), listed(&[]));
+    assert!(usage_error(&["import", "perf-json", "--pmu", "sparc-t4", &d]).contains("no .json files"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

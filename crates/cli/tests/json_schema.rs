@@ -40,6 +40,9 @@ fn every_commands_json_matches_the_schema() {
     let mut buffer = vec![0u8; 512];
     buffer[8] = 7; // one IMMU hit count
     buffer[0x1f0] = 1; // a reserved field set: a warning
+    let tmp = std::env::temp_dir().join(format!("pmukit-json-schema-{}", std::process::id()));
+    let export_dir = tmp.display().to_string();
+    let model_dir = tmp.join("arm/arm/arm1176").display().to_string();
     let cases: Vec<(Vec<&str>, Vec<u8>)> = vec![
         (vec!["list", "arm1156"], vec![]),
         (vec!["list", "-v", "--pmu", "montecito", "BR_MISPRED*"], vec![]),
@@ -59,6 +62,11 @@ fn every_commands_json_matches_the_schema() {
         (vec!["stat", "--pmu", "sparc-kt", "--kt-deny", "0", "--cycles", "1e6"], vec![]),
         (vec!["workloads"], vec![]),
         (vec!["hv", "--machine", "kt", "api_set_version 0x209 1 0", "kt_get_perfreg 1", "kt_get_perfreg 99"], vec![]),
+        (vec!["metrics", "--expr", "A / B", "A=1", "B=2"], vec![]),
+        (vec!["metrics", "--pmu", "arm1176", "-"], b"2000,,cycles,1,100.00,,\n500,,instructions,1,100.00,,\n".to_vec()),
+        (vec!["metrics", "--expr", "A / B", "A=1", "B=0"], vec![]),
+        (vec!["export", "perf-json", "arm1176", &export_dir], vec![]),
+        (vec!["import", "perf-json", "--pmu", "arm1176", &model_dir], vec![]),
         (vec!["mmustat", "decode", "-"], buffer.clone()),
         (vec!["mmustat", "decode", "-"], buffer[..100].to_vec()),
     ];
@@ -85,6 +93,7 @@ fn every_commands_json_matches_the_schema() {
         .map(|c| if c == "mmustat" { "mmustat decode".to_string() } else { c.to_string() })
         .collect();
     assert_eq!(commands, listed, "commands checked against the schema vs commands pmu has");
+    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 #[test]
@@ -102,6 +111,7 @@ fn every_error_is_json_with_its_parts() {
         &["hv", "nosuchcall"],
         &["list", "nothing-matches-this-*"],
         &["mmustat", "decode", "/nonexistent/dump"],
+        &["metrics", "--expr", "A / NOPE", "A=1"],
     ];
     for args in cases {
         let mut with = args.to_vec();

@@ -28,6 +28,7 @@ static DESC: PmuDesc = PmuDesc {
     raw_outside_table: None,
     shared_counters: false,
     generic: GenericMap { events: &[], source: "" },
+    linux_pmu: None,
 };
 
 /// A table of 200 events, the size of the largest family.

@@ -7,7 +7,9 @@
 pub mod count;
 pub mod event_string;
 pub mod metric;
+pub mod metric_group;
 pub mod number;
+pub mod perf_stat;
 pub mod pmu;
 pub mod register;
 pub mod report;

@@ -44,9 +44,11 @@
 //!   there `!x` means `x` and `a <= b` means `a < b` (perf has no `!`, `<=`,
 //!   `>=`, `==` or `!=`); rejecting them stops an expression from meaning one
 //!   thing here and another once exported.
-//! * Unknown names and literals are evaluation errors where perf yields NaN,
-//!   and `/` by zero is an error where perf yields NaN (`%` by zero aborts in
-//!   perf too). An error says what is missing; a NaN metric does not.
+//! * Unknown names and literals are evaluation errors where perf yields NaN:
+//!   an error says what is missing; a NaN metric does not. `/` by zero is NaN,
+//!   as in perf (whose older versions, before the change that made it NaN,
+//!   abandoned the whole expression), and `%` by zero is an error, as perf
+//!   abandons the expression there.
 //! * Because of that, `if`/`else`, `&`, `|` and `d_ratio` evaluate lazily:
 //!   only the taken branch, the right operand of `&` and `|` only when the left
 //!   one does not decide, and the numerator of `d_ratio` only when the
@@ -419,7 +421,7 @@ impl BinOp {
         }
     }
 
-    /// None on division by zero.
+    /// None on `%` by zero, which perf refuses to evaluate.
     fn apply(self, x: f64, y: f64) -> Option<f64> {
         Some(match self {
             BinOp::Or => flag(is_true(x) || is_true(y)),
@@ -432,7 +434,9 @@ impl BinOp {
             BinOp::Add => x + y,
             BinOp::Sub => x - y,
             BinOp::Mul => x * y,
-            BinOp::Div if y == 0.0 => return None,
+            // perf's `/` by (either) zero is NaN, which the rest of the expression
+            // carries: `min(a / 0, 3)` is 3, as `NaN < 3` is false.
+            BinOp::Div if y == 0.0 => f64::NAN,
             BinOp::Div => x / y,
             // perf computes `(long)x % (long)y`, so a divisor in (-1, 1) is zero too.
             BinOp::Rem if y.trunc() == 0.0 => return None,
@@ -881,8 +885,8 @@ mod tests {
             assert_eq!(eval_with(src, &ctx), Ok(want), "{src}");
         }
         assert!(MetricExpr::parse("BAR/").is_err());
-        // perf answers NaN here; see the module documentation.
-        assert!(eval_with("FOO/0", &ctx).is_err());
+        // perf's selftest: `FOO/0` is NaN.
+        assert!(eval_with("FOO/0", &ctx).unwrap().is_nan());
         let names = MetricExpr::parse(r"dash\-event1 - dash\-event2 + EVENT1\,param\=?@").unwrap();
         assert_eq!(names.identifiers(), ["dash-event1", "dash-event2", "EVENT1,param=?@"]);
     }
@@ -985,11 +989,13 @@ mod tests {
     }
 
     #[test]
-    fn division_by_zero_names_the_divisor() {
+    fn division_by_zero_is_nan_as_in_perf_and_modulo_by_zero_names_the_divisor() {
         let ctx = Ctx(vec![("b", 4.0)]);
-        let err = eval_with("1 / (b - 4)", &ctx).unwrap_err();
-        assert_eq!(err, MetricEvalError::DivisionByZero { expr: "1 / (b - 4)".into(), op: '/', divisor: "(b - 4)".into(), value: 0.0 });
-        assert_eq!(err.to_string(), "metric expression '1 / (b - 4)': division by zero in '/': divisor '(b - 4)' evaluated to 0");
+        // perf's expr.y: `/` by FP_ZERO gives NAN, which flows on.
+        assert!(eval_with("1 / (b - 4)", &ctx).unwrap().is_nan());
+        assert!(eval_with("1 / -0", &ctx).unwrap().is_nan());
+        assert_eq!(eval_with("min(1 / (b - 4), 3)", &ctx).unwrap(), 3.0, "NaN < 3 is false");
+        assert_eq!(eval_with("5 if 1 / 0 else 6", &ctx).unwrap(), 5.0, "NaN is not zero");
         let err = eval_with("7 % (b * 0)", &ctx).unwrap_err();
         assert!(matches!(err, MetricEvalError::DivisionByZero { op: '%', ref divisor, .. } if divisor == "(b * 0)"));
     }

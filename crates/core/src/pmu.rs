@@ -83,6 +83,10 @@ pub struct PmuDesc {
     pub shared_counters: bool,
     /// perf's generic event names on this PMU.
     pub generic: GenericMap,
+    /// The name its Linux perf driver registers the PMU under (its directory in
+    /// /sys/bus/event_source/devices, and the `NAME/…/` of perf's event spellings),
+    /// where Linux has a driver for it.
+    pub linux_pmu: Option<&'static str>,
 }
 
 /// A PMU with the event table in force (built in, or loaded with `--events-file`).

@@ -53,6 +53,7 @@ static A: PmuDesc = PmuDesc {
     raw_outside_table: None,
     shared_counters: false,
     generic: GenericMap { events: &[("cpu-cycles", "CYCLES"), ("instructions", "INSTR.ALL")], source: "the toy driver's map" },
+    linux_pmu: None,
 };
 static B: PmuDesc = PmuDesc { name: "toyb", model: "b", raw_outside_table: Some("reserved by the spec"), ..A };
 

@@ -104,6 +104,49 @@ pub fn trace(data: &[u8]) {
     }
 }
 
+/// perf stat output (`-x` CSV with any of the usual separators, `-j` JSON lines) or
+/// `pmu stat --json` output, as `pmu metrics` reads it: the reader refuses the input or
+/// gives at least one record, every count finite, the same on a second read; perf's
+/// spelling of each event resolves, or not, on the ARM11 and T4 machines.
+pub fn perf_stat(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok((format, records)) = pmukit_core::perf_stat::read(&text, "fuzz", None) else { return };
+    assert!(!records.is_empty(), "an accepted input has records");
+    assert_eq!(pmukit_core::perf_stat::read(&text, "fuzz", None), Ok((format, records.clone())), "reading twice");
+    let catalog = &*crate::strings::CATALOG;
+    let arm = [catalog.pmu("arm1176").expect("built in")];
+    let t4 = [catalog.pmu("sparc-t4").expect("built in"), catalog.pmu("sparc-t4-dram").expect("built in")];
+    for r in &records {
+        assert!(r.value.is_none_or(f64::is_finite), "{r:?}");
+        let _ = pmukit_arch::linux::resolve(catalog, &arm, &r.event);
+        let _ = pmukit_arch::linux::resolve(catalog, &t4, &r.event);
+    }
+}
+
+/// A pmu-events JSON file, as `pmu import perf-json` reads it, for the PMU the first
+/// byte picks: the import refuses it or gives a table its family accepts, which
+/// exports and imports again to the same events.
+pub fn perf_json(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else { return };
+    let catalog = &*crate::strings::CATALOG;
+    let pmu = &catalog.pmus[usize::from(first) % catalog.pmus.len()];
+    let files = [("fuzz.json".to_string(), String::from_utf8_lossy(rest).into_owned())];
+    let Ok((table, _)) = pmukit_arch::perf_json::import(pmu, &files, &[]) else { return };
+    assert!(pmukit_arch::family(pmu).validate(&table, "fuzz").is_ok(), "an imported table validates");
+    let names =
+        |t: &pmukit_core::table::EventTable| t.events.iter().map(|e| (e.name.to_string(), e.code, e.umasks.len())).collect::<Vec<_>>();
+    // The PMU with the imported table, as --events-file would make it.
+    let imported = pmukit_core::pmu::Pmu { desc: pmu.desc, table: std::borrow::Cow::Owned(table.clone()) };
+    let (files, _) = pmukit_arch::perf_json::export(catalog, &imported);
+    let json: Vec<(String, String)> =
+        files.into_iter().filter(|f| f.path.ends_with(".json") && !f.path.ends_with("metrics.json")).map(|f| (f.path, f.text)).collect();
+    let (back, _) = pmukit_arch::perf_json::import(pmu, &json, &[]).expect("an export of an imported table imports");
+    let (mut a, mut b) = (names(&table), names(&back));
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "export and import again");
+}
+
 /// An MMU statistics dump: the streaming reader and the in-memory decoder agree,
 /// buffer by buffer and on the error.
 pub fn mmustat(data: &[u8]) {

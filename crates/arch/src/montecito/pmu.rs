@@ -100,6 +100,7 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
             events: &[],
             source: "Linux never had a perf_events driver for Itanium (IA-64 counted through perfmon), so no generic name maps to a Montecito event",
         },
+        linux_pmu: None,
     }
 }
 

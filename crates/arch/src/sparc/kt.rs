@@ -401,6 +401,7 @@ pub static SPARC_KT: PmuDesc = PmuDesc {
         events: &[],
         source: "sparc-kt is the chip's L2 and memory performance registers reached through hypercalls (kt_get_perfreg); Linux's perf driver maps no generic name onto them",
     },
+    linux_pmu: None,
 };
 
 const DRAM_COUNTER_DESCS: &[CounterDesc] = &[
@@ -428,6 +429,7 @@ pub static SPARC_KT_DRAM: PmuDesc = PmuDesc {
     raw_outside_table: Some("TABLE 10-7: select codes 1101 and 111x are reserved"),
     shared_counters: false,
     generic: GenericMap { events: &[], source: super::t4::DRAM_GENERIC },
+    linux_pmu: None,
 };
 
 /// The strand registers and the virtualized L2 control register.

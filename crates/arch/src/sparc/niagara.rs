@@ -328,6 +328,7 @@ pub static NIAGARA: PmuDesc = PmuDesc {
         source:
             "niagara is the hypervisor's MMU statistics buffer (niagara_mmustat_conf), not a perf_events PMU: no generic name maps to it",
     },
+    linux_pmu: None,
 };
 
 /// The buffer field counter `n` of [`NIAGARA`] stands for.

@@ -198,6 +198,8 @@ pub static SPARC_T4: PmuDesc = PmuDesc {
         ],
         source: "Linux's SPARC perf driver for T4 and later (arch/sparc/kernel/perf_event.c, niagara4_perfmon_event_map)",
     },
+    // perf_event.c: perf_pmu_register(&pmu, "cpu", PERF_TYPE_RAW).
+    linux_pmu: Some("cpu"),
 };
 
 /// Why the memory controllers take no generic names.
@@ -227,6 +229,7 @@ pub static SPARC_T4_DRAM: PmuDesc = PmuDesc {
     raw_outside_table: Some("TABLE 10-7: select codes 1101 and 111x are reserved"),
     shared_counters: false,
     generic: GenericMap { events: &[], source: DRAM_GENERIC },
+    linux_pmu: None,
 };
 
 /// The strand registers as one PCR and one PIC layout (the four of each are alike).

@@ -3,6 +3,7 @@
 mod describe;
 mod layout;
 mod list;
+mod metrics;
 
 pub use layout::width;
 pub use list::Filter;
@@ -66,8 +67,12 @@ impl Out {
         }
     }
 
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
     /// Print a command's JSON: `body`'s members after `schema` and `command`.
-    fn json(&self, body: &Value) -> Result<(), Failure> {
+    pub(crate) fn json(&self, body: &Value) -> Result<(), Failure> {
         self.text(&serde_json::to_string_pretty(&self.envelope(body)).unwrap_or_default())
     }
 

@@ -9,7 +9,8 @@ pub use render::thousands;
 use serde::Serialize;
 
 use crate::count::Count;
-use crate::metric::{MetricContext, MetricExpr};
+use crate::metric::MetricExpr;
+use crate::metric_group::{Counts, Evaluator, MetricError};
 use crate::table::MetricDef;
 
 /// One counted event.
@@ -184,49 +185,39 @@ impl EventResult {
     }
 }
 
-/// perf's tool event for the run's wall-clock time in nanoseconds; metrics use it
-/// for rates such as bandwidth.
-pub const DURATION_TIME: &str = "duration_time";
+pub use crate::metric_group::DURATION_TIME;
 
-/// Looks up counted events (by canonical name, case-insensitively) and perf's
-/// `duration_time`.
+/// The counted events (by canonical name, case-insensitively) and the run's time, for
+/// the metrics.
 struct Counted<'a> {
     events: &'a [EventResult],
     duration_ns: u64,
 }
 
-impl MetricContext for Counted<'_> {
-    fn value(&self, name: &str) -> Option<f64> {
-        if name == DURATION_TIME {
-            return Some(self.duration_ns as f64);
-        }
-        self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name)).and_then(|e| e.count).map(|c| c as f64)
+impl Counts for Counted<'_> {
+    fn count(&self, name: &str) -> Option<Option<f64>> {
+        self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| e.count.map(|c| c as f64))
     }
 
     fn literal(&self, _name: &str) -> Option<f64> {
         None
     }
+
+    fn duration_s(&self) -> Option<f64> {
+        Some(self.duration_ns as f64 * 1e-9)
+    }
 }
 
-/// Evaluate every metric whose inputs were all counted. A metric whose value is
-/// undefined for this run (a zero denominator) is left out with a note.
+/// Evaluate every metric whose events were all counted in this run (a metric may use
+/// others of `defs`). A metric over an event that was not counted, or whose value is
+/// undefined for this run (a zero denominator), is left out with a note; one over
+/// events this run did not ask for is left out silently.
 pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns: u64, notes: &mut Vec<String>) -> Vec<MetricResult> {
-    let ctx = Counted { events, duration_ns };
+    let counted = Counted { events, duration_ns };
+    let evaluator = Evaluator::new(defs, &counted);
     let mut out = Vec::new();
     for def in defs {
-        let Ok(expr) = MetricExpr::parse(&def.expr) else {
-            notes.push(format!("metric {} has an invalid expression and was skipped", def.name));
-            continue;
-        };
-        let inputs = expr.identifiers();
-        let positions: Option<Vec<usize>> =
-            inputs.iter().filter(|n| **n != DURATION_TIME).map(|n| events.iter().position(|e| e.name.eq_ignore_ascii_case(n))).collect();
-        let Some(positions) = positions else { continue };
-        if let Some(&lost) = positions.iter().find(|&&p| events[p].count.is_none()) {
-            notes.push(format!("metric {} is not computed: its input {} was not counted", def.name, events[lost].name));
-            continue;
-        }
-        match expr.eval(&ctx) {
+        match evaluator.value(def) {
             Ok(v) if v.is_finite() => {
                 let (factor, unit) = def.scale();
                 out.push(MetricResult {
@@ -234,14 +225,40 @@ pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns:
                     value: v * factor,
                     unit: unit.to_string(),
                     description: def.description.to_string(),
-                    anchor: positions.into_iter().min().unwrap_or(0),
+                    anchor: anchor(def, defs, events),
                 });
             }
             Ok(_) => notes.push(format!("metric {} is undefined for this run", def.name)),
+            Err(MetricError::Missing { .. }) => {}
+            Err(e @ MetricError::NotCounted { .. }) => notes.push(e.to_string()),
             Err(e) => notes.push(format!("metric {} is undefined for this run: {e}", def.name)),
         }
     }
     out
+}
+
+/// The event a metric is printed beside: the first counted one it reads, itself or
+/// through the metrics it uses.
+fn anchor(def: &MetricDef, defs: &[MetricDef], events: &[EventResult]) -> usize {
+    let mut names: Vec<String> = vec![def.expr.to_string()];
+    let mut seen: Vec<&str> = vec![&def.name];
+    let mut best = usize::MAX;
+    while let Some(expr) = names.pop() {
+        let Ok(parsed) = MetricExpr::parse(&expr) else { continue };
+        for id in parsed.identifiers() {
+            if let Some(p) = events.iter().position(|e| e.name.eq_ignore_ascii_case(id)) {
+                best = best.min(p);
+            } else if let Some(d) = defs.iter().find(|d| d.name.eq_ignore_ascii_case(id) && !seen.contains(&d.name.as_ref())) {
+                seen.push(&d.name);
+                names.push(d.expr.to_string());
+            }
+        }
+    }
+    if best == usize::MAX {
+        0
+    } else {
+        best
+    }
 }
 
 /// Each unit's metrics from its own counts, in the order the units first appear: a
