@@ -3,26 +3,15 @@
 //! message, and never in a panic. The binary's panic hook prints a bug-report line
 //! instead of a backtrace; these tests fail if it ever appears.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::process::Output;
+
+use common::pmu_with_input;
 use proptest::prelude::*;
 
 /// The first words of the panic hook's line (`BUG` in main.rs).
 const BUG: &str = "internal error";
-
-fn pmu_with_input(args: &[String], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run pmu");
-    // A command that does not read its input closes the pipe: not an error here.
-    let _ = child.stdin.take().expect("stdin").write_all(stdin);
-    child.wait_with_output().expect("pmu output")
-}
 
 fn pmu(args: &[&str]) -> Output {
     pmu_with_input(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>(), b"")

@@ -2,22 +2,15 @@
 //! docs/json.md (`docs/pmu.schema.json`, JSON Schema 2020-12): an object with `schema`
 //! and `command`, register values as hex strings, every event naming its PMU.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
 fn pmu(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run pmu");
-    child.stdin.take().expect("stdin").write_all(stdin).expect("write stdin");
-    child.wait_with_output().expect("pmu output")
+    common::pmu_with_input(args, stdin)
 }
 
 fn validator() -> jsonschema::Validator {

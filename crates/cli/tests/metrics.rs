@@ -2,25 +2,15 @@
 //! tests/data/perf-stat, perf 6.1 on this VM), from `pmu stat --json`, and from
 //! NAME=VALUE arguments, with perf's MetricExpr semantics.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::process::Output;
+
+use common::pmu_with_input;
 use serde_json::Value;
 
-fn pmu_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run pmu");
-    child.stdin.take().expect("stdin").write_all(stdin).expect("stdin");
-    child.wait_with_output().expect("output")
-}
-
 fn pmu(args: &[&str]) -> Output {
-    pmu_with_stdin(args, b"")
+    pmu_with_input(args, b"")
 }
 
 fn fixture(name: &str) -> String {
@@ -105,7 +95,7 @@ fn duration_time_from_perf_is_seconds_in_metrics() {
 fn pmu_stat_json_gives_the_pmus_metrics_and_per_cpu_ones() {
     let stat = pmu(&["stat", "--pmu", "sparc-t4", "--threads", "2", "-A", "--cycles", "1e7", "-e", "CYCLES,INSTR.ALL", "--json"]);
     assert!(stat.status.success());
-    let out = pmu_with_stdin(&["metrics", "-M", "ipc", "--json", "-"], &stat.stdout);
+    let out = pmu_with_input(&["metrics", "-M", "ipc", "--json", "-"], &stat.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["pmu"][0], "sparc-t4", "the PMU comes from the input");
@@ -122,14 +112,14 @@ fn perf_spellings_map_onto_the_pmus_events() {
     // A Raspberry Pi's perf stat -x, output, written from perf 6.1's format: raw events
     // typed as r07 and armv6_1176/config=0xff/ (ARMv6 has no format/ directory).
     let csv = "1000000,,armv6_1176/config=0xff/,1000000,100.00,,\n600000,,r07,1000000,100.00,,\n";
-    let out = pmu_with_stdin(&["metrics", "-M", "ipc", "--json", "-"], csv.as_bytes());
+    let out = pmu_with_input(&["metrics", "-M", "ipc", "--json", "-"], csv.as_bytes());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["pmu"][0], "arm1176", "from the driver's name");
     assert_eq!(values(&v)[0].2, Some(0.6));
     // perf's generic names, with --pmu.
     let csv = "2000,,cycles,1,100.00,,\n500,,instructions,1,100.00,,\n";
-    let out = pmu_with_stdin(&["metrics", "--pmu", "arm1176", "-M", "cpi", "--json", "-"], csv.as_bytes());
+    let out = pmu_with_input(&["metrics", "--pmu", "arm1176", "-M", "cpi", "--json", "-"], csv.as_bytes());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(values(&v)[0].2, Some(4.0));
 }
@@ -150,7 +140,7 @@ fn undefined_and_refused_metrics_say_why() {
     let out = pmu(&["metrics", "--expr", "A", "/nonexistent/dir/"]);
     assert!(matches!(out.status.code(), Some(1 | 2)));
     let human = "\n Performance counter stats for 'true':\n\n   0.51 msec task-clock\n";
-    let out = pmu_with_stdin(&["metrics", "--expr", "A", "-"], human.as_bytes());
+    let out = pmu_with_input(&["metrics", "--expr", "A", "-"], human.as_bytes());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("-x"), "{}", String::from_utf8_lossy(&out.stderr));
 }
