@@ -147,6 +147,41 @@ pub fn perf_json(data: &[u8]) {
     assert_eq!(a, b, "export and import again");
 }
 
+/// A sysfs tree, as `pmukit_live::sysfs` reads it: the input's lines are the files of
+/// one `armv6_1176` PMU (`type`, `cpus`, `format/event`, `perf_event_mux_interval_ms`)
+/// and cpufreq's `cpuinfo_max_freq`, written to a tree in memory where the system has
+/// a memory file system. The reader refuses the tree or gives a PMU whose polling
+/// interval is positive.
+pub fn sysfs(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut lines = text.split('\n');
+    let shm = std::path::Path::new("/dev/shm");
+    let base = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
+    let root = base.join(format!("pmukit-fuzz-sysfs-{}-{:?}", std::process::id(), std::thread::current().id()));
+    let pmu = root.join("bus/event_source/devices/armv6_1176");
+    let freq = root.join("devices/system/cpu/cpu0/cpufreq");
+    if std::fs::create_dir_all(pmu.join("format")).is_err() || std::fs::create_dir_all(&freq).is_err() {
+        return;
+    }
+    for file in [
+        pmu.join("type"),
+        pmu.join("cpus"),
+        pmu.join("format/event"),
+        pmu.join("perf_event_mux_interval_ms"),
+        freq.join("cpuinfo_max_freq"),
+    ] {
+        let _ = std::fs::write(file, lines.next().unwrap_or(""));
+    }
+    let catalog = &*crate::strings::CATALOG;
+    if let Ok(machine) = pmukit_live::sysfs::read_machine(&root) {
+        for (pmu, _) in machine.ours(catalog, None) {
+            let clock = machine.cpu_max_hz.unwrap_or_else(|| pmukit_live::poll::fastest_clock_hz(pmu));
+            assert!(!pmukit_live::poll::interval(pmu, clock).is_zero(), "a zero interval at {clock} Hz");
+            let _ = pmukit_live::poll::note(pmu, clock, machine.cpu_max_hz.is_some());
+        }
+    }
+}
+
 /// An MMU statistics dump: the streaming reader and the in-memory decoder agree,
 /// buffer by buffer and on the error.
 pub fn mmustat(data: &[u8]) {

@@ -11,7 +11,7 @@ mod files;
 mod models;
 mod strings;
 
-pub use files::{events_file, machine_config, mmustat, perf_json, perf_stat, trace};
+pub use files::{events_file, machine_config, mmustat, perf_json, perf_stat, sysfs, trace};
 pub use models::{arm11_model, hypercalls, montecito_model, t4_dram_model, t4_model};
 pub use strings::{event_strings, metric_expressions, schedule};
 
@@ -30,6 +30,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("mmustat", mmustat),
     ("perf_stat", perf_stat),
     ("perf_json", perf_json),
+    ("sysfs", sysfs),
     ("arm11_model", arm11_model),
     ("t4_model", t4_model),
     ("t4_dram_model", t4_dram_model),
