@@ -189,7 +189,9 @@ fn pmus<'a>(catalog: &'a Catalog, args: &MetricsArgs, records: &[Record]) -> Res
     let named = args.opts.pmu.clone().or_else(|| records.iter().find_map(|r| r.pmu.clone())).or_else(|| {
         records.iter().find_map(|r| {
             let (driver, _) = r.event.split_once('/')?;
-            catalog.pmus.iter().find(|p| p.desc.linux_pmu == Some(driver)).map(|p| p.name().to_string())
+            // `cpu` is x86's core PMU as well as SPARC's: not evidence of a T4.
+            let pmu = catalog.pmus.iter().find(|p| p.desc.linux_pmu == Some(driver) && driver != "cpu")?;
+            Some(pmu.name().to_string())
         })
     });
     let Some(name) = named else { return Ok(Vec::new()) };

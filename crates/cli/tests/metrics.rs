@@ -117,6 +117,9 @@ fn perf_spellings_map_onto_the_pmus_events() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["pmu"][0], "arm1176", "from the driver's name");
     assert_eq!(values(&v)[0].2, Some(0.6));
+    // `cpu/…/` is x86's as well as SPARC's: it names no PMU by itself.
+    let csv = "1000,,cpu/config=0x6800000/,1,100.00,,\n";
+    assert!(String::from_utf8_lossy(&pmu_with_input(&["metrics", "-M", "ipc", "-"], csv.as_bytes()).stderr).contains("--pmu"));
     // perf's generic names, with --pmu.
     let csv = "2000,,cycles,1,100.00,,\n500,,instructions,1,100.00,,\n";
     let out = pmu_with_input(&["metrics", "--pmu", "arm1176", "-M", "cpi", "--json", "-"], csv.as_bytes());
