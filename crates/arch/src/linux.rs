@@ -57,10 +57,9 @@ pub fn resolve(catalog: &Catalog, pmus: &[&Pmu], spelling: &str) -> Option<Event
     };
     let with = |text: String, pmu: &Pmu| {
         let mods: String = modifiers.map(|m| m.chars().map(|c| format!(":{c}")).collect()).unwrap_or_default();
-        let sel = catalog
-            .resolve(&format!("{}::{text}{mods}", pmu.name()), pmu.name())
-            .or_else(|_| catalog.resolve(&format!("{}::{text}", pmu.name()), pmu.name()))
-            .ok()?;
+        // A count with modifiers the PMU cannot take (ARM11 filters no privilege level)
+        // is not the unmodified event's count: it maps to nothing.
+        let sel = catalog.resolve(&format!("{}::{text}{mods}", pmu.name()), pmu.name()).ok()?;
         // A raw code's unit mask by its name, as pmukit's metrics spell it.
         let named = sel.event.as_ref().and_then(|e| e.umask_for(sel.umask).map(|u| format!("{}.{}", e.name, u.name)));
         match named.filter(|n| !sel.name().starts_with(n.as_str())) {
@@ -86,7 +85,7 @@ pub fn resolve(catalog: &Catalog, pmus: &[&Pmu], spelling: &str) -> Option<Event
     if let Ok(sel) = catalog.resolve(base, first.name()) {
         if pmus.iter().any(|p| p.name() == sel.pmu) {
             let pmu = pmus.iter().find(|p| p.name() == sel.pmu)?;
-            return with(sel.name(), pmu).or(Some(sel));
+            return with(sel.name(), pmu);
         }
     }
     None
@@ -111,6 +110,7 @@ mod tests {
         assert_eq!(name(&arm, "branch-misses").as_deref(), Some("BR_MISPREDICT"));
         assert_eq!(name(&arm, "INSTR_EXEC").as_deref(), Some("INSTR_EXEC"));
         assert_eq!(name(&arm, "task-clock"), None);
+        assert_eq!(name(&arm, "instructions:u"), None, "ARM11 counts every mode: a user-only count is another quantity");
         assert_eq!(name(&arm, "r100"), None, "ARMv6 events are 8 bits");
         let t4 = [catalog.pmu("sparc-t4").unwrap(), catalog.pmu("sparc-t4-dram").unwrap()];
         assert_eq!(name(&t4, "cpu/config=0x6800000/").as_deref(), Some("CYCLES"));
