@@ -5,6 +5,7 @@
 
 mod counts;
 mod failure;
+mod live;
 mod output;
 mod pmu_events;
 mod stat;
@@ -159,7 +160,8 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         #[command(flatten)]
         json: JsonOpt,
     },
-    /// Count events on the simulated machine, like `perf stat`.
+    /// Count events on the simulated machine, or a real program with --live, like
+    /// `perf stat`.
     Stat(Box<stat::StatArgs>),
     /// Compute derived metrics over counts made elsewhere: `perf stat -x SEP` or `-j`
     /// output (from a real machine), `pmu stat --json` output, or NAME=VALUE counts.

@@ -25,9 +25,11 @@ pub struct StatArgs {
     pub opts: EventOpts,
     #[command(flatten)]
     pub json: JsonOpt,
-    /// Events to count, comma-separated or repeated (default: cycles, instructions,
-    /// branches, mispredicts, data cache accesses and misses).
-    #[arg(short = 'e', long = "event", value_name = "EVENTS", value_delimiter = ',')]
+    /// Events to count, comma-separated (commas inside `NAME/…/` stay) or repeated
+    /// (default: cycles, instructions,
+    /// branches, mispredicts, data cache accesses and misses; with --live, perf's
+    /// default list, with the PMU's own events where the machine's is pmukit's).
+    #[arg(short = 'e', long = "event", value_name = "EVENTS")]
     events: Vec<String>,
     /// Built-in workload to run (see `pmu workloads`).
     #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
@@ -51,7 +53,7 @@ pub struct StatArgs {
     /// (comma-separated or repeated; `pmu list --metrics` names them). Each metric's
     /// events are counted at the same time when the counters allow.
     #[arg(short = 'M', long = "metrics", value_name = "METRIC|GROUP", value_delimiter = ',')]
-    metric_names: Vec<String>,
+    pub metric_names: Vec<String>,
     /// Print only the derived metrics, as columns (perf's --metric-only).
     #[arg(long, conflicts_with = "no_metrics")]
     metric_only: bool,
@@ -70,7 +72,7 @@ pub struct StatArgs {
     /// controllers each on their own) and print a line per thread, led by perf's
     /// `CPU0` column, with each thread's metrics (perf's --no-aggr).
     #[arg(short = 'A', long = "no-aggr", conflicts_with = "per_thread")]
-    no_aggr: bool,
+    pub no_aggr: bool,
     /// As -A, with perf's --per-thread labels: the workload's name and thread number
     /// (workload thread N runs on hardware thread N).
     #[arg(long)]
@@ -103,6 +105,10 @@ pub struct StatArgs {
     /// keys).
     #[arg(long, value_name = "FILE")]
     machine_config: Option<String>,
+    /// Counting a real program (--live): last among the options, as its heading would
+    /// otherwise carry over to the options after it.
+    #[command(flatten)]
+    pub live: crate::live::LiveArgs,
     /// SPARC KT: nodes (sockets) of the simulated machine, 1-4 [default: 2]; the
     /// strands are spread over them, so misses to another node's memory count as
     /// remote.
@@ -124,7 +130,9 @@ pub struct StatArgs {
 /// `pmu stat`: resolve the events and metrics, count them on the simulated machine of
 /// `pmu` (or the default PMU), and print the report.
 pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> Result<(), Failure> {
-    let json = args.json.json;
+    if args.live.live {
+        return crate::live::run(catalog, pmu, args, out);
+    }
     let pmu = catalog.pmu(pmu.unwrap_or(DEFAULT_PMU))?;
     let machine: Vec<&Pmu> = arch::machine_pmus(pmu).into_iter().map(|n| catalog.pmu(n)).collect::<Result<_, _>>()?;
     // The KT machine's options describe a machine no other PMU runs on.
@@ -148,7 +156,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
     let events = match (args.events.is_empty(), chosen.is_empty()) {
         (true, true) => stat::default_events(pmu),
         (true, false) => Vec::new(),
-        (false, _) => args.events.clone(),
+        (false, _) => args.events(),
     };
     let mut sels = if events.is_empty() { Vec::new() } else { resolve_all(catalog, &events, pmu.name())? };
     // Each metric's events, added once, and counted at the same time where they fit.
@@ -246,7 +254,19 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             break;
         }
     }
-    let mut report = if args.repeat > 1 { report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
+    let report = if args.repeat > 1 { report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
+    print(report, args, out)?;
+    if stop.load(Ordering::Relaxed) {
+        // Interrupted: the report is printed, and the exit status says so (128 + SIGINT).
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// Print `report` as `args` ask: perf's human table, `-x` lines or JSON, with or
+/// without metrics, to standard output or `-o FILE`.
+pub fn print(mut report: report::StatReport, args: &StatArgs, out: &Out) -> Result<(), Failure> {
+    let json = args.json.json;
     if args.no_metrics {
         report.metrics.clear();
         report.unit_metrics.clear();
@@ -274,11 +294,31 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         Some(path) => std::fs::write(path, text).map_err(|e| runtime(format!("cannot write {path}: {e}")))?,
         None => out.text(&text)?,
     }
-    if stop.load(Ordering::Relaxed) {
-        // Interrupted: the report is printed, and the exit status says so (128 + SIGINT).
-        std::process::exit(130);
-    }
     Ok(())
+}
+
+impl StatArgs {
+    /// The events given, each `-e` split at its commas, as perf splits them: a comma
+    /// between the slashes of `NAME/term=1,term=2/` separates terms, not events.
+    pub fn events(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for arg in &self.events {
+            let mut start = 0;
+            let mut inside = false;
+            for (i, c) in arg.char_indices() {
+                match c {
+                    '/' => inside = !inside,
+                    ',' if !inside => {
+                        out.push(arg[start..i].to_string());
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            out.push(arg[start..].to_string());
+        }
+        out
+    }
 }
 
 /// A progress bar on stderr for long runs in a terminal.

@@ -128,6 +128,25 @@ proptest! {
         check(&args, b"")?;
     }
 
+    /// `pmu stat --live`'s own options and its COMMAND. The command is never a word
+    /// that could name a real program: the word is `true`'s argument, or a program in
+    /// a directory that does not exist; a duration that parses is kept short.
+    #[cfg(all(target_os = "linux", feature = "live"))]
+    #[test]
+    fn every_option_of_live_stat(word in any_word(), option in 0usize..6) {
+        let mut args = string_args(&["stat", "--live"]);
+        let short = |w: String| if w.parse::<f64>().is_ok_and(|s| s > 0.05) { "0.05".to_string() } else { w };
+        match option {
+            0 => args.extend(string_args(&["-e", &word, "--", "true"])),
+            1 => args.extend(string_args(&["-a", "-e", "cs", "--duration", &short(word)])),
+            2 => args.extend(string_args(&["--sysfs", &word, "--", "true"])),
+            3 => args.extend(string_args(&["--pmu", &word, "--", "true"])),
+            4 => args.extend(string_args(&["-e", "task-clock", "--", "true", &word])),
+            _ => args.extend(string_args(&["-e", "task-clock", "--", &format!("/nonexistent-pmukit/{word}")])),
+        }
+        check(&args, b"")?;
+    }
+
     #[test]
     fn every_option_of_hv(word in any_word(), option in 0usize..3) {
         let mut args = string_args(&["hv", [ "--machine", "--vcpus", "--vcpu"][option], &word]);

@@ -53,6 +53,7 @@ fn every_commands_json_matches_the_schema() {
         (vec!["stat", "--pmu", "sparc-t4", "--threads", "2", "--cycles", "2e6", "-I", "1", "-A"], vec![]),
         (vec!["stat", "--pmu", "montecito", "--cycles", "1e6", "--per-thread", "-e", "CPU_OP_CYCLES:all"], vec![]),
         (vec!["stat", "--pmu", "sparc-kt", "--kt-deny", "0", "--cycles", "1e6"], vec![]),
+        (vec!["stat", "--live", "-e", "task-clock,page-faults,cycles", "--", "true"], vec![]),
         (vec!["workloads"], vec![]),
         (vec!["hv", "--machine", "kt", "api_set_version 0x209 1 0", "kt_get_perfreg 1", "kt_get_perfreg 99"], vec![]),
         (vec!["metrics", "--expr", "A / B", "A=1", "B=2"], vec![]),
@@ -65,8 +66,9 @@ fn every_commands_json_matches_the_schema() {
     ];
     let mut commands = BTreeSet::new();
     for (args, stdin) in &cases {
+        // Before a `--`, after which the arguments are the counted command's.
         let mut with = args.clone();
-        with.push("--json");
+        with.insert(with.iter().position(|a| *a == "--").unwrap_or(with.len()), "--json");
         let out = pmu(&with, stdin);
         let what = format!("pmu {}", with.join(" "));
         // A dump that ends inside a buffer fails, after a closed JSON document saying so.

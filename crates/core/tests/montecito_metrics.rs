@@ -241,6 +241,7 @@ fn every_metric_evaluates_from_counted_events() {
                 enabled: 1,
                 running: 1,
                 scaled: false,
+                unit: None,
                 counters: vec![],
                 supported: true,
                 noise_pct: None,

@@ -148,8 +148,8 @@ pub fn perf_json(data: &[u8]) {
 }
 
 /// A sysfs tree, as `pmukit_live::sysfs` reads it: the input's lines are the files of
-/// one `armv6_1176` PMU (`type`, `cpus`, `format/event`, `perf_event_mux_interval_ms`)
-/// and cpufreq's `cpuinfo_max_freq`, written to a tree in memory where the system has
+/// one `armv6_1176` PMU (`type`, `cpus`, `format/event`, `perf_event_mux_interval_ms`),
+/// cpufreq's `cpuinfo_max_freq` and the online CPUs, written to a tree in memory where the system has
 /// a memory file system. The reader refuses the tree or gives a PMU whose polling
 /// interval is positive.
 pub fn sysfs(data: &[u8]) {
@@ -159,7 +159,8 @@ pub fn sysfs(data: &[u8]) {
     let base = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
     let root = base.join(format!("pmukit-fuzz-sysfs-{}-{:?}", std::process::id(), std::thread::current().id()));
     let pmu = root.join("bus/event_source/devices/armv6_1176");
-    let freq = root.join("devices/system/cpu/cpu0/cpufreq");
+    let cpu = root.join("devices/system/cpu");
+    let freq = cpu.join("cpu0/cpufreq");
     if std::fs::create_dir_all(pmu.join("format")).is_err() || std::fs::create_dir_all(&freq).is_err() {
         return;
     }
@@ -169,11 +170,16 @@ pub fn sysfs(data: &[u8]) {
         pmu.join("format/event"),
         pmu.join("perf_event_mux_interval_ms"),
         freq.join("cpuinfo_max_freq"),
+        cpu.join("online"),
     ] {
         let _ = std::fs::write(file, lines.next().unwrap_or(""));
     }
     let catalog = &*crate::strings::CATALOG;
     if let Ok(machine) = pmukit_live::sysfs::read_machine(&root) {
+        for p in &machine.pmus {
+            let listed = p.cpus.as_deref().map(pmukit_live::sysfs::cpu_list);
+            assert!(!matches!(listed, Some(None)), "{:?} was read as a CPU list", p.cpus);
+        }
         for (pmu, _) in machine.ours(catalog, None) {
             let clock = machine.cpu_max_hz.unwrap_or_else(|| pmukit_live::poll::fastest_clock_hz(pmu));
             assert!(!pmukit_live::poll::interval(pmu, clock).is_zero(), "a zero interval at {clock} Hz");

@@ -8,10 +8,12 @@
 //! nightly toolchain. docs/ROBUSTNESS.md records the fuzzing runs.
 
 mod files;
+mod live;
 mod models;
 mod strings;
 
 pub use files::{events_file, machine_config, mmustat, perf_json, perf_stat, sysfs, trace};
+pub use live::live_events;
 pub use models::{arm11_model, hypercalls, montecito_model, t4_dram_model, t4_model};
 pub use strings::{event_strings, metric_expressions, schedule};
 
@@ -31,6 +33,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("perf_stat", perf_stat),
     ("perf_json", perf_json),
     ("sysfs", sysfs),
+    ("live_events", live_events),
     ("arm11_model", arm11_model),
     ("t4_model", t4_model),
     ("t4_dram_model", t4_dram_model),

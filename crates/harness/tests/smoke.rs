@@ -193,6 +193,7 @@ smoke_tests! {
     perf_stat: 5_000,
     perf_json: 2_000,
     sysfs: 1_000,
+    live_events: 5_000,
     arm11_model: 20_000,
     t4_model: 20_000,
     t4_dram_model: 20_000,

@@ -2,7 +2,8 @@
 //! `type` (the number `perf_event_attr.type` takes), `cpus` or `cpumask` (the CPUs it
 //! counts on), `format/<term>` (how a `NAME/term=value/` spelling maps to `config` bits,
 //! `config:0-7`), `perf_event_mux_interval_ms`; and the CPU's top clock from
-//! `<root>/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq` (kHz) where cpufreq exists.
+//! `<root>/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq` (kHz) where cpufreq exists,
+//! and the online CPUs from `<root>/devices/system/cpu/online`.
 //! Documentation/ABI/testing/sysfs-bus-event_source-devices* describe the files.
 
 use std::path::{Path, PathBuf};
@@ -32,6 +33,26 @@ pub struct Machine {
     pub pmus: Vec<SysPmu>,
     /// `cpuinfo_max_freq`, in Hz.
     pub cpu_max_hz: Option<u64>,
+    /// `devices/system/cpu/online`: the CPUs a system-wide count opens counters on.
+    pub online: Option<Vec<usize>>,
+}
+
+/// A kernel CPU list (`0`, `0-3,6`, as `cpus`, `cpumask` and `online` are written),
+/// or `None` if `text` is not one. Lists beyond 4096 CPUs are refused, as no machine
+/// pmukit counts on has them and a huge range would be a huge allocation.
+pub fn cpu_list(text: &str) -> Option<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in text.trim().split(',') {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let (lo, hi): (usize, usize) = (lo.parse().ok()?, hi.parse().ok()?);
+        if lo > hi || hi >= 4096 {
+            return None;
+        }
+        cpus.extend(lo..=hi);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Some(cpus)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -88,9 +109,17 @@ pub fn read_machine(root: &Path) -> Result<Machine, SysfsError> {
             what: "a 32-bit PMU type",
         })?;
         let cpus = match read(&dir.join("cpus"))? {
-            Some(c) => Some(c),
-            None => read(&dir.join("cpumask"))?,
+            Some(c) => Some((c, "cpus")),
+            None => read(&dir.join("cpumask"))?.map(|c| (c, "cpumask")),
         };
+        if let Some((text, file)) = cpus.as_ref().filter(|(text, _)| cpu_list(text).is_none()) {
+            return Err(SysfsError::Malformed {
+                path: dir.join(file).display().to_string(),
+                text: text.clone(),
+                what: "a CPU list such as 0-3",
+            });
+        }
+        let cpus = cpus.map(|(text, _)| text);
         let mut format = Vec::new();
         if let Ok(terms) = std::fs::read_dir(dir.join("format")) {
             let mut terms: Vec<PathBuf> = terms.filter_map(Result::ok).map(|e| e.path()).collect();
@@ -120,7 +149,16 @@ pub fn read_machine(root: &Path) -> Result<Machine, SysfsError> {
         }
         None => None,
     };
-    Ok(Machine { pmus, cpu_max_hz })
+    let online_path = root.join("devices/system/cpu/online");
+    let online = match read(&online_path)? {
+        Some(text) => Some(cpu_list(&text).ok_or_else(|| SysfsError::Malformed {
+            path: online_path.display().to_string(),
+            text,
+            what: "a CPU list such as 0-3",
+        })?),
+        None => None,
+    };
+    Ok(Machine { pmus, cpu_max_hz, online })
 }
 
 impl Machine {

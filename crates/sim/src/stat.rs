@@ -574,6 +574,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         metrics,
         unit_metrics,
         notes,
+        live: None,
     })
 }
 

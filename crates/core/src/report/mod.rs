@@ -26,6 +26,11 @@ pub struct EventResult {
     pub enabled: u64,
     pub running: u64,
     pub scaled: bool,
+    /// The unit of `count` and `raw` when they are not numbers of events: `ns` for
+    /// the kernel's clock events (`task-clock`), which the text outputs show in
+    /// milliseconds as perf does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     /// Counter(s) the event used, in the order of the multiplexing groups.
     pub counters: Vec<String>,
     /// False when the machine refused the event every time it was programmed (a
@@ -84,9 +89,13 @@ impl Unit {
 pub struct UnitCount {
     #[serde(flatten)]
     pub unit: Unit,
-    /// Scaled by the event's enabled and running times, as the total is.
+    /// Scaled by the unit's enabled and running times, as the total is.
     pub count: Option<u64>,
     pub raw: u64,
+    /// The unit's own times (ns): the event's on the simulated machine, each CPU's
+    /// counter's on a real one.
+    pub enabled: u64,
+    pub running: u64,
 }
 
 /// The metrics of one unit, from its own counts.
@@ -144,6 +153,28 @@ pub struct StatReport {
     /// Things the user must know: unpredictable hardware behaviour, events that could
     /// not be counted, assumptions.
     pub notes: Vec<String>,
+    /// What a count of the real machine (`pmu stat --live`) measured; absent for a
+    /// simulated run, whose `workload`, `seed` and `cycles` say what ran. A live run's
+    /// `workload` is the command, or `system wide`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<LiveRun>,
+}
+
+/// A count of the real machine through the kernel's perf_event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LiveRun {
+    /// The command counted, with its arguments; empty when only a duration was.
+    pub command: Vec<String>,
+    /// Every CPU of the machine was counted (`-a`), not just the command.
+    pub system_wide: bool,
+    /// The command's exit status as a shell reports it: its exit code, or 128 plus the
+    /// number of the signal that ended it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// CPU time the command and its children spent in user space and in the kernel
+    /// (getrusage's RUSAGE_CHILDREN), ns.
+    pub user_ns: u64,
+    pub sys_ns: u64,
 }
 
 impl EventResult {
@@ -158,6 +189,7 @@ impl EventResult {
             enabled: count.enabled,
             running: count.running,
             scaled: count.is_scaled(),
+            unit: None,
             counters,
             units: Vec::new(),
         }
@@ -165,14 +197,22 @@ impl EventResult {
 
     /// The event split over its units, each unit's raw count (`None` if the unit never
     /// counted it) scaled by the event's enabled and running times.
-    pub fn with_units(mut self, units: impl IntoIterator<Item = (Unit, Option<u64>)>) -> EventResult {
+    pub fn with_units(self, units: impl IntoIterator<Item = (Unit, Option<u64>)>) -> EventResult {
         let (enabled, running) = (self.enabled, self.running);
+        self.with_timed_units(units.into_iter().map(|(unit, raw)| (unit, raw, enabled, running)))
+    }
+
+    /// The event split over units that each kept their own enabled and running
+    /// times (a real machine's CPUs), each unit's count scaled by its own.
+    pub fn with_timed_units(mut self, units: impl IntoIterator<Item = (Unit, Option<u64>, u64, u64)>) -> EventResult {
         self.units = units
             .into_iter()
-            .map(|(unit, raw)| UnitCount {
+            .map(|(unit, raw, enabled, running)| UnitCount {
                 unit,
                 raw: raw.unwrap_or(0),
                 count: raw.and_then(|raw| Count { raw, enabled, running }.scaled()),
+                enabled,
+                running,
             })
             .collect();
         self
@@ -317,6 +357,8 @@ pub fn average(runs: &[StatReport]) -> Option<StatReport> {
         for u in &mut e.units {
             let theirs: Vec<&UnitCount> = same.iter().filter_map(|e| e.units.iter().find(|x| x.unit == u.unit)).collect();
             u.raw = (theirs.iter().map(|u| u128::from(u.raw)).sum::<u128>() / n) as u64;
+            u.enabled = (theirs.iter().map(|u| u128::from(u.enabled)).sum::<u128>() / n) as u64;
+            u.running = (theirs.iter().map(|u| u128::from(u.running)).sum::<u128>() / n) as u64;
             let counts: Vec<f64> = theirs.iter().filter_map(|u| u.count).map(|c| c as f64).collect();
             u.count = (!counts.is_empty()).then(|| (counts.iter().sum::<f64>() / counts.len() as f64).round() as u64);
         }

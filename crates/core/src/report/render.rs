@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Aggregation, EventResult, Interval, MetricResult, StatReport, Unit, UnitMetrics};
+use super::{Aggregation, Count, EventResult, Interval, MetricResult, StatReport, Unit, UnitMetrics};
 
 /// `1234567` → `1,234,567`, as perf prints counts.
 pub fn thousands(n: u64) -> String {
@@ -17,6 +17,21 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+impl EventResult {
+    fn is_clock(&self) -> bool {
+        self.unit.as_deref() == Some("ns")
+    }
+
+    /// perf's unit column: `msec` for a clock, else empty.
+    fn unit_column(&self) -> &'static str {
+        if self.is_clock() {
+            "msec"
+        } else {
+            ""
+        }
+    }
 }
 
 impl MetricResult {
@@ -40,9 +55,11 @@ impl MetricResult {
 }
 
 /// The count column: the count, or perf's `<not counted>` (never ran) or
-/// `<not supported>` (refused).
-fn count_text(count: Option<u64>, supported: bool, digits: fn(u64) -> String) -> String {
-    match (count, supported) {
+/// `<not supported>` (refused). A clock's nanoseconds show as perf's milliseconds,
+/// `%.2f` and never grouped.
+fn count_text(e: &EventResult, count: Option<u64>, digits: fn(u64) -> String) -> String {
+    match (count, e.supported) {
+        (Some(c), _) if e.is_clock() => format!("{:.2}", c as f64 / 1e6),
         (Some(c), _) => digits(c),
         (None, true) => "<not counted>".to_string(),
         (None, false) => "<not supported>".to_string(),
@@ -75,6 +92,8 @@ struct Counts<'a> {
 struct Row<'a> {
     unit: Option<&'a Unit>,
     count: Option<u64>,
+    /// The row's times: the event's, or the unit's own.
+    times: Count,
     metrics: Vec<&'a MetricResult>,
 }
 
@@ -84,13 +103,14 @@ impl<'a> Counts<'a> {
         let e = &self.events[i];
         let mine = |metrics: &'a [MetricResult]| metrics.iter().filter(|m| m.anchor == i).collect();
         if e.units.is_empty() {
-            return vec![Row { unit: None, count: e.count, metrics: mine(self.metrics) }];
+            let times = Count { raw: e.raw, enabled: e.enabled, running: e.running };
+            return vec![Row { unit: None, count: e.count, times, metrics: mine(self.metrics) }];
         }
         e.units
             .iter()
             .map(|u| {
                 let metrics = self.unit_metrics.iter().find(|m| m.unit == u.unit).map_or_else(Vec::new, |m| mine(&m.metrics));
-                Row { unit: Some(&u.unit), count: u.count, metrics }
+                Row { unit: Some(&u.unit), count: u.count, times: Count { raw: u.raw, enabled: u.enabled, running: u.running }, metrics }
             })
             .collect()
     }
@@ -153,12 +173,12 @@ impl StatReport {
             for (i, e) in counts.events.iter().enumerate() {
                 for row in counts.rows(i) {
                     let lead = format!("{time}{}", self.unit_label(row.unit, None));
-                    let count = count_text(row.count, e.supported, digits);
+                    let count = count_text(e, row.count, digits);
                     let mut metrics = row.metrics.into_iter();
                     let first = metrics.next().map(metric_text).unwrap_or_default();
-                    let mut line = format!("{lead}{count:>18}      {:<30} {first:<40}", e.name);
-                    if e.scaled || row.count.is_none() {
-                        let _ = write!(line, " ({:.2}%)", e.running_pct());
+                    let mut line = format!("{lead}{count:>18} {:<4} {:<30} {first:<40}", e.unit_column(), e.name);
+                    if e.supported && (row.times.is_scaled() || row.count.is_none()) {
+                        let _ = write!(line, " ({:.2}%)", row.times.running_pct());
                     }
                     if let (Some(pct), None) = (e.noise_pct, row.unit) {
                         let _ = write!(line, "  ( +-{pct:6.2}% )");
@@ -176,6 +196,9 @@ impl StatReport {
     }
 
     fn title(&self) -> String {
+        if self.live.is_some() {
+            return format!("\n Performance counter stats for '{}':\n\n", self.workload);
+        }
         let seeds = match self.runs {
             0 | 1 => format!("seed {}", self.seed),
             n => format!("seeds {}-{}", self.seed, self.seed.saturating_add(n - 1)),
@@ -191,7 +214,18 @@ impl StatReport {
 
     /// The elapsed time and the notes.
     fn footer(&self) -> String {
-        let mut out = format!("\n {:>17.9} seconds time elapsed (simulated)\n", self.elapsed_ns as f64 / 1e9);
+        let seconds = |ns: u64| ns as f64 / 1e9;
+        let mut out = match &self.live {
+            // perf gives a command's CPU times, not a system-wide count's.
+            Some(live) if !live.system_wide => format!(
+                "\n {:>17.9} seconds time elapsed\n\n {:>17.9} seconds user\n {:>17.9} seconds sys\n",
+                seconds(self.elapsed_ns),
+                seconds(live.user_ns),
+                seconds(live.sys_ns)
+            ),
+            Some(_) => format!("\n {:>17.9} seconds time elapsed\n", seconds(self.elapsed_ns)),
+            None => format!("\n {:>17.9} seconds time elapsed (simulated)\n", seconds(self.elapsed_ns)),
+        };
         for n in &self.notes {
             let _ = writeln!(out, "\n note: {n}");
         }
@@ -211,11 +245,11 @@ impl StatReport {
                     let mut metrics = row.metrics.into_iter();
                     let (mv, mu) = metrics.next().map_or((String::new(), String::new()), |m| (m.value_text(), m.unit_text()));
                     let mut fields = vec![
-                        count_text(row.count, e.supported, |c| c.to_string()),
-                        String::new(),
+                        count_text(e, row.count, |c| c.to_string()),
+                        e.unit_column().to_string(),
                         e.name.clone(),
-                        e.running.to_string(),
-                        format!("{:.2}", e.running_pct()),
+                        row.times.running.to_string(),
+                        format!("{:.2}", row.times.running_pct()),
                         mv,
                         mu,
                     ];

@@ -1,0 +1,310 @@
+//! Counting a [`Plan`] on the running kernel through `perf_event_open` (Linux, the
+//! `perf-event` feature): a command and its children, or every CPU.
+//!
+//! A command is counted as perf counts it: the counters are opened disabled with
+//! `enable_on_exec` and `inherit`, so that they start when the command's program
+//! starts and follow every process and thread it creates. pmu opens them on itself
+//! before it spawns the command; the command inherits them at fork and enables them at
+//! exec, and pmu itself, which never execs, counts nothing. Reading pmu's counter
+//! gives the command's count with every child's, live or exited (the kernel's
+//! perf_event_read_value sums the inherited copies). Each event is read on its own
+//! (no PERF_FORMAT_GROUP, which inherited counters refuse before Linux 4.13); groups
+//! only make the kernel schedule their members together.
+
+use std::io;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use perf_event::events::Raw;
+use perf_event::{Builder, Counter};
+use pmukit_core::count::Count;
+use pmukit_core::report::{Aggregation, EventResult, LiveRun, StatReport, Unit};
+use thiserror::Error;
+
+use crate::events::{LiveEvent, Plan};
+
+/// What to count.
+pub struct Target<'a> {
+    /// The command and its arguments; empty to count only for `duration`.
+    pub command: &'a [String],
+    /// Count every CPU (perf's `-a`), on these CPUs.
+    pub cpus: Option<Vec<usize>>,
+    /// Without a command: how long to count every CPU (until Ctrl-C if `None`).
+    pub duration: Option<Duration>,
+    /// Split the counts per CPU (perf's `-A`; with `cpus` only).
+    pub per_cpu: bool,
+}
+
+#[derive(Debug, Error)]
+pub enum LiveError {
+    #[error("cannot open {event}: {why}")]
+    Open { event: String, why: String },
+    #[error("cannot run '{command}': {why}")]
+    Spawn { command: String, why: io::Error },
+    #[error("cannot read {event}: {why}")]
+    Read { event: String, why: io::Error },
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// The kernel's answer for an event it cannot count here.
+fn unsupported(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV))
+}
+
+fn denied(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM))
+}
+
+fn paranoid() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").map_or_else(|_| "?".to_string(), |s| s.trim().to_string())
+}
+
+/// One event's counters: one for a command, one per CPU system-wide.
+struct Opened {
+    counters: Vec<(Option<usize>, Counter)>,
+    /// `None` when the kernel does not support the event here.
+    supported: bool,
+    /// Counted in user space only, after the kernel refused the kernel's share.
+    user_only: bool,
+}
+
+fn builder<'a>(event: &LiveEvent, exclude_kernel: bool, cpu: Option<usize>) -> Builder<'a> {
+    let mut b = Builder::new(Raw::new(event.config).config1(event.config1).config2(event.config2));
+    b.attrs_mut().type_ = event.kind;
+    b.exclude_user(event.exclude.user)
+        .exclude_kernel(event.exclude.kernel || exclude_kernel)
+        .exclude_hv(event.exclude.hv || exclude_kernel);
+    match cpu {
+        Some(cpu) => {
+            b.any_pid().one_cpu(cpu);
+        }
+        None => {
+            b.observe_self().inherit(true).enable_on_exec(true);
+        }
+    }
+    b
+}
+
+/// Open every event of `plan` in its groups, for each CPU of `target` or for the
+/// command; the notes say what was changed to make them open.
+fn open(plan: &Plan, target: &Target, notes: &mut Vec<String>) -> Result<Vec<Opened>, LiveError> {
+    let mut opened: Vec<Option<Opened>> = (0..plan.events.len()).map(|_| None).collect();
+    let mut user_only_note = false;
+    for group in &plan.groups {
+        // A PMU that counts on some CPUs only (an uncore PMU's cpumask) is opened there.
+        let places: Vec<Option<usize>> = match (&target.cpus, group.first().and_then(|&i| plan.events[i].cpus.as_ref())) {
+            (Some(cpus), Some(only)) => cpus.iter().filter(|c| only.contains(c)).map(|&c| Some(c)).collect(),
+            (Some(cpus), None) => cpus.iter().map(|&c| Some(c)).collect(),
+            (None, _) => vec![None],
+        };
+        for &place in &places {
+            let mut leader: Option<usize> = None;
+            for &i in group {
+                let event = &plan.events[i];
+                let attempt = |exclude_kernel: bool, leader: Option<&mut Counter>| {
+                    let b = builder(event, exclude_kernel, place);
+                    match leader {
+                        Some(l) => b.build_with_group(l),
+                        None => b.build(),
+                    }
+                };
+                let lead = leader.and_then(|l| opened[l].as_mut()).and_then(|o| o.counters.last_mut()).map(|(_, c)| c);
+                let result = match attempt(false, lead) {
+                    // An unprivileged user under perf_event_paranoid 2 may count user
+                    // space only: perf then retries without the kernel, as here.
+                    Err(e) if denied(&e) && target.cpus.is_none() && !event.exclude.kernel && event.filters => {
+                        let lead = leader.and_then(|l| opened[l].as_mut()).and_then(|o| o.counters.last_mut()).map(|(_, c)| c);
+                        attempt(true, lead).map(|c| (c, true))
+                    }
+                    other => other.map(|c| (c, false)),
+                };
+                let slot = opened[i].get_or_insert(Opened { counters: Vec::new(), supported: true, user_only: false });
+                match result {
+                    Ok((counter, user_only)) => {
+                        slot.counters.push((place, counter));
+                        slot.user_only |= user_only;
+                        user_only_note |= user_only;
+                        if leader.is_none() {
+                            leader = Some(i);
+                        }
+                    }
+                    Err(e) if unsupported(&e) => slot.supported = false,
+                    Err(e) => return Err(open_error(event, &e, target)),
+                }
+            }
+        }
+    }
+    if user_only_note {
+        notes.push(format!(
+            "perf_event_paranoid is {}: events marked :u count user space only; run as root or set /proc/sys/kernel/perf_event_paranoid to 1 or less to count the kernel too",
+            paranoid()
+        ));
+    }
+    Ok(opened.into_iter().map(|o| o.unwrap_or(Opened { counters: Vec::new(), supported: false, user_only: false })).collect())
+}
+
+fn open_error(event: &LiveEvent, e: &io::Error, target: &Target) -> LiveError {
+    let why = if denied(e) {
+        let need = if target.cpus.is_some() { "0 or less to count every CPU" } else { "1 or less to count the kernel" };
+        format!("{e}: perf_event_paranoid is {}; run as root or set /proc/sys/kernel/perf_event_paranoid to {need}", paranoid())
+    } else if e.raw_os_error() == Some(libc::EINVAL) {
+        format!(
+            "{e}: the kernel refused type {} config {:#x} (a config its driver does not take, or an option it cannot do)",
+            event.kind, event.config
+        )
+    } else {
+        e.to_string()
+    };
+    LiveError::Open { event: event.name.clone(), why }
+}
+
+/// One event's reading: its count and times summed over CPUs, and each CPU's (`None`
+/// for a command's single counter).
+type Reading = (Count, Vec<(Option<usize>, Count)>);
+
+/// Read every counter.
+fn read_all(plan: &Plan, opened: &mut [Opened]) -> Result<Vec<Reading>, LiveError> {
+    let mut out = Vec::with_capacity(opened.len());
+    for (event, o) in plan.events.iter().zip(opened.iter_mut()) {
+        let mut total = Count { raw: 0, enabled: 0, running: 0 };
+        let mut parts = Vec::new();
+        for (place, counter) in &mut o.counters {
+            let r = counter.read_count_and_time().map_err(|why| LiveError::Read { event: event.name.clone(), why })?;
+            total.raw = total.raw.wrapping_add(r.count);
+            total.enabled = total.enabled.saturating_add(r.time_enabled);
+            total.running = total.running.saturating_add(r.time_running);
+            parts.push((*place, Count { raw: r.count, enabled: r.time_enabled, running: r.time_running }));
+        }
+        out.push((total, parts));
+    }
+    Ok(out)
+}
+
+/// The CPU time of pmu's finished children.
+fn children_times() -> (u64, u64) {
+    // SAFETY: getrusage writes into the struct it is given and nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) } != 0 {
+        return (0, 0);
+    }
+    let ns = |t: libc::timeval| (t.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(t.tv_usec as u64 * 1000);
+    (ns(usage.ru_utime), ns(usage.ru_stime))
+}
+
+/// How a shell reports a status: the exit code, or 128 plus the signal.
+fn shell_status(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}
+
+/// Count `plan` on `target`; `stop` (Ctrl-C) ends a system-wide count early. The
+/// counters are read every `plan.poll` while the command runs when a PMU raises no
+/// overflow interrupt.
+pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatReport, LiveError> {
+    if target.cpus.is_none() && target.command.is_empty() {
+        return Err(LiveError::Usage("give a command to count (pmu stat --live -- COMMAND) or -a to count every CPU".to_string()));
+    }
+    if target.duration.is_some() && !target.command.is_empty() {
+        return Err(LiveError::Usage(
+            "--duration times a system-wide count without a command; a command is counted until it ends".to_string(),
+        ));
+    }
+    let mut notes = plan.notes.clone();
+    let mut opened = open(plan, target, &mut notes)?;
+    if target.cpus.is_some() {
+        for o in &mut opened {
+            for (_, c) in &mut o.counters {
+                c.enable().map_err(|why| LiveError::Read { event: "a counter".to_string(), why })?;
+            }
+        }
+    }
+    let start = Instant::now();
+    // A read folds the hardware counter into the 64-bit count; without an overflow
+    // interrupt nothing else does, so read at least this often.
+    // A system-wide count also wakes to see Ctrl-C (the command, if any, gets it too).
+    let idle = if target.cpus.is_some() { Duration::from_millis(100) } else { Duration::from_secs(3600) };
+    let tick = plan.poll.unwrap_or(idle).min(idle);
+    let mut exit_status = None;
+    if let Some((program, args)) = target.command.split_first() {
+        let mut child =
+            Command::new(program).args(args).spawn().map_err(|why| LiveError::Spawn { command: target.command.join(" "), why })?;
+        let (tx, rx) = mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let status = child.wait();
+            let _ = tx.send(());
+            status
+        });
+        loop {
+            match rx.recv_timeout(tick) {
+                Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if plan.poll.is_some() {
+                        read_all(plan, &mut opened)?;
+                    }
+                }
+            }
+        }
+        let status = waiter.join().map_err(|_| LiveError::Usage("the thread waiting for the command failed".to_string()))?;
+        let status = status.map_err(|why| LiveError::Spawn { command: target.command.join(" "), why })?;
+        exit_status = Some(shell_status(status));
+    } else {
+        let end = target.duration.unwrap_or(Duration::MAX);
+        while start.elapsed() < end && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(tick.min(end.saturating_sub(start.elapsed())));
+            if plan.poll.is_some() {
+                read_all(plan, &mut opened)?;
+            }
+        }
+    }
+    let elapsed = start.elapsed();
+    for o in &mut opened {
+        for (_, c) in &mut o.counters {
+            let _ = c.disable();
+        }
+    }
+    let counts = read_all(plan, &mut opened)?;
+    let (user_ns, sys_ns) = children_times();
+    let events: Vec<EventResult> = plan
+        .events
+        .iter()
+        .zip(&opened)
+        .zip(counts)
+        .map(|((event, o), (count, parts))| {
+            let name = if o.user_only { format!("{}:u", event.name) } else { event.name.clone() };
+            let mut e = EventResult::new(&event.pmu, name, &count, Vec::new(), o.supported);
+            if !o.supported {
+                e.count = None;
+            }
+            e.unit = event.clock.then(|| "ns".to_string());
+            if target.per_cpu && target.cpus.is_some() {
+                e = e.with_timed_units(parts.into_iter().filter_map(|(cpu, c)| Some((Unit::cpu(cpu?), Some(c.raw), c.enabled, c.running))));
+            }
+            e
+        })
+        .collect();
+    let mut pmus: Vec<String> = Vec::new();
+    for e in &events {
+        if !pmus.contains(&e.pmu) {
+            pmus.push(e.pmu.clone());
+        }
+    }
+    let system_wide = target.cpus.is_some();
+    Ok(StatReport {
+        pmu: pmus,
+        workload: if system_wide { "system wide".to_string() } else { target.command.join(" ") },
+        seed: 0,
+        cycles: 0,
+        elapsed_ns: u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
+        runs: 1,
+        intervals: Vec::new(),
+        aggregation: if target.per_cpu && system_wide { Aggregation::Cpu } else { Aggregation::Total },
+        events,
+        metrics: Vec::new(),
+        unit_metrics: Vec::new(),
+        notes,
+        live: Some(LiveRun { command: target.command.to_vec(), system_wide, exit_status, user_ns, sys_ns }),
+    })
+}
