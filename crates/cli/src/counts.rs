@@ -183,10 +183,12 @@ fn read_inputs(args: &MetricsArgs) -> Result<Inputs, Failure> {
     Ok(Inputs { read: inputs, records, arguments, literals })
 }
 
-/// The PMUs to read the input against: `--pmu`'s machine, else the one `pmu stat
-/// --json` names, else the one whose Linux driver name perf's spellings carry.
+/// The PMUs to read the input against: `--pmu`'s machine, else the first of pmukit's
+/// that `pmu stat --json` names (a live run also names `software` and `hardware`),
+/// else the one whose Linux driver name perf's spellings carry.
 fn pmus<'a>(catalog: &'a Catalog, args: &MetricsArgs, records: &[Record]) -> Result<Vec<&'a Pmu>, Failure> {
-    let named = args.opts.pmu.clone().or_else(|| records.iter().find_map(|r| r.pmu.clone())).or_else(|| {
+    let ours = || records.iter().filter_map(|r| r.pmu.clone()).find(|p| catalog.pmu(p).is_ok());
+    let named = args.opts.pmu.clone().or_else(ours).or_else(|| {
         records.iter().find_map(|r| {
             let (driver, _) = r.event.split_once('/')?;
             // `cpu` is x86's core PMU as well as SPARC's: not evidence of a T4.
@@ -219,8 +221,8 @@ fn groups(catalog: &Catalog, pmus: &[&Pmu], records: &[Record]) -> Vec<Group> {
         let mut names = vec![r.event.to_ascii_lowercase()];
         // pmu stat --json names events on their own PMU.
         let spelled = match &r.pmu {
-            Some(p) => format!("{p}::{}", r.event),
-            None => r.event.clone(),
+            Some(p) if catalog.pmu(p).is_ok() => format!("{p}::{}", r.event),
+            _ => r.event.clone(),
         };
         if let Some(sel) = linux::resolve(catalog, pmus, &spelled) {
             names.push(sel.name().to_ascii_lowercase());

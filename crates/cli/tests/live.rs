@@ -170,3 +170,15 @@ fn a_program_that_cannot_run_is_a_runtime_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("cannot run '/nonexistent/program'"), "{}", stderr(&out));
 }
+
+#[test]
+fn pmu_metrics_reads_a_live_reports_json() {
+    let out = pmu(&["stat", "--live", "--json", "-e", "page-faults", "--", "true"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let metrics = pmu_with_input(&["metrics", "--json", "--expr", "page\\-faults / duration_time", "-"], &out.stdout);
+    assert!(metrics.status.success(), "{}", stderr(&metrics));
+    let v: Value = serde_json::from_slice(&metrics.stdout).unwrap();
+    let rate = v["results"][0]["metrics"][0]["value"].as_f64().unwrap();
+    assert!(rate > 0.0, "page faults per second of the run: {v}");
+    assert_eq!(v["pmu"], serde_json::json!([]), "software events name no PMU of pmukit's");
+}
