@@ -1,0 +1,56 @@
+//! Counting through perf_event_open on this machine (a VM without a hardware PMU: the
+//! kernel's software events), driving `count` with plans made by hand where the CLI
+//! cannot make them here: the polling loop a Raspberry Pi's ARM1176 needs.
+#![cfg(all(target_os = "linux", feature = "perf-event"))]
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use pmukit_arch::Catalog;
+use pmukit_live::count::{count, Target};
+use pmukit_live::events::{Host, Plan};
+use pmukit_live::sysfs::Machine;
+
+fn plan(events: &[&str], poll: Option<Duration>) -> Plan {
+    let catalog = Catalog::builtin();
+    let host = Host::new(Machine { pmus: Vec::new(), cpu_max_hz: None, online: None }, &catalog, None);
+    let tokens: Vec<String> = events.iter().map(|s| s.to_string()).collect();
+    Plan { poll, ..host.plan(&catalog, &tokens, &[]).unwrap() }
+}
+
+#[test]
+fn polling_reads_while_the_command_runs_and_loses_nothing() {
+    let command = ["sleep".to_string(), "0.25".to_string()];
+    let target = Target { command: &command, cpus: None, duration: None, per_cpu: false };
+    let stop = AtomicBool::new(false);
+    let polled = count(&plan(&["task-clock", "page-faults"], Some(Duration::from_millis(20))), &target, &stop).unwrap();
+    let plain = count(&plan(&["task-clock", "page-faults"], None), &target, &stop).unwrap();
+    assert!(polled.elapsed_ns >= 250_000_000, "the command ran to its end: {} ns", polled.elapsed_ns);
+    let faults = |r: &pmukit_core::report::StatReport| r.events[1].count.unwrap();
+    // The same program faults in about the same pages whether or not pmu reads meanwhile.
+    let (a, b) = (faults(&polled), faults(&plain));
+    assert!(a > 10 && a.abs_diff(b) * 4 < a.max(b), "page faults {a} polled, {b} not");
+    assert_eq!(polled.live.as_ref().unwrap().exit_status, Some(0));
+}
+
+#[test]
+fn a_system_wide_count_without_a_command_lasts_its_duration() {
+    let target = Target { command: &[], cpus: Some(vec![0]), duration: Some(Duration::from_millis(100)), per_cpu: true };
+    let stop = AtomicBool::new(false);
+    match count(&plan(&["cpu-clock"], None), &target, &stop) {
+        Ok(report) => {
+            assert!((100_000_000..400_000_000).contains(&report.elapsed_ns), "{}", report.elapsed_ns);
+            assert_eq!(report.events[0].units[0].unit.name, "CPU0");
+            assert_eq!(report.workload, "system wide");
+        }
+        // Counting a CPU needs perf_event_paranoid 0 or CAP_PERFMON.
+        Err(e) => assert!(e.to_string().contains("perf_event_paranoid"), "{e}"),
+    }
+}
+
+#[test]
+fn a_count_needs_a_command_or_every_cpu() {
+    let target = Target { command: &[], cpus: None, duration: None, per_cpu: false };
+    let e = count(&plan(&["task-clock"], None), &target, &AtomicBool::new(false)).unwrap_err();
+    assert!(e.to_string().contains("give a command"), "{e}");
+}
