@@ -32,7 +32,7 @@ pub struct LiveArgs {
     /// context-switches, cpu-migrations, alignment-faults, emulation-faults (the
     /// kernel's). Also NAME/term=value,…/ for a PMU with format/ in sysfs, rHEX, and
     /// the modifiers :u, :k, :h.
-    #[arg(long, conflicts_with_all = ["workload", "seed", "cycles", "mux_interval", "repeat", "interval", "per_thread", "threads", "fault_rate", "trace", "machine_config", "kt_nodes", "kt_deny", "kt_deny_ht", "kt_l2_busy"])]
+    #[arg(long, conflicts_with_all = ["workload", "seed", "cycles", "mux_interval", "interval", "per_thread", "threads", "fault_rate", "trace", "machine_config", "kt_nodes", "kt_deny", "kt_deny_ht", "kt_l2_busy"])]
     pub live: bool,
     /// Count every CPU (perf's -a) while COMMAND runs, or for --duration; -A splits
     /// the counts per CPU.
@@ -159,10 +159,27 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     let target = Target { command: &live.command, cpus, duration: live.duration, per_cpu: args.no_aggr };
-    let mut report = count::count(plan, &target, &stop).map_err(|e| match e {
-        LiveError::Usage(_) => usage(e),
-        _ => runtime(e),
-    })?;
+    if args.repeat == 0 {
+        return Err(usage("-r 0: the number of runs must be at least 1"));
+    }
+    // -r runs the command again and again, as perf does, and averages the counts.
+    let mut runs = Vec::new();
+    for _ in 0..args.repeat {
+        let run = count::count(plan, &target, &stop).map_err(|e| match e {
+            LiveError::Usage(_) => usage(e),
+            _ => runtime(e),
+        })?;
+        runs.push(run);
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+    }
+    let last = runs.last().and_then(|r| r.live.as_ref()).and_then(|l| l.exit_status);
+    let mut report =
+        if runs.len() > 1 { pmukit_core::report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
+    if let Some(live) = &mut report.live {
+        live.exit_status = last;
+    }
     let defs: Vec<_> = host
         .ours
         .iter()

@@ -60,10 +60,11 @@ pub struct StatArgs {
     /// Do not print derived metrics.
     #[arg(long)]
     no_metrics: bool,
-    /// Run N times, with seeds SEED, SEED+1, …, and print the mean counts with perf's
-    /// variance column (the standard deviation of the mean, in percent).
+    /// Run N times, with seeds SEED, SEED+1, … (with --live, the command N times),
+    /// and print the mean counts with perf's variance column (the standard deviation
+    /// of the mean, in percent).
     #[arg(short = 'r', long = "repeat", value_name = "N", default_value_t = 1, value_parser = parse_u64)]
-    repeat: u64,
+    pub repeat: u64,
     /// Print the counts of every MS milliseconds of simulated time (1 ms = 10^6
     /// cycles), each line led by its time, as `perf stat -I`.
     #[arg(short = 'I', long = "interval-print", value_name = "MS", value_parser = parse_count)]

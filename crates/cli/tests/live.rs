@@ -182,3 +182,21 @@ fn pmu_metrics_reads_a_live_reports_json() {
     assert!(rate > 0.0, "page faults per second of the run: {v}");
     assert_eq!(v["pmu"], serde_json::json!([]), "software events name no PMU of pmukit's");
 }
+
+#[test]
+fn repeated_runs_are_averaged_with_perfs_variance() {
+    let out = pmu(&["stat", "--live", "-r", "3", "-e", "page-faults", "--", "true"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("Performance counter stats for 'true' (3 runs):"), "{text}");
+    assert!(text.lines().any(|l| l.contains("page-faults") && l.contains("( +-")), "{text}");
+    // perf's footer: the mean, +- the deviation of the mean, and it in percent.
+    let footer = text.lines().find(|l| l.contains("seconds time elapsed")).unwrap();
+    let words: Vec<&str> = footer.split_whitespace().collect();
+    assert_eq!((words[1], words[3..6].join(" ").as_str(), words[6]), ("+-", "seconds time elapsed", "("), "{footer}");
+    assert!(!text.contains("seconds user"), "perf leaves out CPU times over runs");
+    let report = json(&["stat", "--live", "--json", "-r", "2", "-e", "page-faults", "--", "true"]);
+    assert_eq!(report["runs"], 2);
+    assert!(report["live"]["elapsed_noise_pct"].as_f64().is_some(), "{report}");
+    assert!(event(&report, "page-faults")["noise_pct"].as_f64().is_some());
+}

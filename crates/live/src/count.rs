@@ -65,7 +65,7 @@ fn paranoid() -> String {
 /// One event's counters: one for a command, one per CPU system-wide.
 struct Opened {
     counters: Vec<(Option<usize>, Counter)>,
-    /// `None` when the kernel does not support the event here.
+    /// False when the kernel does not support the event here (perf's `<not supported>`).
     supported: bool,
     /// Counted in user space only, after the kernel refused the kernel's share.
     user_only: bool,
@@ -183,7 +183,7 @@ fn read_all(plan: &Plan, opened: &mut [Opened]) -> Result<Vec<Reading>, LiveErro
     Ok(out)
 }
 
-/// The CPU time of pmu's finished children.
+/// The CPU time of pmu's finished children (user, system), ns.
 fn children_times() -> (u64, u64) {
     // SAFETY: getrusage writes into the struct it is given and nothing else.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -221,6 +221,8 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
             }
         }
     }
+    // getrusage sums every child pmu has waited for: this run's are the difference.
+    let before = children_times();
     let start = Instant::now();
     // A read folds the hardware counter into the 64-bit count; without an overflow
     // interrupt nothing else does, so read at least this often.
@@ -266,7 +268,8 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
         }
     }
     let counts = read_all(plan, &mut opened)?;
-    let (user_ns, sys_ns) = children_times();
+    let after = children_times();
+    let (user_ns, sys_ns) = (after.0.saturating_sub(before.0), after.1.saturating_sub(before.1));
     let events: Vec<EventResult> = plan
         .events
         .iter()
@@ -305,6 +308,6 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
         metrics: Vec::new(),
         unit_metrics: Vec::new(),
         notes,
-        live: Some(LiveRun { command: target.command.to_vec(), system_wide, exit_status, user_ns, sys_ns }),
+        live: Some(LiveRun { command: target.command.to_vec(), system_wide, exit_status, user_ns, sys_ns, elapsed_noise_pct: None }),
     })
 }

@@ -161,7 +161,7 @@ pub struct StatReport {
 }
 
 /// A count of the real machine through the kernel's perf_event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LiveRun {
     /// The command counted, with its arguments; empty when only a duration was.
     pub command: Vec<String>,
@@ -172,9 +172,13 @@ pub struct LiveRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_status: Option<i32>,
     /// CPU time the command and its children spent in user space and in the kernel
-    /// (getrusage's RUSAGE_CHILDREN), ns.
+    /// (getrusage's RUSAGE_CHILDREN), ns; over repeated runs (`-r`), the mean.
     pub user_ns: u64,
     pub sys_ns: u64,
+    /// Over repeated runs (`-r`), the standard deviation of the mean elapsed time as a
+    /// percentage of it, as perf prints beside the elapsed time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_noise_pct: Option<f64>,
 }
 
 impl EventResult {
@@ -343,6 +347,14 @@ pub fn average(runs: &[StatReport]) -> Option<StatReport> {
     let n = runs.len() as u128;
     let mut out = first.clone();
     out.runs = runs.len() as u64;
+    let mean_of = |values: &mut dyn Iterator<Item = u64>| (values.map(u128::from).sum::<u128>() / n) as u64;
+    out.elapsed_ns = mean_of(&mut runs.iter().map(|r| r.elapsed_ns));
+    if let Some(live) = &mut out.live {
+        let elapsed: Vec<f64> = runs.iter().map(|r| r.elapsed_ns as f64).collect();
+        live.elapsed_noise_pct = Some(noise_pct(&elapsed));
+        live.user_ns = mean_of(&mut runs.iter().filter_map(|r| r.live.as_ref()).map(|l| l.user_ns));
+        live.sys_ns = mean_of(&mut runs.iter().filter_map(|r| r.live.as_ref()).map(|l| l.sys_ns));
+    }
     for (i, e) in out.events.iter_mut().enumerate() {
         let same: Vec<&EventResult> = runs.iter().filter_map(|r| r.events.get(i)).collect();
         let mean = |f: fn(&EventResult) -> u64| (same.iter().map(|e| u128::from(f(e))).sum::<u128>() / n) as u64;

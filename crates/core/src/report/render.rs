@@ -196,14 +196,14 @@ impl StatReport {
     }
 
     fn title(&self) -> String {
+        let runs = if self.runs > 1 { format!(" ({} runs)", self.runs) } else { String::new() };
         if self.live.is_some() {
-            return format!("\n Performance counter stats for '{}':\n\n", self.workload);
+            return format!("\n Performance counter stats for '{}'{runs}:\n\n", self.workload);
         }
         let seeds = match self.runs {
             0 | 1 => format!("seed {}", self.seed),
             n => format!("seeds {}-{}", self.seed, self.seed.saturating_add(n - 1)),
         };
-        let runs = if self.runs > 1 { format!(" ({} runs)", self.runs) } else { String::new() };
         format!(
             "\n Performance counter stats for workload '{}' ({seeds}, {} cycles) on {}{runs}:\n\n",
             self.workload,
@@ -216,6 +216,15 @@ impl StatReport {
     fn footer(&self) -> String {
         let seconds = |ns: u64| ns as f64 / 1e9;
         let mut out = match &self.live {
+            // Repeated runs: perf's mean and the standard deviation of the mean, shown
+            // to two digits past the deviation's first (stat-display.c's print_footer).
+            Some(live) if live.elapsed_noise_pct.is_some() => {
+                let pct = live.elapsed_noise_pct.unwrap_or(0.0);
+                let mean = seconds(self.elapsed_ns);
+                let sd = mean * pct / 100.0;
+                let precision = if sd > 1.0 || sd <= 0.0 { 2 } else { (-sd.log10()).ceil() as usize + 2 };
+                format!("\n {mean:>17.precision$} +- {sd:.precision$} seconds time elapsed  ( +-{pct:6.2}% )\n")
+            }
             // perf gives a command's CPU times, not a system-wide count's.
             Some(live) if !live.system_wide => format!(
                 "\n {:>17.9} seconds time elapsed\n\n {:>17.9} seconds user\n {:>17.9} seconds sys\n",
