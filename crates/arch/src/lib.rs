@@ -260,6 +260,43 @@ pub fn machine_pmus(pmu: &Pmu) -> Vec<&'static str> {
     }
 }
 
+/// The events `pmu stat` counts on `pmu` when given none (a simulated run, and a live
+/// one on pmukit's PMU): cycles, instructions, branches and misses, which need
+/// multiplexing on these PMUs; each as `pmu::NAME`.
+pub fn default_events(pmu: &Pmu) -> Vec<String> {
+    let names: &[&str] = match pmu.desc.family {
+        arm11::FAMILY => &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC", "BR_MISPREDICT", "DCACHE_HIT", "DCACHE_MISS"],
+        sparc::t4::FAMILY => &["CYCLES", "INSTR.ALL", "INSTR.BRANCHES", "BR_MISPREDICT.ALL", "DC_MISS_ASYNC.ANY", "IC_MISS_ASYNC.ANY"],
+        sparc::t4::DRAM_FAMILY => &["ALL_READS", "ALL_WRITES"],
+        sparc::kt::FAMILY => &["L2_MISSES", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE"],
+        montecito::pmu::FAMILY => &[
+            "CPU_OP_CYCLES",
+            "IA64_INST_RETIRED",
+            "BACK_END_BUBBLE.ALL",
+            "BR_MISPRED_DETAIL.ALL.ALL_PRED",
+            "BR_MISPRED_DETAIL.ALL.WRONG_PATH",
+            "L1D_READ_MISSES",
+            "L2D_MISSES",
+            "L3_MISSES",
+        ],
+        sparc::niagara::FAMILY => &[
+            "IMMU_TSB_HITS.ALL",
+            "IMMU_TSB_TICKS.ALL",
+            "DMMU_TSB_HITS.ALL",
+            "DMMU_TSB_TICKS.ALL",
+            "DMMU_TSB_HITS.CTX0",
+            "DMMU_TSB_HITS.CTXNON0",
+        ],
+        _ => &[],
+    };
+    let mut events: Vec<String> = names.iter().map(|n| format!("{}::{n}", pmu.name())).collect();
+    // The strand counters and the memory controllers count one run together.
+    for dram in machine_pmus(pmu).into_iter().skip(1) {
+        events.extend(["ALL_READS", "ALL_WRITES"].map(|n| format!("{dram}::{n}")));
+    }
+    events
+}
+
 pub fn family(pmu: &Pmu) -> &'static Family {
     FAMILIES.iter().find(|f| f.name == pmu.desc.family).expect("every PMU belongs to a listed family")
 }

@@ -7,9 +7,8 @@ use std::time::Duration;
 use clap::Args;
 use pmukit_arch::{metrics, Catalog};
 use pmukit_core::pmu::Pmu;
-use pmukit_live::events::{Host, PERF_DEFAULT};
+use pmukit_live::events::Host;
 use pmukit_live::sysfs;
-use pmukit_sim::stat::default_events;
 
 use crate::failure::{runtime, usage, Failure};
 use crate::output::Out;
@@ -58,17 +57,6 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
     }
 }
 
-/// The events counted when none are given: perf's default list, and on a machine
-/// whose PMU is pmukit's, perf's software events and pmukit's default events of that
-/// PMU (the ones its metrics read).
-fn default_tokens(host: &Host) -> Vec<String> {
-    let Some((pmu, _)) = host.ours.first() else { return PERF_DEFAULT.iter().map(|s| s.to_string()).collect() };
-    let mut tokens: Vec<String> = PERF_DEFAULT[..4].iter().map(|s| s.to_string()).collect();
-    let prefix = format!("{}::", pmu.name());
-    tokens.extend(default_events(pmu).into_iter().filter(|e| e.starts_with(&prefix)));
-    tokens
-}
-
 /// `pmu stat --live`.
 pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> Result<(), Failure> {
     let live = &args.live;
@@ -109,7 +97,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         }
     }
     let mut tokens = match (args.events().is_empty(), chosen.is_empty()) {
-        (true, true) => default_tokens(&host),
+        (true, true) => host.default_events(),
         (true, false) => Vec::new(),
         (false, _) => args.events(),
     };

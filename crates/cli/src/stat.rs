@@ -155,7 +155,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         }
     }
     let events = match (args.events.is_empty(), chosen.is_empty()) {
-        (true, true) => stat::default_events(pmu),
+        (true, true) => arch::default_events(pmu),
         (true, false) => Vec::new(),
         (false, _) => args.events(),
     };

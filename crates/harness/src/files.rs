@@ -48,7 +48,7 @@ const MACHINES: [&str; 7] = ["arm1136", "arm1156", "arm1176", "sparc-t4", "sparc
 fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<String>) {
     let catalog = &*CATALOG;
     let Ok(pmu) = catalog.pmu(pmu_name) else { return };
-    let sels: Vec<_> = stat::default_events(pmu).iter().filter_map(|e| catalog.resolve(e, pmu.name()).ok()).collect();
+    let sels: Vec<_> = pmukit_arch::default_events(pmu).iter().filter_map(|e| catalog.resolve(e, pmu.name()).ok()).collect();
     let opts = StatOptions { cycles: 20_000, mux_interval: 5_000, threads: Some(1), machine_config, trace, ..StatOptions::default() };
     let _ = stat::stat(catalog, &sels, &opts, &mut |_| {});
 }

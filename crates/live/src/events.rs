@@ -151,6 +151,17 @@ impl<'c> Host<'c> {
         (!self.ours.is_empty()).then_some(0)
     }
 
+    /// The events counted when none are given: perf's default list; on a machine
+    /// whose PMU is pmukit's, perf's software events and pmukit's default events of
+    /// that PMU (those its metrics read) instead of perf's generic hardware ones.
+    pub fn default_events(&self) -> Vec<String> {
+        let Some((pmu, _)) = self.ours.first() else { return PERF_DEFAULT.iter().map(|s| s.to_string()).collect() };
+        let mut tokens: Vec<String> = PERF_DEFAULT[..4].iter().map(|s| s.to_string()).collect();
+        let prefix = format!("{}::", pmu.name());
+        tokens.extend(arch::default_events(pmu).into_iter().filter(|e| e.starts_with(&prefix)));
+        tokens
+    }
+
     fn pmus(&self) -> Vec<&'c Pmu> {
         self.ours.iter().map(|(p, _)| *p).collect()
     }

@@ -163,3 +163,22 @@ fn cpu_lists_read_as_the_kernel_writes_them() {
     assert_eq!(host(&catalog, "vm", None).machine.online, Some(vec![0, 1]));
     assert_eq!(host(&catalog, "sparc-t4", None).machine.online.map(|c| c.len()), Some(64), "8 cores of 8 strands");
 }
+
+#[test]
+fn default_events_are_perfs_or_the_pmus_own() {
+    let catalog = Catalog::builtin();
+    let vm = host(&catalog, "vm", None);
+    assert_eq!(
+        vm.default_events(),
+        ["task-clock", "context-switches", "cpu-migrations", "page-faults", "cycles", "instructions", "branches", "branch-misses"],
+        "perf 6.1's default list"
+    );
+    let pi = host(&catalog, "raspberry-pi-zero", None);
+    let events = pi.default_events();
+    assert_eq!(&events[..5], ["task-clock", "context-switches", "cpu-migrations", "page-faults", "arm1176::CPU_CYCLES"]);
+    let plan = pi.plan(&catalog, &events, &[]).unwrap();
+    assert!(plan.events[4..].iter().all(|e| e.kind == 10), "pmukit's ARM1176 events on the driver's type");
+    let t4 = host(&catalog, "sparc-t4", Some("sparc-t4"));
+    assert!(t4.default_events().iter().all(|e| !e.contains("dram")), "the memory controllers have no Linux driver");
+    assert!(t4.plan(&catalog, &t4.default_events(), &[]).is_ok());
+}

@@ -285,42 +285,6 @@ fn shape_of(pmus: &[&Pmu]) -> Shape {
 /// Families with a simulated model and driver.
 const MODELLED: &[&str] = &[arm11::FAMILY, t4::FAMILY, t4::DRAM_FAMILY, niagara::FAMILY, kt::FAMILY, montecito::FAMILY];
 
-/// The events a run counts when none are given: cycles, instructions, branches and
-/// misses, which need multiplexing on these PMUs.
-pub fn default_events(pmu: &Pmu) -> Vec<String> {
-    let names: &[&str] = match pmu.desc.family {
-        arm11::FAMILY => &["CPU_CYCLES", "INSTR_EXEC", "BR_EXEC", "BR_MISPREDICT", "DCACHE_HIT", "DCACHE_MISS"],
-        t4::FAMILY => &["CYCLES", "INSTR.ALL", "INSTR.BRANCHES", "BR_MISPREDICT.ALL", "DC_MISS_ASYNC.ANY", "IC_MISS_ASYNC.ANY"],
-        t4::DRAM_FAMILY => &["ALL_READS", "ALL_WRITES"],
-        kt::FAMILY => &["L2_MISSES", "L2_MISSES_LOCAL", "L2_MISSES_REMOTE"],
-        montecito::FAMILY => &[
-            "CPU_OP_CYCLES",
-            "IA64_INST_RETIRED",
-            "BACK_END_BUBBLE.ALL",
-            "BR_MISPRED_DETAIL.ALL.ALL_PRED",
-            "BR_MISPRED_DETAIL.ALL.WRONG_PATH",
-            "L1D_READ_MISSES",
-            "L2D_MISSES",
-            "L3_MISSES",
-        ],
-        niagara::FAMILY => &[
-            "IMMU_TSB_HITS.ALL",
-            "IMMU_TSB_TICKS.ALL",
-            "DMMU_TSB_HITS.ALL",
-            "DMMU_TSB_TICKS.ALL",
-            "DMMU_TSB_HITS.CTX0",
-            "DMMU_TSB_HITS.CTXNON0",
-        ],
-        _ => &[],
-    };
-    let mut events: Vec<String> = names.iter().map(|n| format!("{}::{n}", pmu.name())).collect();
-    // The strand counters and the memory controllers count one run together.
-    for dram in arch::machine_pmus(pmu).into_iter().skip(1) {
-        events.extend(["ALL_READS", "ALL_WRITES"].map(|n| format!("{dram}::{n}")));
-    }
-    events
-}
-
 /// One PMU's share of a run: its events, their multiplexing groups and encodings.
 struct Plan<'a> {
     pmu: &'a Pmu,
