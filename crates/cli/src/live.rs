@@ -31,7 +31,7 @@ pub struct LiveArgs {
     /// context-switches, cpu-migrations, alignment-faults, emulation-faults (the
     /// kernel's). Also NAME/term=value,…/ for a PMU with format/ in sysfs, rHEX, and
     /// the modifiers :u, :k, :h.
-    #[arg(long, conflicts_with_all = ["workload", "seed", "cycles", "mux_interval", "interval", "per_thread", "threads", "fault_rate", "trace", "machine_config", "kt_nodes", "kt_deny", "kt_deny_ht", "kt_l2_busy"])]
+    #[arg(long, conflicts_with_all = ["workload", "seed", "cycles", "mux_interval", "per_thread", "threads", "fault_rate", "trace", "machine_config", "kt_nodes", "kt_deny", "kt_deny_ht", "kt_l2_busy"])]
     pub live: bool,
     /// Count every CPU (perf's -a) while COMMAND runs, or for --duration; -A splits
     /// the counts per CPU.
@@ -131,7 +131,7 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
-    use pmukit_core::report::{evaluate_metrics, evaluate_unit_metrics};
+    use pmukit_core::report::{evaluate_metrics, evaluate_unit_metrics, Aggregation, Interval, StatReport};
     use pmukit_live::count::{self, LiveError, Target};
 
     let live = &args.live;
@@ -146,14 +146,70 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-    let target = Target { command: &live.command, cpus, duration: live.duration, per_cpu: args.no_aggr };
     if args.repeat == 0 {
         return Err(usage("-r 0: the number of runs must be at least 1"));
     }
+    match args.interval {
+        Some(0) => return Err(usage("-I 0: the interval must be at least 1 ms")),
+        Some(_) if args.repeat > 1 => {
+            return Err(usage("-I and -r together: -r averages whole runs and -I reports one run's intervals; give one of them"))
+        }
+        _ => {}
+    }
+    let interval = args.interval.map(Duration::from_millis);
+    let target = Target { command: &live.command, cpus, duration: live.duration, per_cpu: args.no_aggr, interval };
+    let defs: Vec<_> = host
+        .ours
+        .iter()
+        .flat_map(|(pmu, _)| pmukit_arch::family(pmu).metrics.metrics.iter())
+        .filter(|d| chosen.is_empty() || chosen.iter().any(|m| std::ptr::eq(m.def, *d)))
+        .cloned()
+        .collect();
+    // Each interval is printed as it ends, as perf prints it; JSON, -o FILE and
+    // --metric-only take the whole run at the end.
+    let progressive = interval.is_some() && !args.json.json && args.output.is_none() && !args.metric_only;
+    let aggregation = if args.no_aggr && live.all_cpus { Aggregation::Cpu } else { Aggregation::Total };
+    let mut before = 0;
+    let mut printed = false;
+    let mut on_interval = |iv: &mut Interval| {
+        let duration = iv.time_ns.saturating_sub(before);
+        before = iv.time_ns;
+        if !args.no_metrics {
+            iv.metrics = evaluate_metrics(&defs, &iv.events, duration, &mut Vec::new());
+            if args.no_aggr {
+                iv.unit_metrics = evaluate_unit_metrics(&defs, &iv.events, duration);
+            }
+        }
+        if progressive {
+            let view = StatReport {
+                pmu: Vec::new(),
+                workload: String::new(),
+                seed: 0,
+                cycles: 0,
+                elapsed_ns: 0,
+                runs: 1,
+                intervals: vec![iv.clone()],
+                aggregation,
+                events: Vec::new(),
+                metrics: Vec::new(),
+                unit_metrics: Vec::new(),
+                notes: Vec::new(),
+                live: None,
+            };
+            let text = match &args.separator {
+                Some(sep) => view.to_separated(sep),
+                None if printed => view.to_human_lines(!args.no_big_num),
+                None => format!("{}{}", view.interval_header(), view.to_human_lines(!args.no_big_num)),
+            };
+            printed = true;
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+        }
+    };
     // -r runs the command again and again, as perf does, and averages the counts.
     let mut runs = Vec::new();
     for _ in 0..args.repeat {
-        let run = count::count(plan, &target, &stop).map_err(|e| match e {
+        let run = count::count(plan, &target, &stop, &mut on_interval).map_err(|e| match e {
             LiveError::Usage(_) => usage(e),
             _ => runtime(e),
         })?;
@@ -168,19 +224,19 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     if let Some(live) = &mut report.live {
         live.exit_status = last;
     }
-    let defs: Vec<_> = host
-        .ours
-        .iter()
-        .flat_map(|(pmu, _)| pmukit_arch::family(pmu).metrics.metrics.iter())
-        .filter(|d| chosen.is_empty() || chosen.iter().any(|m| std::ptr::eq(m.def, *d)))
-        .cloned()
-        .collect();
     report.metrics = evaluate_metrics(&defs, &report.events, report.elapsed_ns, &mut report.notes);
     if args.no_aggr {
         report.unit_metrics = evaluate_unit_metrics(&defs, &report.events, report.elapsed_ns);
     }
     let status = report.live.as_ref().and_then(|l| l.exit_status);
-    crate::stat::print(report, args, out)?;
+    if progressive {
+        // The intervals are out; perf prints nothing after them, and notes are not data.
+        for n in &report.notes {
+            eprintln!("pmu: note: {n}");
+        }
+    } else {
+        crate::stat::print(report, args, out)?;
+    }
     // perf stat exits with the command's status.
     if let Some(code) = status.filter(|&c| c != 0) {
         let _ = std::io::stdout().flush();

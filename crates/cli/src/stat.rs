@@ -48,7 +48,7 @@ pub struct StatArgs {
     /// CSV-like output as `perf stat -x SEP`: count, unit, event, run time, % running,
     /// metric value, metric unit.
     #[arg(short = 'x', long = "field-separator", value_name = "SEP", conflicts_with = "json")]
-    separator: Option<String>,
+    pub separator: Option<String>,
     /// Count what these derived metrics or metric groups need and print them
     /// (comma-separated or repeated; `pmu list --metrics` names them). Each metric's
     /// events are counted at the same time when the counters allow.
@@ -56,19 +56,20 @@ pub struct StatArgs {
     pub metric_names: Vec<String>,
     /// Print only the derived metrics, as columns (perf's --metric-only).
     #[arg(long, conflicts_with = "no_metrics")]
-    metric_only: bool,
+    pub metric_only: bool,
     /// Do not print derived metrics.
     #[arg(long)]
-    no_metrics: bool,
+    pub no_metrics: bool,
     /// Run N times, with seeds SEED, SEED+1, … (with --live, the command N times),
     /// and print the mean counts with perf's variance column (the standard deviation
     /// of the mean, in percent).
     #[arg(short = 'r', long = "repeat", value_name = "N", default_value_t = 1, value_parser = parse_u64)]
     pub repeat: u64,
     /// Print the counts of every MS milliseconds of simulated time (1 ms = 10^6
-    /// cycles), each line led by its time, as `perf stat -I`.
+    /// cycles; with --live, of real time, each interval as it ends), each line led
+    /// by its time, as `perf stat -I`.
     #[arg(short = 'I', long = "interval-print", value_name = "MS", value_parser = parse_count)]
-    interval: Option<u64>,
+    pub interval: Option<u64>,
     /// Count each hardware thread apart (strand, virtual CPU, Montecito thread; memory
     /// controllers each on their own) and print a line per thread, led by perf's
     /// `CPU0` column, with each thread's metrics (perf's --no-aggr).
@@ -80,11 +81,11 @@ pub struct StatArgs {
     per_thread: bool,
     /// Print counts without thousands separators.
     #[arg(long)]
-    no_big_num: bool,
+    pub no_big_num: bool,
     /// Write the report to FILE instead of standard output (notes of -x output still
     /// go to standard error).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
+    pub output: Option<String>,
     /// Hardware threads of the machine: 1-8 strands on SPARC T4/KT (default 8), 1-4 on
     /// Niagara (4), 1-2 on Montecito (2), 1 on ARM11. Workloads run a software thread
     /// per hardware thread (`os` eight processes, `shared` four threads).

@@ -200,3 +200,29 @@ fn repeated_runs_are_averaged_with_perfs_variance() {
     assert!(report["live"]["elapsed_noise_pct"].as_f64().is_some(), "{report}");
     assert!(event(&report, "page-faults")["noise_pct"].as_f64().is_some());
 }
+
+#[test]
+fn intervals_print_as_they_end_and_add_up_to_the_run() {
+    let out = pmu(&["stat", "--live", "-I", "100", "-e", "task-clock,page-faults", "--", "sleep", "0.25"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("#           time             counts unit events"), "{text}");
+    let times: Vec<f64> = lines.map(|l| l.split_whitespace().next().unwrap().parse().unwrap()).collect();
+    assert!(times.len() >= 6 && times.windows(2).all(|w| w[0] <= w[1]), "two events an interval, in time order: {text}");
+    assert!(*times.last().unwrap() >= 0.25, "the last, partial interval ends with the command: {text}");
+    // The intervals' counts add up exactly to the run's.
+    let report = json(&["stat", "--live", "--json", "-I", "50", "-e", "page-faults", "--", "sleep", "0.2"]);
+    let intervals = report["intervals"].as_array().unwrap();
+    assert!(intervals.len() >= 4, "{report}");
+    let sum: u64 = intervals.iter().map(|iv| iv["events"][0]["count"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(sum, event(&report, "page-faults")["count"].as_u64().unwrap(), "{report}");
+    for (args, expect) in [
+        (&["stat", "--live", "-I", "0", "--", "true"][..], "-I 0"),
+        (&["stat", "--live", "-I", "10", "-r", "2", "--", "true"][..], "-I and -r together"),
+    ] {
+        let out = pmu(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(expect), "{}", stderr(&out));
+    }
+}

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use perf_event::events::Raw;
 use perf_event::{Builder, Counter};
 use pmukit_core::count::Count;
-use pmukit_core::report::{Aggregation, EventResult, LiveRun, StatReport, Unit};
+use pmukit_core::report::{Aggregation, EventResult, Interval, LiveRun, StatReport, Unit};
 use thiserror::Error;
 
 use crate::events::{LiveEvent, Plan};
@@ -35,6 +35,8 @@ pub struct Target<'a> {
     pub duration: Option<Duration>,
     /// Split the counts per CPU (perf's `-A`; with `cpus` only).
     pub per_cpu: bool,
+    /// Read the counts at the end of every such interval too (perf's `-I`).
+    pub interval: Option<Duration>,
 }
 
 #[derive(Debug, Error)]
@@ -200,10 +202,103 @@ fn shell_status(status: std::process::ExitStatus) -> i32 {
     status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
 }
 
+/// The readings a run takes while it waits: polls that keep a PMU without an overflow
+/// interrupt from losing wraps, and `-I`'s intervals.
+struct Clock<'p> {
+    plan: &'p Plan,
+    per_cpu: bool,
+    start: Instant,
+    /// When the next interval ends, with `-I`.
+    next: Option<Instant>,
+    every: Option<Duration>,
+    /// The reading at the previous interval's end.
+    last: Vec<Reading>,
+    intervals: Vec<Interval>,
+}
+
+impl Clock<'_> {
+    /// How long to wait before the next reading (at most `idle`).
+    fn wait(&self, idle: Duration) -> Duration {
+        let interval = self.next.map_or(idle, |n| n.saturating_duration_since(Instant::now()));
+        self.plan.poll.unwrap_or(idle).min(idle).min(interval)
+    }
+
+    /// Read what is due; with `last`, the run is over and a final, partial interval
+    /// is taken as perf does.
+    fn tick(&mut self, opened: &mut [Opened], on_interval: &mut dyn FnMut(&mut Interval), last: bool) -> Result<(), LiveError> {
+        let due = self.next.is_some_and(|n| Instant::now() >= n) || (last && self.next.is_some());
+        if !due {
+            if self.plan.poll.is_some() {
+                read_all(self.plan, opened)?;
+            }
+            return Ok(());
+        }
+        let now = read_all(self.plan, opened)?;
+        let delta: Vec<Reading> = now
+            .iter()
+            .zip(&self.last)
+            .map(|((total, parts), (was, was_parts))| {
+                let parts = parts.iter().zip(was_parts).map(|((cpu, c), (_, w))| (*cpu, minus(c, w))).collect();
+                (minus(total, was), parts)
+            })
+            .collect();
+        let mut interval = Interval {
+            time_ns: u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX),
+            events: results(self.plan, opened, delta, self.per_cpu, true),
+            metrics: Vec::new(),
+            unit_metrics: Vec::new(),
+        };
+        on_interval(&mut interval);
+        self.intervals.push(interval);
+        self.last = now;
+        if let (Some(next), Some(every)) = (&mut self.next, self.every) {
+            while *next <= Instant::now() {
+                *next += every;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a counter counted between two readings.
+fn minus(now: &Count, was: &Count) -> Count {
+    Count {
+        raw: now.raw.wrapping_sub(was.raw),
+        enabled: now.enabled.saturating_sub(was.enabled),
+        running: now.running.saturating_sub(was.running),
+    }
+}
+
+/// The report's events from a reading. In an interval, an event that was not enabled
+/// at all (a sleeping command's) is perf's `<not counted>`.
+fn results(plan: &Plan, opened: &[Opened], counts: Vec<Reading>, per_cpu: bool, interval: bool) -> Vec<EventResult> {
+    plan.events
+        .iter()
+        .zip(opened)
+        .zip(counts)
+        .map(|((event, o), (count, parts))| {
+            let name = if o.user_only { format!("{}:u", event.name) } else { event.name.clone() };
+            let mut e = EventResult::new(&event.pmu, name, &count, Vec::new(), o.supported);
+            if !o.supported || (interval && count.enabled == 0) {
+                e.count = None;
+            }
+            e.unit = event.clock.then(|| "ns".to_string());
+            if per_cpu {
+                e = e.with_timed_units(parts.into_iter().filter_map(|(cpu, c)| {
+                    let raw = (!interval || c.enabled > 0).then_some(c.raw);
+                    Some((Unit::cpu(cpu?), raw, c.enabled, c.running))
+                }));
+            }
+            e
+        })
+        .collect()
+}
+
 /// Count `plan` on `target`; `stop` (Ctrl-C) ends a system-wide count early. The
 /// counters are read every `plan.poll` while the command runs when a PMU raises no
-/// overflow interrupt.
-pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatReport, LiveError> {
+/// overflow interrupt, and with `target.interval` at the end of every interval, each
+/// handed to `on_interval` (to print it) as it ends.
+pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut dyn FnMut(&mut Interval)) -> Result<StatReport, LiveError> {
     if target.cpus.is_none() && target.command.is_empty() {
         return Err(LiveError::Usage("give a command to count (pmu stat --live -- COMMAND) or -a to count every CPU".to_string()));
     }
@@ -221,14 +316,25 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
             }
         }
     }
+    let per_cpu = target.per_cpu && target.cpus.is_some();
     // getrusage sums every child pmu has waited for: this run's are the difference.
     let before = children_times();
     let start = Instant::now();
-    // A read folds the hardware counter into the 64-bit count; without an overflow
-    // interrupt nothing else does, so read at least this often.
+    let zero = plan.events.iter().zip(&opened).map(|(_, o)| {
+        let none = Count { raw: 0, enabled: 0, running: 0 };
+        (none.clone(), o.counters.iter().map(|(cpu, _)| (*cpu, none.clone())).collect())
+    });
+    let mut clock = Clock {
+        plan,
+        per_cpu,
+        start,
+        next: target.interval.map(|i| start + i),
+        every: target.interval,
+        last: zero.collect(),
+        intervals: Vec::new(),
+    };
     // A system-wide count also wakes to see Ctrl-C (the command, if any, gets it too).
     let idle = if target.cpus.is_some() { Duration::from_millis(100) } else { Duration::from_secs(3600) };
-    let tick = plan.poll.unwrap_or(idle).min(idle);
     let mut exit_status = None;
     if let Some((program, args)) = target.command.split_first() {
         let mut child =
@@ -240,13 +346,9 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
             status
         });
         loop {
-            match rx.recv_timeout(tick) {
+            match rx.recv_timeout(clock.wait(idle)) {
                 Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if plan.poll.is_some() {
-                        read_all(plan, &mut opened)?;
-                    }
-                }
+                Err(mpsc::RecvTimeoutError::Timeout) => clock.tick(&mut opened, on_interval, false)?,
             }
         }
         let status = waiter.join().map_err(|_| LiveError::Usage("the thread waiting for the command failed".to_string()))?;
@@ -255,9 +357,9 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
     } else {
         let end = target.duration.unwrap_or(Duration::MAX);
         while start.elapsed() < end && !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(tick.min(end.saturating_sub(start.elapsed())));
-            if plan.poll.is_some() {
-                read_all(plan, &mut opened)?;
+            std::thread::sleep(clock.wait(idle).min(end.saturating_sub(start.elapsed())));
+            if start.elapsed() < end {
+                clock.tick(&mut opened, on_interval, false)?;
             }
         }
     }
@@ -267,27 +369,12 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
             let _ = c.disable();
         }
     }
+    clock.tick(&mut opened, on_interval, true)?;
+    let intervals = std::mem::take(&mut clock.intervals);
     let counts = read_all(plan, &mut opened)?;
     let after = children_times();
     let (user_ns, sys_ns) = (after.0.saturating_sub(before.0), after.1.saturating_sub(before.1));
-    let events: Vec<EventResult> = plan
-        .events
-        .iter()
-        .zip(&opened)
-        .zip(counts)
-        .map(|((event, o), (count, parts))| {
-            let name = if o.user_only { format!("{}:u", event.name) } else { event.name.clone() };
-            let mut e = EventResult::new(&event.pmu, name, &count, Vec::new(), o.supported);
-            if !o.supported {
-                e.count = None;
-            }
-            e.unit = event.clock.then(|| "ns".to_string());
-            if target.per_cpu && target.cpus.is_some() {
-                e = e.with_timed_units(parts.into_iter().filter_map(|(cpu, c)| Some((Unit::cpu(cpu?), Some(c.raw), c.enabled, c.running))));
-            }
-            e
-        })
-        .collect();
+    let events = results(plan, &opened, counts, per_cpu, false);
     let mut pmus: Vec<String> = Vec::new();
     for e in &events {
         if !pmus.contains(&e.pmu) {
@@ -302,8 +389,8 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool) -> Result<StatRepo
         cycles: 0,
         elapsed_ns: u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
         runs: 1,
-        intervals: Vec::new(),
-        aggregation: if target.per_cpu && system_wide { Aggregation::Cpu } else { Aggregation::Total },
+        intervals,
+        aggregation: if per_cpu { Aggregation::Cpu } else { Aggregation::Total },
         events,
         metrics: Vec::new(),
         unit_metrics: Vec::new(),

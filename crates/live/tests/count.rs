@@ -21,10 +21,10 @@ fn plan(events: &[&str], poll: Option<Duration>) -> Plan {
 #[test]
 fn polling_reads_while_the_command_runs_and_loses_nothing() {
     let command = ["sleep".to_string(), "0.25".to_string()];
-    let target = Target { command: &command, cpus: None, duration: None, per_cpu: false };
+    let target = Target { command: &command, cpus: None, duration: None, per_cpu: false, interval: None };
     let stop = AtomicBool::new(false);
-    let polled = count(&plan(&["task-clock", "page-faults"], Some(Duration::from_millis(20))), &target, &stop).unwrap();
-    let plain = count(&plan(&["task-clock", "page-faults"], None), &target, &stop).unwrap();
+    let polled = count(&plan(&["task-clock", "page-faults"], Some(Duration::from_millis(20))), &target, &stop, &mut |_| {}).unwrap();
+    let plain = count(&plan(&["task-clock", "page-faults"], None), &target, &stop, &mut |_| {}).unwrap();
     assert!(polled.elapsed_ns >= 250_000_000, "the command ran to its end: {} ns", polled.elapsed_ns);
     let faults = |r: &pmukit_core::report::StatReport| r.events[1].count.unwrap();
     // The same program faults in about the same pages whether or not pmu reads meanwhile.
@@ -35,9 +35,9 @@ fn polling_reads_while_the_command_runs_and_loses_nothing() {
 
 #[test]
 fn a_system_wide_count_without_a_command_lasts_its_duration() {
-    let target = Target { command: &[], cpus: Some(vec![0]), duration: Some(Duration::from_millis(100)), per_cpu: true };
+    let target = Target { command: &[], cpus: Some(vec![0]), duration: Some(Duration::from_millis(100)), per_cpu: true, interval: None };
     let stop = AtomicBool::new(false);
-    match count(&plan(&["cpu-clock"], None), &target, &stop) {
+    match count(&plan(&["cpu-clock"], None), &target, &stop, &mut |_| {}) {
         Ok(report) => {
             assert!((100_000_000..400_000_000).contains(&report.elapsed_ns), "{}", report.elapsed_ns);
             assert_eq!(report.events[0].units[0].unit.name, "CPU0");
@@ -50,7 +50,19 @@ fn a_system_wide_count_without_a_command_lasts_its_duration() {
 
 #[test]
 fn a_count_needs_a_command_or_every_cpu() {
-    let target = Target { command: &[], cpus: None, duration: None, per_cpu: false };
-    let e = count(&plan(&["task-clock"], None), &target, &AtomicBool::new(false)).unwrap_err();
+    let target = Target { command: &[], cpus: None, duration: None, per_cpu: false, interval: None };
+    let e = count(&plan(&["task-clock"], None), &target, &AtomicBool::new(false), &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("give a command"), "{e}");
+}
+
+#[test]
+fn each_interval_is_handed_over_as_it_ends_and_they_add_up() {
+    let command = ["sleep".to_string(), "0.15".to_string()];
+    let target = Target { command: &command, cpus: None, duration: None, per_cpu: false, interval: Some(Duration::from_millis(40)) };
+    let mut seen = Vec::new();
+    let report = count(&plan(&["page-faults"], None), &target, &AtomicBool::new(false), &mut |iv| seen.push(iv.time_ns)).unwrap();
+    assert_eq!(seen.len(), report.intervals.len());
+    assert!(seen.len() >= 4 && seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    let sum: u64 = report.intervals.iter().filter_map(|iv| iv.events[0].count).sum();
+    assert_eq!(Some(sum), report.events[0].count);
 }

@@ -159,15 +159,29 @@ impl StatReport {
     /// thousands (perf's default; `--no-big-num` turns it off). With intervals, each
     /// interval's lines start with its time, under perf's `-I` header.
     pub fn to_human(&self, big_num: bool) -> String {
-        let digits: fn(u64) -> String = if big_num { thousands } else { |c| c.to_string() };
         let mut out = self.title();
         if !self.intervals.is_empty() {
-            out.push_str(match self.aggregation {
-                Aggregation::Total => "#           time             counts unit events\n",
-                Aggregation::Cpu => "#           time CPU                    counts unit events\n",
-                Aggregation::Thread => "#           time             comm-pid                  counts unit events\n",
-            });
+            out.push_str(self.interval_header());
         }
+        out.push_str(&self.to_human_lines(big_num));
+        out.push_str(&self.footer());
+        out
+    }
+
+    /// perf's header over `-I` lines.
+    pub fn interval_header(&self) -> &'static str {
+        match self.aggregation {
+            Aggregation::Total => "#           time             counts unit events\n",
+            Aggregation::Cpu => "#           time CPU                    counts unit events\n",
+            Aggregation::Thread => "#           time             comm-pid                  counts unit events\n",
+        }
+    }
+
+    /// The human table's lines alone, without title, header or footer: what a live
+    /// `-I` run prints as each interval ends.
+    pub fn to_human_lines(&self, big_num: bool) -> String {
+        let digits: fn(u64) -> String = if big_num { thousands } else { |c| c.to_string() };
+        let mut out = String::new();
         for counts in self.counts() {
             let time = if counts.time.is_empty() { String::new() } else { format!("{} ", counts.time) };
             for (i, e) in counts.events.iter().enumerate() {
@@ -177,7 +191,9 @@ impl StatReport {
                     let mut metrics = row.metrics.into_iter();
                     let first = metrics.next().map(metric_text).unwrap_or_default();
                     let mut line = format!("{lead}{count:>18} {:<4} {:<30} {first:<40}", e.unit_column(), e.name);
-                    if e.supported && (row.times.is_scaled() || row.count.is_none()) {
+                    // An event never enabled (a live interval the command slept through) has no
+                    // share of time to show, as in perf.
+                    if e.supported && (row.times.is_scaled() || row.count.is_none()) && row.times.enabled > 0 {
                         let _ = write!(line, " ({:.2}%)", row.times.running_pct());
                     }
                     if let (Some(pct), None) = (e.noise_pct, row.unit) {
@@ -191,7 +207,6 @@ impl StatReport {
                 }
             }
         }
-        out.push_str(&self.footer());
         out
     }
 
