@@ -279,7 +279,8 @@ impl<'c> Host<'c> {
             let have: Vec<&str> = self.machine.pmus.iter().map(|p| p.name.as_str()).collect();
             let mut e =
                 error(token, lead, name.len(), format!("no PMU '{name}' on this machine"), Some(format!("sysfs has {}", have.join(", "))));
-            e.suggestions = have.iter().filter(|h| strsim::jaro_winkler(h, name) > 0.8).map(|h| h.to_string()).collect();
+            e.suggestions =
+                have.iter().filter(|h| name.len() <= 64 && strsim::jaro_winkler(h, name) > 0.8).map(|h| h.to_string()).collect();
             return Err(e);
         };
         if self.ours.iter().any(|(_, s)| s.name == sys.name) {
@@ -321,9 +322,13 @@ impl<'c> Host<'c> {
         for (pmu, _) in &self.ours {
             names.extend(pmu.events().map(|e| e.name.to_string()));
         }
+        // No name is longer than 64 characters, so nothing is near a longer token; the
+        // cap also keeps a pasted megabyte from costing a similarity against each name.
+        let typed = base.to_ascii_lowercase();
         let mut close: Vec<(f64, &String)> = names
             .iter()
-            .map(|n| (strsim::jaro_winkler(&n.to_ascii_lowercase(), &base.to_ascii_lowercase()), n))
+            .filter(|_| typed.len() <= 64)
+            .map(|n| (strsim::jaro_winkler(&n.to_ascii_lowercase(), &typed), n))
             .filter(|(s, _)| *s > 0.8)
             .collect();
         close.sort_by(|a, b| b.0.total_cmp(&a.0));
