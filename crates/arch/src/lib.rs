@@ -66,6 +66,9 @@ pub struct Family {
     pub start: fn(&RegisterValues, &[usize]) -> RegisterValues,
     /// The meaning of an event-selector or unit-mask field in a register value.
     pub explain: fn(&Pmu, &Field, u64) -> Option<String>,
+    /// The layout a register's value is read in, where a field of the value itself
+    /// chooses it (Montecito's PMC37, whose unit mask is wider in cache mode).
+    pub layout: fn(Register, u64) -> Register,
     /// Refuse an event that cannot be programmed as given (a threshold beyond its
     /// range, a modifier its unit mask does not support), saying why.
     pub check: fn(&Pmu, &EventSel) -> Result<(), String>,
@@ -73,6 +76,11 @@ pub struct Family {
     /// asks them (`schedule::Rules`): which events they involve, which of those they
     /// cannot tell apart, and whether a partial placement breaks one beyond repair.
     pub rules: PlacementRules,
+}
+
+/// For families whose registers have one layout whatever their value.
+pub fn same_layout(register: Register, _value: u64) -> Register {
+    register
 }
 
 /// For families whose events need no check beyond their table entry.
@@ -96,6 +104,7 @@ pub static FAMILIES: &[Family] = &[
         placement: arm11::placement,
         start: arm11::start,
         explain: arm11::explain,
+        layout: same_layout,
         check: any_event,
         rules: no_rules,
     },
@@ -109,6 +118,7 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::t4::placement,
         start: sparc::t4::start,
         explain: sparc::t4::explain,
+        layout: same_layout,
         check: any_event,
         rules: no_rules,
     },
@@ -122,6 +132,7 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::dram_placement,
         start: sparc::t4::dram_start,
         explain: sparc::t4::dram_explain,
+        layout: same_layout,
         check: any_event,
         rules: no_rules,
     },
@@ -135,6 +146,7 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::niagara::placement,
         start: sparc::niagara::start,
         explain: sparc::niagara::explain,
+        layout: same_layout,
         check: any_event,
         rules: no_rules,
     },
@@ -148,6 +160,7 @@ pub static FAMILIES: &[Family] = &[
         placement: sparc::kt::placement,
         start: sparc::kt::start,
         explain: sparc::kt::explain,
+        layout: same_layout,
         check: any_event,
         rules: no_rules,
     },
@@ -161,6 +174,7 @@ pub static FAMILIES: &[Family] = &[
         placement: montecito::pmu::placement,
         start: montecito::pmu::start,
         explain: montecito::pmu::explain,
+        layout: montecito::pmu::layout,
         check: montecito::pmu::check,
         rules: montecito::placement::rules,
     },
@@ -539,9 +553,15 @@ pub fn register(pmu: &Pmu, name: &str) -> Result<Register, EncodeError> {
     })
 }
 
+/// A register of a PMU in the layout `value` is read in (Montecito's PMC37 has one per
+/// mode).
+pub fn register_for(pmu: &Pmu, name: &str, value: u64) -> Result<Register, EncodeError> {
+    Ok((family(pmu).layout)(register(pmu, name)?, value))
+}
+
 /// Decode a register value of a PMU, naming events in selector fields.
 pub fn decode(pmu: &Pmu, register_name: &str, value: u64) -> Result<Decoded, EncodeError> {
-    let reg = register(pmu, register_name)?;
+    let reg = register_for(pmu, register_name, value)?;
     reg.decode(value, &|field, reg| (family(pmu).explain)(pmu, field, reg))
         .map_err(|e| EncodeError::Register { input: format!("{value:#x}"), source: e })
 }

@@ -369,7 +369,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             let pmu = catalog.pmu(target)?;
             let value = number::parse_u64(value).map_err(|e| usage(format!("register value {e}")))?;
             let decoded = arch::decode(pmu, register, value).map_err(usage)?;
-            let layout = arch::register(pmu, register).map_err(usage)?;
+            let layout = arch::register_for(pmu, register, value).map_err(usage)?;
             out.decode(pmu.name(), value, &decoded, &layout.diagram(Some(value), usize::from(output::width())))
         }
         Command::Stat(args) => stat::run(&catalog(&args.opts.table)?, args.opts.pmu.as_deref(), args, out),

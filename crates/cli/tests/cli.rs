@@ -621,3 +621,26 @@ fn perf_json_export_imports_back_as_an_events_file() {
     assert!(usage_error(&["import", "perf-json", "--pmu", "sparc-t4", &d]).contains("no .json files"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn montecitos_capture_registers_decode_in_the_layout_their_value_selects() {
+    // Table 3-15: PMC37 with ct = 1x has an eight-bit threshold in 12:5 (Table 3-16);
+    // with ct = 00, 13:12 is ct and the unit mask 7:5 (Table 3-18). The diagram and
+    // the fields follow the value.
+    let cache = ok_json(&["decode", "montecito", "PMC37", "0x3fe0", "--json"]);
+    let umask = cache["fields"].as_array().unwrap().iter().find(|f| f["name"] == "umask").unwrap();
+    assert_eq!((umask["bits"].as_str(), umask["meaning"].as_str()), (Some("12:5"), Some("latency >= 4 cycles")));
+    assert!(cache["diagram"].as_str().unwrap().contains("12  5"), "{}", cache["diagram"]);
+    let tlb = ok_json(&["decode", "montecito", "PMC37", "0xe0", "--json"]);
+    let umask = tlb["fields"].as_array().unwrap().iter().find(|f| f["name"] == "umask").unwrap();
+    assert_eq!(umask["bits"], "7:5");
+    // Every model-specific PMC and the trace buffer index decode (Table 3-4).
+    for reg in ["PMC32", "PMC33", "PMC34", "PMC35", "PMC36", "PMC38", "PMC39", "PMC40", "PMC41", "PMC42", "PMD38"] {
+        ok_json(&["decode", "montecito", reg, "0", "--json"]);
+    }
+    // §3.3.5.2: PMC38's unlisted bits must keep 0xdb6's values.
+    let out = pmu(&["decode", "montecito", "PMC38", "0xdb2"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("warning: PMC38 bits 3:2 (rsv) are 0x0, not 0x1"), "{text}");
+}

@@ -725,14 +725,17 @@ fn the_privilege_check_comes_before_the_index_check() {
 
 #[test]
 fn s3_3_12_reset_values() {
-    // §3.3.12: oi and ev of every PMC are 0, PMV.m = 1, PAL's PMC32-36/38/41 values;
+    // §3.3.12: oi and ev of every PMC are 0, PMV.m = 1, PAL's PMC32-36/38/41 values,
+    // PMC32-36 from Tables 3-11 to 3-13 where §3.3.12 disagrees (ERRATA MA9, MA10);
     // MD4: every other register starts at 0.
     let m = Montecito::new();
     for t in 0..2 {
-        for (n, value) in [(32, 0xffff_ffff_ffff), (33, 0xffff_ffff_ffff), (34, 0xffff_ffff_ffff), (35, 0xffff_ffff_ffff)] {
+        // Table 3-11: mask all ones, b f i m, inv and ig_ad one; Table 3-12: match all ones.
+        for (n, value) in [(32, 0x030f_01ff_ffff_ffff), (33, 0x1ff_ffff_ffff), (34, 0x030f_01ff_ffff_ffff), (35, 0x1ff_ffff_ffff)] {
             assert_eq!(m.read_pmc(t, n), Ok(value), "thread {t} PMC{n}");
         }
-        assert_eq!(m.read_pmc(t, 36), Ok(0xfffff0));
+        // Table 3-13: channels opcode-constrained (0), rsv 31:4 all ones.
+        assert_eq!(m.read_pmc(t, 36), Ok(0xffff_fff0));
         assert_eq!(m.read_pmc(t, 38), Ok(0xdb6));
         assert_eq!(m.read_pmc(t, 41), Ok(0x2078_fefe_fefe));
         for n in [37, 39, 40, 42] {

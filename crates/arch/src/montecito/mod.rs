@@ -2,7 +2,9 @@
 //! (registers, restrictions) and chapter 4 (events) of the "Dual-Core Update to the
 //! Intel Itanium 2 Processor Reference Manual".
 
+pub mod capture;
 pub mod pal;
 pub mod placement;
 pub mod pmu;
+pub mod qualification;
 pub mod registers;

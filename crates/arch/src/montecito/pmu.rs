@@ -15,7 +15,7 @@ use pmukit_core::table::UmaskDef;
 use super::registers::{
     ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_BANKED, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK,
 };
-use super::{pal, registers};
+use super::{capture, pal, qualification, registers};
 use crate::RegisterValues;
 
 pub const FAMILY: &str = "montecito";
@@ -131,7 +131,44 @@ pub fn registers(_pmu: &Pmu) -> Vec<Register> {
         PMC_GENERIC.with_aliases(duplicated),
         PMC_BANKED.with_aliases(banked),
         PMD_GENERIC.with_aliases(&PMD_NAMES),
+        qualification::PMC32,
+        qualification::PMC33_35,
+        qualification::PMC34,
+        qualification::PMC36,
+        capture::PMC37_TLB,
+        qualification::PMC38,
+        capture::PMC39,
+        capture::PMC40,
+        qualification::PMC41,
+        capture::PMC42,
+        capture::PMD38,
     ]
+}
+
+/// The layout of model-specific PMC`index` (32-42) for a `value` written to it.
+pub fn specific_pmc(index: usize, value: u64) -> Option<Register> {
+    Some(match index {
+        32 => qualification::PMC32,
+        33 | 35 => qualification::PMC33_35,
+        34 => qualification::PMC34,
+        36 => qualification::PMC36,
+        37 => capture::pmc37_layout(value),
+        38 => qualification::PMC38,
+        39 => capture::PMC39,
+        40 => capture::PMC40,
+        41 => qualification::PMC41,
+        42 => capture::PMC42,
+        _ => return None,
+    })
+}
+
+/// PMC37's value chooses its layout (its `ct`); every other register has one.
+pub fn layout(register: Register, value: u64) -> Register {
+    if register.name == capture::PMC37_TLB.name {
+        capture::pmc37_layout(value)
+    } else {
+        register
+    }
 }
 
 /// The table's unit mask an event selection uses.
@@ -250,6 +287,23 @@ pub fn start(placed: &RegisterValues, _counters: &[usize]) -> RegisterValues {
 
 /// es names the event; umask names the unit mask of that event.
 pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
+    // The EARs' unit masks: thresholds and miss kinds, not event unit masks.
+    if *field == capture::IEAR_CACHE_UMASK {
+        return Some(capture::iear_threshold(field.get(register)).to_string());
+    }
+    if *field == capture::IEAR_TLB_UMASK {
+        return Some(capture::tlb_kinds(field.get(register)));
+    }
+    if *field == capture::DEAR_UMASK {
+        let umask = field.get(register);
+        return Some(match capture::DEAR_MODE.get(register) {
+            0b00 => capture::dear_threshold(umask)
+                .map_or_else(|| "1011-1111: no events are captured (Table 3-21)".to_string(), |t| format!("latency >= {t} cycles")),
+            // Table 3-23: bit 16 is not used; 17 L2 DTLB hits, 18 VHPT hits, 19 faults.
+            0b01 => capture::tlb_kinds(umask >> 1),
+            _ => "not used in ALAT mode".to_string(),
+        });
+    }
     let code = ES.get(register);
     let event = pmu.table.by_code(code, pmu.desc.model);
     if field.name == ES.name {

@@ -7,6 +7,8 @@
 
 use pmukit_core::register::{Access, Field, NamedValue, Register, Values};
 
+use super::qualification::{PMC32_34_RESET, PMC33_35_RESET, PMC36_RESET, PMC38_RESET, PMC41_RESET};
+
 const IGNORED: Access = Access::Reserved { unpredictable_read: false };
 
 // Table 3-6 (with Table 3-5 for plm, pm, ism): PMC4-15.
@@ -150,21 +152,13 @@ pub fn pmd_populated(index: usize) -> bool {
     PMD_POPULATED.iter().any(|&(lo, hi)| (lo..=hi).contains(&index))
 }
 
-// §3.3.12: values PAL firmware loads at reset.
-/// PMC32-35 at reset: match all opcodes.
-pub const PMC32_35_RESET: u64 = 0xffff_ffff_ffff;
-/// PMC36 at reset: no opcode match constraints.
-pub const PMC36_RESET: u64 = 0xff_fff0;
-/// PMC38 at reset: no instruction address range constraints.
-pub const PMC38_RESET: u64 = 0xdb6;
-/// PMC41 at reset: no memory pipeline event constraints.
-pub const PMC41_RESET: u64 = 0x2078_fefe_fefe;
-
-/// §3.3.12 reset value of a model-specific PMC32-42: the four PAL-initialised values;
-/// the others are undefined and `None`.
+/// §3.3.12 reset value of a model-specific PMC32-42: what PAL initialises, the opcode
+/// matchers, PMC36, PMC38 and PMC41, from the field tables where §3.3.12 disagrees
+/// with them (ERRATA MA9, MA10); the others are undefined and `None`.
 pub const fn pmc_reset(index: usize) -> Option<u64> {
     match index {
-        32..=35 => Some(PMC32_35_RESET),
+        32 | 34 => Some(PMC32_34_RESET),
+        33 | 35 => Some(PMC33_35_RESET),
         36 => Some(PMC36_RESET),
         38 => Some(PMC38_RESET),
         41 => Some(PMC41_RESET),

@@ -311,7 +311,8 @@ impl Montecito {
     }
 
     /// `mov pmc[index]=value` on `thread`. Privileged: a fault at CPL != 0 whatever the
-    /// index (MD7). Ignored bits are dropped (Tables 3-6, 3-8); PMC1-3 ignore the write.
+    /// index (MD7). Ignored bits are dropped (Tables 3-6, 3-8, and PMC32-42's); PMC1-3
+    /// ignore the write.
     pub fn write_pmc(&mut self, thread: usize, index: usize, value: u64) -> Result<(), MontecitoError> {
         self.privileged(thread, || format!("mov pmc[{index}]=r"))?;
         let slot = Self::pmc_slot(index)?;
@@ -326,7 +327,12 @@ impl Montecito {
                 pair.pmc = PMC_GENERIC.apply_write(pair.pmc, value).stored;
                 pair.program = Program::new(n, pair.pmc, |s| notes.push(format!("thread {thread} {s}")));
             }
-            Pmc::Specific(i) => *t.specific_pmc.get_mut(i).ok_or(no_such_pmc)? = value,
+            Pmc::Specific(i) => {
+                // Their ignored bits read zero (Tables 3-10 to 3-15, 3-20, 3-26, 3-30).
+                let layout = pmu::specific_pmc(32 + i, value).ok_or(no_such_pmc.clone())?;
+                let slot = t.specific_pmc.get_mut(i).ok_or(no_such_pmc)?;
+                *slot = layout.apply_write(*slot, value).stored;
+            }
         }
         self.unpredictable.extend(notes);
         Ok(())

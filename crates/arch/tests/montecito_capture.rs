@@ -1,0 +1,195 @@
+//! Montecito's qualification and capture configuration registers, pinned to §3.3.5-
+//! §3.3.10 of the "Dual-Core Update to the Intel Itanium 2 Processor Reference Manual":
+//! field positions and reset values (Tables 3-10 to 3-16, 3-18, 3-20, 3-21, 3-23,
+//! 3-26, 3-28, 3-30, 3-32), the predetermined bits PMC38 and PMC41 must keep, and the
+//! layouts a value selects.
+
+use pmukit_arch::montecito::capture::{self, dear_threshold, iear_threshold, last_written, pmc37_layout};
+use pmukit_arch::montecito::pmu::specific_pmc;
+use pmukit_arch::montecito::qualification as q;
+use pmukit_arch::montecito::registers::pmc_reset;
+use pmukit_arch::{decode, Catalog};
+use pmukit_core::register::{Access, Register};
+
+/// Each field's (name, msb, lsb), in the register's order (high bits first).
+fn layout(r: &Register) -> Vec<(&'static str, u8, u8)> {
+    r.fields.iter().map(|f| (f.name, f.msb, f.lsb)).collect()
+}
+
+fn ignored(r: &Register) -> Vec<(u8, u8)> {
+    r.fields.iter().filter(|f| matches!(f.access, Access::Reserved { .. })).map(|f| (f.msb, f.lsb)).collect()
+}
+
+fn warnings(register: &str, value: u64) -> Vec<String> {
+    let catalog = Catalog::builtin();
+    decode(catalog.pmu("montecito").unwrap(), register, value).unwrap().warnings
+}
+
+fn meaning(register: &str, value: u64, field: &str) -> String {
+    let catalog = Catalog::builtin();
+    let d = decode(catalog.pmu("montecito").unwrap(), register, value).unwrap();
+    d.fields.into_iter().find(|f| f.name == field).unwrap_or_else(|| panic!("{register} has no {field}")).meaning
+}
+
+#[test]
+fn table_3_11_opcode_match_registers_pmc32_34() {
+    assert_eq!(
+        layout(&q::PMC32),
+        [
+            ("ig", 63, 58),
+            ("ig_ad", 57, 57),
+            ("inv", 56, 56),
+            ("ig", 55, 52),
+            ("m", 51, 51),
+            ("i", 50, 50),
+            ("f", 49, 49),
+            ("b", 48, 48),
+            ("ig", 47, 41),
+            ("mask", 40, 0)
+        ]
+    );
+    assert_eq!(ignored(&q::PMC32), [(63, 58), (55, 52), (47, 41)]);
+    // "NOTE: This bit is ignored in PMC34", for inv and for ig_ad.
+    assert_eq!(ignored(&q::PMC34), [(63, 58), (57, 56), (55, 52), (47, 41)]);
+    // HW reset: mask all 1, b f i m 1, inv 1, ig_ad 1 (ERRATA MA9: not §3.3.12's value).
+    assert_eq!(q::PMC32.reset, ((1 << 41) - 1) | (0xf << 48) | (1 << 56) | (1 << 57));
+    assert_eq!((pmc_reset(32), pmc_reset(34)), (Some(q::PMC32.reset), Some(q::PMC32.reset)));
+}
+
+#[test]
+fn table_3_12_opcode_match_registers_pmc33_35() {
+    assert_eq!(layout(&q::PMC33_35), [("ig", 63, 41), ("match", 40, 0)]);
+    assert!(q::PMC33_35.is_named("PMC33") && q::PMC33_35.is_named("PMC35"));
+    assert_eq!((pmc_reset(33), pmc_reset(35)), (Some((1 << 41) - 1), Some((1 << 41) - 1)), "match: all 1s");
+}
+
+#[test]
+fn table_3_13_pmc36_channels_and_its_reserved_ones() {
+    assert_eq!(
+        layout(&q::PMC36),
+        [("ig", 63, 32), ("rsv", 31, 4), ("ch3_ig_opc", 3, 3), ("ch2_ig_opc", 2, 2), ("ch1_ig_opc", 1, 1), ("ch0_ig_opc", 0, 0)]
+    );
+    // Channels 0 (constrained) and rsv all ones: ERRATA MA10, not §3.3.12's 0xfffff0.
+    assert_eq!(pmc_reset(36), Some(0xffff_fff0));
+    assert!(warnings("PMC36", 0xffff_fff0).is_empty());
+    assert!(warnings("PMC36", 0xffff_ffff).is_empty(), "every channel unconstrained is allowed");
+    let w = warnings("PMC36", 0x00ff_fff0);
+    assert!(w.iter().any(|w| w.contains("rsv")), "§3.3.6.2: users should not change rsv: {w:?}");
+}
+
+#[test]
+fn table_3_10_pmc38_fields_and_its_predetermined_0xdb6() {
+    let fields: Vec<(&str, u8)> = q::PMC38.fields.iter().filter(|f| f.name != "rsv").map(|f| (f.name, f.lsb)).collect();
+    assert_eq!(fields, [("fine", 13), ("ig_ibrp3", 10), ("ig_ibrp2", 7), ("ig_ibrp1", 4), ("ig_ibrp0", 1)]);
+    assert_eq!(pmc_reset(38), Some(0xdb6));
+    assert!(warnings("PMC38", 0xdb6).is_empty());
+    // Enabling ranges 0 and 2 in fine mode (§3.3.5.4) touches listed bits only.
+    assert!(warnings("PMC38", 0xdb6 & !(1 << 1) & !(1 << 7) | 1 << 13).is_empty());
+    // §3.3.5.2: modifying a bit Table 3-10 does not list is undefined behaviour.
+    assert!(!warnings("PMC38", 0xdb6 & !(1 << 2)).is_empty());
+    assert!(!warnings("PMC38", 0xdb6 | 1 << 20).is_empty());
+}
+
+#[test]
+fn table_3_14_pmc41_fields_and_its_predetermined_0x2078fefefefe() {
+    let fields: Vec<(&str, u8, u8)> = layout(&q::PMC41).into_iter().filter(|f| f.0 != "rsv").collect();
+    assert_eq!(
+        fields,
+        [
+            ("en_dbrp3", 48, 48),
+            ("en_dbrp2", 47, 47),
+            ("en_dbrp1", 46, 46),
+            ("en_dbrp0", 45, 45),
+            ("cfgdtag3", 28, 27),
+            ("cfgdtag2", 20, 19),
+            ("cfgdtag1", 12, 11),
+            ("cfgdtag0", 4, 3)
+        ]
+    );
+    assert_eq!(pmc_reset(41), Some(0x2078_fefe_fefe));
+    assert!(warnings("PMC41", 0x2078_fefe_fefe).is_empty());
+    // The reset value constrains nothing: every cfgdtag is 11.
+    assert_eq!(meaning("PMC41", 0x2078_fefe_fefe, "cfgdtag2"), "no constraints");
+    assert!(!warnings("PMC41", 0x2078_fefe_fefe ^ 1 << 1).is_empty(), "§3.3.7: unlisted bits keep their value");
+}
+
+#[test]
+fn table_3_15_pmc37_reads_in_the_layout_its_ct_selects() {
+    // ct = 1x: an eight-bit threshold in 12:5 (Table 3-16).
+    let cache = pmc37_layout(0x2000);
+    assert_eq!(layout(&cache), [("ignored", 63, 16), ("rsv", 15, 14), ("ct", 13, 13), ("umask", 12, 5), ("pm", 4, 4), ("plm", 3, 0)]);
+    // ct = 00 or 01: 13:12 is ct, Table 3-18's umask is 7:5.
+    let tlb = pmc37_layout(0x1000);
+    assert_eq!(
+        layout(&tlb),
+        [("ignored", 63, 16), ("rsv", 15, 14), ("ct", 13, 12), ("umask_hi", 11, 8), ("umask", 7, 5), ("pm", 4, 4), ("plm", 3, 0)]
+    );
+    assert_eq!(meaning("PMC37", 0x2000 | 0xfe << 5, "umask"), "latency >= 8 cycles");
+    assert_eq!(meaning("PMC37", 0x2000 | 0x45 << 5, "umask"), "latency > 0: every L1I miss", "01xxxxxx");
+    assert_eq!(meaning("PMC37", 0x2000, "umask"), "RAB hit: every L1I miss that hit in the RAB");
+    assert_eq!(meaning("PMC37", 0b111 << 5, "umask"), "L2TLB: hit the L2 TLB, VHPT: hit the VHPT, FAULT: a TLB miss fault");
+    assert_eq!(meaning("PMC37", 0x1000, "ct"), "nothing monitored");
+}
+
+#[test]
+fn table_3_16_iear_thresholds() {
+    let table = [(0xff, 4), (0xfe, 8), (0xfc, 16), (0xf8, 32), (0xf0, 128), (0xe0, 256), (0xc0, 1024), (0x80, 4096)];
+    for (umask, cycles) in table {
+        assert_eq!(iear_threshold(umask), format!("latency >= {cycles} cycles"));
+    }
+    assert!(iear_threshold(0x81).starts_with("undefined"));
+}
+
+#[test]
+fn table_3_20_pmc40_fields_and_its_unit_masks() {
+    let fields: Vec<(&str, u8, u8)> = layout(&capture::PMC40).into_iter().filter(|f| f.0 != "ig").collect();
+    assert_eq!(fields, [("ism", 25, 24), ("umask", 19, 16), ("mode", 8, 7), ("pm", 6, 6), ("plm", 3, 0)]);
+    // Table 3-21: 0000 >= 4 cycles, doubling to 1010 >= 4096; 1011-1111 capture nothing.
+    assert_eq!((0..=10).map(|u| dear_threshold(u).unwrap()).collect::<Vec<_>>(), [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]);
+    assert_eq!(dear_threshold(0b1011), None);
+    assert_eq!(meaning("PMC40", 0x0200_0000 | 0b0110 << 16, "umask"), "latency >= 256 cycles");
+    // Table 3-23 (mode 01): bit 16 unused, 17 L2DTLB, 18 VHPT, 19 FAULT.
+    assert_eq!(meaning("PMC40", 0x0200_0000 | 1 << 7 | 0b0010 << 16, "umask"), "L2TLB: hit the L2 TLB");
+    assert_eq!(meaning("PMC40", 1 << 7 | 0b0001 << 16, "umask"), "disabled: nothing captured", "000x");
+    assert_eq!(meaning("PMC40", 1 << 8, "mode"), "ALAT misses");
+}
+
+#[test]
+fn table_3_26_pmc39_fields() {
+    let fields: Vec<(&str, u8, u8)> = layout(&capture::PMC39).into_iter().filter(|f| f.0 != "ig").collect();
+    assert_eq!(fields, [("brt", 15, 14), ("ppm", 13, 12), ("ptm", 11, 10), ("tm", 9, 8), ("ds", 7, 7), ("pm", 6, 6), ("plm", 3, 0)]);
+    // "To capture all correctly predicted Itanium instruction branches": ds=0, tm=11,
+    // ptm=10, ppm=10, brt=00.
+    let v = 0b11 << 8 | 0b10 << 10 | 0b10 << 12;
+    assert_eq!(meaning("PMC39", v, "ptm"), "target predicted correctly");
+    assert!(!warnings("PMC39", 1 << 7).is_empty(), "ds = 1 is reserved");
+}
+
+#[test]
+fn table_3_30_pmc42_fields() {
+    let fields: Vec<(&str, u8, u8)> = layout(&capture::PMC42).into_iter().filter(|f| f.0 != "ig").collect();
+    assert_eq!(fields, [("delay", 18, 11), ("mode", 10, 8), ("pm", 6, 6), ("plm", 3, 0)]);
+    assert_eq!(meaning("PMC42", 0b100 << 8, "mode"), "IP-EAR mode: the trace buffer captures retired IPs");
+}
+
+#[test]
+fn tables_3_28_and_3_32_pmd38_index_and_the_last_written_entry() {
+    assert_eq!(layout(&capture::PMD38), [("ig", 63, 6), ("full", 5, 5), ("ig", 4, 4), ("ebi", 3, 0)]);
+    // §3.3.10.1.2: full and ebi both zero: nothing captured.
+    assert_eq!(last_written(0), None);
+    assert_eq!(last_written(3), Some(50), "ebi is the next entry: PMD50 was the last");
+    assert_eq!(last_written(0x20), Some(63), "wrapped at PMD48: the last was PMD63");
+    assert_eq!(last_written(0x25), Some(52));
+}
+
+#[test]
+fn the_model_drops_what_pmc32_42_ignore() {
+    for index in 32..=42 {
+        let all = u64::MAX;
+        let layout = specific_pmc(index, all).unwrap();
+        let kept: u64 =
+            layout.fields.iter().filter(|f| !matches!(f.access, Access::Reserved { .. })).map(|f| f.mask()).fold(0, |m, f| m | f);
+        assert_eq!(layout.apply_write(0, all).stored, kept, "PMC{index}");
+    }
+    assert!(specific_pmc(43, 0).is_none());
+}
