@@ -194,10 +194,12 @@ impl<'c> Host<'c> {
             filters: true,
             ours: None,
         };
-        if let Some(&(_, id)) = SOFTWARE.iter().find(|(n, _)| n.eq_ignore_ascii_case(base)) {
+        // perf's symbolic names are lower case (its lexer matches them exactly);
+        // `CYCLES` is SPARC T4's own event, not perf's `cycles`.
+        if let Some(&(_, id)) = SOFTWARE.iter().find(|(n, _)| *n == base) {
             return Ok(LiveEvent { clock: id <= 1, ..event("software", PERF_TYPE_SOFTWARE, id) });
         }
-        if let Some(&(_, id)) = HARDWARE.iter().find(|(n, _)| n.eq_ignore_ascii_case(base)) {
+        if let Some(&(_, id)) = HARDWARE.iter().find(|(n, _)| *n == base) {
             let Some(core) = self.core() else { return Ok(event("hardware", PERF_TYPE_HARDWARE, id)) };
             let pmu = self.ours[core].0;
             self.check_exclude(pmu, token, exclude, lead)?;
@@ -230,6 +232,18 @@ impl<'c> Host<'c> {
         let at = self.ours.iter().position(|(p, _)| p.name() == sel.pmu).unwrap_or(0);
         let (pmu, sys) = (self.ours[at].0, &self.ours[at].1);
         self.check_exclude(pmu, token, exclude, lead)?;
+        // pmukit's own modifiers (`:K`, ARM11's `:d`) program register bits that the
+        // Linux drivers take from perf_event_attr or not at all.
+        if let Some((name, _)) = sel.modifiers.first() {
+            let at = token.rfind(':').map_or(lead, |c| c + 1);
+            return Err(error(
+                token,
+                at,
+                token.len() + 1 - at,
+                format!("pmukit's modifier '{name}' has no Linux perf equivalent here"),
+                Some("live counting takes perf's lower-case u (user), k (kernel) and h (hypervisor)".to_string()),
+            ));
+        }
         let Some(config) = linux::config(pmu, &sel) else {
             return Err(error(token, lead, token.trim().len(), format!("{} has no Linux perf driver", pmu.name()), None));
         };
@@ -414,6 +428,15 @@ fn filters(pmu: &Pmu) -> bool {
 /// `lead`): `cycles:u` is cycles without the kernel and hypervisor.
 fn split_modifiers<'t>(token: &str, text: &'t str, lead: usize) -> Result<(&'t str, Exclude), EventError> {
     let Some((base, mods)) = text.rsplit_once(':') else { return Ok((text, Exclude::default())) };
+    if mods.is_empty() && !base.is_empty() && !base.ends_with(':') {
+        return Err(error(
+            token,
+            lead + text.len() - 1,
+            1,
+            "nothing after ':'".to_string(),
+            Some("give perf's modifiers u (user), k (kernel) or h (hypervisor), or drop the ':'".to_string()),
+        ));
+    }
     // `pmu::EVENT` and names with colons are not modifiers.
     if base.is_empty() || base.ends_with(':') || mods.is_empty() || !mods.chars().all(|c| c.is_ascii_alphabetic()) {
         return Ok((text, Exclude::default()));

@@ -182,3 +182,23 @@ fn default_events_are_perfs_or_the_pmus_own() {
     assert!(t4.default_events().iter().all(|e| !e.contains("dram")), "the memory controllers have no Linux driver");
     assert!(t4.plan(&catalog, &t4.default_events(), &[]).is_ok());
 }
+
+#[test]
+fn perfs_names_are_lower_case_and_a_bare_colon_is_refused() {
+    // Found by the live_events fuzzer: on a T4, `cycles:` resolved to pmukit's CYCLES
+    // and `CYCLES` to perf's generic cycles, so the printed name meant another event.
+    let catalog = Catalog::builtin();
+    let t4 = host(&catalog, "sparc-t4", Some("sparc-t4"));
+    let own = t4.resolve(&catalog, "CYCLES").unwrap();
+    assert_eq!((own.kind, own.config, own.name.as_str()), (PERF_TYPE_RAW, 0x680_0000, "CYCLES"), "T4's own CYCLES (sl 0x1a)");
+    assert_eq!(t4.resolve(&catalog, "cycles").unwrap().kind, PERF_TYPE_HARDWARE);
+    let e = t4.resolve(&catalog, "cycles:").unwrap_err();
+    assert_eq!((e.column, e.message.as_str()), (7, "nothing after ':'"));
+    assert!(t4.resolve(&catalog, "sparc-t4::CYCLES").is_ok(), "`::` is not a modifier colon");
+    // pmukit's modifier syntax (case-insensitive, and ARM11's :d) is not perf's: the
+    // driver would never see it, so it is refused rather than dropped.
+    let e = t4.resolve(&catalog, "INSTR.ALL:K").unwrap_err();
+    assert!(e.message.contains("no Linux perf equivalent"), "{e}");
+    let pi = host(&catalog, "raspberry-pi-zero", None);
+    assert!(pi.resolve(&catalog, "CPU_CYCLES:d").is_err(), "CCNT's divider is PMCR.D, which the driver leaves 0");
+}
