@@ -121,6 +121,9 @@ pub struct Host<'c> {
     pub machine: Machine,
     /// pmukit's PMUs the machine has, with their sysfs entries.
     pub ours: Vec<(&'c Pmu, SysPmu)>,
+    /// Every name an event string may give here, lower-cased, with its spelling: the
+    /// candidates of an unknown name's suggestions, made once.
+    names: Vec<(String, String)>,
 }
 
 /// The events to open: each group opened together (its first event the leader), and
@@ -142,8 +145,13 @@ impl<'c> Host<'c> {
     /// The PMUs of `machine`, matched to `catalog`'s (`hint` names the chip when the
     /// driver's name is not distinctive: SPARC's `cpu`).
     pub fn new(machine: Machine, catalog: &'c Catalog, hint: Option<&str>) -> Host<'c> {
-        let ours = machine.ours(catalog, hint).into_iter().map(|(p, s)| (p, s.clone())).collect();
-        Host { machine, ours }
+        let ours: Vec<(&Pmu, SysPmu)> = machine.ours(catalog, hint).into_iter().map(|(p, s)| (p, s.clone())).collect();
+        let mut names: Vec<String> = SOFTWARE.iter().chain(HARDWARE).map(|(n, _)| n.to_string()).collect();
+        for (pmu, _) in &ours {
+            names.extend(pmu.events().map(|e| e.name.to_string()));
+        }
+        let names = names.into_iter().map(|n| (n.to_ascii_lowercase(), n)).collect();
+        Host { machine, ours, names }
     }
 
     /// The core PMU when it is ours: the one perf's generic hardware events go to.
@@ -332,17 +340,14 @@ impl<'c> Host<'c> {
     }
 
     fn unknown(&self, token: &str, base: &str, lead: usize) -> EventError {
-        let mut names: Vec<String> = SOFTWARE.iter().chain(HARDWARE).map(|(n, _)| n.to_string()).collect();
-        for (pmu, _) in &self.ours {
-            names.extend(pmu.events().map(|e| e.name.to_string()));
-        }
         // No name is longer than 64 characters, so nothing is near a longer token; the
         // cap also keeps a pasted megabyte from costing a similarity against each name.
         let typed = base.to_ascii_lowercase();
-        let mut close: Vec<(f64, &String)> = names
+        let mut close: Vec<(f64, &String)> = self
+            .names
             .iter()
             .filter(|_| typed.len() <= 64)
-            .map(|n| (strsim::jaro_winkler(&n.to_ascii_lowercase(), &typed), n))
+            .map(|(lower, n)| (strsim::jaro_winkler(lower, &typed), n))
             .filter(|(s, _)| *s > 0.8)
             .collect();
         close.sort_by(|a, b| b.0.total_cmp(&a.0));
