@@ -66,9 +66,11 @@ pub struct Family {
     pub start: fn(&RegisterValues, &[usize]) -> RegisterValues,
     /// The meaning of an event-selector or unit-mask field in a register value.
     pub explain: fn(&Pmu, &Field, u64) -> Option<String>,
-    /// The layout a register's value is read in, where a field of the value itself
-    /// chooses it (Montecito's PMC37, whose unit mask is wider in cache mode).
-    pub layout: fn(Register, u64) -> Register,
+    /// The layout a register's value is read in, where the value itself (Montecito's
+    /// PMC37) or another register's value (the mode of the EAR or trace buffer that
+    /// filled a PMD), among `given`, chooses it; with a note when a mode had to be
+    /// assumed.
+    pub layout: LayoutFn,
     /// Refuse an event that cannot be programmed as given (a threshold beyond its
     /// range, a modifier its unit mask does not support), saying why.
     pub check: fn(&Pmu, &EventSel) -> Result<(), String>,
@@ -78,9 +80,13 @@ pub struct Family {
     pub rules: PlacementRules,
 }
 
+/// A family's [`Family::layout`]: the register as found, its value and the given
+/// values of other registers, to the layout and a note when a mode was assumed.
+pub type LayoutFn = fn(Register, u64, &[(String, u64)]) -> (Register, Option<String>);
+
 /// For families whose registers have one layout whatever their value.
-pub fn same_layout(register: Register, _value: u64) -> Register {
-    register
+pub fn same_layout(register: Register, _value: u64, _given: &[(String, u64)]) -> (Register, Option<String>) {
+    (register, None)
 }
 
 /// For families whose events need no check beyond their table entry.
@@ -553,15 +559,25 @@ pub fn register(pmu: &Pmu, name: &str) -> Result<Register, EncodeError> {
     })
 }
 
-/// A register of a PMU in the layout `value` is read in (Montecito's PMC37 has one per
-/// mode).
-pub fn register_for(pmu: &Pmu, name: &str, value: u64) -> Result<Register, EncodeError> {
-    Ok((family(pmu).layout)(register(pmu, name)?, value))
+/// A register of a PMU in the layout `value` is read in, given the values of the
+/// registers that select it (Montecito's PMC37 by its own ct, its EAR and trace
+/// buffer PMDs by PMC37, PMC40 and PMC42); with a note when a mode was assumed.
+pub fn register_for(pmu: &Pmu, name: &str, value: u64, given: &[(String, u64)]) -> Result<(Register, Option<String>), EncodeError> {
+    Ok((family(pmu).layout)(register(pmu, name)?, value, given))
 }
 
 /// Decode a register value of a PMU, naming events in selector fields.
 pub fn decode(pmu: &Pmu, register_name: &str, value: u64) -> Result<Decoded, EncodeError> {
-    let reg = register_for(pmu, register_name, value)?;
-    reg.decode(value, &|field, reg| (family(pmu).explain)(pmu, field, reg))
-        .map_err(|e| EncodeError::Register { input: format!("{value:#x}"), source: e })
+    decode_with(pmu, register_name, value, &[])
+}
+
+/// Decode a register value whose layout other registers' values select (`given`,
+/// by register name).
+pub fn decode_with(pmu: &Pmu, register_name: &str, value: u64, given: &[(String, u64)]) -> Result<Decoded, EncodeError> {
+    let (reg, note) = register_for(pmu, register_name, value, given)?;
+    let mut decoded = reg
+        .decode(value, &|field, reg| (family(pmu).explain)(pmu, field, reg))
+        .map_err(|e| EncodeError::Register { input: format!("{value:#x}"), source: e })?;
+    decoded.warnings.extend(note);
+    Ok(decoded)
 }

@@ -193,3 +193,76 @@ fn the_model_drops_what_pmc32_42_ignore() {
     }
     assert!(specific_pmc(43, 0).is_none());
 }
+
+fn decode_given(register: &str, value: u64, given: &[(&str, u64)]) -> pmukit_core::register::Decoded {
+    let catalog = Catalog::builtin();
+    let given: Vec<(String, u64)> = given.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    pmukit_arch::decode_with(catalog.pmu("montecito").unwrap(), register, value, &given).unwrap()
+}
+
+fn fields_of(d: &pmukit_core::register::Decoded) -> Vec<(String, String)> {
+    d.fields.iter().map(|f| (f.name.clone(), f.bits.clone())).collect()
+}
+
+fn named(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+#[test]
+fn tables_3_17_and_3_19_iear_data_by_pmc37_ct() {
+    // Cache mode (ct = 1x): stat x1 valid, line address 63:5; PMD35 latency 11:0, overflow 12.
+    let d = decode_given("PMD34", 0x1234_5661, &[("PMC37", 0x2000)]);
+    assert_eq!(fields_of(&d), named(&[("address", "63:5"), ("ig", "4:2"), ("stat", "1:0")]));
+    assert_eq!(d.fields[2].meaning, "valid event data");
+    assert!(d.warnings.is_empty());
+    let d = decode_given("PMD35", 0x1fff, &[("PMC37", 0x2000)]);
+    assert_eq!(fields_of(&d), named(&[("ig", "63:13"), ("overflow", "12"), ("latency", "11:0")]));
+    // TLB mode (ct = 00): stat tells where the miss was served; the latency is undefined.
+    let d = decode_given("PMD34", 0b10, &[("PMC37", 0)]);
+    assert_eq!(d.fields[2].meaning, "L1 ITLB miss hit in the VHPT");
+    let d = decode_given("PMD35", 0, &[("PMC37", 0)]);
+    assert_eq!(d.fields[1].meaning, "Undefined in this mode");
+    // Without PMC37, its reset value (0: TLB mode) is assumed, and a warning says so.
+    let d = decode_given("PMD34", 0b10, &[]);
+    assert!(d.warnings.iter().any(|w| w.contains("--with PMC37=VALUE")), "{:?}", d.warnings);
+}
+
+#[test]
+fn tables_3_22_3_24_3_25_dear_data_by_pmc40_mode() {
+    let cache = decode_given("PMD33", 0x4000 | 0x123, &[("PMC40", 0)]);
+    assert_eq!(fields_of(&cache), named(&[("ig", "63:16"), ("stat", "15:14"), ("overflow", "13"), ("latency", "12:0")]));
+    assert_eq!(cache.fields[3].value, 0x123);
+    let tlb = decode_given("PMD33", 0xc000, &[("PMC40", 0b01 << 7)]);
+    assert_eq!(tlb.fields[1].meaning, "the data TLB miss produced a fault");
+    let alat = decode_given("PMD33", 0x4000, &[("PMC40", 0b10 << 7)]);
+    assert_eq!(alat.fields[1].meaning, "valid information in PMD32-33, and perhaps PMD36");
+    assert_eq!(decode_given("PMD32", 0, &[("PMC40", 0b11 << 7)]).fields[0].meaning, "Undefined in this mode", "ALAT: no data address");
+    // PMD36: one layout in every mode.
+    let d = decode_given("PMD36", 0x4000_0000_0000_100e, &[]);
+    assert_eq!(fields_of(&d), named(&[("address", "63:4"), ("vl", "3"), ("bn", "2"), ("slot", "1:0")]));
+    assert!(d.warnings.is_empty(), "PMD36 needs no mode");
+}
+
+#[test]
+fn tables_3_27_and_3_31_trace_buffer_entries_by_pmc42_mode() {
+    let etb = decode_given("PMD57", 0x4000_0000_0000_1235, &[("PMC42", 0)]);
+    assert_eq!(fields_of(&etb), named(&[("address", "63:4"), ("slot", "3:2"), ("mp", "1"), ("s", "0")]));
+    assert_eq!(etb.fields[0].value, 0x400_0000_0000_0123);
+    let ipear = decode_given("PMD48", 0xf000_0000_0012_3456, &[("PMC42", 0b100 << 8)]);
+    assert_eq!(fields_of(&ipear), named(&[("cycl", "63:60"), ("ip", "59:8"), ("delay", "7:0")]));
+    assert_eq!((ipear.fields[0].value, ipear.fields[1].value, ipear.fields[2].value), (0xf, 0x1234, 0x56));
+}
+
+#[test]
+fn tables_3_29_and_3_33_pmd39_interleaves_the_entries_nibbles() {
+    use pmukit_arch::montecito::etb::extension_bit;
+    // PMD48 at 3:0, PMD56 at 7:4, PMD49 at 11:8, PMD57 at 15:12, ..., PMD63 at 63:60.
+    let order: Vec<(usize, u32)> = [48, 56, 49, 57, 50, 58, 55, 63].iter().map(|&i| (i, extension_bit(i))).collect();
+    assert_eq!(order, [(48, 0), (56, 4), (49, 8), (57, 12), (50, 16), (58, 20), (55, 56), (63, 60)]);
+    let etb = decode_given("PMD39", 0b0011 << 4, &[("PMC42", 0)]);
+    let field = |d: &pmukit_core::register::Decoded, n: &str| d.fields.iter().find(|f| f.name == n).unwrap().clone();
+    assert_eq!((field(&etb, "pmd56_b1").bits.as_str(), field(&etb, "pmd56_b1").value), ("4", 1));
+    assert_eq!(field(&etb, "pmd56_brflush").value, 1);
+    let ipear = decode_given("PMD39", 0b1101 << 60, &[("PMC42", 0b100 << 8)]);
+    assert_eq!((field(&ipear, "pmd63_cycl").value, field(&ipear, "pmd63_f").value, field(&ipear, "pmd63_ef").value), (0b11, 0, 1));
+}

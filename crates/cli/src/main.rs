@@ -154,6 +154,12 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         register: String,
         /// Value: 0x… hex, 0b… binary or decimal.
         value: String,
+        /// The value of a register that selects this one's layout, e.g. PMC40=0x80 for
+        /// Montecito's D-EAR PMD32-33 in TLB mode (PMC37 for PMD34-35, PMC42 for
+        /// PMD39 and PMD48-63); without it the selecting register's reset value is
+        /// assumed, with a warning. Repeat for several.
+        #[arg(long, value_name = "REGISTER=VALUE")]
+        with: Vec<String>,
         /// The table that names the events of selector fields.
         #[command(flatten)]
         table: TableOpts,
@@ -364,12 +370,19 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             }
             out.schedule(&arch::schedule(pmu, &sels, &[]).map_err(usage)?)
         }
-        Command::Decode { target, register, value, table, .. } => {
+        Command::Decode { target, register, value, with, table, .. } => {
             let catalog = catalog(table)?;
             let pmu = catalog.pmu(target)?;
             let value = number::parse_u64(value).map_err(|e| usage(format!("register value {e}")))?;
-            let decoded = arch::decode(pmu, register, value).map_err(usage)?;
-            let layout = arch::register_for(pmu, register, value).map_err(usage)?;
+            let mut given = Vec::new();
+            for w in with {
+                let (name, v) = w.split_once('=').ok_or_else(|| usage(format!("--with {w}: expected REGISTER=VALUE, e.g. PMC40=0x80")))?;
+                let reg = arch::register(pmu, name.trim()).map_err(usage)?;
+                let v = number::parse_u64(v.trim()).map_err(|e| usage(format!("--with {w}: {e}")))?;
+                given.push((reg.name.to_string(), v));
+            }
+            let decoded = arch::decode_with(pmu, register, value, &given).map_err(usage)?;
+            let (layout, _) = arch::register_for(pmu, register, value, &given).map_err(usage)?;
             out.decode(pmu.name(), value, &decoded, &layout.diagram(Some(value), usize::from(output::width())))
         }
         Command::Stat(args) => stat::run(&catalog(&args.opts.table)?, args.opts.pmu.as_deref(), args, out),

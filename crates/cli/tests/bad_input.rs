@@ -148,6 +148,13 @@ proptest! {
     }
 
     #[test]
+    fn decodes_with_option(word in any_word(), register in 0usize..4) {
+        let reg = ["PMD33", "PMD34", "PMD48", "PMC37"][register];
+        check(&string_args(&["decode", "montecito", reg, "0x8000", "--with", &word]), b"")?;
+        check(&string_args(&["decode", "montecito", reg, "0x8000", "--with", &format!("PMC40={word}")]), b"")?;
+    }
+
+    #[test]
     fn every_option_of_hv(word in any_word(), option in 0usize..3) {
         let mut args = string_args(&["hv", [ "--machine", "--vcpus", "--vcpu"][option], &word]);
         args.push("niagara_mmustat_info".into());

@@ -644,3 +644,19 @@ fn montecitos_capture_registers_decode_in_the_layout_their_value_selects() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("warning: PMC38 bits 3:2 (rsv) are 0x0, not 0x1"), "{text}");
 }
+
+#[test]
+fn capture_data_registers_decode_in_the_mode_given_with_with() {
+    // §3.3.9.2, Table 3-24: PMD33.stat in TLB mode says where the DTLB miss was served.
+    let d = ok_json(&["decode", "montecito", "PMD33", "0x8000", "--with", "PMC40=0x80", "--json"]);
+    let stat = d["fields"].as_array().unwrap().iter().find(|f| f["name"] == "stat").unwrap();
+    assert_eq!(stat["meaning"], "VHPT hit");
+    assert!(d["warnings"].as_array().unwrap().is_empty(), "{d}");
+    // Without --with, the reset mode is assumed and a warning says which to give.
+    let d = ok_json(&["decode", "montecito", "PMD33", "0x8000", "--json"]);
+    assert!(d["warnings"][0].as_str().unwrap().contains("--with PMC40=VALUE"), "{d}");
+    // Bad --with values are usage errors naming them.
+    assert!(usage_error(&["decode", "montecito", "PMD33", "1", "--with", "PMC40"]).contains("expected REGISTER=VALUE"));
+    assert!(usage_error(&["decode", "montecito", "PMD33", "1", "--with", "PMC99=1"]).contains("PMC99"));
+    assert!(usage_error(&["decode", "montecito", "PMD33", "1", "--with", "PMC40=zz"]).contains("--with PMC40=zz"));
+}

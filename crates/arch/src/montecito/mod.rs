@@ -3,6 +3,8 @@
 //! Intel Itanium 2 Processor Reference Manual".
 
 pub mod capture;
+pub mod ear;
+pub mod etb;
 pub mod pal;
 pub mod placement;
 pub mod pmu;

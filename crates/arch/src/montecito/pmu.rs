@@ -15,7 +15,7 @@ use pmukit_core::table::UmaskDef;
 use super::registers::{
     ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_BANKED, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK,
 };
-use super::{capture, pal, qualification, registers};
+use super::{capture, ear, etb, pal, qualification, registers};
 use crate::RegisterValues;
 
 pub const FAMILY: &str = "montecito";
@@ -141,7 +141,14 @@ pub fn registers(_pmu: &Pmu) -> Vec<Register> {
         capture::PMC40,
         qualification::PMC41,
         capture::PMC42,
+        ear::PMD32,
+        ear::PMD33_CACHE,
+        ear::PMD34_TLB,
+        ear::PMD35_TLB,
+        ear::PMD36,
         capture::PMD38,
+        etb::PMD39_ETB,
+        etb::PMD48_ETB,
     ]
 }
 
@@ -162,12 +169,36 @@ pub fn specific_pmc(index: usize, value: u64) -> Option<Register> {
     })
 }
 
-/// PMC37's value chooses its layout (its `ct`); every other register has one.
-pub fn layout(register: Register, value: u64) -> Register {
-    if register.name == capture::PMC37_TLB.name {
-        capture::pmc37_layout(value)
-    } else {
-        register
+/// The layout a value of `register` is read in: PMC37's by its own ct; the I-EAR's
+/// PMD34-35 by PMC37, the D-EAR's PMD32-33 by PMC40 and the trace buffer's PMD39 and
+/// PMD48-63 by PMC42, as `given`, or else as those are at reset, with a note saying so.
+pub fn layout(register: Register, value: u64, given: &[(String, u64)]) -> (Register, Option<String>) {
+    let name = register.name;
+    let mode = |pmc: &str| match given.iter().find(|(n, _)| n.eq_ignore_ascii_case(pmc)) {
+        Some(&(_, v)) => (v, None),
+        None => (
+            0,
+            Some(format!("{name} is read as {pmc} = 0 (its reset value) selects; give --with {pmc}=VALUE for the mode it was captured in")),
+        ),
+    };
+    let chosen = match name {
+        "PMC37" => return (capture::pmc37_layout(value), None),
+        "PMD34" | "PMD35" => mode("PMC37").map_layout(|v| ear::iear_layout(name, v)),
+        "PMD32" | "PMD33" => mode("PMC40").map_layout(|v| ear::dear_layout(name, v)),
+        "PMD39" | "PMD48" => mode("PMC42").map_layout(|v| etb::layout(name, v)),
+        _ => None,
+    };
+    chosen.unwrap_or((register, None))
+}
+
+/// A mode register's value (and a note when assumed) turned into a layout.
+trait MapLayout {
+    fn map_layout(self, f: impl Fn(u64) -> Option<Register>) -> Option<(Register, Option<String>)>;
+}
+
+impl MapLayout for (u64, Option<String>) {
+    fn map_layout(self, f: impl Fn(u64) -> Option<Register>) -> Option<(Register, Option<String>)> {
+        f(self.0).map(|r| (r, self.1))
     }
 }
 
