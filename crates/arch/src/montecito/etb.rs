@@ -189,3 +189,128 @@ pub fn layout(register: &str, pmc42: u64) -> Option<Register> {
         _ => return None,
     })
 }
+
+/// A frozen trace buffer (§3.3.10): PMD38, PMD39 and the sixteen entries PMD48-63.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Snapshot {
+    pub pmd38: u64,
+    pub pmd39: u64,
+    pub entries: [u64; 16],
+}
+
+impl Snapshot {
+    /// The entries written, oldest first, as PMD indices (48-63): from `ebi` round
+    /// the buffer when it has wrapped (`full`), else PMD48 up to the one before `ebi`
+    /// (Tables 3-28, 3-32).
+    pub fn order(&self) -> Vec<usize> {
+        let ebi = (self.pmd38 & 0xf) as usize;
+        if self.pmd38 >> 5 & 1 == 1 {
+            (0..16).map(|k| 48 + (ebi + k) % 16).collect()
+        } else {
+            (48..48 + ebi).collect()
+        }
+    }
+
+    fn entry(&self, index: usize) -> u64 {
+        self.entries[index - 48]
+    }
+
+    /// Entry `index`'s four PMD39 bits.
+    fn extension(&self, index: usize) -> u64 {
+        self.pmd39 >> extension_bit(index) & 0xf
+    }
+}
+
+/// One event of an execution trace (ETB mode), oldest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Traced {
+    /// A captured branch, rfi, exception or failed chk, with the target recorded after
+    /// it. None when the next entry is another source (§3.3.10: when the target bundle
+    /// holds a captured branch the buffer may record only that branch, so the target
+    /// is probably its bundle; but an excepting branch records no target either,
+    /// footnote 1 of §3.3.10.1.2, so the decoder does not guess) or at the end.
+    Source {
+        /// The bundle address, corrected to the second bundle when PMD39's b1 says so.
+        bundle: u64,
+        /// The slot of the first taken event; `None` for a not-taken event (slot 11).
+        slot: Option<u8>,
+        mispredicted: bool,
+        /// The back end mispredicted it and flushed the pipeline (PMD39 brflush).
+        flushed: bool,
+        target: Option<u64>,
+    },
+    /// A target whose source is not in the buffer (overwritten after a wrap).
+    Target { bundle: u64 },
+}
+
+/// The branch trace in a frozen buffer in ETB mode (Tables 3-27, 3-29): each source
+/// with its target, in the order they were recorded; invalid entries (s = mp = 0)
+/// skipped.
+pub fn branch_trace(snapshot: &Snapshot) -> Vec<Traced> {
+    let mut out: Vec<Traced> = Vec::new();
+    for index in snapshot.order() {
+        let entry = snapshot.entry(index);
+        let ext = snapshot.extension(index);
+        let (s, mp) = (entry & 1 == 1, entry >> 1 & 1 == 1);
+        let bundle = entry & !0xf;
+        match (s, mp) {
+            (true, _) => {
+                // b1: the branch is in the second bundle of the pair, 16 bytes on.
+                let bundle = if ext & 1 == 1 { bundle.wrapping_add(0x10) } else { bundle };
+                let slot = (entry >> 2 & 0b11) as u8;
+                out.push(Traced::Source {
+                    bundle,
+                    slot: (slot != 0b11).then_some(slot),
+                    mispredicted: mp,
+                    flushed: mp && ext >> 1 & 1 == 1,
+                    target: None,
+                });
+            }
+            (false, true) => match out.last_mut() {
+                Some(Traced::Source { target: t @ None, .. }) => *t = Some(bundle),
+                _ => out.push(Traced::Target { bundle }),
+            },
+            (false, false) => {}
+        }
+    }
+    out
+}
+
+/// One retired IP of an IP-EAR history (Tables 3-31, 3-33), oldest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Retired {
+    /// The IP; with `early_freeze` only bits 63:12 are known.
+    pub ip: u64,
+    /// Cycles since the previous retired IP, saturating at 63.
+    pub cycles: u8,
+    /// A pipeline flush happened since the previous entry.
+    pub flush: bool,
+    /// The entry was taken at an early freeze (PSR disabled the IP-EAR, a thread
+    /// switch); `delay` is then the rest of the freeze delay.
+    pub early_freeze: bool,
+    pub delay: Option<u8>,
+}
+
+/// The retired-IP history in a frozen buffer in IP-EAR mode. The youngest entry of a
+/// normal freeze (ef = 0) may not be an IP that retired (§3.3.10.2.1).
+pub fn ip_history(snapshot: &Snapshot) -> Vec<Retired> {
+    snapshot
+        .order()
+        .into_iter()
+        .map(|index| {
+            let entry = snapshot.entry(index);
+            let ext = snapshot.extension(index);
+            let early_freeze = ext & 1 == 1;
+            let high = (entry >> 8 & ((1 << 52) - 1)) << 12;
+            let low = entry & 0xff;
+            Retired {
+                ip: if early_freeze { high } else { high | low << 4 },
+                cycles: ((ext >> 2 & 0b11) << 4 | entry >> 60) as u8,
+                flush: ext >> 1 & 1 == 1,
+                early_freeze,
+                delay: early_freeze.then_some(low as u8),
+            }
+        })
+        .collect()
+}
