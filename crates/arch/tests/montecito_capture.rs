@@ -266,3 +266,32 @@ fn tables_3_29_and_3_33_pmd39_interleaves_the_entries_nibbles() {
     let ipear = decode_given("PMD39", 0b1101 << 60, &[("PMC42", 0b100 << 8)]);
     assert_eq!((field(&ipear, "pmd63_cycl").value, field(&ipear, "pmd63_f").value, field(&ipear, "pmd63_ef").value), (0b11, 0, 1));
 }
+
+#[test]
+fn sections_3_3_8_and_3_3_9_captures_read_as_address_latency_and_source() {
+    use pmukit_arch::montecito::ear::{dear_sample, iear_sample, DearSample, IearSample, Miss, Served};
+    // I-EAR cache mode: stat x1 valid, line 63:5, latency 11:0, overflow 12 (Table 3-17).
+    assert_eq!(
+        iear_sample(0x2000, 0x4000_1fe1, 0x1_0123),
+        Some(IearSample { line: 0x4000_1fe0, miss: Miss::Cache { latency: 0x123, overflow: false } })
+    );
+    assert_eq!(iear_sample(0x2000, 0x4000_1fe2, 0), None, "x0: nothing captured");
+    // I-EAR TLB mode: stat 10 the VHPT (Table 3-19).
+    assert_eq!(iear_sample(0, 0x8000_0002, 0).unwrap().miss, Miss::Tlb { served: Served::Vhpt });
+    assert_eq!(iear_sample(0, 0x8000_0000, 0), None);
+    // D-EAR data cache mode: address, latency and the instruction (bn adds 16, Table 3-22).
+    assert_eq!(
+        dear_sample(0, 0x6000_0000_0000_0040, 0x4000 | 0x2000 | 0x45, 0x4000_0000_0000_1000 | 0b1110),
+        Some(DearSample {
+            data: Some(0x6000_0000_0000_0040),
+            instruction: Some((0x4000_0000_0000_1010, 2)),
+            miss: Miss::Cache { latency: 0x45, overflow: true }
+        })
+    );
+    assert_eq!(dear_sample(0, 1, 0, 0), None, "stat 00: no valid information");
+    // TLB mode: an RSE load captures no instruction (vl 0, Table 3-24's note).
+    let tlb = dear_sample(0b01 << 7, 0x9000, 0b11 << 14, 0).unwrap();
+    assert_eq!((tlb.miss, tlb.instruction, tlb.data), (Miss::Tlb { served: Served::Fault }, None, Some(0x9000)));
+    // ALAT mode: PMD32 is undefined (Table 3-25).
+    assert_eq!(dear_sample(0b10 << 7, 0x9000, 0b01 << 14, 0x8).unwrap().data, None);
+}

@@ -169,3 +169,91 @@ pub fn dear_layout(register: &str, pmc40: u64) -> Option<Register> {
         _ => return None,
     })
 }
+
+/// Where a captured TLB miss was served (Tables 3-19, 3-24).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Served {
+    /// Hit the L2 TLB.
+    L2Tlb,
+    /// Hit the VHPT (the hardware page walker found it).
+    Vhpt,
+    /// Produced a TLB miss fault, served by software.
+    Fault,
+}
+
+fn served(stat: u64) -> Option<Served> {
+    match stat {
+        0b01 => Some(Served::L2Tlb),
+        0b10 => Some(Served::Vhpt),
+        0b11 => Some(Served::Fault),
+        _ => None,
+    }
+}
+
+/// What an EAR captured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum Miss {
+    /// A cache miss and its latency in CPU cycles; `overflow` when the latency counter
+    /// wrapped before the data returned.
+    Cache {
+        latency: u64,
+        overflow: bool,
+    },
+    Tlb {
+        served: Served,
+    },
+    /// An ALAT miss (a failing `chk.a` or `ld.c`).
+    Alat,
+}
+
+/// An instruction EAR capture (§3.3.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct IearSample {
+    /// The instruction cache line (bits 63:5) that missed.
+    pub line: u64,
+    pub miss: Miss,
+}
+
+/// The instruction EAR's capture, read from PMD34-35 in the mode PMC37 selects;
+/// `None` when it captured nothing (PMD34.stat, Tables 3-17, 3-19).
+pub fn iear_sample(pmc37: u64, pmd34: u64, pmd35: u64) -> Option<IearSample> {
+    let line = IEAR_ADDRESS.get(pmd34) << IEAR_ADDRESS.lsb;
+    let stat = IEAR_STAT_CACHE.get(pmd34);
+    let miss = if pmc37 >> 13 & 1 == 1 {
+        (stat & 1 == 1).then_some(Miss::Cache { latency: IEAR_LATENCY.get(pmd35), overflow: IEAR_OVERFLOW.get(pmd35) == 1 })?
+    } else {
+        Miss::Tlb { served: served(stat)? }
+    };
+    Some(IearSample { line, miss })
+}
+
+/// A data EAR capture (§3.3.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct DearSample {
+    /// The data address; none in ALAT mode, where PMD32 is undefined.
+    pub data: Option<u64>,
+    /// The memory instruction's bundle (PMD36, with bn's 16 added) and slot; none when
+    /// PMD36.vl is 0 (an RSE load in TLB mode, say).
+    pub instruction: Option<(u64, u8)>,
+    pub miss: Miss,
+}
+
+/// The data EAR's capture, read from PMD32, PMD33 and PMD36 in the mode PMC40 selects;
+/// `None` when PMD33.stat says nothing was captured (Tables 3-22, 3-24, 3-25).
+pub fn dear_sample(pmc40: u64, pmd32: u64, pmd33: u64, pmd36: u64) -> Option<DearSample> {
+    let stat = DEAR_STAT.get(pmd33);
+    let mode = pmc40 >> 7 & 0b11;
+    let miss = match mode {
+        0b00 => (stat == 0b01).then_some(Miss::Cache { latency: DEAR_LATENCY.get(pmd33), overflow: DEAR_OVERFLOW.get(pmd33) == 1 })?,
+        0b01 => Miss::Tlb { served: served(stat)? },
+        _ => (stat == 0b01).then_some(Miss::Alat)?,
+    };
+    let bundle = (DEAR_IP.get(pmd36) << DEAR_IP.lsb).wrapping_add(16 * DEAR_BN.get(pmd36));
+    Some(DearSample {
+        data: (mode < 0b10).then_some(pmd32),
+        instruction: (DEAR_VL.get(pmd36) == 1).then_some((bundle, DEAR_SLOT.get(pmd36) as u8)),
+        miss,
+    })
+}
