@@ -89,3 +89,99 @@ fn tables_3_31_and_3_33_retired_ips_with_their_cycles_and_early_freeze() {
         ]
     );
 }
+
+mod capture_conditions {
+    use pmukit_arch::montecito::etb::{captures, BranchKind, FlowChange, PsrView};
+
+    const KINDS: [BranchKind; 3] = [BranchKind::IpRelative, BranchKind::Return, BranchKind::Indirect];
+
+    fn branch(kind: BranchKind, taken: bool, path: bool, target: bool) -> FlowChange {
+        FlowChange::Branch { kind, taken, path_predicted: path, target_predicted: target }
+    }
+
+    fn pmc39(plm: u64, pm: u64, ds: u64, tm: u64, ptm: u64, ppm: u64, brt: u64) -> u64 {
+        plm | pm << 6 | ds << 7 | tm << 8 | ptm << 10 | ppm << 12 | brt << 14
+    }
+
+    /// §3.3.10.1.1's equation as printed, bit by bit, with Table 3-26's brt and the
+    /// plm/pm filter of Table 3-5. Kept in the spec's form, not simplified.
+    #[allow(clippy::nonminimal_bool)]
+    fn as_printed(v: u64, change: FlowChange, psr: PsrView) -> bool {
+        let bit = |pos: u64| v >> pos & 1 == 1;
+        let plm_ok = bit(u64::from(psr.cpl));
+        let enabled = if bit(6) { psr.pp } else { psr.up };
+        if !(plm_ok && enabled) {
+            return false;
+        }
+        let FlowChange::Branch { kind, taken, path_predicted, target_predicted } = change else { return true };
+        // "If a branch's path is mispredicted, no target prediction is recorded."
+        let target_ok = target_predicted || !path_predicted;
+        let (tm1, tm0, ptm1, ptm0, ppm1, ppm0, ds) = (bit(9), bit(8), bit(11), bit(10), bit(13), bit(12), bit(7));
+        let brt = v >> 14 & 3;
+        let kind_ok = match brt {
+            0 => true,
+            1 => kind == BranchKind::IpRelative,
+            2 => kind == BranchKind::Return,
+            _ => kind == BranchKind::Indirect,
+        };
+        !psr.ia32
+            && ((tm1 && taken) || (tm0 && !taken))
+            && ((ptm1 && target_ok) || (ptm0 && !target_ok))
+            && ((ppm1 && path_predicted) || (ppm0 && !path_predicted))
+            && !(!ptm1 && ptm0 && !ppm1 && ppm0)
+            && !ds
+            && kind_ok
+    }
+
+    #[test]
+    fn s3_3_10_1_1_every_combination_of_pmc39_and_the_branch_follows_the_equation() {
+        let mut changes: Vec<FlowChange> = vec![FlowChange::Rfi, FlowChange::Exception, FlowChange::FailedChk];
+        for kind in KINDS {
+            for bits in 0..8 {
+                changes.push(branch(kind, bits & 1 == 1, bits & 2 == 2, bits & 4 == 4));
+            }
+        }
+        let mut captured = 0u64;
+        for v in 0..1u64 << 16 {
+            // Bits 5:4 are ignored (Table 3-26).
+            if v >> 4 & 3 != 0 {
+                continue;
+            }
+            for &change in &changes {
+                for psr_bits in 0..32u8 {
+                    let psr = PsrView { ia32: psr_bits & 1 == 1, cpl: psr_bits >> 1 & 3, up: psr_bits & 8 == 8, pp: psr_bits & 16 == 16 };
+                    let got = captures(v, change, psr);
+                    assert_eq!(got, as_printed(v, change, psr), "PMC39 {v:#06x} {change:?} {psr:?}");
+                    captured += u64::from(got);
+                }
+            }
+        }
+        assert!(captured > 0);
+    }
+
+    #[test]
+    fn s3_3_10_1_1_the_settings_the_text_recommends() {
+        let psr = PsrView { cpl: 0, pp: true, up: true, ia32: false };
+        let all = |v: u64| -> Vec<(bool, bool, bool)> {
+            let mut out = Vec::new();
+            for bits in 0..8 {
+                let (taken, path, target) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
+                if captures(v, branch(BranchKind::Indirect, taken, path, target), psr) {
+                    out.push((taken, path, target));
+                }
+            }
+            out
+        };
+        // "To capture all correctly predicted ... branches: ds=0, tm=11, ptm=10, ppm=10, brt=00."
+        assert_eq!(all(pmc39(1, 0, 0, 0b11, 0b10, 0b10, 0)), [(false, true, true), (true, true, true)]);
+        // Path mispredictions (ptm=11, ppm=01), or target mispredictions (ptm=01,
+        // ppm=11), "but not both".
+        assert!(all(pmc39(1, 0, 0, 0b11, 0b11, 0b01, 0)).iter().all(|&(_, path, _)| !path));
+        assert!(all(pmc39(1, 0, 0, 0b11, 0b01, 0b11, 0)).iter().all(|&(_, path, target)| path && !target));
+        // "ds=0, tm=11, ptm=01, ppm=01, brt=00 will result in an empty buffer."
+        assert!(all(pmc39(1, 0, 0, 0b11, 0b01, 0b01, 0)).is_empty());
+        // rfi, exceptions and failed chk pass every filter but plm and pm.
+        assert!(captures(pmc39(1, 0, 1, 0, 0, 0, 0), FlowChange::Rfi, psr));
+        assert!(!captures(pmc39(0b1000, 0, 0, 0b11, 0b11, 0b11, 0), FlowChange::Exception, psr), "plm excludes CPL 0");
+    }
+}

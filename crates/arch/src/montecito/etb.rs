@@ -314,3 +314,80 @@ pub fn ip_history(snapshot: &Snapshot) -> Vec<Retired> {
         })
         .collect()
 }
+
+/// The kind of a branch, as PMC39.brt filters it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BranchKind {
+    IpRelative,
+    Return,
+    /// An indirect branch other than a return.
+    Indirect,
+}
+
+/// An execution flow change the trace buffer may capture (§3.3.10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowChange {
+    /// An Itanium branch: taken or not, whether its path (taken / not taken) and its
+    /// target were predicted correctly.
+    Branch {
+        kind: BranchKind,
+        taken: bool,
+        path_predicted: bool,
+        target_predicted: bool,
+    },
+    Rfi,
+    /// An exception (not an asynchronous interrupt).
+    Exception,
+    /// A failed, silently restarted chk.
+    FailedChk,
+}
+
+/// The PSR fields the capture depends on (Figure 3-10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PsrView {
+    /// PSR.is: executing IA-32 code.
+    pub ia32: bool,
+    pub cpl: u8,
+    pub up: bool,
+    pub pp: bool,
+}
+
+/// Whether the trace buffer, configured by `pmc39` in ETB mode, captures `change`
+/// (§3.3.10.1.1, Table 3-26). Every event passes the plm and pm filters (the monitor
+/// is on at the current privilege level and enabled by PSR.up, or PSR.pp with pm = 1);
+/// only branches pass tm, ptm, ppm, brt and ds: the equation of §3.3.10.1.1, where a
+/// branch whose path was mispredicted has no target prediction recorded (it counts as
+/// a correctly predicted target, so that ptm = 01 with ppm = 11 captures target
+/// mispredictions but not path mispredictions: "but not both").
+pub fn captures(pmc39: u64, change: FlowChange, psr: PsrView) -> bool {
+    let plm = pmc39 & 0xf;
+    let pm = pmc39 >> 6 & 1 == 1;
+    let monitored = plm >> (psr.cpl & 3) & 1 == 1 && if pm { psr.pp } else { psr.up };
+    if !monitored {
+        return false;
+    }
+    let FlowChange::Branch { kind, taken, path_predicted, target_predicted } = change else { return true };
+    let bits = |f: &pmukit_core::register::Field| f.get(pmc39);
+    let (ds, tm, ptm, ppm, brt) = (
+        bits(&super::capture::ETB_DS),
+        bits(&super::capture::ETB_TM),
+        bits(&super::capture::ETB_PTM),
+        bits(&super::capture::ETB_PPM),
+        bits(&super::capture::ETB_BRT),
+    );
+    let target_predicted = target_predicted || !path_predicted;
+    let on = |mask: u64, good: bool| if good { mask & 0b10 != 0 } else { mask & 0b01 != 0 };
+    let kind_ok = match brt {
+        0b00 => true,
+        0b01 => kind == BranchKind::IpRelative,
+        0b10 => kind == BranchKind::Return,
+        _ => kind == BranchKind::Indirect,
+    };
+    !psr.ia32
+        && on(tm, taken)
+        && on(ptm, target_predicted)
+        && on(ppm, path_predicted)
+        && !(ptm == 0b01 && ppm == 0b01)
+        && ds == 0
+        && kind_ok
+}
