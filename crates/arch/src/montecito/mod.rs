@@ -10,3 +10,4 @@ pub mod placement;
 pub mod pmu;
 pub mod qualification;
 pub mod registers;
+pub mod tags;
