@@ -81,9 +81,6 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             "--live counts a command: pmu stat --live [-e EVENTS] -- COMMAND [ARGS], or every CPU with -a [--duration SECONDS]",
         ));
     }
-    if live.duration.is_some() && !live.command.is_empty() {
-        return Err(usage("--duration times a system-wide count without a command; a command is counted until it ends"));
-    }
     let ours: Vec<&Pmu> = host.ours.iter().map(|(p, _)| *p).collect();
     let mut chosen: Vec<metrics::Metric> = Vec::new();
     for name in &args.metric_names {

@@ -31,7 +31,8 @@ pub struct ModifierDef {
 }
 
 /// perf's generic hardware event names (`perf list hw`): the canonical name first,
-/// then the other spellings perf accepts.
+/// then the other spellings perf accepts, in the order of the kernel's
+/// `enum perf_hw_id` (pmukit-live opens them by that number).
 pub const GENERIC_EVENTS: &[&[&str]] = &[
     &["cpu-cycles", "cycles"],
     &["instructions"],

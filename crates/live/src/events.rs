@@ -5,7 +5,8 @@
 //! An event string is, in the order tried: one of perf's generic software or hardware
 //! events (`task-clock`, `cycles`; the numbers are `enum perf_sw_ids` and
 //! `enum perf_hw_id` of include/uapi/linux/perf_event.h, the names perf's
-//! tools/perf/util/parse-events.c gives them); `NAME/term=value,…/` for a PMU in sysfs
+//! tools/perf/util/parse-events.c gives them, the hardware ones
+//! `pmukit_core::pmu::GENERIC_EVENTS` in that enum's order); `NAME/term=value,…/` for a PMU in sysfs
 //! (pmukit's encoding for a PMU of ours, the PMU's `format/` otherwise); one of
 //! pmukit's events for a PMU of ours the machine has (`INSTR_EXEC`, `r07`); or a raw
 //! `rHEX` for a core PMU that is not ours. Each may end in perf's `:u`, `:k`, `:h`.
@@ -14,7 +15,7 @@ use std::time::Duration;
 
 use pmukit_arch::{self as arch, linux, Catalog};
 use pmukit_core::event_string::{EventError, EventSel};
-use pmukit_core::pmu::Pmu;
+use pmukit_core::pmu::{Pmu, GENERIC_EVENTS};
 
 use crate::poll;
 use crate::sysfs::{Machine, SysPmu};
@@ -25,24 +26,6 @@ pub const PERF_TYPE_HARDWARE: u32 = 0;
 pub const PERF_TYPE_SOFTWARE: u32 = 1;
 /// `perf_event_attr.type` of a core PMU's raw events.
 pub const PERF_TYPE_RAW: u32 = 4;
-
-/// perf's generic hardware events: `enum perf_hw_id`.
-const HARDWARE: &[(&str, u64)] = &[
-    ("cycles", 0),
-    ("cpu-cycles", 0),
-    ("instructions", 1),
-    ("cache-references", 2),
-    ("cache-misses", 3),
-    ("branches", 4),
-    ("branch-instructions", 4),
-    ("branch-misses", 5),
-    ("bus-cycles", 6),
-    ("stalled-cycles-frontend", 7),
-    ("idle-cycles-frontend", 7),
-    ("stalled-cycles-backend", 8),
-    ("idle-cycles-backend", 8),
-    ("ref-cycles", 9),
-];
 
 /// The kernel's software events: `enum perf_sw_ids` (cgroup-switches since 5.13).
 const SOFTWARE: &[(&str, u64)] = &[
@@ -146,7 +129,8 @@ impl<'c> Host<'c> {
     /// driver's name is not distinctive: SPARC's `cpu`).
     pub fn new(machine: Machine, catalog: &'c Catalog, hint: Option<&str>) -> Host<'c> {
         let ours: Vec<(&Pmu, SysPmu)> = machine.ours(catalog, hint).into_iter().map(|(p, s)| (p, s.clone())).collect();
-        let mut names: Vec<String> = SOFTWARE.iter().chain(HARDWARE).map(|(n, _)| n.to_string()).collect();
+        let hardware = GENERIC_EVENTS.iter().flat_map(|names| names.iter());
+        let mut names: Vec<String> = SOFTWARE.iter().map(|(n, _)| *n).chain(hardware.copied()).map(str::to_string).collect();
         for (pmu, _) in &ours {
             names.extend(pmu.events().map(|e| e.name.to_string()));
         }
@@ -207,7 +191,8 @@ impl<'c> Host<'c> {
         if let Some(&(_, id)) = SOFTWARE.iter().find(|(n, _)| *n == base) {
             return Ok(LiveEvent { clock: id <= 1, ..event("software", PERF_TYPE_SOFTWARE, id) });
         }
-        if let Some(&(_, id)) = HARDWARE.iter().find(|(n, _)| *n == base) {
+        // perf's generic hardware names, in the order of `enum perf_hw_id`.
+        if let Some(id) = GENERIC_EVENTS.iter().position(|names| names.contains(&base)).map(|i| i as u64) {
             let Some(core) = self.core() else { return Ok(event("hardware", PERF_TYPE_HARDWARE, id)) };
             let pmu = self.ours[core].0;
             self.check_exclude(pmu, token, exclude, lead)?;
@@ -463,27 +448,6 @@ fn split_modifiers<'t>(token: &str, text: &'t str, lead: usize) -> Result<(&'t s
     Ok((base, Exclude { user: !has('u'), kernel: !has('k'), hv: !has('h') }))
 }
 
-/// The bits of a `format/` value: `config1:0-7,32` → (1, mask of those bits in order).
-fn format_bits(format: &str) -> Option<(usize, Vec<u8>)> {
-    let (field, ranges) = format.split_once(':')?;
-    let which = match field {
-        "config" => 0,
-        "config1" => 1,
-        "config2" => 2,
-        _ => return None,
-    };
-    let mut bits = Vec::new();
-    for r in ranges.split(',') {
-        let (lo, hi) = r.split_once('-').unwrap_or((r, r));
-        let (lo, hi): (u8, u8) = (lo.parse().ok()?, hi.parse().ok()?);
-        if lo > hi || hi > 63 {
-            return None;
-        }
-        bits.extend(lo..=hi);
-    }
-    Some((which, bits))
-}
-
 /// One `term=value` of a `NAME/…/` spelling into `out` (config, config1, config2), the
 /// way perf's parse-events places a value's bits, lowest first, into the term's
 /// format bits; or the message and help of why not.
@@ -501,8 +465,13 @@ fn encode_term(sys: &SysPmu, term: &str, out: &mut [u64; 3]) -> Result<(), (Stri
         let terms: Vec<&str> = sys.format.iter().map(|(n, _)| n.as_str()).chain(["config", "config1", "config2"]).collect();
         return Err((format!("{} has no term '{key}'", sys.name), Some(format!("its terms are {}", terms.join(", ")))));
     };
-    let Some((which, bits)) = format_bits(format) else {
-        return Err((format!("{}'s format/{key} ('{format}') is not one pmu can read", sys.name), None));
+    // The reader accepted the file, so it parses; config3 has no perf_event_attr field
+    // in the kernels pmu supports (it came with Linux 6.3).
+    let Some((which @ 0..=2, bits)) = crate::sysfs::format_bits(format) else {
+        return Err((
+            format!("{}'s term '{key}' sets {format}, which pmu cannot program", sys.name),
+            Some("give config=, config1= or config2= directly".to_string()),
+        ));
     };
     if bits.len() < 64 && value >> bits.len() != 0 {
         return Err((format!("{value:#x} does not fit {key}'s {} bits ({format})", bits.len()), None));

@@ -78,17 +78,22 @@ fn number(path: &Path, what: &'static str) -> Result<Option<u64>, SysfsError> {
     }
 }
 
-/// A `format/` file's value: `config`, `config1` or `config2`, a colon, and bits or
-/// ranges separated by commas (`config:0-7`, `config1:1,6-10,44`).
-fn is_format(text: &str) -> bool {
-    let Some((field, bits)) = text.split_once(':') else { return false };
-    let bit = |b: &str| b.parse::<u8>().is_ok_and(|n| n < 64);
-    ["config", "config1", "config2", "config3"].contains(&field)
-        && !bits.is_empty()
-        && bits.split(',').all(|r| match r.split_once('-') {
-            Some((lo, hi)) => bit(lo) && bit(hi) && lo.parse::<u8>().ok() <= hi.parse::<u8>().ok(),
-            None => bit(r),
-        })
+/// A `format/` file's value: `config`, `config1`, `config2` or `config3`, a colon,
+/// and bits or ranges separated by commas (`config:0-7`, `config1:1,6-10,44`), as
+/// the attribute it sets (0-3) and its bits, lowest first; `None` if `text` is not one.
+pub fn format_bits(text: &str) -> Option<(usize, Vec<u8>)> {
+    let (field, ranges) = text.split_once(':')?;
+    let which = ["config", "config1", "config2", "config3"].iter().position(|f| *f == field)?;
+    let mut bits = Vec::new();
+    for r in ranges.split(',') {
+        let (lo, hi) = r.split_once('-').unwrap_or((r, r));
+        let (lo, hi): (u8, u8) = (lo.parse().ok()?, hi.parse().ok()?);
+        if lo > hi || hi > 63 {
+            return None;
+        }
+        bits.extend(lo..=hi);
+    }
+    Some((which, bits))
 }
 
 /// Read the PMUs and the CPU clock under `root` (`/sys` on a live machine).
@@ -126,7 +131,7 @@ pub fn read_machine(root: &Path) -> Result<Machine, SysfsError> {
             terms.sort();
             for t in terms {
                 let Some(text) = read(&t)? else { continue };
-                if !is_format(&text) {
+                if format_bits(&text).is_none() {
                     return Err(SysfsError::Malformed { path: t.display().to_string(), text, what: "a format such as config:0-7" });
                 }
                 format.push((t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), text));

@@ -174,32 +174,27 @@ pub fn specific_pmc(index: usize, value: u64) -> Option<Register> {
 /// PMD48-63 by PMC42, as `given`, or else as those are at reset, with a note saying so.
 pub fn layout(register: Register, value: u64, given: &[(String, u64)]) -> (Register, Option<String>) {
     let name = register.name;
-    let mode = |pmc: &str| match given.iter().find(|(n, _)| n.eq_ignore_ascii_case(pmc)) {
-        Some(&(_, v)) => (v, None),
-        None => (
-            0,
-            Some(format!("{name} is read as {pmc} = 0 (its reset value) selects; give --with {pmc}=VALUE for the mode it was captured in")),
-        ),
+    // The selecting register's value as given, or its reset value 0 with a note.
+    let by = |pmc: &str, layout: fn(&str, u64) -> Option<Register>| {
+        let (value, note) = match given.iter().find(|(n, _)| n.eq_ignore_ascii_case(pmc)) {
+            Some(&(_, v)) => (v, None),
+            None => (
+                0,
+                Some(format!(
+                    "{name} is read as {pmc} = 0 (its reset value) selects; give --with {pmc}=VALUE for the mode it was captured in"
+                )),
+            ),
+        };
+        layout(name, value).map(|r| (r, note))
     };
     let chosen = match name {
         "PMC37" => return (capture::pmc37_layout(value), None),
-        "PMD34" | "PMD35" => mode("PMC37").map_layout(|v| ear::iear_layout(name, v)),
-        "PMD32" | "PMD33" => mode("PMC40").map_layout(|v| ear::dear_layout(name, v)),
-        "PMD39" | "PMD48" => mode("PMC42").map_layout(|v| etb::layout(name, v)),
+        "PMD34" | "PMD35" => by("PMC37", ear::iear_layout),
+        "PMD32" | "PMD33" => by("PMC40", ear::dear_layout),
+        "PMD39" | "PMD48" => by("PMC42", etb::layout),
         _ => None,
     };
     chosen.unwrap_or((register, None))
-}
-
-/// A mode register's value (and a note when assumed) turned into a layout.
-trait MapLayout {
-    fn map_layout(self, f: impl Fn(u64) -> Option<Register>) -> Option<(Register, Option<String>)>;
-}
-
-impl MapLayout for (u64, Option<String>) {
-    fn map_layout(self, f: impl Fn(u64) -> Option<Register>) -> Option<(Register, Option<String>)> {
-        f(self.0).map(|r| (r, self.1))
-    }
 }
 
 /// The table's unit mask an event selection uses.

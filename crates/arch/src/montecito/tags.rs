@@ -146,12 +146,12 @@ impl Qualification {
     /// are ORed into one (§3.3.7), and so are the enabled pairs' constraints. The DBRs'
     /// r, w and plm are ignored for monitoring (§3.3.7).
     pub fn memory_event_counts(&self, insn: &Instruction, data: u64) -> bool {
-        let enabled: Vec<usize> = (0..4).filter(|&j| EN_DBRP_FIELDS[j].get(self.pmc41) == 1).collect();
-        if enabled.is_empty() {
+        let mut enabled = (0..4).filter(|&j| EN_DBRP_FIELDS[j].get(self.pmc41) == 1).peekable();
+        if enabled.peek().is_none() {
             return true;
         }
         let dbr_match = (0..4).any(|j| address_match(data, self.dbr[2 * j], self.dbr[2 * j + 1], 0));
-        enabled.iter().any(|&j| match CFGDTAG_FIELDS[j].get(self.pmc41) {
+        enabled.any(|j| match CFGDTAG_FIELDS[j].get(self.pmc41) {
             0b00 => self.channel_tag(j, insn) && dbr_match,
             0b01 => self.channel_tag(j, insn),
             0b10 => dbr_match,
