@@ -78,6 +78,41 @@ pub struct Family {
     /// asks them (`schedule::Rules`): which events they involve, which of those they
     /// cannot tell apart, and whether a partial placement breaks one beyond repair.
     pub rules: PlacementRules,
+    /// Registers a whole set writes for its [`SetOptions`] (Montecito's qualification
+    /// registers and breakpoint pairs), with notes; refuses options the family does
+    /// not have or cannot program for these events.
+    pub set_registers: SetRegistersFn,
+}
+
+/// A family's [`Family::set_registers`].
+pub type SetRegistersFn = fn(&Pmu, &[EventSel], &SetOptions) -> Result<(RegisterValues, Vec<String>), EncodeError>;
+
+/// What a set of events asks beyond each event's own fields: Montecito's event
+/// qualification by instruction address range, data address range and opcode
+/// (§3.2.3). Other families have no such registers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SetOptions {
+    pub qualification: montecito::qualify::Request,
+}
+
+impl SetOptions {
+    pub fn is_empty(&self) -> bool {
+        self.qualification.is_empty()
+    }
+}
+
+/// For families without set-wide registers: only empty options.
+pub fn no_set_options(pmu: &Pmu, _sels: &[EventSel], options: &SetOptions) -> Result<(RegisterValues, Vec<String>), EncodeError> {
+    if options.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    Err(EncodeError::Qualify {
+        what: "event qualification".to_string(),
+        why: format!(
+            "{} has no qualification registers: address ranges and opcode patterns are Itanium 2 Montecito's (§3.2.3); count on montecito",
+            pmu.name()
+        ),
+    })
 }
 
 /// A family's [`Family::layout`]: the register as found, its value and the given
@@ -113,6 +148,7 @@ pub static FAMILIES: &[Family] = &[
         layout: same_layout,
         check: any_event,
         rules: no_rules,
+        set_registers: no_set_options,
     },
     Family {
         name: sparc::t4::FAMILY,
@@ -127,6 +163,7 @@ pub static FAMILIES: &[Family] = &[
         layout: same_layout,
         check: any_event,
         rules: no_rules,
+        set_registers: no_set_options,
     },
     Family {
         name: sparc::t4::DRAM_FAMILY,
@@ -141,6 +178,7 @@ pub static FAMILIES: &[Family] = &[
         layout: same_layout,
         check: any_event,
         rules: no_rules,
+        set_registers: no_set_options,
     },
     Family {
         name: sparc::niagara::FAMILY,
@@ -155,6 +193,7 @@ pub static FAMILIES: &[Family] = &[
         layout: same_layout,
         check: any_event,
         rules: no_rules,
+        set_registers: no_set_options,
     },
     Family {
         name: sparc::kt::FAMILY,
@@ -169,6 +208,7 @@ pub static FAMILIES: &[Family] = &[
         layout: same_layout,
         check: any_event,
         rules: no_rules,
+        set_registers: no_set_options,
     },
     Family {
         name: montecito::pmu::FAMILY,
@@ -183,6 +223,7 @@ pub static FAMILIES: &[Family] = &[
         layout: montecito::pmu::layout,
         check: montecito::pmu::check,
         rules: montecito::placement::rules,
+        set_registers: montecito::pmu::set_registers,
     },
 ];
 
@@ -340,6 +381,8 @@ pub enum EncodeError {
     Empty,
     #[error("{input}: {why}")]
     Invalid { input: String, why: String },
+    #[error("{what}: {why}")]
+    Qualify { what: String, why: String },
 }
 
 /// One event of an encoded set.
@@ -363,6 +406,10 @@ pub struct EncodedSet {
     pub pmu: &'static str,
     pub events: Vec<EncodedEvent>,
     pub registers: RegisterValues,
+    /// What the set's options do to its events (which tag channel qualifies which
+    /// event, fine mode, events left unconstrained).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Counter index of each event, in input order.
     #[serde(skip)]
     pub assignment: Vec<usize>,
@@ -452,6 +499,12 @@ pub fn explain(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], err: &ScheduleErro
 
 /// Place a set of events on counters and compute the register values.
 pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeError> {
+    encode_set_with(pmu, sels, &SetOptions::default())
+}
+
+/// [`encode_set`] with set-wide options; their registers follow the counters' start
+/// values.
+pub fn encode_set_with(pmu: &Pmu, sels: &[EventSel], options: &SetOptions) -> Result<EncodedSet, EncodeError> {
     if sels.is_empty() {
         return Err(EncodeError::Empty);
     }
@@ -490,8 +543,10 @@ pub fn encode_set(pmu: &Pmu, sels: &[EventSel]) -> Result<EncodedSet, EncodeErro
             registers,
         });
     }
-    let registers = (fam.start)(&combined, &assignment);
-    Ok(EncodedSet { pmu: pmu.name(), events, registers, assignment })
+    let mut registers = (fam.start)(&combined, &assignment);
+    let (set_wide, notes) = (fam.set_registers)(pmu, sels, options)?;
+    registers.extend(set_wide);
+    Ok(EncodedSet { pmu: pmu.name(), events, registers, notes, assignment })
 }
 
 /// How a set of events is counted: together, or in multiplexing groups and why.

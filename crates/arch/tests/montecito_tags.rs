@@ -88,12 +88,9 @@ fn s3_3_5_4_fine_mode_bounds_range_0_with_ibrp0_and_ibrp2() {
 
 #[test]
 fn s3_3_6_2_opcode_matchers_and_their_channels() {
-    // OpCM0: M-slot only, encoding bits 40:37 must be 0b0101, the rest masked.
-    let mut q = Qualification {
-        pmc32: 0b1000 << 48 | ((1 << 41) - 1) & !(0xf << 37) | 1 << 56 | 1 << 57,
-        pmc33: 0b0101 << 37,
-        ..Qualification::default()
-    };
+    // OpCM0: M-slot only, encoding bits 40:37 must be 0b0101, the rest masked; ig_ad
+    // and inv 0 with PMC38.ig_ibrp0 1 (Table 3-3, "Opcode Matching only").
+    let mut q = Qualification { pmc32: 0b1000 << 48 | ((1 << 41) - 1) & !(0xf << 37), pmc33: 0b0101 << 37, ..Qualification::default() };
     assert!(q.opcode_match(0, SlotType::M, 0b0101 << 37 | 0x1ff));
     assert!(!q.opcode_match(0, SlotType::M, 0b0111 << 37));
     assert!(!q.opcode_match(0, SlotType::I, 0b0101 << 37), "mifb: I-slot not selected");
@@ -107,6 +104,11 @@ fn s3_3_6_2_opcode_matchers_and_their_channels() {
     assert!(q.channel_tag(1, &other));
     q.pmc36 |= 0b0001;
     assert!(q.channel_tag(0, &other), "ch0_ig_opc");
+    // Table 3-3's first row: ig_ad 1 leaves channel 0 unconstrained, opcode included
+    // (ERRATA MA17); channel 2 still uses OpCM0.
+    q.pmc36 = 0xffff_fff0;
+    q.pmc32 |= 1 << 57;
+    assert!(q.channel_tag(0, &other) && !q.channel_tag(2, &other));
 }
 
 #[test]

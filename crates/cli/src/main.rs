@@ -8,6 +8,7 @@ mod failure;
 mod live;
 mod output;
 mod pmu_events;
+mod qualify;
 mod stat;
 
 use std::process::ExitCode;
@@ -130,6 +131,8 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         events: Vec<String>,
         #[command(flatten)]
         opts: EventOpts,
+        #[command(flatten)]
+        qualify: qualify::QualifyOpts,
         #[command(flatten)]
         json: JsonOpt,
     },
@@ -347,12 +350,12 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             }
         }
         Command::Describe { event, opts, .. } => describe(&catalog(&opts.table)?, event, opts.default_pmu(), out),
-        Command::Encode { events, opts, .. } => {
+        Command::Encode { events, opts, qualify, .. } => {
             let catalog = catalog(&opts.table)?;
             let default_pmu = opts.default_pmu();
             let sels = resolve_all(&catalog, events, default_pmu)?;
             let pmu = catalog.pmu(first_pmu(&sels, default_pmu))?;
-            let set = arch::encode_set(pmu, &sels).map_err(usage)?;
+            let set = arch::encode_set_with(pmu, &sels, &qualify.set_options()).map_err(usage)?;
             out.encode(&set)
         }
         Command::Schedule { events, opts, .. } => {

@@ -155,6 +155,13 @@ proptest! {
     }
 
     #[test]
+    fn every_qualification_option(word in any_word(), option in 0usize..4) {
+        let flag = ["--irange", "--drange", "--opc-match32", "--opc-match34"][option];
+        check(&string_args(&["encode", "montecito::IA64_INST_RETIRED", "montecito::L1D_READS_SET0", flag, &word]), b"")?;
+        check(&string_args(&["encode", "arm1176::INSTR_EXEC", flag, &word, "--inverse-irange", "--no-qual-check"]), b"")?;
+    }
+
+    #[test]
     fn every_option_of_hv(word in any_word(), option in 0usize..3) {
         let mut args = string_args(&["hv", [ "--machine", "--vcpus", "--vcpu"][option], &word]);
         args.push("niagara_mmustat_info".into());

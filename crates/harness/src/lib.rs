@@ -15,7 +15,7 @@ mod strings;
 pub use files::{events_file, machine_config, mmustat, perf_json, perf_stat, sysfs, trace};
 pub use live::live_events;
 pub use models::{arm11_model, hypercalls, montecito_model, t4_dram_model, t4_model};
-pub use strings::{event_strings, metric_expressions, schedule};
+pub use strings::{event_strings, metric_expressions, qualify, schedule};
 
 /// A harness: arbitrary bytes in, a panic only when pmukit is wrong.
 pub type Harness = fn(&[u8]);
@@ -26,6 +26,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("event_strings", event_strings),
     ("metric_expressions", metric_expressions),
     ("schedule", schedule),
+    ("qualify", qualify),
     ("events_file", events_file),
     ("machine_config", machine_config),
     ("trace", trace),

@@ -154,3 +154,62 @@ pub fn schedule(data: &[u8]) {
         }
     }
 }
+
+/// Montecito's qualification options as the command line takes them, one per line:
+/// events (comma-separated), `--irange`, `--drange`, `--opc-match32`, `--opc-match34`
+/// (an empty line gives none), then flags (`inverse`, `nocheck`). A programmed request
+/// must never hold §3.3.5.2's illegal setting, and channel 0's tag at the range's
+/// edges must be what the range asks.
+pub fn qualify(data: &[u8]) {
+    use pmukit_arch::montecito::qualify::{Opcode, Range, Request};
+    use pmukit_arch::montecito::tags::{Instruction, Qualification, SlotType};
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let mut lines = text.split('\n');
+    let mut line = || lines.next().unwrap_or("").trim();
+    let catalog = &*CATALOG;
+    let Ok(pmu) = catalog.pmu("montecito") else { return };
+    let sels: Vec<EventSel> = line().split(',').filter_map(|e| catalog.resolve(e.trim(), "montecito").ok()).take(12).collect();
+    let optional = |text: &str| (!text.is_empty()).then_some(text.to_string());
+    let (irange, drange, opc32, opc34, flags) = (optional(line()), optional(line()), optional(line()), optional(line()), line());
+    let Ok(irange) = irange.as_deref().map(Range::parse).transpose() else { return };
+    let Ok(drange) = drange.as_deref().map(Range::parse).transpose() else { return };
+    let Ok(opc32) = opc32.as_deref().map(Opcode::parse).transpose() else { return };
+    let Ok(opc34) = opc34.as_deref().map(Opcode::parse).transpose() else { return };
+    let request =
+        Request { irange, inverse: flags.contains("inverse"), drange, opcode: [opc32, opc34], no_check: flags.contains("nocheck") };
+    let options = pmukit_arch::SetOptions { qualification: request.clone() };
+    let Ok(set) = pmukit_arch::encode_set_with(pmu, &sels, &options) else { return };
+    let mut q = Qualification::default();
+    for &(name, v) in &set.registers {
+        let index = |prefix: &str| name.strip_prefix(prefix).and_then(|n| n.parse::<usize>().ok());
+        match name {
+            "PMC32" => q.pmc32 = v,
+            "PMC33" => q.pmc33 = v,
+            "PMC34" => q.pmc34 = v,
+            "PMC35" => q.pmc35 = v,
+            "PMC36" => q.pmc36 = v,
+            "PMC38" => q.pmc38 = v,
+            "PMC41" => q.pmc41 = v,
+            _ => {
+                if let Some(slot) = index("IBR").and_then(|i| q.ibr.get_mut(i)) {
+                    *slot = v;
+                }
+                if let Some(slot) = index("DBR").and_then(|i| q.dbr.get_mut(i)) {
+                    *slot = v;
+                }
+            }
+        }
+    }
+    let ig_ad = q.pmc32 >> 57 & 1;
+    let illegal = q.pmc41 >> 45 & 0xf == 0 && ig_ad == 0 && (q.pmc38 >> 1 & 1 == 0 || q.pmc38 >> 4 & 1 == 0);
+    assert!(!illegal, "§3.3.5.2's illegal setting programmed for {request:?}");
+    // Channel 0 carries the range when it is constrained and no opcode pattern joins it.
+    let (Some(range), true, None) = (request.irange, ig_ad == 0 && q.pmc38 >> 1 & 1 == 0, request.opcode[0]) else { return };
+    let cpl = if q.ibr[1] >> 59 & 1 == 1 { 3 } else { 0 };
+    for ip in [range.start, range.end - 16, range.end, range.start.wrapping_sub(16)] {
+        let insn = Instruction { ip, slot: SlotType::M, encoding: 0, cpl };
+        let allowed = q.ibr[1] >> (56 + u32::from(cpl)) & 1 == 1;
+        let expect = allowed && (range.contains(ip) != request.inverse);
+        assert_eq!(q.channel_tag(0, &insn), expect, "{request:?}: ip {ip:#x}");
+    }
+}

@@ -84,6 +84,12 @@ const TOKENS: &[&str] = &[
     "\u{ff}",
     "é",
     "💥",
+    "IA64_INST_RETIRED",
+    "L1D_READS_SET0",
+    "0x4000-0x4400",
+    "mi:0x0:0x1ffffffffff",
+    "inverse",
+    "nocheck",
 ];
 
 /// A small fixed-seed generator (xorshift64*): the inputs must be the same in every run.
@@ -186,6 +192,7 @@ smoke_tests! {
     event_strings: 10_000,
     metric_expressions: 20_000,
     schedule: 5_000,
+    qualify: 5_000,
     events_file: 1_000,
     machine_config: 2_000,
     trace: 2_000,

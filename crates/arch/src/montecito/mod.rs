@@ -9,5 +9,6 @@ pub mod pal;
 pub mod placement;
 pub mod pmu;
 pub mod qualification;
+pub mod qualify;
 pub mod registers;
 pub mod tags;

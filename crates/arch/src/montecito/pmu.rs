@@ -15,8 +15,8 @@ use pmukit_core::table::UmaskDef;
 use super::registers::{
     ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_BANKED, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK,
 };
-use super::{capture, ear, etb, pal, qualification, registers};
-use crate::RegisterValues;
+use super::{capture, ear, etb, pal, qualification, qualify, registers};
+use crate::{EncodeError, RegisterValues, SetOptions};
 
 pub const FAMILY: &str = "montecito";
 pub const MODEL: &str = "montecito";
@@ -141,6 +141,10 @@ pub fn registers(_pmu: &Pmu) -> Vec<Register> {
         capture::PMC40,
         qualification::PMC41,
         capture::PMC42,
+        qualification::IBR_ADDRESS,
+        qualification::IBR_MASK,
+        qualification::DBR_ADDRESS,
+        qualification::DBR_MASK,
         ear::PMD32,
         ear::PMD33_CACHE,
         ear::PMD34_TLB,
@@ -278,7 +282,7 @@ pub fn check(pmu: &Pmu, sel: &EventSel) -> Result<(), String> {
 }
 
 /// PMC.plm from the privilege modifiers: user and kernel (levels 3 and 0) by default.
-fn plm(sel: &EventSel) -> u64 {
+pub(super) fn plm(sel: &EventSel) -> u64 {
     if let Some(mask) = sel.modifier("plm") {
         return mask;
     }
@@ -304,6 +308,14 @@ pub fn placement(_pmu: &Pmu, sel: &EventSel, counter: usize) -> Result<RegisterV
         (MESI.name, mesi),
     ])?;
     Ok(vec![(PMC_NAMES[counter], value)])
+}
+
+/// The qualification registers and breakpoint pairs the set's request writes
+/// (`qualify`).
+pub fn set_registers(_pmu: &Pmu, sels: &[EventSel], options: &SetOptions) -> Result<(RegisterValues, Vec<String>), EncodeError> {
+    qualify::program(sels, &options.qualification)
+        .map(|p| (p.registers, p.notes))
+        .map_err(|r| EncodeError::Qualify { what: r.what, why: r.why })
 }
 
 /// Each PMC is written on its own.

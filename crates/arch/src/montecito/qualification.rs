@@ -207,3 +207,55 @@ pub const PMC41: Register = Register::new(
         Field::new("rsv", 2, 0, PRESET41).with_proper(0b110),
     ],
 );
+
+// The Itanium architecture's breakpoint registers (Software Developer's Manual, volume
+// 2, Table 7-1), which §3.3.5 and §3.3.7 borrow for address ranges: an even register
+// holds the address, the odd one after it the mask and privilege levels.
+/// Bits 55:0 of an odd IBR or DBR: a 1 compares that address bit (bits 63:56 always are).
+pub const BP_MASK: Field = Field::new("mask", 55, 0, "Address bits compared: a 1 compares the bit (address bits 63:56 always are)");
+/// Bits 59:56: the privilege levels the pair matches at (ignored when a DBR pair qualifies
+/// events, §3.3.7).
+pub const BP_PLM: Field = Field::new("plm", 59, 56, "Privilege levels matched: bit n matches at level n");
+const BP_ADDR: &[Field] = &[Field::new("addr", 63, 0, "Match address (IBRs: bits 3:0 are not compared for instruction fetches)")];
+/// IBR0, 2, 4, 6: the address an instruction breakpoint pair matches.
+pub const IBR_ADDRESS: Register =
+    Register::new("IBR0", 64, 0, "Instruction breakpoint pair address (SDM vol. 2 Table 7-1): IBR0-1 are IBRP0 ... IBR6-7 IBRP3", BP_ADDR)
+        .with_aliases(&["IBR2", "IBR4", "IBR6"]);
+/// DBR0, 2, 4, 6: the address a data breakpoint pair matches.
+pub const DBR_ADDRESS: Register =
+    Register::new("DBR0", 64, 0, "Data breakpoint pair address (SDM vol. 2 Table 7-1): DBR0-1 are DBRP0 ... DBR6-7 DBRP3", BP_ADDR)
+        .with_aliases(&["DBR2", "DBR4", "DBR6"]);
+/// IBR1, 3, 5, 7: the pair's mask, privilege levels and x (x must be 0 for the PMU to
+/// use the pair, §3.3.5.1).
+pub const IBR_MASK: Register = Register::new(
+    "IBR1",
+    64,
+    0,
+    "Instruction breakpoint pair mask (SDM vol. 2 Table 7-1); the PMU uses the pair only while x is 0 (§3.3.5.1)",
+    &[
+        Field::new("x", 63, 63, "Execute breakpoint (debugging): while set, the PMU ignores this pair").with_values(Values::Named(&[
+            NamedValue { value: 0, name: "0", meaning: "free for event qualification" },
+            NamedValue { value: 1, name: "1", meaning: "armed for debugging: the PMU ignores the pair" },
+        ])),
+        Field::new("ig", 62, 60, "Ignored").with_access(IGNORED),
+        BP_PLM,
+        BP_MASK,
+    ],
+)
+.with_aliases(&["IBR3", "IBR5", "IBR7"]);
+/// DBR1, 3, 5, 7: the pair's mask, privilege levels, w and r (r and w "should be
+/// cleared to 0" for the PMU's pairs, §3.3.7).
+pub const DBR_MASK: Register = Register::new(
+    "DBR1",
+    64,
+    0,
+    "Data breakpoint pair mask (SDM vol. 2 Table 7-1); r, w and plm are ignored for event qualification, r and w should be 0 (§3.3.7)",
+    &[
+        Field::new("r", 63, 63, "Read breakpoint (debugging); keep 0 for a pair that qualifies events").with_proper(0),
+        Field::new("w", 62, 62, "Write breakpoint (debugging); keep 0 for a pair that qualifies events").with_proper(0),
+        Field::new("ig", 61, 60, "Ignored").with_access(IGNORED),
+        BP_PLM,
+        BP_MASK,
+    ],
+)
+.with_aliases(&["DBR3", "DBR5", "DBR7"]);

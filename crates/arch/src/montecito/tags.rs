@@ -135,22 +135,31 @@ impl Qualification {
 
     /// §3.3.6.2: tag channel `i`'s tag: its address range tag and, unless PMC36 says
     /// otherwise, its opcode matcher (OpCM0 for channels 0 and 2, OpCM1 for 1 and 3).
+    /// PMC32.ig_ad set leaves channel 0 wholly unconstrained: Table 3-3's first row
+    /// ("Unconstrained Monitoring, channel 0 (all events)") has ig_ad 1 with PMC36 and
+    /// the opcode matcher "x" (ERRATA MA17).
     pub fn channel_tag(&self, i: usize, insn: &Instruction) -> bool {
+        if i & 3 == 0 && OPC_IG_AD.get(self.pmc32) == 1 {
+            return true;
+        }
         let opcode = CH_IG_OPC[i & 3].get(self.pmc36) == 1 || self.opcode_match(i & 1, insn.slot, insn.encoding);
         opcode && self.range_tag(i & 3, insn.ip, insn.cpl)
     }
 
     /// §3.3.7, Table 3-14: whether a memory pipeline event of `insn` at data address
     /// `data` counts. Each enabled DBR pair j constrains as its cfgdtag says (00 IBRPj,
-    /// OpCM and DBRPj; 01 IBRPj and OpCM; 10 DBRPj; 11 nothing); the DBR pairs' matches
-    /// are ORed into one (§3.3.7), and so are the enabled pairs' constraints. The DBRs'
-    /// r, w and plm are ignored for monitoring (§3.3.7).
+    /// OpCM and DBRPj; 01 IBRPj and OpCM; 10 DBRPj; 11 nothing); the matches of the DBR
+    /// pairs in use (enabled, cfgdtag 00 or 10: "the address match is further qualified
+    /// by ... PMC41 before being distributed") are ORed into one (§3.3.7, ERRATA MA18),
+    /// and so are the enabled pairs' constraints. The DBRs' r, w and plm are ignored
+    /// for monitoring (§3.3.7).
     pub fn memory_event_counts(&self, insn: &Instruction, data: u64) -> bool {
         let mut enabled = (0..4).filter(|&j| EN_DBRP_FIELDS[j].get(self.pmc41) == 1).peekable();
         if enabled.peek().is_none() {
             return true;
         }
-        let dbr_match = (0..4).any(|j| address_match(data, self.dbr[2 * j], self.dbr[2 * j + 1], 0));
+        let uses_dbr = |j: usize| EN_DBRP_FIELDS[j].get(self.pmc41) == 1 && CFGDTAG_FIELDS[j].get(self.pmc41) & 1 == 0;
+        let dbr_match = (0..4).any(|j| uses_dbr(j) && address_match(data, self.dbr[2 * j], self.dbr[2 * j + 1], 0));
         enabled.any(|j| match CFGDTAG_FIELDS[j].get(self.pmc41) {
             0b00 => self.channel_tag(j, insn) && dbr_match,
             0b01 => self.channel_tag(j, insn),

@@ -125,8 +125,14 @@ impl Out {
             })
             .collect();
         if self.json {
-            return self.json(&json!({"pmu": set.pmu, "events": events, "registers": registers_json(&set.registers)}));
+            let mut doc = json!({"pmu": set.pmu, "events": events, "registers": registers_json(&set.registers)});
+            if !set.notes.is_empty() {
+                doc["notes"] = json!(set.notes);
+            }
+            return self.json(&doc);
         }
+        let cols = width();
+        let width = usize::from(cols);
         let mut t = table(&["input", "event", "code", "counter", "allowed", "registers"]);
         for e in &set.events {
             let regs: Vec<String> = e.registers.iter().map(|(r, v)| format!("{r}={v:#010x}")).collect();
@@ -139,13 +145,40 @@ impl Out {
                 regs.join(" "),
             ]);
         }
+        let rendered = layout::render(t, &[0, 1, 2, 3]);
+        // Long event names (Montecito's) leave no room for a table: one block each.
+        let events = if rendered.lines().all(|l| l.chars().count() <= width) {
+            rendered
+        } else {
+            set.events
+                .iter()
+                .map(|e| {
+                    let regs: String = e.registers.iter().map(|(r, v)| format!("  {r} = {v:#010x}\n")).collect();
+                    let allowed = layout::ranges(&e.counters).join(" ");
+                    // The input matters only where it is not the name, or a default's
+                    // short form, with its PMU.
+                    let given = e.input.rsplit("::").next().unwrap_or(&e.input);
+                    let from =
+                        if e.name.eq_ignore_ascii_case(given) || e.name.to_lowercase().starts_with(&format!("{}.", given.to_lowercase())) {
+                            String::new()
+                        } else {
+                            format!(", from {}", e.input)
+                        };
+                    format!("{} (code {}{from})\n  counter {} (allowed {allowed})\n{regs}", e.name, hex(e.code), e.counter)
+                })
+                .collect::<Vec<_>>()
+                .join("")
+        };
+        let writes: Vec<String> = set.registers.iter().map(|(r, v)| format!("{r} = {v:#010x}")).collect();
         let start = if set.registers.is_empty() {
             "no register writes: the events read what the hardware collects anyway".to_string()
-        } else {
-            let writes: Vec<String> = set.registers.iter().map(|(r, v)| format!("{r} = {v:#010x}")).collect();
+        } else if "start counting with: ".len() + writes.join(", ").len() <= width {
             format!("start counting with: {}", writes.join(", "))
+        } else {
+            format!("start counting with:\n{}", writes.iter().map(|w| format!("  {w}")).collect::<Vec<_>>().join("\n"))
         };
-        self.text(&format!("{}:\n{}\n{start}\n", set.pmu, layout::render(t, &[0, 1, 2, 3])))
+        let notes: String = set.notes.iter().map(|n| format!("{}\n", layout::wrap(&format!("note: {n}"), cols, 6))).collect();
+        self.text(&format!("{}:\n{}\n{start}\n{notes}", set.pmu, events.trim_end()))
     }
 
     pub fn schedule(&self, schedule: &Schedule) -> Result<(), Failure> {

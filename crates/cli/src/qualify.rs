@@ -1,0 +1,49 @@
+//! The command line's event qualification options (Montecito, §3.2.3): pfmon's
+//! spellings, parsed by the library so that every front end refuses the same text.
+
+use clap::Args;
+use pmukit_arch::montecito::qualify::{Opcode, Range, Request};
+use pmukit_arch::SetOptions;
+
+/// Qualification of the whole set of events (Itanium 2 Montecito only).
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Event qualification (montecito)")]
+pub struct QualifyOpts {
+    /// Count only instructions fetched from [START, END): IBR pairs and PMC38,
+    /// bundle-aligned (multiples of 0x10), END excluded.
+    #[arg(long, value_name = "START-END", value_parser = Range::parse)]
+    irange: Option<Range>,
+    /// Count only instructions outside --irange (PMC32.inv, tag channel 0).
+    #[arg(long, requires = "irange")]
+    inverse_irange: bool,
+    /// Count memory pipeline events only for data addresses in [START, END): DBR
+    /// pairs and PMC41, END excluded.
+    #[arg(long, value_name = "START-END", value_parser = Range::parse)]
+    drange: Option<Range>,
+    /// Opcode matcher 0 (PMC32/PMC33): slot types (none: all), the encoding bits to
+    /// match, and the bits left out of the match; e.g. m:0x0:0x1ffffffffff.
+    #[arg(long = "opc-match32", value_name = "[mifb]:MATCH:MASK", value_parser = Opcode::parse)]
+    opc_match32: Option<Opcode>,
+    /// Opcode matcher 1 (PMC34/PMC35), for IA64_TAGGED_INST_RETIRED's channels 1
+    /// and 3.
+    #[arg(long = "opc-match34", value_name = "[mifb]:MATCH:MASK", value_parser = Opcode::parse)]
+    opc_match34: Option<Opcode>,
+    /// Let events the qualification cannot reach count unconstrained (with a note)
+    /// instead of refusing the set.
+    #[arg(long)]
+    no_qual_check: bool,
+}
+
+impl QualifyOpts {
+    pub fn set_options(&self) -> SetOptions {
+        SetOptions {
+            qualification: Request {
+                irange: self.irange,
+                inverse: self.inverse_irange,
+                drange: self.drange,
+                opcode: [self.opc_match32, self.opc_match34],
+                no_check: self.no_qual_check,
+            },
+        }
+    }
+}
