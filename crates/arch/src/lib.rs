@@ -78,9 +78,10 @@ pub struct Family {
     /// asks them (`schedule::Rules`): which events they involve, which of those they
     /// cannot tell apart, and whether a partial placement breaks one beyond repair.
     pub rules: PlacementRules,
-    /// Registers a whole set writes for its [`SetOptions`] (Montecito's qualification
-    /// registers and breakpoint pairs), with notes; refuses options the family does
-    /// not have or cannot program for these events.
+    /// Registers a whole set writes: for its [`SetOptions`] (Montecito's qualification
+    /// registers and breakpoint pairs) and for what its events arm (Montecito's capture
+    /// registers), with notes; refuses options the family does not have and settings
+    /// it cannot program together.
     pub set_registers: SetRegistersFn,
 }
 
@@ -106,7 +107,7 @@ pub fn no_set_options(pmu: &Pmu, _sels: &[EventSel], options: &SetOptions) -> Re
     if options.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    Err(EncodeError::Qualify {
+    Err(EncodeError::SetWide {
         what: "event qualification".to_string(),
         why: format!(
             "{} has no qualification registers: address ranges and opcode patterns are Itanium 2 Montecito's (§3.2.3); count on montecito",
@@ -382,7 +383,7 @@ pub enum EncodeError {
     #[error("{input}: {why}")]
     Invalid { input: String, why: String },
     #[error("{what}: {why}")]
-    Qualify { what: String, why: String },
+    SetWide { what: String, why: String },
 }
 
 /// One event of an encoded set.

@@ -18,8 +18,21 @@ use pmukit_core::table::{Combinations, EventDef, EventTable, InvalidKind, TableR
 
 const MONTECITO_TOML: &str = include_str!("../../../data/montecito/events.toml");
 
+/// The spec's monitors: the table without the capture subevents pfmon and libpfm3
+/// name (DATA_EAR_CACHE_LAT4 ...), which chapter 4 does not list; those are pinned by
+/// `capture_subevents_program_their_capture_register`.
 fn table() -> EventTable {
+    let mut t = full_table();
+    t.events = t.events.iter().filter(|e| !is_capture_subevent(e)).cloned().collect::<Vec<_>>().into();
+    t
+}
+
+fn full_table() -> EventTable {
     EventTable::from_toml(MONTECITO_TOML, "montecito").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn is_capture_subevent(e: &EventDef) -> bool {
+    !e.subevent_of.is_empty() && attr(e, "capture").is_some()
 }
 
 fn event<'a>(t: &'a EventTable, name: &str) -> &'a EventDef {
@@ -1701,4 +1714,39 @@ fn table_validates_with_montecito_field_widths() {
         TableRules { family: "montecito", models: &["montecito"], counters: &[], modifiers: &["mesi"], max_code: 0xff, max_umask: 0xf };
     t.validate(&rules, "data/montecito/events.toml").unwrap_or_else(|e| panic!("{e}"));
     assert!(t.events.iter().all(|e| e.counters.is_empty() && e.umask_ignored == 0));
+}
+
+/// pfmon's and libpfm3's capture events (issue 13): subevents of L1I_EAR_EVENTS (0x43)
+/// and DATA_EAR_EVENTS (0xc8), each naming the capture register it programs; and
+/// BRANCH_EVENT (ETB_EVENT) programming PMC39 to capture every branch (Table 3-26).
+#[test]
+fn capture_subevents_program_their_capture_register() {
+    let t = full_table();
+    let subs: BTreeMap<String, (String, u64, String)> = t
+        .events
+        .iter()
+        .filter(|e| is_capture_subevent(e))
+        .map(|e| (e.name.to_string(), (e.subevent_of.to_string(), e.code, attr(e, "capture").unwrap().to_string())))
+        .collect();
+    assert_eq!(subs.len(), 11 + 7 + 1 + 10 + 7);
+    // Table 3-21: thresholds 4 << umask.
+    for (n, lat) in [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096].into_iter().enumerate() {
+        let (parent, code, capture) = &subs[&format!("DATA_EAR_CACHE_LAT{lat}")];
+        assert_eq!((parent.as_str(), *code, capture.as_str()), ("DATA_EAR_EVENTS", 0xc8, format!("PMC40 mode=00 umask={n:04b}").as_str()));
+    }
+    // Table 3-23 (umask 19:16, bit 16 unused) and Table 3-18 (umask 7:5).
+    for (kind, dtlb, itlb) in [("ALL", "111x", "111"), ("FAULT", "1xxx", "1xx"), ("VHPT_OR_FAULT", "11xx", "11x")] {
+        assert_eq!(subs[&format!("DATA_EAR_TLB_{kind}")].2, format!("PMC40 mode=01 umask={dtlb}"));
+        let itlb_name = format!("L1I_EAR_TLB_{}", kind.replace("L2DTLB", "L2TLB"));
+        assert_eq!(subs[&itlb_name].2, format!("PMC37 ct=00 umask={itlb}"));
+    }
+    assert_eq!(subs["DATA_EAR_TLB_L2DTLB"].2, "PMC40 mode=01 umask=xx1x");
+    assert_eq!(subs["L1I_EAR_TLB_L2TLB"].2, "PMC37 ct=00 umask=xx1");
+    assert_eq!(subs["DATA_EAR_ALAT"].2, "PMC40 mode=1x");
+    // Table 3-16.
+    for (name, bits) in [("LAT0", "01xxxxxx"), ("LAT4", "11111111"), ("LAT128", "11110000"), ("LAT4096", "10000000"), ("RAB", "00000000")] {
+        let (parent, code, capture) = &subs[&format!("L1I_EAR_CACHE_{name}")];
+        assert_eq!((parent.as_str(), *code, capture.as_str()), ("L1I_EAR_EVENTS", 0x43, format!("PMC37 ct=1x umask={bits}").as_str()));
+    }
+    assert_eq!(attr(event(&t, "BRANCH_EVENT"), "capture"), Some("PMC39 tm=11 ptm=11 ppm=11 brt=00"));
 }

@@ -82,3 +82,14 @@ fn no_qual_check_counts_the_unreachable_event_with_a_note() {
     let v: Value = serde_json::from_str(&ok(&args)).unwrap();
     assert!(v["notes"][0].as_str().unwrap().contains("'CPU_CPL_CHANGES.ALL' cannot be constrained"), "{v}");
 }
+
+#[test]
+fn capture_event_names_show_the_capture_register_they_program() {
+    let v: Value = serde_json::from_str(&ok(&["encode", "montecito::DATA_EAR_CACHE_LAT64", "montecito::ETB_EVENT", "--json"])).unwrap();
+    // Table 3-21: umask 0100 is >= 64 cycles; mode 00, plm 1001, ism 10.
+    assert_eq!(v["registers"]["PMC40"], "0x2040009", "{v}");
+    assert_eq!(v["registers"]["PMC39"], "0x3f09");
+    assert_eq!(v["registers"]["PMC42"], "0x0");
+    let e = usage_error(&["encode", "montecito::DATA_EAR_ALAT", "montecito::ETB_EVENT"]);
+    assert!(e.contains("PMC39 (the trace buffer) must be 0"), "{e}");
+}

@@ -3,6 +3,7 @@
 //! Intel Itanium 2 Processor Reference Manual".
 
 pub mod capture;
+pub mod capture_events;
 pub mod ear;
 pub mod etb;
 pub mod pal;

@@ -1,5 +1,6 @@
 //! The placement rules between Montecito events (§4.8.2 L1D sets, §4.8.4 L2D sets,
-//! the mutually exclusive events of §4.15), as the scheduler asks them. What the rules
+//! the mutually exclusive events of §4.15, one configuration per capture register of
+//! §3.3.8-§3.3.10), as the scheduler asks them. What the rules
 //! read of each event (its sets, unit mask, `.all`, the events it excludes) is looked
 //! up once per event list: the scheduler's search checks a placement many times.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
@@ -8,7 +9,7 @@ use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
 use pmukit_core::schedule::{Rules, Violation};
 
-use super::pmu::{attr, index, PMC_NAMES, PMD_NAMES};
+use super::pmu::{attr, index, plm, PMC_NAMES, PMD_NAMES};
 
 /// The §4.8.4 groups: an anchor counter and the counters that share its L2D set and
 /// unit mask.
@@ -22,6 +23,19 @@ struct Facts<'a> {
     l1d: Option<&'a str>,
     /// Its L2D set (§4.8.4.x), unit mask and `.all`: §4.8.4 compares all three.
     l2d: Option<(&'a str, u64, Option<u64>)>,
+    /// The capture register it programs (its `capture` attribute), with its privilege
+    /// levels, which the register takes too.
+    capture: Option<(&'a str, u64)>,
+}
+
+/// The capture register a `capture` attribute programs.
+fn capture_register(spec: &str) -> &str {
+    spec.split_whitespace().next().unwrap_or("")
+}
+
+/// §3.3.9.2, §3.3.9.3: a D-EAR configuration in TLB or ALAT mode, which needs PMC39 = 0.
+fn dear_needs_no_etb(spec: &str) -> bool {
+    capture_register(spec) == "PMC40" && spec.split_whitespace().any(|w| w.strip_prefix("mode=").is_some_and(|m| m != "00"))
 }
 
 /// The rules over one list of events.
@@ -55,8 +69,9 @@ pub fn rules<'a>(_pmu: &'a Pmu, sels: &'a [EventSel]) -> Box<dyn Rules + 'a> {
         .map(|(sel, excluded)| {
             let l1d = attr(sel, "l1d_set");
             let l2d = attr(sel, "l2d_set").map(|set| (set, sel.umask, sel.modifier("all")));
-            let involved = l1d.is_some() || l2d.is_some() || !excluded.is_empty();
-            involved.then(|| Facts { name: sel.event.as_ref().map_or("", |e| e.name.as_ref()), l1d, l2d })
+            let capture = attr(sel, "capture").map(|spec| (spec, plm(sel)));
+            let involved = l1d.is_some() || l2d.is_some() || capture.is_some() || !excluded.is_empty();
+            involved.then(|| Facts { name: sel.event.as_ref().map_or("", |e| e.name.as_ref()), l1d, l2d, capture })
         })
         .collect();
     Box::new(Placement { facts, excludes })
@@ -95,6 +110,28 @@ impl Rules for Placement<'_> {
                 if let Some(b) = members.iter().position(|&m| m == excluded) {
                     let ea = facts(a).map_or("", |f| f.name);
                     return violation(format!("§4.15 {ea}: only one of {ea} and {name} may be measured at a time"), vec![a, b]);
+                }
+            }
+        }
+
+        // §3.3.8-§3.3.10: each EAR and the trace buffer hold one configuration; PMC39
+        // must be 0 while the D-EAR is in TLB or ALAT mode.
+        let captures: Vec<(usize, &str, u64)> = (0..n).filter_map(|i| facts(i).and_then(|f| f.capture).map(|(s, p)| (i, s, p))).collect();
+        for (k, &(a, spec_a, plm_a)) in captures.iter().enumerate() {
+            for &(b, spec_b, plm_b) in captures.iter().skip(k + 1) {
+                let (reg_a, reg_b) = (capture_register(spec_a), capture_register(spec_b));
+                if reg_a == reg_b && (spec_a, plm_a) != (spec_b, plm_b) {
+                    return violation(
+                        format!("§3.3.8-§3.3.10: both program {reg_a} differently, and it holds one configuration"),
+                        vec![a, b],
+                    );
+                }
+                let etb_beside_dear = (dear_needs_no_etb(spec_a) && reg_b == "PMC39") || (dear_needs_no_etb(spec_b) && reg_a == "PMC39");
+                if etb_beside_dear {
+                    return violation(
+                        "§3.3.9.2, §3.3.9.3: PMC39 (the trace buffer) must be 0 while the D-EAR is in TLB or ALAT mode".into(),
+                        vec![a, b],
+                    );
                 }
             }
         }

@@ -15,7 +15,7 @@ use pmukit_core::table::UmaskDef;
 use super::registers::{
     ALL, ES, ISM, ISM_PROPER, MESI, OI, PLM, PMC0, PMC1, PMC2, PMC3, PMC_BANKED, PMC_GENERIC, PMD_GENERIC, THRESHOLD, UMASK,
 };
-use super::{capture, ear, etb, pal, qualification, qualify, registers};
+use super::{capture, capture_events, ear, etb, pal, qualification, qualify, registers};
 use crate::{EncodeError, RegisterValues, SetOptions};
 
 pub const FAMILY: &str = "montecito";
@@ -311,11 +311,13 @@ pub fn placement(_pmu: &Pmu, sel: &EventSel, counter: usize) -> Result<RegisterV
 }
 
 /// The qualification registers and breakpoint pairs the set's request writes
-/// (`qualify`).
+/// (`qualify`), then the capture registers its events arm (`capture_events`).
 pub fn set_registers(_pmu: &Pmu, sels: &[EventSel], options: &SetOptions) -> Result<(RegisterValues, Vec<String>), EncodeError> {
-    qualify::program(sels, &options.qualification)
-        .map(|p| (p.registers, p.notes))
-        .map_err(|r| EncodeError::Qualify { what: r.what, why: r.why })
+    let refused = |r: qualify::Refusal| EncodeError::SetWide { what: r.what, why: r.why };
+    let qualified = qualify::program(sels, &options.qualification).map_err(refused)?;
+    let captures = capture_events::program(sels).map_err(refused)?;
+    let registers = qualified.registers.into_iter().chain(captures.registers).collect();
+    Ok((registers, qualified.notes.into_iter().chain(captures.notes).collect()))
 }
 
 /// Each PMC is written on its own.

@@ -1,0 +1,98 @@
+//! The capture registers a set's events program: BRANCH_EVENT (ETB_EVENT) arms the
+//! execution trace buffer (PMC39), and the capture subevents pfmon and libpfm3 name
+//! (DATA_EAR_CACHE_LAT4, L1I_EAR_TLB_ALL, ...) arm the data or instruction EAR (PMC40,
+//! PMC37). Each says so in its table attribute `capture`, "PMCnn field=bits ...", the
+//! bits as the spec's tables print them (x read as 0). The EAR and ETB have one
+//! configuration each: the placement rules keep events that would program one
+//! differently, or the ETB beside a D-EAR in TLB or ALAT mode, out of one set.
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
+use pmukit_core::event_string::EventSel;
+use pmukit_core::register::Register;
+
+use super::capture::{PMC37_CACHE, PMC37_TLB, PMC39, PMC40, PMC42};
+use super::pmu::{attr, plm};
+use super::qualify::{Programmed, Refusal};
+use super::registers::ISM_PROPER;
+
+/// DATA_EAR_EVENTS and L1I_EAR_EVENTS: they count the captures of whatever PMC40 and
+/// PMC37 hold.
+const EAR_COUNTS: [(u64, &str, &str); 2] = [(0xc8, "PMC40", "DATA_EAR_CACHE_LAT4"), (0x43, "PMC37", "L1I_EAR_CACHE_LAT4")];
+
+/// The layout and field values of a `capture` attribute, or why it is malformed.
+fn parse(spec: &str) -> Result<(Register, Vec<(String, u64)>), String> {
+    let mut words = spec.split_whitespace();
+    let register = words.next().unwrap_or("");
+    let mut fields = Vec::new();
+    for word in words {
+        let (name, bits) = word.split_once('=').ok_or_else(|| format!("'{word}' is not FIELD=BITS"))?;
+        if bits.is_empty() || bits.len() > 16 {
+            return Err(format!("'{word}': BITS is 1 to 16 of 0, 1 and x"));
+        }
+        let mut value = 0;
+        for c in bits.chars() {
+            let bit = match c {
+                '0' | 'x' => 0,
+                '1' => 1,
+                _ => return Err(format!("'{word}': '{c}' is not a bit (0, 1 or x)")),
+            };
+            value = value << 1 | bit;
+        }
+        fields.push((name.to_string(), value));
+    }
+    let layout = match register {
+        // Table 3-15: ct = 1x is cache mode, where the layout's ct is bit 13 alone.
+        "PMC37" => match fields.iter_mut().find(|(n, _)| n == "ct") {
+            Some((_, ct)) if *ct >> 1 == 1 => {
+                *ct = 1;
+                PMC37_CACHE
+            }
+            _ => PMC37_TLB,
+        },
+        "PMC39" => PMC39,
+        "PMC40" => PMC40,
+        _ => return Err(format!("'{register}' is not a capture register (PMC37, PMC39 or PMC40)")),
+    };
+    Ok((layout, fields))
+}
+
+/// The capture registers `sels` program, with PMC42 = 0 when the trace buffer is armed
+/// (§3.3.10: "PMC42.mode must be set to 000 to enable normal branch trace capture").
+pub fn program(sels: &[EventSel]) -> Result<Programmed, Refusal> {
+    let mut armed: Vec<(&'static str, u64)> = Vec::new();
+    let mut notes = Vec::new();
+    for sel in sels {
+        let Some(spec) = attr(sel, "capture") else {
+            if let Some((_, reg, alias)) =
+                EAR_COUNTS.iter().find(|(code, ..)| *code == sel.code && sel.event.as_ref().is_some_and(|e| e.subevent_of.is_empty()))
+            {
+                notes.push(format!(
+                    "'{}' counts the captures {reg} is programmed for, and pmu writes {reg} only for a capture event such as {alias}",
+                    sel.name()
+                ));
+            }
+            continue;
+        };
+        let malformed = |why: String| Refusal { what: sel.name(), why: format!("its capture attribute '{spec}' is malformed: {why}") };
+        let (layout, fields) = parse(spec).map_err(malformed)?;
+        let mut values: Vec<(&str, u64)> = fields.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        values.extend([("plm", plm(sel)), ("pm", 0)]);
+        if layout.name == PMC40.name {
+            values.push(("ism", ISM_PROPER));
+        }
+        let value = layout.encode(&values).map_err(|e| malformed(e.to_string()))?;
+        // Two events arming one register differently are never placed together
+        // (`placement`'s capture rule), so the first configuration is every one's.
+        if !armed.iter().any(|(r, _)| *r == layout.name) {
+            armed.push((layout.name, value));
+        }
+    }
+    let trace_buffer = armed.iter().any(|(r, _)| *r == PMC39.name);
+    let mut registers = armed;
+    registers.sort_by_key(|&(r, _)| r);
+    if trace_buffer {
+        registers.push((PMC42.name, 0));
+    }
+    Ok(Programmed { registers, notes })
+}
