@@ -576,8 +576,9 @@ pub struct ScheduledGroup {
 /// Place `sels` on `pmu`'s counters together if they fit, else in multiplexing groups
 /// (first fit, in input order, as perf rotates them), keeping each set of `together`
 /// (indices into `sels`, such as a metric's events) in one group where it can be
-/// placed at once. Fails when an event cannot be counted even alone.
-pub fn schedule(pmu: &Pmu, sels: &[EventSel], together: &[Vec<usize>]) -> Result<Schedule, EncodeError> {
+/// placed at once. Every group is encoded with the set-wide `options`. Fails when an
+/// event cannot be counted even alone.
+pub fn schedule(pmu: &Pmu, sels: &[EventSel], together: &[Vec<usize>], options: &SetOptions) -> Result<Schedule, EncodeError> {
     if sels.is_empty() {
         return Err(EncodeError::Empty);
     }
@@ -597,7 +598,7 @@ pub fn schedule(pmu: &Pmu, sels: &[EventSel], together: &[Vec<usize>]) -> Result
     let groups = groups
         .into_iter()
         .map(|events: Vec<usize>| {
-            let set = encode_set(pmu, &events.iter().map(|&i| sels[i].clone()).collect::<Vec<_>>())?;
+            let set = encode_set_with(pmu, &events.iter().map(|&i| sels[i].clone()).collect::<Vec<_>>(), options)?;
             Ok(ScheduledGroup { events, set })
         })
         .collect::<Result<Vec<_>, EncodeError>>()?;

@@ -137,7 +137,7 @@ fn conflicting_captures_are_multiplexed_not_refused_by_a_schedule() {
         .iter()
         .map(|n| catalog.resolve(&format!("montecito::{n}"), "montecito").unwrap())
         .collect();
-    let schedule = pmukit_arch::schedule(pmu, &sels, &[]).unwrap();
+    let schedule = pmukit_arch::schedule(pmu, &sels, &[], &Default::default()).unwrap();
     assert!(schedule.why.as_deref().is_some_and(|w| w.contains("cannot be counted together")), "{:?}", schedule.why);
     assert!(schedule.groups.len() >= 2);
     for g in &schedule.groups {

@@ -249,7 +249,7 @@ fn s4_8_2_twelve_events_that_leave_pmd5_to_no_l1d_event_are_refused_by_the_rule(
     assert!(why.contains("§4.8.2: one of the L1D events must be measured by PMD5"), "{why}");
     assert_eq!(why.matches("SI_SCB_INSERTS.HITM.SELF").count(), 6, "{why}");
     assert_eq!(why.matches("BE_L1D_FPU_BUBBLE").count(), 1, "a minimal set: {why}");
-    let plan = schedule(pmu, &sels, &[]).unwrap();
+    let plan = schedule(pmu, &sels, &[], &Default::default()).unwrap();
     assert_eq!(plan.groups.len(), 2);
 }
 
@@ -269,7 +269,13 @@ fn s4_8_4_l2d_sets_go_through_pmc4_and_pmc6() {
         encode_set(pmu, &sels(&cat, "montecito", &["L2D_REFERENCES.ALL", "L2D_BAD_LINES_SELECTED.ANY", "L2D_OZQ_ACQUIRE"])).unwrap_err();
     assert!(err.to_string().contains("§4.8.4"), "{err}");
     // And it multiplexes instead.
-    let s = schedule(pmu, &sels(&cat, "montecito", &["L2D_REFERENCES.ALL", "L2D_BAD_LINES_SELECTED.ANY", "L2D_OZQ_ACQUIRE"]), &[]).unwrap();
+    let s = schedule(
+        pmu,
+        &sels(&cat, "montecito", &["L2D_REFERENCES.ALL", "L2D_BAD_LINES_SELECTED.ANY", "L2D_OZQ_ACQUIRE"]),
+        &[],
+        &Default::default(),
+    )
+    .unwrap();
     assert_eq!(s.groups.len(), 2);
     assert!(s.why.unwrap().contains("§4.8.4"));
 }

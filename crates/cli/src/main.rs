@@ -132,9 +132,9 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         #[command(flatten)]
         opts: EventOpts,
         #[command(flatten)]
-        qualify: qualify::QualifyOpts,
-        #[command(flatten)]
         json: JsonOpt,
+        #[command(flatten)]
+        qualify: qualify::QualifyOpts,
     },
     /// Show how events would be placed on counters: together, or, when the counters
     /// and the PMU's rules do not allow it, the multiplexing groups `pmu stat` would use
@@ -147,6 +147,8 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         opts: EventOpts,
         #[command(flatten)]
         json: JsonOpt,
+        #[command(flatten)]
+        qualify: qualify::QualifyOpts,
     },
     /// Decode a register value field by field, with the spec's bit diagram.
     Decode {
@@ -358,7 +360,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             let set = arch::encode_set_with(pmu, &sels, &qualify.set_options()).map_err(usage)?;
             out.encode(&set)
         }
-        Command::Schedule { events, opts, .. } => {
+        Command::Schedule { events, opts, qualify, .. } => {
             let catalog = catalog(&opts.table)?;
             let default_pmu = opts.default_pmu();
             let sels = resolve_all(&catalog, events, default_pmu)?;
@@ -371,7 +373,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
                     pmu.name()
                 )));
             }
-            out.schedule(&arch::schedule(pmu, &sels, &[]).map_err(usage)?)
+            out.schedule(&arch::schedule(pmu, &sels, &[], &qualify.set_options()).map_err(usage)?)
         }
         Command::Decode { target, register, value, with, table, .. } => {
             let catalog = catalog(table)?;

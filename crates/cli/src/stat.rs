@@ -107,6 +107,9 @@ pub struct StatArgs {
     /// keys).
     #[arg(long, value_name = "FILE")]
     machine_config: Option<String>,
+    /// Montecito's event qualification, for every group of the run.
+    #[command(flatten)]
+    pub qualify: crate::qualify::QualifyOpts,
     /// Counting a real program (--live): last among the options, as its heading would
     /// otherwise carry over to the options after it.
     #[command(flatten)]
@@ -209,6 +212,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             (_, true) => Aggregation::Thread,
             _ => Aggregation::Total,
         },
+        set_options: args.qualify.set_options(),
     };
     // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
     // exits at once.

@@ -159,6 +159,8 @@ proptest! {
         let flag = ["--irange", "--drange", "--opc-match32", "--opc-match34"][option];
         check(&string_args(&["encode", "montecito::IA64_INST_RETIRED", "montecito::L1D_READS_SET0", flag, &word]), b"")?;
         check(&string_args(&["encode", "arm1176::INSTR_EXEC", flag, &word, "--inverse-irange", "--no-qual-check"]), b"")?;
+        check(&string_args(&["stat", "--pmu", "montecito", "-e", "IA64_INST_RETIRED", "--cycles", "1e5", flag, &word]), b"")?;
+        check(&string_args(&["schedule", "montecito::IA64_INST_RETIRED", flag, &word]), b"")?;
     }
 
     #[test]

@@ -93,3 +93,19 @@ fn capture_event_names_show_the_capture_register_they_program() {
     let e = usage_error(&["encode", "montecito::DATA_EAR_ALAT", "montecito::ETB_EVENT"]);
     assert!(e.contains("PMC39 (the trace buffer) must be 0"), "{e}");
 }
+
+#[test]
+fn stat_counts_only_what_the_range_tags_and_its_inverse_the_rest() {
+    let run = |extra: &[&str]| -> u64 {
+        let mut args = vec!["stat", "--pmu", "montecito", "-e", "IA64_INST_RETIRED", "-w", "compute", "--cycles", "2e6", "-x,"];
+        args.extend_from_slice(extra);
+        let out = pmu(&args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().find(|l| l.contains("IA64_INST_RETIRED")).and_then(|l| l.split(',').next()).unwrap().parse().unwrap()
+    };
+    let all = run(&[]);
+    let inside = run(&["--irange", "0x10000-0x20000"]);
+    let outside = run(&["--irange", "0x10000-0x20000", "--inverse-irange"]);
+    assert!(inside > 0 && outside > 0 && inside + outside == all, "{inside} + {outside} vs {all}");
+}

@@ -9,7 +9,7 @@ use pmukit_arch::sparc::sun4v::{FUNCTIONS, NIAGARA_MMUSTAT_CONF};
 use pmukit_arch::sparc::t4::{DRAM_MAP, DRAM_STEP, PCR_ASI, PIC_ASI};
 use pmukit_sim::engine::{self, Counting};
 use pmukit_sim::models::arm11::Arm11Pmu;
-use pmukit_sim::models::montecito::Montecito;
+use pmukit_sim::models::montecito::{Breakpoint, Montecito};
 use pmukit_sim::models::sun4v::{Config, Hypervisor, Processor, Status};
 use pmukit_sim::models::t4::T4Core;
 use pmukit_sim::models::t4_dram::{Owner, T4Dram};
@@ -211,8 +211,17 @@ pub fn montecito_model(data: &[u8]) {
     drive(data, &mut m, |u, m| {
         let thread = u.int_in_range(0usize..=2)?;
         let index = if u.ratio(3, 4)? { u.int_in_range(0usize..=63)? } else { u.arbitrary()? };
-        Ok(match u.int_in_range(0u8..=8)? {
+        Ok(match u.int_in_range(0u8..=10)? {
             0 | 1 => m.write_pmc(thread, index, value(u)?).err().map(|e| format!("PMC write {e}")),
+            // The IBRs and DBRs that qualification reads: a run after them is gated.
+            9 => {
+                let kind = if u.arbitrary()? { Breakpoint::Ibr } else { Breakpoint::Dbr };
+                m.write_breakpoint(thread, kind, index % 10, value(u)?).err().map(|e| format!("{kind} write {e}"))
+            }
+            10 => {
+                let kind = if u.arbitrary()? { Breakpoint::Ibr } else { Breakpoint::Dbr };
+                m.read_breakpoint(thread, kind, index % 10).err().map(|e| format!("{kind} read {e}"))
+            }
             2 => m.read_pmc(thread, index).err().map(|e| format!("PMC read {e}")),
             3 | 4 => m.write_pmd(thread, index, value(u)?).err().map(|e| format!("PMD write {e}")),
             5 => m.read_pmd(thread, index).err().map(|e| format!("PMD read {e}")),

@@ -132,7 +132,7 @@ pub fn schedule(data: &[u8]) {
         })
         .collect();
     let together: Vec<Vec<usize>> = if rest.len() % 2 == 1 { vec![(0..sels.len()).step_by(2).collect()] } else { Vec::new() };
-    let Ok(schedule) = pmukit_arch::schedule(pmu, &sels, &together) else { return };
+    let Ok(schedule) = pmukit_arch::schedule(pmu, &sels, &together, &Default::default()) else { return };
     let allowed = pmukit_arch::allowed_counters(pmu, &sels);
     let mut seen = HashSet::new();
     for group in &schedule.groups {

@@ -4,7 +4,7 @@
 
 use pmukit_arch::montecito::pmu as montecito;
 use pmukit_arch::sparc::{kt, niagara, t4};
-use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, EncodedSet};
+use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, EncodedSet, SetOptions};
 use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
@@ -91,6 +91,9 @@ pub struct StatOptions {
     /// Whether to report each hardware thread's (or shared unit's) counts and metrics
     /// as well as the totals (`-A`, `--per-thread`).
     pub aggregation: Aggregation,
+    /// What every set of events counted asks beyond its events: Montecito's event
+    /// qualification (`--irange`, `--drange`, `--opc-match32/34`).
+    pub set_options: SetOptions,
 }
 
 /// The text of a `--machine-config` file.
@@ -117,6 +120,7 @@ impl Default for StatOptions {
             interval: None,
             stop: None,
             aggregation: Aggregation::Total,
+            set_options: SetOptions::default(),
         }
     }
 }
@@ -303,12 +307,13 @@ struct Plan<'a> {
 impl<'a> Plan<'a> {
     /// The plan for `events` (indices into `sels`) of `pmu`; `together` are sets of
     /// indices into `sels` to keep in one group. Also gives the sets that could not be.
-    fn new(pmu: &'a Pmu, sels: &[EventSel], events: Vec<usize>, together: &[Vec<usize>]) -> Result<(Plan<'a>, Vec<usize>), StatError> {
+    fn new(pmu: &'a Pmu, sels: &[EventSel], events: Vec<usize>, opts: &StatOptions) -> Result<(Plan<'a>, Vec<usize>), StatError> {
+        let together = &opts.together;
         let mine: Vec<EventSel> = events.iter().map(|&i| sels[i].clone()).collect();
         // This PMU's part of each set, as positions in `mine`.
         let local: Vec<Vec<usize>> =
             together.iter().map(|set| set.iter().filter_map(|g| events.iter().position(|e| e == g)).collect()).collect();
-        let schedule = arch::schedule(pmu, &mine, &local)?;
+        let schedule = arch::schedule(pmu, &mine, &local, &opts.set_options)?;
         let groups = schedule.groups.iter().map(|g| g.events.iter().map(|&i| events[i]).collect()).collect();
         let sets = schedule.groups.into_iter().map(|g| g.set).collect();
         Ok((Plan { pmu, groups, sets, events: schedule.events, turn: 0, running: false, ran: 0, units: Vec::new() }, schedule.apart))
@@ -348,7 +353,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     let mut plans = Vec::new();
     let mut apart: Vec<usize> = Vec::new();
     for (p, events) in by_pmu {
-        let (plan, split) = Plan::new(p, sels, events, &opts.together)?;
+        let (plan, split) = Plan::new(p, sels, events, opts)?;
         plans.push(plan);
         apart.extend(split);
     }
@@ -473,6 +478,12 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
         notes.push(format!("interrupted after {elapsed} of {} cycles: the counts are those of the cycles run", opts.cycles));
     }
     notes.extend(driver.notes());
+    // What each set's set-wide registers do (qualification, capture), once each.
+    for note in plans.iter().flat_map(|p| p.sets.iter().flat_map(|s| s.notes.iter())) {
+        if !notes.contains(note) {
+            notes.push(note.clone());
+        }
+    }
     for plan in plans.iter().filter(|p| p.rotates()) {
         notes.push(format!(
             "{} events need {} counter groups on {}: multiplexed every {} cycles; scaled counts are estimates (count x enabled / running)",

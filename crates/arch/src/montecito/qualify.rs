@@ -391,7 +391,7 @@ fn check_reach(sels: &[EventSel], request: &Request, notes: &mut Vec<String>) ->
         }
         for (what, how) in missed {
             if request.no_check {
-                notes.push(format!("'{}' cannot be constrained by {how}: it counts every instruction", s.name()));
+                notes.push(format!("'{}' cannot be constrained by {how}: it counts unconstrained", s.name()));
             } else {
                 return refuse(
                     what,

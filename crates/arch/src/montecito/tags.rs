@@ -154,15 +154,23 @@ impl Qualification {
     /// and so are the enabled pairs' constraints. The DBRs' r, w and plm are ignored
     /// for monitoring (§3.3.7).
     pub fn memory_event_counts(&self, insn: &Instruction, data: u64) -> bool {
+        self.memory_event_counts_with(|j| self.channel_tag(j, insn), Some(data))
+    }
+
+    /// [`Qualification::memory_event_counts`] with the tag channels' tags given
+    /// (`channel_tag(j)`), for a caller that knows them otherwise, and the data address
+    /// unknown (`None`: no DBR pair matches).
+    pub fn memory_event_counts_with(&self, channel_tag: impl Fn(usize) -> bool, data: Option<u64>) -> bool {
         let mut enabled = (0..4).filter(|&j| EN_DBRP_FIELDS[j].get(self.pmc41) == 1).peekable();
         if enabled.peek().is_none() {
             return true;
         }
         let uses_dbr = |j: usize| EN_DBRP_FIELDS[j].get(self.pmc41) == 1 && CFGDTAG_FIELDS[j].get(self.pmc41) & 1 == 0;
-        let dbr_match = (0..4).any(|j| uses_dbr(j) && address_match(data, self.dbr[2 * j], self.dbr[2 * j + 1], 0));
+        let dbr_match =
+            data.is_some_and(|data| (0..4).any(|j| uses_dbr(j) && address_match(data, self.dbr[2 * j], self.dbr[2 * j + 1], 0)));
         enabled.any(|j| match CFGDTAG_FIELDS[j].get(self.pmc41) {
-            0b00 => self.channel_tag(j, insn) && dbr_match,
-            0b01 => self.channel_tag(j, insn),
+            0b00 => channel_tag(j) && dbr_match,
+            0b01 => channel_tag(j),
             0b10 => dbr_match,
             _ => true,
         })

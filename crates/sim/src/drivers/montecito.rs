@@ -10,13 +10,13 @@
 //! handler reads PMC0 to see which counters wrapped, folds each PMD into a 64-bit total
 //! (the difference modulo 2^47 since the last read), and clears PMC0 to resume.
 
-use pmukit_arch::montecito::registers::{FR, OVERFLOW, PMV_M, PMV_VECTOR, PSR_CPL, PSR_PP, PSR_UP};
+use pmukit_arch::montecito::registers::{pmc_populated, pmc_reset, FR, OVERFLOW, PMV_M, PMV_VECTOR, PSR_CPL, PSR_PP, PSR_UP};
 use pmukit_arch::EncodedSet;
 use pmukit_core::report::Unit;
 
 use crate::drivers::{Driver, Reading};
 use crate::engine::{self, Exit};
-use crate::models::montecito::{Montecito, COUNT_BITS};
+use crate::models::montecito::{Breakpoint, Montecito, BREAKPOINTS, COUNT_BITS};
 use crate::stream::Cursor;
 
 /// The external interrupt vector the driver gives the performance monitor interrupt
@@ -89,6 +89,24 @@ impl MontecitoDriver {
         }
     }
 
+    /// The set-wide registers on thread `t`: PMC32-42 at their reset values but for
+    /// those the set writes (qualification, capture), and the IBRs and DBRs it writes
+    /// (`mov ibr[]=`, `mov dbr[]=`), so that nothing of an earlier set stays.
+    fn qualify(&mut self, t: usize, set: &EncodedSet) {
+        let given = |name: &str| set.registers.iter().find(|(r, _)| *r == name).map(|&(_, v)| v);
+        for n in (32..=42).filter(|&n| pmc_populated(n)) {
+            let value = given(&format!("PMC{n}")).or(pmc_reset(n)).unwrap_or(0);
+            self.mov_to_pmc(t, n, value);
+        }
+        for (kind, prefix) in [(Breakpoint::Ibr, "IBR"), (Breakpoint::Dbr, "DBR")] {
+            for n in 0..BREAKPOINTS {
+                if let Some(value) = given(&format!("{prefix}{n}")) {
+                    self.core.write_breakpoint(t, kind, n, value).expect("the driver runs at CPL 0 on an existing thread");
+                }
+            }
+        }
+    }
+
     /// §3.3.11: read PMC0, fold the counters, clear every PMC0 bit to resume.
     fn service(&mut self, t: usize) {
         let Ok(Some(_vector)) = self.core.take_interrupt(t) else { return };
@@ -116,6 +134,7 @@ impl Driver for MontecitoDriver {
             .collect();
         for t in 0..self.threads {
             self.mov_to_pmc(t, 0, FR.set(0, 1));
+            self.qualify(t, set);
             for i in 0..self.placed.len() {
                 let Placed { n, pmc, ref threads, .. } = self.placed[i];
                 if threads.contains(&t) {

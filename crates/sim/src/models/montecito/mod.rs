@@ -31,10 +31,13 @@ use crate::stream::{Privilege, Signal, Signals, Span};
 mod bus;
 mod events;
 mod frontend;
+mod qualify;
 mod table;
 
 pub use events::{line_state, mapped_event, per_cycle, Agent, EventType, MappedEvent};
 use events::{Atom, Cycle};
+pub use qualify::Breakpoint;
+use qualify::{passes, Qualifier, Reach};
 pub use table::EVENTS;
 
 /// Hardware threads of a Montecito core (§2.4, §3.3.2).
@@ -70,6 +73,9 @@ pub enum MontecitoError {
     /// Operation fault, regardless of the register address").
     #[error("`{instruction}` on thread {thread} at CPL {cpl}: privileged operation fault (PMC reads and writes, PMD writes and cr73 accesses need CPL 0)")]
     PrivilegedOperation { thread: usize, instruction: String, cpl: u8 },
+    /// Montecito has IBR0-7 and DBR0-7.
+    #[error("{kind}{index} does not exist: a Montecito thread has {kind}0-7, four pairs (§3.3.5, §3.3.7)")]
+    NoSuchBreakpoint { kind: Breakpoint, index: usize },
     /// Figure 3-10 reserved PSR bits must be written 0.
     #[error("PSR write on thread {thread} rejected: {source}")]
     ReservedPsrBits { thread: usize, source: RegisterError },
@@ -96,6 +102,8 @@ struct Program {
     mesi_capable: bool,
     /// The event counts both threads' whatever .all says (ME23).
     all: bool,
+    /// How qualification reaches it.
+    reach: Reach,
 }
 
 impl Program {
@@ -118,7 +126,8 @@ impl Program {
         let event = mapped_event(code)?;
         let atoms = (event.select)(umask)?;
         let ty = event.resolved_type(umask);
-        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi, all: event.all })
+        let reach = Reach::of(code, umask);
+        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi, all: event.all, reach })
     }
 
     /// The event's value in one cycle, before clamping and thresholding. `mesi` is the
@@ -159,6 +168,8 @@ enum Pmd {
 }
 
 const SPECIFIC_PMCS: usize = 11; // PMC32-42
+/// IBR0-7 and DBR0-7: four pairs each, the ones §3.3.5 and §3.3.7 use.
+pub const BREAKPOINTS: usize = 8;
 const SPECIFIC_PMDS: usize = 64 - 32; // PMD32-63 (PMD40-47 unpopulated, never reached)
 
 /// The performance monitors of one hardware thread (§3.3.2: "The PMUs are not shared
@@ -172,6 +183,11 @@ pub struct MontecitoThread {
     specific_pmc: [u64; SPECIFIC_PMCS],
     /// PMD32-39 and PMD48-63, stored as written.
     specific_pmd: [u64; SPECIFIC_PMDS],
+    /// The instruction and data breakpoint registers IBR0-7, DBR0-7 (SDM vol. 2 §7.1).
+    ibr: [u64; BREAKPOINTS],
+    dbr: [u64; BREAKPOINTS],
+    /// PMC32-36, 38, 41 with the breakpoints, as qualification reads them.
+    qualifier: Qualifier,
     psr: u64,
     pmv: u64,
     /// The performance monitor interrupt is pended (§3.3.11: one line).
@@ -182,11 +198,15 @@ impl MontecitoThread {
     /// §3.3.12: oi and ev of every PMC are 0 and PMV.m is 1; PAL loads PMC32-36, 38 and
     /// 41; everything else is undefined and starts at 0 here (MD4).
     fn reset() -> MontecitoThread {
+        let specific_pmc = std::array::from_fn(|i| pmc_reset(32 + i).unwrap_or(0));
         MontecitoThread {
             pmc0: PMC0.reset,
             pairs: [Pair { pmc: PMC_GENERIC.reset, ..Pair::default() }; COUNTERS_PER_THREAD],
-            specific_pmc: std::array::from_fn(|i| pmc_reset(32 + i).unwrap_or(0)),
+            specific_pmc,
             specific_pmd: [0; SPECIFIC_PMDS],
+            ibr: [0; BREAKPOINTS],
+            dbr: [0; BREAKPOINTS],
+            qualifier: Qualifier::new(&specific_pmc, [0; BREAKPOINTS], [0; BREAKPOINTS]),
             psr: PSR.reset,
             pmv: PMV.reset,
             interrupt: false,
@@ -217,6 +237,13 @@ impl MontecitoThread {
 
     fn pair_mut(&mut self, n: usize) -> Option<&mut Pair> {
         self.pairs.get_mut(n.checked_sub(*GENERIC.start())?)
+    }
+
+    /// Rebuild the qualifier after a qualification register or breakpoint changed.
+    fn requalify(&mut self, notes: &mut Vec<String>, thread: usize) {
+        let before = self.qualifier.unmodelled_opcodes();
+        self.qualifier = Qualifier::new(&self.specific_pmc, self.ibr, self.dbr);
+        notes.extend(self.qualifier.unmodelled_opcodes().filter(|n| before.as_ref() != Some(n)).map(|n| format!("thread {thread}: {n}")));
     }
 
     /// §3.3.1: (not PMC0.fr) and PMC.plm[cpl] and (PMC.ism = '10) and ((not PMC.pm and
@@ -332,6 +359,7 @@ impl Montecito {
                 let layout = pmu::specific_pmc(32 + i, value).ok_or(no_such_pmc.clone())?;
                 let slot = t.specific_pmc.get_mut(i).ok_or(no_such_pmc)?;
                 *slot = layout.apply_write(*slot, value).stored;
+                t.requalify(&mut notes, thread);
             }
         }
         self.unpredictable.extend(notes);
@@ -394,6 +422,32 @@ impl Montecito {
         })
     }
 
+    /// `mov ibr[index]=value` or `mov dbr[index]=value` on `thread`: privileged, like
+    /// every debug register write (SDM vol. 2 §7.1).
+    pub fn write_breakpoint(&mut self, thread: usize, kind: Breakpoint, index: usize, value: u64) -> Result<(), MontecitoError> {
+        self.privileged(thread, || format!("mov {}[{index}]=r", kind.to_string().to_lowercase()))?;
+        let mut notes = Vec::new();
+        let t = self.thread_mut(thread)?;
+        let regs = match kind {
+            Breakpoint::Ibr => &mut t.ibr,
+            Breakpoint::Dbr => &mut t.dbr,
+        };
+        *regs.get_mut(index).ok_or(MontecitoError::NoSuchBreakpoint { kind, index })? = value;
+        t.requalify(&mut notes, thread);
+        self.unpredictable.extend(notes);
+        Ok(())
+    }
+
+    /// `mov r=ibr[index]` or `mov r=dbr[index]` on `thread`. Privileged.
+    pub fn read_breakpoint(&self, thread: usize, kind: Breakpoint, index: usize) -> Result<u64, MontecitoError> {
+        let t = self.privileged(thread, || format!("mov r={}[{index}]", kind.to_string().to_lowercase()))?;
+        let regs = match kind {
+            Breakpoint::Ibr => &t.ibr,
+            Breakpoint::Dbr => &t.dbr,
+        };
+        regs.get(index).copied().ok_or(MontecitoError::NoSuchBreakpoint { kind, index })
+    }
+
     /// Set `thread`'s PSR (Figure 3-10): up, pp, sp, cpl, is and the other fields. Not a
     /// PMU access, so not privileged here (`rum`/`sum`/`ssm`/`rsm`/`rfi` stand behind it).
     /// Reserved bits must be 0. PSR.cpl is the level the thread's accesses execute at
@@ -444,6 +498,12 @@ impl Montecito {
         pal::PERF_MON_INFO
     }
 
+    /// The qualification tags of `span`'s instructions, by its thread's registers.
+    fn tags(&self, span: &Span) -> u64 {
+        let Some(t) = self.threads.get(usize::from(span.thread)) else { return 0 };
+        t.qualifier.tags(span.ip, span_cpl(span.privilege) as u8, span.mem.map(|m| m.addr))
+    }
+
     /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`.
     fn rate_of(&self, t: usize, n: usize, span: &Span) -> u64 {
         let Some(thread) = self.threads.get(t) else { return 0 };
@@ -466,8 +526,10 @@ impl Montecito {
         let sees = |owner: usize| if owner == t { !banked || t == fg } else { all };
         let mesi = MESI.get(pair.pmc);
         let mut value = 0;
-        // The span's own events belong to (or are assigned to) the foreground thread.
-        if sees(fg) {
+        // The span's own events belong to (or are assigned to) the foreground thread,
+        // and are qualified by its tags, as the Causal events credited to it are (MD50).
+        let qualified = passes(program.reach, self.tags(span));
+        if sees(fg) && qualified {
             let state = Some(line_state(span.address()));
             let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state };
             value += program.value(&c, mesi);
@@ -480,7 +542,7 @@ impl Montecito {
             EventType::Causal => Some(fg),
             _ => None,
         };
-        if owner.is_some_and(sees) {
+        if owner.is_some_and(sees) && (qualified || program.ty == EventType::Floating) {
             // MD12: a span's `BackgroundMemoryReads` are the other thread's reads, each
             // an L3 data-read miss.
             let b = span.signals.get(Signal::BackgroundMemoryReads) as u8;
@@ -507,9 +569,10 @@ impl Counting for Montecito {
         self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span)
     }
 
-    /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address.
+    /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address;
+    /// MD50: the tags qualification gives the span's instruction and data addresses.
     fn address_class(&self, span: &Span) -> u64 {
-        line_state(span.address())
+        line_state(span.address()) | self.tags(span) << 2
     }
 
     fn headroom(&self, i: usize) -> u64 {
