@@ -35,22 +35,7 @@ fn refusal(names: &[&str], request: Request) -> String {
 
 /// The qualification state the set's writes leave, from reset.
 fn state(set: &EncodedSet) -> Qualification {
-    let mut q = Qualification::default();
-    for &(name, v) in &set.registers {
-        match name {
-            "PMC32" => q.pmc32 = v,
-            "PMC33" => q.pmc33 = v,
-            "PMC34" => q.pmc34 = v,
-            "PMC35" => q.pmc35 = v,
-            "PMC36" => q.pmc36 = v,
-            "PMC38" => q.pmc38 = v,
-            "PMC41" => q.pmc41 = v,
-            _ if name.starts_with("IBR") => q.ibr[name[3..].parse::<usize>().unwrap()] = v,
-            _ if name.starts_with("DBR") => q.dbr[name[3..].parse::<usize>().unwrap()] = v,
-            _ => {}
-        }
-    }
-    q
+    Qualification::after(&set.registers)
 }
 
 fn irange(start: u64, end: u64) -> Request {

@@ -179,27 +179,7 @@ pub fn qualify(data: &[u8]) {
         Request { irange, inverse: flags.contains("inverse"), drange, opcode: [opc32, opc34], no_check: flags.contains("nocheck") };
     let options = pmukit_arch::SetOptions { qualification: request.clone() };
     let Ok(set) = pmukit_arch::encode_set_with(pmu, &sels, &options) else { return };
-    let mut q = Qualification::default();
-    for &(name, v) in &set.registers {
-        let index = |prefix: &str| name.strip_prefix(prefix).and_then(|n| n.parse::<usize>().ok());
-        match name {
-            "PMC32" => q.pmc32 = v,
-            "PMC33" => q.pmc33 = v,
-            "PMC34" => q.pmc34 = v,
-            "PMC35" => q.pmc35 = v,
-            "PMC36" => q.pmc36 = v,
-            "PMC38" => q.pmc38 = v,
-            "PMC41" => q.pmc41 = v,
-            _ => {
-                if let Some(slot) = index("IBR").and_then(|i| q.ibr.get_mut(i)) {
-                    *slot = v;
-                }
-                if let Some(slot) = index("DBR").and_then(|i| q.dbr.get_mut(i)) {
-                    *slot = v;
-                }
-            }
-        }
-    }
+    let q = Qualification::after(&set.registers);
     let ig_ad = q.pmc32 >> 57 & 1;
     let illegal = q.pmc41 >> 45 & 0xf == 0 && ig_ad == 0 && (q.pmc38 >> 1 & 1 == 0 || q.pmc38 >> 4 & 1 == 0);
     assert!(!illegal, "§3.3.5.2's illegal setting programmed for {request:?}");

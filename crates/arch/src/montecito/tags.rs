@@ -93,6 +93,33 @@ pub struct Instruction {
 }
 
 impl Qualification {
+    /// The state `writes` leave from reset, by register name: PMC32-36, PMC38, PMC41,
+    /// IBR0-7 and DBR0-7 (an encoded set's registers; others are not qualification's).
+    pub fn after(writes: &[(&str, u64)]) -> Qualification {
+        let mut q = Qualification::default();
+        for &(name, value) in writes {
+            let index = |prefix: &str| name.strip_prefix(prefix).and_then(|n| n.parse::<usize>().ok());
+            let slot = match name {
+                "PMC32" => Some(&mut q.pmc32),
+                "PMC33" => Some(&mut q.pmc33),
+                "PMC34" => Some(&mut q.pmc34),
+                "PMC35" => Some(&mut q.pmc35),
+                "PMC36" => Some(&mut q.pmc36),
+                "PMC38" => Some(&mut q.pmc38),
+                "PMC41" => Some(&mut q.pmc41),
+                _ => match (index("IBR"), index("DBR")) {
+                    (Some(i), _) => q.ibr.get_mut(i),
+                    (_, Some(i)) => q.dbr.get_mut(i),
+                    _ => None,
+                },
+            };
+            if let Some(slot) = slot {
+                *slot = value;
+            }
+        }
+        q
+    }
+
     /// §3.3.5.1-§3.3.5.4: the instruction address range tag of IBR pair `i` (0-3).
     /// In fine mode, ranges 0 and 1 are bounded by IBRP0/2 and IBRP1/3 within one
     /// 64 KB page (exclusive bounds, as the spec's formula has them); ranges 2 and 3
