@@ -281,7 +281,10 @@ fn requests_that_constrain_nothing_are_refused() {
     let e = refusal(&["IA64_INST_RETIRED"], Request { no_check: true, ..drange(DATA, DATA + 0x100) });
     assert!(e.contains("constrains no event of the set"), "{e}");
     let e = refusal(&["IA64_INST_RETIRED"], Request { opcode: [None, Some(every_opcode())], ..Request::default() });
-    assert!(e.starts_with("opcode matcher 1 (PMC34/PMC35): constrains no event") && e.contains("IBRP1_PMC34_35"), "{e}");
+    assert!(
+        e.starts_with("opcode matcher 1 (PMC34/PMC35) mifb:0x0:0x1ffffffffff: constrains no event") && e.contains("IBRP1_PMC34_35"),
+        "{e}"
+    );
 }
 
 #[test]

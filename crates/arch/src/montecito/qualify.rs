@@ -98,7 +98,7 @@ impl fmt::Display for Range {
 
 /// One opcode matcher's pattern (§3.3.6.2): the slot types it matches and the 41-bit
 /// encoding bits, `mask` bits set leaving a bit out of the match (Table 3-11).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Opcode {
     pub m: bool,
     pub i: bool,
@@ -255,13 +255,14 @@ pub fn program(sels: &[EventSel], request: &Request) -> Result<Programmed, Refus
         .filter(|&c| request.opcode.get(matcher(c)).is_some_and(Option::is_some))
         .fold(0, |m, c| m | 1 << c);
     for (m, op) in request.opcode.iter().enumerate() {
-        if op.is_some() && each(opc_channels).all(|c| matcher(c) != m) {
+        let Some(op) = op else { continue };
+        if each(opc_channels).all(|c| matcher(c) != m) {
             let through = if m == 0 {
                 "tag channels 0 and 2: every opcode-capable event (OPC Y in section 4.15), and IA64_TAGGED_INST_RETIRED.IBRP0_PMC32_33 or .IBRP2_PMC32_33"
             } else {
                 "tag channels 1 and 3 only: IA64_TAGGED_INST_RETIRED.IBRP1_PMC34_35 or .IBRP3_PMC34_35 (section 3.3.6.1)"
             };
-            return refuse(opcode_label(m), format!("constrains no event of the set: it qualifies {through}"));
+            return refuse(format!("{} {op}", opcode_label(m)), format!("constrains no event of the set: it qualifies {through}"));
         }
     }
     if let Some(r) = request.irange.filter(|_| iar_channels == 0) {
@@ -385,8 +386,8 @@ fn check_reach(sels: &[EventSel], request: &Request, notes: &mut Vec<String>) ->
                 } else {
                     "an opcode pattern (OPC N in section 4.15)".to_string()
                 };
-                let m = request.opcode.iter().position(Option::is_some).unwrap_or(0);
-                missed.push((opcode_label(m).to_string(), why));
+                let (m, op) = request.opcode.iter().enumerate().find_map(|(m, op)| Some((m, (*op)?))).unwrap_or((0, Opcode::default()));
+                missed.push((format!("{} {op}", opcode_label(m)), why));
             }
         }
         for (what, how) in missed {
