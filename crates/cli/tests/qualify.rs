@@ -109,3 +109,9 @@ fn stat_counts_only_what_the_range_tags_and_its_inverse_the_rest() {
     let outside = run(&["--irange", "0x10000-0x20000", "--inverse-irange"]);
     assert!(inside > 0 && outside > 0 && inside + outside == all, "{inside} + {outside} vs {all}");
 }
+
+#[test]
+fn describe_shows_the_capture_register_a_capture_event_writes() {
+    let text = ok(&["describe", "montecito::DATA_EAR_CACHE_LAT64"]);
+    assert!(text.contains("encoding       on PMD4: PMC4=0x0200c829 PMC40=0x02040009"), "{text}");
+}

@@ -138,9 +138,15 @@ impl Out {
     /// unit masks and encoding), or the bare table entry for an event that needs a
     /// unit mask.
     pub fn describe_event(&self, pmu: &Pmu, e: &EventDef, sel: Option<&EventSel>) -> Result<(), Failure> {
-        // The encoding of the event alone; describing a raw or refused event still works.
-        let placed =
-            sel.and_then(|s| pmukit_arch::encode_set(pmu, std::slice::from_ref(s)).ok()).and_then(|set| set.events.into_iter().next());
+        // The encoding of the event alone, with the set-wide registers it writes too (a
+        // Montecito capture event's PMC40, say); describing a raw or refused event
+        // still works.
+        let placed = sel.and_then(|s| pmukit_arch::encode_set(pmu, std::slice::from_ref(s)).ok()).and_then(|set| {
+            let mut event = set.events.into_iter().next()?;
+            let extra: Vec<_> = set.registers.into_iter().filter(|(r, _)| !event.registers.iter().any(|(own, _)| own == r)).collect();
+            event.registers.extend(extra);
+            Some(event)
+        });
         if self.json {
             let mut v = event_json(pmu, e);
             if let Some(s) = sel {
