@@ -90,15 +90,18 @@ pub type SetRegistersFn = fn(&Pmu, &[EventSel], &SetOptions) -> Result<(Register
 
 /// What a set of events asks beyond each event's own fields: Montecito's event
 /// qualification by instruction address range, data address range and opcode
-/// (§3.2.3). Other families have no such registers.
+/// (§3.2.3), and its trace buffer in IP-EAR mode (§3.3.10.2). Other families have no
+/// such registers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SetOptions {
     pub qualification: montecito::qualify::Request,
+    /// The IP-EAR captures retired IPs, and freezes this many cycles after the PMU.
+    pub ip_ear: Option<u64>,
 }
 
 impl SetOptions {
     pub fn is_empty(&self) -> bool {
-        self.qualification.is_empty()
+        self.qualification.is_empty() && self.ip_ear.is_none()
     }
 }
 
@@ -106,6 +109,12 @@ impl SetOptions {
 pub fn no_set_options(pmu: &Pmu, _sels: &[EventSel], options: &SetOptions) -> Result<(RegisterValues, Vec<String>), EncodeError> {
     if options.is_empty() {
         return Ok((Vec::new(), Vec::new()));
+    }
+    if options.qualification.is_empty() {
+        return Err(EncodeError::SetWide {
+            what: "the IP-EAR".to_string(),
+            why: format!("{} has no IP event address register: it is Itanium 2 Montecito's (§3.3.10.2); count on montecito", pmu.name()),
+        });
     }
     Err(EncodeError::SetWide {
         what: "event qualification".to_string(),

@@ -23,7 +23,7 @@ fn sels(names: &[&str]) -> Vec<EventSel> {
 fn encode(names: &[&str], request: Request) -> Result<EncodedSet, EncodeError> {
     let catalog = Catalog::builtin();
     let pmu = catalog.pmu("montecito").unwrap();
-    encode_set_with(pmu, &sels(names), &SetOptions { qualification: request })
+    encode_set_with(pmu, &sels(names), &SetOptions { qualification: request, ..SetOptions::default() })
 }
 
 fn refusal(names: &[&str], request: Request) -> String {
@@ -300,7 +300,9 @@ fn other_pmus_have_no_qualification_registers() {
     let catalog = Catalog::builtin();
     let pmu = catalog.pmu("arm1176").unwrap();
     let sel = catalog.resolve("arm1176::INSTR_EXEC", "arm1176").unwrap();
-    let e = encode_set_with(pmu, &[sel], &SetOptions { qualification: irange(0x1000, 0x2000) }).unwrap_err().to_string();
+    let e = encode_set_with(pmu, &[sel], &SetOptions { qualification: irange(0x1000, 0x2000), ..SetOptions::default() })
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("arm1176 has no qualification registers"), "{e}");
 }
 

@@ -9,6 +9,8 @@ mod live;
 mod output;
 mod pmu_events;
 mod qualify;
+mod record;
+mod report;
 mod stat;
 
 use std::process::ExitCode;
@@ -54,7 +56,7 @@ struct Cli {
 
 /// The event table a command reads.
 #[derive(Args)]
-struct TableOpts {
+pub(crate) struct TableOpts {
     /// Replace the built-in event table of the family this TOML file names
     /// (schema: docs/event-tables.md).
     #[arg(long, value_name = "FILE")]
@@ -78,7 +80,7 @@ impl EventOpts {
 }
 
 #[derive(Args)]
-struct JsonOpt {
+pub(crate) struct JsonOpt {
     /// Print JSON instead of a human table (one schema for every command:
     /// docs/json.md); errors too, on standard error.
     #[arg(long)]
@@ -174,6 +176,19 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
     /// Count events on the simulated machine, or a real program with --live, like
     /// `perf stat`.
     Stat(Box<stat::StatArgs>),
+    /// Sample Montecito's event address registers and trace buffer on counter
+    /// overflow into a recording file, as pfmon does (`pmu report` reads it).
+    #[command(
+        after_help = "Every event counts from -PERIOD; its wrap freezes the thread, and the handler reads each capture register the events armed, clears it and resumes. The file (JSON, docs/record.md) keeps the raw registers.\n\n\
+Examples:\n  pmu record -e DATA_EAR_CACHE_LAT64 -c 1000 --workload stream\n  pmu record -e ETB_EVENT -c 5000 --workload branchy -o branches.json\n  pmu record -e L1I_EAR_CACHE_LAT0,DATA_EAR_TLB_ALL --irange 0x10000-0x20000\n  pmu record -e CPU_OP_CYCLES -c 100000 --ip-ear 20"
+    )]
+    Record(Box<record::RecordArgs>),
+    /// Summarise a recording: hot instruction and data addresses, latency histograms
+    /// per level of the memory hierarchy, branch traces and retired-IP histories.
+    #[command(
+        after_help = "Examples:\n  pmu report\n  pmu report branches.json --top 20\n  pmu report --svg latency.svg\n  pmu report --json pmu.record.json"
+    )]
+    Report(Box<report::ReportArgs>),
     /// Compute derived metrics over counts made elsewhere: `perf stat -x SEP` or `-j`
     /// output (from a real machine), `pmu stat --json` output, or NAME=VALUE counts.
     #[command(
@@ -318,6 +333,8 @@ impl Command {
             Command::Schedule { json, .. } => (json.json, "schedule"),
             Command::Decode { json, .. } => (json.json, "decode"),
             Command::Stat(args) => (args.json.json, "stat"),
+            Command::Record(args) => (args.json.json, "record"),
+            Command::Report(args) => (args.json.json, "report"),
             Command::Metrics(args) => (args.json.json, "metrics"),
             Command::Workloads { json } => (json.json, "workloads"),
             Command::Hv { json, .. } => (json.json, "hv"),
@@ -332,7 +349,7 @@ impl Command {
 
 /// The built-in event tables, or with `--events-file` one family's replaced. A file
 /// that cannot be read is a runtime failure; one that can, but is wrong, a usage error.
-fn catalog(table: &TableOpts) -> Result<Catalog, Failure> {
+pub(crate) fn catalog(table: &TableOpts) -> Result<Catalog, Failure> {
     let mut catalog = Catalog::builtin();
     if let Some(path) = &table.events_file {
         catalog.load_events_file(path)?;
@@ -391,6 +408,8 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             out.decode(pmu.name(), value, &decoded, &layout.diagram(Some(value), usize::from(output::width())))
         }
         Command::Stat(args) => stat::run(&catalog(&args.opts.table)?, args.opts.pmu.as_deref(), args, out),
+        Command::Record(args) => record::run(args, out),
+        Command::Report(args) => report::run(args, out),
         Command::Metrics(args) => counts::run(&catalog(&args.opts.table)?, args, out),
         Command::Workloads { .. } => out.workloads(),
         Command::Export { format } => {

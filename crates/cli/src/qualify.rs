@@ -1,13 +1,14 @@
-//! The command line's event qualification options (Montecito, §3.2.3): pfmon's
-//! spellings, parsed by the library so that every front end refuses the same text.
+//! The command line's event qualification options (Montecito, §3.2.3), pfmon's
+//! spellings parsed by the library so that every front end refuses the same text, and
+//! the IP-EAR's (§3.3.10.2).
 
 use clap::Args;
 use pmukit_arch::montecito::qualify::{Opcode, Range, Request};
 use pmukit_arch::SetOptions;
 
-/// Qualification of the whole set of events (Itanium 2 Montecito only).
+/// Qualification of the whole set of events, and the IP-EAR (Itanium 2 Montecito only).
 #[derive(Args, Debug, Clone, Default)]
-#[command(next_help_heading = "Event qualification (montecito)")]
+#[command(next_help_heading = "Event qualification and capture (montecito)")]
 pub struct QualifyOpts {
     /// Count only instructions fetched from [START, END): IBR pairs and PMC38,
     /// bundle-aligned (multiples of 0x10), END excluded.
@@ -32,6 +33,11 @@ pub struct QualifyOpts {
     /// instead of refusing the set.
     #[arg(long)]
     no_qual_check: bool,
+    /// Put the trace buffer in IP-EAR mode (PMC42): it records the IPs the thread
+    /// retires and the cycles between them, and freezes DELAY cycles (0-255) after
+    /// the counters do. Not with BRANCH_EVENT, whose trace it replaces.
+    #[arg(long, value_name = "DELAY", value_parser = crate::parse_u64)]
+    ip_ear: Option<u64>,
 }
 
 impl QualifyOpts {
@@ -44,6 +50,7 @@ impl QualifyOpts {
                 opcode: [self.opc_match32, self.opc_match34],
                 no_check: self.no_qual_check,
             },
+            ip_ear: self.ip_ear,
         }
     }
 }

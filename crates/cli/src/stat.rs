@@ -240,7 +240,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
     }
     let mut runs = Vec::new();
     for k in 0..args.repeat {
-        let bar = progress_bar(args.cycles);
+        let bar = progress_bar(args.cycles, 4_000_000_000);
         let run = StatOptions { seed: args.seed.wrapping_add(k), ..opts.clone() };
         let report = stat::stat(catalog, &sels, &run, &mut |done| {
             if let Some(b) = &bar {
@@ -304,32 +304,38 @@ pub fn print(mut report: report::StatReport, args: &StatArgs, out: &Out) -> Resu
 }
 
 impl StatArgs {
-    /// The events given, each `-e` split at its commas, as perf splits them: a comma
-    /// between the slashes of `NAME/term=1,term=2/` separates terms, not events.
+    /// The events given, as [`split_events`] splits them.
     pub fn events(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for arg in &self.events {
-            let mut start = 0;
-            let mut inside = false;
-            for (i, c) in arg.char_indices() {
-                match c {
-                    '/' => inside = !inside,
-                    ',' if !inside => {
-                        out.push(arg[start..i].to_string());
-                        start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-            out.push(arg[start..].to_string());
-        }
-        out
+        split_events(&self.events)
     }
 }
 
-/// A progress bar on stderr for long runs in a terminal.
-fn progress_bar(cycles: u64) -> Option<indicatif::ProgressBar> {
-    if cycles < 4_000_000_000 || !std::io::stderr().is_terminal() {
+/// The events of `-e` options, each split at its commas, as perf splits them: a comma
+/// between the slashes of `NAME/term=1,term=2/` separates terms, not events.
+pub fn split_events(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for arg in args {
+        let mut start = 0;
+        let mut inside = false;
+        for (i, c) in arg.char_indices() {
+            match c {
+                '/' => inside = !inside,
+                ',' if !inside => {
+                    out.push(arg[start..i].to_string());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        out.push(arg[start..].to_string());
+    }
+    out
+}
+
+/// A progress bar on stderr for runs of `cycles` in a terminal, when they are at least
+/// `least` (a few seconds of simulation).
+pub fn progress_bar(cycles: u64, least: u64) -> Option<indicatif::ProgressBar> {
+    if cycles < least || !std::io::stderr().is_terminal() {
         return None;
     }
     let bar = indicatif::ProgressBar::new(cycles);

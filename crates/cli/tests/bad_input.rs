@@ -164,6 +164,29 @@ proptest! {
     }
 
     #[test]
+    fn every_option_of_record(word in any_word(), option in 0usize..9) {
+        let dir = std::env::temp_dir().join(format!("pmukit-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("r.json").display().to_string();
+        let mut args = string_args(&["record", "--cycles", "1e5", "-o", &file]);
+        let name = ["-e", "-c", "--workload", "--seed", "--cycles", "--threads", "--pmu", "--ip-ear", "--irange"][option];
+        let word = if name == "--cycles" { not_long(word) } else { word };
+        args.extend([name.to_string(), word]);
+        check(&args, b"")?;
+        check(&string_args(&["report", &file, "--top", "3"]), b"")?;
+    }
+
+    #[test]
+    fn every_option_of_report(word in any_word(), option in 0usize..3) {
+        let args = match option {
+            0 => string_args(&["report", &word]),
+            1 => string_args(&["report", "/nonexistent-pmukit/r.json", "--top", &word]),
+            _ => string_args(&["report", "/nonexistent-pmukit/r.json", "--svg", &word]),
+        };
+        check(&args, b"")?;
+    }
+
+    #[test]
     fn every_option_of_hv(word in any_word(), option in 0usize..3) {
         let mut args = string_args(&["hv", [ "--machine", "--vcpus", "--vcpu"][option], &word]);
         args.push("niagara_mmustat_info".into());
@@ -171,14 +194,14 @@ proptest! {
     }
 
     /// Files of any content where a command reads one: the events file, the machine
-    /// configuration, a trace and an MMU statistics dump, each given as standard input
-    /// or a file.
+    /// configuration, a trace, a recording and an MMU statistics dump, each given as
+    /// standard input or a file.
     #[test]
     fn file_arguments_of_any_content(content in prop_oneof![
         proptest::collection::vec(any::<u8>(), 0..2048),
         "\\PC{0,400}".prop_map(String::into_bytes),
         "([a-z_]{1,12} = [0-9\"a-z]{0,8}\n){0,12}".prop_map(String::into_bytes),
-    ], which in 0usize..4, stdin in any::<bool>()) {
+    ], which in 0usize..5, stdin in any::<bool>()) {
         let dir = std::env::temp_dir().join(format!("pmukit-bad-input-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("input-{which}"));
@@ -189,6 +212,7 @@ proptest! {
             0 => args = string_args(&["list", "--events-file", &file]),
             1 => args.extend(string_args(&["--machine-config", &file])),
             2 => args.extend(string_args(&["--trace", if stdin { "-" } else { &file }])),
+            3 => args = string_args(&["report", if stdin { "-" } else { &file }]),
             _ => args = string_args(&["mmustat", "decode", if stdin { "-" } else { &file }]),
         }
         check(&args, &content)?;

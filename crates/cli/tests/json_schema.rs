@@ -36,6 +36,20 @@ fn every_commands_json_matches_the_schema() {
     let tmp = std::env::temp_dir().join(format!("pmukit-json-schema-{}", std::process::id()));
     let export_dir = tmp.display().to_string();
     let model_dir = tmp.join("arm/arm/arm1176").display().to_string();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let recordings: Vec<String> =
+        ["dear", "etb", "ipear", "iear"].iter().map(|n| tmp.join(format!("{n}.json")).display().to_string()).collect();
+    // The recordings the report cases read, one per capture unit.
+    for (file, events) in recordings.iter().zip([
+        &["-e", "DATA_EAR_CACHE_LAT4", "--workload", "stream"][..],
+        &["-e", "ETB_EVENT", "--workload", "branchy"],
+        &["-e", "CPU_OP_CYCLES", "--ip-ear", "3"],
+        &["-e", "L1I_EAR_TLB_ALL", "--workload", "mixed"],
+    ]) {
+        let mut args = vec!["record", "--cycles", "5e5", "-c", "50", "-o", file.as_str()];
+        args.extend(events);
+        assert!(pmu(&args, b"").status.success(), "{args:?}");
+    }
     let cases: Vec<(Vec<&str>, Vec<u8>)> = vec![
         (vec!["list", "arm1156"], vec![]),
         (vec!["list", "-v", "--pmu", "montecito", "BR_MISPRED*"], vec![]),
@@ -61,6 +75,11 @@ fn every_commands_json_matches_the_schema() {
         (vec!["metrics", "--expr", "A / B", "A=1", "B=0"], vec![]),
         (vec!["export", "perf-json", "arm1176", &export_dir], vec![]),
         (vec!["import", "perf-json", "--pmu", "arm1176", &model_dir], vec![]),
+        (vec!["record", "--cycles", "2e5", "-c", "100", "-o", "/dev/null"], vec![]),
+        (vec!["report", &recordings[0]], vec![]),
+        (vec!["report", &recordings[1]], vec![]),
+        (vec!["report", &recordings[2]], vec![]),
+        (vec!["report", &recordings[3]], vec![]),
         (vec!["mmustat", "decode", "-"], buffer.clone()),
         (vec!["mmustat", "decode", "-"], buffer[..100].to_vec()),
     ];

@@ -1,5 +1,5 @@
-//! Files users supply: events files, machine configurations, traces and MMU statistics
-//! dumps.
+//! Files users supply: events files, machine configurations, traces, MMU statistics
+//! dumps and recordings.
 
 use std::borrow::Cow;
 use std::io::Cursor;
@@ -10,6 +10,7 @@ use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
 use pmukit_sim::machine::montecito::MontecitoConfig;
 use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::models::sun4v::{decode_mmustat, MmuStatReader};
+use pmukit_sim::record::{report, Recording};
 use pmukit_sim::stat::{self, MachineFile, StatOptions};
 
 use crate::strings::{check_canonical, CATALOG};
@@ -211,4 +212,16 @@ pub fn mmustat(data: &[u8]) {
         }
         Err(e) => assert_eq!(error, Some(e)),
     }
+}
+
+/// A recording (`pmu report`): read and checked; one that is read is summarised as the
+/// report does, decoding every sample's registers, and reads back the same from its
+/// JSON form.
+pub fn recording(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(r) = Recording::read(text) else { return };
+    let summary = report::analyse(&r, "fuzz", 10);
+    assert!(summary.events.len() == r.events.len());
+    let again = serde_json::to_string(&r).expect("a recording read is written back");
+    assert_eq!(Recording::read(&again), Ok(r));
 }

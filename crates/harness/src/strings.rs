@@ -177,7 +177,7 @@ pub fn qualify(data: &[u8]) {
     let Ok(opc34) = opc34.as_deref().map(Opcode::parse).transpose() else { return };
     let request =
         Request { irange, inverse: flags.contains("inverse"), drange, opcode: [opc32, opc34], no_check: flags.contains("nocheck") };
-    let options = pmukit_arch::SetOptions { qualification: request.clone() };
+    let options = pmukit_arch::SetOptions { qualification: request.clone(), ..pmukit_arch::SetOptions::default() };
     let Ok(set) = pmukit_arch::encode_set_with(pmu, &sels, &options) else { return };
     let q = Qualification::after(&set.registers);
     let ig_ad = q.pmc32 >> 57 & 1;

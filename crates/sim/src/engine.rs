@@ -38,8 +38,18 @@ pub trait Counting {
     /// the overflow raised an interrupt, or (a counter without one) software must read
     /// it before it can wrap again.
     fn add(&mut self, i: usize, n: u64) -> bool;
-    /// `cycles` cycles of `span` have executed (for outputs beyond the counters).
-    fn executed(&mut self, _span: &Span, _cycles: u64) {}
+    /// `cycles` cycles of `span` have executed (for outputs beyond the counters), the
+    /// last of them in iteration `iteration` of its block (where its data address is
+    /// `addr + iteration * stride`).
+    fn executed(&mut self, _span: &Span, _cycles: u64, _iteration: u64) {}
+    /// `k` whole iterations of `body` ran, from iteration `from` of their block, with
+    /// no counter overflowing: by default [`Counting::executed`] for each span with
+    /// its cycles of all `k` iterations.
+    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
+        for s in body {
+            self.executed(s, s.cycles * k, from + k - 1);
+        }
+    }
 }
 
 /// Why a run stopped.
@@ -186,7 +196,7 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
                 overflowed |= r * m >= headroom;
                 stop |= model.add(i, r * m);
             }
-            model.executed(&span, m);
+            model.executed(&span, m, cursor.iteration);
         }
         if overflowed {
             // An overflow may freeze counters or change what they count.
@@ -222,9 +232,7 @@ fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, c
         for (i, &g) in grows() {
             model.add(i, g * k);
         }
-        for s in &block.body {
-            model.executed(s, s.cycles * k);
-        }
+        model.iterated(&block.body, k, cursor.iteration);
     }
     growth.fill(0);
     if k == 0 {

@@ -160,6 +160,14 @@ pub enum StatError {
          (each rotation reprograms the counters, about 13 µs); give --mux-interval {least} or more, or fewer --cycles"
     )]
     TooManyRotations { rotations: u64, least: u64 },
+    #[error(
+        "{pmu} has no event address registers or trace buffer: `pmu record` samples with Montecito's (--pmu montecito or montecito-st)"
+    )]
+    NoCapture { pmu: String },
+    #[error("the sampling period must be 1 to {max} events (a count from -period must fit the 47-bit counters), not {period}")]
+    Period { period: u64, max: u64 },
+    #[error("the Montecito model refused the recording driver: {0}")]
+    Model(#[from] crate::models::montecito::MontecitoError),
 }
 
 /// An event stream.
@@ -196,13 +204,7 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
             }
             Box::new(machine::sparc(cfg, program, Skipping::On))
         }
-        Chip::Montecito => {
-            let mut cfg = MontecitoConfig { fault_every: opts.fault_every, ..MontecitoConfig::new(threads) };
-            if let Some(file) = &opts.machine_config {
-                cfg = cfg.with_overrides(&file.text, &file.origin)?;
-            }
-            Box::new(machine::montecito(cfg, program, Skipping::On))
-        }
+        Chip::Montecito => Box::new(machine::montecito(montecito_config(threads, opts)?, program, Skipping::On)),
         Chip::Arm11(core) => {
             let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
             if let Some(file) = &opts.machine_config {
@@ -212,6 +214,16 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
         }
     };
     Ok((blocks, status))
+}
+
+/// The Montecito machine of the run: `threads` threads, the options' fault injection
+/// and `--machine-config`.
+pub(crate) fn montecito_config(threads: usize, opts: &StatOptions) -> Result<MontecitoConfig, StatError> {
+    let cfg = MontecitoConfig { fault_every: opts.fault_every, ..MontecitoConfig::new(threads) };
+    match &opts.machine_config {
+        Some(file) => Ok(cfg.with_overrides(&file.text, &file.origin)?),
+        None => Ok(cfg),
+    }
 }
 
 /// The chips whose machine model runs programs.
@@ -231,7 +243,7 @@ fn open_trace(path: &str) -> Result<Box<dyn BufRead + Send>, TraceError> {
 }
 
 /// The hardware threads of the run, checked against the machine's.
-fn threads(pmus: &[&Pmu], opts: &StatOptions) -> Result<usize, StatError> {
+pub(crate) fn threads(pmus: &[&Pmu], opts: &StatOptions) -> Result<usize, StatError> {
     let shape = shape_of(pmus);
     let threads = opts.threads.unwrap_or(shape.default_threads);
     if !(1..=shape.max_threads).contains(&threads) {

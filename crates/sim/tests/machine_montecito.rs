@@ -10,7 +10,7 @@ use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::{self};
 use pmukit_sim::models::montecito;
 use pmukit_sim::program::builtin::{self, WORKLOADS};
-use pmukit_sim::stream::{Signal, Totals};
+use pmukit_sim::stream::{Branch, FetchMiss, MemRef, Signal, Span, Totals};
 
 /// The table of selections that count zero, with their reasons.
 const MODEL_DOC: &str = include_str!("../../../docs/montecito-model.md");
@@ -614,19 +614,52 @@ fn montecito_selections_the_builtin_workloads_exercise() {
             // Long enough for timing coincidences that come every million cycles or
             // two (a demand L2I hit while another line's fill returns its data).
             10_000_000,
-            |s| (s.signals, s.mem.is_some_and(|m| m.write)),
+            // What counters and capture units can tell apart: the span without its
+            // addresses.
+            |s| {
+                let d = s.detail;
+                let fetch = d.fetch.map(|f| (f.latency, f.rab, f.tlb));
+                let branch = s.branch.map(|b| (b.taken, b.mispredicted, d.branch_kind, d.path_mispredicted));
+                (s.signals, s.mem.map(|m| m.write), s.privilege, d.data_latency, d.data_tlb, fetch, branch)
+            },
             &mut seen,
         );
     }
+    let spans: Vec<(Span, u64)> = seen
+        .iter()
+        .map(|(&(signals, mem, privilege, data_latency, data_tlb, fetch, branch), &c)| {
+            let mut span = Span { signals, privilege, ..Span::new(1, 0) };
+            span.mem = mem.map(|write| MemRef { addr: 0, stride: 0, size: 8, write });
+            span.detail.data_latency = data_latency;
+            span.detail.data_tlb = data_tlb;
+            span.detail.fetch = fetch.map(|(latency, rab, tlb)| FetchMiss { addr: 0, latency, rab, tlb });
+            if let Some((taken, mispredicted, kind, path)) = branch {
+                span.branch = Some(Branch { target: 0, taken, mispredicted });
+                span.detail.branch_kind = kind;
+                span.detail.path_mispredicted = path;
+            }
+            (span, c)
+        })
+        .collect();
     let all = common::selections(pmu);
     let mut zero = Vec::new();
     for (name, code, umask) in &all {
-        let count: u64 = seen
+        // A capture event counts what its unit captures as the event programs it.
+        let capture: Vec<(&str, u64)> = cat
+            .resolve(name, "montecito")
+            .ok()
+            .and_then(|sel| pmukit_arch::encode_set(pmu, &[sel]).ok())
+            .map(|set| set.registers.into_iter().filter(|(r, _)| ["PMC37", "PMC39", "PMC40", "PMC42"].contains(r)).collect())
+            .unwrap_or_default();
+        let count: u64 = spans
             .iter()
-            .map(|((signals, write), c)| {
-                let mut span = pmukit_sim::stream::Span { signals: *signals, ..pmukit_sim::stream::Span::new(1, 0) };
-                span.mem = write.then_some(pmukit_sim::stream::MemRef { addr: 0, stride: 0, size: 8, write: true });
-                montecito::per_cycle(*code as u8, *umask, &span) * c
+            .map(|(span, c)| {
+                let n = if capture.is_empty() {
+                    montecito::per_cycle(*code as u8, *umask, span)
+                } else {
+                    u64::from(montecito::capture_units(&capture, span) != 0)
+                };
+                n * c
             })
             .sum();
         if count == 0 {

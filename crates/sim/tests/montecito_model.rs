@@ -913,7 +913,9 @@ fn br_mispred_detail_splits_branches_by_prediction_and_type() {
     let counts: Vec<u64> = (0..16).map(|u| count4(counting(BR_MISPRED_DETAIL, u, &[]), vec![s])).collect();
     // ALL, IPREL, RETURN, NRETIND x ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET.
     assert_eq!(counts, [30, 10, 10, 10, 10, 0, 10, 0, 10, 0, 0, 10, 10, 10, 0, 0]);
-    assert_eq!(count4(counting(BRANCH_EVENT, 0, &[]), vec![s]), 10, "BRANCH_EVENT: max 1 per cycle");
+    // BRANCH_EVENT counts what the trace buffer captures (MD54), and these spans end
+    // in no branch outcome for it to capture (montecito_capture.rs counts captures).
+    assert_eq!(count4(counting(BRANCH_EVENT, 0, &[]), vec![s]), 0, "BRANCH_EVENT without a branch outcome");
 }
 
 #[test]

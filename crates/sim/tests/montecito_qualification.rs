@@ -26,7 +26,7 @@ fn run(events: &[&str], request: Request) -> StatReport {
         workload: "compute".into(),
         seed: SEED,
         cycles: CYCLES,
-        set_options: SetOptions { qualification: request },
+        set_options: SetOptions { qualification: request, ..SetOptions::default() },
         ..StatOptions::default()
     };
     stat(&cat, &sels, &opts, &mut |_| {}).unwrap()

@@ -65,20 +65,41 @@ pub fn pmc37_layout(value: u64) -> Register {
     }
 }
 
-/// Table 3-16: what an I-EAR cache-mode unit mask captures.
-pub fn iear_threshold(umask: u64) -> &'static str {
+/// What an I-EAR cache-mode unit mask captures (Table 3-16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IearCapture {
+    /// L1I misses whose latency is at least this many cycles (1: "> 0", every miss).
+    Latency(u64),
+    /// Every L1I miss that hit in the RAB.
+    Rab,
+    /// A unit mask Table 3-16 does not define.
+    Undefined,
+}
+
+/// Table 3-16: what the I-EAR captures in cache mode with unit mask bits 12:5.
+pub fn iear_capture(umask: u64) -> IearCapture {
     match umask {
-        0x40..=0x7f => "latency > 0: every L1I miss",
-        0xff => "latency >= 4 cycles",
-        0xfe => "latency >= 8 cycles",
-        0xfc => "latency >= 16 cycles",
-        0xf8 => "latency >= 32 cycles",
-        0xf0 => "latency >= 128 cycles",
-        0xe0 => "latency >= 256 cycles",
-        0xc0 => "latency >= 1024 cycles",
-        0x80 => "latency >= 4096 cycles",
-        0x00 => "RAB hit: every L1I miss that hit in the RAB",
-        _ => "undefined (Table 3-16 lists no such threshold)",
+        0x40..=0x7f => IearCapture::Latency(1),
+        0xff => IearCapture::Latency(4),
+        0xfe => IearCapture::Latency(8),
+        0xfc => IearCapture::Latency(16),
+        0xf8 => IearCapture::Latency(32),
+        0xf0 => IearCapture::Latency(128),
+        0xe0 => IearCapture::Latency(256),
+        0xc0 => IearCapture::Latency(1024),
+        0x80 => IearCapture::Latency(4096),
+        0x00 => IearCapture::Rab,
+        _ => IearCapture::Undefined,
+    }
+}
+
+/// Table 3-16: what an I-EAR cache-mode unit mask captures, in words.
+pub fn iear_threshold(umask: u64) -> String {
+    match iear_capture(umask) {
+        IearCapture::Latency(1) => "latency > 0: every L1I miss".to_string(),
+        IearCapture::Latency(n) => format!("latency >= {n} cycles"),
+        IearCapture::Rab => "RAB hit: every L1I miss that hit in the RAB".to_string(),
+        IearCapture::Undefined => "undefined (Table 3-16 lists no such threshold)".to_string(),
     }
 }
 

@@ -11,14 +11,15 @@
 use pmukit_core::event_string::EventSel;
 use pmukit_core::register::Register;
 
-use super::capture::{PMC37_CACHE, PMC37_TLB, PMC39, PMC40, PMC42};
-use super::pmu::{attr, plm};
+use super::capture::{IPEAR_DELAY, PMC37_CACHE, PMC37_TLB, PMC39, PMC40, PMC42};
+use super::pmu::{attr, plm, DATA_EAR_EVENTS, L1I_EAR_EVENTS};
 use super::qualify::{Programmed, Refusal};
 use super::registers::ISM_PROPER;
 
 /// DATA_EAR_EVENTS and L1I_EAR_EVENTS: they count the captures of whatever PMC40 and
 /// PMC37 hold.
-const EAR_COUNTS: [(u64, &str, &str); 2] = [(0xc8, "PMC40", "DATA_EAR_CACHE_LAT4"), (0x43, "PMC37", "L1I_EAR_CACHE_LAT4")];
+const EAR_COUNTS: [(u64, &str, &str); 2] =
+    [(DATA_EAR_EVENTS, "PMC40", "DATA_EAR_CACHE_LAT4"), (L1I_EAR_EVENTS, "PMC37", "L1I_EAR_CACHE_LAT4")];
 
 /// The layout and field values of a `capture` attribute, or why it is malformed.
 fn parse(spec: &str) -> Result<(Register, Vec<(String, u64)>), String> {
@@ -58,8 +59,10 @@ fn parse(spec: &str) -> Result<(Register, Vec<(String, u64)>), String> {
 }
 
 /// The capture registers `sels` program, with PMC42 = 0 when the trace buffer is armed
-/// (§3.3.10: "PMC42.mode must be set to 000 to enable normal branch trace capture").
-pub fn program(sels: &[EventSel]) -> Result<Programmed, Refusal> {
+/// (§3.3.10: "PMC42.mode must be set to 000 to enable normal branch trace capture"),
+/// or in IP-EAR mode with `ip_ear`'s freeze delay (§3.3.10.2, Table 3-30), at the
+/// union of the events' privilege levels.
+pub fn program(sels: &[EventSel], ip_ear: Option<u64>) -> Result<Programmed, Refusal> {
     let mut armed: Vec<(&'static str, u64)> = Vec::new();
     let mut notes = Vec::new();
     for sel in sels {
@@ -91,8 +94,29 @@ pub fn program(sels: &[EventSel]) -> Result<Programmed, Refusal> {
     let trace_buffer = armed.iter().any(|(r, _)| *r == PMC39.name);
     let mut registers = armed;
     registers.sort_by_key(|&(r, _)| r);
-    if trace_buffer {
-        registers.push((PMC42.name, 0));
+    match ip_ear {
+        Some(delay) => registers.push((PMC42.name, ip_ear_register(sels, delay, trace_buffer)?)),
+        None if trace_buffer => registers.push((PMC42.name, 0)),
+        None => {}
     }
     Ok(Programmed { registers, notes })
+}
+
+/// PMC42 in IP-EAR mode (Table 3-30: mode 100, delay 18:11), or why not.
+fn ip_ear_register(sels: &[EventSel], delay: u64, trace_buffer: bool) -> Result<u64, Refusal> {
+    let what = format!("--ip-ear {delay}");
+    if delay > IPEAR_DELAY.max() {
+        return Err(Refusal { what, why: format!("PMC42.delay is 8 bits (Table 3-30): give 0 to {} cycles", IPEAR_DELAY.max()) });
+    }
+    if trace_buffer {
+        let etb = sels.iter().find(|s| attr(s, "capture").is_some_and(|c| c.starts_with("PMC39"))).map(EventSel::name).unwrap_or_default();
+        return Err(Refusal {
+            what,
+            why: format!(
+                "the IP-EAR takes the trace buffer from '{etb}': with PMC42.mode 100 the buffer records retired IPs and PMC39 is ignored (§3.3.10.2); record one or the other"
+            ),
+        });
+    }
+    let plm = sels.iter().map(plm).fold(0, |a, b| a | b);
+    PMC42.encode(&[("plm", plm), ("pm", 0), ("mode", 0b100), ("delay", delay)]).map_err(|e| Refusal { what, why: e.to_string() })
 }

@@ -222,6 +222,11 @@ pub fn er_si_l2d(code: u64) -> bool {
 
 /// L2D_MISSES (Table 4-19, §4.8.4.10).
 pub const L2D_MISSES: u64 = 0xcb;
+/// The events that count what the capture units capture (4.15): the execution trace
+/// buffer's, the instruction EAR's and the data EAR's.
+pub const BRANCH_EVENT: u64 = 0x11;
+pub const L1I_EAR_EVENTS: u64 = 0x43;
+pub const DATA_EAR_EVENTS: u64 = 0xc8;
 
 /// CPU_OP_CYCLES_HALTED: §3.3.3 "can only be monitored in PMD10".
 pub const CYCLES_HALTED: u64 = 0x18;
@@ -315,7 +320,7 @@ pub fn placement(_pmu: &Pmu, sel: &EventSel, counter: usize) -> Result<RegisterV
 pub fn set_registers(_pmu: &Pmu, sels: &[EventSel], options: &SetOptions) -> Result<(RegisterValues, Vec<String>), EncodeError> {
     let refused = |r: qualify::Refusal| EncodeError::SetWide { what: r.what, why: r.why };
     let qualified = qualify::program(sels, &options.qualification).map_err(refused)?;
-    let captures = capture_events::program(sels).map_err(refused)?;
+    let captures = capture_events::program(sels, options.ip_ear).map_err(refused)?;
     let registers = qualified.registers.into_iter().chain(captures.registers).collect();
     Ok((registers, qualified.notes.into_iter().chain(captures.notes).collect()))
 }
@@ -329,7 +334,7 @@ pub fn start(placed: &RegisterValues, _counters: &[usize]) -> RegisterValues {
 pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
     // The EARs' unit masks: thresholds and miss kinds, not event unit masks.
     if *field == capture::IEAR_CACHE_UMASK {
-        return Some(capture::iear_threshold(field.get(register)).to_string());
+        return Some(capture::iear_threshold(field.get(register)));
     }
     if *field == capture::IEAR_TLB_UMASK {
         return Some(capture::tlb_kinds(field.get(register)));

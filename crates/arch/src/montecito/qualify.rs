@@ -27,7 +27,7 @@ use crate::RegisterValues;
 
 /// IA64_TAGGED_INST_RETIRED (and IA64_INST_RETIRED, its unit mask 0): the event whose
 /// unit mask selects the tag channel.
-const TAGGED_RETIRED: u64 = 0x08;
+const TAGGED_RETIRED: u64 = super::pal::IA64_INST_RETIRED as u64;
 /// IBR and DBR mask bits 55:0; address bits 63:56 are always compared (ERRATA MA16).
 const MASK_BITS: u64 = (1 << 56) - 1;
 /// The largest aligned block one breakpoint pair can describe.
@@ -199,16 +199,24 @@ fn refuse<T>(what: impl Into<String>, why: impl Into<String>) -> Result<T, Refus
 const IBR_NAMES: [&str; 8] = ["IBR0", "IBR1", "IBR2", "IBR3", "IBR4", "IBR5", "IBR6", "IBR7"];
 const DBR_NAMES: [&str; 8] = ["DBR0", "DBR1", "DBR2", "DBR3", "DBR4", "DBR5", "DBR6", "DBR7"];
 
-/// The tag channels (a bit each) an event reaches the qualification logic through.
-fn channels(sel: &EventSel) -> u8 {
-    if sel.code == TAGGED_RETIRED {
-        return 1 << (sel.umask & 3);
+/// The tag channels (a bit each) an event with `code` and `umask` reaches the
+/// qualification logic through: IA64_TAGGED_INST_RETIRED's unit mask names its channel
+/// (§3.3.5.3); by the table's `ibrp` attribute (the 4.15 notes), prefetch events use
+/// IBRP1 and the demand-or-prefetch ones either of IBRP0 and IBRP1; every other event
+/// channel 0. The encoder and the simulated core both ask this.
+pub fn tag_channels(code: u64, umask: u64, ibrp: Option<&str>) -> u8 {
+    if code == TAGGED_RETIRED {
+        return 1 << (umask & 3);
     }
-    match attr(sel, "ibrp") {
+    match ibrp {
         Some("1") => 0b10,
         Some("0,1") => 0b11,
         _ => 0b01,
     }
+}
+
+fn channels(sel: &EventSel) -> u8 {
+    tag_channels(sel.code, sel.umask, attr(sel, "ibrp"))
 }
 
 fn capable(sel: &EventSel, key: &str) -> bool {

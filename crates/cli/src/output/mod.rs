@@ -4,8 +4,9 @@ mod describe;
 mod layout;
 mod list;
 mod metrics;
+pub mod report;
 
-pub use layout::width;
+pub use layout::{width, wrap};
 pub use list::Filter;
 
 use std::io::Write;
@@ -146,8 +147,10 @@ impl Out {
             ]);
         }
         let rendered = layout::render(t, &[0, 1, 2, 3]);
-        // Long event names (Montecito's) leave no room for a table: one block each.
-        let events = if rendered.lines().all(|l| l.chars().count() <= width) {
+        // Long event names (Montecito's) leave no room for a table, whose cells would
+        // wrap onto more lines than its header, rule and a row per event: one block each.
+        let unwrapped = rendered.lines().count() <= set.events.len() + 2;
+        let events = if unwrapped && rendered.lines().all(|l| l.chars().count() <= width) {
             rendered
         } else {
             set.events

@@ -45,8 +45,26 @@ pub struct MontecitoDriver {
 }
 
 /// A kernel's PSR: privilege level 0, user and privileged monitors enabled.
-fn kernel_psr() -> u64 {
+pub(crate) fn kernel_psr() -> u64 {
     PSR_PP.set(PSR_UP.set(PSR_CPL.set(0, 0), 1), 1)
+}
+
+/// The set-wide registers on thread `t`: PMC32-42 at their reset values but for
+/// those the set writes (qualification, capture), and the IBRs and DBRs it writes
+/// (`mov ibr[]=`, `mov dbr[]=`), so that nothing of an earlier set stays.
+pub(crate) fn write_set_registers(core: &mut Montecito, t: usize, set: &EncodedSet) {
+    let given = |name: &str| set.registers.iter().find(|(r, _)| *r == name).map(|&(_, v)| v);
+    for n in (32..=42).filter(|&n| pmc_populated(n)) {
+        let value = given(&format!("PMC{n}")).or(pmc_reset(n)).unwrap_or(0);
+        core.write_pmc(t, n, value).expect("the driver runs at CPL 0 on an existing thread and PMC");
+    }
+    for (kind, prefix) in [(Breakpoint::Ibr, "IBR"), (Breakpoint::Dbr, "DBR")] {
+        for n in 0..BREAKPOINTS {
+            if let Some(value) = given(&format!("{prefix}{n}")) {
+                core.write_breakpoint(t, kind, n, value).expect("the driver runs at CPL 0 on an existing thread");
+            }
+        }
+    }
 }
 
 impl MontecitoDriver {
@@ -89,24 +107,6 @@ impl MontecitoDriver {
         }
     }
 
-    /// The set-wide registers on thread `t`: PMC32-42 at their reset values but for
-    /// those the set writes (qualification, capture), and the IBRs and DBRs it writes
-    /// (`mov ibr[]=`, `mov dbr[]=`), so that nothing of an earlier set stays.
-    fn qualify(&mut self, t: usize, set: &EncodedSet) {
-        let given = |name: &str| set.registers.iter().find(|(r, _)| *r == name).map(|&(_, v)| v);
-        for n in (32..=42).filter(|&n| pmc_populated(n)) {
-            let value = given(&format!("PMC{n}")).or(pmc_reset(n)).unwrap_or(0);
-            self.mov_to_pmc(t, n, value);
-        }
-        for (kind, prefix) in [(Breakpoint::Ibr, "IBR"), (Breakpoint::Dbr, "DBR")] {
-            for n in 0..BREAKPOINTS {
-                if let Some(value) = given(&format!("{prefix}{n}")) {
-                    self.core.write_breakpoint(t, kind, n, value).expect("the driver runs at CPL 0 on an existing thread");
-                }
-            }
-        }
-    }
-
     /// §3.3.11: read PMC0, fold the counters, clear every PMC0 bit to resume.
     fn service(&mut self, t: usize) {
         let Ok(Some(_vector)) = self.core.take_interrupt(t) else { return };
@@ -134,7 +134,7 @@ impl Driver for MontecitoDriver {
             .collect();
         for t in 0..self.threads {
             self.mov_to_pmc(t, 0, FR.set(0, 1));
-            self.qualify(t, set);
+            write_set_registers(&mut self.core, t, set);
             for i in 0..self.placed.len() {
                 let Placed { n, pmc, ref threads, .. } = self.placed[i];
                 if threads.contains(&t) {

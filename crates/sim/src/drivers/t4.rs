@@ -69,9 +69,9 @@ impl Counting for Chip {
         }
     }
 
-    fn executed(&mut self, span: &Span, cycles: u64) {
-        self.core.executed(span, cycles);
-        self.dram.executed(span, cycles);
+    fn executed(&mut self, span: &Span, cycles: u64, iteration: u64) {
+        self.core.executed(span, cycles, iteration);
+        self.dram.executed(span, cycles, iteration);
     }
 }
 

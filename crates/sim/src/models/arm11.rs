@@ -323,7 +323,7 @@ impl Counting for Arm11Pmu {
         overflowed && self.set_overflow(i)
     }
 
-    fn executed(&mut self, span: &Span, cycles: u64) {
+    fn executed(&mut self, span: &Span, cycles: u64, _iteration: u64) {
         if !pmcr_flag(&arm11::X, self.pmcr) {
             return;
         }

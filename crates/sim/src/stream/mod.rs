@@ -54,6 +54,64 @@ pub struct Branch {
     pub mispredicted: bool,
 }
 
+/// Where a translation came from when the first-level TLB missed (Montecito's EAR TLB
+/// modes, Tables 3-19 and 3-24).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Translated {
+    /// The second-level TLB held it.
+    SecondLevel,
+    /// The hardware page walker found it in the VHPT.
+    Walk,
+    /// No translation: a TLB miss fault for software to handle.
+    Fault,
+}
+
+/// An instruction fetch that missed the L1I or the first-level ITLB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FetchMiss {
+    /// The bundle address fetched.
+    pub addr: u64,
+    /// Cycles until its line was there: 0 when the L1I held it (a TLB miss only).
+    pub latency: u16,
+    /// The line was on its way for a prefetch (a RAB hit), not a demand miss.
+    pub rab: bool,
+    pub tlb: Option<Translated>,
+}
+
+/// What kind of branch a span's is (Montecito's PMC39.brt, Table 3-26).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BranchKind {
+    /// A branch to an address relative to its own (calls included).
+    #[default]
+    IpRelative,
+    Return,
+    /// An indirect branch other than a return.
+    Indirect,
+}
+
+/// What capture hardware records of a span's instructions beyond the signals they
+/// count (Montecito's event address registers and execution trace buffer,
+/// §3.3.8-§3.3.10): which instruction made the data reference and which the branch,
+/// and what the misses were like. No counter counts by it, so spans that differ only
+/// here count the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Detail {
+    /// The address of the instruction that made the data reference ([`Span::mem`]).
+    pub data_ip: u64,
+    /// Cycles the data reference waited for its data when the L1D did not serve it;
+    /// 0 when it did, or for a store.
+    pub data_latency: u16,
+    /// Where the data reference's translation came from when the L1 DTLB missed.
+    pub data_tlb: Option<Translated>,
+    /// The address of the branch whose outcome is [`Span::branch`], its kind, and
+    /// whether its path (taken or not) was mispredicted, rather than its target.
+    pub branch_ip: u64,
+    pub branch_kind: BranchKind,
+    pub path_mispredicted: bool,
+    /// The fetch of the span's first bundle, when it missed.
+    pub fetch: Option<FetchMiss>,
+}
+
 /// Words of sixteen signals each: comparing spans (to merge them) compares these.
 /// Bits of one signal's per-cycle increment, and the largest increment: no signal of
 /// any modelled chip counts more than 15 in one cycle (Montecito retires at most six
@@ -214,6 +272,8 @@ pub struct Span {
     pub signals: Signals,
     /// Per cycle of the span.
     pub queues: MemoryQueues,
+    /// Of the span's last cycle (the one its instructions issue in).
+    pub detail: Detail,
 }
 
 impl Span {
@@ -228,6 +288,7 @@ impl Span {
             branch: None,
             signals: Signals::default(),
             queues: MemoryQueues::default(),
+            detail: Detail::default(),
         }
     }
 

@@ -7,7 +7,7 @@ use super::exec::{bundle_address, fe_stall, merge, Group};
 use super::Montecito;
 use crate::machine::out::Out;
 use crate::program::INSN;
-use crate::stream::{Branch, Signal, Signals};
+use crate::stream::{Branch, BranchKind, Detail, Signal, Signals};
 
 /// Whether a conditional branch's prediction signals say its path was mispredicted.
 pub(super) fn is_wrong(s: Signals) -> bool {
@@ -111,14 +111,35 @@ impl Montecito {
             !hit
         };
         let outcome = Branch { target, taken, mispredicted: wrong };
+        // The branch's own signals say what it was and what its prediction got wrong.
+        let path = [
+            Signal::PathMispredictsTaken,
+            Signal::PathMispredictsNotTaken,
+            Signal::ReturnMispredictsTaken,
+            Signal::ReturnMispredictsNotTaken,
+            Signal::UnknownPredTaken,
+            Signal::UnknownPredNotTaken,
+        ];
+        let branch_kind = if s.get(Signal::Returns) > 0 {
+            BranchKind::Return
+        } else if s.get(Signal::IndirectBranches) > 0 {
+            BranchKind::Indirect
+        } else {
+            BranchKind::IpRelative
+        };
+        let path_mispredicted = wrong && path.iter().any(|&p| s.get(p) > 0);
         self.ip = if taken { target } else { ip + INSN };
         if taken || wrong {
             let span_ip = g.ip;
-            let (signals, issued, mem) = (g.signals, g.issued, g.mem);
+            let (signals, issued, mem, detail) = (g.signals, g.issued, g.mem, g.detail);
             *g = Group::default();
             let span = out.issue(span_ip, signals, issued);
             span.mem = mem;
+            span.detail = Detail { branch_ip: ip, branch_kind, path_mispredicted, ..detail };
             span.branch = Some(outcome);
+        } else {
+            g.branch = Some(outcome);
+            g.detail = Detail { branch_ip: ip, branch_kind, path_mispredicted, ..g.detail };
         }
         if wrong {
             out.stall(ip, self.cfg.mispredict_cycles, None);

@@ -3,11 +3,11 @@
 //! whose value the next instruction needs, or a store ends its group.
 
 use super::branch::is_wrong;
-use super::memory::Side;
+use super::memory::{translated, Side};
 use super::Montecito;
 use crate::machine::out::Out;
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
-use crate::stream::{MemRef, Signal, Signals};
+use crate::stream::{Branch, Detail, FetchMiss, MemRef, Signal, Signals};
 
 /// The longest `if` the compiler predicates instead of branching around it: one
 /// bundle (MMC32).
@@ -74,6 +74,11 @@ pub(super) struct Group {
     pub(super) issued: u8,
     pub(super) memory: u8,
     pub(super) mem: Option<MemRef>,
+    /// What its data reference's and its fetch's misses were like.
+    pub(super) detail: Detail,
+    /// Its last branch, not taken and predicted so (one taken or mispredicted ends
+    /// the group).
+    pub(super) branch: Option<Branch>,
 }
 
 /// `s`'s increments added to `into`'s.
@@ -162,6 +167,8 @@ impl Montecito {
         if g.issued > 0 {
             let span = out.issue(g.ip, g.signals, g.issued);
             span.mem = g.mem;
+            span.detail = g.detail;
+            span.branch = g.branch;
             *g = Group::default();
         }
     }
@@ -474,6 +481,14 @@ impl Montecito {
         self.prefetch_instruction(line, now, &mut prefetch);
         if translating + filling + rab_wait > 0 {
             self.close(g, out);
+        }
+        let walked = (translating > 0).then(|| translated(&tlb));
+        let demand = miss.get(Signal::ICacheMisses) > 0;
+        if walked.is_some() || demand || rab_wait > 0 {
+            // A miss the thread switched away from took memory's latency all the same.
+            let latency = if demand && filling == 0 { self.cfg.memory_cycles } else { filling.max(rab_wait) };
+            let latency = u16::try_from(latency).unwrap_or(u16::MAX);
+            g.detail.fetch = Some(FetchMiss { addr, latency, rab: rab_wait > 0, tlb: walked });
         }
         // What costs this thread nothing (a miss it switched threads on) still
         // happened: its signals join the group's cycle.

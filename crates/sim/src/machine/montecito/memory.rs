@@ -12,7 +12,7 @@ use crate::machine::out::Out;
 use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
-use crate::stream::{MemRef, Signal, Signals};
+use crate::stream::{MemRef, Signal, Signals, Translated};
 
 /// Which TLBs an address goes through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,17 @@ pub(super) fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
         (0, _) => (Signal::L3InstructionHits, Signal::L3InstructionMisses),
         (_, false) => (Signal::L3DataReadHits, Signal::L3DataReadMisses),
         (_, true) => (Signal::StoresHitL3, Signal::StoresLocalMemory),
+    }
+}
+
+/// Where a translation that missed the first-level TLB came from, by the signals
+/// `Montecito::translate` counted (a miss in both levels is walked; the walker always
+/// finds the entry here, so no TLB miss faults).
+pub(super) fn translated(s: &Signals) -> Translated {
+    if s.get(Signal::MainTlbMisses) > 0 {
+        Translated::Walk
+    } else {
+        Translated::SecondLevel
     }
 }
 
@@ -320,6 +331,7 @@ impl Montecito {
         self.make_room(g, out, true);
         let mut s = Signals::default();
         let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), &mut s);
+        let data_tlb = (cycles > 0).then(|| translated(&s));
         if cycles > 0 {
             // The translation holds the access back: an L1D pipeline bubble, for the
             // L2DTLB's transfer or for the page walker (BE_L1D_FPU_BUBBLE.L1D_TLB, HPW).
@@ -347,6 +359,8 @@ impl Montecito {
             s.set(Signal::FpLoads, 1);
         }
         let mut latency = 0;
+        // The L1D did not serve the read (FP loads and semaphores are the L2D's).
+        let mut l1d_missed = false;
         if !prefetch {
             s.set(Signal::DCacheAccesses, 1);
             if reads {
@@ -378,6 +392,7 @@ impl Montecito {
                     // beyond, a cycle later for the format conversion (Table 2-8 note
                     // 4: M+1, M = 5 for the L2D). A read the thread switched away from
                     // completes unseen.
+                    l1d_missed = true;
                     let l2d = self.l2d(addr, Request { write: false, reads: true, order: None }, ip, g, out, &mut s);
                     latency = match self.data_latency(l2d, false, &mut s) {
                         0 => 0,
@@ -387,6 +402,7 @@ impl Montecito {
                 } else if reads || prefetch {
                     // The L1D allocates on reads only (write-through, Table 2-9).
                     if !self.l1d.access(addr, false).hit {
+                        l1d_missed = true;
                         if !prefetch {
                             s.set(Signal::DCacheMisses, 1);
                         }
@@ -409,6 +425,7 @@ impl Montecito {
                         let cycles = self.data_latency(l2d, true, &mut s);
                         if matches!(op, Op::Atomic(_)) {
                             latency = cycles;
+                            l1d_missed = true;
                         }
                         found = Some(l2d);
                     }
@@ -455,6 +472,20 @@ impl Montecito {
         merge(&mut g.signals, s);
         if g.mem.is_none() && !prefetch {
             g.mem = Some(MemRef { addr, stride: stream.stride, size: a.size, write });
+            // What the data EAR sees of the miss (§3.3.9): a read the L1D did not serve
+            // (an FP load never is; an uncacheable one never is), and its latency; a
+            // read the thread switched away from took memory's all the same.
+            let missed = reads && (l1d_missed || stream.memory != Memory::Cacheable);
+            let latency = if missed && latency == 0 {
+                self.cfg.memory_cycles
+            } else if missed {
+                latency
+            } else {
+                0
+            };
+            g.detail.data_ip = ip;
+            g.detail.data_latency = u16::try_from(latency).unwrap_or(u16::MAX);
+            g.detail.data_tlb = data_tlb;
         }
         let waits = a.use_next || matches!(op, Op::Atomic(_));
         if waits && reads && !prefetch {

@@ -40,6 +40,8 @@ impl EventType {
 pub(super) enum Atom {
     /// One per cycle.
     Cycles,
+    /// Cycles that give a capture unit (`capture::DEAR`, ...) an event.
+    Captured(u8),
     /// A stream signal, per cycle.
     Sig(Signal),
     /// Cycles in which a signal (an occupancy) is not zero.
@@ -183,6 +185,8 @@ pub(super) struct Cycle<'a> {
     pub(super) signals: &'a Signals,
     pub(super) write: bool,
     pub(super) state: Option<u64>,
+    /// The capture units the cycle gives an event to (`capture::DEAR`...).
+    pub(super) captured: u8,
 }
 
 impl Cycle<'_> {
@@ -212,6 +216,7 @@ impl Atom {
         let when = |cond: bool, v: u64| if cond { v } else { 0 };
         match self {
             Atom::Cycles => 1,
+            Atom::Captured(unit) => u64::from(c.captured & unit != 0),
             Atom::Sig(s) => c.get(s),
             Atom::Present(s) => u64::from(c.get(s) > 0),
             Atom::NoRetire => u64::from(c.get(Instructions) == 0),
@@ -354,7 +359,8 @@ pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
 pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
     let Some(event) = mapped_event(code) else { return 0 };
     let Some(atoms) = (event.select)(umask) else { return 0 };
-    let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None };
+    let captured = super::capture::reachable(span);
+    let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None, captured };
     atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))
 }
 

@@ -29,11 +29,13 @@ use crate::models::Reports;
 use crate::stream::{Privilege, Signal, Signals, Span};
 
 mod bus;
+mod capture;
 mod events;
 mod frontend;
 mod qualify;
 mod table;
 
+pub use capture::{capture_units, itanium_ip};
 pub use events::{line_state, mapped_event, per_cycle, Agent, EventType, MappedEvent};
 use events::{Atom, Cycle};
 pub use qualify::Breakpoint;
@@ -104,6 +106,8 @@ struct Program {
     all: bool,
     /// How qualification reaches it.
     reach: Reach,
+    /// It counts what the capture units capture.
+    captures: bool,
 }
 
 impl Program {
@@ -127,7 +131,8 @@ impl Program {
         let atoms = (event.select)(umask)?;
         let ty = event.resolved_type(umask);
         let reach = Reach::of(code, umask);
-        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi, all: event.all, reach })
+        let captures = atoms.iter().any(|a| matches!(a, Atom::Captured(_)));
+        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi, all: event.all, reach, captures })
     }
 
     /// The event's value in one cycle, before clamping and thresholding. `mesi` is the
@@ -188,6 +193,11 @@ pub struct MontecitoThread {
     dbr: [u64; BREAKPOINTS],
     /// PMC32-36, 38, 41 with the breakpoints, as qualification reads them.
     qualifier: Qualifier,
+    /// How qualification reaches the capture units, and the trace buffer's state.
+    reaches: capture::Reaches,
+    trace: capture::Trace,
+    /// PMC0.fr was set by an overflow in the cycles last executed, which ran before it.
+    just_froze: bool,
     psr: u64,
     pmv: u64,
     /// The performance monitor interrupt is pended (§3.3.11: one line).
@@ -207,6 +217,9 @@ impl MontecitoThread {
             ibr: [0; BREAKPOINTS],
             dbr: [0; BREAKPOINTS],
             qualifier: Qualifier::new(&specific_pmc, [0; BREAKPOINTS], [0; BREAKPOINTS]),
+            reaches: capture::Reaches::new(),
+            trace: capture::Trace::default(),
+            just_froze: false,
             psr: PSR.reset,
             pmv: PMV.reset,
             interrupt: false,
@@ -263,6 +276,7 @@ impl MontecitoThread {
         if OI.get(pmc) == 0 {
             return false;
         }
+        self.just_froze |= !self.frozen();
         self.pmc0 = FR.set(self.pmc0, 1);
         if PMV_M.get(self.pmv) == 1 {
             return false;
@@ -504,6 +518,13 @@ impl Montecito {
         t.qualifier.tags(span.ip, span_cpl(span.privilege) as u8, span.mem.map(|m| m.addr))
     }
 
+    /// The capture units the foreground thread's `span`, with qualification `tags`,
+    /// gives an event to (`capture::DEAR`...), by that thread's registers.
+    fn captured(&self, span: &Span, tags: u64) -> u8 {
+        let Some(t) = self.threads.get(usize::from(span.thread)) else { return 0 };
+        t.captured(span, span_cpl(span.privilege), tags)
+    }
+
     /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`.
     fn rate_of(&self, t: usize, n: usize, span: &Span) -> u64 {
         let Some(thread) = self.threads.get(t) else { return 0 };
@@ -528,10 +549,12 @@ impl Montecito {
         let mut value = 0;
         // The span's own events belong to (or are assigned to) the foreground thread,
         // and are qualified by its tags, as the Causal events credited to it are (MD50).
-        let qualified = passes(program.reach, self.tags(span));
+        let tags = self.tags(span);
+        let qualified = passes(program.reach, tags);
         if sees(fg) && qualified {
             let state = Some(line_state(span.address()));
-            let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state };
+            let captured = if program.captures { self.captured(span, tags) } else { 0 };
+            let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state, captured };
             value += program.value(&c, mesi);
         }
         // The background thread's floating events (§4.2.1): Floating ones stay its own;
@@ -547,7 +570,7 @@ impl Montecito {
             // an L3 data-read miss.
             let b = span.signals.get(Signal::BackgroundMemoryReads) as u8;
             let background = Signals::default().with(Signal::MemoryReads, b).with(Signal::L3DataReadMisses, b);
-            let c = Cycle { signals: &background, write: false, state: None };
+            let c = Cycle { signals: &background, write: false, state: None, captured: 0 };
             value += program.value(&c, mesi);
         }
         // MD11: never above the event's maximum increment; Table 3-6 threshold.
@@ -570,9 +593,11 @@ impl Counting for Montecito {
     }
 
     /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address;
-    /// MD50: the tags qualification gives the span's instruction and data addresses.
+    /// MD50: the tags qualification gives the span's instruction and data addresses;
+    /// MD53: what the span gives the capture units, whose events count it.
     fn address_class(&self, span: &Span) -> u64 {
-        line_state(span.address()) | self.tags(span) << 2
+        let tags = self.tags(span);
+        line_state(span.address()) | tags << 2 | u64::from(self.captured(span, tags)) << 7
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -581,6 +606,18 @@ impl Counting for Montecito {
     }
 
     /// Table 3-7: the count wraps at 2^47 (carry out of bit 46).
+    /// The capture units latch what the cycles left (before a freeze in them, and
+    /// the IP-EAR's delayed freeze after).
+    fn executed(&mut self, span: &Span, cycles: u64, iteration: u64) {
+        self.latch(span, cycles, iteration);
+    }
+
+    /// Only the last iterations leave anything in the capture registers
+    /// (`Montecito::latch_iterations`).
+    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
+        self.latch_iterations(body, k, from);
+    }
+
     fn add(&mut self, i: usize, n: u64) -> bool {
         let (t, k) = (i / COUNTERS_PER_THREAD, i % COUNTERS_PER_THREAD);
         let Some(thread) = self.threads.get_mut(t) else { return false };

@@ -10,6 +10,7 @@
 
 use pmukit_arch::montecito::pmu::FAMILY;
 use pmukit_arch::montecito::qualification::{CFGDTAG_FIELDS, CH_IG_OPC, EN_DBRP_FIELDS, IG_IBRP_FIELDS, OPC_IG_AD, OPC_MASK};
+use pmukit_arch::montecito::qualify::tag_channels;
 use pmukit_arch::montecito::tags::Qualification;
 
 /// The breakpoint register files event qualification borrows (SDM vol. 2 §7.1).
@@ -30,9 +31,6 @@ impl std::fmt::Display for Breakpoint {
     }
 }
 
-/// IA64_TAGGED_INST_RETIRED, whose unit mask names its tag channel (§3.3.5.3).
-const TAGGED_RETIRED: u8 = 0x08;
-
 /// How qualification reaches the event a PMC selects (section 4.15's IAR and DAR
 /// columns and the table's `ibrp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,13 +46,7 @@ impl Reach {
         let table = pmukit_arch::FAMILIES.iter().find(|f| f.name == FAMILY).map(|f| f.events);
         let Some(event) = table.and_then(|t| t.by_code(u64::from(code), FAMILY)) else { return Reach::default() };
         let attr = |key: &str| event.attr_with(key, event.umask_for(umask));
-        let channels = match (code, attr("ibrp")) {
-            (TAGGED_RETIRED, _) => 1 << (umask & 3),
-            (_, Some("1")) => 0b10,
-            // Demand fetches on IBRP0, prefetches on IBRP1: either tag counts.
-            (_, Some("0,1")) => 0b11,
-            _ => 0b01,
-        };
+        let channels = tag_channels(u64::from(code), umask, attr("ibrp"));
         Reach { iar: attr("iar") == Some("Y"), dar: attr("dar") == Some("Y"), channels }
     }
 }

@@ -6,6 +6,7 @@
 use pmukit_arch::montecito::pal;
 
 use super::bus::{self, Txn};
+use super::capture;
 use super::events::{mapped_event, Agent, Atom, Cause, EventType, MappedEvent, Syllables};
 use super::frontend::{self, FORCED_INDIRECT, FORCED_RETURNS};
 use super::CYCLES_HALTED;
@@ -208,8 +209,9 @@ pub static EVENTS: &[MappedEvent] = &[
         };
         AT.get(u as usize).map(|a| a.as_slice())
     }),
-    // BRANCH_EVENT: the ETB (PMC39) is not modelled; every branch is captured (MD17).
-    ev(0x11, "BRANCH_EVENT", A, 1, |_| Some(&[Sig(Signal::Branches)])),
+    // BRANCH_EVENT: the branches the ETB captures, or the retirements the IP-EAR
+    // records (MD54).
+    ev(capture::BRANCH_EVENT, "BRANCH_EVENT", A, 1, |_| Some(&[Atom::Captured(capture::ETB | capture::IPEAR)])),
     // CPU_OP_CYCLES: ALL and QUAL (qualification not modelled, MD16).
     ev(pal::CPU_OP_CYCLES, "CPU_OP_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
     // CPU_CPL_CHANGES: changes to or from level 0 or 3 (the programs' only levels)
@@ -248,6 +250,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // prefetched line (MMC21).
     ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::IsbHits), L2I_PH, L2I_PM])),
     ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
+    // L1I_EAR_EVENTS, DATA_EAR_EVENTS: the misses the EARs capture (PMC37, PMC40; MD53).
+    ev(capture::L1I_EAR_EVENTS, "L1I_EAR_EVENTS", F, 1, |_| Some(&[Atom::Captured(capture::IEAR)])),
     // L1I_PREFETCHES: every request of the next-line prefetcher, "hits and misses in L1
     // Instruction Cache are both included"; L2I_PREFETCHES: those sent to the L2I
     // (MMC21).
@@ -466,6 +470,7 @@ pub static EVENTS: &[MappedEvent] = &[
         0 => Some(&[Atom::L1dReadMisses]),
         _ => None,
     }),
+    ev(capture::DATA_EAR_EVENTS, "DATA_EAR_EVENTS", F, 1, |_| Some(&[Atom::Captured(capture::DEAR)])),
     // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
     ev(0xc9, "DTLB_INSERTS_HPW", F, 4, |_| Some(&[Atom::L2DtlbMisses])),
     // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall), of which L1D_HPW (the page

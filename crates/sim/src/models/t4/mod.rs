@@ -491,7 +491,7 @@ impl Counting for T4Core {
         self.count(i / PICS, i % PICS, n, false)
     }
 
-    fn executed(&mut self, span: &Span, cycles: u64) {
+    fn executed(&mut self, span: &Span, cycles: u64, _iteration: u64) {
         let wrapped = std::mem::take(&mut self.wrapped);
         self.mark_next_to_commit(span, &wrapped);
         self.tick(cycles);

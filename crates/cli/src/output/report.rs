@@ -1,0 +1,178 @@
+//! `pmu report`'s text (80 columns, histograms drawn with block characters) and its
+//! optional SVG drawing of the latency histograms.
+
+use std::fmt::Write;
+
+use pmukit_arch::montecito::etb::Traced;
+use pmukit_core::report::thousands;
+
+use pmukit_sim::record::report::{Analysis, EarReport, Hot, LevelHistogram};
+
+/// The widest bar of a histogram, in characters.
+const BAR: u64 = 40;
+
+fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
+    }
+}
+
+fn hot(out: &mut String, title: &str, rows: &[Hot], of: u64) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  {title:<34} {:>9} {:>7}", "samples", "%");
+    for h in rows {
+        let _ = writeln!(out, "    {:<32} {:>9} {:>7}", format!("{:#x}", h.address), thousands(h.samples), percent(h.samples, of));
+    }
+}
+
+/// One histogram per level: a line per power-of-two bucket with its bar, scaled to the
+/// fullest bucket of any level.
+fn histograms(out: &mut String, levels: &[LevelHistogram]) {
+    let most = levels.iter().flat_map(|l| &l.buckets).map(|b| b.samples).max().unwrap_or(0).max(1);
+    let _ = writeln!(out, "  latency (cycles) by level");
+    for l in levels {
+        let _ = writeln!(out, "    {} (load-to-use {} cycles): {} samples", l.level, l.cycles, thousands(l.samples));
+        for b in &l.buckets {
+            let width = (b.samples * BAR).div_ceil(most) as usize;
+            let _ = writeln!(out, "      {:>5}-{:<5} {:>9} {}", b.from, b.to - 1, thousands(b.samples), "█".repeat(width));
+        }
+    }
+}
+
+fn ear(out: &mut String, title: &str, e: &EarReport, lines: &str) {
+    let _ = writeln!(out, "\n{title}, {} mode: {}", e.mode, e.captures);
+    let _ = writeln!(out, "  {} samples, {} holding a capture", thousands(e.samples), thousands(e.valid));
+    hot(out, lines, &e.instructions, e.valid);
+    hot(out, "hot data (64-byte lines)", &e.data, e.valid);
+    if !e.latency.is_empty() {
+        histograms(out, &e.latency);
+    }
+    for (served, n) in &e.served {
+        let _ = writeln!(out, "  served by {served:<24} {:>9} {:>7}", thousands(*n), percent(*n, e.valid));
+    }
+}
+
+fn traced(t: &Traced) -> String {
+    match t {
+        Traced::Source { bundle, slot, mispredicted, flushed, target } => {
+            let at = slot.map_or_else(|| format!("{bundle:#x} not taken"), |s| format!("{:#x}", bundle | u64::from(s)));
+            let to = target.map_or_else(|| "?".to_string(), |t| format!("{t:#x}"));
+            let how = match (mispredicted, flushed) {
+                (true, true) => "  mispredicted, flushed",
+                (true, false) => "  mispredicted",
+                _ => "",
+            };
+            format!("{at} -> {to}{how}")
+        }
+        Traced::Target { bundle } => format!("(source overwritten) -> {bundle:#x}"),
+    }
+}
+
+/// The report as text.
+pub fn text(a: &Analysis) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}:", a.file);
+    let _ = writeln!(out, "  {} running '{}' (seed {}), {} thread(s), {} cycles", a.pmu, a.program, a.seed, a.threads, thousands(a.cycles));
+    let _ = writeln!(out, "  {:<34} {:>14} {:>9}  period {}", "event", "counted", "samples", thousands(a.period));
+    for e in &a.events {
+        let _ = writeln!(out, "  {:<34} {:>14} {:>9}", e.name, thousands(e.count), thousands(e.samples));
+    }
+    if let Some(d) = &a.dear {
+        ear(&mut out, "Data EAR", d, "hot instructions (bundle + slot)");
+    }
+    if let Some(i) = &a.iear {
+        ear(&mut out, "Instruction EAR", i, "hot instruction lines (32 bytes)");
+    }
+    if let Some(b) = &a.branches {
+        let _ = writeln!(out, "\nExecution trace buffer: {} samples", thousands(b.samples));
+        if !b.branches.is_empty() {
+            let _ = writeln!(out, "  {:<24} {:>9} {:>9} {:>12}", "branch bundle", "captured", "taken", "mispredicted");
+            for h in &b.branches {
+                let _ = writeln!(
+                    out,
+                    "    {:<22} {:>9} {:>9} {:>12}",
+                    format!("{:#x}", h.bundle),
+                    thousands(h.captured),
+                    percent(h.taken, h.captured),
+                    percent(h.mispredicted, h.captured)
+                );
+            }
+        }
+        let _ = writeln!(out, "  the last sample's trace, oldest first:");
+        for t in &b.last {
+            let _ = writeln!(out, "    {}", traced(t));
+        }
+    }
+    if let Some(ip) = &a.ip_ear {
+        let _ = writeln!(out, "\nIP-EAR: {} samples", thousands(ip.samples));
+        hot(&mut out, "hot retired IPs (bundles)", &ip.ips, ip.ips.iter().map(|h| h.samples).sum());
+        let _ = writeln!(out, "  the last sample's history, oldest first:");
+        for r in &ip.last {
+            let what = match (r.early_freeze, r.delay) {
+                (true, Some(d)) => format!("  early freeze, {d} cycles of delay left"),
+                _ => String::new(),
+            };
+            let flush = if r.flush { "  after a flush" } else { "" };
+            let _ = writeln!(out, "    {:#x}  +{} cycles{flush}{what}", r.ip, r.cycles);
+        }
+    }
+    out
+}
+
+/// The latency histograms as one SVG bar chart per EAR: a bar per bucket, coloured by
+/// level, on a logarithmic latency axis.
+pub fn svg(a: &Analysis) -> String {
+    const COLOURS: [&str; 4] = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2"];
+    let charts: Vec<(&str, &EarReport)> = [("Data EAR latency", a.dear.as_ref()), ("Instruction EAR latency", a.iear.as_ref())]
+        .into_iter()
+        .filter_map(|(t, e)| Some((t, e?)))
+        .collect();
+    let (w, h) = (640u64, 240u64);
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">\n",
+        h * charts.len().max(1) as u64
+    );
+    for (k, (title, e)) in charts.iter().enumerate() {
+        let top = h * k as u64;
+        let bars: Vec<(usize, u64, u64, u64)> =
+            e.latency.iter().enumerate().flat_map(|(i, l)| l.buckets.iter().map(move |b| (i, b.from, b.to, b.samples))).collect();
+        let most = bars.iter().map(|b| b.3).max().unwrap_or(1).max(1);
+        let _ = writeln!(
+            out,
+            "<text x=\"10\" y=\"{}\" font-size=\"13\">{title} ({})</text>",
+            top + 16,
+            a.file.replace('&', "&amp;").replace('<', "&lt;")
+        );
+        let slot = (w - 80) / bars.len().max(1) as u64;
+        for (j, &(level, from, to, n)) in bars.iter().enumerate() {
+            let bar = (n * (h - 80)).div_ceil(most);
+            let x = 60 + slot * j as u64;
+            let colour = COLOURS[level % COLOURS.len()];
+            let _ = writeln!(
+                out,
+                "<rect x=\"{x}\" y=\"{}\" width=\"{}\" height=\"{bar}\" fill=\"{colour}\"><title>{from}-{} cycles: {n}</title></rect>",
+                top + h - 40 - bar,
+                slot.saturating_sub(2).max(1),
+                to - 1
+            );
+            let _ = writeln!(out, "<text x=\"{x}\" y=\"{}\" font-size=\"9\">{from}</text>", top + h - 28);
+        }
+        for (i, l) in e.latency.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "<text x=\"{}\" y=\"{}\" fill=\"{}\">{}: {} samples</text>",
+                60 + 150 * i as u64,
+                top + h - 10,
+                COLOURS[i % COLOURS.len()],
+                l.level,
+                l.samples
+            );
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}

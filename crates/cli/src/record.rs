@@ -1,0 +1,149 @@
+//! `pmu record`: sample Montecito's capture registers on counter overflow into a
+//! recording file (`pmukit_sim::record`, docs/record.md), as pfmon's sampling does.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use clap::Args;
+use pmukit_core::report::thousands;
+use pmukit_sim::program::builtin as workloads;
+use pmukit_sim::program::trace::TraceError;
+use pmukit_sim::record::{self, Recording};
+use pmukit_sim::stat::{MachineFile, StatError, StatOptions};
+use serde_json::json;
+
+use crate::failure::{runtime, usage, Failure};
+use crate::output::Out;
+use crate::stat::{progress_bar, split_events};
+use crate::{parse_count, parse_usize, resolve_all, JsonOpt, TableOpts};
+
+/// The recording file when -o is not given.
+pub const DEFAULT_FILE: &str = "pmu.record.json";
+/// The event sampled when -e is not given: every L1D load miss the data EAR sees.
+const DEFAULT_EVENT: &str = "DATA_EAR_CACHE_LAT4";
+/// Runs this long show progress in a terminal (a few seconds of Montecito).
+const PROGRESS_FROM: u64 = 20_000_000;
+
+#[derive(Args)]
+pub struct RecordArgs {
+    /// Montecito PMU: montecito (two threads) or montecito-st.
+    #[arg(long, value_name = "PMU", default_value = "montecito")]
+    pmu: String,
+    #[command(flatten)]
+    table: TableOpts,
+    #[command(flatten)]
+    pub json: JsonOpt,
+    /// Events to sample, comma-separated or repeated: capture events such as
+    /// DATA_EAR_CACHE_LAT64, L1I_EAR_TLB_ALL or ETB_EVENT arm their capture register,
+    /// and each overflow of any event reads every armed one.
+    #[arg(short = 'e', long = "event", value_name = "EVENTS", default_value = DEFAULT_EVENT)]
+    events: Vec<String>,
+    /// Events between samples: each counter counts from -PERIOD and interrupts when
+    /// it wraps (the number forms of --cycles).
+    #[arg(short = 'c', long = "count", value_name = "PERIOD", default_value = "10000", value_parser = parse_count)]
+    period: u64,
+    /// The recording file to write; `-` writes it to standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = DEFAULT_FILE)]
+    output: String,
+    /// Built-in workload to run (see `pmu workloads`).
+    #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
+    workload: String,
+    /// Seed of the workload's event stream.
+    #[arg(long, default_value_t = 1, value_parser = parse_count)]
+    seed: u64,
+    /// Length of the run in simulated cycles (1 GHz clock); accepts 1e8, 0x….
+    #[arg(long, default_value = "1e8", value_parser = parse_count)]
+    cycles: u64,
+    /// Hardware threads: 1 or 2 (montecito-st: 1).
+    #[arg(long, value_name = "N", value_parser = parse_usize)]
+    threads: Option<usize>,
+    /// Run a recorded program instead of the workload (docs/workloads.md); `-` reads
+    /// standard input.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    trace: Option<String>,
+    /// A TOML file overriding the machine's parameters (docs/machines.md).
+    #[arg(long, value_name = "FILE")]
+    machine_config: Option<String>,
+    #[command(flatten)]
+    qualify: crate::qualify::QualifyOpts,
+}
+
+/// `pmu record`: resolve the events, record, write the file and say what was written.
+pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
+    let catalog = crate::catalog(&args.table)?;
+    let sels = resolve_all(&catalog, &split_events(&args.events), &args.pmu)?;
+    let machine_config = match &args.machine_config {
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| runtime(format!("cannot read machine configuration {file}: {e}")))?;
+            Some(MachineFile { origin: file.clone(), text })
+        }
+        None => None,
+    };
+    if args.output == "-" && args.trace.as_deref() == Some("-") {
+        return Err(usage("--trace - and -o - both use standard input/output for data: write the recording to a file"));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    let opts = StatOptions {
+        workload: args.workload.clone(),
+        seed: args.seed,
+        cycles: args.cycles,
+        threads: args.threads,
+        machine_config,
+        trace: args.trace.clone(),
+        stop: Some(stop.clone()),
+        set_options: args.qualify.set_options(),
+        ..StatOptions::default()
+    };
+    let bar = progress_bar(args.cycles, PROGRESS_FROM);
+    let recording = record::record(&catalog, &sels, args.period, &opts, &mut |done| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    })
+    .map_err(|e| if matches!(e, StatError::Trace(TraceError::Io { .. })) { runtime(e) } else { usage(e) })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    write(&recording, &args.output)?;
+    if args.output != "-" {
+        summary(&recording, &args.output, out)?;
+    }
+    if stop.load(Ordering::Relaxed) {
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// The recording as JSON to `path`, or standard output for `-`.
+fn write(recording: &Recording, path: &str) -> Result<(), Failure> {
+    let text = serde_json::to_string(recording).map_err(|e| runtime(format!("cannot encode the recording: {e}")))?;
+    if path == "-" {
+        return Out::new(false, "record").text(&text);
+    }
+    std::fs::write(path, text + "\n").map_err(|e| runtime(format!("cannot write the recording to {path}: {e}")))
+}
+
+/// What was recorded, where.
+fn summary(r: &Recording, path: &str, out: &Out) -> Result<(), Failure> {
+    if out.is_json() {
+        let events: Vec<_> = r.events.iter().map(|e| json!({"name": e.name, "count": e.count})).collect();
+        return out.json(&json!({"file": path, "cycles": r.cycles, "period": r.period, "samples": r.samples.len(), "events": events}));
+    }
+    let events: Vec<String> = r.events.iter().map(|e| format!("{} ({} counted)", e.name, thousands(e.count))).collect();
+    let text = format!(
+        "pmu record: {} samples, one every {} events of {}, in {} cycles of '{}' on {}; written to {path} (`pmu report {path}` reads it)",
+        r.samples.len(),
+        thousands(r.period),
+        events.join(", "),
+        thousands(r.cycles),
+        r.program,
+        r.pmu,
+    );
+    out.text(&crate::output::wrap(&text, crate::output::width(), 2))
+}
