@@ -2,23 +2,15 @@
 //! summarised; the IP-EAR option's encoding; and every malformed recording refused
 //! with the reason, never a panic.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
 fn pmu_with(args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
-        .args(args)
-        .env("COLUMNS", "80")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run pmu");
-    let _ = child.stdin.take().expect("stdin").write_all(stdin);
-    child.wait_with_output().expect("pmu ends")
+    common::pmu_with_input(args, stdin)
 }
 
 fn ok(args: &[&str]) -> String {

@@ -79,6 +79,25 @@ fn same<T: PartialEq + std::fmt::Debug>(got: &[T], truth: &[T]) {
     assert_eq!(got.len(), truth.len(), "samples");
 }
 
+/// Tables 3-19, 3-24: where the machine served a TLB miss, as the EARs say it.
+fn served(t: Translated) -> Served {
+    match t {
+        Translated::SecondLevel => Served::L2Tlb,
+        Translated::Walk => Served::Vhpt,
+        Translated::Fault => Served::Fault,
+    }
+}
+
+/// Every sample's I-EAR capture, decoded in the recording's PMC37 mode.
+fn iear_samples(r: &Recording) -> Vec<IearSample> {
+    r.samples.iter().map(|s| s.iear.and_then(|[a, b]| ear::iear_sample(register(r, "PMC37"), a, b)).expect("a capture")).collect()
+}
+
+/// Every sample's D-EAR capture, decoded in the recording's PMC40 mode.
+fn dear_samples(r: &Recording) -> Vec<DearSample> {
+    r.samples.iter().map(|s| s.dear.and_then(|[a, b, c]| ear::dear_sample(register(r, "PMC40"), a, b, c)).expect("a capture")).collect()
+}
+
 fn bundle(ip: u64) -> u64 {
     itanium_ip(ip) & !0xf
 }
@@ -95,8 +114,7 @@ fn s3_3_9_1_the_data_ear_holds_each_samples_load_miss() {
             miss: Miss::Cache { latency: u64::from(s.detail.data_latency), overflow: false },
         })
     });
-    let got: Vec<DearSample> =
-        r.samples.iter().map(|s| s.dear.and_then(|[a, b, c]| ear::dear_sample(register(&r, "PMC40"), a, b, c)).unwrap()).collect();
+    let got = dear_samples(&r);
     assert!(got.len() > 100, "{} samples", got.len());
     same(&got, &truth);
     assert_eq!(r.events[0].count, total, "DATA_EAR_EVENTS counts every capture");
@@ -109,19 +127,11 @@ fn s3_3_9_2_the_data_ear_in_tlb_mode_says_where_each_miss_was_served() {
     let r = recorded("stream", "DATA_EAR_TLB_ALL", period);
     let (truth, total) = expected("stream", r.cycles, period, |s, it| {
         let m = s.mem?;
-        let served = match s.detail.data_tlb? {
-            Translated::SecondLevel => Served::L2Tlb,
-            Translated::Walk => Served::Vhpt,
-            Translated::Fault => Served::Fault,
-        };
-        Some((m.addr.wrapping_add(it.wrapping_mul(m.stride as u64)), served))
+        Some((m.addr.wrapping_add(it.wrapping_mul(m.stride as u64)), served(s.detail.data_tlb?)))
     });
-    let got: Vec<(u64, Served)> = r
-        .samples
-        .iter()
-        .map(|s| {
-            let [a, b, c] = s.dear.unwrap();
-            let d = ear::dear_sample(register(&r, "PMC40"), a, b, c).unwrap();
+    let got: Vec<(u64, Served)> = dear_samples(&r)
+        .into_iter()
+        .map(|d| {
             let Miss::Tlb { served } = d.miss else { panic!("{d:?}") };
             (d.data.unwrap(), served)
         })
@@ -139,8 +149,7 @@ fn s3_3_8_1_the_instruction_ear_holds_each_samples_fetch_miss() {
         let f = s.detail.fetch.filter(|f| f.latency > 0)?;
         Some(IearSample { line: f.addr & !0x1f, miss: Miss::Cache { latency: u64::from(f.latency), overflow: false } })
     });
-    let got: Vec<IearSample> =
-        r.samples.iter().map(|s| s.iear.and_then(|[a, b]| ear::iear_sample(register(&r, "PMC37"), a, b)).unwrap()).collect();
+    let got = iear_samples(&r);
     assert!(got.len() > 5, "{} samples", got.len());
     same(&got, &truth);
     assert_eq!(r.events[0].count, total);
@@ -191,15 +200,9 @@ fn s3_3_8_2_the_instruction_ear_in_tlb_mode_says_where_each_fetch_miss_was_serve
     let r = recorded("mixed", "L1I_EAR_TLB_ALL", period);
     let (truth, total) = expected("mixed", r.cycles, period, |s, _| {
         let f = s.detail.fetch?;
-        let served = match f.tlb? {
-            Translated::SecondLevel => Served::L2Tlb,
-            Translated::Walk => Served::Vhpt,
-            Translated::Fault => Served::Fault,
-        };
-        Some(IearSample { line: f.addr & !0x1f, miss: Miss::Tlb { served } })
+        Some(IearSample { line: f.addr & !0x1f, miss: Miss::Tlb { served: served(f.tlb?) } })
     });
-    let got: Vec<IearSample> =
-        r.samples.iter().map(|s| s.iear.and_then(|[a, b]| ear::iear_sample(register(&r, "PMC37"), a, b)).unwrap()).collect();
+    let got = iear_samples(&r);
     assert!(got.len() > 5, "{} samples", got.len());
     same(&got, &truth);
     assert_eq!(r.events[0].count, total);
@@ -214,12 +217,9 @@ fn s3_3_9_3_the_data_ear_in_alat_mode_holds_each_failed_checks_instruction() {
         let failed = s.signals.get(Signal::AlatFailedInt) + s.signals.get(Signal::AlatFailedFp) > 0;
         failed.then(|| (bundle(s.detail.data_ip), (itanium_ip(s.detail.data_ip) & 3) as u8))
     });
-    let got: Vec<(u64, u8)> = r
-        .samples
-        .iter()
-        .map(|s| {
-            let [a, b, c] = s.dear.unwrap();
-            let d = ear::dear_sample(register(&r, "PMC40"), a, b, c).unwrap();
+    let got: Vec<(u64, u8)> = dear_samples(&r)
+        .into_iter()
+        .map(|d| {
             assert_eq!((d.data, d.miss), (None, Miss::Alat), "PMD32 is undefined in ALAT mode");
             d.instruction.unwrap()
         })
@@ -276,7 +276,7 @@ fn a_recording_round_trips_through_its_json_form() {
     let text = serde_json::to_string(&r).unwrap();
     assert_eq!(serde_json::from_str::<Recording>(&text).unwrap(), r);
     // The ALAT mode captures the failing check's instruction, not a data address.
-    let d = r.samples[0].dear.map(|[a, b, c]| ear::dear_sample(register(&r, "PMC40"), a, b, c).unwrap()).unwrap();
+    let d = dear_samples(&r)[0];
     assert_eq!((d.data, d.miss), (None, Miss::Alat));
 }
 
