@@ -13,7 +13,9 @@ use pmukit_sim::models::montecito::{Breakpoint, Montecito};
 use pmukit_sim::models::sun4v::{Config, Hypervisor, Processor, Status};
 use pmukit_sim::models::t4::T4Core;
 use pmukit_sim::models::t4_dram::{Owner, T4Dram};
-use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span, MAX_PER_CYCLE};
+use pmukit_sim::stream::{
+    Block, Branch, BranchKind, Cursor, Detail, FetchMiss, MemRef, Privilege, Signal, Span, Translated, MAX_PER_CYCLE,
+};
 
 /// Operations per input: enough for overflow, interrupts and re-programming to meet.
 const MAX_OPS: usize = 64;
@@ -54,8 +56,35 @@ fn value(u: &mut Unstructured) -> Result<u64> {
     })
 }
 
-/// A block of spans of any signals, threads, privileges and data references, run for
-/// an arbitrary budget of cycles.
+/// Anything the capture hardware may be told of a span (Montecito's EARs and trace
+/// buffer read it).
+fn detail(u: &mut Unstructured) -> Result<Detail> {
+    let translated = |u: &mut Unstructured| -> Result<Option<Translated>> {
+        Ok(match u.int_in_range(0u8..=3)? {
+            0 => None,
+            1 => Some(Translated::SecondLevel),
+            2 => Some(Translated::Walk),
+            _ => Some(Translated::Fault),
+        })
+    };
+    let fetch = if u.arbitrary()? {
+        Some(FetchMiss { addr: u.arbitrary()?, latency: u.arbitrary()?, rab: u.arbitrary()?, tlb: translated(u)? })
+    } else {
+        None
+    };
+    Ok(Detail {
+        data_ip: u.arbitrary()?,
+        data_latency: u.arbitrary()?,
+        data_tlb: translated(u)?,
+        branch_ip: u.arbitrary()?,
+        branch_kind: *u.choose(&[BranchKind::IpRelative, BranchKind::Return, BranchKind::Indirect])?,
+        path_mispredicted: u.arbitrary()?,
+        fetch,
+    })
+}
+
+/// A block of spans of any signals, threads, privileges, data references, branch
+/// outcomes and capture details, run for an arbitrary budget of cycles.
 fn run(u: &mut Unstructured, model: &mut dyn Counting, threads: u8) -> Result<()> {
     let mut body = Vec::new();
     for _ in 0..u.int_in_range(1usize..=6)? {
@@ -69,6 +98,12 @@ fn run(u: &mut Unstructured, model: &mut dyn Counting, threads: u8) -> Result<()
         if u.arbitrary()? {
             span.mem =
                 Some(MemRef { addr: u.arbitrary()?, stride: u.arbitrary()?, size: u.int_in_range(1u8..=64)?, write: u.arbitrary()? });
+        }
+        if u.arbitrary()? {
+            span.branch = Some(Branch { target: u.arbitrary()?, taken: u.arbitrary()?, mispredicted: u.arbitrary()? });
+        }
+        if u.arbitrary()? {
+            span.detail = detail(u)?;
         }
         body.push(span);
     }

@@ -444,7 +444,7 @@ impl MontecitoThread {
         if enabled && span.signals.get(Signal::Instructions) > 0 {
             // Only the buffer's worth of entries survive.
             for k in run.saturating_sub(ENTRIES)..run {
-                let since = if k == 0 { self.trace.since + 1 } else { 1 };
+                let since = if k == 0 { self.trace.since.saturating_add(1) } else { 1 };
                 self.push_ip(span.ip, since, None);
             }
             self.trace.since = 0;
