@@ -1,20 +1,18 @@
 //! `pmu record`: sample Montecito's capture registers on counter overflow into a
 //! recording file (`pmukit_sim::record`, docs/record.md), as pfmon's sampling does.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use clap::Args;
 use pmukit_core::report::thousands;
 use pmukit_sim::program::builtin as workloads;
-use pmukit_sim::program::trace::TraceError;
 use pmukit_sim::record::{self, Recording};
-use pmukit_sim::stat::{MachineFile, StatError, StatOptions};
+use pmukit_sim::stat::StatOptions;
 use serde_json::json;
 
 use crate::failure::{runtime, usage, Failure};
 use crate::output::Out;
-use crate::stat::{progress_bar, split_events};
+use crate::stat::{machine_file, progress_bar, run_failure, split_events, stop_on_ctrl_c};
 use crate::{parse_count, parse_usize, resolve_all, JsonOpt, TableOpts};
 
 /// The recording file when -o is not given.
@@ -72,23 +70,11 @@ pub struct RecordArgs {
 pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
     let catalog = crate::catalog(&args.table)?;
     let sels = resolve_all(&catalog, &split_events(&args.events), &args.pmu)?;
-    let machine_config = match &args.machine_config {
-        Some(file) => {
-            let text = std::fs::read_to_string(file).map_err(|e| runtime(format!("cannot read machine configuration {file}: {e}")))?;
-            Some(MachineFile { origin: file.clone(), text })
-        }
-        None => None,
-    };
+    let machine_config = machine_file(args.machine_config.as_deref())?;
     if args.output == "-" && args.trace.as_deref() == Some("-") {
         return Err(usage("--trace - and -o - both use standard input/output for data: write the recording to a file"));
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::Relaxed) {
-            std::process::exit(130);
-        }
-    });
+    let stop = stop_on_ctrl_c();
     let opts = StatOptions {
         workload: args.workload.clone(),
         seed: args.seed,
@@ -106,7 +92,7 @@ pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
             b.set_position(done);
         }
     })
-    .map_err(|e| if matches!(e, StatError::Trace(TraceError::Io { .. })) { runtime(e) } else { usage(e) })?;
+    .map_err(run_failure)?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }

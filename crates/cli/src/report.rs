@@ -30,8 +30,9 @@ pub struct ReportArgs {
 /// `pmu report`.
 pub fn run(args: &ReportArgs, out: &Out) -> Result<(), Failure> {
     let text = read(&args.file)?;
-    let recording = parse(&text, &args.file)?;
-    let analysis = analyse(&recording, &args.file, args.top);
+    let name = if args.file == "-" { "standard input" } else { args.file.as_str() };
+    let recording = parse(&text, name)?;
+    let analysis = analyse(&recording, name, args.top);
     if let Some(path) = &args.svg {
         std::fs::write(path, crate::output::report::svg(&analysis)).map_err(|e| runtime(format!("cannot write {path}: {e}")))?;
     }

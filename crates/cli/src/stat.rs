@@ -195,13 +195,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         kt,
         threads: args.threads,
         fault_every: args.fault_rate.map(|r| (1.0 / r).round() as u64),
-        machine_config: match &args.machine_config {
-            Some(file) => {
-                let text = std::fs::read_to_string(file).map_err(|e| runtime(format!("cannot read machine configuration {file}: {e}")))?;
-                Some(MachineFile { origin: file.clone(), text })
-            }
-            None => None,
-        },
+        machine_config: machine_file(args.machine_config.as_deref())?,
         trace: args.trace.clone(),
         together,
         metrics: if chosen.is_empty() { None } else { Some(chosen.iter().map(|m| m.def.name.to_string()).collect()) },
@@ -216,13 +210,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
     };
     // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
     // exits at once.
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::Relaxed) {
-            std::process::exit(130);
-        }
-    });
+    let stop = stop_on_ctrl_c();
     opts.stop = Some(stop.clone());
     if args.interval == Some(0) {
         return Err(usage("-I 0: the interval must be at least 1 ms"));
@@ -247,7 +235,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
                 b.set_position(done);
             }
         })
-        .map_err(|e| if matches!(e, StatError::Trace(TraceError::Io { .. })) { runtime(e) } else { usage(e) })?;
+        .map_err(run_failure)?;
         if let Some(b) = bar {
             b.finish_and_clear();
         }
@@ -307,6 +295,36 @@ impl StatArgs {
     /// The events given, as [`split_events`] splits them.
     pub fn events(&self) -> Vec<String> {
         split_events(&self.events)
+    }
+}
+
+/// The `--machine-config` file's text, read once.
+pub fn machine_file(path: Option<&str>) -> Result<Option<MachineFile>, Failure> {
+    let Some(file) = path else { return Ok(None) };
+    let text = std::fs::read_to_string(file).map_err(|e| runtime(format!("cannot read machine configuration {file}: {e}")))?;
+    Ok(Some(MachineFile { origin: file.to_string(), text }))
+}
+
+/// A flag Ctrl-C sets, so that a simulated run ends early with what it has, as perf
+/// does; a second Ctrl-C exits at once (128 + SIGINT).
+pub fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    stop
+}
+
+/// A simulated run's failure: a trace that cannot be read is the run's (exit 1),
+/// anything else the command line's (exit 2).
+pub fn run_failure(e: StatError) -> Failure {
+    if matches!(e, StatError::Trace(TraceError::Io { .. })) {
+        runtime(e)
+    } else {
+        usage(e)
     }
 }
 

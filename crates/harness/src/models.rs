@@ -5,6 +5,8 @@
 
 use arbitrary::{Result, Unstructured};
 use pmukit_arch::arm11::{Cp15, CP15_MAP};
+use pmukit_arch::montecito::ear::Served;
+use pmukit_arch::montecito::etb::BranchKind;
 use pmukit_arch::sparc::sun4v::{FUNCTIONS, NIAGARA_MMUSTAT_CONF};
 use pmukit_arch::sparc::t4::{DRAM_MAP, DRAM_STEP, PCR_ASI, PIC_ASI};
 use pmukit_sim::engine::{self, Counting};
@@ -13,9 +15,7 @@ use pmukit_sim::models::montecito::{Breakpoint, Montecito};
 use pmukit_sim::models::sun4v::{Config, Hypervisor, Processor, Status};
 use pmukit_sim::models::t4::T4Core;
 use pmukit_sim::models::t4_dram::{Owner, T4Dram};
-use pmukit_sim::stream::{
-    Block, Branch, BranchKind, Cursor, Detail, FetchMiss, MemRef, Privilege, Signal, Span, Translated, MAX_PER_CYCLE,
-};
+use pmukit_sim::stream::{Block, Branch, Cursor, Detail, FetchMiss, MemRef, Privilege, Signal, Span, MAX_PER_CYCLE};
 
 /// Operations per input: enough for overflow, interrupts and re-programming to meet.
 const MAX_OPS: usize = 64;
@@ -59,12 +59,12 @@ fn value(u: &mut Unstructured) -> Result<u64> {
 /// Anything the capture hardware may be told of a span (Montecito's EARs and trace
 /// buffer read it).
 fn detail(u: &mut Unstructured) -> Result<Detail> {
-    let translated = |u: &mut Unstructured| -> Result<Option<Translated>> {
+    let translated = |u: &mut Unstructured| -> Result<Option<Served>> {
         Ok(match u.int_in_range(0u8..=3)? {
             0 => None,
-            1 => Some(Translated::SecondLevel),
-            2 => Some(Translated::Walk),
-            _ => Some(Translated::Fault),
+            1 => Some(Served::L2Tlb),
+            2 => Some(Served::Vhpt),
+            _ => Some(Served::Fault),
         })
     };
     let fetch = if u.arbitrary()? {

@@ -5,13 +5,13 @@
 //! miss or branch since the last sample. Then the IP-EAR and the bulk path of the model.
 
 use pmukit_arch::montecito::ear::{self, DearSample, IearSample, Miss, Served};
-use pmukit_arch::montecito::etb::{self, Snapshot, Traced};
+use pmukit_arch::montecito::etb::{self, BranchKind, Snapshot, Traced};
 use pmukit_arch::{Catalog, SetOptions};
 use pmukit_sim::engine::{self, Counting, Exit};
 use pmukit_sim::models::montecito::{itanium_ip, Montecito};
 use pmukit_sim::record::{record, Recording, Sample, FORMAT, VERSION};
 use pmukit_sim::stat::{self, StatOptions};
-use pmukit_sim::stream::{Block, Branch, BranchKind, Cursor, Detail, FetchMiss, MemRef, Privilege, Signal, Span, Translated};
+use pmukit_sim::stream::{Block, Branch, Cursor, Detail, FetchMiss, MemRef, Privilege, Signal, Span};
 use proptest::prelude::*;
 
 const CYCLES: u64 = 3_000_000;
@@ -79,15 +79,6 @@ fn same<T: PartialEq + std::fmt::Debug>(got: &[T], truth: &[T]) {
     assert_eq!(got.len(), truth.len(), "samples");
 }
 
-/// Tables 3-19, 3-24: where the machine served a TLB miss, as the EARs say it.
-fn served(t: Translated) -> Served {
-    match t {
-        Translated::SecondLevel => Served::L2Tlb,
-        Translated::Walk => Served::Vhpt,
-        Translated::Fault => Served::Fault,
-    }
-}
-
 /// Every sample's I-EAR capture, decoded in the recording's PMC37 mode.
 fn iear_samples(r: &Recording) -> Vec<IearSample> {
     r.samples.iter().map(|s| s.iear.and_then(|[a, b]| ear::iear_sample(register(r, "PMC37"), a, b)).expect("a capture")).collect()
@@ -127,7 +118,7 @@ fn s3_3_9_2_the_data_ear_in_tlb_mode_says_where_each_miss_was_served() {
     let r = recorded("stream", "DATA_EAR_TLB_ALL", period);
     let (truth, total) = expected("stream", r.cycles, period, |s, it| {
         let m = s.mem?;
-        Some((m.addr.wrapping_add(it.wrapping_mul(m.stride as u64)), served(s.detail.data_tlb?)))
+        Some((m.addr.wrapping_add(it.wrapping_mul(m.stride as u64)), s.detail.data_tlb?))
     });
     let got: Vec<(u64, Served)> = dear_samples(&r)
         .into_iter()
@@ -200,7 +191,7 @@ fn s3_3_8_2_the_instruction_ear_in_tlb_mode_says_where_each_fetch_miss_was_serve
     let r = recorded("mixed", "L1I_EAR_TLB_ALL", period);
     let (truth, total) = expected("mixed", r.cycles, period, |s, _| {
         let f = s.detail.fetch?;
-        Some(IearSample { line: f.addr & !0x1f, miss: Miss::Tlb { served: served(f.tlb?) } })
+        Some(IearSample { line: f.addr & !0x1f, miss: Miss::Tlb { served: f.tlb? } })
     });
     let got = iear_samples(&r);
     assert!(got.len() > 5, "{} samples", got.len());
@@ -387,7 +378,7 @@ fn any_span() -> impl Strategy<Value = Span> {
     )
         .prop_map(|((cycles, ipk, retires, reads, latency), (branch, fetch), stride)| {
             let ip = 0x4000 + 4 * ipk;
-            let translated = |k: u8| [None, Some(Translated::SecondLevel), Some(Translated::Walk)][usize::from(k)];
+            let translated = |k: u8| [None, Some(Served::L2Tlb), Some(Served::Vhpt)][usize::from(k)];
             let mut s = Span::new(cycles, ip);
             if retires {
                 s = s.with(Signal::Instructions, 2);

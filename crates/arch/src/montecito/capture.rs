@@ -56,9 +56,15 @@ pub const PMC37_TLB: Register = Register::new(
     &[IG_16, IEAR_RSV, IEAR_CT, IEAR_TLB_UNUSED, IEAR_TLB_UMASK, IEAR_PM, PLM],
 );
 
+/// §3.3.8: a PMC37 value monitors instruction cache misses (ct = 1x, its bit 13) rather
+/// than ITLB misses.
+pub fn iear_cache_mode(pmc37: u64) -> bool {
+    IEAR_CT_CACHE.get(pmc37) == 1
+}
+
 /// The layout a PMC37 value is read in: its bit 13 (ct's high bit) chooses cache mode.
 pub fn pmc37_layout(value: u64) -> Register {
-    if value >> 13 & 1 == 1 {
+    if iear_cache_mode(value) {
         PMC37_CACHE
     } else {
         PMC37_TLB
@@ -90,6 +96,16 @@ pub fn iear_capture(umask: u64) -> IearCapture {
         0x80 => IearCapture::Latency(4096),
         0x00 => IearCapture::Rab,
         _ => IearCapture::Undefined,
+    }
+}
+
+/// What a PMC37 value has the I-EAR capture, in words: Table 3-16's threshold in cache
+/// mode, Table 3-18's kinds of ITLB miss in TLB mode.
+pub fn iear_captures(pmc37: u64) -> String {
+    if iear_cache_mode(pmc37) {
+        format!("L1I misses, {}", iear_threshold(IEAR_CACHE_UMASK.get(pmc37)))
+    } else {
+        tlb_kinds(IEAR_TLB_UMASK.get(pmc37))
     }
 }
 
@@ -213,12 +229,30 @@ pub fn dear_threshold(umask: u64) -> Option<u64> {
     (umask <= 0b1010).then(|| 4 << umask)
 }
 
+/// What a PMC40 value's unit mask has the D-EAR capture, in words: Table 3-21's
+/// threshold (mode 00), Table 3-23's kinds of DTLB miss (01), nothing in ALAT mode.
+pub fn dear_umask_meaning(pmc40: u64) -> String {
+    let umask = DEAR_UMASK.get(pmc40);
+    match DEAR_MODE.get(pmc40) {
+        0b00 => dear_threshold(umask)
+            .map_or_else(|| "1011-1111: no events are captured (Table 3-21)".to_string(), |t| format!("latency >= {t} cycles")),
+        // Table 3-23: bit 16 is not used; 17 L2 DTLB hits, 18 VHPT hits, 19 faults.
+        0b01 => tlb_kinds(umask >> 1),
+        _ => "not used in ALAT mode".to_string(),
+    }
+}
+
 // Table 3-30: PMC42.
 /// PMC42 bits 10:8: IP-EAR mode.
 pub const IPEAR_MODE: Field = Field::new("mode", 10, 8, "IP EAR mode").with_values(Values::Named(&[
     NamedValue { value: 0b000, name: "000", meaning: "ETB mode: the trace buffer captures branches (PMC39)" },
     NamedValue { value: 0b100, name: "100", meaning: "IP-EAR mode: the trace buffer captures retired IPs" },
 ]));
+/// Table 3-30: a PMC42 value puts the trace buffer in IP-EAR mode (mode 1xx).
+pub fn ip_ear_mode(pmc42: u64) -> bool {
+    IPEAR_MODE.get(pmc42) >> 2 == 1
+}
+
 /// PMC42 bits 18:11: cycles the IP-EAR keeps capturing after the PMU freezes.
 pub const IPEAR_DELAY: Field = Field::new("delay", 18, 11, "Cycles of capture after the PMU freezes, before the IP-EAR freezes");
 /// Table 3-30: PMC42. Table 3-30 lists `delay` as 18:11 and `ig` as 63:20; bit 19 is

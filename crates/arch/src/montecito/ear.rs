@@ -5,6 +5,8 @@
 
 use pmukit_core::register::{Access, Field, NamedValue, Register, Values};
 
+use super::capture::iear_cache_mode;
+
 const IGNORED: Access = Access::Reserved { unpredictable_read: false };
 const UNDEFINED: &str = "Undefined in this mode";
 
@@ -146,7 +148,7 @@ pub const PMD36: Register = Register::new(
 
 /// The I-EAR data registers PMD34-35 in the mode a PMC37 value selects.
 pub fn iear_layout(register: &str, pmc37: u64) -> Option<Register> {
-    let cache = pmc37 >> 13 & 1 == 1;
+    let cache = iear_cache_mode(pmc37);
     Some(match (register, cache) {
         ("PMD34", true) => PMD34_CACHE,
         ("PMD34", false) => PMD34_TLB,
@@ -171,7 +173,7 @@ pub fn dear_layout(register: &str, pmc40: u64) -> Option<Register> {
 }
 
 /// Where a captured TLB miss was served (Tables 3-19, 3-24).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Served {
     /// Hit the L2 TLB.
@@ -180,6 +182,17 @@ pub enum Served {
     Vhpt,
     /// Produced a TLB miss fault, served by software.
     Fault,
+}
+
+impl Served {
+    /// The EAR status that says so: PMD34.stat (Table 3-19), PMD33.stat (Table 3-24).
+    pub fn stat(self) -> u64 {
+        match self {
+            Served::L2Tlb => 0b01,
+            Served::Vhpt => 0b10,
+            Served::Fault => 0b11,
+        }
+    }
 }
 
 fn served(stat: u64) -> Option<Served> {
@@ -221,7 +234,7 @@ pub struct IearSample {
 pub fn iear_sample(pmc37: u64, pmd34: u64, pmd35: u64) -> Option<IearSample> {
     let line = IEAR_ADDRESS.get(pmd34) << IEAR_ADDRESS.lsb;
     let stat = IEAR_STAT_CACHE.get(pmd34);
-    let miss = if pmc37 >> 13 & 1 == 1 {
+    let miss = if iear_cache_mode(pmc37) {
         (stat & 1 == 1).then_some(Miss::Cache { latency: IEAR_LATENCY.get(pmd35), overflow: IEAR_OVERFLOW.get(pmd35) == 1 })?
     } else {
         Miss::Tlb { served: served(stat)? }

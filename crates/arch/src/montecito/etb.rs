@@ -179,7 +179,7 @@ pub const PMD39_IPEAR: Register = Register::new(
 /// The trace buffer's registers in the mode a PMC42 value selects: IP-EAR for mode
 /// 1xx, ETB otherwise (Table 3-30 defines 000 and 100).
 pub fn layout(register: &str, pmc42: u64) -> Option<Register> {
-    let ipear = pmc42 >> 10 & 1 == 1;
+    let ipear = super::capture::ip_ear_mode(pmc42);
     let entry = register.strip_prefix("PMD").and_then(|n| n.parse::<usize>().ok()).is_some_and(|n| (48..=63).contains(&n));
     Some(match (register, ipear) {
         ("PMD39", false) => PMD39_ETB,
@@ -316,8 +316,10 @@ pub fn ip_history(snapshot: &Snapshot) -> Vec<Retired> {
 }
 
 /// The kind of a branch, as PMC39.brt filters it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BranchKind {
+    /// A branch to an address relative to its own (calls included).
+    #[default]
     IpRelative,
     Return,
     /// An indirect branch other than a return.

@@ -340,14 +340,7 @@ pub fn explain(pmu: &Pmu, field: &Field, register: u64) -> Option<String> {
         return Some(capture::tlb_kinds(field.get(register)));
     }
     if *field == capture::DEAR_UMASK {
-        let umask = field.get(register);
-        return Some(match capture::DEAR_MODE.get(register) {
-            0b00 => capture::dear_threshold(umask)
-                .map_or_else(|| "1011-1111: no events are captured (Table 3-21)".to_string(), |t| format!("latency >= {t} cycles")),
-            // Table 3-23: bit 16 is not used; 17 L2 DTLB hits, 18 VHPT hits, 19 faults.
-            0b01 => capture::tlb_kinds(umask >> 1),
-            _ => "not used in ALAT mode".to_string(),
-        });
+        return Some(capture::dear_umask_meaning(register));
     }
     let code = ES.get(register);
     let event = pmu.table.by_code(code, pmu.desc.model);

@@ -11,7 +11,7 @@ pub mod report;
 
 use serde::{Deserialize, Serialize};
 
-use pmukit_arch::montecito::capture::IPEAR_DELAY;
+use pmukit_arch::montecito::capture::{ip_ear_mode, IPEAR_DELAY};
 use pmukit_arch::montecito::registers::{FR, OI, OVERFLOW, PMV_M, PMV_VECTOR};
 use pmukit_arch::{self as arch, Catalog, EncodedSet};
 use pmukit_core::event_string::EventSel;
@@ -168,7 +168,7 @@ impl Armed {
                 "PMC37" => a.iear = on,
                 "PMC39" => a.trace |= on,
                 "PMC40" => a.dear = on,
-                "PMC42" if on && value >> 10 & 1 == 1 => {
+                "PMC42" if on && ip_ear_mode(value) => {
                     a.trace = true;
                     a.ip_ear_delay = Some(IPEAR_DELAY.get(value));
                 }

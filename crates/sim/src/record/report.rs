@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use pmukit_arch::montecito::capture::{dear_threshold, iear_threshold, tlb_kinds, DEAR_MODE, DEAR_UMASK, IEAR_CACHE_UMASK, IEAR_TLB_UMASK};
+use pmukit_arch::montecito::capture::{dear_threshold, iear_cache_mode, iear_captures, tlb_kinds, DEAR_MODE, DEAR_UMASK};
 use pmukit_arch::montecito::ear::{self, Miss, Served};
 use pmukit_arch::montecito::etb::{self, Retired, Snapshot, Traced};
 use serde::Serialize;
@@ -186,83 +186,80 @@ pub fn analyse(r: &Recording, file: &str, n: usize) -> Analysis {
     }
 }
 
-fn dear(r: &Recording, n: usize) -> EarReport {
-    let pmc40 = register(r, "PMC40");
-    let (mut instructions, mut data, mut served) = (HashMap::new(), HashMap::new(), HashMap::new());
-    let (mut latencies, mut valid, mut total) = (Vec::new(), 0, 0);
-    for [a, b, c] in r.samples.iter().filter_map(|s| s.dear) {
-        total += 1;
-        let Some(d) = ear::dear_sample(pmc40, a, b, c) else { continue };
-        valid += 1;
-        if let Some((bundle, slot)) = d.instruction {
-            *instructions.entry(bundle | u64::from(slot)).or_default() += 1;
+/// What one EAR's samples hold, gathered as they are decoded.
+#[derive(Default)]
+struct Tally {
+    samples: u64,
+    valid: u64,
+    instructions: HashMap<u64, u64>,
+    data: HashMap<u64, u64>,
+    latencies: Vec<u64>,
+    served: HashMap<&'static str, u64>,
+}
+
+impl Tally {
+    /// A sample's capture, `None` when its registers held none.
+    fn add(&mut self, instruction: Option<u64>, data: Option<u64>, miss: Option<Miss>) {
+        self.samples += 1;
+        let Some(miss) = miss else { return };
+        self.valid += 1;
+        if let Some(i) = instruction {
+            *self.instructions.entry(i).or_default() += 1;
         }
-        if let Some(addr) = d.data {
-            *data.entry(addr & !0x3f).or_default() += 1;
+        if let Some(d) = data {
+            *self.data.entry(d & !0x3f).or_default() += 1;
         }
-        match d.miss {
-            Miss::Cache { latency, .. } => latencies.push(latency),
-            Miss::Tlb { served: s } => *served.entry(served_name(s)).or_default() += 1,
+        match miss {
+            Miss::Cache { latency, .. } => self.latencies.push(latency),
+            Miss::Tlb { served } => *self.served.entry(served_name(served)).or_default() += 1,
             Miss::Alat => {}
         }
     }
-    let umask = DEAR_UMASK.get(pmc40);
+
+    fn report(self, mode: &'static str, captures: String, levels: &[(String, u64)], n: usize) -> EarReport {
+        let mut served: Vec<(String, u64)> = self.served.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        served.sort();
+        EarReport {
+            mode,
+            captures,
+            samples: self.samples,
+            valid: self.valid,
+            instructions: top(self.instructions, n),
+            data: top(self.data, n),
+            latency: histograms(&self.latencies, levels),
+            served,
+        }
+    }
+}
+
+fn dear(r: &Recording, n: usize) -> EarReport {
+    let pmc40 = register(r, "PMC40");
+    let mut tally = Tally::default();
+    for [a, b, c] in r.samples.iter().filter_map(|s| s.dear) {
+        let d = ear::dear_sample(pmc40, a, b, c);
+        tally.add(d.and_then(|d| d.instruction).map(|(bundle, slot)| bundle | u64::from(slot)), d.and_then(|d| d.data), d.map(|d| d.miss));
+    }
     let (mode, captures) = match DEAR_MODE.get(pmc40) {
         0b00 => (
             "cache",
-            dear_threshold(umask)
+            dear_threshold(DEAR_UMASK.get(pmc40))
                 .map_or_else(|| "nothing (umask 1011-1111)".to_string(), |t| format!("load misses of latency >= {t} cycles")),
         ),
-        0b01 => ("tlb", tlb_kinds(umask >> 1)),
+        0b01 => ("tlb", tlb_kinds(DEAR_UMASK.get(pmc40) >> 1)),
         _ => ("alat", "failed ALAT checks (chk.a, ld.c)".to_string()),
     };
-    let mut served: Vec<(String, u64)> = served.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    served.sort();
-    EarReport {
-        mode,
-        captures,
-        samples: total,
-        valid,
-        instructions: top(instructions, n),
-        data: top(data, n),
-        latency: histograms(&latencies, &r.levels),
-        served,
-    }
+    tally.report(mode, captures, &r.levels, n)
 }
 
 fn iear(r: &Recording, n: usize) -> EarReport {
     let pmc37 = register(r, "PMC37");
-    let (mut lines, mut served) = (HashMap::new(), HashMap::new());
-    let (mut latencies, mut valid, mut total) = (Vec::new(), 0, 0);
+    let mut tally = Tally::default();
     for [a, b] in r.samples.iter().filter_map(|s| s.iear) {
-        total += 1;
-        let Some(d) = ear::iear_sample(pmc37, a, b) else { continue };
-        valid += 1;
-        *lines.entry(d.line).or_default() += 1;
-        match d.miss {
-            Miss::Cache { latency, .. } => latencies.push(latency),
-            Miss::Tlb { served: s } => *served.entry(served_name(s)).or_default() += 1,
-            Miss::Alat => {}
-        }
+        let d = ear::iear_sample(pmc37, a, b);
+        tally.add(d.map(|d| d.line), None, d.map(|d| d.miss));
     }
-    let cache = pmc37 >> 13 & 1 == 1;
-    let (mode, captures) = if cache {
-        ("cache", format!("L1I misses, {}", iear_threshold(IEAR_CACHE_UMASK.get(pmc37))))
-    } else {
-        ("tlb", tlb_kinds(IEAR_TLB_UMASK.get(pmc37)))
-    };
-    let mut served: Vec<(String, u64)> = served.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    served.sort();
-    EarReport {
-        mode,
-        captures,
-        samples: total,
-        valid,
-        instructions: top(lines, n),
-        data: Vec::new(),
-        latency: histograms(&latencies, &r.levels),
-        served,
-    }
+    let mode = if iear_cache_mode(pmc37) { "cache" } else { "tlb" };
+    tally.report(mode, iear_captures(pmc37), &r.levels, n)
 }
 
 fn snapshots(r: &Recording) -> impl Iterator<Item = Snapshot> + '_ {

@@ -13,6 +13,9 @@
 
 mod signal;
 
+use pmukit_arch::montecito::ear::Served;
+use pmukit_arch::montecito::etb::BranchKind;
+
 pub use signal::Signal;
 
 /// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),
@@ -54,18 +57,6 @@ pub struct Branch {
     pub mispredicted: bool,
 }
 
-/// Where a translation came from when the first-level TLB missed (Montecito's EAR TLB
-/// modes, Tables 3-19 and 3-24).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Translated {
-    /// The second-level TLB held it.
-    SecondLevel,
-    /// The hardware page walker found it in the VHPT.
-    Walk,
-    /// No translation: a TLB miss fault for software to handle.
-    Fault,
-}
-
 /// An instruction fetch that missed the L1I or the first-level ITLB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FetchMiss {
@@ -75,18 +66,8 @@ pub struct FetchMiss {
     pub latency: u16,
     /// The line was on its way for a prefetch (a RAB hit), not a demand miss.
     pub rab: bool,
-    pub tlb: Option<Translated>,
-}
-
-/// What kind of branch a span's is (Montecito's PMC39.brt, Table 3-26).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum BranchKind {
-    /// A branch to an address relative to its own (calls included).
-    #[default]
-    IpRelative,
-    Return,
-    /// An indirect branch other than a return.
-    Indirect,
+    /// Where its translation came from when the L1 ITLB missed.
+    pub tlb: Option<Served>,
 }
 
 /// What capture hardware records of a span's instructions beyond the signals they
@@ -102,7 +83,7 @@ pub struct Detail {
     /// 0 when it did, or for a store.
     pub data_latency: u16,
     /// Where the data reference's translation came from when the L1 DTLB missed.
-    pub data_tlb: Option<Translated>,
+    pub data_tlb: Option<Served>,
     /// The address of the branch whose outcome is [`Span::branch`], its kind, and
     /// whether its path (taken or not) was mispredicted, rather than its target.
     pub branch_ip: u64,

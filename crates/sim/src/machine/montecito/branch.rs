@@ -7,7 +7,8 @@ use super::exec::{bundle_address, fe_stall, merge, Group};
 use super::Montecito;
 use crate::machine::out::Out;
 use crate::program::INSN;
-use crate::stream::{Branch, BranchKind, Detail, Signal, Signals};
+use crate::stream::{Branch, Detail, Signal, Signals};
+use pmukit_arch::montecito::etb::BranchKind;
 
 /// Whether a conditional branch's prediction signals say its path was mispredicted.
 pub(super) fn is_wrong(s: Signals) -> bool {

@@ -43,11 +43,16 @@ fn returns_early(phase: &Phase, i: usize, over: u8) -> Option<u64> {
     }
 }
 
-/// Itanium code: three instructions to a 16-byte bundle. Program addresses count
-/// `INSN` bytes per instruction; the core fetches bundles. A trace may give any
-/// 64-bit address, so the bundle address wraps as the address space does.
-pub(super) fn bundle_address(ip: u64) -> u64 {
+/// Itanium code: three instructions to a 16-byte bundle (ERRATA MMC2). Program
+/// addresses count `INSN` bytes per instruction; the core fetches bundles. A trace may
+/// give any 64-bit address, so the bundle address wraps as the address space does.
+pub fn bundle_address(ip: u64) -> u64 {
     (ip / (3 * INSN)).wrapping_mul(16)
+}
+
+/// The slot (0-2) of the instruction at program address `ip` in its bundle.
+pub fn slot(ip: u64) -> u64 {
+    ip / INSN % 3
 }
 
 /// The address space a phase translates in: the kernel's region (0) for privileged

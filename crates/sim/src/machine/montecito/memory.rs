@@ -12,7 +12,8 @@ use crate::machine::out::Out;
 use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
-use crate::stream::{MemRef, Signal, Signals, Translated};
+use crate::stream::{MemRef, Signal, Signals};
+use pmukit_arch::montecito::ear::Served;
 
 /// Which TLBs an address goes through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,11 +44,11 @@ pub(super) fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
 /// Where a translation that missed the first-level TLB came from, by the signals
 /// `Montecito::translate` counted (a miss in both levels is walked; the walker always
 /// finds the entry here, so no TLB miss faults).
-pub(super) fn translated(s: &Signals) -> Translated {
+pub(super) fn translated(s: &Signals) -> Served {
     if s.get(Signal::MainTlbMisses) > 0 {
-        Translated::Walk
+        Served::Vhpt
     } else {
-        Translated::SecondLevel
+        Served::L2Tlb
     }
 }
 
@@ -476,12 +477,10 @@ impl Montecito {
             // (an FP load never is; an uncacheable one never is), and its latency; a
             // read the thread switched away from took memory's all the same.
             let missed = reads && (l1d_missed || stream.memory != Memory::Cacheable);
-            let latency = if missed && latency == 0 {
-                self.cfg.memory_cycles
-            } else if missed {
-                latency
-            } else {
-                0
+            let latency = match (missed, latency) {
+                (false, _) => 0,
+                (true, 0) => self.cfg.memory_cycles,
+                (true, cycles) => cycles,
             };
             g.detail.data_ip = ip;
             g.detail.data_latency = u16::try_from(latency).unwrap_or(u16::MAX);

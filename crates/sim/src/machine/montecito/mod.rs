@@ -22,6 +22,7 @@ mod si;
 mod wcb;
 
 pub use config::MontecitoConfig;
+pub use exec::{bundle_address, slot};
 
 use crate::machine::cache::Cache;
 use crate::machine::faults::Countdown;

@@ -11,16 +11,18 @@
 //! `(a / 12) × 16` (ERRATA MMC2). The readings of the spec this makes are ERRATA MD52-MD56.
 
 use pmukit_arch::montecito::capture::{
-    dear_threshold, iear_capture, IearCapture, DEAR_MODE, DEAR_UMASK, IEAR_CACHE_UMASK, IEAR_CT, IEAR_TLB_UMASK, IPEAR_DELAY, IPEAR_MODE,
+    dear_threshold, iear_capture, ip_ear_mode, IearCapture, DEAR_MODE, DEAR_UMASK, IEAR_CACHE_UMASK, IEAR_CT, IEAR_PM, IEAR_TLB_UMASK,
+    IPEAR_DELAY, IPEAR_MODE,
 };
 use pmukit_arch::montecito::etb::{self, extension_bit, FlowChange, PsrView};
 use pmukit_arch::montecito::pmu;
-use pmukit_arch::montecito::registers::{ISM, ISM_PROPER, PSR_IS, PSR_PP, PSR_UP};
+use pmukit_arch::montecito::registers::{ISM, ISM_PROPER, PM, PSR_IS, PSR_PP, PSR_UP};
 
 use super::qualify::{passes, Reach};
 use super::{span_cpl, Montecito, MontecitoThread, THREADS};
+use crate::machine::montecito::{bundle_address, slot};
 use crate::program::INSN;
-use crate::stream::{BranchKind, Signal, Span, Translated};
+use crate::stream::{Signal, Span};
 
 /// The units a span gives an event to, a bit each.
 pub(super) const DEAR: u8 = 1;
@@ -103,33 +105,17 @@ struct DearEvent {
     latency: Option<u16>,
 }
 
-/// Tables 3-19, 3-24: the status of a TLB miss served so.
-fn tlb_stat(t: Translated) -> u64 {
-    match t {
-        Translated::SecondLevel => 0b01,
-        Translated::Walk => 0b10,
-        Translated::Fault => 0b11,
-    }
-}
-
-/// The Itanium bundle address and slot of program address `ip` (ERRATA MMC2).
-fn bundle_and_slot(ip: u64) -> (u64, u64) {
-    let insn = ip / INSN;
-    ((insn / 3).wrapping_mul(16), insn % 3)
-}
-
 /// The Itanium address (bundle address plus slot) of the instruction at program
 /// address `ip` (ERRATA MMC2): what the capture registers report it as.
 pub fn itanium_ip(ip: u64) -> u64 {
-    let (bundle, slot) = bundle_and_slot(ip);
-    bundle | slot
+    bundle_address(ip) | slot(ip)
 }
 
 /// The first bundle of the two-bundle dispersal window the span's group issued from,
 /// and whether the instruction at `ip` is in its second bundle (PMD36.bn, PMD39.b1).
 fn window(span: &Span, ip: u64) -> (u64, bool) {
-    let (first, _) = bundle_and_slot(span.ip);
-    let (own, _) = bundle_and_slot(ip);
+    let first = bundle_address(span.ip);
+    let own = bundle_address(ip);
     if own == first.wrapping_add(16) {
         (first, true)
     } else {
@@ -141,6 +127,11 @@ fn window(span: &Span, ip: u64) -> (u64, bool) {
 fn latency_field(latency: u16, bits: u32) -> u64 {
     let l = u64::from(latency);
     (l & ((1 << bits) - 1)) | u64::from(l >> bits != 0) << bits
+}
+
+/// The span's data reference is an advanced load's check that failed (§3.3.9.3).
+fn alat_failed(span: &Span) -> bool {
+    span.signals.get(Signal::AlatFailedInt) + span.signals.get(Signal::AlatFailedFp) > 0
 }
 
 /// The units (`DEAR` 1, `IEAR` 2, `ETB` 4, `IPEAR` 8) that `span` gives an event to on a
@@ -163,9 +154,8 @@ pub fn capture_units(registers: &[(&str, u64)], span: &Span) -> u8 {
 /// what the machine exercises, `events::per_cycle`).
 pub(super) fn reachable(span: &Span) -> u8 {
     let d = &span.detail;
-    let failed = span.signals.get(Signal::AlatFailedInt) + span.signals.get(Signal::AlatFailedFp) > 0;
     let mut bits = 0;
-    if span.mem.is_some() && (d.data_latency > 0 || d.data_tlb.is_some() || failed) {
+    if span.mem.is_some() && (d.data_latency > 0 || d.data_tlb.is_some() || alat_failed(span)) {
         bits |= DEAR;
     }
     if d.fetch.is_some() {
@@ -195,17 +185,10 @@ impl MontecitoThread {
         self.specific_pmd.get(i).copied().unwrap_or(0)
     }
 
-    /// A capture register's plm and pm at `cpl` (Table 3-5), pm at bit `pm_bit`.
-    fn monitors(&self, pmc: u64, pm_bit: u32, cpl: u64) -> bool {
-        let pm = pmc >> pm_bit & 1 == 1;
-        let enable = if pm { PSR_PP.get(self.psr) } else { PSR_UP.get(self.psr) };
-        pmc >> (cpl & 3) & 1 == 1 && enable == 1
-    }
-
     /// §3.3.9: what `span` gives the data EAR as PMC40 programs it.
     fn dear_event(&self, span: &Span, cpl: u64) -> Option<DearEvent> {
         let pmc40 = self.spmc(PMC40);
-        if !self.monitors(pmc40, 6, cpl) || ISM.get(pmc40) != ISM_PROPER {
+        if span.mem.is_none() || !self.monitors(pmc40, &PM, cpl) || ISM.get(pmc40) != ISM_PROPER {
             return None;
         }
         let d = &span.detail;
@@ -214,19 +197,16 @@ impl MontecitoThread {
             // §3.3.9.1: load misses at least as long as the threshold (Table 3-21).
             0b00 => {
                 let least = dear_threshold(umask)?;
-                (span.mem.is_some() && d.data_latency > 0 && u64::from(d.data_latency) >= least)
+                (d.data_latency > 0 && u64::from(d.data_latency) >= least)
                     .then_some(DearEvent { stat: 0b01, latency: Some(d.data_latency) })
             }
             // §3.3.9.2, Table 3-23: bit 1 L2DTLB, bit 2 VHPT, bit 3 FAULT.
             0b01 => {
-                let stat = tlb_stat(d.data_tlb?);
-                (span.mem.is_some() && umask >> stat & 1 == 1).then_some(DearEvent { stat, latency: None })
+                let stat = d.data_tlb?.stat();
+                (umask >> stat & 1 == 1).then_some(DearEvent { stat, latency: None })
             }
             // §3.3.9.3: a failing check of an advanced load.
-            _ => {
-                let failed = span.signals.get(Signal::AlatFailedInt) + span.signals.get(Signal::AlatFailedFp);
-                (span.mem.is_some() && failed > 0).then_some(DearEvent { stat: 0b01, latency: None })
-            }
+            _ => alat_failed(span).then_some(DearEvent { stat: 0b01, latency: None }),
         }
     }
 
@@ -235,7 +215,7 @@ impl MontecitoThread {
     fn iear_event(&self, span: &Span, cpl: u64) -> Option<(u64, Option<u16>)> {
         let pmc37 = self.spmc(PMC37);
         let fetch = span.detail.fetch?;
-        if !self.monitors(pmc37, 4, cpl) {
+        if !self.monitors(pmc37, &IEAR_PM, cpl) {
             return None;
         }
         match IEAR_CT.get(pmc37) {
@@ -250,7 +230,7 @@ impl MontecitoThread {
             }
             // §3.3.8.2, Table 3-18: bit 0 L2TLB, bit 1 VHPT, bit 2 FAULT.
             0b00 => {
-                let stat = tlb_stat(fetch.tlb?);
+                let stat = fetch.tlb?.stat();
                 (IEAR_TLB_UMASK.get(pmc37) >> (stat - 1) & 1 == 1).then_some((stat, None))
             }
             _ => None,
@@ -264,13 +244,8 @@ impl MontecitoThread {
             return false;
         }
         let d = &span.detail;
-        let kind = match d.branch_kind {
-            BranchKind::IpRelative => etb::BranchKind::IpRelative,
-            BranchKind::Return => etb::BranchKind::Return,
-            BranchKind::Indirect => etb::BranchKind::Indirect,
-        };
         let change = FlowChange::Branch {
-            kind,
+            kind: d.branch_kind,
             taken: branch.taken,
             path_predicted: !d.path_mispredicted,
             target_predicted: !branch.mispredicted || d.path_mispredicted,
@@ -286,7 +261,7 @@ impl MontecitoThread {
 
     /// After a PMU freeze, the IP-EAR has cycles to capture still (§3.3.10.2).
     pub(super) fn ip_ear_pending(&self) -> bool {
-        IPEAR_MODE.get(self.spmc(PMC42)) >> 2 == 1 && self.trace.delay_left != Some(0)
+        ip_ear_mode(self.spmc(PMC42)) && self.trace.delay_left != Some(0)
     }
 
     /// The trace buffer entries this thread writes in the spans of `body` it runs,
@@ -314,6 +289,10 @@ impl MontecitoThread {
     /// The units `span` (run by this thread at `cpl`, with qualification `tags`) gives
     /// an event to, whether or not monitoring is frozen: DEAR, IEAR, ETB, IPEAR bits.
     pub(super) fn captured(&self, span: &Span, cpl: u64, tags: u64) -> u8 {
+        // Off the counting path's way when nothing is armed, as in most runs.
+        if !self.arms_capture() {
+            return 0;
+        }
         let r = &self.reaches;
         let mut bits = 0;
         if passes(r.dear, tags) && self.dear_event(span, cpl).is_some() {
@@ -326,7 +305,7 @@ impl MontecitoThread {
             bits |= ETB;
         }
         let pmc42 = self.spmc(PMC42);
-        if IPEAR_MODE.get(pmc42) >> 2 == 1 && self.monitors(pmc42, 6, cpl) && span.signals.get(Signal::Instructions) > 0 {
+        if ip_ear_mode(pmc42) && self.monitors(pmc42, &PM, cpl) && span.signals.get(Signal::Instructions) > 0 {
             bits |= IPEAR;
         }
         bits
@@ -364,8 +343,7 @@ impl MontecitoThread {
         self.set_pmd(PMD33, latency | event.stat << 14);
         let ip = span.detail.data_ip;
         let (first, second) = window(span, ip);
-        let (_, slot) = bundle_and_slot(ip);
-        self.set_pmd(PMD36, first | 1 << 3 | u64::from(second) << 2 | slot);
+        self.set_pmd(PMD36, first | 1 << 3 | u64::from(second) << 2 | slot(ip));
     }
 
     /// Tables 3-17, 3-19: PMD34 the line and status; PMD35 the latency in cache mode
@@ -399,13 +377,12 @@ impl MontecitoThread {
         let Some(branch) = span.branch else { return };
         let ip = span.detail.branch_ip;
         let (first, second) = window(span, ip);
-        let (_, slot) = bundle_and_slot(ip);
-        let slot = if branch.taken { slot } else { 0b11 };
+        let slot = if branch.taken { slot(ip) } else { 0b11 };
         let mp = u64::from(branch.mispredicted);
         // Every misprediction here is found at execution and flushes the pipeline.
         self.push_entry(first | slot << 2 | mp << 1 | 1, mp << 1 | u64::from(second));
         let to = if branch.taken { branch.target } else { ip.wrapping_add(INSN) };
-        self.push_entry(bundle_and_slot(to).0 | 0b10, 0);
+        self.push_entry(bundle_address(to) | 0b10, 0);
     }
 
     /// §3.3.10.2, Tables 3-31, 3-33: in IP-EAR mode, each cycle that retires
@@ -415,10 +392,10 @@ impl MontecitoThread {
     /// disables the IP-EAR first (MD55).
     fn ip_ear(&mut self, span: &Span, cycles: u64, own: bool, live: bool, cpl: u64) {
         let pmc42 = self.spmc(PMC42);
-        if IPEAR_MODE.get(pmc42) >> 2 != 1 {
+        if !ip_ear_mode(pmc42) {
             return;
         }
-        let enabled = own && self.monitors(pmc42, 6, cpl);
+        let enabled = own && self.monitors(pmc42, &PM, cpl);
         if live {
             self.trace.delay_left = None;
         } else if self.trace.delay_left.is_none() {
@@ -469,7 +446,7 @@ impl MontecitoThread {
     /// PMD39 beside f and ef; `delay`, an early freeze's rest of the delay count, takes
     /// the place of IP bits 11:4.
     fn push_ip(&mut self, ip: u64, since: u64, delay: Option<u64>) {
-        let (bundle, _) = bundle_and_slot(ip);
+        let bundle = bundle_address(ip);
         let cycl = since.min(CYCL_MAX);
         let low = delay.map_or(bundle >> 4 & 0xff, |d| d.min(0xff));
         let entry = (cycl & 0xf) << 60 | (bundle >> 12) << 8 | low;

@@ -21,7 +21,7 @@ use pmukit_arch::montecito::registers::{
     pmc_populated, pmc_reset, pmd_populated, ALL, BANKED, COUNT, ES, FR, GENERIC, ISM, ISM_PROPER, MESI, OI, PLM, PM, PMC0, PMC_GENERIC,
     PMV, PMV_M, PMV_VECTOR, PSR, PSR_CPL, PSR_PP, PSR_SP, PSR_UP, THRESHOLD, UMASK,
 };
-use pmukit_core::register::RegisterError;
+use pmukit_core::register::{Field, RegisterError};
 use thiserror::Error;
 
 use crate::engine::Counting;
@@ -262,10 +262,14 @@ impl MontecitoThread {
     /// §3.3.1: (not PMC0.fr) and PMC.plm[cpl] and (PMC.ism = '10) and ((not PMC.pm and
     /// PSR.up) or (PMC.pm and PSR.pp)).
     fn enabled(&self, pmc: u64, cpl: u64) -> bool {
-        let up = PSR_UP.get(self.psr) == 1;
-        let pp = PSR_PP.get(self.psr) == 1;
-        let privileged = PM.get(pmc) == 1;
-        !self.frozen() && PLM.get(pmc) >> cpl & 1 == 1 && ISM.get(pmc) == ISM_PROPER && if privileged { pp } else { up }
+        !self.frozen() && ISM.get(pmc) == ISM_PROPER && self.monitors(pmc, &PM, cpl)
+    }
+
+    /// The plm and pm part of §3.3.1 for a PMC whose pm is the field `pm` (Table 3-5's
+    /// bit 6, which the capture registers share but for PMC37's bit 4, Table 3-15).
+    fn monitors(&self, pmc: u64, pm: &Field, cpl: u64) -> bool {
+        let enable = if pm.get(pmc) == 1 { PSR_PP } else { PSR_UP };
+        PLM.get(pmc) >> (cpl & 3) & 1 == 1 && enable.get(self.psr) == 1
     }
 
     /// PMDn wrapped, PMCn holding `pmc`: Table 3-8 sets PMC0 bit n whatever oi says;
@@ -605,7 +609,6 @@ impl Counting for Montecito {
         COUNT_MODULUS - pair.map_or(0, |p| p.count)
     }
 
-    /// Table 3-7: the count wraps at 2^47 (carry out of bit 46).
     /// The capture units latch what the cycles left (before a freeze in them, and
     /// the IP-EAR's delayed freeze after).
     fn executed(&mut self, span: &Span, cycles: u64, iteration: u64) {
@@ -618,6 +621,7 @@ impl Counting for Montecito {
         self.latch_iterations(body, k, from);
     }
 
+    /// Table 3-7: the count wraps at 2^47 (carry out of bit 46).
     fn add(&mut self, i: usize, n: u64) -> bool {
         let (t, k) = (i / COUNTERS_PER_THREAD, i % COUNTERS_PER_THREAD);
         let Some(thread) = self.threads.get_mut(t) else { return false };
