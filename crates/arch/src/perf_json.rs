@@ -297,11 +297,7 @@ pub fn import(pmu: &Pmu, files: &[(String, String)], standard: &[(String, String
         notes.push(format!("{} of {total} events read are in the table", events.iter().map(|e| e.umasks.len().max(1)).sum::<usize>()));
     }
     let family = family(pmu);
-    let table = EventTable {
-        family: family.name.into(),
-        source: "Linux perf pmu-events JSON (pmu import perf-json)".into(),
-        events: events.into(),
-    };
+    let table = EventTable::new(family.name.into(), "Linux perf pmu-events JSON (pmu import perf-json)".into(), events.into());
     family.validate(&table, "pmu-events JSON").map_err(|e| ImportError::Table { family: family.name.to_string(), why: e.to_string() })?;
     Ok((table, notes))
 }

@@ -1,7 +1,23 @@
 //! Issue 10: `sel.name()` always re-resolves to the same selection, for every event of
 //! every built-in PMU, written bare and with each of its unit masks.
 
-use pmukit_arch::Catalog;
+use pmukit_arch::{Catalog, FAMILIES};
+use pmukit_core::table::EventTable;
+
+/// The build bakes each table's name indexes with it: they are the ones its events
+/// make, so every name and alias is found (issue 14's sorted index).
+#[test]
+fn built_in_tables_carry_the_index_of_their_events() {
+    for f in FAMILIES {
+        let t = f.events;
+        assert_eq!(&EventTable::new(t.family.clone(), t.source.clone(), t.events.clone()), t, "{}", f.name);
+        for e in t.events.iter() {
+            for n in std::iter::once(&e.name).chain(e.aliases.iter()) {
+                assert_eq!(t.find(&n.to_ascii_lowercase()).map(|x| &x.name), Some(&e.name), "{}: {n}", f.name);
+            }
+        }
+    }
+}
 
 #[test]
 fn every_selections_canonical_name_resolves_to_it() {

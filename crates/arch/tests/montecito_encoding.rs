@@ -356,13 +356,22 @@ const POOL: &[&str] = &[
     "IA64_INST_RETIRED",
     "BACK_END_BUBBLE.ALL",
     "L2D_REFERENCES.ALL:all",
+    // One configuration per capture register (§3.3.8-§3.3.10), and no trace buffer
+    // beside a D-EAR in TLB or ALAT mode.
+    "BRANCH_EVENT",
+    "L1I_EAR_CACHE_LAT4",
+    "L1I_EAR_CACHE_RAB",
+    "DATA_EAR_CACHE_LAT4",
+    "DATA_EAR_TLB_VHPT_OR_FAULT",
+    "DATA_EAR_ALAT",
 ];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
 
     /// The scheduler never refuses a set some placement satisfies, and never returns a
-    /// placement that breaks a restriction or a rule (§3.3.3, §4.2.1, §4.8.2, §4.8.4).
+    /// placement that breaks a restriction or a rule (§3.3.3, §4.2.1, §4.8.2, §4.8.4,
+    /// §4.15, §3.3.8-§3.3.10).
     #[test]
     fn the_scheduler_agrees_with_exhaustive_search(picks in prop::collection::vec(0..POOL.len(), 1..6), threads in 0..2usize) {
         let cat = cat();

@@ -109,8 +109,11 @@ fn is_name_char(c: char) -> bool {
 
 /// Split an event string into its tokens.
 pub fn parse(input: &str) -> Result<EventSpec, EventError> {
-    let chars: Vec<char> = input.chars().collect();
+    // Bytes, not chars: the grammar's characters are ASCII, so every position the
+    // parser reaches follows ASCII only and its byte offset is its column too.
+    let bytes = input.as_bytes();
     let mut pos = 0;
+    let at = |pos: usize| bytes.get(pos).copied();
     let err = |column: usize, width: usize, message: String, help: &str| EventError {
         input: input.to_string(),
         column,
@@ -121,15 +124,16 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
     };
     let word = |pos: &mut usize| -> Token {
         let start = *pos;
-        while chars.get(*pos).is_some_and(|&c| is_name_char(c)) {
+        while at(*pos).is_some_and(|b| is_name_char(char::from(b))) {
             *pos += 1;
         }
-        Token { text: chars.get(start..*pos).unwrap_or_default().iter().collect(), column: start + 1 }
+        Token { text: input.get(start..*pos).unwrap_or_default().to_string(), column: start + 1 }
     };
+    let rest = |pos: usize| input.get(pos..).unwrap_or_default();
     let expect_word = |pos: &mut usize, what: &str| -> Result<Token, EventError> {
         let t = word(pos);
         if t.text.is_empty() {
-            let found = chars.get(*pos).map_or("end of input".to_string(), |c| format!("'{c}'"));
+            let found = rest(*pos).chars().next().map_or("end of input".to_string(), |c| format!("'{c}'"));
             return Err(err(*pos + 1, 1, format!("expected {what}, found {found}"), "syntax: [pmu::]EVENT[.UMASK…][:MOD[=VALUE]…]"));
         }
         Ok(t)
@@ -137,21 +141,21 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
 
     let mut first = expect_word(&mut pos, "an event name")?;
     let mut pmu = None;
-    if chars.get(pos) == Some(&':') && chars.get(pos + 1) == Some(&':') {
+    if at(pos) == Some(b':') && at(pos + 1) == Some(b':') {
         pos += 2;
         pmu = Some(first);
         first = expect_word(&mut pos, "an event name after '::'")?;
     }
     let mut umasks = Vec::new();
-    while chars.get(pos) == Some(&'.') {
+    while at(pos) == Some(b'.') {
         pos += 1;
         umasks.push(expect_word(&mut pos, "a unit-mask name after '.'")?);
     }
     let mut modifiers = Vec::new();
-    while chars.get(pos) == Some(&':') {
+    while at(pos) == Some(b':') {
         pos += 1;
         let name = expect_word(&mut pos, "a modifier name after ':'")?;
-        let value = if chars.get(pos) == Some(&'=') {
+        let value = if at(pos) == Some(b'=') {
             pos += 1;
             Some(expect_word(&mut pos, "a value after '='")?)
         } else {
@@ -159,11 +163,11 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
         };
         modifiers.push((name, value));
     }
-    if pos < chars.len() {
+    if pos < bytes.len() {
         return Err(err(
             pos + 1,
-            chars.len() - pos,
-            format!("unexpected '{}'", chars.get(pos..).unwrap_or_default().iter().collect::<String>()),
+            rest(pos).chars().count(),
+            format!("unexpected '{}'", rest(pos)),
             "syntax: [pmu::]EVENT[.UMASK…][:MOD[=VALUE]…]; names use letters, digits, '_' and '-'",
         ));
     }

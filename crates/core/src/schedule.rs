@@ -36,11 +36,13 @@ pub enum ScheduleError {
 /// Montecito sets stay far below it (docs/ROBUSTNESS.md, "Placement search").
 pub const SEARCH_LIMIT: usize = 200_000;
 
-/// A rule that a placement breaks: the rule, in the spec's words, and the events
-/// (indices into the event list) that break it.
+/// A rule that a placement breaks: which rule, in the family's own numbering, and the
+/// events (indices into the event list) that break it. The search meets thousands of
+/// violations and shows none of them; [`Rules::describe`] words only those a refusal
+/// shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    pub rule: String,
+    pub rule: u32,
     pub events: Vec<usize>,
 }
 
@@ -58,6 +60,8 @@ pub trait Rules {
     /// only a violation that no placement of the unplaced members can repair: the
     /// search prunes on it.
     fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation>;
+    /// The rule a violation of [`Rules::check`] breaks, in the spec's words.
+    fn describe(&self, violation: &Violation) -> String;
 }
 
 /// No rules: counter masks alone decide.
@@ -74,6 +78,10 @@ impl Rules for NoRules {
 
     fn check(&self, _members: &[usize], _placed: &[Option<usize>]) -> Result<(), Violation> {
         Ok(())
+    }
+
+    fn describe(&self, violation: &Violation) -> String {
+        format!("rule {}", violation.rule)
     }
 }
 
@@ -107,7 +115,7 @@ fn place(masks: &[u64], matched: Vec<usize>, members: &[usize], rules: &dyn Rule
     if rules.check(members, &placed).is_ok() {
         return Outcome::Found(matched);
     }
-    search(masks, members, rules, &mut Vec::new())
+    search(masks, members, rules, None)
 }
 
 /// What the rules' search ended with.
@@ -120,8 +128,9 @@ enum Outcome {
 }
 
 /// Every placement of the members the rules involve (most constrained first), the
-/// others matched onto the counters left. Violations met are collected in `seen`.
-fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: &mut Vec<Violation>) -> Outcome {
+/// others matched onto the counters left. Violations met are collected in `seen`
+/// when it is given (only an explanation needs them).
+fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut Vec<Violation>>) -> Outcome {
     let mut involved: Vec<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
     involved.sort_by_key(|&i| masks[i].count_ones());
     let free: Vec<usize> = (0..members.len()).filter(|&i| !rules.involves(members[i])).collect();
@@ -150,21 +159,21 @@ struct Search<'a> {
     twin: &'a [Option<usize>],
     free: &'a [usize],
     placed: Vec<Option<usize>>,
-    seen: &'a mut Vec<Violation>,
+    seen: Option<&'a mut Vec<Violation>>,
     tries: usize,
 }
 
 impl Search<'_> {
     fn note(&mut self, v: Violation) {
-        if !self.seen.iter().any(|s| s.rule == v.rule) {
-            self.seen.push(v);
+        if let Some(seen) = self.seen.as_deref_mut().filter(|seen| !seen.contains(&v)) {
+            seen.push(v);
         }
     }
 
     /// Whether the events not yet placed can still get distinct counters outside `used`.
     fn matchable(&self, k: usize, used: u64) -> bool {
-        let rest: Vec<u64> = self.involved[k..].iter().chain(self.free).map(|&i| self.masks[i] & !used).collect();
-        assign(&rest).is_ok()
+        let rest = self.involved.get(k..).unwrap_or_default();
+        has_matching(rest.len() + self.free.len(), rest.iter().chain(self.free).map(|&i| self.masks[i] & !used))
     }
 
     fn place(&mut self, k: usize, used: u64) -> Option<Vec<usize>> {
@@ -215,7 +224,7 @@ impl Search<'_> {
 /// its placements break. A subset whose search gives up counts as satisfiable, so the
 /// set named may then be larger than minimal but is never wrong.
 fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> ScheduleError {
-    let unsatisfiable = |set: &[usize], seen: &mut Vec<Violation>| {
+    let unsatisfiable = |set: &[usize], seen: Option<&mut Vec<Violation>>| {
         let masks: Vec<u64> = set.iter().map(|&e| allowed[e]).collect();
         assign(&masks).is_err() || matches!(search(&masks, set, rules, seen), Outcome::Impossible)
     };
@@ -223,15 +232,52 @@ fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Sched
     let mut i = 0;
     while i < set.len() {
         let without: Vec<usize> = set.iter().copied().filter(|&e| e != set[i]).collect();
-        if !without.is_empty() && unsatisfiable(&without, &mut Vec::new()) {
+        if !without.is_empty() && unsatisfiable(&without, None) {
             set = without;
         } else {
             i += 1;
         }
     }
     let mut seen = Vec::new();
-    unsatisfiable(&set, &mut seen);
-    ScheduleError::Rules { events: set, rules: seen.into_iter().map(|v| v.rule).collect() }
+    unsatisfiable(&set, Some(&mut seen));
+    let mut words: Vec<String> = Vec::new();
+    for v in &seen {
+        let rule = rules.describe(v);
+        if !words.contains(&rule) {
+            words.push(rule);
+        }
+    }
+    ScheduleError::Rules { events: set, rules: words }
+}
+
+/// Whether the `n` events of `allowed` (counter masks) can all get distinct counters:
+/// [`assign`]'s question without its answer, and without allocating (the search asks
+/// it at every step).
+fn has_matching(n: usize, allowed: impl Iterator<Item = u64>) -> bool {
+    // More events than counters never match; the rest fit a buffer on the stack.
+    if n > 64 {
+        return false;
+    }
+    let mut masks = [0u64; 64];
+    for (m, a) in masks.iter_mut().zip(allowed) {
+        *m = a;
+    }
+    let masks = masks.get(..n).unwrap_or_default();
+    let mut owner = [NO_OWNER; 64];
+    (0..n).all(|event| masks[event] != 0 && augment(event, masks, &mut owner, &mut 0))
+}
+
+/// An unowned counter in [`augment`]'s table of owners.
+const NO_OWNER: u32 = u32::MAX;
+
+/// The counters of a mask, lowest first.
+fn bits(mask: u64) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        let c = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (c < 64).then_some(c)
+    })
 }
 
 /// Assign a distinct counter to every event. `allowed[i]` is event i's counter mask.
@@ -240,47 +286,49 @@ pub fn assign(allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
     if let Some(event) = allowed.iter().position(|&m| m == 0) {
         return Err(ScheduleError::NoCounter { event });
     }
-    let mut owner: [Option<usize>; 64] = [None; 64];
+    let mut owner = [NO_OWNER; 64];
     for event in 0..allowed.len() {
         let mut seen = 0u64;
         if !augment(event, allowed, &mut owner, &mut seen) {
             // `seen` holds every counter reachable from `event` by alternating paths;
             // their owners plus `event` form the Hall violator.
-            let counters: Vec<usize> = (0..64).filter(|c| seen >> c & 1 == 1).collect();
-            let mut events: Vec<usize> = counters.iter().filter_map(|&c| owner[c]).collect();
+            let counters: Vec<usize> = bits(seen).collect();
+            let mut events: Vec<usize> = counters.iter().map(|&c| owner[c]).filter(|&o| o != NO_OWNER).map(|o| o as usize).collect();
             events.push(event);
             events.sort_unstable();
             return Err(ScheduleError::Conflict { n_events: events.len(), n_counters: counters.len(), events, counters });
         }
     }
     let mut out = vec![0; allowed.len()];
-    for (c, o) in owner.iter().enumerate() {
-        if let Some(e) = o {
-            out[*e] = c;
+    for (c, &o) in owner.iter().enumerate() {
+        if let Some(e) = out.get_mut(o as usize) {
+            *e = c;
         }
     }
     Ok(out)
 }
 
-fn augment(event: usize, allowed: &[u64], owner: &mut [Option<usize>; 64], seen: &mut u64) -> bool {
+/// An augmenting path for `event` (Kuhn's algorithm): `owner[c]` is the event holding
+/// counter `c`; events are numbered below [`NO_OWNER`] (a list that long could never
+/// be placed on 64 counters, and is refused by then).
+fn augment(event: usize, allowed: &[u64], owner: &mut [u32; 64], seen: &mut u64) -> bool {
     let mask = allowed[event] & !*seen;
-    let counters = || (0..64).filter(move |c| mask >> c & 1 == 1);
+    let Ok(id) = u32::try_from(event) else { return false };
     // A free counter first, so that events keep the counters they were given in order.
-    if let Some(c) = counters().find(|&c| owner[c].is_none()) {
+    if let Some(c) = bits(mask).find(|&c| owner[c] == NO_OWNER) {
         *seen |= 1 << c;
-        owner[c] = Some(event);
+        owner[c] = id;
         return true;
     }
-    for c in counters() {
+    for c in bits(mask) {
         if *seen >> c & 1 == 1 {
             continue;
         }
         *seen |= 1 << c;
-        if let Some(other) = owner[c] {
-            if augment(other, allowed, owner, seen) {
-                owner[c] = Some(event);
-                return true;
-            }
+        let other = owner[c];
+        if other != NO_OWNER && augment(other as usize, allowed, owner, seen) {
+            owner[c] = id;
+            return true;
         }
     }
     false
@@ -377,4 +425,20 @@ fn fits(allowed: &[u64], group: &[usize], more: &[usize], rules: &dyn Rules) -> 
 pub fn has_own_counter(allowed: &[u64], e: usize) -> bool {
     let others = allowed.iter().enumerate().filter(|&(f, _)| f != e).fold(0, |m, (_, a)| m | a);
     allowed.get(e).is_some_and(|a| a & !others != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The search's allocation-free question agrees with the matching it stands
+        /// for, on up to 70 events (past the 64 counters), masks of about eight
+        /// counters each.
+        #[test]
+        fn has_matching_answers_as_assign_does(masks in prop::collection::vec(any::<u64>().prop_map(|m| m & (m >> 7) & (m >> 13)), 0..70)) {
+            prop_assert_eq!(has_matching(masks.len(), masks.iter().copied()), assign(&masks).is_ok());
+        }
+    }
 }

@@ -27,6 +27,26 @@ pub struct EventTable {
     pub source: Text,
     #[serde(rename = "event")]
     pub events: List<EventDef>,
+    /// The events' names and aliases in upper case, sorted, each with its event's
+    /// position: [`EventTable::find`] searches it instead of comparing every name.
+    /// Built with the table ([`EventTable::new`], [`EventTable::from_toml`], and so
+    /// the build's static tables): never edit `events` after.
+    #[serde(skip)]
+    pub names: List<IndexEntry>,
+    /// The unit masks' aliases likewise, for [`EventTable::find_umask_alias`].
+    #[serde(skip)]
+    pub umask_aliases: List<IndexEntry>,
+}
+
+/// A name of [`EventTable::names`] or [`EventTable::umask_aliases`]: in upper case,
+/// with the position of its event in the table and, for a unit-mask alias, of the
+/// unit mask in its event.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, databake::Bake)]
+#[databake(path = pmukit_core::table)]
+pub struct IndexEntry {
+    pub key: Text,
+    pub event: u32,
+    pub umask: u32,
 }
 
 /// One event type.
@@ -202,9 +222,47 @@ pub enum TableError {
 }
 
 impl EventTable {
+    /// A table of `events`, with its name indexes.
+    pub fn new(family: Text, source: Text, events: List<EventDef>) -> EventTable {
+        EventTable { family, source, events, names: Cow::Borrowed(&[]), umask_aliases: Cow::Borrowed(&[]) }.indexed()
+    }
+
     /// Parse a TOML table; `origin` names the file in messages.
     pub fn from_toml(text: &str, origin: &str) -> Result<EventTable, TableError> {
-        toml::from_str(text).map_err(|e| TableError::Syntax { origin: origin.to_string(), message: syntax_message(text, &e) })
+        toml::from_str::<EventTable>(text)
+            .map(EventTable::indexed)
+            .map_err(|e| TableError::Syntax { origin: origin.to_string(), message: syntax_message(text, &e) })
+    }
+
+    /// The table with its name indexes built from its events. Ties (names a valid
+    /// table never repeats) sort by position, so a search finds what a scan in table
+    /// order would.
+    fn indexed(mut self) -> EventTable {
+        let entry = |key: &str, event: usize, umask: usize| IndexEntry {
+            key: key.to_ascii_uppercase().into(),
+            event: u32::try_from(event).unwrap_or(u32::MAX),
+            umask: u32::try_from(umask).unwrap_or(u32::MAX),
+        };
+        let mut names = Vec::new();
+        let mut umask_aliases = Vec::new();
+        for (i, e) in self.events.iter().enumerate() {
+            names.extend(std::iter::once(&e.name).chain(e.aliases.iter()).map(|n| entry(n, i, 0)));
+            for (j, u) in e.umasks.iter().enumerate() {
+                umask_aliases.extend(u.aliases.iter().map(|a| entry(a, i, j)));
+            }
+        }
+        names.sort_unstable();
+        umask_aliases.sort_unstable();
+        self.names = names.into();
+        self.umask_aliases = umask_aliases.into();
+        self
+    }
+
+    /// The entries of `index` whose key is `name` in any case, first in table order.
+    fn lookup<'a>(index: &'a [IndexEntry], name: &str) -> Option<&'a IndexEntry> {
+        let upper = || name.bytes().map(|b| b.to_ascii_uppercase());
+        let first = index.partition_point(|x| x.key.bytes().lt(upper()));
+        index.get(first).filter(|x| x.key.len() == name.len() && x.key.bytes().eq(upper()))
     }
 
     /// Check the table against the family's hardware. Every problem is reported with
@@ -337,12 +395,14 @@ impl EventTable {
 
     /// Find an event by name or alias, case-insensitively.
     pub fn find(&self, name: &str) -> Option<&EventDef> {
-        self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name) || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
+        EventTable::lookup(&self.names, name).and_then(|x| self.events.get(x.event as usize))
     }
 
     /// Find the event and unit mask a unit-mask alias names (`Sel_0_wait`).
     pub fn find_umask_alias(&self, name: &str) -> Option<(&EventDef, &UmaskDef)> {
-        self.events.iter().find_map(|e| e.umasks.iter().find(|u| u.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))).map(|u| (e, u)))
+        let x = EventTable::lookup(&self.umask_aliases, name)?;
+        let e = self.events.get(x.event as usize)?;
+        Some((e, e.umasks.get(x.umask as usize)?))
     }
 
     /// The event with selector `code` on `model`, if the table defines one.

@@ -97,9 +97,9 @@ impl Rules for TestRules {
 
     fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
         let at = |e: usize| members.iter().position(|&m| m == e).and_then(|i| placed[i]);
-        for &(a, ca, b, cb) in &self.forbidden {
+        for (k, &(a, ca, b, cb)) in self.forbidden.iter().enumerate() {
             if at(a) == Some(ca) && at(b) == Some(cb) {
-                return Err(Violation { rule: format!("e{a} on c{ca} excludes e{b} on c{cb}"), events: vec![a, b] });
+                return Err(Violation { rule: k as u32, events: vec![a, b] });
             }
         }
         let class: Vec<usize> = (0..members.len()).filter(|&i| self.class.contains(&members[i])).collect();
@@ -111,14 +111,21 @@ impl Rules for TestRules {
             None => class.iter().all(|&i| placed[i].is_some()),
         };
         if broken {
-            return Err(Violation {
-                rule: format!("counter c{} must hold a class event", self.anchor),
-                events: class.iter().map(|&i| members[i]).collect(),
-            });
+            return Err(Violation { rule: ANCHOR_RULE, events: class.iter().map(|&i| members[i]).collect() });
         }
         Ok(())
     }
+
+    fn describe(&self, v: &Violation) -> String {
+        match self.forbidden.get(v.rule as usize) {
+            Some((a, ca, b, cb)) => format!("e{a} on c{ca} excludes e{b} on c{cb}"),
+            None => format!("counter c{} must hold a class event", self.anchor),
+        }
+    }
 }
+
+/// [`TestRules`]' class rule; a forbidden pair's rule is its position.
+const ANCHOR_RULE: u32 = u32::MAX;
 
 /// Exhaustive search under rules: every injective placement, checked whole.
 fn exists_with(allowed: &[u64], rules: &dyn Rules, placed: &mut Vec<Option<usize>>) -> bool {
@@ -262,9 +269,13 @@ impl Rules for Adversary {
 
     fn check(&self, _members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
         match placed.iter().all(Option::is_some) {
-            true => Err(Violation { rule: "never".into(), events: vec![] }),
+            true => Err(Violation { rule: 0, events: vec![] }),
             false => Ok(()),
         }
+    }
+
+    fn describe(&self, _v: &Violation) -> String {
+        "never".into()
     }
 }
 

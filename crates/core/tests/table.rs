@@ -66,3 +66,40 @@ proptest::proptest! {
         let _ = check(&text);
     }
 }
+
+/// What `find` and `find_umask_alias` answered before the index: the first match in
+/// table order, names compared without regard to ASCII case.
+fn scan<'a>(t: &'a EventTable, name: &str) -> Option<&'a str> {
+    t.events
+        .iter()
+        .find(|e| e.name.eq_ignore_ascii_case(name) || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
+        .map(|e| e.name.as_ref())
+}
+
+fn scan_alias<'a>(t: &'a EventTable, name: &str) -> Option<(&'a str, &'a str)> {
+    t.events.iter().find_map(|e| {
+        e.umasks.iter().find(|u| u.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))).map(|u| (e.name.as_ref(), u.name.as_ref()))
+    })
+}
+
+proptest::proptest! {
+    /// The name indexes answer as a scan in table order does, for any names (repeated
+    /// ones too, which only validation refuses) and any query, in any case.
+    #[test]
+    fn index_lookups_equal_a_scan_in_table_order(
+        events in proptest::collection::vec(("[a-cA-C_é]{1,3}", proptest::collection::vec("[a-cA-C]{1,3}", 0..3), proptest::collection::vec("[a-cA-C]{1,3}", 0..3)), 1..12),
+        queries in proptest::collection::vec("[a-cA-C_é]{0,4}", 1..20),
+    ) {
+        let mut text = String::from("family = \"toy\"\n");
+        for (i, (name, aliases, umask_aliases)) in events.iter().enumerate() {
+            text.push_str(&format!("[[event]]\nname = \"{name}\"\ncode = {i}\ndescription = \"x\"\naliases = {aliases:?}\n"));
+            text.push_str(&format!("umasks = [ {{ name = \"U{i}\", value = 1, aliases = {umask_aliases:?} }} ]\n"));
+        }
+        let t = EventTable::from_toml(&text, "t.toml").unwrap();
+        let names = events.iter().flat_map(|(n, a, u)| std::iter::once(n).chain(a).chain(u));
+        for q in queries.iter().chain(names).flat_map(|q| [q.clone(), q.to_ascii_lowercase(), q.to_ascii_uppercase()]) {
+            proptest::prop_assert_eq!(t.find(&q).map(|e| e.name.as_ref()), scan(&t, &q), "find {}", q);
+            proptest::prop_assert_eq!(t.find_umask_alias(&q).map(|(e, u)| (e.name.as_ref(), u.name.as_ref())), scan_alias(&t, &q), "alias {}", q);
+        }
+    }
+}

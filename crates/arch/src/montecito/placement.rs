@@ -15,6 +15,15 @@ use super::pmu::{attr, index, plm, PMC_NAMES, PMD_NAMES};
 /// unit mask.
 const L2D_GROUPS: [(usize, [usize; 2]); 2] = [(index(4), [index(5), index(8)]), (index(6), [index(7), index(9)])];
 
+/// The rules, as [`Violation::rule`] numbers them; an L2D follower's rule adds the
+/// follower's counter to `L2D_FOLLOWS`.
+const EXCLUDES: u32 = 0;
+const CAPTURE_TWICE: u32 = 1;
+const ETB_BESIDE_DEAR: u32 = 2;
+const L1D_SETS: u32 = 3;
+const L1D_ON_PMD5: u32 = 4;
+const L2D_FOLLOWS: u32 = 16;
+
 /// What the rules read of one event.
 #[derive(Debug, PartialEq, Eq)]
 struct Facts<'a> {
@@ -23,9 +32,20 @@ struct Facts<'a> {
     l1d: Option<&'a str>,
     /// Its L2D set (§4.8.4.x), unit mask and `.all`: §4.8.4 compares all three.
     l2d: Option<(&'a str, u64, Option<u64>)>,
-    /// The capture register it programs (its `capture` attribute), with its privilege
-    /// levels, which the register takes too.
-    capture: Option<(&'a str, u64)>,
+    /// The capture register it programs and how (its `capture` attribute).
+    capture: Option<Capture<'a>>,
+}
+
+/// An event's `capture` attribute, read once: the checks compare these, not text.
+#[derive(Debug, PartialEq, Eq)]
+struct Capture<'a> {
+    /// The whole attribute and the privilege levels, which the register takes too:
+    /// one register holds one of these.
+    spec: &'a str,
+    plm: u64,
+    register: &'a str,
+    /// §3.3.9.2, §3.3.9.3: a D-EAR configuration in TLB or ALAT mode needs PMC39 = 0.
+    needs_no_etb: bool,
 }
 
 /// The capture register a `capture` attribute programs.
@@ -45,6 +65,41 @@ pub struct Placement<'a> {
     /// Per event of the list: the events of the list it excludes (§4.15), with the
     /// name its note gives them.
     excludes: Vec<Vec<(usize, &'a str)>>,
+    /// Per event of the list: its facts as numbers, which `check` compares.
+    keys: Vec<Keys>,
+    /// Which rules the list's events are bound by at all: whether any event excludes
+    /// another, programs a capture register, or belongs to an L1D or L2D set.
+    excluding: bool,
+    capturing: bool,
+    l1d_sets: bool,
+    l2d_sets: bool,
+}
+
+/// What the checks compare of one event, each value numbered within the list (0 for
+/// none): its L1D set; its L2D set with unit mask and `.all`; its capture register,
+/// and that register's configuration with the privilege levels.
+#[derive(Debug, Clone, Copy, Default)]
+struct Keys {
+    l1d: u32,
+    l2d: u32,
+    register: u32,
+    capture: u32,
+    needs_no_etb: bool,
+    is_etb: bool,
+}
+
+/// Numbers values in order of first appearance, from 1.
+struct Numbering<T>(Vec<T>);
+
+impl<T: PartialEq> Numbering<T> {
+    fn of(&mut self, value: Option<T>) -> u32 {
+        let Some(value) = value else { return 0 };
+        let at = self.0.iter().position(|v| *v == value).unwrap_or_else(|| {
+            self.0.push(value);
+            self.0.len() - 1
+        });
+        u32::try_from(at + 1).unwrap_or(u32::MAX)
+    }
 }
 
 /// The rules over `sels`, for `schedule::solve` and `schedule::groups`.
@@ -69,12 +124,37 @@ pub fn rules<'a>(_pmu: &'a Pmu, sels: &'a [EventSel]) -> Box<dyn Rules + 'a> {
         .map(|(sel, excluded)| {
             let l1d = attr(sel, "l1d_set");
             let l2d = attr(sel, "l2d_set").map(|set| (set, sel.umask, sel.modifier("all")));
-            let capture = attr(sel, "capture").map(|spec| (spec, plm(sel)));
+            let capture = attr(sel, "capture").map(|spec| Capture {
+                spec,
+                plm: plm(sel),
+                register: capture_register(spec),
+                needs_no_etb: dear_needs_no_etb(spec),
+            });
             let involved = l1d.is_some() || l2d.is_some() || capture.is_some() || !excluded.is_empty();
             involved.then(|| Facts { name: sel.event.as_ref().map_or("", |e| e.name.as_ref()), l1d, l2d, capture })
         })
+        .collect::<Vec<Option<Facts>>>();
+    let (mut l1d, mut l2d, mut register, mut capture) =
+        (Numbering(Vec::new()), Numbering(Vec::new()), Numbering(Vec::new()), Numbering(Vec::new()));
+    let keys: Vec<Keys> = facts
+        .iter()
+        .map(|f| {
+            let Some(f) = f else { return Keys::default() };
+            let c = f.capture.as_ref();
+            Keys {
+                l1d: l1d.of(f.l1d),
+                l2d: l2d.of(f.l2d),
+                register: register.of(c.map(|c| c.register)),
+                capture: capture.of(c.map(|c| (c.spec, c.plm))),
+                needs_no_etb: c.is_some_and(|c| c.needs_no_etb),
+                is_etb: c.is_some_and(|c| c.register == "PMC39"),
+            }
+        })
         .collect();
-    Box::new(Placement { facts, excludes })
+    let excluding = excludes.iter().any(|e| !e.is_empty());
+    let any = |f: fn(&Keys) -> bool| keys.iter().any(f);
+    let (capturing, l1d_sets, l2d_sets) = (any(|k| k.register != 0), any(|k| k.l1d != 0), any(|k| k.l2d != 0));
+    Box::new(Placement { facts, excludes, keys, excluding, capturing, l1d_sets, l2d_sets })
 }
 
 impl Placement<'_> {
@@ -95,96 +175,121 @@ impl Rules for Placement<'_> {
     }
 
     fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
+        // Called for every placement the search tries: numbers compared, nothing
+        // allocated until a rule is broken, and nothing worded (`describe` does that).
         let n = members.len();
-        let facts = |i: usize| members.get(i).and_then(|&e| self.facts(e));
-        let l1d = |i: usize| facts(i).and_then(|f| f.l1d);
-        let l2d = |i: usize| facts(i).and_then(|f| f.l2d);
+        let key = |i: usize| members.get(i).and_then(|&e| self.keys.get(e)).copied().unwrap_or_default();
         let at = |i: usize| placed.get(i).copied().flatten();
-        let violation = |rule: String, events: Vec<usize>| {
-            Err(Violation { rule, events: events.iter().filter_map(|&i| members.get(i).copied()).collect() })
+        let violation = |rule: u32, events: &mut dyn Iterator<Item = usize>| {
+            Err(Violation { rule, events: events.filter_map(|i| members.get(i).copied()).collect() })
         };
 
         // Mutually exclusive events (their notes in §4.15).
-        for (a, &event) in members.iter().enumerate() {
-            for &(excluded, name) in self.excludes.get(event).into_iter().flatten() {
-                if let Some(b) = members.iter().position(|&m| m == excluded) {
-                    let ea = facts(a).map_or("", |f| f.name);
-                    return violation(format!("§4.15 {ea}: only one of {ea} and {name} may be measured at a time"), vec![a, b]);
+        if self.excluding {
+            for (a, &event) in members.iter().enumerate() {
+                for &(excluded, _) in self.excludes.get(event).into_iter().flatten() {
+                    if let Some(b) = members.iter().position(|&m| m == excluded) {
+                        return violation(EXCLUDES, &mut [a, b].into_iter());
+                    }
                 }
             }
         }
 
         // §3.3.8-§3.3.10: each EAR and the trace buffer hold one configuration; PMC39
         // must be 0 while the D-EAR is in TLB or ALAT mode.
-        let captures: Vec<(usize, &str, u64)> = (0..n).filter_map(|i| facts(i).and_then(|f| f.capture).map(|(s, p)| (i, s, p))).collect();
-        for (k, &(a, spec_a, plm_a)) in captures.iter().enumerate() {
-            for &(b, spec_b, plm_b) in captures.iter().skip(k + 1) {
-                let (reg_a, reg_b) = (capture_register(spec_a), capture_register(spec_b));
-                if reg_a == reg_b && (spec_a, plm_a) != (spec_b, plm_b) {
-                    return violation(
-                        format!("§3.3.8-§3.3.10: both program {reg_a} differently, and it holds one configuration"),
-                        vec![a, b],
-                    );
+        for a in (0..n).filter(|_| self.capturing) {
+            let ka = key(a);
+            if ka.register == 0 {
+                continue;
+            }
+            for b in a + 1..n {
+                let kb = key(b);
+                if kb.register == 0 {
+                    continue;
                 }
-                let etb_beside_dear = (dear_needs_no_etb(spec_a) && reg_b == "PMC39") || (dear_needs_no_etb(spec_b) && reg_a == "PMC39");
-                if etb_beside_dear {
-                    return violation(
-                        "§3.3.9.2, §3.3.9.3: PMC39 (the trace buffer) must be 0 while the D-EAR is in TLB or ALAT mode".into(),
-                        vec![a, b],
-                    );
+                if ka.register == kb.register && ka.capture != kb.capture {
+                    return violation(CAPTURE_TWICE, &mut [a, b].into_iter());
+                }
+                if (ka.needs_no_etb && kb.is_etb) || (kb.needs_no_etb && ka.is_etb) {
+                    return violation(ETB_BESIDE_DEAR, &mut [a, b].into_iter());
                 }
             }
         }
 
         // §4.8.2: one L1D set at a time, selected by the event on PMD5.
-        let l1d_events: Vec<usize> = (0..n).filter(|&i| l1d(i).is_some()).collect();
-        if let Some(&first) = l1d_events.first() {
-            if let Some(&other) = l1d_events.iter().find(|&&i| l1d(i) != l1d(first)) {
-                return violation(
-                    format!(
-                        "§4.8.2: events of different L1D sets (set {} and set {}) cannot be measured at the same time",
-                        l1d(first).unwrap_or("?"),
-                        l1d(other).unwrap_or("?")
-                    ),
-                    vec![first, other],
-                );
+        let l1d = |i: usize| key(i).l1d;
+        if let Some(first) = (0..n).filter(|_| self.l1d_sets).find(|&i| l1d(i) != 0) {
+            if let Some(other) = (first + 1..n).find(|&i| l1d(i) != 0 && l1d(i) != l1d(first)) {
+                return violation(L1D_SETS, &mut [first, other].into_iter());
             }
             let on_pmd5 = (0..n).find(|&i| at(i) == Some(index(5)));
             let broken = match on_pmd5 {
-                Some(i) => !l1d_events.contains(&i),
-                None => l1d_events.iter().all(|&i| at(i).is_some()),
+                Some(i) => l1d(i) == 0,
+                None => (0..n).all(|i| l1d(i) == 0 || at(i).is_some()),
             };
             if broken {
-                let mut events = l1d_events.clone();
-                events.extend(on_pmd5.filter(|i| !l1d_events.contains(i)));
-                return violation("§4.8.2: one of the L1D events must be measured by PMD5 (PMC5 selects the L1D set)".into(), events);
+                let l1d_events = (0..n).filter(|&i| l1d(i) != 0);
+                return violation(L1D_ON_PMD5, &mut l1d_events.chain(on_pmd5.filter(|&i| l1d(i) == 0)));
             }
         }
 
         // §4.8.4: PMD5/8 count PMC4's L2D set with PMC4's umask and .all; PMD7/9 PMC6's.
+        if !self.l2d_sets {
+            return Ok(());
+        }
+        // The member on each of the twelve counters, looked up once.
+        let mut on_counter = [None; 12];
+        for (i, c) in placed.iter().enumerate().rev() {
+            if let Some(slot) = c.and_then(|c| on_counter.get_mut(c)) {
+                *slot = Some(i);
+            }
+        }
+        let l2d = |i: usize| key(i).l2d;
         for (anchor, followers) in L2D_GROUPS {
-            let on = |c: usize| (0..n).find(|&i| at(i) == Some(c));
+            let on = |c: usize| on_counter.get(c).copied().flatten();
             for follower in followers {
-                let Some((f, wanted)) = on(follower).and_then(|f| Some((f, l2d(f)?))) else { continue };
-                let same = |a: usize| l2d(a) == Some(wanted);
+                let Some(f) = on(follower).filter(|&f| l2d(f) != 0) else { continue };
                 let fine = match on(anchor) {
-                    Some(a) => same(a),
-                    None => (0..n).any(|a| at(a).is_none() && same(a)),
+                    Some(a) => l2d(a) == l2d(f),
+                    None => (0..n).any(|a| at(a).is_none() && l2d(a) == l2d(f)),
                 };
                 if !fine {
-                    let mut events = vec![f];
-                    events.extend(on(anchor));
-                    let name = |names: &[&'static str; 12], c: usize| names.get(c).copied().unwrap_or("?");
-                    let (pmd, pmd_anchor, pmc_anchor) = (name(&PMD_NAMES, follower), name(&PMD_NAMES, anchor), name(&PMC_NAMES, anchor));
-                    return violation(
-                        format!(
-                            "§4.8.4: an L2D event on {pmd} needs an L2D event of the same set, unit mask and .all on {pmd_anchor} ({pmd} shares {pmc_anchor}'s set and umask)"
-                        ),
-                        events,
-                    );
+                    return violation(L2D_FOLLOWS + follower as u32, &mut std::iter::once(f).chain(on(anchor)));
                 }
             }
         }
         Ok(())
+    }
+
+    fn describe(&self, v: &Violation) -> String {
+        let facts = |k: usize| v.events.get(k).and_then(|&e| self.facts(e));
+        let name = |k: usize| facts(k).map_or("", |f| f.name);
+        match v.rule {
+            EXCLUDES => {
+                let excluded = v.events.get(1).copied();
+                let entries = v.events.first().and_then(|&a| self.excludes.get(a)).into_iter().flatten();
+                let other = entries.filter(|(b, _)| Some(*b) == excluded).map(|(_, n)| *n).next().unwrap_or("?");
+                format!("§4.15 {0}: only one of {0} and {other} may be measured at a time", name(0))
+            }
+            CAPTURE_TWICE => {
+                let reg = facts(0).and_then(|f| f.capture.as_ref()).map_or("?", |c| c.register);
+                format!("§3.3.8-§3.3.10: both program {reg} differently, and it holds one configuration")
+            }
+            ETB_BESIDE_DEAR => "§3.3.9.2, §3.3.9.3: PMC39 (the trace buffer) must be 0 while the D-EAR is in TLB or ALAT mode".into(),
+            L1D_SETS => {
+                let set = |k: usize| facts(k).and_then(|f| f.l1d).unwrap_or("?");
+                format!("§4.8.2: events of different L1D sets (set {} and set {}) cannot be measured at the same time", set(0), set(1))
+            }
+            L1D_ON_PMD5 => "§4.8.2: one of the L1D events must be measured by PMD5 (PMC5 selects the L1D set)".into(),
+            rule => {
+                let follower = rule.saturating_sub(L2D_FOLLOWS) as usize;
+                let anchor = L2D_GROUPS.iter().find(|(_, f)| f.contains(&follower)).map_or(0, |(a, _)| *a);
+                let name = |names: &[&'static str; 12], c: usize| names.get(c).copied().unwrap_or("?");
+                let (pmd, pmd_anchor, pmc_anchor) = (name(&PMD_NAMES, follower), name(&PMD_NAMES, anchor), name(&PMC_NAMES, anchor));
+                format!(
+                    "§4.8.4: an L2D event on {pmd} needs an L2D event of the same set, unit mask and .all on {pmd_anchor} ({pmd} shares {pmc_anchor}'s set and umask)"
+                )
+            }
+        }
     }
 }
