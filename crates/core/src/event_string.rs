@@ -312,13 +312,15 @@ fn resolve_generic(spec: &EventSpec, pmu: &Pmu) -> Result<Option<EventSel>, Even
 pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError> {
     let input = spec.input.as_str();
     let model = pmu.desc.model;
-    let mut umask_tokens = spec.umasks.clone();
+    // Borrowed unless a unit mask comes from the event token itself (an alias, a raw
+    // code's low bits, a flattened name).
+    let mut umask_tokens = std::borrow::Cow::Borrowed(spec.umasks.as_slice());
     // A raw code carries the unit mask in its low bits on families that have one.
     let mut raw_umask = None;
     let (event, code) = if let Some(e) = pmu.table.find(&spec.event.text) {
         (Some(e.clone()), e.code)
     } else if let Some((e, u)) = pmu.table.find_umask_alias(&spec.event.text) {
-        umask_tokens.insert(0, Token { text: u.name.to_string(), column: spec.event.column });
+        umask_tokens.to_mut().insert(0, Token { text: u.name.to_string(), column: spec.event.column });
         (Some(e.clone()), e.code)
     } else if let Some(raw) = raw_code(&spec.event.text) {
         let bits = pmu.desc.raw_umask_bits;
@@ -336,7 +338,7 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
         };
         (pmu.table.by_code(code, model).or_else(other).cloned(), code)
     } else if let Some((e, extra)) = split_flattened(pmu, &spec.event.text) {
-        umask_tokens.splice(0..0, extra.into_iter().map(|text| Token { text, column: spec.event.column }));
+        umask_tokens.to_mut().splice(0..0, extra.into_iter().map(|text| Token { text, column: spec.event.column }));
         (Some(e.clone()), e.code)
     } else {
         let names = nearest(&spec.event.text, pmu.events().map(|e| e.name.as_ref()));
@@ -349,7 +351,7 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
         .suggesting(names));
     };
     if let Some(mask) = raw_umask.filter(|m| *m != 0) {
-        umask_tokens.insert(0, Token { text: format!("{mask:#x}"), column: spec.event.column });
+        umask_tokens.to_mut().insert(0, Token { text: format!("{mask:#x}"), column: spec.event.column });
     }
     if let Some(e) = &event {
         if !e.exists_on(model) {
@@ -456,13 +458,12 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
         // exactly when its canonical name `E.A.B` is.
         let value = defaults.iter().fold(0, |m, u| m | u.value);
         let mut out = Umask { value, names: defaults.iter().map(|u| u.name.to_string()).collect(), warnings: vec![] };
-        let end = Token { text: " ".into(), column: input.chars().count() + 1 };
-        check_umask(input, e, &end, &mut out)?;
+        let end = || Token { text: " ".into(), column: input.chars().count() + 1 };
+        check_umask(input, e, end, &mut out)?;
         return Ok(out);
     }
-    let valid: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
     let mut out = Umask::default();
-    for t in &join_dotted(e, tokens) {
+    for t in join_dotted(e, tokens).iter() {
         if let Some(v) = numeric_umask(&t.text) {
             if v > pmu.desc.max_umask {
                 return Err(EventError::at(input, t, format!("unit mask {v:#x} does not fit (at most {:#x})", pmu.desc.max_umask), None));
@@ -472,6 +473,7 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
             continue;
         }
         let Some(u) = e.umask(&t.text) else {
+            let valid: Vec<&str> = e.umasks.iter().map(|u| u.name.as_ref()).collect();
             let near = nearest(&t.text, valid.iter().copied());
             let help = if valid.is_empty() {
                 Some(format!("event '{}' has no unit masks", e.name))
@@ -491,32 +493,33 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
         out.names.push(u.name.to_string());
     }
     let column = tokens.first().map_or(1, |t| t.column);
-    let written = Token { text: tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("."), column };
-    check_umask(input, e, &written, &mut out)?;
+    let written = || Token { text: joined(tokens), column };
+    check_umask(input, e, written, &mut out)?;
     Ok(out)
 }
 
 /// Every rule on a unit-mask value, however it was chosen (written, or the event's
-/// defaults), as the table decides it (`EventDef::umask_verdict`); errors point at `at`.
-fn check_umask(input: &str, e: &EventDef, at: &Token, out: &mut Umask) -> Result<(), EventError> {
+/// defaults), as the table decides it (`EventDef::umask_verdict`); errors point at
+/// the token `at` makes (made only for an error or a warning).
+fn check_umask(input: &str, e: &EventDef, at: impl Fn() -> Token, out: &mut Umask) -> Result<(), EventError> {
     let ignored = out.value & e.umask_ignored;
     if ignored != 0 {
         out.warnings.push(format!("{}: unit-mask bits {ignored:#x} are ignored by the hardware", e.name));
     }
     let effective = out.value & !e.umask_ignored;
-    let note = if e.umask_note.is_empty() { String::new() } else { format!(": the spec says \"{}\"", e.umask_note) };
+    let note = || if e.umask_note.is_empty() { String::new() } else { format!(": the spec says \"{}\"", e.umask_note) };
     match e.umask_verdict(out.value) {
         UmaskVerdict::Listed => Ok(()),
         UmaskVerdict::Meaningless => {
-            out.warnings.push(format!("{} with unit mask {effective:#x} may count meaningless data{note}", e.name));
+            out.warnings.push(format!("{} with unit mask {effective:#x} may count meaningless data{}", e.name, note()));
             Ok(())
         }
         UmaskVerdict::NotListed => {
             let listed: Vec<String> = e.umasks.iter().map(|u| format!("{} ({:#x})", u.name, u.value)).collect();
             Err(EventError::at(
                 input,
-                at,
-                format!("unit mask {effective:#x} is not a meaningful setting of event '{}'{note}", e.name),
+                &at(),
+                format!("unit mask {effective:#x} is not a meaningful setting of event '{}'{}", e.name, note()),
                 Some(format!("meaningful unit masks: {}", listed.join(", "))),
             ))
         }
@@ -525,7 +528,7 @@ fn check_umask(input: &str, e: &EventDef, at: &Token, out: &mut Umask) -> Result
             let listed: Vec<String> = e.umasks.iter().map(|u| u.name.to_string()).collect();
             Err(EventError::at(
                 input,
-                at,
+                &at(),
                 format!("unit mask {:#x} of event '{}' {}{note}", out.value, e.name, bad.kind.describe()),
                 Some(format!("valid unit masks: {}", listed.join(", "))),
             ))
@@ -536,7 +539,11 @@ fn check_umask(input: &str, e: &EventDef, at: &Token, out: &mut Umask) -> Result
 /// Unit-mask tokens with the dotted names among them put back together: the parser
 /// splits `ALL.ALL_PRED` at the dot, but it is one of Montecito's unit masks. The
 /// longest run of tokens that names a unit mask wins.
-fn join_dotted(e: &EventDef, tokens: &[Token]) -> Vec<Token> {
+fn join_dotted<'a>(e: &EventDef, tokens: &'a [Token]) -> std::borrow::Cow<'a, [Token]> {
+    // Only a unit-mask name with a dot can be a run of several tokens.
+    if tokens.len() < 2 || !e.umasks.iter().any(|u| u.name.contains('.')) {
+        return std::borrow::Cow::Borrowed(tokens);
+    }
     let mut out = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
@@ -545,7 +552,7 @@ fn join_dotted(e: &EventDef, tokens: &[Token]) -> Vec<Token> {
         out.push(Token { text: joined(run), column: run.first().map_or(1, |t| t.column) });
         i = end;
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Tokens written back with the dots between them.
@@ -573,6 +580,9 @@ fn resolve_modifiers(
     event: Option<&EventDef>,
     tokens: &[(Token, Option<Token>)],
 ) -> Result<Vec<(&'static str, u64)>, EventError> {
+    if tokens.is_empty() {
+        return Ok(Vec::new());
+    }
     let event_mods: Vec<&str> = event.map(|e| e.modifiers.iter().map(|m| m.as_ref()).collect()).unwrap_or_default();
     let allowed: Vec<&'static str> = pmu
         .desc
@@ -583,10 +593,9 @@ fn resolve_modifiers(
         .collect();
     let mut out: Vec<(&'static str, u64)> = Vec::new();
     for (name, value) in tokens {
-        let valid = if allowed.is_empty() {
-            format!("{} events take no modifiers", pmu.name())
-        } else {
-            format!("valid modifiers here: {}", allowed.join(", "))
+        let valid = || match allowed.is_empty() {
+            true => format!("{} events take no modifiers", pmu.name()),
+            false => format!("valid modifiers here: {}", allowed.join(", ")),
         };
         let def = match pmu.desc.modifier(&name.text) {
             Some(d) if allowed.contains(&d.name) => d,
@@ -596,12 +605,12 @@ fn resolve_modifiers(
                     input,
                     name,
                     format!("modifier '{}' does not apply to {what}: {}", d.name, d.description),
-                    Some(valid),
+                    Some(valid()),
                 ));
             }
             None => {
                 let near = nearest(&name.text, allowed.iter().copied());
-                return Err(EventError::at(input, name, format!("unknown modifier '{}' for {}", name.text, pmu.name()), Some(valid))
+                return Err(EventError::at(input, name, format!("unknown modifier '{}' for {}", name.text, pmu.name()), Some(valid()))
                     .suggesting(near));
             }
         };

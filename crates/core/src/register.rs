@@ -263,15 +263,25 @@ impl Register {
     }
 
     pub fn field(&self, name: &str) -> Result<&Field, RegisterError> {
-        if let Some(absent) = self.fields.iter().find(|f| f.is_absent() && f.name.eq_ignore_ascii_case(name)) {
-            return Err(RegisterError::AbsentField { register: self.name, field: absent.name, why: absent.description });
-        }
-        self.fields.iter().find(|f| !f.access.is_reserved() && f.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
-            RegisterError::UnknownField {
-                register: self.name,
-                field: name.to_string(),
-                valid: self.fields.iter().filter(|f| !f.access.is_reserved()).map(|f| f.name).collect::<Vec<_>>().join(", "),
+        // One pass: a field absent on this model is an error wherever it stands, else
+        // the first defined field of the name. Encoders pass the fields' own names,
+        // which compare by address before any letter is looked at.
+        let mut found = None;
+        for f in self.fields.iter() {
+            if f.name.len() != name.len() || (f.name.as_ptr() != name.as_ptr() && !f.name.eq_ignore_ascii_case(name)) {
+                continue;
             }
+            if f.is_absent() {
+                return Err(RegisterError::AbsentField { register: self.name, field: f.name, why: f.description });
+            }
+            if found.is_none() && !f.access.is_reserved() {
+                found = Some(f);
+            }
+        }
+        found.ok_or_else(|| RegisterError::UnknownField {
+            register: self.name,
+            field: name.to_string(),
+            valid: self.fields.iter().filter(|f| !f.access.is_reserved()).map(|f| f.name).collect::<Vec<_>>().join(", "),
         })
     }
 
