@@ -32,7 +32,7 @@ const SPANS: usize = DISTINCT * PASSES;
 fn span(k: usize, threads: usize) -> Span {
     let mut s = Span::new(1 + (k % 7) as u64, 0x1_0000 + 16 * k as u64);
     s.thread = (k % threads) as u8;
-    s.privilege = if k % 5 == 0 { Privilege::KERNEL } else { Privilege::USER };
+    s.privilege = if k.is_multiple_of(5) { Privilege::KERNEL } else { Privilege::USER };
     for j in 0..4 {
         s.signals.set(Signal::ALL[(k * 7 + j * 13) % Signal::COUNT], 1 + (j % 2) as u8);
     }
