@@ -25,6 +25,18 @@ pub trait Counting {
     fn counters(&self) -> usize;
     /// Increment of counter `i` in each cycle of `span` (0 when it does not count).
     fn rate(&self, i: usize, span: &Span) -> u64;
+    /// Calls `f` with each counter that counts in `span` and its [`Counting::rate`],
+    /// in counter order. A model whose counters share work per span (what the span's
+    /// address qualifies, what its capture units make of it) overrides it to do that
+    /// work once; the answers must be [`Counting::rate`]'s.
+    fn each_rate(&self, span: &Span, f: &mut dyn FnMut(usize, u64)) {
+        for i in 0..self.counters() {
+            let r = self.rate(i, span);
+            if r > 0 {
+                f(i, r);
+            }
+        }
+    }
     /// The part of the span's address (its data reference's, else its instruction
     /// address) that the rates depend on: where a model routes or qualifies by
     /// address. Spans that differ only in addresses of the same class count the same.
@@ -130,7 +142,7 @@ impl RateCache {
     /// Calls `f` with each counter that counts in `span` and its rate.
     fn each(&mut self, model: &dyn Counting, span: &Span, mut f: impl FnMut(usize, u64)) {
         if self.direct {
-            (0..model.counters()).map(|i| (i, model.rate(i, span))).filter(|&(_, r)| r > 0).for_each(|(i, r)| f(i, r));
+            model.each_rate(span, &mut f);
         } else {
             self.counting(model, span).iter().for_each(|&(i, r)| f(i, r));
         }
@@ -153,12 +165,7 @@ impl RateCache {
             slot.kind = kind;
             slot.generation = self.generation;
             slot.counting.clear();
-            for i in 0..model.counters() {
-                let r = model.rate(i, span);
-                if r > 0 {
-                    slot.counting.push((i, r));
-                }
-            }
+            model.each_rate(span, &mut |i, r| slot.counting.push((i, r)));
         }
         &slot.counting
     }

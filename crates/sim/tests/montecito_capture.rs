@@ -453,3 +453,27 @@ fn sample_fields_name_the_events_that_wrapped() {
     assert_eq!((s.thread, s.events.as_slice()), (0, &[0usize][..]));
     assert!(r.samples.windows(2).all(|w| w[0].cycle < w[1].cycle));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Issue 14: the model works out a span's tags and captures once for all its
+    /// counters (`each_rate`); every counter's rate is still exactly `rate`'s, with
+    /// capture events (L1I_EAR_EVENTS, DATA_EAR_EVENTS, BRANCH_EVENT), cycles and
+    /// retirements on the first counters of both threads and the capture units armed.
+    #[test]
+    fn each_rate_answers_as_rate_does(spans in proptest::collection::vec(any_span(), 1..24), mode in 0usize..3, thread in 0u8..2) {
+        let setup = [vec![(40, 0b10 << 24 | 0b1001), (37, 0x2809)], vec![(37, 0xe9)], vec![(39, 0b1001), (42, 0)]][mode].clone();
+        let mut m = sampling(0x43, 1 << 40, &setup);
+        for (n, es) in [(5, 0xc8), (6, 0x11), (7, 0x12), (8, 0x08)] {
+            m.write_pmc(0, n, es << 8 | 0b1001).unwrap();
+            m.write_pmc(1, n, es << 8 | 0b1001).unwrap();
+        }
+        for mut s in spans {
+            s.thread = thread;
+            let mut each = Vec::new();
+            m.each_rate(&s, &mut |i, r| each.push((i, r)));
+            let one: Vec<(usize, u64)> = (0..m.counters()).map(|i| (i, m.rate(i, &s))).filter(|&(_, r)| r > 0).collect();
+            prop_assert_eq!(each, one);
+        }
+    }
+}

@@ -529,8 +529,17 @@ impl Montecito {
         t.captured(span, span_cpl(span.privilege), tags)
     }
 
-    /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`.
-    fn rate_of(&self, t: usize, n: usize, span: &Span) -> u64 {
+    /// What `span` gives every counter alike: its qualification tags, and the capture
+    /// units it gives an event to (asked only when some counter counts captures).
+    fn facts(&self, span: &Span) -> SpanFacts {
+        let tags = self.tags(span);
+        let captures = self.threads.iter().flat_map(|t| &t.pairs).any(|p| p.program.is_some_and(|g| g.captures));
+        SpanFacts { tags, captured: if captures { self.captured(span, tags) } else { 0 } }
+    }
+
+    /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`, whose facts are
+    /// `facts`.
+    fn rate_of(&self, t: usize, n: usize, span: &Span, facts: &SpanFacts) -> u64 {
         let Some(thread) = self.threads.get(t) else { return 0 };
         let Some(pair) = thread.pair(n) else { return 0 };
         let Some(program) = pair.program else { return 0 };
@@ -553,11 +562,10 @@ impl Montecito {
         let mut value = 0;
         // The span's own events belong to (or are assigned to) the foreground thread,
         // and are qualified by its tags, as the Causal events credited to it are (MD50).
-        let tags = self.tags(span);
-        let qualified = passes(program.reach, tags);
+        let qualified = passes(program.reach, facts.tags);
         if sees(fg) && qualified {
             let state = Some(line_state(span.address()));
-            let captured = if program.captures { self.captured(span, tags) } else { 0 };
+            let captured = if program.captures { facts.captured } else { 0 };
             let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state, captured };
             value += program.value(&c, mesi);
         }
@@ -586,6 +594,12 @@ impl Montecito {
     }
 }
 
+/// What a span gives every counter alike (`Montecito::facts`).
+struct SpanFacts {
+    tags: u64,
+    captured: u8,
+}
+
 /// Virtual counter `thread × 12 + (n − 4)` is PMDn of that thread.
 impl Counting for Montecito {
     fn counters(&self) -> usize {
@@ -593,7 +607,18 @@ impl Counting for Montecito {
     }
 
     fn rate(&self, i: usize, span: &Span) -> u64 {
-        self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span)
+        self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span, &self.facts(span))
+    }
+
+    /// The span's tags and captures worked out once for all 24 counters.
+    fn each_rate(&self, span: &Span, f: &mut dyn FnMut(usize, u64)) {
+        let facts = self.facts(span);
+        for i in 0..self.counters() {
+            let r = self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span, &facts);
+            if r > 0 {
+                f(i, r);
+            }
+        }
     }
 
     /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address;
