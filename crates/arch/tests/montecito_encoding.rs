@@ -445,3 +445,38 @@ fn table_3_6_all_is_explained_per_counter_and_table_3_5_ism_warns() {
         assert!(d.warnings.iter().any(|w| w.contains("(ism)") && w.contains("Table 3-5")), "ism {ism:#b}: {:?}", d.warnings);
     }
 }
+
+/// §4.8.2 and §4.8.4 as reservations (issue 14): PMD5 belongs to the L1D events while
+/// there are any, and an L2D event no other event matches can only be on PMD4 or
+/// PMD6. A set those reservations alone refute is refused at once, naming the rule
+/// that suffices and no other.
+#[test]
+fn sets_the_reservations_refute_name_only_the_rule_that_suffices() {
+    let cat = cat();
+    let pmu = cat.pmu("montecito").unwrap();
+    let refusal = |events: &[&str]| match encode_set(pmu, &sels(&cat, "montecito", events)).unwrap_err() {
+        EncodeError::Unschedulable { why, .. } => why,
+        other => panic!("{events:?}: {other}"),
+    };
+    // Six events of PMD4-9 beside an L1D event, which takes PMD5 from them; the lone
+    // L2D event among them is bound by §4.8.4 too, but that is not why.
+    let why = refusal(&[
+        "L2D_FORCE_RECIRC.SNP_OR_L3",
+        "BUS_RD_IO.IO",
+        "BUS_RD_IO.EITHER",
+        "BUS_RD_IO.SELF",
+        "BUS_MEMORY.ALL.IO",
+        "SI_SCB_SIGNOFFS.HIT",
+        "L1D_READ_MISSES.ALL",
+    ]);
+    assert!(why.contains("§4.8.2: one of the L1D events must be measured by PMD5"), "{why}");
+    assert!(!why.contains("§4.8.4"), "{why}");
+    // Three unit masks of one L2D event: each alone, and two anchors.
+    let why = refusal(&["L2D_OZQ_CANCELS0.SEMA", "L2D_OZQ_CANCELS0.OVER_SUB", "L2D_OZQ_CANCELS0.WB_CONF"]);
+    assert!(why.contains("§4.8.4: an L2D event whose set, unit mask and .all no other event shares can only be on PMD4 or PMD6"), "{why}");
+    assert!(!why.contains("§4.8.2"), "{why}");
+    // Two of the same selection share: PMD4 and its follower PMD5 count them.
+    assert!(
+        encode_set(pmu, &sels(&cat, "montecito", &["L2D_OZQ_CANCELS0.SEMA", "L2D_OZQ_CANCELS0.SEMA", "L2D_OZQ_CANCELS0.WB_CONF"])).is_ok()
+    );
+}

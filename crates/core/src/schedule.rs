@@ -62,6 +62,15 @@ pub trait Rules {
     fn check(&self, members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation>;
     /// The rule a violation of [`Rules::check`] breaks, in the spec's words.
     fn describe(&self, violation: &Violation) -> String;
+    /// Counters the rules reserve: for each rule that takes counters from some of
+    /// `members` (whatever their masks), the violation a placement using one would be,
+    /// and per member the counters it keeps (`u64::MAX` for all). No placement that
+    /// satisfies the rules may use a counter taken; the search then starts from masks
+    /// narrowed so, and when those cannot be matched, names the rules that suffice
+    /// to make it so (all of them when none does alone).
+    fn reserved(&self, _members: &[usize]) -> Vec<(Violation, Vec<u64>)> {
+        Vec::new()
+    }
 }
 
 /// No rules: counter masks alone decide.
@@ -131,6 +140,23 @@ enum Outcome {
 /// others matched onto the counters left. Violations met are collected in `seen`
 /// when it is given (only an explanation needs them).
 fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut Vec<Violation>>) -> Outcome {
+    let reserved = rules.reserved(members);
+    let keeping = |rules: &[&Vec<u64>]| -> Vec<u64> {
+        masks.iter().enumerate().map(|(i, &m)| rules.iter().fold(m, |m, keep| m & keep.get(i).copied().unwrap_or(u64::MAX))).collect()
+    };
+    let narrowed = keeping(&reserved.iter().map(|(_, keep)| keep).collect::<Vec<_>>());
+    if !reserved.is_empty() && !has_matching(narrowed.len(), narrowed.iter().copied()) {
+        if let Some(seen) = seen {
+            let alone: Vec<&Violation> =
+                reserved.iter().filter(|(_, keep)| !has_matching(masks.len(), keeping(&[keep]).into_iter())).map(|(v, _)| v).collect();
+            match alone.is_empty() {
+                true => seen.extend(reserved.into_iter().map(|(v, _)| v)),
+                false => seen.extend(alone.into_iter().cloned()),
+            }
+        }
+        return Outcome::Impossible;
+    }
+    let masks = narrowed.as_slice();
     let mut involved: Vec<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
     involved.sort_by_key(|&i| masks[i].count_ones());
     let free: Vec<usize> = (0..members.len()).filter(|&i| !rules.involves(members[i])).collect();

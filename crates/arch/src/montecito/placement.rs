@@ -22,6 +22,7 @@ const CAPTURE_TWICE: u32 = 1;
 const ETB_BESIDE_DEAR: u32 = 2;
 const L1D_SETS: u32 = 3;
 const L1D_ON_PMD5: u32 = 4;
+const L2D_ALONE: u32 = 5;
 const L2D_FOLLOWS: u32 = 16;
 
 /// What the rules read of one event.
@@ -261,6 +262,32 @@ impl Rules for Placement<'_> {
         Ok(())
     }
 
+    /// §4.8.2: while the list has L1D events, PMD5 holds one of them, so no other
+    /// event may take it. §4.8.4: an L2D event that no other member matches in set,
+    /// unit mask and `.all` cannot be on PMD5, 7, 8 or 9, whose anchor would have to.
+    fn reserved(&self, members: &[usize]) -> Vec<(Violation, Vec<u64>)> {
+        let key = |e: usize| self.keys.get(e).copied().unwrap_or_default();
+        let mut out = Vec::new();
+        if self.l1d_sets && members.iter().any(|&e| key(e).l1d != 0) {
+            let keep = members.iter().map(|&e| if key(e).l1d == 0 { !(1u64 << index(5)) } else { u64::MAX }).collect();
+            let l1d = members.iter().copied().filter(|&e| key(e).l1d != 0).collect();
+            out.push((Violation { rule: L1D_ON_PMD5, events: l1d }, keep));
+        }
+        if self.l2d_sets {
+            let followers = L2D_GROUPS.iter().flat_map(|(_, f)| f).fold(0u64, |m, &c| m | 1 << c);
+            let alone = |k: usize, e: usize| {
+                let l2d = key(e).l2d;
+                l2d != 0 && !members.iter().enumerate().any(|(j, &o)| j != k && key(o).l2d == l2d)
+            };
+            let keep: Vec<u64> = members.iter().enumerate().map(|(k, &e)| if alone(k, e) { !followers } else { u64::MAX }).collect();
+            let events: Vec<usize> = members.iter().enumerate().filter(|&(k, &e)| alone(k, e)).map(|(_, &e)| e).collect();
+            if !events.is_empty() {
+                out.push((Violation { rule: L2D_ALONE, events }, keep));
+            }
+        }
+        out
+    }
+
     fn describe(&self, v: &Violation) -> String {
         let facts = |k: usize| v.events.get(k).and_then(|&e| self.facts(e));
         let name = |k: usize| facts(k).map_or("", |f| f.name);
@@ -281,6 +308,9 @@ impl Rules for Placement<'_> {
                 format!("§4.8.2: events of different L1D sets (set {} and set {}) cannot be measured at the same time", set(0), set(1))
             }
             L1D_ON_PMD5 => "§4.8.2: one of the L1D events must be measured by PMD5 (PMC5 selects the L1D set)".into(),
+            L2D_ALONE => "§4.8.4: an L2D event whose set, unit mask and .all no other event shares can only be on PMD4 or PMD6 \
+                          (PMD5 and PMD8 count with PMC4's, PMD7 and PMD9 with PMC6's)"
+                .into(),
             rule => {
                 let follower = rule.saturating_sub(L2D_FOLLOWS) as usize;
                 let anchor = L2D_GROUPS.iter().find(|(_, f)| f.contains(&follower)).map_or(0, |(a, _)| *a);
