@@ -28,8 +28,14 @@ fn baseline_span_totals() -> u64 {
 
 /// A machine model alone: the program's blocks on the machine of `pmu`, summed.
 fn machine(pmu: &str, workload: &str) -> u64 {
+    machine_threads(pmu, workload, None)
+}
+
+/// [`machine`] with `threads` hardware threads running the workload (`None`: the
+/// machine's default).
+fn machine_threads(pmu: &str, workload: &str, threads: Option<usize>) -> u64 {
     let cat = Catalog::builtin();
-    let opts = StatOptions { workload: workload.to_string(), seed: 1, ..StatOptions::default() };
+    let opts = StatOptions { workload: workload.to_string(), seed: 1, threads, ..StatOptions::default() };
     let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts).unwrap();
     Totals::of(blocks, divan::black_box(MACHINE_CYCLES), |_| true).cycles
 }
@@ -49,6 +55,18 @@ fn machine_t4(workload: &str) -> u64 {
 #[divan::bench(args = ["compute", "mixed"], sample_count = 3, sample_size = 1)]
 fn machine_niagara(workload: &str) -> u64 {
     machine("niagara", workload)
+}
+
+/// How the cost grows with the hardware threads running `mixed`: T4 strands (one to
+/// eight) and Montecito threads (one or two), for the same number of cycles.
+#[divan::bench(args = [1, 2, 4, 8], sample_count = 3, sample_size = 1)]
+fn machine_t4_threads(threads: usize) -> u64 {
+    machine_threads("sparc-t4", "mixed", Some(threads))
+}
+
+#[divan::bench(args = [1, 2], sample_count = 3, sample_size = 1)]
+fn machine_montecito_threads(threads: usize) -> u64 {
+    machine_threads("montecito", "mixed", Some(threads))
 }
 
 /// Montecito, two threads.
