@@ -5,6 +5,7 @@
 
 mod counts;
 mod failure;
+mod lazy;
 mod live;
 mod output;
 mod pmu_events;
@@ -32,6 +33,7 @@ use pmukit_sim::models::sun4v::{DecodeError, MmuStatReader};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use crate::failure::{clap_failure, runtime, usage, Failure};
+use crate::lazy::Lazy;
 use crate::output::{Filter, Out};
 
 #[derive(Parser)]
@@ -175,26 +177,26 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
     },
     /// Count events on the simulated machine, or a real program with --live, like
     /// `perf stat`.
-    Stat(Box<stat::StatArgs>),
+    Stat(Lazy<stat::StatArgs>),
     /// Sample Montecito's event address registers and trace buffer on counter
     /// overflow into a recording file, as pfmon does (`pmu report` reads it).
     #[command(
         after_help = "Every event counts from -PERIOD; its wrap freezes the thread, and the handler reads each capture register the events armed, clears it and resumes. The file (JSON, docs/record.md) keeps the raw registers.\n\n\
 Examples:\n  pmu record -e DATA_EAR_CACHE_LAT64 -c 1000 --workload stream\n  pmu record -e ETB_EVENT -c 5000 --workload branchy -o branches.json\n  pmu record -e L1I_EAR_CACHE_LAT0,DATA_EAR_TLB_ALL --irange 0x10000-0x20000\n  pmu record -e CPU_OP_CYCLES -c 100000 --ip-ear 20"
     )]
-    Record(Box<record::RecordArgs>),
+    Record(Lazy<record::RecordArgs>),
     /// Summarise a recording: hot instruction and data addresses, latency histograms
     /// per level of the memory hierarchy, branch traces and retired-IP histories.
     #[command(
         after_help = "Examples:\n  pmu report\n  pmu report branches.json --top 20\n  pmu report --svg latency.svg\n  pmu report --json pmu.record.json"
     )]
-    Report(Box<report::ReportArgs>),
+    Report(Lazy<report::ReportArgs>),
     /// Compute derived metrics over counts made elsewhere: `perf stat -x SEP` or `-j`
     /// output (from a real machine), `pmu stat --json` output, or NAME=VALUE counts.
     #[command(
         after_help = "Examples:\n  perf stat -x, -e cycles,instructions -o counts.csv -- ./prog\n  pmu metrics --pmu arm1176 -M ipc counts.csv\n  perf stat -j -I 1000 -a -A ... 2>&1 | pmu metrics --pmu sparc-t4 -\n  pmu metrics --expr 'FOO / BAR' FOO=1 BAR=2"
     )]
-    Metrics(Box<counts::MetricsArgs>),
+    Metrics(Lazy<counts::MetricsArgs>),
     /// Write a PMU's events and metrics in another tool's format: Linux perf's
     /// pmu-events JSON.
     Export {
