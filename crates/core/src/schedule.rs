@@ -141,8 +141,9 @@ enum Outcome {
 /// when it is given (only an explanation needs them).
 fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut Vec<Violation>>) -> Outcome {
     let reserved = rules.reserved(members);
-    let keeping = |rules: &[&Vec<u64>]| -> Vec<u64> {
-        masks.iter().enumerate().map(|(i, &m)| rules.iter().fold(m, |m, keep| m & keep.get(i).copied().unwrap_or(u64::MAX))).collect()
+    // The masks with the counters of these reservations taken away.
+    let keeping = |kept: &[&Vec<u64>]| -> Vec<u64> {
+        masks.iter().enumerate().map(|(i, &m)| kept.iter().fold(m, |m, keep| m & keep.get(i).copied().unwrap_or(u64::MAX))).collect()
     };
     let narrowed = keeping(&reserved.iter().map(|(_, keep)| keep).collect::<Vec<_>>());
     if !reserved.is_empty() && !has_matching(narrowed.len(), narrowed.iter().copied()) {
