@@ -44,9 +44,6 @@ struct Capture<'a> {
     /// one register holds one of these.
     spec: &'a str,
     plm: u64,
-    register: &'a str,
-    /// §3.3.9.2, §3.3.9.3: a D-EAR configuration in TLB or ALAT mode needs PMC39 = 0.
-    needs_no_etb: bool,
 }
 
 /// The capture register a `capture` attribute programs.
@@ -125,12 +122,7 @@ pub fn rules<'a>(_pmu: &'a Pmu, sels: &'a [EventSel]) -> Box<dyn Rules + 'a> {
         .map(|(sel, excluded)| {
             let l1d = attr(sel, "l1d_set");
             let l2d = attr(sel, "l2d_set").map(|set| (set, sel.umask, sel.modifier("all")));
-            let capture = attr(sel, "capture").map(|spec| Capture {
-                spec,
-                plm: plm(sel),
-                register: capture_register(spec),
-                needs_no_etb: dear_needs_no_etb(spec),
-            });
+            let capture = attr(sel, "capture").map(|spec| Capture { spec, plm: plm(sel) });
             let involved = l1d.is_some() || l2d.is_some() || capture.is_some() || !excluded.is_empty();
             involved.then(|| Facts { name: sel.event.as_ref().map_or("", |e| e.name.as_ref()), l1d, l2d, capture })
         })
@@ -145,10 +137,10 @@ pub fn rules<'a>(_pmu: &'a Pmu, sels: &'a [EventSel]) -> Box<dyn Rules + 'a> {
             Keys {
                 l1d: l1d.of(f.l1d),
                 l2d: l2d.of(f.l2d),
-                register: register.of(c.map(|c| c.register)),
+                register: register.of(c.map(|c| capture_register(c.spec))),
                 capture: capture.of(c.map(|c| (c.spec, c.plm))),
-                needs_no_etb: c.is_some_and(|c| c.needs_no_etb),
-                is_etb: c.is_some_and(|c| c.register == "PMC39"),
+                needs_no_etb: c.is_some_and(|c| dear_needs_no_etb(c.spec)),
+                is_etb: c.is_some_and(|c| capture_register(c.spec) == "PMC39"),
             }
         })
         .collect();
@@ -299,7 +291,7 @@ impl Rules for Placement<'_> {
                 format!("§4.15 {0}: only one of {0} and {other} may be measured at a time", name(0))
             }
             CAPTURE_TWICE => {
-                let reg = facts(0).and_then(|f| f.capture.as_ref()).map_or("?", |c| c.register);
+                let reg = facts(0).and_then(|f| f.capture.as_ref()).map_or("?", |c| capture_register(c.spec));
                 format!("§3.3.8-§3.3.10: both program {reg} differently, and it holds one configuration")
             }
             ETB_BESIDE_DEAR => "§3.3.9.2, §3.3.9.3: PMC39 (the trace buffer) must be 0 while the D-EAR is in TLB or ALAT mode".into(),
