@@ -3,12 +3,15 @@
 //! `encode` takes every selection `pmu list` offers (each event, and each of its
 //! unit masks) as a string, resolves it and computes the register values that
 //! count it on its first counter: what `pmu encode` does per event, and what
-//! libpfm4's `pfm_get_os_event_encoding` does. `decode` turns each of those register
+//! libpfm4's `pfm_get_os_event_encoding` does. `encoder` answers the same strings
+//! through an `Encoder` (the selections encoded in advance, found by name), and
+//! `encoder_new` is what building one costs. `decode` turns each of those register
 //! values back into fields. The baseline reads the same strings byte by byte (a sum
 //! of their bytes), so its ratio carries over between machines.
 //!
 //! Run: `cargo bench -p pmukit-arch --bench encode`
 
+use pmukit_arch::encoder::Encoder;
 use pmukit_arch::{decode, encode_set, Catalog};
 
 fn main() {
@@ -62,6 +65,26 @@ fn encode(b: divan::Bencher, pmu: &str) {
         }
         acc
     });
+}
+
+#[divan::bench(args = PMUS)]
+fn encoder(b: divan::Bencher, pmu: &str) {
+    let cat = Catalog::builtin();
+    let strings = selections(&cat, pmu);
+    let encoder = Encoder::new(&cat, pmu).unwrap();
+    b.counter(divan::counter::ItemsCount::new(strings.len())).bench(|| {
+        let mut acc = 0u64;
+        for s in divan::black_box(&strings) {
+            acc ^= encoder.encode(s).unwrap().iter().fold(0, |a, (_, v)| a ^ v);
+        }
+        acc
+    });
+}
+
+#[divan::bench(args = PMUS)]
+fn encoder_new(b: divan::Bencher, pmu: &str) {
+    let cat = Catalog::builtin();
+    b.bench(|| Encoder::new(&cat, divan::black_box(pmu)).unwrap().len());
 }
 
 #[divan::bench(args = REGISTER_PMUS)]

@@ -16,6 +16,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 pub mod arm11;
+pub mod encoder;
 pub mod linux;
 pub mod metrics;
 pub mod montecito;

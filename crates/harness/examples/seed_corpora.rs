@@ -32,6 +32,18 @@ fn main() {
             bytes.extend(chunk.join("\n").as_bytes());
             write("event_strings", &format!("{}-{i}", pmu.name()), &bytes);
         }
+        // The encoder's fast path: selections as the table names them, in lower case,
+        // and behind the PMU's prefix, six lines (what the target reads) to a seed.
+        let selections = pmu.events().take(6).map(|e| match e.umasks.last() {
+            Some(u) => format!("{}.{}", e.name, u.name),
+            None => e.name.to_string(),
+        });
+        let forms: Vec<String> = selections.flat_map(|n| [n.to_ascii_lowercase(), format!("{}::{n}", pmu.name()), n]).collect();
+        for (i, chunk) in forms.chunks(6).enumerate() {
+            let mut bytes = vec![p as u8];
+            bytes.extend(chunk.join("\n").as_bytes());
+            write("event_strings", &format!("{}-names-{i}", pmu.name()), &bytes);
+        }
         // Sets to schedule: the first events of the table, two bytes each.
         let set: Vec<u8> = std::iter::once(p as u8).chain((0..12u8).flat_map(|i| [i, i])).collect();
         write("schedule", pmu.name(), &set);

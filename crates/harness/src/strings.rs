@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use pmukit_arch::encoder::Encoder;
 use pmukit_arch::Catalog;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::metric::{MetricContext, MetricExpr};
@@ -12,6 +13,10 @@ use pmukit_core::schedule::has_own_counter;
 
 /// The built-in catalog, built once per process.
 pub(crate) static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::builtin);
+
+/// An encoder for each PMU of the catalog, in its order.
+static ENCODERS: LazyLock<Vec<Encoder<'static>>> =
+    LazyLock::new(|| CATALOG.pmus.iter().map(|p| Encoder::new(&CATALOG, p.name()).expect("a catalog PMU has an encoder")).collect());
 
 /// The PMU a byte picks.
 pub(crate) fn pick_pmu(catalog: &Catalog, byte: u8) -> &Pmu {
@@ -47,7 +52,14 @@ pub fn event_strings(data: &[u8]) {
     let mut sels = Vec::new();
     // A few lines an input: an unknown name costs a similarity against every name of
     // the table (the suggestions), and more lines only slowed the fuzzer down.
+    let encoder = ENCODERS.iter().find(|e| e.pmu().name() == pmu.name()).expect("every PMU has an encoder");
     for line in text.lines().take(6) {
+        // The encoder's selections encoded in advance answer as resolving and encoding do.
+        let reference = catalog
+            .resolve(line, pmu.name())
+            .map_err(|e| e.to_string())
+            .and_then(|sel| pmukit_arch::encode_set(pmu, &[sel]).map(|s| s.registers).map_err(|e| e.to_string()));
+        assert_eq!(encoder.encode(line).map(|r| r.into_owned()).map_err(|e| e.to_string()), reference, "{line:?} on {}", pmu.name());
         if let Ok(sel) = catalog.resolve(line, pmu.name()) {
             let home = catalog.pmu(sel.pmu).expect("a resolved event's PMU exists");
             check_canonical(catalog, home, &sel);
