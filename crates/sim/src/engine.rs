@@ -26,10 +26,12 @@ pub trait Counting {
     /// Increment of counter `i` in each cycle of `span` (0 when it does not count).
     fn rate(&self, i: usize, span: &Span) -> u64;
     /// Calls `f` with each counter that counts in `span` and its [`Counting::rate`],
-    /// in counter order. A model whose counters share work per span (what the span's
-    /// address qualifies, what its capture units make of it) overrides it to do that
-    /// work once; the answers must be [`Counting::rate`]'s.
-    fn each_rate(&self, span: &Span, f: &mut dyn FnMut(usize, u64)) {
+    /// in counter order; `class` is the span's [`Counting::address_class`], which the
+    /// engine has already asked for. A model whose counters share work per span (what
+    /// the span's address qualifies or routes to, what its capture units make of it)
+    /// overrides it to do that work once, or to read it from `class`; the answers must
+    /// be [`Counting::rate`]'s.
+    fn each_rate(&self, span: &Span, _class: u64, f: &mut dyn FnMut(usize, u64)) {
         for i in 0..self.counters() {
             let r = self.rate(i, span);
             if r > 0 {
@@ -142,7 +144,7 @@ impl RateCache {
     /// Calls `f` with each counter that counts in `span` and its rate.
     fn each(&mut self, model: &dyn Counting, span: &Span, mut f: impl FnMut(usize, u64)) {
         if self.direct {
-            model.each_rate(span, &mut f);
+            model.each_rate(span, model.address_class(span), &mut f);
         } else {
             self.counting(model, span).iter().for_each(|&(i, r)| f(i, r));
         }
@@ -159,13 +161,14 @@ impl RateCache {
             let empty = Kind::of(&Span::new(0, 0), 0);
             self.slots = (0..1 << SLOT_BITS).map(|_| Slot { kind: empty, generation: 0, counting: Vec::new() }).collect();
         }
-        let kind = Kind::of(span, model.address_class(span));
+        let class = model.address_class(span);
+        let kind = Kind::of(span, class);
         let slot = &mut self.slots[kind.slot()];
         if slot.generation != self.generation || slot.kind != kind {
             slot.kind = kind;
             slot.generation = self.generation;
             slot.counting.clear();
-            model.each_rate(span, &mut |i, r| slot.counting.push((i, r)));
+            model.each_rate(span, class, &mut |i, r| slot.counting.push((i, r)));
         }
         &slot.counting
     }
@@ -178,7 +181,7 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
     let mut cache = RateCache::new(model);
     // The counters of the current span: rate and headroom.
     let mut steps: Vec<(usize, u64, u64)> = Vec::new();
-    let mut growth = vec![0u64; model.counters()];
+    let mut growth = Growth { by: vec![0; model.counters()], grown: Vec::new() };
     while done < budget {
         if cursor.at_iteration_start() {
             let skipped = skip_iterations(model, cursor, budget - done, &mut cache, &mut growth);
@@ -218,30 +221,50 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
     (done, Exit::Budget)
 }
 
+/// What each counter grows by in one iteration of a block, and which counters grow:
+/// a block touches a few of a machine's counters, and only those are visited.
+struct Growth {
+    /// Per counter; zero for every counter not in `grown`.
+    by: Vec<u64>,
+    /// The counters that grow, in counter order once the block is summed.
+    grown: Vec<usize>,
+}
+
 /// Skip as many whole iterations as fit the budget without any counter overflowing.
-/// `growth` has a zero for each counter and is left so.
-fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, cache: &mut RateCache, growth: &mut [u64]) -> u64 {
+/// `growth` is empty and is left so.
+fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, cache: &mut RateCache, growth: &mut Growth) -> u64 {
     let Some(block) = cursor.block.as_ref() else { return 0 };
     let per_iteration = block.cycles_per_iteration();
     let mut k = (block.repeat - cursor.iteration).min(budget / per_iteration);
     if k == 0 {
         return 0;
     }
+    let Growth { by, grown } = growth;
     for s in &block.body {
-        cache.each(model, s, |i, r| growth[i] = growth[i].saturating_add(r.saturating_mul(s.cycles)));
+        cache.each(model, s, |i, r| {
+            let add = r.saturating_mul(s.cycles);
+            if add > 0 && by[i] == 0 {
+                grown.push(i);
+            }
+            by[i] = by[i].saturating_add(add);
+        });
     }
-    let grows = || growth.iter().enumerate().filter(|(_, g)| **g > 0);
-    for (i, &g) in grows() {
+    // Counter order, as the models are added to everywhere.
+    grown.sort_unstable();
+    for &i in grown.iter() {
         // Strictly below the headroom: the overflow itself is stepped exactly.
-        k = k.min((model.headroom(i) - 1) / g);
+        k = k.min((model.headroom(i) - 1) / by[i]);
     }
     if k > 0 {
-        for (i, &g) in grows() {
-            model.add(i, g * k);
+        for &i in grown.iter() {
+            model.add(i, by[i] * k);
         }
         model.iterated(&block.body, k, cursor.iteration);
     }
-    growth.fill(0);
+    for &i in grown.iter() {
+        by[i] = 0;
+    }
+    grown.clear();
     if k == 0 {
         return 0;
     }

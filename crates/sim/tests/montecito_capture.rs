@@ -471,7 +471,7 @@ proptest! {
         for mut s in spans {
             s.thread = thread;
             let mut each = Vec::new();
-            m.each_rate(&s, &mut |i, r| each.push((i, r)));
+            m.each_rate(&s, m.address_class(&s), &mut |i, r| each.push((i, r)));
             let one: Vec<(usize, u64)> = (0..m.counters()).map(|i| (i, m.rate(i, &s))).filter(|&(_, r)| r > 0).collect();
             prop_assert_eq!(each, one);
         }

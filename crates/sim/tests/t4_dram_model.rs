@@ -622,3 +622,25 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Issue 14: `each_rate` asks only the counters of the MCU a span's transactions
+    /// route to; every counter's rate is still exactly `rate`'s, whatever the selects.
+    #[test]
+    fn each_rate_answers_as_rate_does(ctl in prop::collection::vec((0..MCUS, value()), 1..8), spans in prop::collection::vec(span(), 1..24)) {
+        let mut dram = T4Dram::new();
+        for (mcu, v) in ctl {
+            for o in [SOLARIS, PM] {
+                let _ = dram.write(ctl_pa(mcu), v, o);
+            }
+        }
+        for s in spans {
+            let mut each = Vec::new();
+            dram.each_rate(&s, dram.address_class(&s), &mut |i, r| each.push((i, r)));
+            let one: Vec<(usize, u64)> = (0..dram.counters()).map(|i| (i, dram.rate(i, &s))).filter(|&(_, r)| r > 0).collect();
+            prop_assert_eq!(each, one);
+        }
+    }
+}

@@ -6,9 +6,10 @@ mod common;
 
 use common::t4::*;
 use pmukit_arch::sparc::t4::{NTC, OV, PCR_ASI, PIC_ASI};
-use pmukit_sim::engine::Exit;
+use pmukit_sim::engine::{Counting, Exit};
 use pmukit_sim::models::t4::{T4Core, Trap};
 use pmukit_sim::stream::{Privilege, Signal};
+use proptest::prelude::*;
 
 // ---------------------------------------------------------------- access control
 
@@ -418,4 +419,41 @@ fn programming_note_simultaneous_overflows_set_both_ov_bits() {
         core.strand(0).unwrap().pending_traps(),
         [Trap::PrecisePerformanceEvent { pic: 0 }, Trap::PrecisePerformanceEvent { pic: 1 }]
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Issue 14: `each_rate` walks the strands in place; every PIC's rate is still
+    /// exactly `rate`'s, with any PCR values on any strands (a write the model refuses
+    /// leaves its PCR as it was) and spans of any strand (some beyond the core's), mode
+    /// and signals.
+    #[test]
+    fn each_rate_answers_as_rate_does(
+        strands in 1usize..=8,
+        pcrs in prop::collection::vec((0usize..8, 0usize..4, any::<u64>(), 0u64..32, 1u64..64), 1..24),
+        spans in prop::collection::vec((0u8..10, 0usize..4, prop::collection::vec((0..Signal::COUNT, 1u8..4), 0..8)), 1..24),
+    ) {
+        let mut core = T4Core::new(strands);
+        for (strand, n, any, sl, mask) in pcrs {
+            // Half the values are well-formed events counting in every mode.
+            let value = if any & 1 == 0 { any } else { pcr(&[("sl", sl), ("mask", mask), ("ut", 1), ("st", 1), ("ht", 1)]) };
+            let _ = core.stxa(strand, PCR_ASI, pmukit_arch::sparc::t4::counter_va(n), value, HYPER);
+        }
+        let modes = [HYPER, PRIV, USER, Privilege::Cpl1];
+        // The mode each strand is in while others run decides what crosses to it.
+        for strand in 0..strands {
+            core.set_mode(strand, modes[strand % 4]).unwrap();
+        }
+        for (strand, mode, signals) in spans {
+            let mut s = span(strand, modes[mode], 3);
+            for (k, v) in signals {
+                s.signals.set(Signal::ALL[k], v);
+            }
+            let mut each = Vec::new();
+            core.each_rate(&s, core.address_class(&s), &mut |i, r| each.push((i, r)));
+            let one: Vec<(usize, u64)> = (0..core.counters()).map(|i| (i, core.rate(i, &s))).filter(|&(_, r)| r > 0).collect();
+            prop_assert_eq!(each, one);
+        }
+    }
 }

@@ -51,6 +51,13 @@ impl Counting for Chip {
         }
     }
 
+    /// The class is the memory controllers' (the core's is always 0).
+    fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
+        self.core.each_rate(span, 0, f);
+        let pics = self.core.counters();
+        self.dram.each_rate(span, class, &mut |d, r| f(pics + d, r));
+    }
+
     fn address_class(&self, span: &Span) -> u64 {
         self.dram.address_class(span)
     }

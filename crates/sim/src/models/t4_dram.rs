@@ -291,6 +291,23 @@ impl Default for T4Dram {
 }
 
 impl T4Dram {
+    /// Counter `n` of MCU `mcu`'s rate in `span`, whose transactions route `to`.
+    fn routed_rate(&self, mcu: usize, n: usize, span: &Span, to: Route) -> u64 {
+        let Some(Select { measure, scope }) = self.program(mcu, n) else { return 0 };
+        let seen = match scope {
+            Scope::Port => to.port == n,
+            Scope::Combined => true,
+            Scope::Channel(c) => to.channel == c,
+        };
+        if to.mcu != mcu || !seen {
+            return 0;
+        }
+        // The whole wait of a transaction is credited in its arrival cycle: the span
+        // after it may route elsewhere, and a span's rate must be constant.
+        let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
+        measure.count(reads, writes, &span.queues)
+    }
+
     /// Every register at its reset value: TABLES 10-4 to 10-6 give 0 for every field
     /// (10-4's reserved bits are "X", and read as 0 here).
     pub fn new() -> T4Dram {
@@ -420,26 +437,29 @@ impl Counting for T4Dram {
 
     fn rate(&self, i: usize, span: &Span) -> u64 {
         let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
-        let (mcu, n) = (i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU);
         if reads + writes == 0 {
             return 0;
         }
-        let Some(Select { measure, scope }) = self.program(mcu, n) else { return 0 };
-        let to = route(span.address());
-        let seen = match scope {
-            Scope::Port => to.port == n,
-            Scope::Combined => true,
-            Scope::Channel(c) => to.channel == c,
-        };
-        if to.mcu != mcu || !seen {
-            return 0;
-        }
-        // The whole wait of a transaction is credited in its arrival cycle: the span
-        // after it may route elsewhere, and a span's rate must be constant.
-        measure.count(reads, writes, &span.queues)
+        self.routed_rate(i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU, span, route(span.address()))
     }
 
-    /// The MCU, port and channel a span's memory transactions route to.
+    /// [`Counting::rate`] of only the counters of the MCU the span's transactions
+    /// route to, which its address class holds: no other counter sees them.
+    fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
+        if span.signals.get(Signal::MemoryReads) + span.signals.get(Signal::MemoryWrites) == 0 {
+            return;
+        }
+        let to = Route { mcu: (class & 0xff) as usize, port: (class >> 8 & 0xff) as usize, channel: (class >> 16 & 0xff) as usize };
+        for n in 0..COUNTERS_PER_MCU {
+            let r = self.routed_rate(to.mcu, n, span, to);
+            if r > 0 {
+                f(to.mcu * COUNTERS_PER_MCU + n, r);
+            }
+        }
+    }
+
+    /// The MCU, port and channel a span's memory transactions route to, a byte each
+    /// (`each_rate` reads them back).
     fn address_class(&self, span: &Span) -> u64 {
         let to = route(span.address());
         to.mcu as u64 | (to.port as u64) << 8 | (to.channel as u64) << 16

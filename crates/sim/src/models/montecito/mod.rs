@@ -548,16 +548,21 @@ impl Montecito {
             // A span of a thread the core lacks: nothing of this core runs.
             return 0;
         }
-        // MD2: a thread's CPL is its span's while it runs, its PSR.cpl in the background.
-        let cpl = if t == fg { span_cpl(span.privilege) } else { u64::from(thread.cpl()) };
-        if !thread.enabled(pair.pmc, cpl) {
-            return 0;
-        }
         // §3.3.2: banked counters count only in the foreground and ignore .all; some
         // ER events count "as if .all is set" (ME23).
         let banked = BANKED.contains(&n);
         let all = !banked && (ALL.get(pair.pmc) == 1 || program.all);
         let sees = |owner: usize| if owner == t { !banked || t == fg } else { all };
+        // A background thread's counter that sees neither the span's events nor its own
+        // floating ones counts nothing: settled before the PMC's privilege fields.
+        if t != fg && !all && program.ty != EventType::Floating {
+            return 0;
+        }
+        // MD2: a thread's CPL is its span's while it runs, its PSR.cpl in the background.
+        let cpl = if t == fg { span_cpl(span.privilege) } else { u64::from(thread.cpl()) };
+        if !thread.enabled(pair.pmc, cpl) {
+            return 0;
+        }
         let mesi = MESI.get(pair.pmc);
         let mut value = 0;
         // The span's own events belong to (or are assigned to) the foreground thread,
@@ -611,8 +616,9 @@ impl Counting for Montecito {
     }
 
     /// The span's tags and captures worked out once for all 24 counters.
-    fn each_rate(&self, span: &Span, f: &mut dyn FnMut(usize, u64)) {
-        let facts = self.facts(span);
+    /// The span's tags and captures are read from its address class.
+    fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
+        let facts = SpanFacts { tags: class >> 2 & 0x1f, captured: (class >> 7) as u8 };
         for i in 0..self.counters() {
             let r = self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span, &facts);
             if r > 0 {
@@ -623,7 +629,8 @@ impl Counting for Montecito {
 
     /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address;
     /// MD50: the tags qualification gives the span's instruction and data addresses;
-    /// MD53: what the span gives the capture units, whose events count it.
+    /// MD53: what the span gives the capture units, whose events count it. Bits 1:0,
+    /// 6:2 and 7 up (`each_rate` reads the last two back).
     fn address_class(&self, span: &Span) -> u64 {
         let tags = self.tags(span);
         line_state(span.address()) | tags << 2 | u64::from(self.captured(span, tags)) << 7

@@ -248,6 +248,10 @@ pub struct T4Core {
     /// Counters (strand × 4 + PIC) that wrapped in the engine step under way; the
     /// step's span, seen in `executed`, says whether the instruction was next-to-commit.
     wrapped: Vec<usize>,
+    /// Bit `strand × 4 + n` for each PIC whose events count in other strands' spans
+    /// (cross-strand subevents, sel-0-ready): with its own strand's PICs, the only ones
+    /// a span can move. Kept by `write_pcr`, the one place programs change.
+    crossing: u64,
     unpredictable: Reports,
 }
 
@@ -275,7 +279,7 @@ impl T4Core {
 
     fn with_groups(groups: [Group; GROUPS], strands: usize) -> T4Core {
         let n = strands.clamp(1, STRANDS_PER_CORE);
-        T4Core { strands: vec![T4Strand::new(); n], groups, wrapped: Vec::new(), unpredictable: Reports::default() }
+        T4Core { strands: vec![T4Strand::new(); n], groups, wrapped: Vec::new(), crossing: 0, unpredictable: Reports::default() }
     }
 
     pub fn strands(&self) -> usize {
@@ -403,6 +407,8 @@ impl T4Core {
     fn write_pcr(&mut self, strand: usize, n: usize, value: u64) {
         let Some(c) = self.strands.get_mut(strand).and_then(|s| s.counters.get_mut(n)) else { return };
         c.write_pcr(value, &self.groups);
+        let bit = 1 << (strand * PICS + n);
+        self.crossing = if c.program.shared.is_empty() { self.crossing & !bit } else { self.crossing | bit };
         let sl = SL.get(c.pcr);
         if sl != 0 && !group(&self.groups, sl).defined {
             self.unpredictable
@@ -479,6 +485,24 @@ impl Counting for T4Core {
     fn rate(&self, i: usize, span: &Span) -> u64 {
         let s = i / PICS;
         self.strands.get(s).map_or(0, |strand| strand.rate(i % PICS, span, s))
+    }
+
+    /// [`Counting::rate`] of only the PICs a span can move: its own strand's, and the
+    /// others' whose events cross strands (`crossing`), in counter order.
+    fn each_rate(&self, span: &Span, _class: u64, f: &mut dyn FnMut(usize, u64)) {
+        // A span of a strand the core does not have moves only crossing PICs.
+        let own = 0b1111u64.checked_shl(u32::from(span.thread) * PICS as u32).unwrap_or(0);
+        let movable = self.crossing | own;
+        let mut bits = movable & u64::MAX.checked_shr(64 - (self.strands.len() * PICS) as u32).unwrap_or(u64::MAX);
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let Some(strand) = self.strands.get(i / PICS) else { break };
+            let r = strand.counters.get(i % PICS).map_or(0, |c| c.rate(span, i / PICS, strand.mode));
+            if r > 0 {
+                f(i, r);
+            }
+        }
     }
 
     fn headroom(&self, i: usize) -> u64 {
