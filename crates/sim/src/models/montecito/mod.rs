@@ -542,7 +542,7 @@ impl Montecito {
     fn rate_of(&self, t: usize, n: usize, span: &Span, facts: &SpanFacts) -> u64 {
         let Some(thread) = self.threads.get(t) else { return 0 };
         let Some(pair) = thread.pair(n) else { return 0 };
-        let Some(program) = pair.program else { return 0 };
+        let Some(program) = &pair.program else { return 0 };
         let fg = usize::from(span.thread);
         if fg >= THREADS {
             // A span of a thread the core lacks: nothing of this core runs.
@@ -615,8 +615,8 @@ impl Counting for Montecito {
         self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span, &self.facts(span))
     }
 
-    /// The span's tags and captures worked out once for all 24 counters.
-    /// The span's tags and captures are read from its address class.
+    /// The span's tags and captures, worked out once for all 24 counters, are read
+    /// from its address class.
     fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
         let facts = SpanFacts { tags: class >> 2 & 0x1f, captured: (class >> 7) as u8 };
         for i in 0..self.counters() {
