@@ -294,7 +294,26 @@ impl MontecitoThread {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Montecito {
     threads: [MontecitoThread; THREADS],
+    /// What of a span's address some counter's program reads (`Reads::of`), kept by
+    /// `write_pmc`, the one place programs change.
+    reads: Reads,
     unpredictable: Reports,
+}
+
+/// Whether some generic counter filters by MESI state (MD13) and whether some counts
+/// what the capture units capture (MD53): the address class leaves out what no
+/// counter reads, so that spans differing only there share the engine's rates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Reads {
+    mesi: bool,
+    captures: bool,
+}
+
+impl Reads {
+    fn of(threads: &[MontecitoThread]) -> Reads {
+        let pairs = || threads.iter().flat_map(|t| &t.pairs).filter_map(|p| p.program.map(|g| (p.pmc, g)));
+        Reads { mesi: pairs().any(|(pmc, g)| g.mesi_capable && MESI.get(pmc) != MESI_ALL), captures: pairs().any(|(_, g)| g.captures) }
+    }
 }
 
 impl Default for Montecito {
@@ -306,7 +325,8 @@ impl Default for Montecito {
 impl Montecito {
     /// A core after processor reset (§3.3.12).
     pub fn new() -> Montecito {
-        Montecito { threads: [MontecitoThread::reset(), MontecitoThread::reset()], unpredictable: Reports::default() }
+        let threads = [MontecitoThread::reset(), MontecitoThread::reset()];
+        Montecito { reads: Reads::of(&threads), threads, unpredictable: Reports::default() }
     }
 
     pub fn thread(&self, thread: usize) -> Result<&MontecitoThread, MontecitoError> {
@@ -380,6 +400,7 @@ impl Montecito {
                 t.requalify(&mut notes, thread);
             }
         }
+        self.reads = Reads::of(&self.threads);
         self.unpredictable.extend(notes);
         Ok(())
     }
@@ -533,8 +554,7 @@ impl Montecito {
     /// units it gives an event to (asked only when some counter counts captures).
     fn facts(&self, span: &Span) -> SpanFacts {
         let tags = self.tags(span);
-        let captures = self.threads.iter().flat_map(|t| &t.pairs).any(|p| p.program.is_some_and(|g| g.captures));
-        SpanFacts { tags, captured: if captures { self.captured(span, tags) } else { 0 } }
+        SpanFacts { tags, captured: if self.reads.captures { self.captured(span, tags) } else { 0 } }
     }
 
     /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`, whose facts are
@@ -630,10 +650,12 @@ impl Counting for Montecito {
     /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address;
     /// MD50: the tags qualification gives the span's instruction and data addresses;
     /// MD53: what the span gives the capture units, whose events count it. Bits 1:0,
-    /// 6:2 and 7 up (`each_rate` reads the last two back).
+    /// 6:2 and 7 up (`each_rate` reads the last two back); the state and the captures
+    /// only while some counter reads them (`Reads`).
     fn address_class(&self, span: &Span) -> u64 {
-        let tags = self.tags(span);
-        line_state(span.address()) | tags << 2 | u64::from(self.captured(span, tags)) << 7
+        let facts = self.facts(span);
+        let state = if self.reads.mesi { line_state(span.address()) } else { 0 };
+        state | facts.tags << 2 | u64::from(facts.captured) << 7
     }
 
     fn headroom(&self, i: usize) -> u64 {
