@@ -51,13 +51,14 @@ struct Encoded {
 
 /// Names longer than this are not looked up (the longest selection, with its PMU's
 /// prefix, is 66 bytes): they take the resolving path.
-const KEY_WORDS: usize = 12;
+const KEY_WORDS: usize = 9;
 
 /// A name in upper case (names match case-insensitively), eight bytes to a word, the
 /// last word padded with zeros: compared and hashed a word at a time.
 struct Key {
     len: usize,
-    words: Box<[u64]>,
+    /// In the entry itself, not behind a pointer: a lookup reads one place less.
+    words: [u64; KEY_WORDS],
 }
 
 /// Each byte of `w` in ASCII upper case, as `u8::to_ascii_uppercase` makes it, all
@@ -115,7 +116,8 @@ impl<'c> Encoder<'c> {
                 let Ok(set) = encode_set(pmu, std::slice::from_ref(&sel)) else { continue };
                 for text in [format!("{}::{name}", pmu.name()), name] {
                     let Some((words, hash)) = words(text.as_bytes(), &mut buf) else { continue };
-                    let key = Key { len: text.len(), words: words.into() };
+                    let mut key = Key { len: text.len(), words: [0; KEY_WORDS] };
+                    key.words[..words.len()].copy_from_slice(words);
                     let registers = set.registers.clone().into_boxed_slice();
                     encodings.insert_unique(hash, Encoded { key, hash, registers }, |e| e.hash);
                 }
