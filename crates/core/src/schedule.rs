@@ -141,10 +141,7 @@ enum Outcome {
 /// when it is given (only an explanation needs them).
 fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut Vec<Violation>>) -> Outcome {
     let reserved = rules.reserved(members);
-    // The masks with the counters of these reservations taken away.
-    let keeping = |kept: &[&Vec<u64>]| -> Vec<u64> {
-        masks.iter().enumerate().map(|(i, &m)| kept.iter().fold(m, |m, keep| m & keep.get(i).copied().unwrap_or(u64::MAX))).collect()
-    };
+    let keeping = |kept: &[&Vec<u64>]| narrow(masks, kept);
     let narrowed = keeping(&reserved.iter().map(|(_, keep)| keep).collect::<Vec<_>>());
     if !reserved.is_empty() && !has_matching(narrowed.len(), narrowed.iter().copied()) {
         if let Some(seen) = seen {
@@ -176,6 +173,36 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut
         None if search.tries > SEARCH_LIMIT => Outcome::GaveUp,
         None => Outcome::Impossible,
     }
+}
+
+/// The masks with the counters of the reservations `kept` took away.
+fn narrow(masks: &[u64], kept: &[&Vec<u64>]) -> Vec<u64> {
+    masks.iter().enumerate().map(|(i, &m)| kept.iter().fold(m, |m, keep| m & keep.get(i).copied().unwrap_or(u64::MAX))).collect()
+}
+
+/// Where the rules' reservations leave `members` without a matching: a Hall violator
+/// of the narrowed masks (events wanting fewer counters than they are) with the
+/// events the reservations are for, in list order. Usually far smaller than the set,
+/// it is where shrinking a refusal starts.
+fn reserved_conflict(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Option<Vec<usize>> {
+    let reserved = rules.reserved(members);
+    if reserved.is_empty() {
+        return None;
+    }
+    let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
+    let narrowed = narrow(&masks, &reserved.iter().map(|(_, keep)| keep).collect::<Vec<_>>());
+    let positions = match assign(&narrowed) {
+        Ok(_) => return None,
+        Err(ScheduleError::Conflict { events, .. }) => events,
+        Err(ScheduleError::NoCounter { event }) => vec![event],
+        Err(_) => return None,
+    };
+    let core: Vec<usize> = positions
+        .iter()
+        .filter_map(|&p| members.get(p).copied())
+        .chain(reserved.iter().flat_map(|(v, _)| v.events.iter().copied()))
+        .collect();
+    Some(members.iter().copied().filter(|e| core.contains(e)).collect())
 }
 
 struct Search<'a> {
@@ -255,7 +282,22 @@ fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Sched
         let masks: Vec<u64> = set.iter().map(|&e| allowed[e]).collect();
         assign(&masks).is_err() || matches!(search(&masks, set, rules, seen), Outcome::Impossible)
     };
-    let mut set = members.to_vec();
+    // Shrinking takes a search per event of the set it starts from. Where the
+    // reservations refute the set, their conflict is a smaller start; else the events
+    // of a rule the placements break may be unsatisfiable on their own (two events of
+    // different L1D sets), the smallest first.
+    let from_violations = || {
+        let mut seen = Vec::new();
+        unsatisfiable(members, Some(&mut seen));
+        seen.sort_by_key(|v| v.events.len());
+        seen.into_iter()
+            .map(|v| members.iter().copied().filter(|e| v.events.contains(e)).collect::<Vec<_>>())
+            .find(|c| unsatisfiable(c, None))
+    };
+    let mut set = reserved_conflict(allowed, members, rules)
+        .filter(|c| unsatisfiable(c, None))
+        .or_else(from_violations)
+        .unwrap_or_else(|| members.to_vec());
     let mut i = 0;
     while i < set.len() {
         let without: Vec<usize> = set.iter().copied().filter(|&e| e != set[i]).collect();
