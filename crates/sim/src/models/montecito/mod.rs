@@ -16,10 +16,10 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use pmukit_arch::montecito::pal::{self, PerfMonInfo};
-use pmukit_arch::montecito::pmu::{self, er_si_l2d};
+use pmukit_arch::montecito::pmu;
 use pmukit_arch::montecito::registers::{
-    pmc_populated, pmc_reset, pmd_populated, ALL, BANKED, COUNT, ES, FR, GENERIC, ISM, ISM_PROPER, MESI, OI, PLM, PM, PMC0, PMC_GENERIC,
-    PMV, PMV_M, PMV_VECTOR, PSR, PSR_CPL, PSR_PP, PSR_SP, PSR_UP, THRESHOLD, UMASK,
+    pmc_populated, pmc_reset, pmd_populated, COUNT, FR, GENERIC, OI, PLM, PM, PMC0, PMC_GENERIC, PMV, PMV_M, PMV_VECTOR, PSR, PSR_CPL,
+    PSR_PP, PSR_SP, PSR_UP,
 };
 use pmukit_core::register::{Field, RegisterError};
 use thiserror::Error;
@@ -32,14 +32,16 @@ mod bus;
 mod capture;
 mod events;
 mod frontend;
+mod program;
 mod qualify;
 mod table;
 
 pub use capture::{capture_units, itanium_ip};
+use events::Cycle;
 pub use events::{line_state, mapped_event, per_cycle, Agent, EventType, MappedEvent};
-use events::{Atom, Cycle};
+use program::{Program, Reads};
 pub use qualify::Breakpoint;
-use qualify::{passes, Qualifier, Reach};
+use qualify::{passes, Qualifier};
 pub use table::EVENTS;
 
 /// Hardware threads of a Montecito core (§2.4, §3.3.2).
@@ -53,10 +55,6 @@ const COUNT_MODULUS: u64 = 1 << COUNT_BITS;
 const SIGN_EXTENSION: u64 = !(COUNT_MODULUS - 1);
 /// Table 3-7: bit 47, "always write 0".
 const PMD_OV_BIT: u64 = 1 << 47;
-/// A MESI filter that selects every state (Table 3-6: "must be set to b1111").
-const MESI_ALL: u64 = 0b1111;
-/// §3.3.3: "CYCLES_HALTED event can only be monitored in PMD10".
-const CYCLES_HALTED: u8 = pmu::CYCLES_HALTED as u8;
 
 /// Why an access failed. A failed access changes nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -91,61 +89,6 @@ fn span_cpl(p: Privilege) -> u64 {
         Privilege::Cpl1 => 1,
         Privilege::Cpl2 => 2,
         Privilege::Cpl3 => 3,
-    }
-}
-
-/// What PMCn selects, derived when the PMC is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Program {
-    atoms: &'static [Atom],
-    /// Resolved type: Active, Causal or Floating (Self Floating resolved by the umask).
-    ty: EventType,
-    max_inc: u64,
-    mesi_capable: bool,
-    /// The event counts both threads' whatever .all says (ME23).
-    all: bool,
-    /// How qualification reaches it.
-    reach: Reach,
-    /// It counts what the capture units capture.
-    captures: bool,
-}
-
-impl Program {
-    /// What PMCn (`n` in 4..=15) counts with `pmc`, or `None` for nothing; `note` hears
-    /// why a programming is undefined.
-    fn new(n: usize, pmc: u64, mut note: impl FnMut(String)) -> Option<Program> {
-        let code = ES.get(pmc) as u8;
-        let umask = UMASK.get(pmc);
-        if PLM.get(pmc) != 0 && ISM.get(pmc) != ISM_PROPER {
-            note(format!("PMC{n}: ism = {:02b}: undefined behaviour (Table 3-5); the monitor counts nothing (§3.3.1)", ISM.get(pmc)));
-        }
-        if code == CYCLES_HALTED && n != pmu::CYCLES_HALTED_PMD {
-            note(format!("PMC{n}: CPU_OP_CYCLES_HALTED outside PMD10 has an undefined count (§3.3.3); PMD{n} counts nothing"));
-            return None;
-        }
-        if BANKED.contains(&n) && er_si_l2d(u64::from(code)) {
-            note(format!("PMC{n}: event {code:#04x} (ER/SI/L2D) can only be monitored in PMD4-9 (§3.3.3, §4.8.4); PMD{n} counts nothing"));
-            return None;
-        }
-        let event = mapped_event(code)?;
-        let atoms = (event.select)(umask)?;
-        let ty = event.resolved_type(umask);
-        let reach = Reach::of(code, umask);
-        let captures = atoms.iter().any(|a| matches!(a, Atom::Captured(_)));
-        Some(Program { atoms, ty, max_inc: u64::from(event.max_inc), mesi_capable: event.mesi, all: event.all, reach, captures })
-    }
-
-    /// The event's value in one cycle, before clamping and thresholding. `mesi` is the
-    /// PMC's filter (Table 3-6).
-    fn value(&self, c: &Cycle, mesi: u64) -> u64 {
-        if self.mesi_capable && mesi != MESI_ALL {
-            // MD13: a known state counts when its bit is set; an unknown one only with b1111.
-            match c.state {
-                Some(state) if mesi >> state & 1 == 1 => {}
-                _ => return 0,
-            }
-        }
-        self.atoms.iter().map(|a| a.value(c)).sum()
     }
 }
 
@@ -260,16 +203,21 @@ impl MontecitoThread {
     }
 
     /// §3.3.1: (not PMC0.fr) and PMC.plm[cpl] and (PMC.ism = '10) and ((not PMC.pm and
-    /// PSR.up) or (PMC.pm and PSR.pp)).
-    fn enabled(&self, pmc: u64, cpl: u64) -> bool {
-        !self.frozen() && ISM.get(pmc) == ISM_PROPER && self.monitors(pmc, &PM, cpl)
+    /// PSR.up) or (PMC.pm and PSR.pp)), for the PMC `program` was made from.
+    fn enabled(&self, program: &Program, cpl: u64) -> bool {
+        !self.frozen() && program.ism_proper && self.monitored(program.plm, program.pm, cpl)
     }
 
     /// The plm and pm part of §3.3.1 for a PMC whose pm is the field `pm` (Table 3-5's
     /// bit 6, which the capture registers share but for PMC37's bit 4, Table 3-15).
     fn monitors(&self, pmc: u64, pm: &Field, cpl: u64) -> bool {
-        let enable = if pm.get(pmc) == 1 { PSR_PP } else { PSR_UP };
-        PLM.get(pmc) >> (cpl & 3) & 1 == 1 && enable.get(self.psr) == 1
+        self.monitored(PLM.get(pmc), pm.get(pmc) == 1, cpl)
+    }
+
+    /// §3.3.1's plm and pm part from the fields' values.
+    fn monitored(&self, plm: u64, pm: bool, cpl: u64) -> bool {
+        let enable = if pm { PSR_PP } else { PSR_UP };
+        plm >> (cpl & 3) & 1 == 1 && enable.get(self.psr) == 1
     }
 
     /// PMDn wrapped, PMCn holding `pmc`: Table 3-8 sets PMC0 bit n whatever oi says;
@@ -298,22 +246,6 @@ pub struct Montecito {
     /// `write_pmc`, the one place programs change.
     reads: Reads,
     unpredictable: Reports,
-}
-
-/// Whether some generic counter filters by MESI state (MD13) and whether some counts
-/// what the capture units capture (MD53): the address class leaves out what no
-/// counter reads, so that spans differing only there share the engine's rates.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Reads {
-    mesi: bool,
-    captures: bool,
-}
-
-impl Reads {
-    fn of(threads: &[MontecitoThread]) -> Reads {
-        let pairs = || threads.iter().flat_map(|t| &t.pairs).filter_map(|p| p.program.map(|g| (p.pmc, g)));
-        Reads { mesi: pairs().any(|(pmc, g)| g.mesi_capable && MESI.get(pmc) != MESI_ALL), captures: pairs().any(|(_, g)| g.captures) }
-    }
 }
 
 impl Default for Montecito {
@@ -570,8 +502,7 @@ impl Montecito {
         }
         // §3.3.2: banked counters count only in the foreground and ignore .all; some
         // ER events count "as if .all is set" (ME23).
-        let banked = BANKED.contains(&n);
-        let all = !banked && (ALL.get(pair.pmc) == 1 || program.all);
+        let (banked, all) = (program.banked, program.both_threads);
         let sees = |owner: usize| if owner == t { !banked || t == fg } else { all };
         // A background thread's counter that sees neither the span's events nor its own
         // floating ones counts nothing: settled before the PMC's privilege fields.
@@ -580,10 +511,10 @@ impl Montecito {
         }
         // MD2: a thread's CPL is its span's while it runs, its PSR.cpl in the background.
         let cpl = if t == fg { span_cpl(span.privilege) } else { u64::from(thread.cpl()) };
-        if !thread.enabled(pair.pmc, cpl) {
+        if !thread.enabled(program, cpl) {
             return 0;
         }
-        let mesi = MESI.get(pair.pmc);
+        let mesi = program.mesi;
         let mut value = 0;
         // The span's own events belong to (or are assigned to) the foreground thread,
         // and are qualified by its tags, as the Causal events credited to it are (MD50).
@@ -612,7 +543,7 @@ impl Montecito {
         }
         // MD11: never above the event's maximum increment; Table 3-6 threshold.
         let value = value.min(program.max_inc);
-        match THRESHOLD.get(pair.pmc) {
+        match program.threshold {
             0 => value,
             threshold => u64::from(value > threshold),
         }

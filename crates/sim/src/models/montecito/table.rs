@@ -9,7 +9,7 @@ use super::bus::{self, Txn};
 use super::capture;
 use super::events::{mapped_event, Agent, Atom, Cause, EventType, MappedEvent, Syllables};
 use super::frontend::{self, FORCED_INDIRECT, FORCED_RETURNS};
-use super::CYCLES_HALTED;
+use super::program::CYCLES_HALTED;
 use crate::stream::Signal;
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
