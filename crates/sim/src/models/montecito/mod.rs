@@ -493,8 +493,13 @@ impl Montecito {
     /// `facts`.
     fn rate_of(&self, t: usize, n: usize, span: &Span, facts: &SpanFacts) -> u64 {
         let Some(thread) = self.threads.get(t) else { return 0 };
-        let Some(pair) = thread.pair(n) else { return 0 };
-        let Some(program) = &pair.program else { return 0 };
+        let Some(program) = thread.pair(n).and_then(|p| p.program.as_ref()) else { return 0 };
+        self.program_rate(t, thread, program, span, facts)
+    }
+
+    /// [`Montecito::rate_of`] of the counter of thread `t` (`thread`) whose PMC made
+    /// `program`.
+    fn program_rate(&self, t: usize, thread: &MontecitoThread, program: &Program, span: &Span, facts: &SpanFacts) -> u64 {
         let fg = usize::from(span.thread);
         if fg >= THREADS {
             // A span of a thread the core lacks: nothing of this core runs.
@@ -570,10 +575,14 @@ impl Counting for Montecito {
     /// from its address class.
     fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
         let facts = SpanFacts { tags: class >> 2 & 0x1f, captured: (class >> 7) as u8 };
-        for i in 0..self.counters() {
-            let r = self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span, &facts);
-            if r > 0 {
-                f(i, r);
+        // The pairs walked in place; an unprogrammed one costs a test.
+        for (t, thread) in self.threads.iter().enumerate() {
+            for (k, pair) in thread.pairs.iter().enumerate() {
+                let Some(program) = &pair.program else { continue };
+                let r = self.program_rate(t, thread, program, span, &facts);
+                if r > 0 {
+                    f(t * COUNTERS_PER_THREAD + k, r);
+                }
             }
         }
     }
