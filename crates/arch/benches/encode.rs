@@ -26,18 +26,11 @@ const REGISTER_PMUS: &[&str] = &["arm1176", "sparc-t4", "sparc-t4-dram", "sparc-
 fn selections(cat: &Catalog, pmu: &str) -> Vec<String> {
     let p = cat.pmu(pmu).unwrap();
     let mut out = Vec::new();
-    for e in p.events() {
-        let names: Vec<String> = if e.umasks.is_empty() {
-            vec![e.name.to_string()]
-        } else {
-            e.umasks.iter().map(|u| format!("{}.{}", e.name, u.name)).collect()
-        };
-        for n in names {
-            let text = format!("{pmu}::{n}");
-            let Ok(sel) = cat.resolve(&text, pmu) else { continue };
-            if encode_set(p, &[sel]).is_ok() {
-                out.push(text);
-            }
+    for n in p.selections() {
+        let text = format!("{pmu}::{n}");
+        let Ok(sel) = cat.resolve(&text, pmu) else { continue };
+        if encode_set(p, &[sel]).is_ok() {
+            out.push(text);
         }
     }
     assert!(!out.is_empty(), "{pmu}: no selection encodes");

@@ -117,17 +117,7 @@ fn corpus() -> &'static Corpus {
     CORPUS.get_or_init(|| {
         let cat = Catalog::builtin();
         let pmu = cat.pmu("montecito").unwrap();
-        let all: Vec<EventSel> = pmu
-            .events()
-            .flat_map(|e| {
-                let names: Vec<String> = match e.umasks.is_empty() {
-                    true => vec![e.name.to_string()],
-                    false => e.umasks.iter().map(|u| format!("{}.{}", e.name, u.name)).collect(),
-                };
-                names
-            })
-            .filter_map(|n| cat.resolve(&n, "montecito").ok())
-            .collect();
+        let all: Vec<EventSel> = pmu.selections().filter_map(|n| cat.resolve(&n, "montecito").ok()).collect();
         let mut state = SEED;
         let mut next = |bound: usize| {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

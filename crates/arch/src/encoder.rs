@@ -105,22 +105,15 @@ impl<'c> Encoder<'c> {
         let pmu = catalog.pmu(pmu)?;
         let mut encodings = HashTable::new();
         let mut buf = [0u64; KEY_WORDS];
-        for e in pmu.events() {
-            let names: Vec<String> = if e.umasks.is_empty() {
-                vec![e.name.to_string()]
-            } else {
-                e.umasks.iter().map(|u| format!("{}.{}", e.name, u.name)).collect()
-            };
-            for name in names {
-                let Ok(sel) = catalog.resolve(&name, pmu.name()) else { continue };
-                let Ok(set) = encode_set(pmu, std::slice::from_ref(&sel)) else { continue };
-                for text in [format!("{}::{name}", pmu.name()), name] {
-                    let Some((words, hash)) = words(text.as_bytes(), &mut buf) else { continue };
-                    let mut key = Key { len: text.len(), words: [0; KEY_WORDS] };
-                    key.words[..words.len()].copy_from_slice(words);
-                    let registers = set.registers.clone().into_boxed_slice();
-                    encodings.insert_unique(hash, Encoded { key, hash, registers }, |e| e.hash);
-                }
+        for name in pmu.selections() {
+            let Ok(sel) = catalog.resolve(&name, pmu.name()) else { continue };
+            let Ok(set) = encode_set(pmu, std::slice::from_ref(&sel)) else { continue };
+            for text in [format!("{}::{name}", pmu.name()), name] {
+                let Some((words, hash)) = words(text.as_bytes(), &mut buf) else { continue };
+                let mut key = Key { len: text.len(), words: [0; KEY_WORDS] };
+                key.words[..words.len()].copy_from_slice(words);
+                let registers = set.registers.clone().into_boxed_slice();
+                encodings.insert_unique(hash, Encoded { key, hash, registers }, |e| e.hash);
             }
         }
         Ok(Encoder { catalog, pmu, encodings })

@@ -122,6 +122,17 @@ impl Pmu {
         self.table.events.iter().filter(|e| e.exists_on(self.desc.model))
     }
 
+    /// The selections `pmu list` offers, named as the table names them: each event
+    /// without unit masks, and each unit mask of an event with them (`EVENT.UMASK`).
+    pub fn selections(&self) -> impl Iterator<Item = String> + '_ {
+        self.events().flat_map(|e| -> Vec<String> {
+            match e.umasks.is_empty() {
+                true => vec![e.name.to_string()],
+                false => e.umasks.iter().map(|u| format!("{}.{}", e.name, u.name)).collect(),
+            }
+        })
+    }
+
     /// Bit mask of the counters that may count `event`.
     pub fn allowed_counters(&self, event: &EventDef) -> u64 {
         let names: Vec<&str> = if event.counters.is_empty() {
