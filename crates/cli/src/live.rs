@@ -128,7 +128,9 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
-    use pmukit_core::report::{evaluate_metrics, evaluate_unit_metrics, Aggregation, Interval, StatReport};
+    use pmukit_core::report::{
+        evaluate_metrics, shadow_metrics, unit_metrics, Aggregation, EventResult, Interval, MetricResult, StatReport,
+    };
     use pmukit_live::count::{self, LiveError, Target};
 
     let live = &args.live;
@@ -162,6 +164,12 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
         .filter(|d| chosen.is_empty() || chosen.iter().any(|m| std::ptr::eq(m.def, *d)))
         .cloned()
         .collect();
+    // perf's shadow metrics of its generic and software events, then the PMU's.
+    let metrics_of = |events: &[EventResult], wall_ns: u64, notes: &mut Vec<String>| -> Vec<MetricResult> {
+        let mut metrics = shadow_metrics(events, wall_ns);
+        metrics.extend(evaluate_metrics(&defs, events, wall_ns, notes));
+        metrics
+    };
     // Each interval is printed as it ends, as perf prints it; JSON, -o FILE and
     // --metric-only take the whole run at the end.
     let progressive = interval.is_some() && !args.json.json && args.output.is_none() && !args.metric_only;
@@ -172,9 +180,9 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
         let duration = iv.time_ns.saturating_sub(before);
         before = iv.time_ns;
         if !args.no_metrics {
-            iv.metrics = evaluate_metrics(&defs, &iv.events, duration, &mut Vec::new());
+            iv.metrics = metrics_of(&iv.events, duration, &mut Vec::new());
             if args.no_aggr {
-                iv.unit_metrics = evaluate_unit_metrics(&defs, &iv.events, duration);
+                iv.unit_metrics = unit_metrics(&iv.events, |mine| metrics_of(mine, duration, &mut Vec::new()));
             }
         }
         if progressive {
@@ -221,9 +229,9 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     if let Some(live) = &mut report.live {
         live.exit_status = last;
     }
-    report.metrics = evaluate_metrics(&defs, &report.events, report.elapsed_ns, &mut report.notes);
+    report.metrics = metrics_of(&report.events, report.elapsed_ns, &mut report.notes);
     if args.no_aggr {
-        report.unit_metrics = evaluate_unit_metrics(&defs, &report.events, report.elapsed_ns);
+        report.unit_metrics = unit_metrics(&report.events, |mine| metrics_of(mine, report.elapsed_ns, &mut Vec::new()));
     }
     let status = report.live.as_ref().and_then(|l| l.exit_status);
     if progressive {

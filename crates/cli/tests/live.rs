@@ -226,3 +226,39 @@ fn intervals_print_as_they_end_and_add_up_to_the_run() {
         assert!(stderr(&out).contains(expect), "{}", stderr(&out));
     }
 }
+
+#[test]
+fn perfs_shadow_metrics_are_printed_beside_the_software_events() {
+    // `-x,`: count, unit, event, run time, % running, metric value, metric unit, as
+    // `perf stat -x, -- true` prints them (perf 6.1).
+    let out = pmu(&["stat", "--live", "-x,", "-e", "task-clock,page-faults,cs,cycles", "--", "true"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let (clock, faults) = (&rows[0], &rows[1]);
+    assert_eq!((clock[1], clock[2], clock[6]), ("msec", "task-clock", "CPUs utilized"), "{text}");
+    let utilized: f64 = clock[5].parse().unwrap();
+    assert!(utilized > 0.0 && utilized < 3.0, "a share of the elapsed time on a 2-CPU machine: {text}");
+    // The page-fault rate is per second of task-clock, in K/sec past 1000.
+    let (ms, n): (f64, f64) = (clock[0].parse().unwrap(), faults[0].parse().unwrap());
+    let rate = n / (ms / 1e3);
+    let (want, unit) = if rate > 1e6 {
+        (rate / 1e6, "M/sec")
+    } else if rate > 1e3 {
+        (rate / 1e3, "K/sec")
+    } else {
+        (rate, "/sec")
+    };
+    assert_eq!(faults[6], unit, "{text}");
+    let shown: f64 = faults[5].parse().unwrap();
+    // task-clock is printed to 10 µs: the rate agrees to that precision.
+    assert!((shown - want).abs() / want < 0.02, "{shown} {unit} against {want} from the printed counts: {text}");
+    assert_eq!(rows[3][..3], ["<not supported>", "", "cycles"], "{text}");
+    assert_eq!(rows[3][5..], ["", ""], "no GHz for a count the kernel refused: {text}");
+    // --metric-only leaves rates and CPUs utilized out, as perf's does.
+    let only = stdout(&pmu(&["stat", "--live", "--metric-only", "-x,", "-e", "task-clock,page-faults", "--", "true"]));
+    assert!(!only.contains("/sec") && !only.contains("CPUs utilized"), "{only}");
+    // --no-metrics drops them too.
+    let none = stdout(&pmu(&["stat", "--live", "--no-metrics", "-x,", "-e", "task-clock", "--", "true"]));
+    assert!(none.trim_end().ends_with(",,"), "{none}");
+}

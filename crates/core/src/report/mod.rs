@@ -3,8 +3,10 @@
 //! metrics, and the average of repeated runs. `render` lays it out.
 
 mod render;
+mod shadow;
 
 pub use render::thousands;
+pub use shadow::shadow_metrics;
 
 use serde::Serialize;
 
@@ -116,6 +118,26 @@ pub struct MetricResult {
     /// The event whose line the metric is printed beside.
     #[serde(skip)]
     pub anchor: usize,
+    /// How the text outputs print the value.
+    #[serde(skip)]
+    pub format: ValueFormat,
+}
+
+/// How perf prints a metric's value beside an event: `printf`'s width and precision,
+/// then what follows the number (perf's percentages end in `%`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueFormat {
+    pub width: usize,
+    pub decimals: usize,
+    pub suffix: &'static str,
+}
+
+impl ValueFormat {
+    /// A MetricExpr metric's, as perf's `generic_metric` prints it: `%8.1f` with a
+    /// ScaleUnit's unit, `%8.2f` without.
+    pub fn of_expr(unit: &str) -> ValueFormat {
+        ValueFormat { width: 8, decimals: if unit.is_empty() { 2 } else { 1 }, suffix: "" }
+    }
 }
 
 /// One interval of an `-I` run: the counts since the interval before.
@@ -270,6 +292,7 @@ pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns:
                     unit: unit.to_string(),
                     description: def.description.to_string(),
                     anchor: anchor(def, defs, events),
+                    format: ValueFormat::of_expr(unit),
                 });
             }
             Ok(_) => notes.push(format!("metric {} is undefined for this run", def.name)),
@@ -310,6 +333,13 @@ fn anchor(def: &MetricDef, defs: &[MetricDef], events: &[EventResult]) -> usize 
 /// controllers do not count a strand's events), silently, as the run's own metrics
 /// carry the notes.
 pub fn evaluate_unit_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns: u64) -> Vec<UnitMetrics> {
+    unit_metrics(events, |mine| evaluate_metrics(defs, mine, duration_ns, &mut Vec::new()))
+}
+
+/// Each unit's metrics, `each` computing them from the unit's events as if they were
+/// a run of their own (each metric's anchor an index into those), in the order the
+/// units first appear.
+pub fn unit_metrics(events: &[EventResult], each: impl Fn(&[EventResult]) -> Vec<MetricResult>) -> Vec<UnitMetrics> {
     let mut units: Vec<&Unit> = Vec::new();
     for u in events.iter().flat_map(|e| &e.units) {
         if !units.contains(&&u.unit) {
@@ -319,7 +349,7 @@ pub fn evaluate_unit_metrics(defs: &[MetricDef], events: &[EventResult], duratio
     units
         .into_iter()
         .map(|unit| {
-            // The unit's events as if they were a run of their own, and where each is.
+            // The unit's events, and where each is in the run's.
             let (at, mine): (Vec<usize>, Vec<EventResult>) = events
                 .iter()
                 .enumerate()
@@ -328,7 +358,7 @@ pub fn evaluate_unit_metrics(defs: &[MetricDef], events: &[EventResult], duratio
                     Some((i, EventResult { count: u.count, raw: u.raw, units: Vec::new(), ..e.clone() }))
                 })
                 .unzip();
-            let mut metrics = evaluate_metrics(defs, &mine, duration_ns, &mut Vec::new());
+            let mut metrics = each(&mine);
             for m in &mut metrics {
                 m.anchor = at[m.anchor];
             }

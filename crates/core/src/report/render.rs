@@ -35,13 +35,9 @@ impl EventResult {
 }
 
 impl MetricResult {
-    /// The value as perf prints it: one decimal with a unit, two without.
+    /// The number alone, as perf's `-x` and `--metric-only` outputs print it.
     pub fn value_text(&self) -> String {
-        if self.unit.is_empty() {
-            format!("{:.2}", self.value)
-        } else {
-            format!("{:.1}", self.value)
-        }
+        format!("{:.*}", self.format.decimals, self.value)
     }
 
     /// perf's metric unit column: `UNIT  NAME` (two spaces), or the name alone.
@@ -68,7 +64,8 @@ fn count_text(e: &EventResult, count: Option<u64>, digits: fn(u64) -> String) ->
 
 /// perf's `# VALUE UNIT  NAME` beside an event line.
 fn metric_text(m: &MetricResult) -> String {
-    format!("# {:>8} {}", m.value_text(), m.unit_text())
+    let f = m.format;
+    format!("# {:>w$}{} {}", m.value_text(), f.suffix, m.unit_text(), w = f.width)
 }
 
 /// An interval's time as perf's `-I` prints it: seconds, `%16.9f`.
@@ -337,10 +334,15 @@ impl StatReport {
     }
 
     /// The metrics `--metric-only` has columns for: the run's, or with split counts
-    /// every metric some unit has, in order of first appearance.
+    /// every metric some unit has, in order of first appearance; as perf's
+    /// `valid_only_metric`, never rates per second or CPUs utilized.
     fn metrics_shown(&self) -> Vec<&MetricResult> {
-        let mut shown: Vec<&MetricResult> = self.metrics.iter().collect();
-        for m in self.unit_metrics.iter().flat_map(|u| &u.metrics) {
+        let valid = |m: &&MetricResult| {
+            let unit = m.unit_text();
+            !unit.contains("/sec") && !unit.contains("CPUs utilized")
+        };
+        let mut shown: Vec<&MetricResult> = self.metrics.iter().filter(valid).collect();
+        for m in self.unit_metrics.iter().flat_map(|u| &u.metrics).filter(valid) {
             if !shown.iter().any(|have| have.name == m.name) {
                 shown.push(m);
             }
