@@ -258,6 +258,18 @@ pub struct Route {
     pub channel: usize,
 }
 
+impl Route {
+    /// The route as an address class: MCU, port and channel a byte each.
+    fn class(self) -> u64 {
+        self.mcu as u64 | (self.port as u64) << 8 | (self.channel as u64) << 16
+    }
+
+    /// The route an address class holds.
+    fn from_class(class: u64) -> Route {
+        Route { mcu: (class & 0xff) as usize, port: (class >> 8 & 0xff) as usize, channel: (class >> 16 & 0xff) as usize }
+    }
+}
+
 /// The model's interleaving (the spec gives none): consecutive 64-byte lines go to
 /// consecutive MCUs (`PA[7:6]`), every fourth line to the next COU port (`PA[9:8]`), and
 /// every sixteenth to the other channel (`PA[10]`). Port and channel are independent
@@ -449,7 +461,7 @@ impl Counting for T4Dram {
         if span.signals.get(Signal::MemoryReads) + span.signals.get(Signal::MemoryWrites) == 0 {
             return;
         }
-        let to = Route { mcu: (class & 0xff) as usize, port: (class >> 8 & 0xff) as usize, channel: (class >> 16 & 0xff) as usize };
+        let to = Route::from_class(class);
         for n in 0..COUNTERS_PER_MCU {
             let r = self.routed_rate(to.mcu, n, span, to);
             if r > 0 {
@@ -458,11 +470,10 @@ impl Counting for T4Dram {
         }
     }
 
-    /// The MCU, port and channel a span's memory transactions route to, a byte each
-    /// (`each_rate` reads them back).
+    /// The MCU, port and channel a span's memory transactions route to (`each_rate`
+    /// reads them back).
     fn address_class(&self, span: &Span) -> u64 {
-        let to = route(span.address());
-        to.mcu as u64 | (to.port as u64) << 8 | (to.channel as u64) << 16
+        route(span.address()).class()
     }
 
     fn headroom(&self, i: usize) -> u64 {

@@ -561,6 +561,20 @@ struct SpanFacts {
     captured: u8,
 }
 
+impl SpanFacts {
+    /// The facts and the line's MESI state as an address class: the state in bits
+    /// 1:0, the tags in 6:2, the captures from bit 7.
+    fn class(&self, state: u64) -> u64 {
+        state | self.tags << 2 | u64::from(self.captured) << 7
+    }
+
+    /// The facts an address class holds. Its MESI state only keeps spans of different
+    /// states from sharing a cached rate: the rate reads the state from the address.
+    fn from_class(class: u64) -> SpanFacts {
+        SpanFacts { tags: class >> 2 & 0x1f, captured: (class >> 7) as u8 }
+    }
+}
+
 /// Virtual counter `thread × 12 + (n − 4)` is PMDn of that thread.
 impl Counting for Montecito {
     fn counters(&self) -> usize {
@@ -574,7 +588,7 @@ impl Counting for Montecito {
     /// The span's tags and captures, worked out once for all 24 counters, are read
     /// from its address class.
     fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
-        let facts = SpanFacts { tags: class >> 2 & 0x1f, captured: (class >> 7) as u8 };
+        let facts = SpanFacts::from_class(class);
         // The pairs walked in place; an unprogrammed one costs a test.
         for (t, thread) in self.threads.iter().enumerate() {
             for (k, pair) in thread.pairs.iter().enumerate() {
@@ -589,13 +603,11 @@ impl Counting for Montecito {
 
     /// MD13: the line's MESI state, which PMC.MESI qualifies by, comes from its address;
     /// MD50: the tags qualification gives the span's instruction and data addresses;
-    /// MD53: what the span gives the capture units, whose events count it. Bits 1:0,
-    /// 6:2 and 7 up (`each_rate` reads the last two back); the state and the captures
-    /// only while some counter reads them (`Reads`).
+    /// MD53: what the span gives the capture units, whose events count it. The state
+    /// and the captures only while some counter reads them (`Reads`).
     fn address_class(&self, span: &Span) -> u64 {
-        let facts = self.facts(span);
         let state = if self.reads.mesi { line_state(span.address()) } else { 0 };
-        state | facts.tags << 2 | u64::from(facts.captured) << 7
+        self.facts(span).class(state)
     }
 
     fn headroom(&self, i: usize) -> u64 {
