@@ -237,10 +237,11 @@ impl Search<'_> {
             return None;
         }
         if k == self.involved.len() {
-            let masks: Vec<u64> = self.free.iter().map(|&i| self.masks[i] & !used).collect();
-            let counters = assign(&masks).ok()?;
-            for (&i, c) in self.free.iter().zip(counters) {
-                self.placed[i] = Some(c);
+            let owner = matching(self.free.len(), self.free.iter().map(|&i| self.masks[i] & !used))?;
+            for (c, &o) in owner.iter().enumerate() {
+                if let Some(&i) = self.free.get(o as usize) {
+                    self.placed[i] = Some(c);
+                }
             }
             let result = self.rules.check(self.members, &self.placed);
             let out = result.as_ref().ok().map(|_| self.placed.iter().map(|c| c.unwrap_or(0)).collect());
@@ -323,9 +324,15 @@ fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Sched
 /// [`assign`]'s question without its answer, and without allocating (the search asks
 /// it at every step).
 fn has_matching(n: usize, allowed: impl Iterator<Item = u64>) -> bool {
+    matching(n, allowed).is_some()
+}
+
+/// A distinct counter for each of the `n` events of `allowed`, as [`assign`] gives
+/// them, in a table of each counter's event ([`NO_OWNER`] for none) on the stack.
+fn matching(n: usize, allowed: impl Iterator<Item = u64>) -> Option<[u32; 64]> {
     // More events than counters never match; the rest fit a buffer on the stack.
     if n > 64 {
-        return false;
+        return None;
     }
     let mut masks = [0u64; 64];
     for (m, a) in masks.iter_mut().zip(allowed) {
@@ -333,7 +340,7 @@ fn has_matching(n: usize, allowed: impl Iterator<Item = u64>) -> bool {
     }
     let masks = masks.get(..n).unwrap_or_default();
     let mut owner = [NO_OWNER; 64];
-    (0..n).all(|event| masks[event] != 0 && augment(event, masks, &mut owner, &mut 0))
+    (0..n).all(|event| masks[event] != 0 && augment(event, masks, &mut owner, &mut 0)).then_some(owner)
 }
 
 /// An unowned counter in [`augment`]'s table of owners.
@@ -450,7 +457,9 @@ pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Re
             unit_of[e] = Some(u);
         }
     }
-    let mut out: Vec<Vec<usize>> = Vec::new();
+    // Each group with a placement that satisfies the rules, member by member: an event
+    // joins a group most cheaply by taking a counter the placement leaves free.
+    let mut out: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     for (i, of) in unit_of.iter().enumerate() {
         let unit = match *of {
             None => vec![i],
@@ -458,12 +467,20 @@ pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Re
             Some(u) if units[u].first() == Some(&i) => units[u].clone(),
             Some(_) => continue,
         };
-        if unit.len() == 1 {
-            solve_members(allowed, &unit, rules)?;
-        }
-        match out.iter_mut().find(|g| fits(allowed, g, &unit, rules)) {
-            Some(g) => g.extend(unit),
-            None => out.push(unit),
+        let alone = if unit.len() == 1 { Some(solve_members(allowed, &unit, rules)?) } else { None };
+        match out.iter_mut().find_map(|(g, placed)| Some((joined(allowed, g, placed, &unit, rules)?, g, placed))) {
+            Some((found, g, placed)) => {
+                g.extend(unit);
+                *placed = found;
+            }
+            None => {
+                // A together set was placed when it was formed; place it again to keep.
+                let placed = match alone {
+                    Some(placed) => placed,
+                    None => solve_members(allowed, &unit, rules)?,
+                };
+                out.push((unit, placed));
+            }
         }
     }
     // An event with a counter no other event may use (ARM11's cycle counter CCNT)
@@ -471,22 +488,37 @@ pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Re
     // it fits, and so counts all the time.
     if out.len() > 1 {
         for e in (0..n).filter(|&e| has_own_counter(allowed, e)) {
-            for g in out.iter_mut().filter(|g| !g.contains(&e)) {
-                if fits(allowed, g, &[e], rules) {
+            for (g, placed) in out.iter_mut().filter(|(g, _)| !g.contains(&e)) {
+                if let Some(found) = joined(allowed, g, placed, &[e], rules) {
                     g.push(e);
+                    *placed = found;
                 }
             }
         }
     }
-    Ok(Grouping { groups: out, apart })
+    Ok(Grouping { groups: out.into_iter().map(|(g, _)| g).collect(), apart })
 }
 
-/// Whether `more` can be placed beside `group`: a placement, not the explanation of a
-/// refusal.
-fn fits(allowed: &[u64], group: &[usize], more: &[usize], rules: &dyn Rules) -> bool {
+/// A placement of `group` (placed on `placed`, which satisfies the rules) with `more`
+/// beside it, if there is one: first the group's placement kept and a single event on
+/// a counter it leaves free (a check per counter), else the whole search.
+fn joined(allowed: &[u64], group: &[usize], placed: &[usize], more: &[usize], rules: &dyn Rules) -> Option<Vec<usize>> {
     let members: Vec<usize> = group.iter().chain(more).copied().collect();
+    if let [e] = more {
+        let used = placed.iter().fold(0u64, |u, &c| u | 1u64.checked_shl(c as u32).unwrap_or(0));
+        let mut trial: Vec<Option<usize>> = placed.iter().map(|&c| Some(c)).chain([None]).collect();
+        for c in bits(allowed[*e] & !used) {
+            trial[group.len()] = Some(c);
+            if rules.check(&members, &trial).is_ok() {
+                return Some(trial.iter().map(|c| c.unwrap_or(0)).collect());
+            }
+        }
+    }
     let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
-    assign(&masks).is_ok_and(|matched| matches!(place(&masks, matched, &members, rules), Outcome::Found(_)))
+    match place(&masks, assign(&masks).ok()?, &members, rules) {
+        Outcome::Found(found) => Some(found),
+        _ => None,
+    }
 }
 
 /// Whether event `e` may use a counter no other event may (ARM11's CCNT beside

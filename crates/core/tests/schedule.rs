@@ -231,6 +231,68 @@ proptest! {
     }
 }
 
+/// Exhaustive search for `members` of a longer list (the rules see their list
+/// indices): whether some injective placement within the masks satisfies the rules.
+fn placeable(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> bool {
+    fn go(allowed: &[u64], members: &[usize], rules: &dyn Rules, placed: &mut Vec<Option<usize>>) -> bool {
+        let Some(k) = placed.iter().position(Option::is_none) else { return rules.check(members, placed).is_ok() };
+        for c in 0..8 {
+            if allowed[members[k]] >> c & 1 == 0 || placed.contains(&Some(c)) {
+                continue;
+            }
+            placed[k] = Some(c);
+            let found = go(allowed, members, rules, placed);
+            placed[k] = None;
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+    go(allowed, members, rules, &mut vec![None; members.len()])
+}
+
+proptest! {
+    /// Grouping under rules is first fit by exhaustive search: each event joins the
+    /// first group it can be placed beside (the groups keep a placement and try the
+    /// event on the counters it leaves free before searching again), an event with a
+    /// counter of its own then joins every other group it fits, and an event that
+    /// cannot be counted alone is refused.
+    #[test]
+    fn groups_under_rules_are_first_fit_by_exhaustive_search((masks, rules) in rules_strategy()) {
+        let n = masks.len();
+        let mut reference: Vec<Vec<usize>> = Vec::new();
+        let mut alone = true;
+        for e in 0..n {
+            if !placeable(&masks, &[e], &rules) {
+                alone = false;
+                break;
+            }
+            let with = |g: &Vec<usize>| placeable(&masks, &g.iter().copied().chain([e]).collect::<Vec<_>>(), &rules);
+            match reference.iter().position(with) {
+                Some(g) => reference[g].push(e),
+                None => reference.push(vec![e]),
+            }
+        }
+        match groups(&masks, &[], &rules) {
+            Ok(g) => {
+                prop_assert!(alone);
+                if reference.len() > 1 {
+                    for e in (0..n).filter(|&e| pmukit_core::schedule::has_own_counter(&masks, e)) {
+                        for grp in reference.iter_mut().filter(|g| !g.contains(&e)) {
+                            if placeable(&masks, &grp.iter().copied().chain([e]).collect::<Vec<_>>(), &rules) {
+                                grp.push(e);
+                            }
+                        }
+                    }
+                }
+                prop_assert_eq!(g.groups, reference);
+            }
+            Err(_) => prop_assert!(!alone),
+        }
+    }
+}
+
 #[test]
 fn an_event_with_a_counter_of_its_own_counts_in_every_group() {
     // ARM11: CPU_CYCLES may use CCNT (counter 0) or PMN0-1; five other events share
