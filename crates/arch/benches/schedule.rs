@@ -16,7 +16,7 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use pmukit_arch::{allowed_counters, assign, explain, groups, Catalog};
+use pmukit_arch::{allowed_counters, assign, plan, Catalog};
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
 
@@ -92,14 +92,12 @@ fn refusal_shrunk_to_the_conflicting_events() -> bool {
 const CORPUS_SETS: usize = 400;
 const SEED: u64 = 0x5eed;
 
-/// What `pmu schedule` decides for a set, short of encoding registers: the counter of
-/// each event, or why they cannot all be counted and the multiplexing groups.
+/// What `pmu schedule` decides for a set, short of encoding registers
+/// (`pmukit_arch::plan`): that they fit together, or why they cannot all be counted
+/// and the multiplexing groups.
 fn schedule_set(pmu: &Pmu, sels: &[EventSel]) -> usize {
     let allowed = allowed_counters(pmu, sels);
-    match assign(pmu, sels, &allowed) {
-        Ok(counters) => counters.len(),
-        Err(e) => explain(pmu, sels, &allowed, &e).len() + groups(pmu, sels, &allowed, &[]).map_or(0, |g| g.groups.len()),
-    }
+    plan(pmu, sels, &allowed, &[]).map_or(0, |(why, g)| why.map_or(0, |w| w.len()) + g.groups.len())
 }
 
 struct Corpus {

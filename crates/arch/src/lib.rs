@@ -434,8 +434,13 @@ pub fn allowed_counters(pmu: &Pmu, sels: &[EventSel]) -> Vec<u64> {
 /// The counter of each event: a placement under the family's counter masks and rules,
 /// or, on a PMU whose counters are shared, each event's first allowed counter.
 pub fn assign(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
+    assign_under(pmu, allowed, &*(family(pmu).rules)(pmu, sels))
+}
+
+/// [`assign`] under rules already built for the events.
+fn assign_under(pmu: &Pmu, allowed: &[u64], rules: &dyn schedule::Rules) -> Result<Vec<usize>, ScheduleError> {
     if !pmu.desc.shared_counters {
-        return schedule::solve(allowed, &*(family(pmu).rules)(pmu, sels));
+        return schedule::solve(allowed, rules);
     }
     match allowed.iter().position(|&m| m == 0) {
         Some(event) => Err(ScheduleError::NoCounter { event }),
@@ -446,10 +451,31 @@ pub fn assign(pmu: &Pmu, sels: &[EventSel], allowed: &[u64]) -> Result<Vec<usize
 /// Multiplexing groups: each a set that [`assign`] can place, in first-fit order, the
 /// sets in `together` kept in one group where they can be placed at once.
 pub fn groups(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], together: &[Vec<usize>]) -> Result<Grouping, ScheduleError> {
+    groups_under(pmu, allowed, together, &*(family(pmu).rules)(pmu, sels))
+}
+
+/// [`groups`] under rules already built for the events.
+fn groups_under(pmu: &Pmu, allowed: &[u64], together: &[Vec<usize>], rules: &dyn schedule::Rules) -> Result<Grouping, ScheduleError> {
     if pmu.desc.shared_counters {
-        return assign(pmu, sels, allowed).map(|_| Grouping { groups: vec![(0..sels.len()).collect()], apart: Vec::new() });
+        return assign_under(pmu, allowed, rules).map(|_| Grouping { groups: vec![(0..allowed.len()).collect()], apart: Vec::new() });
     }
-    schedule::groups(allowed, together, &*(family(pmu).rules)(pmu, sels))
+    schedule::groups(allowed, together, rules)
+}
+
+/// What `pmu schedule` decides for `sels` short of encoding registers: one group when
+/// they fit together, else why not and the multiplexing groups (first fit, `together`
+/// kept whole where it can be). The family's rules are built once for both.
+pub fn plan(pmu: &Pmu, sels: &[EventSel], allowed: &[u64], together: &[Vec<usize>]) -> Result<(Option<String>, Grouping), EncodeError> {
+    let rules = (family(pmu).rules)(pmu, sels);
+    match assign_under(pmu, allowed, &*rules) {
+        Ok(_) => Ok((None, Grouping { groups: vec![(0..sels.len()).collect()], apart: Vec::new() })),
+        Err(e) => {
+            let why = explain(pmu, sels, allowed, &e);
+            let grouping = groups_under(pmu, allowed, together, &*rules)
+                .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, allowed, &e) })?;
+            Ok((Some(why), grouping))
+        }
+    }
 }
 
 /// Refuse an event the family cannot program as given.
@@ -596,15 +622,7 @@ pub fn schedule(pmu: &Pmu, sels: &[EventSel], together: &[Vec<usize>], options: 
         check(pmu, sel)?;
     }
     let allowed = allowed_counters(pmu, sels);
-    let (why, Grouping { groups, apart }) = match assign(pmu, sels, &allowed) {
-        Ok(_) => (None, Grouping { groups: vec![(0..sels.len()).collect()], apart: Vec::new() }),
-        Err(e) => {
-            let why = explain(pmu, sels, &allowed, &e);
-            let grouping = groups(pmu, sels, &allowed, together)
-                .map_err(|e| EncodeError::Unschedulable { pmu: pmu.name().to_string(), why: explain(pmu, sels, &allowed, &e) })?;
-            (Some(why), grouping)
-        }
-    };
+    let (why, Grouping { groups, apart }) = plan(pmu, sels, &allowed, together)?;
     let groups = groups
         .into_iter()
         .map(|events: Vec<usize>| {

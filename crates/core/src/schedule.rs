@@ -15,7 +15,21 @@
 //! six counters, not 720 orders of it). It is bounded all the same
 //! ([`SEARCH_LIMIT`]): rules are arbitrary code, and a tool must not hang on a set.
 
+use smallvec::SmallVec;
 use thiserror::Error;
+
+/// The search's per-member lists, on the stack: a placement search has no more
+/// members than the PMU has counters (twelve on Montecito); longer lists spill to the
+/// heap.
+pub type Few<T> = SmallVec<[T; 16]>;
+
+/// The events of a [`Violation`]: a few, on the stack, as the search meets thousands
+/// of violations and keeps almost none.
+pub type ViolationEvents = SmallVec<[usize; 8]>;
+
+/// What [`Rules::reserved`] gives: per rule that reserves counters, its violation and
+/// the counters each member keeps.
+pub type Reservations = SmallVec<[(Violation, Few<u64>); 2]>;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ScheduleError {
@@ -43,7 +57,7 @@ pub const SEARCH_LIMIT: usize = 200_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
     pub rule: u32,
-    pub events: Vec<usize>,
+    pub events: ViolationEvents,
 }
 
 /// A family's placement rules beyond each event's counter mask. Events are named by
@@ -68,8 +82,8 @@ pub trait Rules {
     /// satisfies the rules may use a counter taken; the search then starts from masks
     /// narrowed so, and when those cannot be matched, names the rules that suffice
     /// to make it so (all of them when none does alone).
-    fn reserved(&self, _members: &[usize]) -> Vec<(Violation, Vec<u64>)> {
-        Vec::new()
+    fn reserved(&self, _members: &[usize]) -> Reservations {
+        Reservations::new()
     }
 }
 
@@ -102,7 +116,7 @@ pub fn solve(allowed: &[u64], rules: &dyn Rules) -> Result<Vec<usize>, ScheduleE
 
 /// [`solve`] for the events `members` of a longer list; errors name list indices.
 fn solve_members(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Result<Vec<usize>, ScheduleError> {
-    let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
+    let masks: Few<u64> = members.iter().map(|&e| allowed[e]).collect();
     let matched = assign(&masks).map_err(|e| match e {
         ScheduleError::NoCounter { event } => ScheduleError::NoCounter { event: members[event] },
         ScheduleError::Conflict { events, counters, n_events, n_counters } => {
@@ -120,7 +134,7 @@ fn solve_members(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Resul
 /// A placement of `members` under the rules, starting from `matched` (a matching under
 /// the masks alone, which most sets take as it is), without explaining a refusal.
 fn place(masks: &[u64], matched: Vec<usize>, members: &[usize], rules: &dyn Rules) -> Outcome {
-    let placed: Vec<Option<usize>> = matched.iter().map(|&c| Some(c)).collect();
+    let placed: Few<Option<usize>> = matched.iter().map(|&c| Some(c)).collect();
     if rules.check(members, &placed).is_ok() {
         return Outcome::Found(matched);
     }
@@ -141,8 +155,8 @@ enum Outcome {
 /// when it is given (only an explanation needs them).
 fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut Vec<Violation>>) -> Outcome {
     let reserved = rules.reserved(members);
-    let keeping = |kept: &[&Vec<u64>]| narrow(masks, kept);
-    let narrowed = keeping(&reserved.iter().map(|(_, keep)| keep).collect::<Vec<_>>());
+    let keeping = |kept: &[&Few<u64>]| narrow(masks, kept);
+    let narrowed = keeping(&reserved.iter().map(|(_, keep)| keep).collect::<Few<_>>());
     if !reserved.is_empty() && !has_matching(narrowed.len(), narrowed.iter().copied()) {
         if let Some(seen) = seen {
             let alone: Vec<&Violation> =
@@ -155,19 +169,28 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut
         return Outcome::Impossible;
     }
     let masks = narrowed.as_slice();
-    let mut involved: Vec<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
+    let mut involved: Few<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
     involved.sort_by_key(|&i| masks[i].count_ones());
-    let free: Vec<usize> = (0..members.len()).filter(|&i| !rules.involves(members[i])).collect();
+    let free: Few<usize> = (0..members.len()).filter(|&i| !rules.involves(members[i])).collect();
     // For each involved event, the last one before it in placement order that it may
     // swap with: it goes on a higher counter than that one.
-    let twin: Vec<Option<usize>> = (0..involved.len())
+    let twin: Few<Option<usize>> = (0..involved.len())
         .map(|k| {
             let i = involved[k];
             involved[..k].iter().rposition(|&j| masks[j] == masks[i] && rules.interchangeable(members[j], members[i]))
         })
         .collect();
-    let mut search =
-        Search { masks, members, rules, involved: &involved, twin: &twin, free: &free, placed: vec![None; members.len()], seen, tries: 0 };
+    let mut search = Search {
+        masks,
+        members,
+        rules,
+        involved: &involved,
+        twin: &twin,
+        free: &free,
+        placed: smallvec::smallvec![None; members.len()],
+        seen,
+        tries: 0,
+    };
     match search.place(0, 0) {
         Some(found) => Outcome::Found(found),
         None if search.tries > SEARCH_LIMIT => Outcome::GaveUp,
@@ -176,7 +199,7 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut
 }
 
 /// The masks with the counters of the reservations `kept` took away.
-fn narrow(masks: &[u64], kept: &[&Vec<u64>]) -> Vec<u64> {
+fn narrow(masks: &[u64], kept: &[&Few<u64>]) -> Few<u64> {
     masks.iter().enumerate().map(|(i, &m)| kept.iter().fold(m, |m, keep| m & keep.get(i).copied().unwrap_or(u64::MAX))).collect()
 }
 
@@ -189,8 +212,8 @@ fn reserved_conflict(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> O
     if reserved.is_empty() {
         return None;
     }
-    let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
-    let narrowed = narrow(&masks, &reserved.iter().map(|(_, keep)| keep).collect::<Vec<_>>());
+    let masks: Few<u64> = members.iter().map(|&e| allowed[e]).collect();
+    let narrowed = narrow(&masks, &reserved.iter().map(|(_, keep)| keep).collect::<Few<_>>());
     let positions = match assign(&narrowed) {
         Ok(_) => return None,
         Err(ScheduleError::Conflict { events, .. }) => events,
@@ -212,7 +235,7 @@ struct Search<'a> {
     involved: &'a [usize],
     twin: &'a [Option<usize>],
     free: &'a [usize],
-    placed: Vec<Option<usize>>,
+    placed: Few<Option<usize>>,
     seen: Option<&'a mut Vec<Violation>>,
     tries: usize,
 }
@@ -280,8 +303,8 @@ impl Search<'_> {
 /// set named may then be larger than minimal but is never wrong.
 fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> ScheduleError {
     let unsatisfiable = |set: &[usize], seen: Option<&mut Vec<Violation>>| {
-        let masks: Vec<u64> = set.iter().map(|&e| allowed[e]).collect();
-        assign(&masks).is_err() || matches!(search(&masks, set, rules, seen), Outcome::Impossible)
+        let masks: Few<u64> = set.iter().map(|&e| allowed[e]).collect();
+        !has_matching(masks.len(), masks.iter().copied()) || matches!(search(&masks, set, rules, seen), Outcome::Impossible)
     };
     // Shrinking takes a search per event of the set it starts from. Where the
     // reservations refute the set, their conflict is a smaller start; else the events
@@ -503,10 +526,10 @@ pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Re
 /// beside it, if there is one: first the group's placement kept and a single event on
 /// a counter it leaves free (a check per counter), else the whole search.
 fn joined(allowed: &[u64], group: &[usize], placed: &[usize], more: &[usize], rules: &dyn Rules) -> Option<Vec<usize>> {
-    let members: Vec<usize> = group.iter().chain(more).copied().collect();
+    let members: Few<usize> = group.iter().chain(more).copied().collect();
     if let [e] = more {
         let used = placed.iter().fold(0u64, |u, &c| u | 1u64.checked_shl(c as u32).unwrap_or(0));
-        let mut trial: Vec<Option<usize>> = placed.iter().map(|&c| Some(c)).chain([None]).collect();
+        let mut trial: Few<Option<usize>> = placed.iter().map(|&c| Some(c)).chain([None]).collect();
         for c in bits(allowed[*e] & !used) {
             trial[group.len()] = Some(c);
             if rules.check(&members, &trial).is_ok() {
@@ -514,7 +537,7 @@ fn joined(allowed: &[u64], group: &[usize], placed: &[usize], more: &[usize], ru
             }
         }
     }
-    let masks: Vec<u64> = members.iter().map(|&e| allowed[e]).collect();
+    let masks: Few<u64> = members.iter().map(|&e| allowed[e]).collect();
     match place(&masks, assign(&masks).ok()?, &members, rules) {
         Outcome::Found(found) => Some(found),
         _ => None,

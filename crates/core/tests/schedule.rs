@@ -99,7 +99,7 @@ impl Rules for TestRules {
         let at = |e: usize| members.iter().position(|&m| m == e).and_then(|i| placed[i]);
         for (k, &(a, ca, b, cb)) in self.forbidden.iter().enumerate() {
             if at(a) == Some(ca) && at(b) == Some(cb) {
-                return Err(Violation { rule: k as u32, events: vec![a, b] });
+                return Err(Violation { rule: k as u32, events: [a, b].into_iter().collect() });
             }
         }
         let class: Vec<usize> = (0..members.len()).filter(|&i| self.class.contains(&members[i])).collect();
@@ -331,7 +331,7 @@ impl Rules for Adversary {
 
     fn check(&self, _members: &[usize], placed: &[Option<usize>]) -> Result<(), Violation> {
         match placed.iter().all(Option::is_some) {
-            true => Err(Violation { rule: 0, events: vec![] }),
+            true => Err(Violation { rule: 0, events: Default::default() }),
             false => Ok(()),
         }
     }

@@ -7,7 +7,7 @@
 
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
-use pmukit_core::schedule::{Rules, Violation};
+use pmukit_core::schedule::{Few, Reservations, Rules, Violation, ViolationEvents};
 
 use super::pmu::{attr, index, plm, PMC_NAMES, PMD_NAMES};
 
@@ -257,9 +257,9 @@ impl Rules for Placement<'_> {
     /// §4.8.2: while the list has L1D events, PMD5 holds one of them, so no other
     /// event may take it. §4.8.4: an L2D event that no other member matches in set,
     /// unit mask and `.all` cannot be on PMD5, 7, 8 or 9, whose anchor would have to.
-    fn reserved(&self, members: &[usize]) -> Vec<(Violation, Vec<u64>)> {
+    fn reserved(&self, members: &[usize]) -> Reservations {
         let key = |e: usize| self.keys.get(e).copied().unwrap_or_default();
-        let mut out = Vec::new();
+        let mut out = Reservations::new();
         if self.l1d_sets && members.iter().any(|&e| key(e).l1d != 0) {
             let keep = members.iter().map(|&e| if key(e).l1d == 0 { !(1u64 << index(5)) } else { u64::MAX }).collect();
             let l1d = members.iter().copied().filter(|&e| key(e).l1d != 0).collect();
@@ -271,8 +271,8 @@ impl Rules for Placement<'_> {
                 let l2d = key(e).l2d;
                 l2d != 0 && !members.iter().enumerate().any(|(j, &o)| j != k && key(o).l2d == l2d)
             };
-            let keep: Vec<u64> = members.iter().enumerate().map(|(k, &e)| if alone(k, e) { !followers } else { u64::MAX }).collect();
-            let events: Vec<usize> = members.iter().enumerate().filter(|&(k, &e)| alone(k, e)).map(|(_, &e)| e).collect();
+            let keep: Few<u64> = members.iter().enumerate().map(|(k, &e)| if alone(k, e) { !followers } else { u64::MAX }).collect();
+            let events: ViolationEvents = members.iter().enumerate().filter(|&(k, &e)| alone(k, e)).map(|(_, &e)| e).collect();
             if !events.is_empty() {
                 out.push((Violation { rule: L2D_ALONE, events }, keep));
             }
