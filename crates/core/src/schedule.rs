@@ -191,7 +191,10 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut
         seen,
         tries: 0,
     };
-    match search.place(0, 0) {
+    // A matching of every member to start from: the search keeps one of the events
+    // not yet placed up to date as it places them.
+    let start = matching(members.len(), masks.iter().copied());
+    match search.place(0, 0, &start.unwrap_or([NO_OWNER; 64]), start.is_some()) {
         Some(found) => Outcome::Found(found),
         None if search.tries > SEARCH_LIMIT => Outcome::GaveUp,
         None => Outcome::Impossible,
@@ -247,16 +250,13 @@ impl Search<'_> {
         }
     }
 
-    /// Whether the events not yet placed can still get distinct counters outside `used`.
-    fn matchable(&self, k: usize, used: u64) -> bool {
-        let rest = self.involved.get(k..).unwrap_or_default();
-        has_matching(rest.len() + self.free.len(), rest.iter().chain(self.free).map(|&i| self.masks[i] & !used))
-    }
-
-    fn place(&mut self, k: usize, used: u64) -> Option<Vec<usize>> {
+    /// Place involved event `k` onward, the counters in `used` taken. `rest` matches
+    /// the events not yet placed (the involved from `k` on and the free) to distinct
+    /// counters outside `used`, and `matchable` says whether there is such a matching:
+    /// when there is none, no placement of them is possible.
+    fn place(&mut self, k: usize, used: u64, rest: &[u32; 64], matchable: bool) -> Option<Vec<usize>> {
         self.tries += 1;
-        // At the last level the free events' matching below is the same question.
-        if self.tries > SEARCH_LIMIT || (k < self.involved.len() && !self.matchable(k, used)) {
+        if self.tries > SEARCH_LIMIT || !matchable {
             return None;
         }
         if k == self.involved.len() {
@@ -283,7 +283,8 @@ impl Search<'_> {
             self.placed[i] = Some(c);
             match self.rules.check(self.members, &self.placed) {
                 Ok(()) => {
-                    if let Some(found) = self.place(k + 1, used | 1 << c) {
+                    let (next, matchable) = self.without(rest, i, c, used);
+                    if let Some(found) = self.place(k + 1, used | 1 << c, &next, matchable) {
                         return Some(found);
                     }
                 }
@@ -295,6 +296,26 @@ impl Search<'_> {
             }
         }
         None
+    }
+
+    /// `rest` once member `i` is placed on counter `c`: `i` leaves it, and the event
+    /// that held `c` looks for an augmenting path around `c` and `used` (Kuhn's step).
+    /// Every other event keeps its counter, so the matching costs one path, not a
+    /// matching from scratch; when there is no such path the events left have no
+    /// matching at all (the one that held `c` is the only one unmatched).
+    fn without(&self, rest: &[u32; 64], i: usize, c: usize, used: u64) -> ([u32; 64], bool) {
+        let mut next = *rest;
+        if let Some(slot) = next.iter_mut().find(|o| **o as usize == i) {
+            *slot = NO_OWNER;
+        }
+        let Some(&held) = next.get(c) else { return (next, false) };
+        if held == NO_OWNER {
+            return (next, true);
+        }
+        next[c] = NO_OWNER;
+        let mut seen = used | 1 << c;
+        let matched = augment(held as usize, self.masks, &mut next, &mut seen);
+        (next, matched)
     }
 }
 
