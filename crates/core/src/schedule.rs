@@ -365,8 +365,8 @@ fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Sched
 }
 
 /// Whether the `n` events of `allowed` (counter masks) can all get distinct counters:
-/// [`assign`]'s question without its answer, and without allocating (the search asks
-/// it at every step).
+/// [`assign`]'s question without its answer, and without allocating (every search and
+/// every explanation step asks it).
 fn has_matching(n: usize, allowed: impl Iterator<Item = u64>) -> bool {
     matching(n, allowed).is_some()
 }
