@@ -258,6 +258,12 @@ fn perfs_shadow_metrics_are_printed_beside_the_software_events() {
     // --metric-only leaves rates and CPUs utilized out, as perf's does.
     let only = stdout(&pmu(&["stat", "--live", "--metric-only", "-x,", "-e", "task-clock,page-faults", "--", "true"]));
     assert!(!only.contains("/sec") && !only.contains("CPUs utilized"), "{only}");
+    // The JSON names the event each is of; the PMU's metrics name none.
+    let report = json(&["stat", "--live", "--json", "-e", "task-clock,page-faults", "--", "true"]);
+    let metrics = report["metrics"].as_array().unwrap();
+    let of = |event: &str| metrics.iter().find(|m| m["event"] == event).unwrap_or_else(|| panic!("no metric of {event}: {report}"));
+    assert_eq!(of("task-clock")["name"], "CPUs utilized");
+    assert!(of("page-faults")["name"].as_str().unwrap().ends_with("/sec"), "{report}");
     // --no-metrics drops them too.
     let none = stdout(&pmu(&["stat", "--live", "--no-metrics", "-x,", "-e", "task-clock", "--", "true"]));
     assert!(none.trim_end().ends_with(",,"), "{none}");

@@ -115,6 +115,10 @@ pub struct MetricResult {
     pub value: f64,
     pub unit: String,
     pub description: String,
+    /// For perf's shadow metrics (a live run's `CPUs utilized`, `K/sec`, …), the event
+    /// the ratio is of, as perf's `-j` gives it in that event's record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
     /// The event whose line the metric is printed beside.
     #[serde(skip)]
     pub anchor: usize,
@@ -291,6 +295,7 @@ pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns:
                     value: v * factor,
                     unit: unit.to_string(),
                     description: def.description.to_string(),
+                    event: None,
                     anchor: anchor(def, defs, events),
                     format: ValueFormat::of_expr(unit),
                 });

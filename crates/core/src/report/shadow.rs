@@ -136,6 +136,7 @@ pub fn shadow_metrics(events: &[EventResult], wall_ns: u64) -> Vec<MetricResult>
                 value,
                 unit: String::new(),
                 description: description.to_string(),
+                event: Some(e.name.clone()),
                 anchor,
                 format,
             });
