@@ -200,11 +200,16 @@ pub fn import(pmu: &Pmu, files: &[(String, String)], standard: &[(String, String
             _ => Err(ImportError::Json { origin: origin.to_string(), why: "the file is not an array of objects".to_string() }),
         }
     };
-    let mut std_events: Vec<Value> = Vec::new();
-    for (origin, text) in standard {
-        std_events.extend(parse(origin, text)?);
-    }
     let mut notes = Vec::new();
+    let mut std_events: Vec<Value> = Vec::new();
+    // The arch root is read only to complete ArchStdEvent entries: outside perf's tree
+    // the directories above may hold any JSON, which is no reason to refuse the model.
+    for (origin, text) in standard {
+        match parse(origin, text) {
+            Ok(entries) => std_events.extend(entries),
+            Err(e) => notes.push(format!("{e}; not read for ArchStdEvent entries")),
+        }
+    }
     let mut events: Vec<EventDef> = Vec::new();
     // (name, code, unit mask, description) of every event entry, in file order.
     let mut read: Vec<(String, u64, u64, String)> = Vec::new();

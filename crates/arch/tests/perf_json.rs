@@ -121,4 +121,11 @@ fn an_upstream_style_directory_imports_with_its_standard_events() {
     assert!(import(pmu, &bad, &[]).unwrap_err().to_string().contains("x.json"));
     let none = vec![("m.json".to_string(), "[]".to_string())];
     assert!(import(pmu, &none, &[]).is_err());
+    // Outside perf's tree the directories above the model may hold any JSON: it is not
+    // read for standard events, with a note, and the model still imports.
+    let mut stray = standard.clone();
+    stray.push(("/container_info.json".to_string(), r#"{"image": "x"}"#.to_string()));
+    let (again, notes) = import(pmu, &files, &stray).unwrap();
+    assert_eq!(again, table);
+    assert!(notes.iter().any(|n| n.contains("/container_info.json") && n.contains("not read for ArchStdEvent")), "{notes:?}");
 }
