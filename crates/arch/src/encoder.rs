@@ -81,14 +81,23 @@ fn words<'b>(text: &[u8], buf: &'b mut [u64; KEY_WORDS]) -> Option<(&'b [u64], u
     const K: u64 = 0xF135_7AEA_2E62_A9C5;
     let words = buf.get_mut(..text.len().div_ceil(8))?;
     let mut chunks = text.chunks_exact(8);
-    // Whole words are read as they are; only the last, short one is copied.
-    let mut last = [0u8; 8];
-    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    // Whole words are read as they are. The last, short one is the eight bytes that end
+    // the text shifted down (no copy of a variable length); only a text shorter than a
+    // word is copied.
+    let rest = chunks.remainder().len();
+    let last = match text.len().checked_sub(8).and_then(|at| text.get(at..)) {
+        Some(tail) if rest > 0 => u64::from_le_bytes(tail.try_into().unwrap_or_default()) >> (8 * (8 - rest)),
+        _ => {
+            let mut short = [0u8; 8];
+            short[..rest].copy_from_slice(chunks.remainder());
+            u64::from_le_bytes(short)
+        }
+    };
     // Each word turned by its position and summed: no word waits on the one before,
     // as it would in a chain of multiplications.
     let mut sum = text.len() as u64;
     for (i, w) in words.iter_mut().enumerate() {
-        let word = chunks.next().map_or(u64::from_le_bytes(last), |c| u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        let word = chunks.next().map_or(last, |c| u64::from_le_bytes(c.try_into().unwrap_or_default()));
         *w = upper(word);
         sum = sum.wrapping_add(w.rotate_left(7 * i as u32));
     }
@@ -167,6 +176,30 @@ mod tests {
             bytes[at] = byte;
             let expect = bytes.map(|b| b.to_ascii_uppercase());
             prop_assert_eq!(upper(u64::from_le_bytes(bytes)).to_le_bytes(), expect);
+        }
+    }
+
+    /// The fast path answers every selection in any spelling: a key or hash computed
+    /// wrongly would not give a wrong encoding (a miss takes the resolving path) but
+    /// would lose the speed, so the lookups themselves are checked.
+    #[test]
+    fn every_selection_is_found_by_name_in_any_case_with_or_without_its_prefix() {
+        let catalog = Catalog::builtin();
+        for p in &catalog.pmus {
+            let encoder = Encoder::new(&catalog, p.name()).unwrap();
+            for name in p.selections() {
+                if catalog.resolve(&name, p.name()).ok().and_then(|sel| encode_set(p, std::slice::from_ref(&sel)).ok()).is_none() {
+                    continue;
+                }
+                for text in [
+                    name.clone(),
+                    name.to_ascii_lowercase(),
+                    format!("{}::{name}", p.name()),
+                    format!("{}::{name}", p.name()).to_ascii_uppercase(),
+                ] {
+                    assert!(encoder.lookup(text.as_bytes()).is_some(), "{}: {text} missed", p.name());
+                }
+            }
         }
     }
 
