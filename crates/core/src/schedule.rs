@@ -472,31 +472,33 @@ pub struct Grouping {
 /// cannot be counted even alone is an error.
 pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Result<Grouping, ScheduleError> {
     let n = allowed.len();
-    // The unit each event belongs to: a together set it is part of, or itself alone.
-    let mut units: Vec<Vec<usize>> = Vec::new();
+    // The unit each event belongs to: a together set it is part of, or itself alone;
+    // with the placement that showed the set can be placed at once.
+    let mut units: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     let mut apart = Vec::new();
     for (k, set) in together.iter().enumerate() {
         let mut members: Vec<usize> = set.iter().copied().filter(|&e| e < n).collect();
-        let overlapping: Vec<usize> = (0..units.len()).filter(|&u| units[u].iter().any(|e| members.contains(e))).collect();
+        let overlapping: Vec<usize> = (0..units.len()).filter(|&u| units[u].0.iter().any(|e| members.contains(e))).collect();
         for &u in &overlapping {
-            members.extend(units[u].iter().copied());
+            members.extend(units[u].0.iter().copied());
         }
         members.sort_unstable();
         members.dedup();
         if members.len() < 2 {
             continue;
         }
-        if solve_members(allowed, &members, rules).is_ok() {
-            for &u in overlapping.iter().rev() {
-                units.remove(u);
+        match solve_members(allowed, &members, rules) {
+            Ok(placed) => {
+                for &u in overlapping.iter().rev() {
+                    units.remove(u);
+                }
+                units.push((members, placed));
             }
-            units.push(members);
-        } else {
-            apart.push(k);
+            Err(_) => apart.push(k),
         }
     }
     let mut unit_of: Vec<Option<usize>> = vec![None; n];
-    for (u, members) in units.iter().enumerate() {
+    for (u, (members, _)) in units.iter().enumerate() {
         for &e in members {
             unit_of[e] = Some(u);
         }
@@ -505,26 +507,19 @@ pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Re
     // joins a group most cheaply by taking a counter the placement leaves free.
     let mut out: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     for (i, of) in unit_of.iter().enumerate() {
-        let unit = match *of {
-            None => vec![i],
+        let (unit, alone) = match *of {
+            // An event alone is refused here when it cannot be counted even alone.
+            None => (vec![i], solve_members(allowed, &[i], rules)?),
             // A unit is placed where its first event comes.
-            Some(u) if units[u].first() == Some(&i) => units[u].clone(),
+            Some(u) if units[u].0.first() == Some(&i) => units[u].clone(),
             Some(_) => continue,
         };
-        let alone = if unit.len() == 1 { Some(solve_members(allowed, &unit, rules)?) } else { None };
         match out.iter_mut().find_map(|(g, placed)| Some((joined(allowed, g, placed, &unit, rules)?, g, placed))) {
             Some((found, g, placed)) => {
                 g.extend(unit);
                 *placed = found;
             }
-            None => {
-                // A together set was placed when it was formed; place it again to keep.
-                let placed = match alone {
-                    Some(placed) => placed,
-                    None => solve_members(allowed, &unit, rules)?,
-                };
-                out.push((unit, placed));
-            }
+            None => out.push((unit, alone)),
         }
     }
     // An event with a counter no other event may use (ARM11's cycle counter CCNT)

@@ -33,6 +33,9 @@ enum Stat {
     StalledBackend,
 }
 
+/// How many statistics [`Stat`] names: the length of a context's table.
+const STATS: usize = Stat::StalledBackend as usize + 1;
+
 /// The mean of the counts that updated one statistic, as perf's `avg_stats`; `None`
 /// when no counted event updated it (perf's `runtime_stat_n` of 0).
 #[derive(Clone, Copy, Default)]
@@ -102,7 +105,7 @@ const fn format(width: usize, decimals: usize, suffix: &'static str) -> ValueFor
 /// not counted has none, and is no one's denominator.
 pub fn shadow_metrics(events: &[EventResult], wall_ns: u64) -> Vec<MetricResult> {
     let classified: Vec<(Kind, String)> = events.iter().map(classify).collect();
-    let mut stats: Vec<(&str, [Mean; 6])> = Vec::new();
+    let mut stats: Vec<(&str, [Mean; STATS])> = Vec::new();
     for (e, (kind, context)) in events.iter().zip(&classified) {
         let Some(count) = e.count else { continue };
         let stat = match kind {
@@ -117,7 +120,7 @@ pub fn shadow_metrics(events: &[EventResult], wall_ns: u64) -> Vec<MetricResult>
         let at = match stats.iter().position(|(c, _)| c == context) {
             Some(at) => at,
             None => {
-                stats.push((context, [Mean::default(); 6]));
+                stats.push((context, [Mean::default(); STATS]));
                 stats.len() - 1
             }
         };
