@@ -481,6 +481,13 @@ impl Montecito {
         if !self.threads.iter().any(MontecitoThread::arms_capture) {
             return;
         }
+        if k == 1 {
+            // One iteration runs literally whatever the entries: no need to count them.
+            for s in body {
+                self.latch(s, s.cycles, from);
+            }
+            return;
+        }
         let mut entries = [0u64; THREADS];
         let mut literal = 1u64;
         for (t, thread) in self.threads.iter().enumerate() {
