@@ -325,6 +325,9 @@ impl Search<'_> {
 fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> ScheduleError {
     let unsatisfiable = |set: &[usize], seen: Option<&mut Vec<Violation>>| {
         let masks: Few<u64> = set.iter().map(|&e| allowed[e]).collect();
+        if seen.is_none() && fits_as_matched(&masks, set, rules) {
+            return false;
+        }
         !has_matching(masks.len(), masks.iter().copied()) || matches!(search(&masks, set, rules, seen), Outcome::Impossible)
     };
     // Shrinking takes a search per event of the set it starts from. Where the
@@ -362,6 +365,23 @@ fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Sched
         }
     }
     ScheduleError::Rules { events: set, rules: words }
+}
+
+/// Whether a matching of `members` under their masks narrowed by the rules'
+/// reservations keeps every rule. Most of the sets the shrink of a refusal leaves
+/// when it removes an event are placed so (the L1D event on PMD5, an L2D event on the
+/// PMD4 or PMD6 reserved for it): that they can be placed, without a search.
+fn fits_as_matched(masks: &[u64], members: &[usize], rules: &dyn Rules) -> bool {
+    let reserved = rules.reserved(members);
+    let narrowed = narrow(masks, &reserved.iter().map(|(_, keep)| keep).collect::<Few<_>>());
+    let Some(owner) = matching(members.len(), narrowed.iter().copied()) else { return false };
+    let mut placed: Few<Option<usize>> = smallvec::smallvec![None; members.len()];
+    for (c, &o) in owner.iter().enumerate() {
+        if let Some(p) = placed.get_mut(o as usize) {
+            *p = Some(c);
+        }
+    }
+    rules.check(members, &placed).is_ok()
 }
 
 /// Whether the `n` events of `allowed` (counter masks) can all get distinct counters:

@@ -178,6 +178,16 @@ proptest! {
                 prop_assert!(!possible);
                 prop_assert!(!broken.is_empty(), "a refusal names the rules");
                 prop_assert!(!events.is_empty());
+                // The events named cannot be placed together (exhaustive search). Where
+                // the rules are monotone (forbidden pairs only: fewer events, fewer
+                // constraints), they are a minimal such set: without any one of them the
+                // rest can be placed. The class rule is not (a class event that cannot
+                // take the anchor may be placeable beside one that can).
+                prop_assert!(!placeable(&masks, &events, &rules), "{:?} can be placed", events);
+                for e in events.iter().filter(|_| rules.class.is_empty()) {
+                    let rest: Vec<usize> = events.iter().copied().filter(|f| f != e).collect();
+                    prop_assert!(rest.is_empty() || placeable(&masks, &rest, &rules), "{:?} is not minimal: {:?} cannot be placed", events, rest);
+                }
             }
             Err(_) => prop_assert!(!possible),
         }
@@ -349,3 +359,4 @@ fn a_search_past_the_limit_stops_and_says_so() {
     // Small sets are searched to the end.
     assert!(matches!(solve(&[0b111; 3], &Adversary), Err(ScheduleError::Rules { .. })));
 }
+
