@@ -169,6 +169,23 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut
         return Outcome::Impossible;
     }
     let masks = narrowed.as_slice();
+    // A matching of every member within the reservations: where no explanation is
+    // asked for, it is tried whole first, and it most often keeps every rule (the L1D
+    // event on PMD5, an L2D event on the PMD4 or PMD6 reserved for it), and no search
+    // is needed. Else the search keeps a matching of the events not yet placed, from
+    // this one, up to date as it places them.
+    let start = matching(members.len(), masks.iter().copied());
+    if let (None, Some(owner)) = (&seen, &start) {
+        let mut placed: Few<Option<usize>> = smallvec::smallvec![None; members.len()];
+        for (c, &o) in owner.iter().enumerate() {
+            if let Some(p) = placed.get_mut(o as usize) {
+                *p = Some(c);
+            }
+        }
+        if rules.check(members, &placed).is_ok() {
+            return Outcome::Found(placed.iter().map(|c| c.unwrap_or(0)).collect());
+        }
+    }
     let mut involved: Few<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
     involved.sort_by_key(|&i| masks[i].count_ones());
     let free: Few<usize> = (0..members.len()).filter(|&i| !rules.involves(members[i])).collect();
@@ -191,9 +208,6 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut
         seen,
         tries: 0,
     };
-    // A matching of every member to start from: the search keeps one of the events
-    // not yet placed up to date as it places them.
-    let start = matching(members.len(), masks.iter().copied());
     match search.place(0, 0, &start.unwrap_or([NO_OWNER; 64]), start.is_some()) {
         Some(found) => Outcome::Found(found),
         None if search.tries > SEARCH_LIMIT => Outcome::GaveUp,
@@ -325,9 +339,6 @@ impl Search<'_> {
 fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> ScheduleError {
     let unsatisfiable = |set: &[usize], seen: Option<&mut Vec<Violation>>| {
         let masks: Few<u64> = set.iter().map(|&e| allowed[e]).collect();
-        if seen.is_none() && fits_as_matched(&masks, set, rules) {
-            return false;
-        }
         !has_matching(masks.len(), masks.iter().copied()) || matches!(search(&masks, set, rules, seen), Outcome::Impossible)
     };
     // Shrinking takes a search per event of the set it starts from. Where the
@@ -365,23 +376,6 @@ fn explain_rules(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Sched
         }
     }
     ScheduleError::Rules { events: set, rules: words }
-}
-
-/// Whether a matching of `members` under their masks narrowed by the rules'
-/// reservations keeps every rule. Most of the sets the shrink of a refusal leaves
-/// when it removes an event are placed so (the L1D event on PMD5, an L2D event on the
-/// PMD4 or PMD6 reserved for it): that they can be placed, without a search.
-fn fits_as_matched(masks: &[u64], members: &[usize], rules: &dyn Rules) -> bool {
-    let reserved = rules.reserved(members);
-    let narrowed = narrow(masks, &reserved.iter().map(|(_, keep)| keep).collect::<Few<_>>());
-    let Some(owner) = matching(members.len(), narrowed.iter().copied()) else { return false };
-    let mut placed: Few<Option<usize>> = smallvec::smallvec![None; members.len()];
-    for (c, &o) in owner.iter().enumerate() {
-        if let Some(p) = placed.get_mut(o as usize) {
-            *p = Some(c);
-        }
-    }
-    rules.check(members, &placed).is_ok()
 }
 
 /// Whether the `n` events of `allowed` (counter masks) can all get distinct counters:

@@ -359,4 +359,3 @@ fn a_search_past_the_limit_stops_and_says_so() {
     // Small sets are searched to the end.
     assert!(matches!(solve(&[0b111; 3], &Adversary), Err(ScheduleError::Rules { .. })));
 }
-
