@@ -481,13 +481,20 @@ impl Montecito {
         if !self.threads.iter().any(MontecitoThread::arms_capture) {
             return;
         }
-        if k == 1 {
-            // One iteration runs literally whatever the entries: no need to count them.
+        // One iteration runs literally whatever its entries: they are counted only for
+        // more.
+        let literal = if k > 1 { self.skip_early_iterations(body, k) } else { 1 };
+        for j in 0..literal {
             for s in body {
-                self.latch(s, s.cycles, from);
+                self.latch(s, s.cycles, from + k - literal + j);
             }
-            return;
         }
+    }
+
+    /// How many of `k` iterations of `body` must run span by span for the capture
+    /// registers to end as running all would leave them; the trace buffers' indices
+    /// are moved past the entries of the others.
+    fn skip_early_iterations(&mut self, body: &[Span], k: u64) -> u64 {
         let mut entries = [0u64; THREADS];
         let mut literal = 1u64;
         for (t, thread) in self.threads.iter().enumerate() {
@@ -514,10 +521,6 @@ impl Montecito {
         for (thread, &e) in self.threads.iter_mut().zip(&entries) {
             thread.skip_entries((k - literal).saturating_mul(e));
         }
-        for j in 0..literal {
-            for s in body {
-                self.latch(s, s.cycles, from + k - literal + j);
-            }
-        }
+        literal
     }
 }
