@@ -171,10 +171,10 @@ pub fn schedule(data: &[u8]) {
 }
 
 /// Montecito's qualification options as the command line takes them, one per line:
-/// events (comma-separated), `--irange`, `--drange`, `--opc-match32`, `--opc-match34`
-/// (an empty line gives none), then flags (`inverse`, `nocheck`). A programmed request
-/// must never hold §3.3.5.2's illegal setting, and channel 0's tag at the range's
-/// edges must be what the range asks.
+/// events (comma-separated, the first twelve), `--irange`, `--drange`, `--opc-match32`,
+/// `--opc-match34` (an empty line gives none), then flags (`inverse`, `nocheck`). A
+/// programmed request must never hold §3.3.5.2's illegal setting, and channel 0's tag
+/// at the range's edges must be what the range asks.
 pub fn qualify(data: &[u8]) {
     use pmukit_arch::montecito::qualify::{Opcode, Range, Request};
     use pmukit_arch::montecito::tags::{Instruction, Qualification, SlotType};
@@ -183,7 +183,10 @@ pub fn qualify(data: &[u8]) {
     let mut line = || lines.next().unwrap_or("").trim();
     let catalog = &*CATALOG;
     let Ok(pmu) = catalog.pmu("montecito") else { return };
-    let sels: Vec<EventSel> = line().split(',').filter_map(|e| catalog.resolve(e.trim(), "montecito").ok()).take(12).collect();
+    // The first twelve tokens, resolved or not: a refused unknown name computes its
+    // suggestions against every Montecito name, and resolving every token of a long
+    // line until twelve resolved was most of the target's time.
+    let sels: Vec<EventSel> = line().split(',').take(12).filter_map(|e| catalog.resolve(e.trim(), "montecito").ok()).collect();
     let optional = |text: &str| (!text.is_empty()).then_some(text.to_string());
     let (irange, drange, opc32, opc34, flags) = (optional(line()), optional(line()), optional(line()), optional(line()), line());
     let Ok(irange) = irange.as_deref().map(Range::parse).transpose() else { return };
