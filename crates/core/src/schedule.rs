@@ -134,11 +134,16 @@ fn solve_members(allowed: &[u64], members: &[usize], rules: &dyn Rules) -> Resul
 /// A placement of `members` under the rules, starting from `matched` (a matching under
 /// the masks alone, which most sets take as it is), without explaining a refusal.
 fn place(masks: &[u64], matched: Vec<usize>, members: &[usize], rules: &dyn Rules) -> Outcome {
-    let placed: Few<Option<usize>> = matched.iter().map(|&c| Some(c)).collect();
-    if rules.check(members, &placed).is_ok() {
-        return Outcome::Found(matched);
+    match keeping_rules(matched, members, rules) {
+        Some(found) => Outcome::Found(found),
+        None => search(masks, members, rules, None),
     }
-    search(masks, members, rules, None)
+}
+
+/// `matched` (a counter for each of `members`) if it keeps every rule.
+fn keeping_rules(matched: Vec<usize>, members: &[usize], rules: &dyn Rules) -> Option<Vec<usize>> {
+    let placed: Few<Option<usize>> = matched.iter().map(|&c| Some(c)).collect();
+    rules.check(members, &placed).is_ok().then_some(matched)
 }
 
 /// What the rules' search ended with.
@@ -176,14 +181,8 @@ fn search(masks: &[u64], members: &[usize], rules: &dyn Rules, seen: Option<&mut
     // this one, up to date as it places them.
     let start = matching(members.len(), masks.iter().copied());
     if let (None, Some(owner)) = (&seen, &start) {
-        let mut placed: Few<Option<usize>> = smallvec::smallvec![None; members.len()];
-        for (c, &o) in owner.iter().enumerate() {
-            if let Some(p) = placed.get_mut(o as usize) {
-                *p = Some(c);
-            }
-        }
-        if rules.check(members, &placed).is_ok() {
-            return Outcome::Found(placed.iter().map(|c| c.unwrap_or(0)).collect());
+        if let Some(found) = keeping_rules(counters_of(owner, members.len()), members, rules) {
+            return Outcome::Found(found);
         }
     }
     let mut involved: Few<usize> = (0..members.len()).filter(|&i| rules.involves(members[i])).collect();
@@ -433,13 +432,18 @@ pub fn assign(allowed: &[u64]) -> Result<Vec<usize>, ScheduleError> {
             return Err(ScheduleError::Conflict { n_events: events.len(), n_counters: counters.len(), events, counters });
         }
     }
-    let mut out = vec![0; allowed.len()];
+    Ok(counters_of(&owner, allowed.len()))
+}
+
+/// The counter of each of `n` events in a table of each counter's event.
+fn counters_of(owner: &[u32; 64], n: usize) -> Vec<usize> {
+    let mut out = vec![0; n];
     for (c, &o) in owner.iter().enumerate() {
         if let Some(e) = out.get_mut(o as usize) {
             *e = c;
         }
     }
-    Ok(out)
+    out
 }
 
 /// An augmenting path for `event` (Kuhn's algorithm): `owner[c]` is the event holding
