@@ -11,6 +11,7 @@ use pmukit_core::event_string::{self, EventError, EventSel};
 use pmukit_core::pmu::{Pmu, PmuDesc};
 use pmukit_core::register::{Decoded, Field, Register, RegisterError};
 use pmukit_core::schedule::{self, Grouping, Rules, ScheduleError};
+use pmukit_core::suggest;
 use pmukit_core::table::{EventTable, MetricTable, TableError};
 use serde::Serialize;
 use thiserror::Error;
@@ -307,7 +308,7 @@ impl Catalog {
     pub fn pmu(&self, name: &str) -> Result<&Pmu, CatalogError> {
         self.pmus.iter().find(|p| p.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
             let names: Vec<&str> = self.pmus.iter().map(|p| p.name()).collect();
-            let near = event_string::nearest(name, names.iter().copied());
+            let near = suggest::nearest(name, names.iter().copied());
             CatalogError::UnknownPmu {
                 name: name.to_string(),
                 valid: names.join(", "),

@@ -5,10 +5,11 @@
 //! an ARM1156-only event keeps its metrics off `arm1176`, and an `--events-file` that
 //! drops an event drops its metrics too.
 
-use pmukit_core::event_string::{nearest, EventSel};
+use pmukit_core::event_string::EventSel;
 use pmukit_core::metric::MetricExpr;
 use pmukit_core::pmu::Pmu;
 use pmukit_core::report::DURATION_TIME;
+use pmukit_core::suggest::nearest;
 use pmukit_core::table::MetricDef;
 use thiserror::Error;
 

@@ -18,6 +18,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::pmu::{ModifierKind, Pmu, GENERIC_EVENTS};
+use crate::suggest::nearest;
 use crate::table::{EventDef, UmaskVerdict};
 
 /// A token of the input with its 1-based column.
@@ -179,34 +180,6 @@ fn raw_code(text: &str) -> Option<u64> {
     let lower = text.to_ascii_lowercase();
     let hex = lower.strip_prefix("0x").or_else(|| lower.strip_prefix('r'))?;
     crate::number::parse_digits(hex, 16)
-}
-
-/// Up to three names from `candidates` closest to `wanted`.
-pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let wanted = wanted.to_ascii_uppercase();
-    // A name less than half or more than twice as long as the token is never a likely
-    // typo of it; skipping those keeps a long garbage token (10^5 characters) from
-    // costing a similarity against every name.
-    let plausible = |c: &&str| c.len() * 2 + 2 >= wanted.len() && wanted.len() * 2 + 2 >= c.len();
-    let wanted_bytes = wanted.as_bytes().to_vec();
-    let mut scored: Vec<(f64, &str)> = candidates
-        .into_iter()
-        .filter(plausible)
-        .map(|c| {
-            let up = c.to_ascii_uppercase();
-            // Bytes, not chars: names are ASCII (table validation), and decoding UTF-8
-            // inside the similarity's quadratic loop doubled its cost.
-            let mut score = strsim::generic_jaro_winkler(&wanted_bytes, &up.as_bytes().to_vec());
-            if up.contains(&wanted) || wanted.contains(&up) {
-                score += 0.1;
-            }
-            (score, c)
-        })
-        .filter(|(s, _)| *s > 0.7)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(3).map(|(_, c)| c).collect()
 }
 
 fn did_you_mean(names: &[&str], all: &str) -> Option<String> {

@@ -14,4 +14,5 @@ pub mod pmu;
 pub mod register;
 pub mod report;
 pub mod schedule;
+pub mod suggest;
 pub mod table;

@@ -16,6 +16,7 @@ use std::time::Duration;
 use pmukit_arch::{self as arch, linux, Catalog};
 use pmukit_core::event_string::{EventError, EventSel};
 use pmukit_core::pmu::{Pmu, GENERIC_EVENTS};
+use pmukit_core::suggest::nearest;
 
 use crate::poll;
 use crate::sysfs::{Machine, SysPmu};
@@ -104,9 +105,9 @@ pub struct Host<'c> {
     pub machine: Machine,
     /// pmukit's PMUs the machine has, with their sysfs entries.
     pub ours: Vec<(&'c Pmu, SysPmu)>,
-    /// Every name an event string may give here, lower-cased, with its spelling: the
-    /// candidates of an unknown name's suggestions, made once.
-    names: Vec<(String, String)>,
+    /// Every name an event string may give here: the candidates of an unknown name's
+    /// suggestions, made once.
+    names: Vec<String>,
 }
 
 /// The events to open: each group opened together (its first event the leader), and
@@ -134,7 +135,6 @@ impl<'c> Host<'c> {
         for (pmu, _) in &ours {
             names.extend(pmu.events().map(|e| e.name.to_string()));
         }
-        let names = names.into_iter().map(|n| (n.to_ascii_lowercase(), n)).collect();
         Host { machine, ours, names }
     }
 
@@ -286,8 +286,7 @@ impl<'c> Host<'c> {
             let have: Vec<&str> = self.machine.pmus.iter().map(|p| p.name.as_str()).collect();
             let mut e =
                 error(token, lead, name.len(), format!("no PMU '{name}' on this machine"), Some(format!("sysfs has {}", have.join(", "))));
-            e.suggestions =
-                have.iter().filter(|h| name.len() <= 64 && strsim::jaro_winkler(h, name) > 0.8).map(|h| h.to_string()).collect();
+            e.suggestions = nearest(name, have.iter().copied()).into_iter().map(str::to_string).collect();
             return Err(e);
         };
         if self.ours.iter().any(|(_, s)| s.name == sys.name) {
@@ -325,17 +324,6 @@ impl<'c> Host<'c> {
     }
 
     fn unknown(&self, token: &str, base: &str, lead: usize) -> EventError {
-        // No name is longer than 64 characters, so nothing is near a longer token; the
-        // cap also keeps a pasted megabyte from costing a similarity against each name.
-        let typed = base.to_ascii_lowercase();
-        let mut close: Vec<(f64, &String)> = self
-            .names
-            .iter()
-            .filter(|_| typed.len() <= 64)
-            .map(|(lower, n)| (strsim::jaro_winkler(lower, &typed), n))
-            .filter(|(s, _)| *s > 0.8)
-            .collect();
-        close.sort_by(|a, b| b.0.total_cmp(&a.0));
         let ours: Vec<&str> = self.ours.iter().map(|(p, _)| p.name()).collect();
         let help = if ours.is_empty() {
             "this machine has none of pmukit's PMUs: give perf's generic events (pmu stat --live --help lists them), NAME/term=value/ for a PMU with format/ in sysfs, or rHEX".to_string()
@@ -343,7 +331,7 @@ impl<'c> Host<'c> {
             format!("give perf's generic events, {}'s (pmu list {}), NAME/config=N/ or rHEX", ours.join(", "), ours[0])
         };
         let mut e = error(token, lead, base.len(), format!("unknown event '{base}' on this machine"), Some(help));
-        e.suggestions = close.into_iter().take(5).map(|(_, n)| n.clone()).collect();
+        e.suggestions = nearest(base, self.names.iter().map(String::as_str)).into_iter().map(str::to_string).collect();
         e
     }
 

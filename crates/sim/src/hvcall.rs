@@ -3,8 +3,8 @@
 //! run in order against one fresh hypervisor model.
 
 use pmukit_arch::sparc::sun4v::{Function, Status, Trap, FUNCTIONS, MAX_ARGS};
-use pmukit_core::event_string::nearest;
 use pmukit_core::number::parse_u64;
+use pmukit_core::suggest::nearest;
 use serde::Serialize;
 use thiserror::Error;
 

@@ -92,7 +92,7 @@ fn nothing_matches(what: &str, filter: Option<&Filter>, pmus: &[&str]) -> Failur
     let message = match filter {
         Some(f) => {
             let all: Vec<&str> = pmukit_arch::FAMILIES.iter().flat_map(|f| f.pmus.iter().map(|p| p.name)).collect();
-            let near = pmukit_core::event_string::nearest(&f.pattern, all.iter().copied());
+            let near = pmukit_core::suggest::nearest(&f.pattern, all.iter().copied());
             let hint = if near.is_empty() { String::new() } else { format!(" (is it a PMU? did you mean {}?)", near.join(", ")) };
             format!("no {what} of {} matches '{}'{hint}", pmus.join(", "), f.input)
         }

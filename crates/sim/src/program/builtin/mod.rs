@@ -19,7 +19,7 @@ use self::layout::{buffer, HEAP};
 use self::user::Thread;
 use super::rng::Rng;
 use super::{Phase, Program, Timer};
-use pmukit_core::event_string::nearest;
+use pmukit_core::suggest::nearest;
 
 /// A built-in workload, for listings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
