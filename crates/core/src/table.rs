@@ -328,7 +328,10 @@ impl EventTable {
                     ));
                 }
                 if !is_umask_name(&u.name) {
-                    return Err(invalid(&e.name, format!("unit mask '{}': names use letters, digits, '_' and '.'", u.name)));
+                    return Err(invalid(
+                        &e.name,
+                        format!("unit mask '{}': names use letters, digits and '_', with a '.' only between two words (A.B)", u.name),
+                    ));
                 }
                 if u.ignored > rules.max_umask || u.value & u.ignored != 0 {
                     return Err(invalid(
@@ -474,9 +477,11 @@ pub enum UmaskVerdict<'a> {
     Invalid(&'a InvalidUmask),
 }
 
-/// Unit-mask names may contain '.' (Montecito's `ALL.ALL_PRED`).
+/// Unit-mask names may contain '.' (Montecito's `ALL.ALL_PRED`), but only between two
+/// words: an event string splits at each '.', and an empty word is a syntax error, so
+/// `A..B` could never be written (issue 10: the `events_file` fuzz target).
 fn is_umask_name(s: &str) -> bool {
-    !s.is_empty() && !s.starts_with('.') && !s.ends_with('.') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    s.split('.').all(|word| !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 fn is_event_name(s: &str) -> bool {

@@ -32,6 +32,11 @@ fn each_rule_names_the_event() {
         ("umasks = [ { name = \"A\", value = 1 }, { name = \"a\", value = 2 } ]", "appears twice"),
         ("aliases = [\"X\"]", "already used"),
         ("umask_ignored = 0x10", "umask_ignored"),
+        // An event string cannot write an empty word between dots (found by the
+        // events_file fuzz target: `SIZE_..4M` was accepted and then unwritable).
+        ("umasks = [ { name = \"A..B\", value = 1 } ]", "unit mask 'A..B'"),
+        ("umasks = [ { name = \".A\", value = 1 } ]", "between two words"),
+        ("umasks = [ { name = \"A.\", value = 1 } ]", "between two words"),
     ] {
         let err = check(&ev(extra)).unwrap_err().to_string();
         assert!(err.contains("event 'X'") && err.contains(needle), "{extra}: {err}");
