@@ -75,7 +75,7 @@ pub fn machine_config(data: &[u8]) {
     if let Ok(cfg) = MontecitoConfig::new(1 + pick / 9 % 2).with_overrides(&text, "fuzz.toml") {
         assert_eq!(cfg.with_overrides(&text, "fuzz.toml").as_ref(), Ok(&cfg), "applying a file twice");
     }
-    let pmu = MACHINES[usize::from(first) % MACHINES.len()];
+    let pmu = MACHINES[pick % MACHINES.len()];
     short_run(pmu, Some(MachineFile { origin: "fuzz.toml".into(), text: text.into_owned() }), None);
 }
 
