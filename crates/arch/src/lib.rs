@@ -252,8 +252,9 @@ pub struct Catalog {
 pub enum CatalogError {
     #[error("unknown PMU '{name}'; valid PMUs: {valid}{}", if suggestions.is_empty() { String::new() } else { format!(" (did you mean {}?)", suggestions.join(", ")) })]
     UnknownPmu { name: String, valid: String, suggestions: Vec<String> },
-    #[error("cannot read events file {path}: {why}")]
-    Io { path: String, why: String },
+    /// The events file cannot be read (`is_unreadable`), or is too large or not text.
+    #[error(transparent)]
+    Input(#[from] pmukit_core::input::InputError),
     #[error(transparent)]
     Table(#[from] TableError),
     #[error("events file {path}: unknown family '{family}'; families: {valid}")]
@@ -290,8 +291,10 @@ impl Catalog {
 
     /// Replace the event table of the family a TOML file names (docs/event-tables.md).
     /// The file is validated as strictly as the built-in tables; on error nothing changes.
-    pub fn load_events_file(&mut self, path: &str) -> Result<(), CatalogError> {
-        let text = std::fs::read_to_string(path).map_err(|e| CatalogError::Io { path: path.to_string(), why: e.to_string() })?;
+    pub fn load_events_file(&mut self, file: &std::path::Path) -> Result<(), CatalogError> {
+        let origin = file.display().to_string();
+        let text = pmukit_core::input::read_named(file, &format!("events file {origin}"), pmukit_core::input::EVENTS_FILE)?;
+        let path = origin.as_str();
         let table = EventTable::from_toml(&text, path)?;
         let family = FAMILIES.iter().find(|f| f.name.eq_ignore_ascii_case(&table.family)).ok_or_else(|| CatalogError::UnknownFamily {
             path: path.to_string(),

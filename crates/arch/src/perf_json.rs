@@ -42,10 +42,20 @@ fn place(pmu: &Pmu) -> (&'static str, &'static str, &'static str) {
 }
 
 /// perf's "topic" file for an event: its category in the table, else the PMU.
+///
+/// The file name is made safe and never another file's: letters and digits, other
+/// characters as `-`, at most 64 characters; a category with none (`!!!`) is `other`,
+/// and one named `metrics` is `metrics-events`, since `metrics.json` holds the metrics.
+/// Categories that come to the same name share its file.
 fn topic(pmu: &Pmu, e: &EventDef) -> String {
     let category = e.attr("category").unwrap_or(pmu.name());
-    let slug: String = category.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    format!("{}.json", slug.trim_matches('-'))
+    let slug: String = category.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).take(64).collect();
+    let name = match slug.trim_matches('-') {
+        "" => "other",
+        "metrics" => "metrics-events",
+        s => s,
+    };
+    format!("{name}.json")
 }
 
 /// perf's one-line description: the first sentence.

@@ -117,7 +117,7 @@ fn a_malformed_capture_attribute_in_an_events_file_is_refused_naming_the_event()
     let path = std::env::temp_dir().join(format!("pmukit-capture-{}.toml", std::process::id()));
     std::fs::write(&path, table).unwrap();
     let mut catalog = Catalog::builtin();
-    catalog.load_events_file(path.to_str().unwrap()).unwrap();
+    catalog.load_events_file(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     let e = encode(&catalog, &["DATA_EAR_CACHE_LAT8"]).unwrap_err();
     assert!(

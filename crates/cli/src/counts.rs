@@ -3,14 +3,22 @@
 //! of events are mapped onto pmukit's (`pmukit_arch::linux`), each interval and each
 //! CPU (or core, socket, thread) is evaluated on its own counts, and the metrics follow
 //! perf's MetricExpr semantics (`pmukit_core::metric_group`).
+//!
+//! Input is read as a stream (`pmukit_core::perf_stat::Reader`): an interval is
+//! evaluated and printed as soon as the next one begins, so `perf stat -I 1000 … |
+//! pmu metrics -` prints as perf does, in memory that does not grow with the intervals;
+//! counts are found by hash, so a large per-CPU input reads in linear time.
 
 use std::borrow::Cow;
-use std::io::Read;
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader};
 
 use clap::Args;
 use pmukit_arch::{self as arch, linux, metrics, Catalog};
+use pmukit_core::input::{self, io_message};
 use pmukit_core::metric_group::{Counts, Evaluator, MetricError, DURATION_TIME};
-use pmukit_core::perf_stat::{self, Format, Record};
+use pmukit_core::perf_stat::{Format, Reader, Record};
 use pmukit_core::pmu::Pmu;
 use pmukit_core::table::MetricDef;
 use serde::Serialize;
@@ -26,7 +34,7 @@ pub struct MetricsArgs {
     /// event's count; `#NAME=VALUE` sets a literal such as #smt_on, `duration_time=NS`
     /// the run's time in nanoseconds).
     #[arg(value_name = "INPUT", required = true)]
-    inputs: Vec<String>,
+    inputs: Vec<OsString>,
     /// The derived metrics or metric groups to compute (`pmu list --metrics`);
     /// default: every metric of the PMU whose events are in the input.
     #[arg(short = 'M', long = "metrics", value_name = "METRIC|GROUP", value_delimiter = ',')]
@@ -44,14 +52,13 @@ pub struct MetricsArgs {
     pub json: JsonOpt,
 }
 
-/// Everything `pmu metrics` found and computed.
+/// What `pmu metrics` read and computed besides the results (which are printed as
+/// each interval ends).
 #[derive(Serialize)]
 pub struct MetricsReport {
     /// The PMUs whose events and metrics the input was read against.
     pub pmu: Vec<String>,
     pub inputs: Vec<InputRead>,
-    /// One per interval and CPU (or core, socket, thread) of the input, in order.
-    pub results: Vec<GroupResult>,
     pub notes: Vec<String>,
 }
 
@@ -60,7 +67,7 @@ pub struct InputRead {
     pub origin: String,
     /// `perf_csv`, `perf_json`, `pmu_json` or `arguments`.
     pub format: String,
-    pub records: usize,
+    pub records: u64,
 }
 
 #[derive(Serialize)]
@@ -75,20 +82,19 @@ pub struct GroupResult {
 #[derive(Serialize)]
 pub struct MetricValue {
     pub name: String,
-    /// Scaled by the metric's ScaleUnit; `null` when undefined here (a zero
-    /// denominator: perf's NaN).
+    /// Scaled by the metric's ScaleUnit; `null` when undefined here (perf's NaN).
     pub value: Option<f64>,
     pub unit: String,
     pub description: String,
 }
 
-/// One interval and unit's counts.
+/// One interval and unit's counts, by lowercase name (`None` if not counted); an
+/// event is found under its spelling and under pmukit's name for it.
+#[derive(Default)]
 struct Group {
     interval: Option<f64>,
     unit: Option<String>,
-    /// (lowercase name, count or `None` if not counted); an event appears under its
-    /// spelling and under pmukit's name for it.
-    counts: Vec<(String, Option<f64>)>,
+    counts: HashMap<String, Option<f64>>,
     duration_ns: Option<f64>,
 }
 
@@ -102,8 +108,7 @@ struct Lookup<'a> {
 impl Counts for Lookup<'_> {
     fn count(&self, name: &str) -> Option<Option<f64>> {
         let key = name.to_ascii_lowercase();
-        let find = |g: &Group| g.counts.iter().find(|(n, _)| *n == key).map(|(_, v)| *v);
-        find(self.group).or_else(|| find(self.arguments))
+        self.group.counts.get(&key).or_else(|| self.arguments.counts.get(&key)).copied()
     }
 
     fn literal(&self, name: &str) -> Option<f64> {
@@ -115,218 +120,382 @@ impl Counts for Lookup<'_> {
     }
 }
 
-/// What the inputs hold: records from files and standard input, counts and literals
-/// from NAME=VALUE.
-struct Inputs {
-    read: Vec<InputRead>,
-    records: Vec<Record>,
+/// An input of the command line: a file (or `-`), or a count given as NAME=VALUE.
+enum Input {
+    File(OsString),
+    Count(String, f64),
+}
+
+fn classify(input: &OsString) -> Result<Input, Failure> {
+    if input == "-" || std::path::Path::new(input).exists() {
+        return Ok(Input::File(input.clone()));
+    }
+    let text = input.to_str().ok_or_else(|| {
+        usage(format!(
+            "input '{}' is neither a file nor NAME=VALUE (it is not text)",
+            input::excerpt(&input.to_string_lossy(), input::EXCERPT_CHARS)
+        ))
+    })?;
+    let shown = input::excerpt(text, input::EXCERPT_CHARS);
+    let Some((name, value)) = text.split_once('=') else {
+        return Err(usage(format!(
+            "input '{shown}' is neither a file nor NAME=VALUE: give perf stat -x/-j output, pmu stat --json output, - for standard input, or a count such as INSTR_EXEC=1000"
+        )));
+    };
+    let v: f64 = value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && !value.trim().starts_with('+'))
+        .ok_or_else(|| usage(format!("input '{shown}': '{}' is not a number", input::excerpt(value, input::EXCERPT_CHARS))))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(usage(format!("input '{shown}' names nothing before '='")));
+    }
+    Ok(Input::Count(name.to_string(), v))
+}
+
+/// What the metrics are evaluated with, settled when the first counts are complete:
+/// the PMUs, every metric of theirs (one may use another) and those to compute.
+struct Setup<'c> {
+    pmus: Vec<&'c Pmu>,
+    all: Vec<MetricDef>,
+    chosen: Vec<MetricDef>,
+    /// Whether the metrics were asked for (-M, --expr), so that one whose events the
+    /// input lacks is a note rather than left out.
+    asked: bool,
+}
+
+/// The evaluation as the records come.
+struct Session<'c, 'a> {
+    catalog: &'c Catalog,
+    args: &'a MetricsArgs,
+    out: &'a Out,
     arguments: Group,
     literals: Vec<(String, f64)>,
+    setup: Option<Setup<'c>>,
+    /// Records of the interval being read, and the groups they make, in order.
+    pending: Vec<Record>,
+    /// pmukit's name of each spelling met, once.
+    resolved: HashMap<String, Option<String>>,
+    /// Each unit's last interval end, for an interval's length.
+    last_end: HashMap<Option<String>, f64>,
+    notes: Vec<String>,
+    notes_dropped: u64,
+    computed: u64,
+    flushed: bool,
+    printed: u64,
+    json_open: bool,
 }
 
-fn read_inputs(args: &MetricsArgs) -> Result<Inputs, Failure> {
-    let mut inputs = Vec::new();
-    let mut records = Vec::new();
-    let mut arguments = Group { interval: None, unit: None, counts: Vec::new(), duration_ns: None };
-    let mut literals = Vec::new();
-    let mut stdin_used = false;
-    for input in &args.inputs {
-        let is_file = input == "-" || std::path::Path::new(input).exists();
-        if !is_file {
-            let Some((name, value)) = input.split_once('=') else {
-                return Err(usage(format!(
-                    "input '{input}' is neither a file nor NAME=VALUE: give perf stat -x/-j output, pmu stat --json output, - for standard input, or a count such as INSTR_EXEC=1000"
-                )));
-            };
-            let v: f64 = value
-                .trim()
-                .parse()
-                .ok()
-                .filter(|v: &f64| v.is_finite() && !value.trim().starts_with('+'))
-                .ok_or_else(|| usage(format!("input '{input}': '{value}' is not a number")))?;
-            let name = name.trim();
-            if name.is_empty() {
-                return Err(usage(format!("input '{input}' names nothing before '='")));
-            }
-            match name.strip_prefix('#') {
-                Some(lit) => literals.push((lit.to_string(), v)),
-                None if name == DURATION_TIME => arguments.duration_ns = Some(v),
-                None => arguments.counts.push((name.to_ascii_lowercase(), Some(v))),
-            }
-            continue;
+/// Notes kept at most; more are counted.
+const MAX_NOTES: usize = 64;
+
+impl<'c> Session<'c, '_> {
+    /// The PMUs to read the input against: `--pmu`'s machine, else the first of
+    /// pmukit's that `pmu stat --json` names (a live run also names `software` and
+    /// `hardware`), else the one whose Linux driver name perf's spellings carry.
+    fn pmus(&self, records: &[Record]) -> Result<Vec<&'c Pmu>, Failure> {
+        let catalog = self.catalog;
+        let ours = || records.iter().filter_map(|r| r.pmu.clone()).find(|p| catalog.pmu(p).is_ok());
+        let named = self.args.opts.pmu.clone().or_else(ours).or_else(|| {
+            records.iter().find_map(|r| {
+                let (driver, _) = r.event.split_once('/')?;
+                // `cpu` is x86's core PMU as well as SPARC's: not evidence of a T4.
+                let pmu = catalog.pmus.iter().find(|p| p.desc.linux_pmu == Some(driver) && driver != "cpu")?;
+                Some(pmu.name().to_string())
+            })
+        });
+        let Some(name) = named else { return Ok(Vec::new()) };
+        let pmu = catalog.pmu(&name)?;
+        Ok(arch::machine_pmus(pmu).into_iter().filter_map(|n| catalog.pmu(n).ok()).collect())
+    }
+
+    fn setup(&mut self, records: &[Record]) -> Result<(), Failure> {
+        if self.setup.is_some() {
+            return Ok(());
         }
-        let text = if input == "-" {
-            if stdin_used {
-                return Err(usage("standard input (-) is given twice"));
+        let pmus = self.pmus(records)?;
+        // Every metric of the PMUs, so that one metric may use another.
+        let mut all: Vec<MetricDef> = pmus.iter().flat_map(|p| arch::family(p).metrics.metrics.iter().cloned()).collect();
+        all.dedup_by(|a, b| a.name == b.name);
+        let (chosen, asked) = match (&self.args.expr, self.args.metric_names.is_empty()) {
+            (Some(expr), _) => {
+                let def = MetricDef {
+                    name: Cow::Owned(expr.clone()),
+                    expr: Cow::Owned(expr.clone()),
+                    description: Cow::Borrowed(""),
+                    group: Cow::Borrowed(""),
+                    scale_unit: Cow::Borrowed(""),
+                    source: Cow::Borrowed(""),
+                };
+                (vec![def], true)
             }
-            stdin_used = true;
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| runtime(format!("cannot read standard input: {e}")))?;
+            (None, false) => {
+                if pmus.is_empty() {
+                    return Err(usage("-M needs to know whose metrics: give --pmu (the input names no PMU pmukit knows)"));
+                }
+                let mut chosen: Vec<MetricDef> = Vec::new();
+                for name in &self.args.metric_names {
+                    for m in metrics::select(self.catalog, &pmus, name.trim())? {
+                        if !chosen.iter().any(|c| c.name == m.def.name) {
+                            chosen.push(m.def.clone());
+                        }
+                    }
+                }
+                (chosen, true)
+            }
+            (None, true) => (all.clone(), false),
+        };
+        self.setup = Some(Setup { pmus, all, chosen, asked });
+        Ok(())
+    }
+
+    /// A record read: one of the interval being read, or the first of the next (which
+    /// completes the one before).
+    fn record(&mut self, r: Record) -> Result<(), Failure> {
+        let next = r.interval.is_some() && self.pending.first().is_some_and(|p| p.interval != r.interval);
+        if next {
+            self.flush()?;
+        }
+        self.pending.push(r);
+        Ok(())
+    }
+
+    fn note(&mut self, n: String) {
+        if self.notes.contains(&n) {
+            return;
+        }
+        if self.notes.len() < MAX_NOTES {
+            self.notes.push(n);
+        } else {
+            self.notes_dropped += 1;
+        }
+    }
+
+    /// Evaluates and prints the records pending: one interval's, or the whole run's.
+    fn flush(&mut self) -> Result<(), Failure> {
+        let records = std::mem::take(&mut self.pending);
+        self.flushed = true;
+        self.setup(&records)?;
+        let Some(setup) = self.setup.take() else { return Ok(()) };
+        let mut groups: Vec<Group> = Vec::new();
+        let mut index: HashMap<Option<String>, usize> = HashMap::new();
+        for r in records {
+            let at = *index.entry(r.unit.clone()).or_insert_with(|| {
+                groups.push(Group { interval: r.interval, unit: r.unit.clone(), ..Group::default() });
+                groups.len() - 1
+            });
+            let Some(g) = groups.get_mut(at) else { continue };
+            if r.event == DURATION_TIME {
+                g.duration_ns = r.value;
+                continue;
+            }
+            // pmu stat --json names events on their own PMU.
+            let spelled = match &r.pmu {
+                Some(p) if self.catalog.pmu(p).is_ok() => format!("{p}::{}", r.event),
+                _ => r.event.clone(),
+            };
+            let ours = self
+                .resolved
+                .entry(spelled)
+                .or_insert_with_key(|spelled| linux::resolve(self.catalog, &setup.pmus, spelled).map(|sel| sel.name().to_ascii_lowercase()))
+                .clone();
+            g.counts.entry(r.event.to_ascii_lowercase()).or_insert(r.value);
+            if let Some(name) = ours {
+                g.counts.entry(name).or_insert(r.value);
+            }
+        }
+        // An interval's time is its own length where the input gives no duration_time.
+        for g in &mut groups {
+            let Some(end) = g.interval else { continue };
+            let start = self.last_end.get(&g.unit).copied().unwrap_or(0.0);
+            g.duration_ns = g.duration_ns.or(Some((end - start) * 1e9));
+            self.last_end.insert(g.unit.clone(), end);
+        }
+        if groups.is_empty() {
+            groups.push(Group::default());
+        }
+        let mut results = Vec::new();
+        let mut notes = Vec::new();
+        for g in &groups {
+            let lookup = Lookup { group: g, arguments: &self.arguments, literals: &self.literals };
+            let evaluator = Evaluator::new(&setup.all, &lookup);
+            let mut values = Vec::new();
+            for def in &setup.chosen {
+                let where_ = place(g);
+                match evaluator.value(def) {
+                    Ok(v) => {
+                        let (factor, unit) = def.scale();
+                        if v.is_nan() {
+                            notes.push(format!(
+                                "metric {} is undefined{where_}: perf's NaN (a zero denominator, or infinities that cancel)",
+                                def.name
+                            ));
+                        } else if v.is_infinite() {
+                            notes.push(format!(
+                                "metric {} is undefined{where_}: its value overflows the largest number (perf's inf)",
+                                def.name
+                            ));
+                        }
+                        values.push(MetricValue {
+                            name: def.name.to_string(),
+                            value: v.is_finite().then_some(v * factor),
+                            unit: unit.to_string(),
+                            description: def.description.to_string(),
+                        });
+                    }
+                    // Metrics not asked for whose events the input lacks do not apply.
+                    Err(MetricError::Missing { .. } | MetricError::NoDuration { .. }) if !setup.asked => {}
+                    Err(e) => notes.push(format!("{e}{where_}")),
+                }
+            }
+            self.computed += values.len() as u64;
+            results.push(GroupResult { interval: g.interval, unit: g.unit.clone(), metrics: values });
+        }
+        self.setup = Some(setup);
+        for n in notes {
+            self.note(n);
+        }
+        self.print(&results)
+    }
+
+    fn print(&mut self, results: &[GroupResult]) -> Result<(), Failure> {
+        let shown: Vec<&GroupResult> = results.iter().filter(|g| !g.metrics.is_empty()).collect();
+        if shown.is_empty() {
+            return Ok(());
+        }
+        let text = if self.out.is_json() {
+            let mut text = if self.json_open {
+                String::new()
+            } else {
+                self.json_open = true;
+                format!("{{\n  \"schema\": {},\n  \"command\": \"metrics\",\n  \"results\": [\n    ", crate::output::SCHEMA)
+            };
+            for g in shown {
+                if self.printed > 0 {
+                    text.push_str(",\n    ");
+                }
+                let v = serde_json::to_string_pretty(g).unwrap_or_default();
+                text.push_str(&v.replace('\n', "\n    "));
+                self.printed += 1;
+            }
             text
         } else {
-            std::fs::read_to_string(input).map_err(|e| runtime(format!("cannot read {input}: {e}")))?
+            let text = self.out.metrics_table(&shown, self.printed == 0);
+            self.printed += shown.len() as u64;
+            text
         };
-        let origin = if input == "-" { "standard input".to_string() } else { input.clone() };
-        let (format, read) = perf_stat::read(&text, &origin, args.separator.as_deref()).map_err(usage)?;
-        let format = match format {
-            Format::PerfCsv => "perf_csv",
-            Format::PerfJson => "perf_json",
-            Format::PmuJson => "pmu_json",
-        };
-        inputs.push(InputRead { origin, format: format.to_string(), records: read.len() });
-        records.extend(read);
+        self.out.text_raw(&text)
     }
-    if !arguments.counts.is_empty() || arguments.duration_ns.is_some() || !literals.is_empty() {
-        let n = arguments.counts.len() + literals.len() + usize::from(arguments.duration_ns.is_some());
-        inputs.push(InputRead { origin: "arguments".to_string(), format: "arguments".to_string(), records: n });
-    }
-    Ok(Inputs { read: inputs, records, arguments, literals })
-}
 
-/// The PMUs to read the input against: `--pmu`'s machine, else the first of pmukit's
-/// that `pmu stat --json` names (a live run also names `software` and `hardware`),
-/// else the one whose Linux driver name perf's spellings carry.
-fn pmus<'a>(catalog: &'a Catalog, args: &MetricsArgs, records: &[Record]) -> Result<Vec<&'a Pmu>, Failure> {
-    let ours = || records.iter().filter_map(|r| r.pmu.clone()).find(|p| catalog.pmu(p).is_ok());
-    let named = args.opts.pmu.clone().or_else(ours).or_else(|| {
-        records.iter().find_map(|r| {
-            let (driver, _) = r.event.split_once('/')?;
-            // `cpu` is x86's core PMU as well as SPARC's: not evidence of a T4.
-            let pmu = catalog.pmus.iter().find(|p| p.desc.linux_pmu == Some(driver) && driver != "cpu")?;
-            Some(pmu.name().to_string())
-        })
-    });
-    let Some(name) = named else { return Ok(Vec::new()) };
-    let pmu = catalog.pmu(&name)?;
-    Ok(arch::machine_pmus(pmu).into_iter().filter_map(|n| catalog.pmu(n).ok()).collect())
-}
-
-/// The records in groups of one interval and unit, in input order; each count under
-/// its spelling and pmukit's name.
-fn groups(catalog: &Catalog, pmus: &[&Pmu], records: &[Record]) -> Vec<Group> {
-    let mut out: Vec<Group> = Vec::new();
-    for r in records {
-        let at = match out.iter().position(|g| g.interval == r.interval && g.unit == r.unit) {
-            Some(i) => i,
-            None => {
-                out.push(Group { interval: r.interval, unit: r.unit.clone(), counts: Vec::new(), duration_ns: None });
-                out.len() - 1
+    /// The end: what the run's report says besides the results.
+    fn finish(mut self, inputs: Vec<InputRead>) -> Result<(), Failure> {
+        if !self.pending.is_empty() || !self.flushed {
+            self.flush()?;
+        }
+        if self.computed == 0 {
+            let why = self.notes.first().cloned().unwrap_or_else(|| {
+                let whose = match &self.setup {
+                    Some(s) if !s.pmus.is_empty() => s.pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", "),
+                    _ => "none: give --pmu, -M or --expr".to_string(),
+                };
+                format!("no metric can be computed from the input's events (metrics of {whose})")
+            });
+            return Err(usage(why));
+        }
+        if self.notes_dropped > 0 {
+            let n = format!("{} more notes are not shown", self.notes_dropped);
+            self.notes.push(n);
+        }
+        let pmu = self.setup.as_ref().map_or_else(Vec::new, |s| s.pmus.iter().map(|p| p.name().to_string()).collect());
+        let report = MetricsReport { pmu, inputs, notes: self.notes };
+        if self.out.is_json() {
+            let mut rest = String::from("\n  ]");
+            if let serde_json::Value::Object(members) = serde_json::to_value(&report).unwrap_or_default() {
+                for (k, v) in members {
+                    let v = serde_json::to_string_pretty(&v).unwrap_or_default().replace('\n', "\n  ");
+                    rest.push_str(&format!(",\n  \"{k}\": {v}"));
+                }
             }
-        };
-        let Some(g) = out.get_mut(at) else { continue };
-        if r.event == DURATION_TIME {
-            g.duration_ns = r.value;
-            continue;
+            return self.out.text_raw(&(rest + "\n}\n"));
         }
-        let mut names = vec![r.event.to_ascii_lowercase()];
-        // pmu stat --json names events on their own PMU.
-        let spelled = match &r.pmu {
-            Some(p) if catalog.pmu(p).is_ok() => format!("{p}::{}", r.event),
-            _ => r.event.clone(),
-        };
-        if let Some(sel) = linux::resolve(catalog, pmus, &spelled) {
-            names.push(sel.name().to_ascii_lowercase());
-        }
-        for n in names {
-            if !g.counts.iter().any(|(have, _)| *have == n) {
-                g.counts.push((n, r.value));
-            }
-        }
+        self.out.metrics_notes(&report.notes)
     }
-    // An interval's time is its own length where the input gives no duration_time.
-    let mut last_end: Vec<(Option<String>, f64)> = Vec::new();
-    for g in &mut out {
-        let Some(end) = g.interval else { continue };
-        let start = last_end.iter().find(|(u, _)| *u == g.unit).map_or(0.0, |(_, t)| *t);
-        g.duration_ns = g.duration_ns.or(Some((end - start) * 1e9));
-        match last_end.iter_mut().find(|(u, _)| *u == g.unit) {
-            Some(slot) => slot.1 = end,
-            None => last_end.push((g.unit.clone(), end)),
-        }
-    }
-    out
 }
 
 pub fn run(catalog: &Catalog, args: &MetricsArgs, out: &Out) -> Result<(), Failure> {
-    let Inputs { read: inputs, records, arguments, literals } = read_inputs(args)?;
-    let pmus = pmus(catalog, args, &records)?;
-    // Every metric of the PMUs, so that one metric may use another.
-    let mut all: Vec<MetricDef> = pmus.iter().flat_map(|p| arch::family(p).metrics.metrics.iter().cloned()).collect();
-    all.dedup_by(|a, b| a.name == b.name);
-    let (chosen, asked): (Vec<MetricDef>, bool) = match (&args.expr, args.metric_names.is_empty()) {
-        (Some(expr), _) => {
-            let def = MetricDef {
-                name: Cow::Owned(expr.clone()),
-                expr: Cow::Owned(expr.clone()),
-                description: Cow::Borrowed(""),
-                group: Cow::Borrowed(""),
-                scale_unit: Cow::Borrowed(""),
-                source: Cow::Borrowed(""),
-            };
-            (vec![def], true)
-        }
-        (None, false) => {
-            if pmus.is_empty() {
-                return Err(usage("-M needs to know whose metrics: give --pmu (the input names no PMU pmukit knows)"));
+    let mut files = Vec::new();
+    let mut arguments = Group::default();
+    let mut literals = Vec::new();
+    let mut given = 0;
+    for input in &args.inputs {
+        match classify(input)? {
+            Input::File(f) => {
+                if f == "-" && files.iter().any(|g: &OsString| g == "-") {
+                    return Err(usage("standard input (-) is given twice"));
+                }
+                files.push(f);
             }
-            let mut chosen: Vec<MetricDef> = Vec::new();
-            for name in &args.metric_names {
-                for m in metrics::select(catalog, &pmus, name.trim())? {
-                    if !chosen.iter().any(|c| c.name == m.def.name) {
-                        chosen.push(m.def.clone());
+            Input::Count(name, v) => {
+                given += 1;
+                match name.strip_prefix('#') {
+                    Some(lit) => literals.push((lit.to_string(), v)),
+                    None if name == DURATION_TIME => arguments.duration_ns = Some(v),
+                    None => {
+                        arguments.counts.insert(name.to_ascii_lowercase(), Some(v));
                     }
                 }
             }
-            (chosen, true)
         }
-        (None, true) => (all.clone(), false),
+    }
+    let mut session = Session {
+        catalog,
+        args,
+        out,
+        arguments,
+        literals,
+        setup: None,
+        pending: Vec::new(),
+        resolved: HashMap::new(),
+        last_end: HashMap::new(),
+        notes: Vec::new(),
+        notes_dropped: 0,
+        computed: 0,
+        flushed: false,
+        printed: 0,
+        json_open: false,
     };
-    let mut groups = groups(catalog, &pmus, &records);
-    if groups.is_empty() {
-        groups.push(Group { interval: None, unit: None, counts: Vec::new(), duration_ns: None });
-    }
-    let mut notes: Vec<String> = Vec::new();
-    let mut results = Vec::new();
-    for g in &groups {
-        let lookup = Lookup { group: g, arguments: &arguments, literals: &literals };
-        let evaluator = Evaluator::new(&all, &lookup);
-        let mut values = Vec::new();
-        for def in &chosen {
-            let where_ = place(g);
-            match evaluator.value(def) {
-                Ok(v) => {
-                    let (factor, unit) = def.scale();
-                    if !v.is_finite() {
-                        notes.push(format!("metric {} is undefined{where_} (a zero denominator: perf's NaN)", def.name));
-                    }
-                    values.push(MetricValue {
-                        name: def.name.to_string(),
-                        value: v.is_finite().then_some(v * factor),
-                        unit: unit.to_string(),
-                        description: def.description.to_string(),
-                    });
-                }
-                // Metrics not asked for whose events the input lacks do not apply.
-                Err(MetricError::Missing { .. } | MetricError::NoDuration { .. }) if !asked => {}
-                Err(e) => notes.push(format!("{e}{where_}")),
+    let mut inputs = Vec::new();
+    for f in &files {
+        let stdin = f == "-";
+        let origin = if stdin { "standard input".to_string() } else { std::path::Path::new(f).display().to_string() };
+        let reader: Box<dyn BufRead> = if stdin {
+            Box::new(BufReader::new(std::io::stdin().lock()))
+        } else {
+            let cannot = |e: std::io::Error| runtime(format!("cannot read {origin}: {}", io_message(&e)));
+            let file = std::fs::File::open(f).map_err(cannot)?;
+            if file.metadata().map_err(cannot)?.is_dir() {
+                return Err(runtime(format!("cannot read {origin}: it is a directory")));
             }
+            Box::new(BufReader::new(file))
+        };
+        let mut reader = Reader::new(reader, &origin, args.separator.as_deref());
+        let fail = |e: pmukit_core::perf_stat::ReadError| if e.is_unreadable() { runtime(e) } else { usage(e) };
+        while let Some(r) = reader.next_record().map_err(fail)? {
+            session.record(r)?;
         }
-        results.push(GroupResult { interval: g.interval, unit: g.unit.clone(), metrics: values });
+        let format = match reader.format() {
+            Some(Format::PerfJson) => "perf_json",
+            Some(Format::PmuJson) => "pmu_json",
+            _ => "perf_csv",
+        };
+        inputs.push(InputRead { origin, format: format.to_string(), records: reader.records() });
     }
-    let computed = results.iter().map(|r| r.metrics.len()).sum::<usize>();
-    if computed == 0 {
-        let why = notes.first().cloned().unwrap_or_else(|| {
-            let whose = if pmus.is_empty() { "none: give --pmu, -M or --expr".to_string() } else { pmu_names(&pmus) };
-            format!("no metric can be computed from the input's events (metrics of {whose})")
-        });
-        return Err(usage(why));
+    if given > 0 {
+        inputs.push(InputRead { origin: "arguments".to_string(), format: "arguments".to_string(), records: given });
     }
-    let report = MetricsReport { pmu: pmus.iter().map(|p| p.name().to_string()).collect(), inputs, results, notes };
-    out.metrics(&report)
-}
-
-fn pmu_names(pmus: &[&Pmu]) -> String {
-    pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+    session.finish(inputs)
 }
 
 /// " at 0.020 s on CPU1", for notes.

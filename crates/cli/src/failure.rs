@@ -3,6 +3,7 @@
 
 use pmukit_arch::{metrics, CatalogError};
 use pmukit_core::event_string::EventError;
+use pmukit_core::input::InputError;
 
 /// A failure and its exit code: the message as a terminal shows it, and for `--json`
 /// the parts of it.
@@ -54,12 +55,24 @@ impl From<EventError> for Failure {
 impl From<CatalogError> for Failure {
     fn from(e: CatalogError) -> Failure {
         match e {
-            CatalogError::Io { .. } => runtime(e),
+            CatalogError::Input(ref i) if i.is_unreadable() => runtime(e),
             CatalogError::UnknownPmu { ref name, ref suggestions, .. } => Failure {
                 detail: Box::new(Detail { token: Some(name.clone()), suggestions: suggestions.clone(), ..Detail::default() }),
                 ..usage(&e)
             },
             _ => usage(e),
+        }
+    }
+}
+
+/// An input that cannot be read is the run's failure (exit 1); one that reads but is
+/// too large or not text, the input's (exit 2).
+impl From<InputError> for Failure {
+    fn from(e: InputError) -> Failure {
+        if e.is_unreadable() {
+            runtime(e)
+        } else {
+            usage(e)
         }
     }
 }

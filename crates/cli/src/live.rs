@@ -1,6 +1,7 @@
 //! `pmu stat --live`: count a real command, or every CPU, through the kernel's
 //! perf_event (pmukit-live), and print the report as a simulated run's.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -44,9 +45,9 @@ pub struct LiveArgs {
     /// Read the machine's PMUs from this sysfs root instead of /sys (a recorded tree).
     #[arg(long, value_name = "ROOT", requires = "live")]
     pub sysfs: Option<PathBuf>,
-    /// The program to count and its arguments, after `--`.
+    /// The program to count and its arguments, after `--` (any bytes the OS takes).
     #[arg(last = true, value_name = "COMMAND", requires = "live")]
-    pub command: Vec<String>,
+    pub command: Vec<OsString>,
 }
 
 /// Seconds as a positive decimal number, at most a year.
@@ -125,11 +126,11 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
 #[cfg(all(target_os = "linux", feature = "live"))]
 fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metric], args: &StatArgs, out: &Out) -> Result<(), Failure> {
     use std::io::Write as _;
-    use std::sync::atomic::AtomicBool;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
     use pmukit_core::report::{
-        evaluate_metrics, shadow_metrics, unit_metrics, Aggregation, EventResult, Interval, MetricResult, StatReport,
+        evaluate_metrics, shadow_metrics, unit_metrics, Aggregation, Average, EventResult, LiveRun, MetricResult, StatReport,
     };
     use pmukit_live::count::{self, LiveError, Target};
 
@@ -141,20 +142,13 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     } else {
         None
     };
+    crate::stat::check_runs(args)?;
+    // The output is made (and so checked) before the command runs.
+    let mut printer = crate::printer::Printer::new(args)?;
     // Ctrl-C reaches the command too; pmu waits for it and prints what was counted.
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-    if args.repeat == 0 {
-        return Err(usage("-r 0: the number of runs must be at least 1"));
-    }
-    match args.interval {
-        Some(0) => return Err(usage("-I 0: the interval must be at least 1 ms")),
-        Some(_) if args.repeat > 1 => {
-            return Err(usage("-I and -r together: -r averages whole runs and -I reports one run's intervals; give one of them"))
-        }
-        _ => {}
-    }
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     let interval = args.interval.map(Duration::from_millis);
     let target = Target { command: &live.command, cpus, duration: live.duration, per_cpu: args.no_aggr, interval };
     let defs: Vec<_> = host
@@ -170,62 +164,49 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
         metrics.extend(evaluate_metrics(&defs, events, wall_ns, notes));
         metrics
     };
-    // Each interval is printed as it ends, as perf prints it; JSON, -o FILE and
-    // --metric-only take the whole run at the end.
-    let progressive = interval.is_some() && !args.json.json && args.output.is_none() && !args.metric_only;
     let aggregation = if args.no_aggr && live.all_cpus { Aggregation::Cpu } else { Aggregation::Total };
+    let command: Vec<String> = live.command.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    // What an interval's head says of the run (perf prints no title over them).
+    let frame = StatReport {
+        pmu: Vec::new(),
+        workload: if live.all_cpus { "system wide".to_string() } else { command.join(" ") },
+        seed: 0,
+        cycles: 0,
+        elapsed_ns: 0,
+        runs: 1,
+        intervals: Vec::new(),
+        aggregation,
+        events: Vec::new(),
+        metrics: Vec::new(),
+        unit_metrics: Vec::new(),
+        notes: Vec::new(),
+        live: Some(LiveRun { command, system_wide: live.all_cpus, exit_status: None, user_ns: 0, sys_ns: 0, elapsed_noise_pct: None }),
+    };
     let mut before = 0;
-    let mut printed = false;
-    let mut on_interval = |iv: &mut Interval| {
+    let mut on_interval = |mut iv: pmukit_core::report::Interval| {
         let duration = iv.time_ns.saturating_sub(before);
         before = iv.time_ns;
-        if !args.no_metrics {
-            iv.metrics = metrics_of(&iv.events, duration, &mut Vec::new());
-            if args.no_aggr {
-                iv.unit_metrics = unit_metrics(&iv.events, |mine| metrics_of(mine, duration, &mut Vec::new()));
-            }
+        iv.metrics = metrics_of(&iv.events, duration, &mut Vec::new());
+        if args.no_aggr {
+            iv.unit_metrics = unit_metrics(&iv.events, |mine| metrics_of(mine, duration, &mut Vec::new()));
         }
-        if progressive {
-            let view = StatReport {
-                pmu: Vec::new(),
-                workload: String::new(),
-                seed: 0,
-                cycles: 0,
-                elapsed_ns: 0,
-                runs: 1,
-                intervals: vec![iv.clone()],
-                aggregation,
-                events: Vec::new(),
-                metrics: Vec::new(),
-                unit_metrics: Vec::new(),
-                notes: Vec::new(),
-                live: None,
-            };
-            let text = match &args.separator {
-                Some(sep) => view.to_separated(sep),
-                None if printed => view.to_human_lines(!args.no_big_num),
-                None => format!("{}{}", view.interval_header(), view.to_human_lines(!args.no_big_num)),
-            };
-            printed = true;
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
-        }
+        printer.interval(&frame, iv);
     };
     // -r runs the command again and again, as perf does, and averages the counts.
-    let mut runs = Vec::new();
+    let mut average = Average::new();
+    let mut last = None;
     for _ in 0..args.repeat {
         let run = count::count(plan, &target, &stop, &mut on_interval).map_err(|e| match e {
             LiveError::Usage(_) => usage(e),
             _ => runtime(e),
         })?;
-        runs.push(run);
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        last = run.live.as_ref().and_then(|l| l.exit_status);
+        average.add(run);
+        if stop.load(Ordering::Relaxed) {
             break;
         }
     }
-    let last = runs.last().and_then(|r| r.live.as_ref()).and_then(|l| l.exit_status);
-    let mut report =
-        if runs.len() > 1 { pmukit_core::report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
+    let mut report = average.finish().ok_or_else(|| usage("no run completed"))?;
     if let Some(live) = &mut report.live {
         live.exit_status = last;
     }
@@ -234,20 +215,15 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
         report.unit_metrics = unit_metrics(&report.events, |mine| metrics_of(mine, report.elapsed_ns, &mut Vec::new()));
     }
     let status = report.live.as_ref().and_then(|l| l.exit_status);
-    if progressive {
-        // The intervals are out; perf prints nothing after them, and notes are not data.
-        for n in &report.notes {
-            eprintln!("pmu: note: {n}");
-        }
-    } else {
-        crate::stat::print(report, args, out)?;
+    printer.finish(report, out)?;
+    let _ = std::io::stdout().flush();
+    // perf stat exits with the command's status; a system-wide count Ctrl-C ended says
+    // so (128 + SIGINT), as a simulated run does.
+    match status {
+        Some(code) if code != 0 => crate::outfile::exit(code),
+        None if stop.load(Ordering::Relaxed) => crate::outfile::exit(130),
+        _ => Ok(()),
     }
-    // perf stat exits with the command's status.
-    if let Some(code) = status.filter(|&c| c != 0) {
-        let _ = std::io::stdout().flush();
-        std::process::exit(code);
-    }
-    Ok(())
 }
 
 #[cfg(not(all(target_os = "linux", feature = "live")))]

@@ -7,13 +7,18 @@ mod counts;
 mod failure;
 mod lazy;
 mod live;
+mod outfile;
 mod output;
 mod pmu_events;
+mod printer;
 mod qualify;
 mod record;
 mod report;
 mod stat;
 
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -62,7 +67,7 @@ pub(crate) struct TableOpts {
     /// Replace the built-in event table of the family this TOML file names
     /// (schema: docs/event-tables.md).
     #[arg(long, value_name = "FILE")]
-    events_file: Option<String>,
+    events_file: Option<PathBuf>,
 }
 
 /// The options of the commands that read event strings.
@@ -257,7 +262,7 @@ enum MmustatAction {
     Decode {
         /// The dump file; `-` reads standard input. Read as it is decoded, so a dump
         /// of any size takes constant memory.
-        file: String,
+        file: PathBuf,
         #[command(flatten)]
         json: JsonOpt,
     },
@@ -291,23 +296,39 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 const BUG: &str = "pmu: internal error, a bug in pmu";
 
 fn main() -> ExitCode {
+    // The hook writes without `eprintln!`, which panics when standard error cannot be
+    // written (a panic inside the hook aborts); what it cannot write is lost.
     std::panic::set_hook(Box::new(|info| {
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         let what = info.payload().downcast_ref::<&str>().copied().or_else(|| info.payload().downcast_ref::<String>().map(String::as_str));
-        eprintln!(
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(
+            err,
             "{BUG}{at}: {}. Please report it with the command that caused it (RUST_BACKTRACE=1 shows where).",
             what.unwrap_or("panic")
         );
         if std::env::var_os("RUST_BACKTRACE").is_some() {
-            eprintln!("{}", std::backtrace::Backtrace::force_capture());
+            let _ = writeln!(err, "{}", std::backtrace::Backtrace::force_capture());
         }
-        std::process::exit(1);
+        outfile::exit(1);
     }));
-    let cli = match Cli::try_parse() {
+    // Arguments are read as the OS gives them: file names and a command to run may be
+    // any bytes; arguments that must be text are checked where clap reads them.
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let json = args.iter().any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            let f = not_text(&args);
+            Out::new(json, "").error(&f);
+            return ExitCode::from(f.code);
+        }
         // Help and the version are not failures; a refused command line with --json
         // anywhere on it is reported as JSON, as every other error is.
-        Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
+        Err(e) if !e.use_stderr() || !json => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
         Err(e) => {
             let f = clap_failure(&e);
             Out::new(true, "").error(&f);
@@ -323,6 +344,18 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// The usage error for an argument that is not UTF-8 where text is needed (clap says
+/// only that some argument is not), naming the first such argument.
+fn not_text(args: &[OsString]) -> Failure {
+    let Some((at, arg)) = args.iter().enumerate().skip(1).find(|(_, a)| a.to_str().is_none()) else {
+        return usage("an argument is not UTF-8 text: names, events and numbers must be text");
+    };
+    let shown = pmukit_core::input::excerpt(&arg.to_string_lossy(), pmukit_core::input::EXCERPT_CHARS);
+    usage(format!(
+        "argument {at} ('{shown}', invalid bytes shown as U+FFFD) is not UTF-8 text: names, events and numbers must be text; file names and the command after -- may be any bytes"
+    ))
 }
 
 impl Command {
@@ -434,25 +467,31 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             out.hv(&hvcall::run(processor, *vcpus, *vcpu, calls).map_err(usage)?)
         }
         Command::Mmustat { action: MmustatAction::Decode { file, .. } } => {
-            let input: Box<dyn std::io::Read> = if file == "-" {
+            let stdin = file.as_os_str() == "-";
+            let origin = if stdin { "standard input".to_string() } else { file.display().to_string() };
+            let input: Box<dyn std::io::Read> = if stdin {
                 Box::new(std::io::stdin().lock())
             } else {
-                let f = std::fs::File::open(file).map_err(|e| runtime(format!("cannot read {file}: {e}")))?;
+                let cannot = |e: std::io::Error| runtime(format!("cannot read {origin}: {}", pmukit_core::input::io_message(&e)));
+                let f = std::fs::File::open(file).map_err(cannot)?;
+                let meta = f.metadata().map_err(cannot)?;
+                if meta.is_dir() {
+                    return Err(runtime(format!("cannot read {origin}: it is a directory")));
+                }
                 // A regular file's size is known: a partial dump is refused before
                 // anything is printed.
-                if let Some(size) = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len()) {
+                if let Some(size) = Some(meta).filter(|m| m.is_file()).map(|m| m.len()) {
                     let bad = match size {
                         0 => Some(DecodeError::Empty),
                         _ if !size.is_multiple_of(BUFFER_BYTES as u64) => Some(DecodeError::Size { size }),
                         _ => None,
                     };
                     if let Some(e) = bad {
-                        return Err(usage(format!("{file}: {e}")));
+                        return Err(usage(format!("{origin}: {e}")));
                     }
                 }
                 Box::new(f)
             };
-            let origin = if file == "-" { "standard input" } else { file };
             let decode_error = |f: Failure| if f.code == 2 { Failure { message: format!("{origin}: {}", f.message), ..f } } else { f };
             out.mmustat(MmuStatReader::new(input)).map_err(decode_error)
         }
@@ -471,7 +510,7 @@ fn resolve_all(catalog: &Catalog, events: &[String], default_pmu: &str) -> Resul
     }
     let sels: Vec<EventSel> = events.iter().map(|e| catalog.resolve(e.trim(), default_pmu)).collect::<Result<_, _>>()?;
     for w in sels.iter().flat_map(|s| &s.warnings) {
-        eprintln!("pmu: warning: {w}");
+        crate::output::diag(&format!("pmu: warning: {w}"));
     }
     Ok(sels)
 }
@@ -511,7 +550,7 @@ fn describe(catalog: &Catalog, input: &str, default_pmu: &str, out: &Out) -> Res
     let err = match catalog.resolve(text, default_pmu) {
         Ok(sel) => {
             for w in &sel.warnings {
-                eprintln!("pmu: warning: {w}");
+                crate::output::diag(&format!("pmu: warning: {w}"));
             }
             let pmu = catalog.pmu(sel.pmu)?;
             return match &sel.event {

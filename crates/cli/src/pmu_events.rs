@@ -9,8 +9,10 @@ use pmukit_arch::{perf_json, Catalog};
 use serde_json::json;
 
 use crate::failure::{runtime, usage, Failure};
-use crate::output::Out;
+use crate::outfile::Output;
+use crate::output::{diag, Out};
 use crate::{JsonOpt, TableOpts};
+use pmukit_core::input::{self, io_message};
 
 #[derive(Subcommand)]
 pub enum ExportFormat {
@@ -20,8 +22,9 @@ pub enum ExportFormat {
     PerfJson {
         /// The PMU whose events and metrics to write.
         pmu: String,
-        /// The directory to write into (created if missing; files are replaced).
-        dir: String,
+        /// The directory to write into (created if missing; files already there are
+        /// replaced, each whole, and listed as replaced). A link inside it is refused.
+        dir: PathBuf,
         #[command(flatten)]
         table: TableOpts,
         #[command(flatten)]
@@ -36,13 +39,14 @@ pub enum ImportFormat {
     /// for PMU's family, usable with --events-file.
     PerfJson {
         /// The model directory, e.g. tools/perf/pmu-events/arch/arm64/arm/cortex-a53.
-        dir: String,
+        dir: PathBuf,
         /// The PMU whose family and encoding the events are for.
         #[arg(long, value_name = "PMU", required = true)]
         pmu: String,
-        /// Write the events file here instead of standard output.
+        /// Write the events file here instead of standard output (made before the
+        /// import, replaced whole after it).
         #[arg(short = 'o', long = "output", value_name = "FILE")]
-        output: Option<String>,
+        output: Option<PathBuf>,
         #[command(flatten)]
         json: JsonOpt,
     },
@@ -52,36 +56,73 @@ pub fn export(catalog: &Catalog, format: &ExportFormat, out: &Out) -> Result<(),
     let ExportFormat::PerfJson { pmu, dir, .. } = format;
     let pmu = catalog.pmu(pmu)?;
     let (files, notes) = perf_json::export(catalog, pmu);
-    let root = Path::new(dir);
+    let root = dir.as_path();
+    if root.as_os_str().is_empty() {
+        return Err(usage("the export directory is empty: give a directory to write into (created if missing)"));
+    }
+    if root.exists() && !root.is_dir() {
+        return Err(usage(format!("{} is not a directory: give a directory to write into", root.display())));
+    }
+    // Everything is checked before anything is written: no link below the root is
+    // followed (one planted there would send a write elsewhere), and each file's
+    // directories are directories.
+    let mut replaced = Vec::new();
+    for f in &files {
+        let mut at = root.to_path_buf();
+        let parts: Vec<&str> = f.path.split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            at.push(part);
+            let Ok(meta) = at.symlink_metadata() else { break };
+            let last = i + 1 == parts.len();
+            if meta.file_type().is_symlink() {
+                return Err(usage(format!("{} is a symbolic link: pmu export writes only files and directories it makes itself; remove it or give another directory", at.display())));
+            }
+            if !last && !meta.is_dir() {
+                return Err(usage(format!("{} is not a directory, but the export needs it as one", at.display())));
+            }
+            if last {
+                if !meta.is_file() {
+                    return Err(usage(format!("{} is not a regular file: the export would replace it", at.display())));
+                }
+                replaced.push(at.display().to_string());
+            }
+        }
+    }
     for f in &files {
         let path = root.join(&f.path);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| runtime(format!("cannot create {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent).map_err(|e| runtime(format!("cannot create {}: {}", parent.display(), io_message(&e))))?;
         }
-        std::fs::write(&path, &f.text).map_err(|e| runtime(format!("cannot write {}: {e}", path.display())))?;
+        let mut file = Output::create(&path, "an export file")?;
+        file.write_all(f.text.as_bytes())?;
+        file.commit()?;
     }
     if !out.is_json() {
         for n in &notes {
-            eprintln!("pmu: note: {n}");
+            diag(&format!("pmu: note: {n}"));
         }
     }
     let paths: Vec<String> = files.iter().map(|f| root.join(&f.path).display().to_string()).collect();
     if out.is_json() {
-        return out.json(&json!({"pmu": pmu.name(), "files": paths, "notes": notes}));
+        return out.json(&json!({"pmu": pmu.name(), "files": paths, "replaced": replaced, "notes": notes}));
     }
-    out.text(&format!("{}: wrote {} files\n{}\n", pmu.name(), paths.len(), paths.join("\n")))
+    let listed: Vec<String> = paths.iter().map(|p| if replaced.contains(p) { format!("{p} (replaced)") } else { p.clone() }).collect();
+    let again = if replaced.is_empty() { String::new() } else { format!(", {} of them replacing files already there", replaced.len()) };
+    out.text(&format!("{}: wrote {} files{again}\n{}\n", pmu.name(), paths.len(), listed.join("\n")))
 }
 
-/// The *.json files directly in `dir`, sorted, as (path, text).
+/// The *.json files directly in `dir`, sorted, as (path, text). Each is read whole
+/// within its size limit; one that cannot be read, or is not text, is refused (its
+/// events would otherwise be lost without a word).
 fn json_files(dir: &Path) -> Result<Vec<(String, String)>, Failure> {
-    let entries = std::fs::read_dir(dir).map_err(|e| runtime(format!("cannot read {}: {e}", dir.display())))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| runtime(format!("cannot read {}: {}", dir.display(), io_message(&e))))?;
     let mut paths: Vec<PathBuf> =
         entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json")).collect();
     paths.sort();
     paths
         .into_iter()
         .map(|p| {
-            let text = std::fs::read_to_string(&p).map_err(|e| runtime(format!("cannot read {}: {e}", p.display())))?;
+            let text = input::read_file(&p, input::PMU_EVENTS_JSON)?;
             Ok((p.display().to_string(), text))
         })
         .collect()
@@ -90,7 +131,9 @@ fn json_files(dir: &Path) -> Result<Vec<(String, String)>, Failure> {
 pub fn import(catalog: &Catalog, format: &ImportFormat, out: &Out) -> Result<(), Failure> {
     let ImportFormat::PerfJson { dir, pmu, output, .. } = format;
     let pmu = catalog.pmu(pmu)?;
-    let dir = Path::new(dir);
+    // The events file is made (and so checked) before the import.
+    let mut written = output.as_deref().map(|p| Output::create(p, "-o")).transpose()?;
+    let dir = dir.as_path();
     let files = json_files(dir)?;
     if files.is_empty() {
         return Err(usage(format!(
@@ -99,21 +142,26 @@ pub fn import(catalog: &Catalog, format: &ImportFormat, out: &Out) -> Result<(),
         )));
     }
     let mut standard = Vec::new();
+    // The directories above hold the architecture's standard events; one that cannot
+    // be listed has none to give, but a file in one that cannot be read is refused.
     for up in [dir.parent(), dir.parent().and_then(Path::parent)].into_iter().flatten() {
-        if up.as_os_str().is_empty() {
+        if up.as_os_str().is_empty() || std::fs::read_dir(up).is_err() {
             continue;
         }
-        standard.extend(json_files(up).unwrap_or_default());
+        standard.extend(json_files(up)?);
     }
     let (table, notes) = perf_json::import(pmu, &files, &standard).map_err(usage)?;
     let text = toml::to_string(&table).map_err(|e| runtime(format!("cannot write the events file: {e}")))?;
+    if let Some(file) = &mut written {
+        file.write_all(text.as_bytes())?;
+    }
+    if let Some(file) = written {
+        file.commit()?;
+    }
     if !out.is_json() {
         for n in &notes {
-            eprintln!("pmu: note: {n}");
+            diag(&format!("pmu: note: {n}"));
         }
-    }
-    if let Some(path) = output {
-        std::fs::write(path, &text).map_err(|e| runtime(format!("cannot write {path}: {e}")))?;
     }
     let umasks: usize = table.events.iter().map(|e| e.umasks.len()).sum();
     if out.is_json() {
@@ -121,10 +169,11 @@ pub fn import(catalog: &Catalog, format: &ImportFormat, out: &Out) -> Result<(),
     }
     match output {
         Some(path) => out.text(&format!(
-            "{}: {} events ({umasks} unit masks) for {} written to {path}\n",
+            "{}: {} events ({umasks} unit masks) for {} written to {}\n",
             dir.display(),
             table.events.len(),
-            table.family
+            table.family,
+            path.display()
         )),
         None => out.text(&text),
     }

@@ -1,16 +1,19 @@
 //! `pmu record`: sample Montecito's capture registers on counter overflow into a
 //! recording file (`pmukit_sim::record`, docs/record.md), as pfmon's sampling does.
 
+use std::io::BufWriter;
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use clap::Args;
 use pmukit_core::report::thousands;
 use pmukit_sim::program::builtin as workloads;
-use pmukit_sim::record::{self, Recording};
+use pmukit_sim::record::{self, Recording, Writer};
 use pmukit_sim::stat::StatOptions;
 use serde_json::json;
 
-use crate::failure::{runtime, usage, Failure};
+use crate::failure::{runtime, Failure};
+use crate::outfile::{Output, Previous};
 use crate::output::Out;
 use crate::stat::{machine_file, progress_bar, run_failure, split_events, stop_on_ctrl_c};
 use crate::{parse_count, parse_usize, resolve_all, JsonOpt, TableOpts};
@@ -40,9 +43,11 @@ pub struct RecordArgs {
     /// it wraps (the number forms of --cycles).
     #[arg(short = 'c', long = "count", value_name = "PERIOD", default_value = "10000", value_parser = parse_count)]
     period: u64,
-    /// The recording file to write; `-` writes it to standard output.
+    /// The recording file to write (made before the run, put in place after it; a file
+    /// already there is kept as FILE.old, as perf keeps perf.data.old); `-` writes it
+    /// to standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE", default_value = DEFAULT_FILE)]
-    output: String,
+    output: PathBuf,
     /// Built-in workload to run (see `pmu workloads`).
     #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
     workload: String,
@@ -58,10 +63,10 @@ pub struct RecordArgs {
     /// Run a recorded program instead of the workload (docs/workloads.md); `-` reads
     /// standard input.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
-    trace: Option<String>,
+    trace: Option<PathBuf>,
     /// A TOML file overriding the machine's parameters (docs/machines.md).
     #[arg(long, value_name = "FILE")]
-    machine_config: Option<String>,
+    machine_config: Option<PathBuf>,
     #[command(flatten)]
     qualify: crate::qualify::QualifyOpts,
 }
@@ -71,9 +76,8 @@ pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
     let catalog = crate::catalog(&args.table)?;
     let sels = resolve_all(&catalog, &split_events(&args.events), &args.pmu)?;
     let machine_config = machine_file(args.machine_config.as_deref())?;
-    if args.output == "-" && args.trace.as_deref() == Some("-") {
-        return Err(usage("--trace - and -o - both use standard input/output for data: write the recording to a file"));
-    }
+    // The file is made (and so checked) before the run.
+    let mut output = Output::create(&args.output, "-o")?;
     let stop = stop_on_ctrl_c();
     let opts = StatOptions {
         workload: args.workload.clone(),
@@ -87,49 +91,51 @@ pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
         ..StatOptions::default()
     };
     let bar = progress_bar(args.cycles, PROGRESS_FROM);
-    let recording = record::record(&catalog, &sels, args.period, &opts, &mut |done| {
+    let name = output.name();
+    // Samples go to the file as they are taken.
+    let mut writer = Writer::new(BufWriter::with_capacity(1 << 16, &mut output));
+    let progress = &mut |done| {
         if let Some(b) = &bar {
             b.set_position(done);
         }
-    })
-    .map_err(run_failure)?;
+    };
+    let recording = record::record_to(&catalog, &sels, args.period, &opts, progress, &mut writer).map_err(run_failure)?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    write(&recording, &args.output)?;
-    if args.output != "-" {
-        summary(&recording, &args.output, out)?;
+    let samples = writer.samples();
+    writer.finish(&recording).map_err(|e| runtime(format!("cannot write {name}: {}", pmukit_core::input::io_message(&e))))?;
+    let stdout = output.is_stdout();
+    let replaced = output.commit_keeping_old()?;
+    if !stdout {
+        summary(&recording, samples, &name, replaced, out)?;
     }
     if stop.load(Ordering::Relaxed) {
-        std::process::exit(130);
+        crate::outfile::exit(130);
     }
     Ok(())
 }
 
-/// The recording as JSON to `path`, or standard output for `-`.
-fn write(recording: &Recording, path: &str) -> Result<(), Failure> {
-    let text = serde_json::to_string(recording).map_err(|e| runtime(format!("cannot encode the recording: {e}")))?;
-    if path == "-" {
-        return Out::new(false, "record").text(&text);
-    }
-    std::fs::write(path, text + "\n").map_err(|e| runtime(format!("cannot write the recording to {path}: {e}")))
-}
-
-/// What was recorded, where.
-fn summary(r: &Recording, path: &str, out: &Out) -> Result<(), Failure> {
+/// What was recorded, where, and what became of the file that was there.
+fn summary(r: &Recording, samples: u64, path: &str, previous: Previous, out: &Out) -> Result<(), Failure> {
+    let old = match &previous {
+        Previous::KeptAs(old) => Some(old.display().to_string()),
+        _ => None,
+    };
     if out.is_json() {
         let events: Vec<_> = r.events.iter().map(|e| json!({"name": e.name, "count": e.count})).collect();
-        return out.json(&json!({"file": path, "cycles": r.cycles, "period": r.period, "samples": r.samples.len(), "events": events}));
+        return out.json(&json!({"file": path, "cycles": r.cycles, "period": r.period, "samples": samples, "events": events, "old": old}));
     }
     let events: Vec<String> = r.events.iter().map(|e| format!("{} ({} counted)", e.name, thousands(e.count))).collect();
     let text = format!(
-        "pmu record: {} samples, one every {} events of {}, in {} cycles of '{}' on {}; written to {path} (`pmu report {path}` reads it)",
-        r.samples.len(),
+        "pmu record: {} samples, one every {} events of {}, in {} cycles of '{}' on {}; written to {path} (`pmu report {path}` reads it){}",
+        thousands(samples),
         thousands(r.period),
         events.join(", "),
         thousands(r.cycles),
         r.program,
         r.pmu,
+        old.map_or_else(String::new, |o| format!("; the file that was there is kept as {o}")),
     );
     out.text(&crate::output::wrap(&text, crate::output::width(), 2))
 }

@@ -1,13 +1,17 @@
 //! `pmu report`: read a recording (`pmu record`, docs/record.md) and print what
-//! `pmukit_sim::record::report` makes of it, as text, JSON or an SVG drawing.
+//! `pmukit_sim::record::report` makes of it, as text, JSON or an SVG drawing. The
+//! recording is decoded as it is read: memory does not grow with its samples.
 
 use std::io::Read;
+use std::path::PathBuf;
 
 use clap::Args;
-use pmukit_sim::record::report::analyse;
-use pmukit_sim::record::Recording;
+use pmukit_core::input::io_message;
+use pmukit_sim::record::report::Analyser;
+use pmukit_sim::record::{self, ReadError};
 
 use crate::failure::{runtime, usage, Failure};
+use crate::outfile::Output;
 use crate::output::Out;
 use crate::record::DEFAULT_FILE;
 use crate::{parse_usize, JsonOpt};
@@ -16,41 +20,64 @@ use crate::{parse_usize, JsonOpt};
 pub struct ReportArgs {
     /// The recording to read; `-` reads standard input.
     #[arg(default_value = DEFAULT_FILE)]
-    file: String,
+    file: PathBuf,
     /// Rows of each list of hot addresses and branches.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_usize)]
     top: usize,
     /// Also draw the latency histograms as an SVG file.
     #[arg(long, value_name = "FILE")]
-    svg: Option<String>,
+    svg: Option<PathBuf>,
     #[command(flatten)]
     pub json: JsonOpt,
 }
 
 /// `pmu report`.
 pub fn run(args: &ReportArgs, out: &Out) -> Result<(), Failure> {
-    let text = read(&args.file)?;
-    let name = if args.file == "-" { "standard input" } else { args.file.as_str() };
-    let recording = parse(&text, name)?;
-    let analysis = analyse(&recording, name, args.top);
-    if let Some(path) = &args.svg {
-        std::fs::write(path, crate::output::report::svg(&analysis)).map_err(|e| runtime(format!("cannot write {path}: {e}")))?;
+    let stdin = args.file.as_os_str() == "-";
+    let name = if stdin { "standard input".to_string() } else { args.file.display().to_string() };
+    // The drawing's file is made (and so checked) before the recording is read.
+    let mut svg = args.svg.as_deref().map(|p| Output::create(p, "--svg")).transpose()?;
+    // The recording is read twice (its members may come in any order): standard input
+    // is kept in an unnamed temporary file first, within the size a recording may have.
+    let mut input = if stdin {
+        let mut spool = tempfile::tempfile().map_err(|e| runtime(format!("cannot keep standard input: {}", io_message(&e))))?;
+        let limit = pmukit_core::input::RECORDING;
+        let copied = std::io::copy(&mut std::io::stdin().lock().take(limit.bytes + 1), &mut spool)
+            .map_err(|e| runtime(format!("cannot read the recording {name}: {}", io_message(&e))))?;
+        if copied > limit.bytes {
+            return Err(usage(format!(
+                "{name}: {}",
+                ReadError::TooLarge(pmukit_core::input::InputError::TooLarge {
+                    origin: "the recording".into(),
+                    what: limit.what,
+                    bytes: limit.bytes
+                })
+            )));
+        }
+        spool
+    } else {
+        let cannot = |e: std::io::Error| runtime(format!("cannot read the recording {name}: {}", io_message(&e)));
+        let file = std::fs::File::open(&args.file).map_err(cannot)?;
+        let meta = file.metadata().map_err(cannot)?;
+        if !meta.is_file() {
+            return Err(runtime(format!(
+                "cannot read the recording {name}: it is not a regular file (give a recording, or - for standard input)"
+            )));
+        }
+        file
+    };
+    let mut analyser: Option<Analyser> = None;
+    let tail = record::read(&mut input, &mut |head, sample| analyser.get_or_insert_with(|| Analyser::new(head)).add(&sample))
+        .map_err(|e: ReadError| if e.is_unreadable() { runtime(format!("{name}: {e}")) } else { usage(format!("{name}: {e}")) })?;
+    let analysis = analyser.unwrap_or_else(|| Analyser::new(&tail)).finish(&tail, &name, args.top);
+    if let Some(svg) = &mut svg {
+        svg.write_all(crate::output::report::svg(&analysis).as_bytes())?;
+    }
+    if let Some(svg) = svg {
+        svg.commit()?;
     }
     if out.is_json() {
         return out.json(&serde_json::to_value(&analysis).unwrap_or_default());
     }
     out.text(&crate::output::report::text(&analysis))
-}
-
-fn read(path: &str) -> Result<String, Failure> {
-    let mut text = String::new();
-    let read =
-        if path == "-" { std::io::stdin().read_to_string(&mut text).map(|_| ()) } else { std::fs::read_to_string(path).map(|t| text = t) };
-    read.map_err(|e| runtime(format!("cannot read the recording {path}: {e}")))?;
-    Ok(text)
-}
-
-/// The recording in `text` (`Recording::read`), its errors naming `origin`.
-fn parse(text: &str, origin: &str) -> Result<Recording, Failure> {
-    Recording::read(text).map_err(|e| usage(format!("{origin}: {e}")))
 }

@@ -2,21 +2,25 @@
 //! printed report.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use clap::Args;
 use pmukit_arch::sparc::kt;
 use pmukit_arch::{self as arch, metrics, Catalog, DEFAULT_PMU};
+use pmukit_core::input;
 use pmukit_core::pmu::Pmu;
-use pmukit_core::report::{self, Aggregation};
+use pmukit_core::report::{Aggregation, Average, StatReport};
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::program::builtin as workloads;
 use pmukit_sim::program::trace::TraceError;
 use pmukit_sim::stat::{self, MachineFile, StatError, StatOptions, DEFAULT_MUX_INTERVAL};
 
 use crate::failure::{runtime, usage, Failure};
+use crate::outfile;
 use crate::output::Out;
+use crate::printer::Printer;
 use crate::{parse_count, parse_rate, parse_u64, parse_usize, resolve_all, EventOpts, JsonOpt};
 
 #[derive(Args)]
@@ -82,10 +86,11 @@ pub struct StatArgs {
     /// Print counts without thousands separators.
     #[arg(long)]
     pub no_big_num: bool,
-    /// Write the report to FILE instead of standard output (notes of -x output still
-    /// go to standard error).
+    /// Write the report to FILE instead of standard output (`-` is standard output;
+    /// notes of -x output still go to standard error). FILE is made before the run and
+    /// replaced whole after it.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<String>,
+    pub output: Option<PathBuf>,
     /// Hardware threads of the machine: 1-8 strands on SPARC T4/KT (default 8), 1-4 on
     /// Niagara (4), 1-2 on Montecito (2), 1 on ARM11. Workloads run a software thread
     /// per hardware thread (`os` eight processes, `shared` four threads).
@@ -101,12 +106,12 @@ pub struct StatArgs {
     /// `--trace-mem=yes` output or a native trace (docs/workloads.md); `-` reads
     /// standard input. Every machine runs traces.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
-    trace: Option<String>,
+    trace: Option<PathBuf>,
     /// A TOML file overriding the simulated machine's parameters (cache and TLB
     /// geometry and replacement, latencies; docs/machines.md lists every machine's
     /// keys).
     #[arg(long, value_name = "FILE")]
-    machine_config: Option<String>,
+    machine_config: Option<PathBuf>,
     /// Montecito's event qualification, for every group of the run.
     #[command(flatten)]
     pub qualify: crate::qualify::QualifyOpts,
@@ -208,85 +213,95 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         },
         set_options: args.qualify.set_options(),
     };
+    check_runs(args)?;
+    if args.repeat > 1 && args.seed.checked_add(args.repeat - 1).is_none() {
+        return Err(usage(format!(
+            "--seed {} with -r {}: the runs' seeds {0}, {0}+1, … would pass 2^64-1; give --seed {} or less",
+            args.seed,
+            args.repeat,
+            u64::MAX - (args.repeat - 1)
+        )));
+    }
+    if args.repeat > 1 && args.trace.is_some() {
+        return Err(usage(format!(
+            "-r {}: the number of runs must be 1 with --trace: a trace is the same program every run (-r varies the workload's seed)",
+            args.repeat
+        )));
+    }
+    // The output is made (and so checked) before any work.
+    let mut printer = Printer::new(args)?;
     // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
     // exits at once.
     let stop = stop_on_ctrl_c();
     opts.stop = Some(stop.clone());
-    if args.interval == Some(0) {
-        return Err(usage("-I 0: the interval must be at least 1 ms"));
-    }
-    if args.interval.is_some() && args.repeat > 1 {
-        return Err(usage("-I and -r together: -r averages whole runs and -I reports one run's intervals; give one of them"));
-    }
-    if args.repeat == 0 || (args.repeat > 1 && args.trace.is_some()) {
-        let why = if args.repeat == 0 {
-            "at least 1"
-        } else {
-            "1 with --trace: a trace is the same program every run (-r varies the workload's seed)"
-        };
-        return Err(usage(format!("-r {}: the number of runs must be {why}", args.repeat)));
-    }
-    let mut runs = Vec::new();
+    let frame = StatReport {
+        pmu: sels.iter().fold(Vec::new(), |mut names: Vec<String>, s| {
+            if !names.iter().any(|n| n == s.pmu) {
+                names.push(s.pmu.to_string());
+            }
+            names
+        }),
+        workload: opts.trace.as_deref().map_or_else(|| opts.workload.clone(), |t| format!("trace {}", stat::trace_name(t))),
+        seed: opts.seed,
+        cycles: opts.cycles,
+        elapsed_ns: 0,
+        runs: 1,
+        intervals: Vec::new(),
+        aggregation: opts.aggregation,
+        events: Vec::new(),
+        metrics: Vec::new(),
+        unit_metrics: Vec::new(),
+        notes: Vec::new(),
+        live: None,
+    };
+    // Runs are averaged as they end (`-r`): only the sums are kept.
+    let mut average = Average::new();
     for k in 0..args.repeat {
         let bar = progress_bar(args.cycles, 4_000_000_000);
-        let run = StatOptions { seed: args.seed.wrapping_add(k), ..opts.clone() };
-        let report = stat::stat(catalog, &sels, &run, &mut |done| {
-            if let Some(b) = &bar {
-                b.set_position(done);
-            }
-        })
+        let run = StatOptions { seed: args.seed + k, ..opts.clone() };
+        let report = stat::stat_with(
+            catalog,
+            &sels,
+            &run,
+            &mut |done| {
+                if let Some(b) = &bar {
+                    b.set_position(done);
+                }
+            },
+            &mut |iv| printer.interval(&frame, iv),
+        )
         .map_err(run_failure)?;
         if let Some(b) = bar {
             b.finish_and_clear();
         }
         let interrupted = stop.load(Ordering::Relaxed);
         // A run cut short by Ctrl-C counts only when it is the only one.
-        if !interrupted || runs.is_empty() {
-            runs.push(report);
+        if !interrupted || average.runs() == 0 {
+            average.add(report);
         }
         if interrupted {
             break;
         }
     }
-    let report = if args.repeat > 1 { report::average(&runs) } else { runs.pop() }.ok_or_else(|| usage("no run completed"))?;
-    print(report, args, out)?;
+    let report = average.finish().ok_or_else(|| usage("no run completed"))?;
+    printer.finish(report, out)?;
     if stop.load(Ordering::Relaxed) {
         // Interrupted: the report is printed, and the exit status says so (128 + SIGINT).
-        std::process::exit(130);
+        outfile::exit(130);
     }
     Ok(())
 }
 
-/// Print `report` as `args` ask: perf's human table, `-x` lines or JSON, with or
-/// without metrics, to standard output or `-o FILE`.
-pub fn print(mut report: report::StatReport, args: &StatArgs, out: &Out) -> Result<(), Failure> {
-    let json = args.json.json;
-    if args.no_metrics {
-        report.metrics.clear();
-        report.unit_metrics.clear();
+/// The checks of `-I` and `-r` a simulated and a live run share.
+pub fn check_runs(args: &StatArgs) -> Result<(), Failure> {
+    if args.interval == Some(0) {
+        return Err(usage("-I 0: the interval must be at least 1 ms"));
     }
-    if args.metric_only {
-        report.events.clear();
+    if args.interval.is_some() && args.repeat > 1 {
+        return Err(usage("-I and -r together: -r averages whole runs and -I reports one run's intervals; give one of them"));
     }
-    let text = match &args.separator {
-        Some(sep) => {
-            // The separated lines are data; what a reader must know goes beside them.
-            for n in &report.notes {
-                eprintln!("pmu: note: {n}");
-            }
-            if args.metric_only {
-                report.to_metric_only_separated(sep)
-            } else {
-                report.to_separated(sep)
-            }
-        }
-        None if json => serde_json::to_string_pretty(&out.stat(&report)).unwrap_or_default(),
-        None if args.metric_only => report.to_metric_only_human(),
-        None => report.to_human(!args.no_big_num),
-    };
-    match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| runtime(format!("cannot write {path}: {e}")))?,
-        None => out.text(&text)?,
+    if args.repeat == 0 {
+        return Err(usage("-r 0: the number of runs must be at least 1"));
     }
     Ok(())
 }
@@ -298,11 +313,11 @@ impl StatArgs {
     }
 }
 
-/// The `--machine-config` file's text, read once.
-pub fn machine_file(path: Option<&str>) -> Result<Option<MachineFile>, Failure> {
+/// The `--machine-config` file's text, read once (within its size limit).
+pub fn machine_file(path: Option<&Path>) -> Result<Option<MachineFile>, Failure> {
     let Some(file) = path else { return Ok(None) };
-    let text = std::fs::read_to_string(file).map_err(|e| runtime(format!("cannot read machine configuration {file}: {e}")))?;
-    Ok(Some(MachineFile { origin: file.to_string(), text }))
+    let text = input::read_named(file, &format!("machine configuration {}", file.display()), input::MACHINE_CONFIG)?;
+    Ok(Some(MachineFile { origin: file.display().to_string(), text }))
 }
 
 /// A flag Ctrl-C sets, so that a simulated run ends early with what it has, as perf
@@ -312,16 +327,16 @@ pub fn stop_on_ctrl_c() -> Arc<AtomicBool> {
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::Relaxed) {
-            std::process::exit(130);
+            crate::outfile::exit(130);
         }
     });
     stop
 }
 
-/// A simulated run's failure: a trace that cannot be read is the run's (exit 1),
-/// anything else the command line's (exit 2).
+/// A simulated run's failure: a trace that cannot be read or a recording that cannot
+/// be written is the run's (exit 1), anything else the command line's (exit 2).
 pub fn run_failure(e: StatError) -> Failure {
-    if matches!(e, StatError::Trace(TraceError::Io { .. })) {
+    if matches!(e, StatError::Trace(TraceError::Io { .. }) | StatError::Write(_)) {
         runtime(e)
     } else {
         usage(e)

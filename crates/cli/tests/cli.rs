@@ -552,7 +552,7 @@ fn stat_runs_a_trace_from_a_file_or_standard_input() {
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["events"][0]["count"], 36);
-    assert_eq!(v["workload"], "trace -");
+    assert_eq!(v["workload"], "trace standard input");
 }
 
 #[test]

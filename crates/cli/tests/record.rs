@@ -115,9 +115,17 @@ fn record_refuses_what_it_cannot_do() {
     assert!(usage_error(&["record", "--pmu", "arm1176", "-e", "CPU_CYCLES", "--cycles", "1e5", "-o", "/dev/null"], b"")
         .contains("no event address registers"));
     assert!(usage_error(&["record", "-c", "0", "--cycles", "1e5", "-o", "/dev/null"], b"").contains("sampling period must be 1 to"));
-    assert!(usage_error(&["record", "--trace", "-", "-o", "-"], b"").contains("standard input/output"));
-    let out = pmu_with(&["record", "--cycles", "1e5", "-o", "/nonexistent-pmukit/r.json"], b"");
+    // The file is made before the run: a long run is not wasted on a path that
+    // cannot be written.
+    let started = std::time::Instant::now();
+    let out = pmu_with(&["record", "--cycles", "1e12", "-c", "1e9", "-o", "/nonexistent-pmukit/r.json"], b"");
     assert_eq!(out.status.code(), Some(1), "a file that cannot be written is a runtime failure");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot create /nonexistent-pmukit/r.json"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "refused before running");
+    // A period that could write more samples than a recording holds is refused up
+    // front, with the period that fits.
+    let e = usage_error(&["record", "-c", "1", "--cycles", "1e9", "-o", "/dev/null"], b"");
+    assert!(e.contains("-c 1 over 1000000000 cycles could take up to 2000000000 samples") && e.contains("give -c "), "{e}");
 }
 
 #[test]

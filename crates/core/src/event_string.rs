@@ -17,6 +17,7 @@ use std::fmt;
 
 use thiserror::Error;
 
+use crate::input;
 use crate::pmu::{ModifierKind, Pmu, GENERIC_EVENTS};
 use crate::suggest::nearest;
 use crate::table::{EventDef, UmaskVerdict};
@@ -72,8 +73,12 @@ pub struct EventError {
 impl fmt::Display for EventError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} (column {})", self.message, self.column)?;
-        writeln!(f, "    {}", self.input)?;
-        write!(f, "    {}{}", " ".repeat(self.column.saturating_sub(1)), "^".repeat(self.width.max(1)))?;
+        // A long input is shown as a window around the token, so that an error never
+        // repeats an argument of any length back.
+        let (shown, column) = input::window(&self.input, self.column, input::EXCERPT_CHARS);
+        let room = shown.chars().count().saturating_sub(column - 1).max(1);
+        writeln!(f, "    {shown}")?;
+        write!(f, "    {}{}", " ".repeat(column - 1), "^".repeat(self.width.clamp(1, room)))?;
         if let Some(help) = &self.help {
             write!(f, "\n  {help}")?;
         }
@@ -102,6 +107,12 @@ impl EventError {
     pub fn token(&self) -> String {
         self.input.chars().skip(self.column.saturating_sub(1)).take(self.width).collect()
     }
+}
+
+/// A token of the input as a message quotes it: at most [`input::EXCERPT_CHARS`]
+/// characters of it.
+fn quoted(text: &str) -> String {
+    input::excerpt(text, input::EXCERPT_CHARS)
 }
 
 fn is_name_char(c: char) -> bool {
@@ -168,7 +179,7 @@ pub fn parse(input: &str) -> Result<EventSpec, EventError> {
         return Err(err(
             pos + 1,
             rest(pos).chars().count(),
-            format!("unexpected '{}'", rest(pos)),
+            format!("unexpected '{}'", quoted(rest(pos))),
             "syntax: [pmu::]EVENT[.UMASK…][:MOD[=VALUE]…]; names use letters, digits, '_' and '-'",
         ));
     }
@@ -200,7 +211,7 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
                 input,
                 &token,
                 format!("'{prefix}' is a PMU: a PMU and its event are separated by two colons"),
-                Some(format!("did you mean {prefix}::{rest}?")),
+                Some(format!("did you mean {prefix}::{}?", quoted(rest))),
             )
             .suggesting([format!("{prefix}::").as_str()]));
         }
@@ -210,8 +221,13 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
     let Some(pmu) = pmus.iter().find(|p| p.name().eq_ignore_ascii_case(pmu_name)) else {
         let token = spec.pmu.clone().unwrap_or(Token { text: pmu_name.to_string(), column: 1 });
         let names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
-        return Err(EventError::at(input, &token, format!("unknown PMU '{pmu_name}'"), Some(format!("valid PMUs: {}", names.join(", "))))
-            .suggesting(nearest(pmu_name, names.iter().copied())));
+        return Err(EventError::at(
+            input,
+            &token,
+            format!("unknown PMU '{}'", quoted(pmu_name)),
+            Some(format!("valid PMUs: {}", names.join(", "))),
+        )
+        .suggesting(nearest(pmu_name, names.iter().copied())));
     };
     if let Some(sel) = resolve_generic(&spec, pmu)? {
         return Ok(sel);
@@ -318,7 +334,7 @@ pub fn resolve_spec(spec: &EventSpec, pmu: &Pmu) -> Result<EventSel, EventError>
         return Err(EventError::at(
             input,
             &spec.event,
-            format!("unknown event '{}' for {}", spec.event.text, pmu.name()),
+            format!("unknown event '{}' for {}", quoted(&spec.event.text), pmu.name()),
             did_you_mean(&names, &format!("`pmu list {}` shows the valid events", pmu.name())),
         )
         .suggesting(names));
@@ -456,7 +472,7 @@ fn resolve_umasks(input: &str, pmu: &Pmu, event: Option<&EventDef>, tokens: &[To
                     false => format!("did you mean {}? valid unit masks: {}", near.join(", "), valid.join(", ")),
                 })
             };
-            let message = format!("unknown unit mask '{}' for event '{}' on {}", t.text, e.name, pmu.name());
+            let message = format!("unknown unit mask '{}' for event '{}' on {}", quoted(&t.text), e.name, pmu.name());
             return Err(EventError::at(input, t, message, help).suggesting(near));
         };
         if out.names.iter().any(|n| n.eq_ignore_ascii_case(&u.name)) {
@@ -583,8 +599,13 @@ fn resolve_modifiers(
             }
             None => {
                 let near = nearest(&name.text, allowed.iter().copied());
-                return Err(EventError::at(input, name, format!("unknown modifier '{}' for {}", name.text, pmu.name()), Some(valid()))
-                    .suggesting(near));
+                return Err(EventError::at(
+                    input,
+                    name,
+                    format!("unknown modifier '{}' for {}", quoted(&name.text), pmu.name()),
+                    Some(valid()),
+                )
+                .suggesting(near));
             }
         };
         if out.iter().any(|(n, _)| *n == def.name) {
@@ -599,7 +620,7 @@ fn resolve_modifiers(
                     return Err(EventError::at(
                         input,
                         t,
-                        format!("modifier '{}' is a flag: its value is 0 or 1, not '{}'", def.name, t.text),
+                        format!("modifier '{}' is a flag: its value is 0 or 1, not '{}'", def.name, quoted(&t.text)),
                         None,
                     ))
                 }
@@ -620,7 +641,7 @@ fn resolve_modifiers(
                         return Err(EventError::at(
                             input,
                             t,
-                            format!("value '{}' of modifier '{}' is out of range", t.text, def.name),
+                            format!("value '{}' of modifier '{}' is out of range", quoted(&t.text), def.name),
                             Some(valid),
                         ))
                     }

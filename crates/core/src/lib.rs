@@ -6,6 +6,7 @@
 
 pub mod count;
 pub mod event_string;
+pub mod input;
 pub mod metric;
 pub mod metric_group;
 pub mod number;

@@ -14,14 +14,19 @@
 /// Why a text is not a number.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NumberError {
-    #[error("'{0}' is not a number: expected decimal (42), hex (0x2a) or binary (0b101010), digits optionally grouped by '_'")]
+    #[error("'{}' is not a number: expected decimal (42), hex (0x2a) or binary (0b101010), digits optionally grouped by '_'", quoted(.0))]
     Syntax(String),
-    #[error("'{0}' is not a count: expected a number (1000000, 0x1000) or decimal scientific notation (1e9, 2.5e8)")]
+    #[error("'{}' is not a count: expected a number (1000000, 0x1000) or decimal scientific notation (1e9, 2.5e8)", quoted(.0))]
     CountSyntax(String),
-    #[error("'{0}' is not a whole number")]
+    #[error("'{}' is not a whole number", quoted(.0))]
     Fraction(String),
-    #[error("'{0}' does not fit 64 bits (at most 18446744073709551615)")]
+    #[error("'{}' does not fit 64 bits (at most 18446744073709551615)", quoted(.0))]
     Overflow(String),
+}
+
+/// The input as an error quotes it (a bounded excerpt).
+fn quoted(text: &str) -> String {
+    crate::input::excerpt(text, crate::input::EXCERPT_CHARS)
 }
 
 /// The value of `digits` in `radix`: digits only, with single `_` between them.

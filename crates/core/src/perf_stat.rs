@@ -16,9 +16,13 @@
 // Input reaches every line of this module: no panicking operation is allowed in it.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
+use std::io::BufRead;
+
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
+
+use crate::input::{self, InputError};
 
 /// One count of one event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -65,56 +69,176 @@ pub enum ReadError {
     #[error("{origin}: this is perf stat's table for people, not for programs: run perf stat with -x, (CSV) or -j (JSON)")]
     HumanOutput { origin: String },
     #[error("{origin} line {line}: {why}: '{text}'")]
-    Line { origin: String, line: usize, text: String, why: String },
+    Line { origin: String, line: u64, text: String, why: String },
     #[error("{origin}: not pmu stat --json output: {why}")]
     PmuJson { origin: String, why: String },
+    /// The input cannot be read, or is too large or not text.
+    #[error(transparent)]
+    Input(#[from] InputError),
+}
+
+impl ReadError {
+    /// Whether the input could not be read at all (exit 1).
+    pub fn is_unreadable(&self) -> bool {
+        matches!(self, ReadError::Input(e) if e.is_unreadable())
+    }
 }
 
 /// The separators tried when none is given, in order: perf's `-x` takes any string,
 /// and these are the ones people use.
 const SEPARATORS: [&str; 5] = [",", ";", "\t", "|", ":"];
 
-/// Read every record of one input. `separator` is perf's `-x` string when known; else
-/// the first of [`SEPARATORS`] that reads every line is taken.
+/// Every record of one input held whole (see [`Reader`]).
 pub fn read(text: &str, origin: &str, separator: Option<&str>) -> Result<(Format, Vec<Record>), ReadError> {
-    let lines: Vec<(usize, &str)> =
-        text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r'))).filter(|(_, l)| !is_comment(l)).collect();
-    let Some(&(_, first)) = lines.first() else { return Err(ReadError::Empty { origin: origin.to_string() }) };
-    if first.trim_start().starts_with('{') {
-        if let Ok(v) = serde_json::from_str::<Value>(text) {
-            if v.get("command").is_some() || v.get("schema").is_some() {
-                return Ok((Format::PmuJson, pmu_json(&v, origin)?));
-            }
-        }
-        let records: Vec<Record> =
-            lines.iter().map(|&(n, l)| perf_json_line(l, origin, n)).filter_map(Result::transpose).collect::<Result<_, _>>()?;
-        return counted(Format::PerfJson, records, origin);
+    let mut reader = Reader::new(text.as_bytes(), origin, separator);
+    let mut records = Vec::new();
+    while let Some(r) = reader.next_record()? {
+        records.push(r);
     }
-    if lines.iter().any(|(_, l)| l.contains("Performance counter stats for")) {
-        return Err(ReadError::HumanOutput { origin: origin.to_string() });
-    }
-    let candidates: Vec<&str> = match separator {
-        Some(s) => vec![s],
-        None => SEPARATORS.to_vec(),
-    };
-    let mut first_error = None;
-    for sep in candidates {
-        match lines.iter().map(|&(n, l)| csv_line(l, sep, origin, n)).filter_map(Result::transpose).collect::<Result<Vec<_>, _>>() {
-            Ok(records) => return counted(Format::PerfCsv, records, origin),
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    Err(first_error.unwrap_or(ReadError::Empty { origin: origin.to_string() }))
+    Ok((reader.format().unwrap_or(Format::PerfCsv), records))
 }
 
-/// Input with no counts at all (only metric lines) is not counts.
-fn counted(format: Format, records: Vec<Record>, origin: &str) -> Result<(Format, Vec<Record>), ReadError> {
-    if records.is_empty() {
-        return Err(ReadError::Empty { origin: origin.to_string() });
+/// The records of one input, read as a stream: a line at a time for perf's `-x` and
+/// `-j` outputs (each line at most `input::COUNTS_LINE` long), so that `perf stat -I
+/// … | pmu metrics -` sees each interval as perf prints it; `pmu stat --json` output,
+/// one document, whole within `input::COUNTS_JSON`. The format is told by the first
+/// line that is not a comment, and a CSV's separator (`separator`, else the first of
+/// [`SEPARATORS`] that reads that line) by the first line with a count.
+pub struct Reader<R> {
+    lines: input::Lines<R>,
+    origin: String,
+    separator: Option<String>,
+    format: Option<Format>,
+    /// Records of a `pmu stat --json` document not yet handed out, in reverse.
+    queued: Vec<Record>,
+    records: u64,
+}
+
+impl<R: BufRead> Reader<R> {
+    pub fn new(reader: R, origin: &str, separator: Option<&str>) -> Reader<R> {
+        Reader {
+            lines: input::Lines::new(reader, origin, input::COUNTS_LINE),
+            origin: origin.to_string(),
+            separator: separator.map(str::to_string),
+            format: None,
+            queued: Vec::new(),
+            records: 0,
+        }
     }
-    Ok((format, records))
+
+    /// The input's format, once its first line has told it.
+    pub fn format(&self) -> Option<Format> {
+        self.format
+    }
+
+    /// Records read so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The next record, `None` at the end (an input with no record at all is refused).
+    pub fn next_record(&mut self) -> Result<Option<Record>, ReadError> {
+        let record = self.next_inner()?;
+        match &record {
+            Some(_) => self.records += 1,
+            None if self.records == 0 => return Err(ReadError::Empty { origin: self.origin.clone() }),
+            None => {}
+        }
+        Ok(record)
+    }
+
+    fn next_inner(&mut self) -> Result<Option<Record>, ReadError> {
+        if let Some(r) = self.queued.pop() {
+            return Ok(Some(r));
+        }
+        loop {
+            let origin = self.origin.clone();
+            let Some((n, line)) = self.lines.next_line()? else { return Ok(None) };
+            if is_comment(line) {
+                continue;
+            }
+            let format = match self.format {
+                Some(f) => f,
+                None if line.trim_start().starts_with('{') => {
+                    // perf's -j is an object a line; pmu stat --json one object over many.
+                    let whole = serde_json::from_str::<Value>(line).ok();
+                    match whole {
+                        Some(v) if v.get("command").is_some() || v.get("schema").is_some() => {
+                            self.format = Some(Format::PmuJson);
+                            self.queued = pmu_json(&v, &origin)?;
+                            self.queued.reverse();
+                            return Ok(self.queued.pop());
+                        }
+                        Some(_) => Format::PerfJson,
+                        None => {
+                            let mut text = format!("{line}\n");
+                            self.rest(&mut text)?;
+                            let v: Value = serde_json::from_str(&text)
+                                .map_err(|e| ReadError::PmuJson { origin: origin.clone(), why: format!("not JSON ({e})") })?;
+                            self.format = Some(Format::PmuJson);
+                            self.queued = pmu_json(&v, &origin)?;
+                            self.queued.reverse();
+                            return Ok(self.queued.pop());
+                        }
+                    }
+                }
+                None if line.contains("Performance counter stats for") => return Err(ReadError::HumanOutput { origin }),
+                None => Format::PerfCsv,
+            };
+            self.format = Some(format);
+            let record = match format {
+                Format::PerfJson => perf_json_line(line, &origin, n)?,
+                Format::PerfCsv => match self.separator.clone() {
+                    Some(sep) => csv_line(line, &sep, &origin, n)?,
+                    None => {
+                        // The first separator that reads the line; a line of metrics alone
+                        // (no count) does not tell.
+                        let mut first_error = None;
+                        let mut found = None;
+                        for sep in SEPARATORS {
+                            match csv_line(line, sep, &origin, n) {
+                                Ok(Some(r)) => {
+                                    found = Some((sep, r));
+                                    break;
+                                }
+                                Ok(None) => {}
+                                Err(e) => {
+                                    first_error.get_or_insert(e);
+                                }
+                            }
+                        }
+                        match (found, first_error) {
+                            (Some((sep, r)), _) => {
+                                self.separator = Some(sep.to_string());
+                                Some(r)
+                            }
+                            (None, Some(e)) if !SEPARATORS.iter().any(|sep| matches!(csv_line(line, sep, &origin, n), Ok(None))) => {
+                                return Err(e)
+                            }
+                            _ => None,
+                        }
+                    }
+                },
+                Format::PmuJson => None,
+            };
+            if let Some(r) = record {
+                return Ok(Some(r));
+            }
+        }
+    }
+
+    /// The rest of the input appended to `text`, within `input::COUNTS_JSON`.
+    fn rest(&mut self, text: &mut String) -> Result<(), ReadError> {
+        while let Some((_, line)) = self.lines.next_line()? {
+            if (text.len() + line.len()) as u64 >= input::COUNTS_JSON.bytes {
+                let limit = input::COUNTS_JSON;
+                return Err(InputError::TooLarge { origin: self.origin.clone(), what: limit.what, bytes: limit.bytes }.into());
+            }
+            text.push_str(line);
+            text.push('\n');
+        }
+        Ok(())
+    }
 }
 
 /// Blank lines, and perf's `# started on …` and header lines.
@@ -130,6 +254,18 @@ fn count(field: &str) -> Option<(Option<f64>, Status)> {
         "<not supported>" => Some((None, Status::NotSupported)),
         t => t.parse::<f64>().ok().filter(|v| v.is_finite() && !t.starts_with('+')).map(|v| (Some(v), Status::Counted)),
     }
+}
+
+/// perf's counters are 64-bit: a count below 0 or at 2^64 or above is not one (a scaled
+/// count may have a fraction; perf prints its clocks in milliseconds).
+fn check_count(value: f64, field: &str) -> Result<f64, String> {
+    if value < 0.0 {
+        return Err(format!("{field} {value} is negative: a count is 0 to 2^64-1"));
+    }
+    if value >= 18_446_744_073_709_551_616.0 {
+        return Err(format!("{field} {value} does not fit 64 bits: a count is 0 to 2^64-1"));
+    }
+    Ok(value)
 }
 
 /// perf's unit column: empty, or a word (`msec`, `ns`, `MiB`, `Joules`).
@@ -184,9 +320,10 @@ fn raw_value(value: f64, unit: &str) -> Result<f64, String> {
 
 /// One CSV line's count; `None` for the line perf adds for an event's second metric,
 /// whose count, unit and event fields are empty.
-fn csv_line(line: &str, sep: &str, origin: &str, n: usize) -> Result<Option<Record>, ReadError> {
+fn csv_line(line: &str, sep: &str, origin: &str, n: u64) -> Result<Option<Record>, ReadError> {
     let fields: Vec<&str> = line.split(sep).collect();
-    let err = |why: String| ReadError::Line { origin: origin.to_string(), line: n, text: line.chars().take(200).collect(), why };
+    let err =
+        |why: String| ReadError::Line { origin: origin.to_string(), line: n, text: input::excerpt(line, 2 * input::EXCERPT_CHARS), why };
     let lead = fields
         .iter()
         .take_while(|f| is_time(f) || is_single_aggregate(f) || is_aggregate_with_count(f) || f.trim().parse::<u64>().is_ok())
@@ -232,7 +369,7 @@ fn csv_line(line: &str, sep: &str, origin: &str, n: usize) -> Result<Option<Reco
         unit: aggregate.map(|a| a.trim().to_string()),
         pmu: None,
         event: event.to_string(),
-        value: value.map(|v| raw_value(v, unit)).transpose().map_err(err)?,
+        value: value.map(|v| check_count(v, "count").and_then(|v| raw_value(v, unit))).transpose().map_err(err)?,
         status,
     }))
 }
@@ -240,8 +377,9 @@ fn csv_line(line: &str, sep: &str, origin: &str, n: usize) -> Result<Option<Reco
 /// One line of `perf stat -j`: an object per count, with `counter-value` a string
 /// (perf 6.1; a number is accepted too). `None` for the objects that carry only a
 /// metric (an event's second metric, 6.12's `metricgroup` headers).
-fn perf_json_line(line: &str, origin: &str, n: usize) -> Result<Option<Record>, ReadError> {
-    let err = |why: String| ReadError::Line { origin: origin.to_string(), line: n, text: line.chars().take(200).collect(), why };
+fn perf_json_line(line: &str, origin: &str, n: u64) -> Result<Option<Record>, ReadError> {
+    let err =
+        |why: String| ReadError::Line { origin: origin.to_string(), line: n, text: input::excerpt(line, 2 * input::EXCERPT_CHARS), why };
     let v: Value = serde_json::from_str(line).map_err(|e| err(format!("not JSON ({e})")))?;
     if v.get("event").is_none() && v.get("counter-value").is_none() && (v.get("metric-value").is_some() || v.get("metricgroup").is_some()) {
         return Ok(None);
@@ -266,7 +404,7 @@ fn perf_json_line(line: &str, origin: &str, n: usize) -> Result<Option<Record>, 
         unit: aggregate,
         pmu: None,
         event: event.to_string(),
-        value: value.map(|x| raw_value(x, unit)).transpose().map_err(err)?,
+        value: value.map(|x| check_count(x, "\"counter-value\"").and_then(|x| raw_value(x, unit))).transpose().map_err(err)?,
         status,
     }))
 }
@@ -290,11 +428,18 @@ fn pmu_json(v: &Value, origin: &str) -> Result<Vec<Record>, ReadError> {
                 (None, true) => Status::NotCounted,
                 (None, false) => Status::NotSupported,
             };
-            let count = e.get("count").and_then(Value::as_f64);
+            let count_of = |v: &Value, what: &str| -> Result<Option<f64>, ReadError> {
+                v.get("count")
+                    .and_then(Value::as_f64)
+                    .map(|c| check_count(c, &format!("the count of {what}")))
+                    .transpose()
+                    .map_err(|why| err(&why))
+            };
+            let count = count_of(e, &format!("event '{}'", input::excerpt(name, input::EXCERPT_CHARS)))?;
             out.push(Record { interval, unit: None, pmu: pmu.clone(), event: name.to_string(), value: count, status: status_of(count) });
             for u in e.get("units").and_then(Value::as_array).into_iter().flatten() {
                 let unit = u.get("name").and_then(Value::as_str).ok_or_else(|| err("a unit has no \"name\""))?;
-                let count = u.get("count").and_then(Value::as_f64);
+                let count = count_of(u, &format!("unit '{}'", input::excerpt(unit, input::EXCERPT_CHARS)))?;
                 out.push(Record {
                     interval,
                     unit: Some(unit.to_string()),

@@ -231,7 +231,7 @@ impl EventTable {
     pub fn from_toml(text: &str, origin: &str) -> Result<EventTable, TableError> {
         toml::from_str::<EventTable>(text)
             .map(EventTable::indexed)
-            .map_err(|e| TableError::Syntax { origin: origin.to_string(), message: syntax_message(text, &e) })
+            .map_err(|e| TableError::Syntax { origin: origin.to_string(), message: crate::input::toml_message(text, &e) })
     }
 
     /// The table with its name indexes built from its events. Ties (names a valid
@@ -488,20 +488,6 @@ fn is_event_name(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// A TOML error with its line and column, which the toml crate reports as a span.
-fn syntax_message(text: &str, e: &toml::de::Error) -> String {
-    let msg = e.message().trim().to_string();
-    match e.span() {
-        Some(span) => {
-            let before = &text[..span.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("line {line}, column {col}: {msg}")
-        }
-        None => msg,
-    }
-}
-
 /// A family's derived metrics, in Linux perf's `MetricExpr` syntax
 /// (`data/<family>/metrics.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
@@ -536,7 +522,7 @@ pub struct MetricDef {
 
 impl MetricTable {
     pub fn from_toml(text: &str, origin: &str) -> Result<MetricTable, TableError> {
-        toml::from_str(text).map_err(|e| TableError::Syntax { origin: origin.to_string(), message: syntax_message(text, &e) })
+        toml::from_str(text).map_err(|e| TableError::Syntax { origin: origin.to_string(), message: crate::input::toml_message(text, &e) })
     }
 }
 

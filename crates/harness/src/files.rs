@@ -46,7 +46,7 @@ pub fn events_file(data: &[u8]) {
 const MACHINES: [&str; 7] = ["arm1136", "arm1156", "arm1176", "sparc-t4", "sparc-kt", "niagara", "montecito"];
 
 /// A short `pmu stat` run of the default events on the machine behind `pmu`.
-fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<String>) {
+fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<std::path::PathBuf>) {
     let catalog = &*CATALOG;
     let Ok(pmu) = catalog.pmu(pmu_name) else { return };
     let sels: Vec<_> = pmukit_arch::default_events(pmu).iter().filter_map(|e| catalog.resolve(e, pmu.name()).ok()).collect();
@@ -100,7 +100,7 @@ pub fn trace(data: &[u8]) {
     let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
     let path = dir.join(format!("pmukit-fuzz-trace-{}-{:?}", std::process::id(), std::thread::current().id()));
     if std::fs::write(&path, rest).is_ok() {
-        short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.display().to_string()));
+        short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.clone()));
     }
 }
 

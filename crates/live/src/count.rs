@@ -11,6 +11,7 @@
 //! (no PERF_FORMAT_GROUP, which inherited counters refuse before Linux 4.13); groups
 //! only make the kernel schedule their members together.
 
+use std::ffi::OsString;
 use std::io;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,8 +28,9 @@ use crate::events::{LiveEvent, Plan};
 
 /// What to count.
 pub struct Target<'a> {
-    /// The command and its arguments; empty to count only for `duration`.
-    pub command: &'a [String],
+    /// The command and its arguments (any bytes the OS takes); empty to count only for
+    /// `duration`.
+    pub command: &'a [OsString],
     /// Count every CPU (perf's `-a`), on these CPUs.
     pub cpus: Option<Vec<usize>>,
     /// Without a command: how long to count every CPU (until Ctrl-C if `None`).
@@ -213,7 +215,6 @@ struct Clock<'p> {
     every: Option<Duration>,
     /// The reading at the previous interval's end.
     last: Vec<Reading>,
-    intervals: Vec<Interval>,
 }
 
 impl Clock<'_> {
@@ -225,7 +226,7 @@ impl Clock<'_> {
 
     /// Read what is due; with `last`, the run is over and a final, partial interval
     /// is taken as perf does.
-    fn tick(&mut self, opened: &mut [Opened], on_interval: &mut dyn FnMut(&mut Interval), last: bool) -> Result<(), LiveError> {
+    fn tick(&mut self, opened: &mut [Opened], on_interval: &mut dyn FnMut(Interval), last: bool) -> Result<(), LiveError> {
         let due = self.next.is_some_and(|n| Instant::now() >= n) || (last && self.next.is_some());
         if !due {
             if self.plan.poll.is_some() {
@@ -242,14 +243,12 @@ impl Clock<'_> {
                 (minus(total, was), parts)
             })
             .collect();
-        let mut interval = Interval {
+        on_interval(Interval {
             time_ns: u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX),
             events: results(self.plan, opened, delta, self.per_cpu, true),
             metrics: Vec::new(),
             unit_metrics: Vec::new(),
-        };
-        on_interval(&mut interval);
-        self.intervals.push(interval);
+        });
         self.last = now;
         if let (Some(next), Some(every)) = (&mut self.next, self.every) {
             while *next <= Instant::now() {
@@ -258,6 +257,12 @@ impl Clock<'_> {
         }
         Ok(())
     }
+}
+
+/// A command as messages and reports show it: its words, any bytes that are not text
+/// shown as U+FFFD.
+fn command_line(command: &[OsString]) -> String {
+    command.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ")
 }
 
 /// What a counter counted between two readings.
@@ -297,8 +302,8 @@ fn results(plan: &Plan, opened: &[Opened], counts: Vec<Reading>, per_cpu: bool, 
 /// Count `plan` on `target`; `stop` (Ctrl-C) ends a system-wide count early. The
 /// counters are read every `plan.poll` while the command runs when a PMU raises no
 /// overflow interrupt, and with `target.interval` at the end of every interval, each
-/// handed to `on_interval` (to print it) as it ends.
-pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut dyn FnMut(&mut Interval)) -> Result<StatReport, LiveError> {
+/// handed to `on_interval` (to print it) as it ends and not kept.
+pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut dyn FnMut(Interval)) -> Result<StatReport, LiveError> {
     if target.cpus.is_none() && target.command.is_empty() {
         return Err(LiveError::Usage("give a command to count (pmu stat --live -- COMMAND) or -a to count every CPU".to_string()));
     }
@@ -324,21 +329,14 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut 
         let none = Count { raw: 0, enabled: 0, running: 0 };
         (none.clone(), o.counters.iter().map(|(cpu, _)| (*cpu, none.clone())).collect())
     });
-    let mut clock = Clock {
-        plan,
-        per_cpu,
-        start,
-        next: target.interval.map(|i| start + i),
-        every: target.interval,
-        last: zero.collect(),
-        intervals: Vec::new(),
-    };
-    // A system-wide count also wakes to see Ctrl-C (the command, if any, gets it too).
-    let idle = if target.cpus.is_some() { Duration::from_millis(100) } else { Duration::from_secs(3600) };
+    let mut clock = Clock { plan, per_cpu, start, next: target.interval.map(|i| start + i), every: target.interval, last: zero.collect() };
+    // A system-wide count also wakes to see Ctrl-C within 50 ms (the command, if any,
+    // gets it too, and pmu waits for it to end).
+    let idle = if target.cpus.is_some() { Duration::from_millis(50) } else { Duration::from_secs(3600) };
     let mut exit_status = None;
     if let Some((program, args)) = target.command.split_first() {
         let mut child =
-            Command::new(program).args(args).spawn().map_err(|why| LiveError::Spawn { command: target.command.join(" "), why })?;
+            Command::new(program).args(args).spawn().map_err(|why| LiveError::Spawn { command: command_line(target.command), why })?;
         let (tx, rx) = mpsc::channel();
         let waiter = std::thread::spawn(move || {
             let status = child.wait();
@@ -352,7 +350,7 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut 
             }
         }
         let status = waiter.join().map_err(|_| LiveError::Usage("the thread waiting for the command failed".to_string()))?;
-        let status = status.map_err(|why| LiveError::Spawn { command: target.command.join(" "), why })?;
+        let status = status.map_err(|why| LiveError::Spawn { command: command_line(target.command), why })?;
         exit_status = Some(shell_status(status));
     } else {
         let end = target.duration.unwrap_or(Duration::MAX);
@@ -370,7 +368,6 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut 
         }
     }
     clock.tick(&mut opened, on_interval, true)?;
-    let intervals = std::mem::take(&mut clock.intervals);
     let counts = read_all(plan, &mut opened)?;
     let after = children_times();
     let (user_ns, sys_ns) = (after.0.saturating_sub(before.0), after.1.saturating_sub(before.1));
@@ -384,17 +381,24 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut 
     let system_wide = target.cpus.is_some();
     Ok(StatReport {
         pmu: pmus,
-        workload: if system_wide { "system wide".to_string() } else { target.command.join(" ") },
+        workload: if system_wide { "system wide".to_string() } else { command_line(target.command) },
         seed: 0,
         cycles: 0,
         elapsed_ns: u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
         runs: 1,
-        intervals,
+        intervals: Vec::new(),
         aggregation: if per_cpu { Aggregation::Cpu } else { Aggregation::Total },
         events,
         metrics: Vec::new(),
         unit_metrics: Vec::new(),
         notes,
-        live: Some(LiveRun { command: target.command.to_vec(), system_wide, exit_status, user_ns, sys_ns, elapsed_noise_pct: None }),
+        live: Some(LiveRun {
+            command: target.command.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+            system_wide,
+            exit_status,
+            user_ns,
+            sys_ns,
+            elapsed_noise_pct: None,
+        }),
     })
 }

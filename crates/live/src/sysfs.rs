@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use pmukit_arch::Catalog;
+use pmukit_core::input;
 use pmukit_core::pmu::Pmu;
 use thiserror::Error;
 
@@ -61,21 +62,93 @@ pub enum SysfsError {
     Unreadable { path: String, why: String },
     #[error("{path}: '{text}' is not {what}")]
     Malformed { path: String, text: String, what: &'static str },
+    /// A link that leaves the root: sysfs's own links stay inside it.
+    #[error("{path} leads to {target}, outside the sysfs root {root}: refused")]
+    Outside { path: String, target: String, root: String },
+    /// A FIFO, a device or a directory where an attribute file should be.
+    #[error("{path} is not a regular file (a sysfs attribute is one): refused")]
+    NotAFile { path: String },
+    /// An attribute too large, or not text.
+    #[error("{path}: {why}: refused")]
+    NotAttribute { path: String, why: String },
 }
 
-fn read(path: &Path) -> Result<Option<String>, SysfsError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text.trim().to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(SysfsError::Unreadable { path: path.display().to_string(), why: e.to_string() }),
+/// The sysfs tree being read: every file is read only if it lies inside the root once
+/// its links are followed, is a regular file, and holds at most a page of text
+/// (`input::SYSFS_FILE`); what a message quotes of it is an excerpt.
+struct Tree {
+    root: PathBuf,
+}
+
+impl Tree {
+    fn new(root: &Path) -> Result<Tree, SysfsError> {
+        let root = std::fs::canonicalize(root).map_err(|e| unreadable(root, &e))?;
+        Ok(Tree { root })
+    }
+
+    /// `path` with its links followed, if it lies inside the root; `None` if it does
+    /// not exist.
+    fn inside(&self, path: &Path) -> Result<Option<PathBuf>, SysfsError> {
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(unreadable(path, &e)),
+        };
+        if !real.starts_with(&self.root) {
+            return Err(SysfsError::Outside {
+                path: path.display().to_string(),
+                target: real.display().to_string(),
+                root: self.root.display().to_string(),
+            });
+        }
+        Ok(Some(real))
+    }
+
+    fn read(&self, path: &Path) -> Result<Option<String>, SysfsError> {
+        let Some(real) = self.inside(path)? else { return Ok(None) };
+        let meta = std::fs::metadata(&real).map_err(|e| unreadable(path, &e))?;
+        if !meta.is_file() {
+            return Err(SysfsError::NotAFile { path: path.display().to_string() });
+        }
+        match input::read_file(&real, input::SYSFS_FILE) {
+            Ok(text) => Ok(Some(text.trim().to_string())),
+            Err(e) if e.is_unreadable() => Err(SysfsError::Unreadable { path: path.display().to_string(), why: why(&e) }),
+            Err(e) => Err(SysfsError::NotAttribute { path: path.display().to_string(), why: why(&e) }),
+        }
+    }
+
+    fn number(&self, path: &Path, what: &'static str) -> Result<Option<u64>, SysfsError> {
+        match self.read(path)? {
+            None => Ok(None),
+            Some(text) => text.parse().map(Some).map_err(|_| malformed(path, &text, what)),
+        }
+    }
+
+    /// The entries of a directory inside the root, sorted; `None` if it does not exist.
+    fn list(&self, dir: &Path) -> Result<Option<Vec<PathBuf>>, SysfsError> {
+        let Some(real) = self.inside(dir)? else { return Ok(None) };
+        let entries = std::fs::read_dir(&real).map_err(|e| unreadable(dir, &e))?;
+        let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| dir.join(e.file_name())).collect();
+        paths.sort();
+        Ok(Some(paths))
     }
 }
 
-fn number(path: &Path, what: &'static str) -> Result<Option<u64>, SysfsError> {
-    match read(path)? {
-        None => Ok(None),
-        Some(text) => text.parse().map(Some).map_err(|_| SysfsError::Malformed { path: path.display().to_string(), text, what }),
+fn unreadable(path: &Path, e: &std::io::Error) -> SysfsError {
+    SysfsError::Unreadable { path: path.display().to_string(), why: input::io_message(e) }
+}
+
+/// What of an input error a message says (its origin is the path already named).
+fn why(e: &input::InputError) -> String {
+    match e {
+        input::InputError::Unreadable { why, .. } => why.clone(),
+        input::InputError::TooLarge { what, bytes, .. } => format!("more than {}, the most {what} holds", input::size(*bytes)),
+        input::InputError::NotText { offset, .. } => format!("not text (byte {offset})"),
     }
+}
+
+fn malformed(path: &Path, text: &str, what: &'static str) -> SysfsError {
+    SysfsError::Malformed { path: path.display().to_string(), text: input::excerpt(text, input::EXCERPT_CHARS), what }
 }
 
 /// A `format/` file's value: `config`, `config1`, `config2` or `config3`, a colon,
@@ -96,71 +169,50 @@ pub fn format_bits(text: &str) -> Option<(usize, Vec<u8>)> {
     Some((which, bits))
 }
 
-/// Read the PMUs and the CPU clock under `root` (`/sys` on a live machine).
+/// Read the PMUs and the CPU clock under `root` (`/sys` on a live machine), never
+/// leaving it (a link out of it is refused) and reading only regular files.
 pub fn read_machine(root: &Path) -> Result<Machine, SysfsError> {
+    let tree = Tree::new(root)?;
     let devices = root.join("bus/event_source/devices");
-    let entries =
-        std::fs::read_dir(&devices).map_err(|e| SysfsError::Unreadable { path: devices.display().to_string(), why: e.to_string() })?;
-    let mut dirs: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    dirs.sort();
+    let dirs = tree
+        .list(&devices)?
+        .ok_or_else(|| SysfsError::Unreadable { path: devices.display().to_string(), why: "no such directory".to_string() })?;
     let mut pmus = Vec::new();
     for dir in dirs {
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let type_path = dir.join("type");
-        let Some(kind) = number(&type_path, "a PMU type number")? else { continue };
-        let kind = u32::try_from(kind).map_err(|_| SysfsError::Malformed {
-            path: type_path.display().to_string(),
-            text: kind.to_string(),
-            what: "a 32-bit PMU type",
-        })?;
-        let cpus = match read(&dir.join("cpus"))? {
+        let Some(kind) = tree.number(&type_path, "a PMU type number")? else { continue };
+        let kind = u32::try_from(kind).map_err(|_| malformed(&type_path, &kind.to_string(), "a 32-bit PMU type"))?;
+        let cpus = match tree.read(&dir.join("cpus"))? {
             Some(c) => Some((c, "cpus")),
-            None => read(&dir.join("cpumask"))?.map(|c| (c, "cpumask")),
+            None => tree.read(&dir.join("cpumask"))?.map(|c| (c, "cpumask")),
         };
         if let Some((text, file)) = cpus.as_ref().filter(|(text, _)| cpu_list(text).is_none()) {
-            return Err(SysfsError::Malformed {
-                path: dir.join(file).display().to_string(),
-                text: text.clone(),
-                what: "a CPU list such as 0-3",
-            });
+            return Err(malformed(&dir.join(file), text, "a CPU list such as 0-3"));
         }
         let cpus = cpus.map(|(text, _)| text);
         let mut format = Vec::new();
-        if let Ok(terms) = std::fs::read_dir(dir.join("format")) {
-            let mut terms: Vec<PathBuf> = terms.filter_map(Result::ok).map(|e| e.path()).collect();
-            terms.sort();
-            for t in terms {
-                let Some(text) = read(&t)? else { continue };
-                if format_bits(&text).is_none() {
-                    return Err(SysfsError::Malformed { path: t.display().to_string(), text, what: "a format such as config:0-7" });
-                }
-                format.push((t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), text));
+        for t in tree.list(&dir.join("format"))?.unwrap_or_default() {
+            let Some(text) = tree.read(&t)? else { continue };
+            if format_bits(&text).is_none() {
+                return Err(malformed(&t, &text, "a format such as config:0-7"));
             }
+            format.push((t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), text));
         }
-        let mux_interval_ms = number(&dir.join("perf_event_mux_interval_ms"), "a number of milliseconds")?;
+        let mux_interval_ms = tree.number(&dir.join("perf_event_mux_interval_ms"), "a number of milliseconds")?;
         pmus.push(SysPmu { name, kind, cpus, format, mux_interval_ms });
     }
     let freq = root.join("devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
     // Up to 100 GHz: beyond that the file is not a clock, and a polling interval from
     // it would be no interval at all.
-    let cpu_max_hz = match number(&freq, "a frequency in kHz")? {
+    let cpu_max_hz = match tree.number(&freq, "a frequency in kHz")? {
         Some(khz @ 1..=100_000_000) => Some(khz * 1000),
-        Some(khz) => {
-            return Err(SysfsError::Malformed {
-                path: freq.display().to_string(),
-                text: khz.to_string(),
-                what: "a CPU clock in kHz (1 to 100,000,000)",
-            })
-        }
+        Some(khz) => return Err(malformed(&freq, &khz.to_string(), "a CPU clock in kHz (1 to 100,000,000)")),
         None => None,
     };
     let online_path = root.join("devices/system/cpu/online");
-    let online = match read(&online_path)? {
-        Some(text) => Some(cpu_list(&text).ok_or_else(|| SysfsError::Malformed {
-            path: online_path.display().to_string(),
-            text,
-            what: "a CPU list such as 0-3",
-        })?),
+    let online = match tree.read(&online_path)? {
+        Some(text) => Some(cpu_list(&text).ok_or_else(|| malformed(&online_path, &text, "a CPU list such as 0-3"))?),
         None => None,
     };
     Ok(Machine { pmus, cpu_max_hz, online })

@@ -29,8 +29,10 @@ use crate::program::builtin;
 use crate::program::builtin::{UnknownWorkload, DEFAULT_WORKLOAD};
 use crate::program::trace::{self, TraceError, TraceStatus};
 use crate::stream::{Block, Cursor};
+use pmukit_core::input::{io_message, Interruptible};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -50,6 +52,11 @@ pub const MIN_MUX_INTERVAL: u64 = 1000;
 /// run), so this bounds that overhead at about two minutes. perf at its 4 ms interval
 /// rotates this often in eleven hours.
 pub const MAX_ROTATIONS: u64 = 10_000_000;
+
+/// The longest stretch of cycles a run simulates before it looks at its stop flag
+/// (Ctrl-C): a millisecond of simulated time, which the slowest machine (Montecito on
+/// `stream`, about 10^7 cycles a second) runs in about 0.1 s.
+pub(crate) const STOP_CHECK: u64 = 1 << 20;
 
 /// perf's default multiplexing interval (perf_event_mux_interval_ms = 4), in cycles.
 pub const DEFAULT_MUX_INTERVAL: u64 = 4 * CLOCK_HZ / 1000;
@@ -75,7 +82,7 @@ pub struct StatOptions {
     pub machine_config: Option<MachineFile>,
     /// A recorded program to run instead of the workload (`--trace`): a file, or `-`
     /// for standard input.
-    pub trace: Option<String>,
+    pub trace: Option<PathBuf>,
     /// Sets of events (indices into the events counted) to count at the same time,
     /// such as a metric's events (`-M`): each stays in one multiplexing group when the
     /// counters allow.
@@ -168,6 +175,13 @@ pub enum StatError {
     Period { period: u64, max: u64 },
     #[error("the Montecito model refused the recording driver: {0}")]
     Model(#[from] crate::models::montecito::MontecitoError),
+    #[error(
+        "-c {period} over {cycles} cycles could take up to {bound} samples (each event's wraps at its most per cycle, Table 4-42, on \
+         every thread), more than the {cap} a recording holds ({size}, docs/record.md); give -c {fits} or more, or fewer --cycles"
+    )]
+    TooManySamples { period: u64, cycles: u64, bound: u128, cap: u64, size: String, fits: u128 },
+    #[error("cannot write the recording: {0}")]
+    Write(String),
 }
 
 /// An event stream.
@@ -191,7 +205,7 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
     }
     let (program, status) = match &opts.trace {
         Some(path) => {
-            let (program, status) = trace::program(open_trace(path)?, path)?;
+            let (program, status) = trace::program(open_trace(path, opts.stop.as_ref())?, &trace_name(path))?;
             (program, Some(status))
         }
         None => (builtin::program(&opts.workload, opts.seed, threads)?, None),
@@ -233,13 +247,39 @@ enum Chip {
     Montecito,
 }
 
-/// A trace file, or standard input for `-`, buffered.
-fn open_trace(path: &str) -> Result<Box<dyn BufRead + Send>, TraceError> {
-    if path == "-" {
-        return Ok(Box::new(BufReader::with_capacity(1 << 16, std::io::stdin())));
+/// The trace's name in messages and reports: its path, or `standard input`.
+pub fn trace_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
     }
-    let file = File::open(path).map_err(|e| TraceError::Io { origin: path.to_string(), message: e.to_string() })?;
-    Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+}
+
+/// A trace file, or standard input for `-`, buffered. A stream that can block (standard
+/// input, a FIFO, a device) is read on a thread of its own when the run has a stop
+/// flag, so that Ctrl-C ends the run while it waits (the trace then ends there).
+fn open_trace(path: &Path, stop: Option<&Arc<AtomicBool>>) -> Result<Box<dyn BufRead + Send>, TraceError> {
+    let origin = trace_name(path);
+    let io = |e: std::io::Error| TraceError::Io { origin: origin.clone(), message: io_message(&e) };
+    let buffered = |r: Box<dyn Read + Send>| -> Box<dyn BufRead + Send> { Box::new(BufReader::with_capacity(1 << 16, r)) };
+    if path.as_os_str() == "-" {
+        return Ok(match stop {
+            Some(stop) => buffered(Box::new(Interruptible::new(|| Ok(std::io::stdin()), stop.clone()))),
+            None => buffered(Box::new(std::io::stdin())),
+        });
+    }
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(TraceError::Io { origin, message: "it is a directory".to_string() });
+    }
+    match stop {
+        Some(stop) if !meta.is_file() => {
+            let path = path.to_path_buf();
+            Ok(buffered(Box::new(Interruptible::new(move || File::open(path), stop.clone()))))
+        }
+        _ => Ok(buffered(Box::new(File::open(path).map_err(io)?))),
+    }
 }
 
 /// The hardware threads of the run, checked against the machine's.
@@ -339,9 +379,25 @@ impl<'a> Plan<'a> {
 /// Each event's count on each unit of its PMU, `None` until the unit counts it.
 type UnitCounts = Vec<Vec<Option<u64>>>;
 
-/// Count `sels` on the simulated machine of their PMUs. `progress` is told the cycles
-/// done so far.
+/// Count `sels` on the simulated machine of their PMUs, keeping each interval (`-I`)
+/// in the report. `progress` is told the cycles done so far.
 pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: &mut dyn FnMut(u64)) -> Result<StatReport, StatError> {
+    let mut intervals = Vec::new();
+    let mut report = stat_with(catalog, sels, opts, progress, &mut |iv| intervals.push(iv))?;
+    report.intervals = intervals;
+    Ok(report)
+}
+
+/// Count `sels` on the simulated machine of their PMUs, handing each interval (`-I`)
+/// to `on_interval` as it ends instead of keeping it: memory does not grow with the
+/// number of intervals. `progress` is told the cycles done so far.
+pub fn stat_with(
+    catalog: &Catalog,
+    sels: &[EventSel],
+    opts: &StatOptions,
+    progress: &mut dyn FnMut(u64),
+    on_interval: &mut dyn FnMut(Interval),
+) -> Result<StatReport, StatError> {
     if opts.cycles == 0 {
         return Err(StatError::NoCycles);
     }
@@ -393,10 +449,16 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     let mut tried = vec![false; sels.len()];
     let mut programmed = vec![false; sels.len()];
     // A PMU with several groups rotates them every interval, as perf does per PMU.
-    let slice = if plans.iter().any(Plan::rotates) { opts.mux_interval } else { 1 << 26 };
+    let slice = if plans.iter().any(Plan::rotates) { opts.mux_interval } else { u64::MAX };
     let interval = opts.interval.filter(|&i| i > 0);
-    // Cumulative counts at the end of each interval (`-I`).
-    let mut snapshots: Vec<(u64, Vec<Count>, UnitCounts)> = Vec::new();
+    let defs: Vec<MetricDef> = pmus
+        .iter()
+        .flat_map(|pmu| arch::family(pmu).metrics.metrics.iter())
+        .filter(|d| opts.metrics.as_ref().is_none_or(|names| names.iter().any(|n| n.eq_ignore_ascii_case(&d.name))))
+        .cloned()
+        .collect();
+    // The cumulative counts at the end of the interval before (`-I`).
+    let mut before = (0, vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()], vec![Vec::new(); sels.len()]);
     let mut next_boundary = interval.unwrap_or(u64::MAX);
     // Cycles since the groups last rotated.
     let mut since_rotation = 0;
@@ -407,7 +469,8 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
             driver.start(&plan.sets[plan.turn]);
             plan.running = true;
         }
-        let want = (slice - since_rotation).min(opts.cycles - elapsed).min(next_boundary - elapsed);
+        // The run stops at least every STOP_CHECK cycles to look at the stop flag.
+        let want = (slice - since_rotation).min(opts.cycles - elapsed).min(next_boundary - elapsed).min(STOP_CHECK);
         let ran = driver.run(&mut cursor, want);
         elapsed += ran;
         since_rotation += ran;
@@ -459,7 +522,29 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
             c.enabled += ran;
         }
         if let Some(every) = interval.filter(|_| boundary || last) {
-            snapshots.push((elapsed, counts.clone(), unit_raw.clone()));
+            // Each interval: the counts since the one before, scaled by its own enabled
+            // and running times, and its metrics (their notes would repeat the run's).
+            let events: Vec<EventResult> = (0..sels.len())
+                .map(|i| {
+                    let (now, was) = (&counts[i], &before.1[i]);
+                    let delta = Count { raw: now.raw - was.raw, enabled: now.enabled - was.enabled, running: now.running - was.running };
+                    let units: Vec<Option<u64>> = unit_raw[i]
+                        .iter()
+                        .enumerate()
+                        .map(|(u, now)| now.map(|n| n - before.2[i].get(u).copied().flatten().unwrap_or(0)))
+                        .collect();
+                    let e = EventResult::new(sels[i].pmu, sels[i].name(), &delta, counters[i].clone(), programmed[i] || !tried[i]);
+                    if split {
+                        e.with_units(units_of(&plans[plan_of[i]].units, &units))
+                    } else {
+                        e
+                    }
+                })
+                .collect();
+            let metrics = evaluate_metrics(&defs, &events, elapsed - before.0, &mut Vec::new());
+            let unit_metrics = if split { evaluate_unit_metrics(&defs, &events, elapsed - before.0) } else { Vec::new() };
+            on_interval(Interval { time_ns: nanoseconds(elapsed), events, metrics, unit_metrics });
+            before = (elapsed, counts.clone(), unit_raw.clone());
             next_boundary = next_boundary.saturating_add(every);
         }
         progress(elapsed);
@@ -515,47 +600,19 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     if sels.iter().any(|s| s.modifier("d") == Some(1)) {
         notes.push("CPU_CYCLES:d counts CCNT with PMCR.D set: one count per 64 cycles".to_string());
     }
-    let defs: Vec<MetricDef> = pmus
-        .iter()
-        .flat_map(|pmu| arch::family(pmu).metrics.metrics.iter())
-        .filter(|d| opts.metrics.as_ref().is_none_or(|names| names.iter().any(|n| n.eq_ignore_ascii_case(&d.name))))
-        .cloned()
-        .collect();
     let metrics = evaluate_metrics(&defs, &events, elapsed, &mut notes);
     let unit_metrics = if split { evaluate_unit_metrics(&defs, &events, elapsed) } else { Vec::new() };
-    // Each interval: the counts since the one before, scaled by its own enabled and
-    // running times, and its metrics (their notes would repeat the run's).
-    let mut intervals = Vec::new();
-    let mut before = (0, vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()], vec![Vec::new(); sels.len()]);
-    for (end, cumulative, cumulative_units) in snapshots {
-        let events: Vec<EventResult> = (0..sels.len())
-            .map(|i| {
-                let (now, was) = (&cumulative[i], &before.1[i]);
-                let delta = Count { raw: now.raw - was.raw, enabled: now.enabled - was.enabled, running: now.running - was.running };
-                let units: Vec<Option<u64>> = cumulative_units[i]
-                    .iter()
-                    .enumerate()
-                    .map(|(u, now)| now.map(|n| n - before.2[i].get(u).copied().flatten().unwrap_or(0)))
-                    .collect();
-                result(i, &delta, &units, events[i].counters.clone(), events[i].supported)
-            })
-            .collect();
-        let metrics = evaluate_metrics(&defs, &events, end - before.0, &mut Vec::new());
-        let unit_metrics = if split { evaluate_unit_metrics(&defs, &events, end - before.0) } else { Vec::new() };
-        intervals.push(Interval { time_ns: nanoseconds(end), events, metrics, unit_metrics });
-        before = (end, cumulative, cumulative_units);
-    }
     Ok(StatReport {
         pmu: pmus.iter().map(|p| p.name().to_string()).collect(),
         workload: match &opts.trace {
-            Some(path) => format!("trace {path}"),
+            Some(path) => format!("trace {}", trace_name(path)),
             None => opts.workload.clone(),
         },
         seed: opts.seed,
         cycles: elapsed,
         elapsed_ns: nanoseconds(elapsed),
         runs: 1,
-        intervals,
+        intervals: Vec::new(),
         aggregation: opts.aggregation,
         events,
         metrics,

@@ -2,6 +2,7 @@
 
 use pmukit_arch::Catalog;
 use pmukit_core::event_string::EventSel;
+use pmukit_core::report::Style;
 use pmukit_sim::stat::{self, stat, StatError, StatOptions};
 use pmukit_sim::stream::{Signal, Totals};
 
@@ -87,7 +88,7 @@ fn more_events_than_counters_are_multiplexed_and_scaled() {
     let exact = truth.signals[Signal::Instructions as usize] as f64;
     assert!((instr - exact).abs() / exact < 0.05, "{instr} vs {exact}");
     assert!(r.notes.iter().any(|n| n.contains("multiplexed")));
-    assert!(r.to_human(true).contains('%'), "scaled lines show the running percentage");
+    assert!(r.render(Style::Human { big_num: true }).contains('%'), "scaled lines show the running percentage");
 }
 
 #[test]

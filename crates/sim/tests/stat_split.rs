@@ -4,7 +4,7 @@
 //! own counts.
 
 use pmukit_arch::Catalog;
-use pmukit_core::report::{Aggregation, StatReport};
+use pmukit_core::report::{Aggregation, StatReport, Style};
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::stat::{stat, StatOptions};
 
@@ -117,16 +117,20 @@ fn intervals_split_by_unit_add_up_to_the_run() {
 fn renderings_lead_with_the_cpu_or_thread() {
     let opts = StatOptions { threads: Some(2), ..short() };
     let cpu = run("sparc-t4", &["CYCLES", "INSTR.ALL"], Aggregation::Cpu, opts.clone());
-    let human = cpu.to_human(true);
+    let human = cpu.render(Style::Human { big_num: true });
     assert!(human.lines().any(|l| l.starts_with("CPU1       ") && l.contains("INSTR.ALL")), "{human}");
-    let csv = cpu.to_separated(",");
+    let csv = cpu.render(Style::Separated(","));
     assert!(csv.lines().all(|l| l.starts_with("CPU0,") || l.starts_with("CPU1,")), "{csv}");
     assert_eq!(csv.lines().filter(|l| l.contains(",CYCLES,") || l.contains(",INSTR.ALL,")).count(), 4, "{csv}");
-    let only = cpu.to_metric_only_separated(",");
+    let only = cpu.render(Style::MetricOnlySeparated(","));
     assert!(only.starts_with("cpu,ipc,cpi,\nCPU0,"), "{only}");
     let thread = run("sparc-t4", &["CYCLES"], Aggregation::Thread, opts);
-    assert!(thread.to_human(true).contains("           mixed-1        "), "{}", thread.to_human(true));
-    assert!(thread.to_separated(";").lines().any(|l| l.starts_with("mixed-0;")));
+    assert!(
+        thread.render(Style::Human { big_num: true }).contains("           mixed-1        "),
+        "{}",
+        thread.render(Style::Human { big_num: true })
+    );
+    assert!(thread.render(Style::Separated(";")).lines().any(|l| l.starts_with("mixed-0;")));
     let json = serde_json::to_value(&thread).unwrap();
     assert_eq!(json["aggregation"], "thread");
     assert_eq!(json["events"][0]["units"][1]["thread"], 1);

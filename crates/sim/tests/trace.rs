@@ -11,7 +11,7 @@ const LACKEY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/sum
 const NATIVE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/loop.trace");
 
 fn opts(trace: &str) -> StatOptions {
-    StatOptions { trace: Some(trace.to_string()), ..StatOptions::default() }
+    StatOptions { trace: Some(trace.into()), ..StatOptions::default() }
 }
 
 /// Every signal of a trace run on the ARM1176 machine.

@@ -1,16 +1,16 @@
-//! `pmu metrics`: a table of each interval's and unit's metrics, or the report as JSON.
+//! `pmu metrics`: each interval's and unit's metrics as a table, printed as each
+//! interval ends, then the notes (the JSON is written by `counts` as it goes).
 
 use super::{layout, Out};
-use crate::counts::MetricsReport;
+use crate::counts::GroupResult;
 use crate::failure::Failure;
 
 impl Out {
-    pub fn metrics(&self, r: &MetricsReport) -> Result<(), Failure> {
-        if self.json {
-            return self.json(&serde_json::to_value(r).unwrap_or_default());
-        }
-        let timed = r.results.iter().any(|g| g.interval.is_some());
-        let split = r.results.iter().any(|g| g.unit.is_some());
+    /// The rows of `groups` (one interval's, or the whole run's) as a table, with its
+    /// header when it is the first.
+    pub fn metrics_table(&self, groups: &[&GroupResult], first: bool) -> String {
+        let timed = groups.iter().any(|g| g.interval.is_some());
+        let split = groups.iter().any(|g| g.unit.is_some());
         let mut header = Vec::new();
         if timed {
             header.push("time");
@@ -19,8 +19,8 @@ impl Out {
             header.push("unit");
         }
         header.extend(["metric", "value", "unit", "description"]);
-        let mut t = layout::table(&header, layout::width());
-        for g in &r.results {
+        let mut t = layout::table(if first { &header } else { &[] }, layout::width());
+        for g in groups {
             for m in &g.metrics {
                 let mut row = Vec::new();
                 if timed {
@@ -36,10 +36,12 @@ impl Out {
             }
         }
         let keep: Vec<usize> = (0..header.len() - 1).collect();
-        let mut s = format!("{}\n", layout::render(t, &keep));
-        for n in &r.notes {
-            s.push_str(&format!("{}\n", layout::wrap(&format!("note: {n}"), layout::width(), 2)));
-        }
-        self.text(&s)
+        format!("{}\n", layout::render(t, &keep))
+    }
+
+    /// The notes after the tables.
+    pub fn metrics_notes(&self, notes: &[String]) -> Result<(), Failure> {
+        let text: String = notes.iter().map(|n| format!("{}\n", layout::wrap(&format!("note: {n}"), layout::width(), 2))).collect();
+        self.text_raw(&text)
     }
 }

@@ -49,21 +49,34 @@ fn registers_json(regs: &[(&'static str, u64)]) -> Value {
     Value::Object(regs.iter().map(|(r, v)| (r.to_string(), register_value(*v))).collect())
 }
 
+/// A line on standard error. `eprintln!` panics when standard error cannot be written
+/// (closed, or a full disk); a diagnostic that cannot be written is lost instead.
+pub fn diag(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 impl Out {
     pub fn new(json: bool, command: &'static str) -> Out {
         Out { json, command }
     }
 
-    /// Print text to stdout. A reader that stops early (`| head`) is not a failure;
-    /// any other write error is a runtime failure (exit 1).
+    /// Print text to stdout, ending in a line break. A reader that stops early (`|
+    /// head`) is not a failure; any other write error is a runtime failure (exit 1).
     pub fn text(&self, s: &str) -> Result<(), Failure> {
+        if s.ends_with('\n') {
+            self.text_raw(s)
+        } else {
+            self.text_raw(&format!("{s}\n"))
+        }
+    }
+
+    /// Print text to stdout as it is (a part of the output written as it is made).
+    pub fn text_raw(&self, s: &str) -> Result<(), Failure> {
         let mut stdout = std::io::stdout().lock();
-        match stdout
-            .write_all(s.as_bytes())
-            .and_then(|_| if s.ends_with('\n') { Ok(()) } else { stdout.write_all(b"\n") })
-            .and_then(|_| stdout.flush())
-        {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(runtime(format!("cannot write output: {e}"))),
+        match stdout.write_all(s.as_bytes()).and_then(|_| stdout.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(runtime(format!("cannot write output: {}", pmukit_core::input::io_message(&e))))
+            }
             _ => Ok(()),
         }
     }
@@ -90,7 +103,7 @@ impl Out {
     /// what would be valid.
     pub fn error(&self, f: &Failure) {
         if !self.json {
-            eprintln!("pmu: error: {}", f.message);
+            diag(&format!("pmu: error: {}", f.message));
             return;
         }
         let d = &f.detail;
@@ -107,7 +120,7 @@ impl Out {
         if !self.command.is_empty() {
             v["command"] = json!(self.command);
         }
-        eprintln!("{v}");
+        diag(&v.to_string());
     }
 
     pub fn stat(&self, report: &StatReport) -> Value {
@@ -293,14 +306,14 @@ impl Out {
             let (buffer, found) = match item {
                 Ok(decoded) => decoded,
                 Err(e) => {
-                    failure = Some(e.to_string());
+                    failure = Some(e);
                     break;
                 }
             };
             for warning in &found {
                 warnings += 1;
                 if warnings <= WARNINGS_SHOWN {
-                    eprintln!("pmu: warning: {warning}");
+                    diag(&format!("pmu: warning: {warning}"));
                 }
             }
             written = written.and_then(|_| {
@@ -317,15 +330,20 @@ impl Out {
             }
         }
         if self.json {
-            let error = failure.as_ref().map(|f| format!(", \"error\": {}", Value::String(f.clone()))).unwrap_or_default();
+            let error = failure.as_ref().map(|f| format!(", \"error\": {}", Value::String(f.to_string()))).unwrap_or_default();
             written = written.and_then(|_| writeln!(w, "\n], \"warnings\": {warnings}{error}}}"));
         }
         written = written.and_then(|_| w.flush());
         if warnings > WARNINGS_SHOWN {
-            eprintln!("pmu: warning: {} more reserved fields are not zero (not shown; --json lists every one)", warnings - WARNINGS_SHOWN);
+            diag(&format!(
+                "pmu: warning: {} more reserved fields are not zero (not shown; --json lists every one)",
+                warnings - WARNINGS_SHOWN
+            ));
         }
         match (written, failure) {
-            (_, Some(message)) => Err(usage(message)),
+            // A dump that cannot be read is the run's failure; one that reads wrong, the input's.
+            (_, Some(e @ DecodeError::Io { .. })) => Err(runtime(e)),
+            (_, Some(e)) => Err(usage(e)),
             (Err(e), None) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(runtime(format!("cannot write output: {e}"))),
             _ => Ok(()),
         }

@@ -2,10 +2,12 @@
 //! running times, split per hardware thread when asked (`-A`, `--per-thread`), derived
 //! metrics, and the average of repeated runs. `render` lays it out.
 
+mod average;
 mod render;
 mod shadow;
 
-pub use render::thousands;
+pub use average::Average;
+pub use render::{thousands, Style};
 pub use shadow::shadow_metrics;
 
 use serde::Serialize;
@@ -370,79 +372,4 @@ pub fn unit_metrics(events: &[EventResult], each: impl Fn(&[EventResult]) -> Vec
             UnitMetrics { unit: unit.clone(), metrics }
         })
         .collect()
-}
-
-/// Reports of runs that differ only in their seed (`-r N`), averaged as perf does:
-/// each event's mean count (over the runs that counted it) with the standard
-/// deviation of that mean as a percentage, its mean raw, enabled and running times,
-/// each metric's mean value (a metric missing from a run is dropped), and every run's
-/// notes once. `None` for no runs.
-pub fn average(runs: &[StatReport]) -> Option<StatReport> {
-    let first = runs.first()?;
-    let n = runs.len() as u128;
-    let mut out = first.clone();
-    out.runs = runs.len() as u64;
-    let mean_of = |values: &mut dyn Iterator<Item = u64>| (values.map(u128::from).sum::<u128>() / n) as u64;
-    out.elapsed_ns = mean_of(&mut runs.iter().map(|r| r.elapsed_ns));
-    if let Some(live) = &mut out.live {
-        let elapsed: Vec<f64> = runs.iter().map(|r| r.elapsed_ns as f64).collect();
-        live.elapsed_noise_pct = Some(noise_pct(&elapsed));
-        live.user_ns = mean_of(&mut runs.iter().filter_map(|r| r.live.as_ref()).map(|l| l.user_ns));
-        live.sys_ns = mean_of(&mut runs.iter().filter_map(|r| r.live.as_ref()).map(|l| l.sys_ns));
-    }
-    for (i, e) in out.events.iter_mut().enumerate() {
-        let same: Vec<&EventResult> = runs.iter().filter_map(|r| r.events.get(i)).collect();
-        let mean = |f: fn(&EventResult) -> u64| (same.iter().map(|e| u128::from(f(e))).sum::<u128>() / n) as u64;
-        e.raw = mean(|e| e.raw);
-        e.enabled = mean(|e| e.enabled);
-        e.running = mean(|e| e.running);
-        let counts: Vec<f64> = same.iter().filter_map(|e| e.count).map(|c| c as f64).collect();
-        e.count = (!counts.is_empty()).then(|| (counts.iter().sum::<f64>() / counts.len() as f64).round() as u64);
-        e.noise_pct = Some(noise_pct(&counts));
-        e.scaled = same.iter().any(|e| e.scaled);
-        e.supported = same.iter().any(|e| e.supported);
-        for u in &mut e.units {
-            let theirs: Vec<&UnitCount> = same.iter().filter_map(|e| e.units.iter().find(|x| x.unit == u.unit)).collect();
-            u.raw = (theirs.iter().map(|u| u128::from(u.raw)).sum::<u128>() / n) as u64;
-            u.enabled = (theirs.iter().map(|u| u128::from(u.enabled)).sum::<u128>() / n) as u64;
-            u.running = (theirs.iter().map(|u| u128::from(u.running)).sum::<u128>() / n) as u64;
-            let counts: Vec<f64> = theirs.iter().filter_map(|u| u.count).map(|c| c as f64).collect();
-            u.count = (!counts.is_empty()).then(|| (counts.iter().sum::<f64>() / counts.len() as f64).round() as u64);
-        }
-    }
-    average_metrics(&mut out.metrics, runs.iter().map(|r| &r.metrics[..]));
-    for um in &mut out.unit_metrics {
-        let theirs = runs.iter().filter_map(|r| r.unit_metrics.iter().find(|x| x.unit == um.unit)).map(|x| &x.metrics[..]);
-        average_metrics(&mut um.metrics, theirs);
-    }
-    out.notes = Vec::new();
-    for note in runs.iter().flat_map(|r| &r.notes) {
-        if !out.notes.contains(note) {
-            out.notes.push(note.clone());
-        }
-    }
-    Some(out)
-}
-
-/// Each metric's mean over `runs`, keeping only the metrics every run computed.
-fn average_metrics<'a>(metrics: &mut Vec<MetricResult>, runs: impl Iterator<Item = &'a [MetricResult]> + Clone) {
-    let n = runs.clone().count();
-    metrics.retain_mut(|m| {
-        let values: Vec<f64> = runs.clone().filter_map(|r| r.iter().find(|x| x.name == m.name)).map(|x| x.value).collect();
-        m.value = values.iter().sum::<f64>() / values.len().max(1) as f64;
-        values.len() == n
-    });
-}
-
-/// perf's noise: the standard deviation of the mean (the sample variance over n,
-/// square-rooted) relative to the mean, in percent; 0 for fewer than two values or a
-/// zero mean.
-fn noise_pct(values: &[f64]) -> f64 {
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    if values.len() < 2 || mean == 0.0 {
-        return 0.0;
-    }
-    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    100.0 * (variance / n).sqrt() / mean
 }

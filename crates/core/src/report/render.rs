@@ -73,6 +73,19 @@ fn interval_time(iv: &Interval) -> String {
     format!("{:>16.9}", iv.time_ns as f64 / 1e9)
 }
 
+/// How a run is printed: `pmu stat`'s renderings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style<'a> {
+    /// perf's table; `big_num` groups digits by thousands (`--no-big-num` turns it off).
+    Human { big_num: bool },
+    /// `--metric-only`.
+    MetricOnly,
+    /// `-x SEP`.
+    Separated(&'a str),
+    /// `--metric-only -x SEP`.
+    MetricOnlySeparated(&'a str),
+}
+
 /// perf's narrowest column in `--metric-only` output (METRIC_ONLY_LEN).
 const METRIC_ONLY_LEN: usize = 20;
 
@@ -152,21 +165,61 @@ impl StatReport {
         }
     }
 
-    /// The human table, laid out like `perf stat`; `big_num` groups digits by
-    /// thousands (perf's default; `--no-big-num` turns it off). With intervals, each
-    /// interval's lines start with its time, under perf's `-I` header.
-    pub fn to_human(&self, big_num: bool) -> String {
-        let mut out = self.title();
-        if !self.intervals.is_empty() {
-            out.push_str(self.interval_header());
+    /// The whole run in `style`.
+    pub fn render(&self, style: Style) -> String {
+        let intervals = !self.intervals.is_empty();
+        format!("{}{}{}", self.head(style, intervals), self.body(&self.counts(), style), self.tail(style, intervals))
+    }
+
+    /// An `-I` run printed as its intervals end (perf's way): what comes before the
+    /// first interval. `self` is the run as its first interval leaves it, whose
+    /// metrics are those `--metric-only` has columns for.
+    pub fn interval_head(&self, style: Style) -> String {
+        self.head(style, true)
+    }
+
+    /// The lines of one interval, in `style`.
+    pub fn interval_lines(&self, iv: &Interval, style: Style) -> String {
+        let counts = Counts { time: interval_time(iv), events: &iv.events, metrics: &iv.metrics, unit_metrics: &iv.unit_metrics };
+        self.body(&[counts], style)
+    }
+
+    /// What follows the last interval: the elapsed time and notes of a simulated run
+    /// (perf prints nothing after a live run's intervals).
+    pub fn interval_tail(&self, style: Style) -> String {
+        self.tail(style, true)
+    }
+
+    /// The title and column headers. perf's `-I` output of a real run has no title.
+    fn head(&self, style: Style, intervals: bool) -> String {
+        let title = if intervals && self.live.is_some() { String::new() } else { self.title() };
+        match style {
+            Style::Human { .. } if intervals => format!("{title}{}", self.interval_header()),
+            Style::Human { .. } => title,
+            Style::MetricOnly => format!("{title}{}", self.metric_only_header(intervals)),
+            Style::Separated(_) => String::new(),
+            Style::MetricOnlySeparated(sep) => self.metric_only_separated_header(sep),
         }
-        out.push_str(&self.to_human_lines(big_num));
-        out.push_str(&self.footer());
-        out
+    }
+
+    fn body(&self, counts: &[Counts], style: Style) -> String {
+        match style {
+            Style::Human { big_num } => self.human_lines(counts, big_num),
+            Style::MetricOnly => self.metric_only_lines(counts),
+            Style::Separated(sep) => self.separated_lines(counts, sep),
+            Style::MetricOnlySeparated(sep) => self.metric_only_separated_lines(counts, sep),
+        }
+    }
+
+    fn tail(&self, style: Style, intervals: bool) -> String {
+        match style {
+            Style::Human { .. } | Style::MetricOnly if !(intervals && self.live.is_some()) => self.footer(),
+            _ => String::new(),
+        }
     }
 
     /// perf's header over `-I` lines.
-    pub fn interval_header(&self) -> &'static str {
+    fn interval_header(&self) -> &'static str {
         match self.aggregation {
             Aggregation::Total => "#           time             counts unit events\n",
             Aggregation::Cpu => "#           time CPU                    counts unit events\n",
@@ -174,12 +227,13 @@ impl StatReport {
         }
     }
 
-    /// The human table's lines alone, without title, header or footer: what a live
-    /// `-I` run prints as each interval ends.
-    pub fn to_human_lines(&self, big_num: bool) -> String {
+    /// The human table's lines, laid out like `perf stat`; `big_num` groups digits by
+    /// thousands (perf's default; `--no-big-num` turns it off). Each interval's lines
+    /// start with its time.
+    fn human_lines(&self, all: &[Counts], big_num: bool) -> String {
         let digits: fn(u64) -> String = if big_num { thousands } else { |c| c.to_string() };
         let mut out = String::new();
-        for counts in self.counts() {
+        for counts in all {
             let time = if counts.time.is_empty() { String::new() } else { format!("{} ", counts.time) };
             for (i, e) in counts.events.iter().enumerate() {
                 for row in counts.rows(i) {
@@ -256,9 +310,9 @@ impl StatReport {
     /// `perf stat -x SEP` lines, in perf 6.1's column order: [time,] [CPU or thread,]
     /// count, unit, event, [variance,] run time, % running, metric value, metric unit.
     /// Extra metrics of one line follow on lines whose leading fields are empty.
-    pub fn to_separated(&self, sep: &str) -> String {
+    fn separated_lines(&self, all: &[Counts], sep: &str) -> String {
         let mut out = String::new();
-        for counts in self.counts() {
+        for counts in all {
             let time = if counts.time.is_empty() { String::new() } else { format!("{}{sep}", counts.time) };
             for (i, e) in counts.events.iter().enumerate() {
                 for row in counts.rows(i) {
@@ -311,26 +365,29 @@ impl StatReport {
     /// `--metric-only`: a header of metric units and names, then their values (a row
     /// per unit when split), each right-aligned in a column at least
     /// [`METRIC_ONLY_LEN`] wide, as perf lays it out.
-    pub fn to_metric_only_human(&self) -> String {
-        let mut out = self.title();
-        let widths: Vec<usize> = self.metrics_shown().iter().map(|m| m.unit_text().chars().count().max(METRIC_ONLY_LEN)).collect();
-        let row = |prefix: &str, cells: Vec<String>| {
-            let mut line = prefix.to_string();
-            for (c, w) in cells.iter().zip(&widths) {
-                let _ = write!(line, " {c:>w$}");
-            }
-            format!("{}\n", line.trim_end())
-        };
-        let time_head = if self.intervals.is_empty() { "" } else { "#           time" };
+    fn metric_only_header(&self, intervals: bool) -> String {
+        let time_head = if intervals { "#           time" } else { "" };
         let unit_head = " ".repeat(self.unit_label(self.unit_metrics.first().map(|m| &m.unit), None).len());
-        out.push_str(&row(&format!("{time_head}{unit_head}"), self.metrics_shown().iter().map(|m| m.unit_text()).collect()));
-        for counts in self.counts() {
-            for (unit, values) in self.metric_rows(&counts) {
-                out.push_str(&row(&format!("{}{}", counts.time, self.unit_label(unit, None)), values));
+        self.metric_only_row(&format!("{time_head}{unit_head}"), self.metrics_shown().iter().map(|m| m.unit_text()).collect())
+    }
+
+    fn metric_only_lines(&self, all: &[Counts]) -> String {
+        let mut out = String::new();
+        for counts in all {
+            for (unit, values) in self.metric_rows(counts) {
+                out.push_str(&self.metric_only_row(&format!("{}{}", counts.time, self.unit_label(unit, None)), values));
             }
         }
-        out.push_str(&self.footer());
         out
+    }
+
+    fn metric_only_row(&self, prefix: &str, cells: Vec<String>) -> String {
+        let widths = self.metrics_shown().into_iter().map(|m| m.unit_text().chars().count().max(METRIC_ONLY_LEN));
+        let mut line = prefix.to_string();
+        for (c, w) in cells.iter().zip(widths) {
+            let _ = write!(line, " {c:>w$}");
+        }
+        format!("{}\n", line.trim_end())
     }
 
     /// The metrics `--metric-only` has columns for: the run's, or with split counts
@@ -363,7 +420,7 @@ impl StatReport {
     /// field followed by the separator, as perf prints them; with intervals, a line
     /// of values per interval after its time; with split counts, perf's `cpu` (or
     /// `thread`) column first.
-    pub fn to_metric_only_separated(&self, sep: &str) -> String {
+    fn metric_only_separated_header(&self, sep: &str) -> String {
         let mut out = match self.aggregation {
             Aggregation::Total => String::new(),
             Aggregation::Cpu => format!("cpu{sep}"),
@@ -371,9 +428,14 @@ impl StatReport {
         };
         out.extend(self.metrics_shown().iter().map(|m| format!("{}{sep}", m.unit_text())));
         out.push('\n');
-        for counts in self.counts() {
+        out
+    }
+
+    fn metric_only_separated_lines(&self, all: &[Counts], sep: &str) -> String {
+        let mut out = String::new();
+        for counts in all {
             let time = if counts.time.is_empty() { String::new() } else { format!("{}{sep}", counts.time) };
-            for (unit, values) in self.metric_rows(&counts) {
+            for (unit, values) in self.metric_rows(counts) {
                 let values: String = values.iter().map(|v| format!("{v}{sep}")).collect();
                 let _ = writeln!(out, "{time}{}{values}", self.unit_label(unit, Some(sep)));
             }

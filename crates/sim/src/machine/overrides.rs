@@ -23,6 +23,28 @@ pub enum MachineConfigError {
     Geometry { origin: String, table: &'static str, why: String },
     #[error("{origin}: [{table}]: {machine} has no such structure ({why})")]
     Absent { origin: String, table: &'static str, machine: &'static str, why: &'static str },
+    #[error(
+        "{origin}: {keys}: the machine's caches and TLBs would hold {entries} entries ({largest}), about {} of simulator state; at most {} is allowed (docs/machines.md): make them smaller or their lines longer",
+        size(*bytes),
+        size(STATE_BUDGET)
+    )]
+    Budget { origin: String, keys: String, entries: u64, largest: String, bytes: u64 },
+}
+
+/// The simulator state a machine configuration may ask for: what `pmu stat` holds of
+/// a machine's caches and TLBs, at [`STATE_BYTES_PER_ENTRY`] an entry.
+pub const STATE_BUDGET: u64 = 1 << 30;
+
+/// The memory one cache line or TLB entry costs a run at most: the structure's own
+/// word, and the copies of the machine's canonical state the period search keeps
+/// (`run::finder` and `run::turns` hold up to 16 snapshots each, with the outer
+/// caches' state) and their recordings. Measured: a KT with an 8-byte-line 64 MB L2
+/// (8,388,608 lines) peaks at 2.66 GB over 10^9 cycles, 317 bytes a line above the
+/// default machine's 108 MB.
+pub const STATE_BYTES_PER_ENTRY: u64 = 320;
+
+fn size(bytes: u64) -> String {
+    pmukit_core::input::size(bytes)
 }
 
 #[derive(Debug, Deserialize)]
@@ -51,7 +73,8 @@ pub struct Overrides<'a> {
 impl Overrides<'_> {
     /// The file's tables, or the syntax error with its line and column.
     pub fn parse<T: DeserializeOwned>(&self, text: &str) -> Result<T, MachineConfigError> {
-        toml::from_str(text).map_err(|e| MachineConfigError::Syntax { origin: self.origin.into(), message: e.to_string() })
+        toml::from_str(text)
+            .map_err(|e| MachineConfigError::Syntax { origin: self.origin.into(), message: pmukit_core::input::toml_message(text, &e) })
     }
 
     /// A cache's keys over `cache`, its geometry checked and its size within `sizes`.
@@ -116,6 +139,22 @@ impl Overrides<'_> {
             *into = v as usize;
         }
         Ok(())
+    }
+
+    /// Refuses a machine whose structures (each table's name, its entries: cache
+    /// lines, TLB entries, and whether the file sets it) would cost more simulator
+    /// state than [`STATE_BUDGET`], naming the largest tables the file sets.
+    pub fn budget(&self, structures: &[(&'static str, u64, bool)]) -> Result<(), MachineConfigError> {
+        let entries: u64 = structures.iter().map(|(_, n, _)| n).sum();
+        let bytes = entries.saturating_mul(STATE_BYTES_PER_ENTRY);
+        if bytes <= STATE_BUDGET {
+            return Ok(());
+        }
+        let mut by_size: Vec<&(&str, u64, bool)> = structures.iter().collect();
+        by_size.sort_by_key(|s| std::cmp::Reverse(s.1));
+        let largest: Vec<String> = by_size.iter().take(3).map(|(t, n, _)| format!("{t} {n}")).collect();
+        let keys: Vec<String> = by_size.iter().filter(|(_, _, given)| *given).take(3).map(|(t, _, _)| format!("[{t}]")).collect();
+        Err(MachineConfigError::Budget { origin: self.origin.into(), keys: keys.join(", "), entries, largest: largest.join(", "), bytes })
     }
 
     /// Refuses a table the machine has no structure for.

@@ -7,7 +7,10 @@
 //! keeps the raw register values; `pmu report` decodes them (`docs/record.md` gives
 //! the file format).
 
+mod file;
 pub mod report;
+
+pub use file::{read, ReadError, Writer};
 
 use serde::{Deserialize, Serialize};
 
@@ -30,8 +33,8 @@ pub const VERSION: u32 = 1;
 const COUNT_MODULUS: u64 = 1 << COUNT_BITS;
 /// The counters' largest period: a count from −period must fit the 47 bits.
 pub const MAX_PERIOD: u64 = COUNT_MODULUS - 1;
-/// Cycles the engine runs between looks at the stop flag and the progress callback.
-const CHUNK: u64 = 1 << 24;
+/// Montecito's generic counters (PMC4-15): the most events a recording can sample.
+pub const MAX_EVENTS: usize = 12;
 
 /// A recording: how it was made, the registers it programmed, each event's total, and
 /// the samples.
@@ -99,55 +102,6 @@ pub struct TraceRegisters {
     pub entries: [u64; 16],
 }
 
-/// Why a recording cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReadError {
-    #[error("not a pmu recording: {0}")]
-    NotJson(String),
-    #[error("not a pmu recording: its \"format\" is {0:?}, expected \"{FORMAT}\" (`pmu record` writes them)")]
-    Format(String),
-    #[error("a version {0} recording; this pmu reads version {VERSION} (docs/record.md)")]
-    Version(u64),
-    #[error("malformed recording: {0}")]
-    Malformed(String),
-    #[error("a recording of {0}, but only Montecito's capture registers are recorded")]
-    Pmu(String),
-    #[error("sample {sample} names event {event}, but the recording has {events} (0-{})", events.saturating_sub(1))]
-    Event { sample: usize, event: usize, events: usize },
-    #[error("sample {sample} is of thread {thread}, but the recording ran {threads} thread(s)")]
-    Thread { sample: usize, thread: usize, threads: usize },
-}
-
-impl Recording {
-    /// The recording in `text`, checked: its format and version first (so that another
-    /// version is named as such), then its fields, and every sample's event indices and
-    /// thread within the recording's.
-    pub fn read(text: &str) -> Result<Recording, ReadError> {
-        let head: serde_json::Value = serde_json::from_str(text).map_err(|e| ReadError::NotJson(e.to_string()))?;
-        let format = head.get("format").and_then(|f| f.as_str()).unwrap_or("");
-        if format != FORMAT {
-            return Err(ReadError::Format(format.to_string()));
-        }
-        let version = head.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
-        if version != u64::from(VERSION) {
-            return Err(ReadError::Version(version));
-        }
-        let r: Recording = serde_json::from_value(head).map_err(|e| ReadError::Malformed(e.to_string()))?;
-        if !r.pmu.starts_with("montecito") {
-            return Err(ReadError::Pmu(r.pmu));
-        }
-        for (sample, s) in r.samples.iter().enumerate() {
-            if let Some(&event) = s.events.iter().find(|&&e| e >= r.events.len()) {
-                return Err(ReadError::Event { sample, event, events: r.events.len() });
-            }
-            if s.thread >= r.threads {
-                return Err(ReadError::Thread { sample, thread: s.thread, threads: r.threads });
-            }
-        }
-        Ok(r)
-    }
-}
-
 /// Which capture units a set arms, from its PMC37, 39, 40 and 42 (a plm bit set).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Armed {
@@ -179,14 +133,58 @@ impl Armed {
     }
 }
 
-/// Records `sels` (Montecito events, placed together) sampling every `period` events
-/// on the machine of `opts`. `progress` hears the cycles done.
+/// What receives a recording as it is made: its head (everything but the samples, the
+/// cycles and the events' counts) once the machine is programmed, then each sample as
+/// it is taken, so that nothing grows with the recording's length.
+pub trait Sink {
+    /// The most samples of the units `armed` it takes after `head`, if it has a limit.
+    fn capacity(&self, head: &Recording, armed: Armed) -> Option<u64>;
+    fn head(&mut self, head: &Recording) -> std::io::Result<()>;
+    fn sample(&mut self, sample: &Sample) -> std::io::Result<()>;
+}
+
+/// The samples kept in memory, as many as the caller chose to run.
+impl Sink for Vec<Sample> {
+    fn capacity(&self, _: &Recording, _: Armed) -> Option<u64> {
+        None
+    }
+
+    fn head(&mut self, _: &Recording) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn sample(&mut self, sample: &Sample) -> std::io::Result<()> {
+        self.push(sample.clone());
+        Ok(())
+    }
+}
+
+/// Records `sels` sampling every `period` events on the machine of `opts`, keeping
+/// the samples in the recording (see [`record_to`]).
 pub fn record(
     catalog: &Catalog,
     sels: &[EventSel],
     period: u64,
     opts: &StatOptions,
     progress: &mut dyn FnMut(u64),
+) -> Result<Recording, StatError> {
+    let mut samples = Vec::new();
+    let recording = record_to(catalog, sels, period, opts, progress, &mut samples)?;
+    Ok(Recording { samples, ..recording })
+}
+
+/// Records `sels` (Montecito events, placed together) sampling every `period` events
+/// on the machine of `opts`, handing the head and each sample to `sink`; returns the
+/// recording without its samples. `progress` hears the cycles done. A period that
+/// could take more samples than the sink takes (a file, a recording's size) is
+/// refused before the run.
+pub fn record_to(
+    catalog: &Catalog,
+    sels: &[EventSel],
+    period: u64,
+    opts: &StatOptions,
+    progress: &mut dyn FnMut(u64),
+    sink: &mut dyn Sink,
 ) -> Result<Recording, StatError> {
     let first = sels.first().ok_or(StatError::Encode(arch::EncodeError::Empty))?;
     let pmu = catalog
@@ -218,14 +216,53 @@ pub fn record(
         core.write_pmc(t, 0, 0)?;
     }
     let armed = Armed::of(set.registers.iter().map(|(r, v)| (*r, *v)));
+    let mut head = Recording {
+        format: FORMAT.to_string(),
+        version: VERSION,
+        pmu: pmu.name().to_string(),
+        program: opts.trace.as_deref().map_or_else(|| opts.workload.clone(), stat::trace_name),
+        seed: opts.seed,
+        threads,
+        cycles: 0,
+        period,
+        events: sels
+            .iter()
+            .zip(&counters)
+            .map(|(sel, &(n, pmc))| RecordedEvent { name: sel.name(), pmc: format!("PMC{n}"), value: pmc, count: 0 })
+            .collect(),
+        registers: set.registers.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
+        levels: vec![("L2".to_string(), cfg.l2d_cycles), ("L3".to_string(), cfg.l3_cycles), ("memory".to_string(), cfg.memory_cycles)],
+        samples: Vec::new(),
+    };
+    // Each event wraps at most max_inc x cycles / period times on each thread (twice
+    // that with .all, which counts both threads' events); a recording holds a bounded
+    // number of samples of the units armed.
+    let bound: u128 = sels
+        .iter()
+        .map(|s| {
+            let both = if s.modifier("all") == Some(1) { 2 } else { 1 };
+            u128::from(opts.cycles) * u128::from(arch::montecito::pmu::max_inc(s)) * both * threads as u128
+        })
+        .sum();
+    if let Some(cap) = sink.capacity(&head, armed).filter(|&cap| bound / u128::from(period) > u128::from(cap)) {
+        return Err(StatError::TooManySamples {
+            period,
+            cycles: opts.cycles,
+            bound: bound / u128::from(period),
+            cap,
+            size: pmukit_core::input::size(pmukit_core::input::RECORDING.bytes),
+            fits: bound.div_ceil(u128::from(cap.max(1))),
+        });
+    }
+    let write = |e: std::io::Error| StatError::Write(pmukit_core::input::io_message(&e));
+    sink.head(&head).map_err(write)?;
     let mut wraps = vec![0u64; counters.len()];
-    let mut samples = Vec::new();
     let mut done = 0;
     while done < opts.cycles {
         if opts.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
             break;
         }
-        let (ran, exit) = engine::run(&mut core, &mut cursor, (opts.cycles - done).min(CHUNK));
+        let (ran, exit) = engine::run(&mut core, &mut cursor, (opts.cycles - done).min(stat::STOP_CHECK));
         done += ran;
         progress(done);
         match exit {
@@ -235,34 +272,21 @@ pub fn record(
                 for t in 0..threads {
                     if core.take_interrupt(t)?.is_some() {
                         done += settle(&mut core, &mut cursor, armed, opts.cycles - done);
-                        samples.push(service(&mut core, t, done, &cursor, &counters, armed, start, &mut wraps)?);
+                        let sample = service(&mut core, t, done, &cursor, &counters, armed, start, &mut wraps)?;
+                        sink.sample(&sample).map_err(write)?;
                     }
                 }
             }
         }
     }
-    let mut events = Vec::new();
-    for ((sel, &(n, pmc)), &w) in sels.iter().zip(&counters).zip(&wraps) {
-        let mut count = w * period;
+    for ((e, &(n, _)), &w) in head.events.iter_mut().zip(&counters).zip(&wraps) {
+        e.count = w * period;
         for t in 0..threads {
-            count += (core.read_pmd(t, n)? & MAX_PERIOD).wrapping_sub(start) & MAX_PERIOD;
+            e.count += (core.read_pmd(t, n)? & MAX_PERIOD).wrapping_sub(start) & MAX_PERIOD;
         }
-        events.push(RecordedEvent { name: sel.name(), pmc: format!("PMC{n}"), value: pmc, count });
     }
-    Ok(Recording {
-        format: FORMAT.to_string(),
-        version: VERSION,
-        pmu: pmu.name().to_string(),
-        program: opts.trace.clone().unwrap_or_else(|| opts.workload.clone()),
-        seed: opts.seed,
-        threads,
-        cycles: done,
-        period,
-        events,
-        registers: set.registers.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
-        levels: vec![("L2".to_string(), cfg.l2d_cycles), ("L3".to_string(), cfg.l3_cycles), ("memory".to_string(), cfg.memory_cycles)],
-        samples,
-    })
+    head.cycles = done;
+    Ok(head)
 }
 
 /// Each event's counter (PMC index) and PMC value, in the set's order.

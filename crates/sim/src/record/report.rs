@@ -10,7 +10,7 @@ use pmukit_arch::montecito::ear::{self, Miss, Served};
 use pmukit_arch::montecito::etb::{self, Retired, Snapshot, Traced};
 use serde::Serialize;
 
-use super::{Armed, Recording};
+use super::{Armed, Recording, Sample, MAX_EVENTS};
 
 /// Everything the report says.
 #[derive(Debug, Serialize)]
@@ -121,16 +121,23 @@ fn top(counts: HashMap<u64, u64>, n: usize) -> Vec<Hot> {
 /// level whose load-to-use latency is nearest on a logarithmic scale (a miss that
 /// found its line already on its way from memory waits less than memory's latency, but
 /// far more than the L3's).
-fn histograms(latencies: &[u64], levels: &[(String, u64)]) -> Vec<LevelHistogram> {
-    let mut out: Vec<LevelHistogram> = levels
-        .iter()
-        .map(|(level, cycles)| LevelHistogram { level: level.clone(), cycles: *cycles, samples: 0, buckets: Vec::new() })
-        .collect();
-    let distance = |l: u64, c: u64| ((l.max(1) as f64).ln() - (c.max(1) as f64).ln()).abs();
-    for &l in latencies {
+struct Histograms(Vec<LevelHistogram>);
+
+impl Histograms {
+    fn new(levels: &[(String, u64)]) -> Histograms {
+        Histograms(
+            levels
+                .iter()
+                .map(|(level, cycles)| LevelHistogram { level: level.clone(), cycles: *cycles, samples: 0, buckets: Vec::new() })
+                .collect(),
+        )
+    }
+
+    fn add(&mut self, l: u64) {
+        let distance = |l: u64, c: u64| ((l.max(1) as f64).ln() - (c.max(1) as f64).ln()).abs();
         let nearest =
-            out.iter().enumerate().min_by(|(_, a), (_, b)| distance(l, a.cycles).total_cmp(&distance(l, b.cycles))).map(|(i, _)| i);
-        let Some(h) = nearest.and_then(|i| out.get_mut(i)) else { continue };
+            self.0.iter().enumerate().min_by(|(_, a), (_, b)| distance(l, a.cycles).total_cmp(&distance(l, b.cycles))).map(|(i, _)| i);
+        let Some(h) = nearest.and_then(|i| self.0.get_mut(i)) else { return };
         h.samples += 1;
         let from = if l < 4 { 0 } else { 1 << (63 - l.leading_zeros()) };
         let to = if from == 0 { 4 } else { from * 2 };
@@ -139,11 +146,14 @@ fn histograms(latencies: &[u64], levels: &[(String, u64)]) -> Vec<LevelHistogram
             None => h.buckets.push(Bucket { from, to, samples: 1 }),
         }
     }
-    for h in &mut out {
-        h.buckets.sort_by_key(|b| b.from);
+
+    fn finish(mut self) -> Vec<LevelHistogram> {
+        for h in &mut self.0 {
+            h.buckets.sort_by_key(|b| b.from);
+        }
+        self.0.retain(|h| h.samples > 0);
+        self.0
     }
-    out.retain(|h| h.samples > 0);
-    out
 }
 
 fn served_name(s: Served) -> &'static str {
@@ -158,46 +168,127 @@ fn register(r: &Recording, name: &str) -> u64 {
     r.registers.iter().find(|(n, _)| n == name).map_or(0, |&(_, v)| v)
 }
 
-/// Decode and summarise every sample.
+/// Decode and summarise every sample of a recording held whole.
 pub fn analyse(r: &Recording, file: &str, n: usize) -> Analysis {
-    let armed = Armed::of(r.registers.iter().map(|(n, v)| (n.as_str(), *v)));
-    let mut samples = vec![0u64; r.events.len()];
+    let mut a = Analyser::new(r);
     for s in &r.samples {
+        a.add(s);
+    }
+    a.finish(r, file, n)
+}
+
+/// A report made as the samples are read: each decoded and tallied, none kept.
+pub struct Analyser {
+    armed: Armed,
+    pmc40: u64,
+    pmc37: u64,
+    samples: [u64; MAX_EVENTS],
+    dear: Tally,
+    iear: Tally,
+    branches: Branches,
+    ip_ear: IpEar,
+}
+
+impl Analyser {
+    /// For samples of the recording whose head is `head` (its registers and levels).
+    pub fn new(head: &Recording) -> Analyser {
+        Analyser {
+            armed: Armed::of(head.registers.iter().map(|(n, v)| (n.as_str(), *v))),
+            pmc40: register(head, "PMC40"),
+            pmc37: register(head, "PMC37"),
+            samples: [0; MAX_EVENTS],
+            dear: Tally::new(&head.levels),
+            iear: Tally::new(&head.levels),
+            branches: Branches::default(),
+            ip_ear: IpEar::default(),
+        }
+    }
+
+    pub fn add(&mut self, s: &Sample) {
         for &e in &s.events {
-            if let Some(c) = samples.get_mut(e) {
+            if let Some(c) = self.samples.get_mut(e) {
                 *c += 1;
             }
         }
+        if let Some([a, b, c]) = s.dear.filter(|_| self.armed.dear) {
+            let d = ear::dear_sample(self.pmc40, a, b, c);
+            self.dear.add(
+                d.and_then(|d| d.instruction).map(|(bundle, slot)| bundle | u64::from(slot)),
+                d.and_then(|d| d.data),
+                d.map(|d| d.miss),
+            );
+        }
+        if let Some([a, b]) = s.iear.filter(|_| self.armed.iear) {
+            let d = ear::iear_sample(self.pmc37, a, b);
+            self.iear.add(d.map(|d| d.line), None, d.map(|d| d.miss));
+        }
+        if let Some(t) = s.trace.filter(|_| self.armed.trace) {
+            let snap = Snapshot { pmd38: t.pmd38, pmd39: t.pmd39, entries: t.entries };
+            match self.armed.ip_ear_delay {
+                Some(_) => self.ip_ear.add(&snap),
+                None => self.branches.add(&snap),
+            }
+        }
     }
-    let events = r.events.iter().zip(samples).map(|(e, samples)| EventLine { name: e.name.clone(), count: e.count, samples }).collect();
-    Analysis {
-        file: file.to_string(),
-        pmu: r.pmu.clone(),
-        program: r.program.clone(),
-        seed: r.seed,
-        threads: r.threads,
-        cycles: r.cycles,
-        period: r.period,
-        events,
-        dear: armed.dear.then(|| dear(r, n)),
-        iear: armed.iear.then(|| iear(r, n)),
-        branches: (armed.trace && armed.ip_ear_delay.is_none()).then(|| branches(r, n)),
-        ip_ear: armed.ip_ear_delay.map(|_| ip_ear(r, n)),
+
+    /// The report, with the run's tail (`r`: cycles and counts) and the `n` hottest
+    /// of each list.
+    pub fn finish(self, r: &Recording, file: &str, n: usize) -> Analysis {
+        let events = r
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| EventLine { name: e.name.clone(), count: e.count, samples: self.samples.get(i).copied().unwrap_or(0) })
+            .collect();
+        let dear_mode = match DEAR_MODE.get(self.pmc40) {
+            0b00 => (
+                "cache",
+                dear_threshold(DEAR_UMASK.get(self.pmc40))
+                    .map_or_else(|| "nothing (umask 1011-1111)".to_string(), |t| format!("load misses of latency >= {t} cycles")),
+            ),
+            0b01 => ("tlb", tlb_kinds(DEAR_UMASK.get(self.pmc40) >> 1)),
+            _ => ("alat", "failed ALAT checks (chk.a, ld.c)".to_string()),
+        };
+        let iear_mode = if iear_cache_mode(self.pmc37) { "cache" } else { "tlb" };
+        Analysis {
+            file: file.to_string(),
+            pmu: r.pmu.clone(),
+            program: r.program.clone(),
+            seed: r.seed,
+            threads: r.threads,
+            cycles: r.cycles,
+            period: r.period,
+            events,
+            dear: self.armed.dear.then(|| self.dear.report(dear_mode.0, dear_mode.1, n)),
+            iear: self.armed.iear.then(|| self.iear.report(iear_mode, iear_captures(self.pmc37), n)),
+            branches: (self.armed.trace && self.armed.ip_ear_delay.is_none()).then(|| self.branches.report(n)),
+            ip_ear: self.armed.ip_ear_delay.map(|_| self.ip_ear.report(n)),
+        }
     }
 }
 
 /// What one EAR's samples hold, gathered as they are decoded.
-#[derive(Default)]
 struct Tally {
     samples: u64,
     valid: u64,
     instructions: HashMap<u64, u64>,
     data: HashMap<u64, u64>,
-    latencies: Vec<u64>,
+    latencies: Histograms,
     served: HashMap<&'static str, u64>,
 }
 
 impl Tally {
+    fn new(levels: &[(String, u64)]) -> Tally {
+        Tally {
+            samples: 0,
+            valid: 0,
+            instructions: HashMap::new(),
+            data: HashMap::new(),
+            latencies: Histograms::new(levels),
+            served: HashMap::new(),
+        }
+    }
+
     /// A sample's capture, `None` when its registers held none.
     fn add(&mut self, instruction: Option<u64>, data: Option<u64>, miss: Option<Miss>) {
         self.samples += 1;
@@ -210,13 +301,13 @@ impl Tally {
             *self.data.entry(d & !0x3f).or_default() += 1;
         }
         match miss {
-            Miss::Cache { latency, .. } => self.latencies.push(latency),
+            Miss::Cache { latency, .. } => self.latencies.add(latency),
             Miss::Tlb { served } => *self.served.entry(served_name(served)).or_default() += 1,
             Miss::Alat => {}
         }
     }
 
-    fn report(self, mode: &'static str, captures: String, levels: &[(String, u64)], n: usize) -> EarReport {
+    fn report(self, mode: &'static str, captures: String, n: usize) -> EarReport {
         let mut served: Vec<(String, u64)> = self.served.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         served.sort();
         EarReport {
@@ -226,76 +317,60 @@ impl Tally {
             valid: self.valid,
             instructions: top(self.instructions, n),
             data: top(self.data, n),
-            latency: histograms(&self.latencies, levels),
+            latency: self.latencies.finish(),
             served,
         }
     }
 }
 
-fn dear(r: &Recording, n: usize) -> EarReport {
-    let pmc40 = register(r, "PMC40");
-    let mut tally = Tally::default();
-    for [a, b, c] in r.samples.iter().filter_map(|s| s.dear) {
-        let d = ear::dear_sample(pmc40, a, b, c);
-        tally.add(d.and_then(|d| d.instruction).map(|(bundle, slot)| bundle | u64::from(slot)), d.and_then(|d| d.data), d.map(|d| d.miss));
-    }
-    let (mode, captures) = match DEAR_MODE.get(pmc40) {
-        0b00 => (
-            "cache",
-            dear_threshold(DEAR_UMASK.get(pmc40))
-                .map_or_else(|| "nothing (umask 1011-1111)".to_string(), |t| format!("load misses of latency >= {t} cycles")),
-        ),
-        0b01 => ("tlb", tlb_kinds(DEAR_UMASK.get(pmc40) >> 1)),
-        _ => ("alat", "failed ALAT checks (chk.a, ld.c)".to_string()),
-    };
-    tally.report(mode, captures, &r.levels, n)
+/// The trace buffer's branch captures.
+#[derive(Default)]
+struct Branches {
+    samples: u64,
+    by: HashMap<u64, HotBranch>,
+    last: Vec<Traced>,
 }
 
-fn iear(r: &Recording, n: usize) -> EarReport {
-    let pmc37 = register(r, "PMC37");
-    let mut tally = Tally::default();
-    for [a, b] in r.samples.iter().filter_map(|s| s.iear) {
-        let d = ear::iear_sample(pmc37, a, b);
-        tally.add(d.map(|d| d.line), None, d.map(|d| d.miss));
-    }
-    let mode = if iear_cache_mode(pmc37) { "cache" } else { "tlb" };
-    tally.report(mode, iear_captures(pmc37), &r.levels, n)
-}
-
-fn snapshots(r: &Recording) -> impl Iterator<Item = Snapshot> + '_ {
-    r.samples.iter().filter_map(|s| s.trace).map(|t| Snapshot { pmd38: t.pmd38, pmd39: t.pmd39, entries: t.entries })
-}
-
-fn branches(r: &Recording, n: usize) -> BranchReport {
-    let mut by: HashMap<u64, HotBranch> = HashMap::new();
-    let (mut samples, mut last) = (0, Vec::new());
-    for snap in snapshots(r) {
-        samples += 1;
-        last = etb::branch_trace(&snap);
-        for t in &last {
+impl Branches {
+    fn add(&mut self, snap: &Snapshot) {
+        self.samples += 1;
+        self.last = etb::branch_trace(snap);
+        for t in &self.last {
             if let Traced::Source { bundle, slot, mispredicted, .. } = *t {
-                let b = by.entry(bundle).or_insert(HotBranch { bundle, captured: 0, taken: 0, mispredicted: 0 });
+                let b = self.by.entry(bundle).or_insert(HotBranch { bundle, captured: 0, taken: 0, mispredicted: 0 });
                 b.captured += 1;
                 b.taken += u64::from(slot.is_some());
                 b.mispredicted += u64::from(mispredicted);
             }
         }
     }
-    let mut branches: Vec<HotBranch> = by.into_values().collect();
-    branches.sort_by(|a, b| b.captured.cmp(&a.captured).then(a.bundle.cmp(&b.bundle)));
-    branches.truncate(n);
-    BranchReport { samples, branches, last }
+
+    fn report(self, n: usize) -> BranchReport {
+        let mut branches: Vec<HotBranch> = self.by.into_values().collect();
+        branches.sort_by(|a, b| b.captured.cmp(&a.captured).then(a.bundle.cmp(&b.bundle)));
+        branches.truncate(n);
+        BranchReport { samples: self.samples, branches, last: self.last }
+    }
 }
 
-fn ip_ear(r: &Recording, n: usize) -> IpEarReport {
-    let mut ips = HashMap::new();
-    let (mut samples, mut last) = (0, Vec::new());
-    for snap in snapshots(r) {
-        samples += 1;
-        last = etb::ip_history(&snap);
-        for retired in last.iter().filter(|x| !x.early_freeze) {
-            *ips.entry(retired.ip).or_default() += 1;
+/// The IP-EAR's retired-IP histories.
+#[derive(Default)]
+struct IpEar {
+    samples: u64,
+    ips: HashMap<u64, u64>,
+    last: Vec<Retired>,
+}
+
+impl IpEar {
+    fn add(&mut self, snap: &Snapshot) {
+        self.samples += 1;
+        self.last = etb::ip_history(snap);
+        for retired in self.last.iter().filter(|x| !x.early_freeze) {
+            *self.ips.entry(retired.ip).or_default() += 1;
         }
     }
-    IpEarReport { samples, ips: top(ips, n), last }
+
+    fn report(self, n: usize) -> IpEarReport {
+        IpEarReport { samples: self.samples, ips: top(self.ips, n), last: self.last }
+    }
 }

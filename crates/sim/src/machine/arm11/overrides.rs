@@ -80,6 +80,15 @@ impl Arm11Config {
         if let Some(c) = &file.core {
             core_with(&mut cfg, c, &o)?;
         }
+        let mut tables = vec![("icache", cfg.icache.lines(), file.icache.is_some()), ("dcache", cfg.dcache.lines(), file.dcache.is_some())];
+        if let Some(mmu) = &cfg.mmu {
+            tables.extend([
+                ("micro_itlb", u64::from(mmu.micro_itlb.entries), file.micro_itlb.is_some()),
+                ("micro_dtlb", u64::from(mmu.micro_dtlb.entries), file.micro_dtlb.is_some()),
+                ("main_tlb", u64::from(mmu.main_tlb.entries), file.main_tlb.is_some()),
+            ]);
+        }
+        o.budget(&tables)?;
         Ok(cfg)
     }
 }

@@ -30,6 +30,11 @@ impl CacheConfig {
 
     /// Bytes between two addresses that index the same set: sets * line. Relocating lines by
     /// a multiple of it keeps every line in its set.
+    /// Lines the cache holds (0 for a geometry `check` refuses).
+    pub fn lines(&self) -> u64 {
+        self.sets() * u64::from(self.ways)
+    }
+
     pub fn set_span(&self) -> u64 {
         self.sets() * self.line
     }

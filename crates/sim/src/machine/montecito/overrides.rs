@@ -88,6 +88,18 @@ impl MontecitoConfig {
                 cfg.clean_castouts = on;
             }
         }
+        let tables = [
+            ("l1i", cfg.l1i.lines(), file.l1i.is_some()),
+            ("l1d", cfg.l1d.lines(), file.l1d.is_some()),
+            ("l2i", cfg.l2i.lines(), file.l2i.is_some()),
+            ("l2d", cfg.l2d.lines(), file.l2d.is_some()),
+            ("l3", cfg.l3.lines(), file.l3.is_some()),
+            ("l1_itlb", u64::from(cfg.l1_itlb.entries), file.l1_itlb.is_some()),
+            ("l2_itlb", u64::from(cfg.l2_itlb.entries), file.l2_itlb.is_some()),
+            ("l1_dtlb", u64::from(cfg.l1_dtlb.entries), file.l1_dtlb.is_some()),
+            ("l2_dtlb", u64::from(cfg.l2_dtlb.entries), file.l2_dtlb.is_some()),
+        ];
+        o.budget(&tables)?;
         Ok(cfg)
     }
 }

@@ -140,6 +140,15 @@ impl SparcConfig {
                 cfg.mcu.write_queue = v as usize;
             }
         }
+        let mut tables = vec![
+            ("icache", cfg.icache.lines(), file.icache.is_some()),
+            ("dcache", cfg.dcache.lines(), file.dcache.is_some()),
+            ("l2", cfg.l2.lines(), file.l2.is_some()),
+            ("itlb", u64::from(cfg.itlb.entries), file.itlb.is_some()),
+            ("dtlb", u64::from(cfg.dtlb.entries), file.dtlb.is_some()),
+        ];
+        tables.extend(cfg.l3.as_ref().map(|l3| ("l3", l3.lines(), file.l3.is_some())));
+        o.budget(&tables)?;
         Ok(cfg)
     }
 }

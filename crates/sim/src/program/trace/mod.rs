@@ -109,13 +109,20 @@ enum MemKind {
 /// The program a trace records: one software thread whose phases are chunks of the
 /// trace. Reading errors end the program and are kept in the returned status.
 pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Program, TraceStatus), TraceError> {
-    let io = |e: std::io::Error| TraceError::Io { origin: origin.to_string(), message: e.to_string() };
+    let io = |e: std::io::Error| TraceError::Io { origin: origin.to_string(), message: pmukit_core::input::io_message(&e) };
     // The first line (at most 256 bytes of it) says the format: read whole, since a
     // pipe may hand its first bytes over a few at a time; it stays in the buffer in
     // front of the rest.
     let mut buf = Vec::with_capacity(READ_BYTES);
-    std::io::Read::take(&mut reader, 256).read_until(b'\n', &mut buf).map_err(io)?;
-    let format = if buf.starts_with(NATIVE_HEADER.as_bytes()) {
+    // Ctrl-C before the first line: a program that does nothing.
+    let stopped = match std::io::Read::take(&mut reader, 256).read_until(b'\n', &mut buf) {
+        Err(e) if pmukit_core::input::is_stopped(&e) => true,
+        r => r.map(|_| false).map_err(io)?,
+    };
+    let format = if stopped {
+        buf.clear();
+        Format::Native
+    } else if buf.starts_with(NATIVE_HEADER.as_bytes()) {
         Format::Native
     } else if buf.starts_with(b"==") || buf.starts_with(b"I  ") {
         Format::Lackey
@@ -138,7 +145,7 @@ pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Pro
         held: None,
         next: None,
         status: status.clone(),
-        done: false,
+        done: stopped,
     };
     Ok((Program { threads: vec![Box::new(phases)], timer: None }, status))
 }
@@ -259,7 +266,12 @@ impl Phases {
                 Ok(0) => self.eof = true,
                 Ok(n) => self.end += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(TraceError::Io { origin: self.origin.clone(), message: e.to_string() }),
+                // Ctrl-C ended the input: the program ends with the last whole line.
+                Err(e) if pmukit_core::input::is_stopped(&e) => {
+                    self.eof = true;
+                    self.end = self.pos;
+                }
+                Err(e) => return Err(TraceError::Io { origin: self.origin.clone(), message: pmukit_core::input::io_message(&e) }),
             }
         }
     }
