@@ -111,28 +111,35 @@ pub fn export(catalog: &Catalog, format: &ExportFormat, out: &Out) -> Result<(),
     out.text(&format!("{}: wrote {} files{again}\n{}\n", pmu.name(), paths.len(), listed.join("\n")))
 }
 
-/// The *.json files directly in `dir`, sorted, as (path, text). Each is read whole
-/// within its size limit; one that cannot be read, or is not text, is refused (its
-/// events would otherwise be lost without a word).
+/// The *.json files directly in `dir` (directories so named aside), sorted, as
+/// (path, text). Each is read whole within its size limit; one that cannot be read
+/// (exit 1), or is not a regular file or not text (exit 2), is refused: its events
+/// would otherwise be lost without a word.
 fn json_files(dir: &Path) -> Result<Vec<(String, String)>, Failure> {
     let entries = std::fs::read_dir(dir).map_err(|e| runtime(format!("cannot read {}: {}", dir.display(), io_message(&e))))?;
     let mut paths: Vec<PathBuf> =
-        entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json")).collect();
+        entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
     paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let text = input::read_file(&p, input::PMU_EVENTS_JSON)?;
-            Ok((p.display().to_string(), text))
-        })
-        .collect()
+    let mut files = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(&p).map_err(|e| runtime(format!("cannot read {}: {}", p.display(), io_message(&e))))?;
+        if meta.is_dir() {
+            continue;
+        }
+        if !meta.is_file() {
+            return Err(usage(format!("{} is not a regular file (a FIFO or a device): refused", p.display())));
+        }
+        files.push((p.display().to_string(), input::read_file(&p, input::PMU_EVENTS_JSON)?));
+    }
+    Ok(files)
 }
 
 pub fn import(catalog: &Catalog, format: &ImportFormat, out: &Out) -> Result<(), Failure> {
     let ImportFormat::PerfJson { dir, pmu, output, .. } = format;
     let pmu = catalog.pmu(pmu)?;
     // The events file is made (and so checked) before the import.
-    let mut written = output.as_deref().map(|p| Output::create(p, "-o")).transpose()?;
+    let output = output.as_deref().filter(|p| p.as_os_str() != "-");
+    let mut written = output.map(|p| Output::create(p, "-o")).transpose()?;
     let dir = dir.as_path();
     let files = json_files(dir)?;
     if files.is_empty() {

@@ -2,7 +2,7 @@
 //! `pmukit_sim::record::report` makes of it, as text, JSON or an SVG drawing. The
 //! recording is decoded as it is read: memory does not grow with its samples.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::Args;
@@ -24,7 +24,8 @@ pub struct ReportArgs {
     /// Rows of each list of hot addresses and branches.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_usize)]
     top: usize,
-    /// Also draw the latency histograms as an SVG file.
+    /// Also draw the latency histograms as an SVG file (`-` writes the drawing to
+    /// standard output instead of the report).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     #[command(flatten)]
@@ -37,12 +38,32 @@ pub fn run(args: &ReportArgs, out: &Out) -> Result<(), Failure> {
     let name = if stdin { "standard input".to_string() } else { args.file.display().to_string() };
     // The drawing's file is made (and so checked) before the recording is read.
     let mut svg = args.svg.as_deref().map(|p| Output::create(p, "--svg")).transpose()?;
+    let svg_to_stdout = svg.as_ref().is_some_and(Output::is_stdout);
     // The recording is read twice (its members may come in any order): standard input
     // is kept in an unnamed temporary file first, within the size a recording may have.
     let mut input = if stdin {
+        // A recording is a JSON object: input that does not start as one is refused
+        // before it is kept.
+        let mut first = [0u8; 1];
+        let mut lock = std::io::stdin().lock();
+        loop {
+            match lock.read(&mut first) {
+                Ok(1) if first[0].is_ascii_whitespace() => continue,
+                Ok(1) if first[0] == b'{' => break,
+                Ok(0) => return Err(usage(format!("{name}: {}", ReadError::NotJson("empty input".to_string())))),
+                Ok(_) => {
+                    return Err(usage(format!(
+                        "{name}: {}",
+                        ReadError::NotJson(format!("it starts with byte {:#04x}, not a JSON object's {{", first[0]))
+                    )))
+                }
+                Err(e) => return Err(runtime(format!("cannot read the recording {name}: {}", io_message(&e)))),
+            }
+        }
         let mut spool = tempfile::tempfile().map_err(|e| runtime(format!("cannot keep standard input: {}", io_message(&e))))?;
         let limit = pmukit_core::input::RECORDING;
-        let copied = std::io::copy(&mut std::io::stdin().lock().take(limit.bytes + 1), &mut spool)
+        spool.write_all(b"{").map_err(|e| runtime(format!("cannot keep standard input: {}", io_message(&e))))?;
+        let copied = 1 + std::io::copy(&mut lock.take(limit.bytes), &mut spool)
             .map_err(|e| runtime(format!("cannot read the recording {name}: {}", io_message(&e))))?;
         if copied > limit.bytes {
             return Err(usage(format!(
@@ -75,6 +96,9 @@ pub fn run(args: &ReportArgs, out: &Out) -> Result<(), Failure> {
     }
     if let Some(svg) = svg {
         svg.commit()?;
+    }
+    if svg_to_stdout {
+        return Ok(());
     }
     if out.is_json() {
         return out.json(&serde_json::to_value(&analysis).unwrap_or_default());

@@ -106,18 +106,26 @@ pub fn trace(data: &[u8]) {
 
 /// perf stat output (`-x` CSV with any of the usual separators, `-j` JSON lines) or
 /// `pmu stat --json` output, as `pmu metrics` reads it: the reader refuses the input or
-/// gives at least one record, every count finite, the same on a second read; perf's
-/// spelling of each event resolves, or not, on the ARM11 and T4 machines.
+/// gives at least one record, every count finite and within 64 bits, the same on a
+/// second read and when the stream comes a byte at a time (as a pipe may hand it
+/// over); perf's spelling of each event resolves, or not, on the ARM11 and T4 machines.
 pub fn perf_stat(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let Ok((format, records)) = pmukit_core::perf_stat::read(&text, "fuzz", None) else { return };
     assert!(!records.is_empty(), "an accepted input has records");
     assert_eq!(pmukit_core::perf_stat::read(&text, "fuzz", None), Ok((format, records.clone())), "reading twice");
+    let trickle = std::io::BufReader::with_capacity(1, text.as_bytes());
+    let mut reader = pmukit_core::perf_stat::Reader::new(trickle, "fuzz", None);
+    let mut again = Vec::new();
+    while let Some(r) = reader.next_record().expect("a byte at a time reads as the whole") {
+        again.push(r);
+    }
+    assert_eq!(again, records, "a byte at a time");
     let catalog = &*crate::strings::CATALOG;
     let arm = [catalog.pmu("arm1176").expect("built in")];
     let t4 = [catalog.pmu("sparc-t4").expect("built in"), catalog.pmu("sparc-t4-dram").expect("built in")];
     for r in &records {
-        assert!(r.value.is_none_or(f64::is_finite), "{r:?}");
+        assert!(r.value.is_none_or(|v| v.is_finite() && v >= 0.0), "{r:?}");
         let _ = pmukit_arch::linux::resolve(catalog, &arm, &r.event);
         let _ = pmukit_arch::linux::resolve(catalog, &t4, &r.event);
     }
@@ -215,12 +223,21 @@ pub fn mmustat(data: &[u8]) {
 
 /// A recording (`pmu report`): read and checked; one that is read is summarised as the
 /// report does, decoding every sample's registers, and reads back the same from its
-/// JSON form.
+/// JSON form and from the file `pmu record` writes of it (its head, each sample as it
+/// comes, its tail).
 pub fn recording(data: &[u8]) {
+    use pmukit_sim::record::Sink;
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(r) = Recording::read(text) else { return };
     let summary = report::analyse(&r, "fuzz", 10);
     assert!(summary.events.len() == r.events.len());
     let again = serde_json::to_string(&r).expect("a recording read is written back");
-    assert_eq!(Recording::read(&again), Ok(r));
+    assert_eq!(Recording::read(&again), Ok(r.clone()));
+    let mut writer = pmukit_sim::record::Writer::new(Vec::new());
+    writer.head(&r).expect("in memory");
+    for s in &r.samples {
+        writer.sample(s).expect("in memory");
+    }
+    let streamed = writer.finish(&r).expect("in memory");
+    assert_eq!(Recording::read(std::str::from_utf8(&streamed).expect("JSON is text")), Ok(r), "the file pmu record writes");
 }

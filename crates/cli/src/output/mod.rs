@@ -49,6 +49,18 @@ fn registers_json(regs: &[(&'static str, u64)]) -> Value {
     Value::Object(regs.iter().map(|(r, v)| (r.to_string(), register_value(*v))).collect())
 }
 
+/// Characters of one line of an error message at most: the messages quote input
+/// through bounded excerpts, and this bounds whatever else might repeat it.
+const MESSAGE_LINE: usize = 4096;
+
+/// `message` with each line cut to [`MESSAGE_LINE`] characters.
+fn bounded(message: &str) -> String {
+    if message.lines().all(|l| l.len() <= MESSAGE_LINE) {
+        return message.to_string();
+    }
+    message.lines().map(|l| pmukit_core::input::excerpt(l, MESSAGE_LINE)).collect::<Vec<_>>().join("\n")
+}
+
 /// A line on standard error. `eprintln!` panics when standard error cannot be written
 /// (closed, or a full disk); a diagnostic that cannot be written is lost instead.
 pub fn diag(line: &str) {
@@ -103,12 +115,12 @@ impl Out {
     /// what would be valid.
     pub fn error(&self, f: &Failure) {
         if !self.json {
-            diag(&format!("pmu: error: {}", f.message));
+            diag(&format!("pmu: error: {}", bounded(&f.message)));
             return;
         }
         let d = &f.detail;
         let error = json!({
-            "message": d.message.as_deref().unwrap_or(&f.message),
+            "message": bounded(d.message.as_deref().unwrap_or(&f.message)),
             "exit_code": f.code,
             "input": d.input,
             "token": d.token,
