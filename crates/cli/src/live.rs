@@ -62,7 +62,7 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> Result<(), Failure> {
     let live = &args.live;
     let root = live.sysfs.clone().unwrap_or_else(|| PathBuf::from("/sys"));
-    let machine = sysfs::read_machine(&root).map_err(runtime)?;
+    let machine = sysfs::read_machine(&root).map_err(|e| if e.is_unreadable() { runtime(e) } else { usage(e) })?;
     // SPARC's driver registers as `cpu`, as x86's does: on a SPARC build, it is the T4.
     let hint = pmu.or(cfg!(target_arch = "sparc64").then_some("sparc-t4"));
     let host = Host::new(machine, catalog, hint);

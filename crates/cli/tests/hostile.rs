@@ -356,7 +356,7 @@ fn sysfs_links_out_of_the_tree_and_odd_files_are_refused() {
     std::fs::remove_file(pmu.join("type")).unwrap();
     std::fs::write(pmu.join("type"), "7".repeat(50_000)).unwrap();
     let r = live(&dir);
-    exits(&r, 1, "a 50 KB attribute");
+    exits(&r, 2, "a 50 KB attribute");
     assert!(r.stderr_bytes < 2048, "{}", r.stderr);
 }
 
@@ -368,6 +368,19 @@ fn misleading_successes_are_errors_or_do_what_they_say() {
         run_in(Some(&dir), &os(&["stat", "-o", "-", "--cycles", "1e6", "-e", "INSTR_EXEC"]), Input::Silent, Sink::Pipe, Sink::Pipe, None);
     exits(&r, 0, "-o -");
     assert!(r.stdout_text().contains("INSTR_EXEC") && !dir.join("-").exists());
+    // A device or a link is written through, never replaced by a file.
+    exits(&plain(&["stat", "-o", "/dev/null", "--cycles", "1e6"]), 0, "-o /dev/null");
+    exits(&plain(&["record", "-o", "/dev/null", "--cycles", "1e6"]), 0, "record -o /dev/null");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "/dev/null is still the device");
+    assert!(!Path::new("/dev/null.old").exists());
+    let real = dir.join("real.txt");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    exits(&plain(&["stat", "-o", &link.display().to_string(), "--cycles", "1e6", "-e", "INSTR_EXEC"]), 0, "-o a link");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+    assert!(std::fs::read_to_string(&real).unwrap().contains("INSTR_EXEC"), "its file has the report");
     let r = plain(&["stat", "-o", "/nonexistent-pmukit/x", "--cycles", "1e12"]);
     exits(&r, 1, "-o into a missing directory");
     assert!(r.elapsed < Duration::from_secs(10), "checked before the run");

@@ -73,6 +73,14 @@ pub enum SysfsError {
     NotAttribute { path: String, why: String },
 }
 
+impl SysfsError {
+    /// Whether a file could not be read at all (missing, refused, outside the tree, not
+    /// a regular file: exit 1), rather than read and found wrong (exit 2).
+    pub fn is_unreadable(&self) -> bool {
+        matches!(self, SysfsError::Unreadable { .. } | SysfsError::Outside { .. } | SysfsError::NotAFile { .. })
+    }
+}
+
 /// The sysfs tree being read: every file is read only if it lies inside the root once
 /// its links are followed, is a regular file, and holds at most a page of text
 /// (`input::SYSFS_FILE`); what a message quotes of it is an excerpt.
