@@ -88,18 +88,47 @@ pub struct MetricValue {
     pub description: String,
 }
 
-/// One interval and unit's counts, by lowercase name (`None` if not counted); an
-/// event is found under its spelling and under pmukit's name for it.
+/// One interval and unit's counts, each at the index its lowercase name has in the
+/// session's `Names` (`None` where the group has no such count; `Some(None)` where it
+/// was not counted). An event is found under its spelling and under pmukit's name for
+/// it.
 #[derive(Default)]
 struct Group {
     interval: Option<f64>,
     unit: Option<String>,
-    counts: HashMap<String, Option<f64>>,
+    counts: Vec<Option<Option<f64>>>,
     duration_ns: Option<f64>,
+}
+
+impl Group {
+    fn set(&mut self, id: usize, value: Option<f64>) {
+        if self.counts.len() <= id {
+            self.counts.resize(id + 1, None);
+        }
+        if let Some(slot) = self.counts.get_mut(id) {
+            slot.get_or_insert(value);
+        }
+    }
+
+    fn get(&self, id: usize) -> Option<Option<f64>> {
+        self.counts.get(id).copied().flatten()
+    }
+}
+
+/// Every name counts are found under, lowercase, numbered.
+#[derive(Default)]
+struct Names(HashMap<String, usize>);
+
+impl Names {
+    fn id(&mut self, name: &str) -> usize {
+        let next = self.0.len();
+        *self.0.entry(name.to_ascii_lowercase()).or_insert(next)
+    }
 }
 
 /// What the metrics look names up in: a group's counts, then the arguments'.
 struct Lookup<'a> {
+    names: &'a Names,
     group: &'a Group,
     arguments: &'a Group,
     literals: &'a [(String, f64)],
@@ -107,8 +136,8 @@ struct Lookup<'a> {
 
 impl Counts for Lookup<'_> {
     fn count(&self, name: &str) -> Option<Option<f64>> {
-        let key = name.to_ascii_lowercase();
-        self.group.counts.get(&key).or_else(|| self.arguments.counts.get(&key)).copied()
+        let id = *self.names.0.get(&name.to_ascii_lowercase())?;
+        self.group.get(id).or_else(|| self.arguments.get(id))
     }
 
     fn literal(&self, name: &str) -> Option<f64> {
@@ -174,8 +203,16 @@ struct Session<'c, 'a> {
     arguments: Group,
     literals: Vec<(String, f64)>,
     setup: Option<Setup<'c>>,
-    /// Records of the interval being read, and the groups they make, in order.
-    pending: Vec<Record>,
+    /// What the records said of their PMU (`hint`).
+    hint: Option<String>,
+    /// The interval being read (`None` before its first record; `Some(None)` for the
+    /// whole run), its groups in order of their first record, and where each unit's is.
+    interval: Option<Option<f64>>,
+    groups: Vec<Group>,
+    index: HashMap<Option<String>, usize>,
+    names: Names,
+    /// Each spelling of the groups read and the name it was counted under.
+    spelled: HashMap<String, usize>,
     /// pmukit's name of each spelling met, once.
     resolved: HashMap<String, Option<String>>,
     /// Each unit's last interval end, for an interval's length.
@@ -190,32 +227,38 @@ struct Session<'c, 'a> {
 
 /// Notes kept at most; more are counted.
 const MAX_NOTES: usize = 64;
+/// Groups evaluated and printed at a time.
+const PRINT_CHUNK: usize = 1024;
 
 impl<'c> Session<'c, '_> {
-    /// The PMUs to read the input against: `--pmu`'s machine, else the first of
-    /// pmukit's that `pmu stat --json` names (a live run also names `software` and
-    /// `hardware`), else the one whose Linux driver name perf's spellings carry.
-    fn pmus(&self, records: &[Record]) -> Result<Vec<&'c Pmu>, Failure> {
+    /// What a record says of the PMU to read the input against, kept from the first
+    /// that says anything: a PMU of pmukit's that `pmu stat --json` names (a live run
+    /// also names `software` and `hardware`), else the one whose Linux driver name
+    /// perf's spelling carries.
+    fn hint(&mut self, r: &Record) {
+        if self.hint.is_some() {
+            return;
+        }
         let catalog = self.catalog;
-        let ours = || records.iter().filter_map(|r| r.pmu.clone()).find(|p| catalog.pmu(p).is_ok());
-        let named = self.args.opts.pmu.clone().or_else(ours).or_else(|| {
-            records.iter().find_map(|r| {
-                let (driver, _) = r.event.split_once('/')?;
-                // `cpu` is x86's core PMU as well as SPARC's: not evidence of a T4.
-                let pmu = catalog.pmus.iter().find(|p| p.desc.linux_pmu == Some(driver) && driver != "cpu")?;
-                Some(pmu.name().to_string())
-            })
+        self.hint = r.pmu.clone().filter(|p| catalog.pmu(p).is_ok()).or_else(|| {
+            let (driver, _) = r.event.split_once('/')?;
+            // `cpu` is x86's core PMU as well as SPARC's: not evidence of a T4.
+            let pmu = catalog.pmus.iter().find(|p| p.desc.linux_pmu == Some(driver) && driver != "cpu")?;
+            Some(pmu.name().to_string())
         });
-        let Some(name) = named else { return Ok(Vec::new()) };
-        let pmu = catalog.pmu(&name)?;
-        Ok(arch::machine_pmus(pmu).into_iter().filter_map(|n| catalog.pmu(n).ok()).collect())
     }
 
-    fn setup(&mut self, records: &[Record]) -> Result<(), Failure> {
+    /// The metrics to compute, settled at the first evaluation: the PMUs are `--pmu`'s
+    /// machine, else the hint's.
+    fn setup(&mut self) -> Result<(), Failure> {
         if self.setup.is_some() {
             return Ok(());
         }
-        let pmus = self.pmus(records)?;
+        let catalog = self.catalog;
+        let pmus: Vec<&Pmu> = match self.args.opts.pmu.clone().or_else(|| self.hint.clone()) {
+            Some(name) => arch::machine_pmus(catalog.pmu(&name)?).into_iter().filter_map(|n| catalog.pmu(n).ok()).collect(),
+            None => Vec::new(),
+        };
         // Every metric of the PMUs, so that one metric may use another.
         let mut all: Vec<MetricDef> = pmus.iter().flat_map(|p| arch::family(p).metrics.metrics.iter().cloned()).collect();
         all.dedup_by(|a, b| a.name == b.name);
@@ -237,7 +280,7 @@ impl<'c> Session<'c, '_> {
                 }
                 let mut chosen: Vec<MetricDef> = Vec::new();
                 for name in &self.args.metric_names {
-                    for m in metrics::select(self.catalog, &pmus, name.trim())? {
+                    for m in metrics::select(catalog, &pmus, name.trim())? {
                         if !chosen.iter().any(|c| c.name == m.def.name) {
                             chosen.push(m.def.clone());
                         }
@@ -251,14 +294,36 @@ impl<'c> Session<'c, '_> {
         Ok(())
     }
 
-    /// A record read: one of the interval being read, or the first of the next (which
-    /// completes the one before).
+    /// A record read, into its unit's group: of the interval being read, or the
+    /// first of the next (which completes the one before).
     fn record(&mut self, r: Record) -> Result<(), Failure> {
-        let next = r.interval.is_some() && self.pending.first().is_some_and(|p| p.interval != r.interval);
-        if next {
+        if r.interval.is_some() && self.interval.is_some_and(|i| i != r.interval) {
             self.flush()?;
         }
-        self.pending.push(r);
+        self.interval = Some(r.interval);
+        self.hint(&r);
+        let at = match self.index.get(&r.unit) {
+            Some(&at) => at,
+            None => {
+                self.index.insert(r.unit.clone(), self.groups.len());
+                self.groups.push(Group { interval: r.interval, unit: r.unit.clone(), ..Group::default() });
+                self.groups.len() - 1
+            }
+        };
+        let Some(g) = self.groups.get_mut(at) else { return Ok(()) };
+        if r.event == DURATION_TIME {
+            g.duration_ns = r.value;
+            return Ok(());
+        }
+        let id = self.names.id(&r.event);
+        g.set(id, r.value);
+        // pmu stat --json names events on their own PMU: pmukit's name is looked for
+        // under the PMU the record gives.
+        let spelled = match &r.pmu {
+            Some(p) if self.catalog.pmu(p).is_ok() => format!("{p}::{}", r.event),
+            _ => r.event,
+        };
+        self.spelled.entry(spelled).or_insert(id);
         Ok(())
     }
 
@@ -273,37 +338,28 @@ impl<'c> Session<'c, '_> {
         }
     }
 
-    /// Evaluates and prints the records pending: one interval's, or the whole run's.
+    /// Evaluates and prints the groups read: one interval's, or the whole run's.
     fn flush(&mut self) -> Result<(), Failure> {
-        let records = std::mem::take(&mut self.pending);
         self.flushed = true;
-        self.setup(&records)?;
+        self.setup()?;
         let Some(setup) = self.setup.take() else { return Ok(()) };
-        let mut groups: Vec<Group> = Vec::new();
-        let mut index: HashMap<Option<String>, usize> = HashMap::new();
-        for r in records {
-            let at = *index.entry(r.unit.clone()).or_insert_with(|| {
-                groups.push(Group { interval: r.interval, unit: r.unit.clone(), ..Group::default() });
-                groups.len() - 1
-            });
-            let Some(g) = groups.get_mut(at) else { continue };
-            if r.event == DURATION_TIME {
-                g.duration_ns = r.value;
-                continue;
-            }
-            // pmu stat --json names events on their own PMU.
-            let spelled = match &r.pmu {
-                Some(p) if self.catalog.pmu(p).is_ok() => format!("{p}::{}", r.event),
-                _ => r.event.clone(),
-            };
+        let mut groups = std::mem::take(&mut self.groups);
+        self.index.clear();
+        self.interval = None;
+        // Each spelling's pmukit name, worked out once for the whole input.
+        for (spelled, id) in std::mem::take(&mut self.spelled) {
+            let catalog = self.catalog;
             let ours = self
                 .resolved
                 .entry(spelled)
-                .or_insert_with_key(|spelled| linux::resolve(self.catalog, &setup.pmus, spelled).map(|sel| sel.name().to_ascii_lowercase()))
+                .or_insert_with_key(|spelled| linux::resolve(catalog, &setup.pmus, spelled).map(|sel| sel.name().to_ascii_lowercase()))
                 .clone();
-            g.counts.entry(r.event.to_ascii_lowercase()).or_insert(r.value);
-            if let Some(name) = ours {
-                g.counts.entry(name).or_insert(r.value);
+            let Some(name) = ours else { continue };
+            let alias = self.names.id(&name);
+            for g in &mut groups {
+                if let Some(v) = g.get(id) {
+                    g.set(alias, v);
+                }
             }
         }
         // An interval's time is its own length where the input gives no duration_time.
@@ -316,48 +372,56 @@ impl<'c> Session<'c, '_> {
         if groups.is_empty() {
             groups.push(Group::default());
         }
-        let mut results = Vec::new();
-        let mut notes = Vec::new();
-        for g in &groups {
-            let lookup = Lookup { group: g, arguments: &self.arguments, literals: &self.literals };
-            let evaluator = Evaluator::new(&setup.all, &lookup);
-            let mut values = Vec::new();
-            for def in &setup.chosen {
-                let where_ = place(g);
-                match evaluator.value(def) {
-                    Ok(v) => {
-                        let (factor, unit) = def.scale();
-                        if v.is_nan() {
-                            notes.push(format!(
-                                "metric {} is undefined{where_}: perf's NaN (a zero denominator, or infinities that cancel)",
-                                def.name
-                            ));
-                        } else if v.is_infinite() {
-                            notes.push(format!(
-                                "metric {} is undefined{where_}: its value overflows the largest number (perf's inf)",
-                                def.name
-                            ));
+        // Printed a chunk at a time: a run of many units holds no more than a chunk's
+        // results.
+        for chunk in groups.chunks(PRINT_CHUNK) {
+            let mut results = Vec::new();
+            let mut notes = Vec::new();
+            for g in chunk {
+                let lookup = Lookup { names: &self.names, group: g, arguments: &self.arguments, literals: &self.literals };
+                let evaluator = Evaluator::new(&setup.all, &lookup);
+                let mut values = Vec::new();
+                for def in &setup.chosen {
+                    let where_ = place(g);
+                    match evaluator.value(def) {
+                        Ok(v) => {
+                            let (factor, unit) = def.scale();
+                            if v.is_nan() {
+                                notes.push(format!(
+                                    "metric {} is undefined{where_}: perf's NaN (a zero denominator, or infinities that cancel)",
+                                    def.name
+                                ));
+                            } else if v.is_infinite() {
+                                notes.push(format!(
+                                    "metric {} is undefined{where_}: its value overflows the largest number (perf's inf)",
+                                    def.name
+                                ));
+                            }
+                            values.push(MetricValue {
+                                name: def.name.to_string(),
+                                value: v.is_finite().then_some(v * factor),
+                                unit: unit.to_string(),
+                                description: def.description.to_string(),
+                            });
                         }
-                        values.push(MetricValue {
-                            name: def.name.to_string(),
-                            value: v.is_finite().then_some(v * factor),
-                            unit: unit.to_string(),
-                            description: def.description.to_string(),
-                        });
+                        // Metrics not asked for whose events the input lacks do not apply.
+                        Err(MetricError::Missing { .. } | MetricError::NoDuration { .. }) if !setup.asked => {}
+                        Err(e) => notes.push(format!("{e}{where_}")),
                     }
-                    // Metrics not asked for whose events the input lacks do not apply.
-                    Err(MetricError::Missing { .. } | MetricError::NoDuration { .. }) if !setup.asked => {}
-                    Err(e) => notes.push(format!("{e}{where_}")),
                 }
+                self.computed += values.len() as u64;
+                results.push(GroupResult { interval: g.interval, unit: g.unit.clone(), metrics: values });
             }
-            self.computed += values.len() as u64;
-            results.push(GroupResult { interval: g.interval, unit: g.unit.clone(), metrics: values });
+            for n in notes {
+                self.note(n);
+            }
+            if let Err(f) = self.print(&results) {
+                self.setup = Some(setup);
+                return Err(f);
+            }
         }
         self.setup = Some(setup);
-        for n in notes {
-            self.note(n);
-        }
-        self.print(&results)
+        Ok(())
     }
 
     fn print(&mut self, results: &[GroupResult]) -> Result<(), Failure> {
@@ -391,7 +455,7 @@ impl<'c> Session<'c, '_> {
 
     /// The end: what the run's report says besides the results.
     fn finish(mut self, inputs: Vec<InputRead>) -> Result<(), Failure> {
-        if !self.pending.is_empty() || !self.flushed {
+        if !self.groups.is_empty() || !self.flushed {
             self.flush()?;
         }
         if self.computed == 0 {
@@ -426,6 +490,7 @@ impl<'c> Session<'c, '_> {
 
 pub fn run(catalog: &Catalog, args: &MetricsArgs, out: &Out) -> Result<(), Failure> {
     let mut files = Vec::new();
+    let mut names = Names::default();
     let mut arguments = Group::default();
     let mut literals = Vec::new();
     let mut given = 0;
@@ -443,7 +508,8 @@ pub fn run(catalog: &Catalog, args: &MetricsArgs, out: &Out) -> Result<(), Failu
                     Some(lit) => literals.push((lit.to_string(), v)),
                     None if name == DURATION_TIME => arguments.duration_ns = Some(v),
                     None => {
-                        arguments.counts.insert(name.to_ascii_lowercase(), Some(v));
+                        let id = names.id(&name);
+                        arguments.set(id, Some(v));
                     }
                 }
             }
@@ -456,7 +522,12 @@ pub fn run(catalog: &Catalog, args: &MetricsArgs, out: &Out) -> Result<(), Failu
         arguments,
         literals,
         setup: None,
-        pending: Vec::new(),
+        hint: None,
+        interval: None,
+        groups: Vec::new(),
+        index: HashMap::new(),
+        names,
+        spelled: HashMap::new(),
         resolved: HashMap::new(),
         last_end: HashMap::new(),
         notes: Vec::new(),

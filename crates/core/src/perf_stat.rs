@@ -464,11 +464,23 @@ fn pmu_json(v: &Value, origin: &str) -> Result<Vec<Record>, ReadError> {
     };
     let intervals = v.get("intervals").and_then(Value::as_array).filter(|a| !a.is_empty());
     match intervals {
-        None => push(None, v.get("events").ok_or_else(|| err("no \"events\""))?, v.get("elapsed_ns").and_then(Value::as_f64))?,
+        None => {
+            let elapsed = v
+                .get("elapsed_ns")
+                .and_then(Value::as_f64)
+                .map(|ns| check_count(ns, "\"elapsed_ns\""))
+                .transpose()
+                .map_err(|why| err(&why))?;
+            push(None, v.get("events").ok_or_else(|| err("no \"events\""))?, elapsed)?
+        }
         Some(intervals) => {
             let mut before = 0.0;
             for iv in intervals {
                 let end = iv.get("time_ns").and_then(Value::as_f64).ok_or_else(|| err("an interval has no \"time_ns\""))?;
+                let end = check_count(end, "an interval's \"time_ns\"").map_err(|why| err(&why))?;
+                if end < before {
+                    return Err(err(&format!("an interval ends at {end} ns, before the one ahead of it ({before} ns)")));
+                }
                 push(Some(end * 1e-9), iv.get("events").ok_or_else(|| err("an interval has no \"events\""))?, Some(end - before))?;
                 before = end;
             }
