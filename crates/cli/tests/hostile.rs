@@ -427,6 +427,22 @@ fn contradictory_recordings_are_refused_naming_the_field() {
     exits(&report(&good), 0, "members in alphabetical order");
 }
 
+/// Row 9: a Ctrl-C sent to pmu alone while it counts a command is passed on to the
+/// command, whose status pmu then exits with.
+#[test]
+fn ctrl_c_reaches_a_live_command() {
+    let r = run(
+        &os(&["stat", "--live", "-e", "task-clock", "--", "sleep", "30"]),
+        Input::Silent,
+        Sink::Pipe,
+        Sink::Pipe,
+        Some(Duration::from_millis(500)),
+    );
+    exits(&r, 130, "pmu stat --live -- sleep 30, Ctrl-C");
+    assert!(r.after_interrupt.unwrap() < Duration::from_secs(5), "{:?}", r.after_interrupt);
+    assert!(r.stdout_text().contains("task-clock"), "{}", r.stdout_text());
+}
+
 /// Row 16: a system-wide live count ended by Ctrl-C says so.
 #[test]
 fn a_system_wide_count_ended_by_ctrl_c_exits_130() {

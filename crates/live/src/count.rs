@@ -330,13 +330,14 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut 
         (none.clone(), o.counters.iter().map(|(cpu, _)| (*cpu, none.clone())).collect())
     });
     let mut clock = Clock { plan, per_cpu, start, next: target.interval.map(|i| start + i), every: target.interval, last: zero.collect() };
-    // A system-wide count also wakes to see Ctrl-C within 50 ms (the command, if any,
-    // gets it too, and pmu waits for it to end).
-    let idle = if target.cpus.is_some() { Duration::from_millis(50) } else { Duration::from_secs(3600) };
+    // The count wakes every 50 ms to see Ctrl-C (`stop`).
+    let idle = Duration::from_millis(50);
     let mut exit_status = None;
     if let Some((program, args)) = target.command.split_first() {
         let mut child =
             Command::new(program).args(args).spawn().map_err(|why| LiveError::Spawn { command: command_line(target.command), why })?;
+        let pid = i32::try_from(child.id()).unwrap_or(0);
+        let mut passed_on = false;
         let (tx, rx) = mpsc::channel();
         let waiter = std::thread::spawn(move || {
             let status = child.wait();
@@ -347,6 +348,14 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut 
             match rx.recv_timeout(clock.wait(idle)) {
                 Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => clock.tick(&mut opened, on_interval, false)?,
+            }
+            // Ctrl-C at a terminal reaches the command too; a SIGINT sent to pmu alone is
+            // passed on, once, and pmu goes on waiting for the command to end.
+            if stop.load(Ordering::Relaxed) && !passed_on && pid > 0 {
+                // SAFETY: kill(2) on the command's pid, which its waiter has not reaped
+                // (the channel would have ended the loop).
+                unsafe { libc::kill(pid, libc::SIGINT) };
+                passed_on = true;
             }
         }
         let status = waiter.join().map_err(|_| LiveError::Usage("the thread waiting for the command failed".to_string()))?;

@@ -366,7 +366,11 @@ impl StatReport {
     /// per unit when split), each right-aligned in a column at least
     /// [`METRIC_ONLY_LEN`] wide, as perf lays it out.
     fn metric_only_header(&self, intervals: bool) -> String {
-        let time_head = if intervals { "#           time" } else { "" };
+        let time_head = match (intervals, self.unit_metrics.is_empty()) {
+            (true, true) => "#           time",
+            (true, false) => "#           time ",
+            (false, _) => "",
+        };
         let unit_head = " ".repeat(self.unit_label(self.unit_metrics.first().map(|m| &m.unit), None).len());
         self.metric_only_row(&format!("{time_head}{unit_head}"), self.metrics_shown().iter().map(|m| m.unit_text()).collect())
     }
@@ -375,7 +379,9 @@ impl StatReport {
         let mut out = String::new();
         for counts in all {
             for (unit, values) in self.metric_rows(counts) {
-                out.push_str(&self.metric_only_row(&format!("{}{}", counts.time, self.unit_label(unit, None)), values));
+                // The time, when there is one, is a column of its own before the unit's.
+                let time = if counts.time.is_empty() || unit.is_none() { counts.time.clone() } else { format!("{} ", counts.time) };
+                out.push_str(&self.metric_only_row(&format!("{time}{}", self.unit_label(unit, None)), values));
             }
         }
         out
