@@ -19,6 +19,20 @@ fn plain(args: &[&str]) -> Run {
     run(&os(args), Input::Bytes(Vec::new()), Sink::Pipe, Sink::Pipe, None)
 }
 
+/// `pmu args` with a silent standard input, Ctrl-C'd after `after`.
+fn interrupted(args: &[&str], after: Duration) -> Run {
+    run(&os(args), Input::Silent, Sink::Pipe, Sink::Pipe, Some(after))
+}
+
+/// A pmu-events model directory `arch/arm64/vendor/model` under `dir` holding
+/// `events.json`, and its path.
+fn model(dir: &Path, events_json: &str) -> std::path::PathBuf {
+    let model = dir.join("arch/arm64/vendor/model");
+    std::fs::create_dir_all(&model).unwrap();
+    std::fs::write(model.join("events.json"), events_json).unwrap();
+    model
+}
+
 fn exits(r: &Run, code: i32, what: &str) {
     assert!(!r.stderr.contains(BUG), "{what}: {}", r.stderr);
     assert_eq!(r.code, Some(code), "{what}: signal {:?}, stderr {}", r.signal, r.stderr);
@@ -56,10 +70,7 @@ fn an_unwritable_stderr_is_no_abort() {
     }
     // `pmu import … -o out.toml 2>&1 | head -1`: the notes go nowhere, the file is written.
     let dir = scratch("import-stderr");
-    let model = dir.join("arch/arm64/vendor/model");
-    std::fs::create_dir_all(&model).unwrap();
-    std::fs::write(model.join("events.json"), r#"[{"EventName": "A", "EventCode": "0x1", "BriefDescription": "a"}, {"EventName": "B"}]"#)
-        .unwrap();
+    let model = model(&dir, r#"[{"EventName": "A", "EventCode": "0x1", "BriefDescription": "a"}, {"EventName": "B"}]"#);
     let out = dir.join("out.toml");
     let args =
         [OsString::from("import"), "perf-json".into(), model.into(), "--pmu".into(), "arm1176".into(), "-o".into(), out.clone().into()];
@@ -71,13 +82,7 @@ fn an_unwritable_stderr_is_no_abort() {
 /// Row 3: -r keeps running sums, not runs.
 #[test]
 fn repeating_for_ever_takes_constant_memory_and_ctrl_c_ends_it() {
-    let r = run(
-        &os(&["stat", "-r", "18446744073709551615", "--cycles", "1", "-e", "INSTR_EXEC"]),
-        Input::Silent,
-        Sink::Pipe,
-        Sink::Pipe,
-        Some(Duration::from_secs(3)),
-    );
+    let r = interrupted(&["stat", "-r", "18446744073709551615", "--cycles", "1", "-e", "INSTR_EXEC"], Duration::from_secs(3));
     exits(&r, 130, "pmu stat -r 2^64-1");
     assert!(r.stdout_text().contains("runs):"), "{}", r.stdout_text());
     assert!(r.max_rss_kb < 100_000, "{} KB after thousands of runs", r.max_rss_kb);
@@ -134,9 +139,7 @@ fn endless_inputs_stop_at_their_limits() {
     }
     // A JSON file beside an import larger than any pmu-events file.
     let dir = scratch("import-big");
-    let model = dir.join("arch/arm64/vendor/model");
-    std::fs::create_dir_all(&model).unwrap();
-    std::fs::write(model.join("events.json"), r#"[{"EventName": "A", "EventCode": "0x1", "BriefDescription": "a"}]"#).unwrap();
+    let model = model(&dir, r#"[{"EventName": "A", "EventCode": "0x1", "BriefDescription": "a"}]"#);
     std::fs::File::create(dir.join("arch/arm64/huge.json")).unwrap().set_len(100 << 20).unwrap();
     let r = plain(&["import", "perf-json", &model.display().to_string(), "--pmu", "arm1176"]);
     exits(&r, 2, "a 100 MB JSON file among the standard events");
@@ -213,29 +216,16 @@ fn an_error_never_repeats_a_huge_input() {
 /// Row 9: Ctrl-C while the input is blocked, and while the machine runs.
 #[test]
 fn ctrl_c_is_honoured_while_input_blocks() {
-    let r =
-        run(&os(&["stat", "--trace", "-", "-e", "INSTR_EXEC"]), Input::Silent, Sink::Pipe, Sink::Pipe, Some(Duration::from_millis(500)));
+    let r = interrupted(&["stat", "--trace", "-", "-e", "INSTR_EXEC"], Duration::from_millis(500));
     exits(&r, 130, "a silent standard input");
     assert!(r.after_interrupt.unwrap() < Duration::from_secs(5), "{:?}", r.after_interrupt);
     assert!(r.stdout_text().contains("INSTR_EXEC"), "the counts so far are printed: {}", r.stdout_text());
     let dir = scratch("fifo");
     let fifo = dir.join("trace");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let r = run(
-        &os(&["stat", "--trace", &fifo.display().to_string()]),
-        Input::Silent,
-        Sink::Pipe,
-        Sink::Pipe,
-        Some(Duration::from_millis(500)),
-    );
+    let r = interrupted(&["stat", "--trace", &fifo.display().to_string()], Duration::from_millis(500));
     exits(&r, 130, "a FIFO nobody writes");
-    let r = run(
-        &os(&["stat", "--pmu", "montecito", "-w", "stream", "--cycles", "1e12"]),
-        Input::Silent,
-        Sink::Pipe,
-        Sink::Pipe,
-        Some(Duration::from_millis(500)),
-    );
+    let r = interrupted(&["stat", "--pmu", "montecito", "-w", "stream", "--cycles", "1e12"], Duration::from_millis(500));
     exits(&r, 130, "a long run");
     assert!(r.stdout_text().contains("interrupted after"), "{}", r.stdout_text());
 }
@@ -321,9 +311,7 @@ fn export_refuses_links_empty_paths_and_name_collisions() {
 #[test]
 fn import_refuses_an_unusable_json_file_naming_it() {
     let dir = scratch("import");
-    let model = dir.join("arch/arm64/vendor/model");
-    std::fs::create_dir_all(&model).unwrap();
-    std::fs::write(model.join("events.json"), r#"[{"ArchStdEvent": "L1D_CACHE"}]"#).unwrap();
+    let model = model(&dir, r#"[{"ArchStdEvent": "L1D_CACHE"}]"#);
     std::fs::write(dir.join("arch/arm64/armv8-common-and-microarch.json"), b"[\xff]").unwrap();
     let r = plain(&["import", "perf-json", &model.display().to_string(), "--pmu", "arm1176"]);
     exits(&r, 2, "a non-UTF-8 standard events file");
@@ -431,13 +419,7 @@ fn contradictory_recordings_are_refused_naming_the_field() {
 /// command, whose status pmu then exits with.
 #[test]
 fn ctrl_c_reaches_a_live_command() {
-    let r = run(
-        &os(&["stat", "--live", "-e", "task-clock", "--", "sleep", "30"]),
-        Input::Silent,
-        Sink::Pipe,
-        Sink::Pipe,
-        Some(Duration::from_millis(500)),
-    );
+    let r = interrupted(&["stat", "--live", "-e", "task-clock", "--", "sleep", "30"], Duration::from_millis(500));
     exits(&r, 130, "pmu stat --live -- sleep 30, Ctrl-C");
     assert!(r.after_interrupt.unwrap() < Duration::from_secs(5), "{:?}", r.after_interrupt);
     assert!(r.stdout_text().contains("task-clock"), "{}", r.stdout_text());
@@ -446,7 +428,7 @@ fn ctrl_c_reaches_a_live_command() {
 /// Row 16: a system-wide live count ended by Ctrl-C says so.
 #[test]
 fn a_system_wide_count_ended_by_ctrl_c_exits_130() {
-    let r = run(&os(&["stat", "--live", "-a", "-e", "cpu-clock"]), Input::Silent, Sink::Pipe, Sink::Pipe, Some(Duration::from_millis(300)));
+    let r = interrupted(&["stat", "--live", "-a", "-e", "cpu-clock"], Duration::from_millis(300));
     if r.stderr.contains("cannot open") {
         // perf_event_paranoid forbids a system-wide count to this user.
         return;
