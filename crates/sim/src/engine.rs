@@ -1,5 +1,9 @@
 //! Advances a PMU model through an event stream, fast.
 //!
+//! A span group (a primary span and the overlays of the other hardware threads' lanes
+//! in the same cycles) is stepped as one: its cycles are the primary's, and each of its
+//! spans adds what its lane counts.
+//!
 //! A model exposes its counters as "virtual counters": a value that grows by a fixed
 //! amount per cycle of a span and overflows after a known headroom. The engine skips
 //! whole iterations of a block while no counter can overflow, and otherwise steps to
@@ -193,12 +197,25 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
         let Some(block) = cursor.block.as_ref() else {
             return (done, Exit::EndOfStream);
         };
-        let span = block.body[cursor.span];
-        let mut m = (span.cycles - cursor.offset).min(budget - done);
+        let group = &block.body[cursor.span..group_end(&block.body, cursor.span)];
+        let mut m = (group[0].cycles - cursor.offset).min(budget - done);
         steps.clear();
-        cache.each(model, &span, |i, r| steps.push((i, r, model.headroom(i))));
-        for &(_, r, headroom) in &steps {
-            m = m.min(headroom.div_ceil(r));
+        for s in group {
+            cache.each(model, s, |i, r| steps.push((i, r, 0)));
+        }
+        // A counter that counts in several lanes of the group grows by their sum.
+        if group.len() > 1 {
+            steps.sort_unstable_by_key(|&(i, _, _)| i);
+            steps.dedup_by(|later, kept| {
+                later.0 == kept.0 && {
+                    kept.1 += later.1;
+                    true
+                }
+            });
+        }
+        for (i, r, headroom) in steps.iter_mut() {
+            *headroom = model.headroom(*i);
+            m = m.min(headroom.div_ceil(*r));
         }
         let (mut stop, mut overflowed) = (false, false);
         if m > 0 {
@@ -206,7 +223,9 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
                 overflowed |= r * m >= headroom;
                 stop |= model.add(i, r * m);
             }
-            model.executed(&span, m, cursor.iteration);
+            for s in group {
+                model.executed(s, m, cursor.iteration);
+            }
         }
         if overflowed {
             // An overflow may freeze counters or change what they count.
@@ -275,13 +294,18 @@ fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, c
     k * per_iteration
 }
 
-/// Move the cursor `m` cycles forward within the current span.
+/// The end of the span group that starts at `start`: the next primary span.
+fn group_end(body: &[Span], start: usize) -> usize {
+    body.iter().skip(start + 1).position(|s| !s.overlay).map_or(body.len(), |n| start + 1 + n)
+}
+
+/// Move the cursor `m` cycles forward within the current span group.
 fn advance(cursor: &mut Cursor, m: u64) {
     let Some(block) = cursor.block.as_ref() else { return };
     cursor.offset += m;
     if cursor.offset >= block.body[cursor.span].cycles {
         cursor.offset = 0;
-        cursor.span += 1;
+        cursor.span = group_end(&block.body, cursor.span);
         if cursor.span == block.body.len() {
             cursor.span = 0;
             cursor.iteration += 1;
@@ -295,7 +319,7 @@ fn advance(cursor: &mut Cursor, m: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::{Block, MemRef, Signal};
+    use crate::stream::{Block, MemRef, Signal, Totals};
 
     /// Counter 0 counts instructions and wraps at `wrap`; its overflow freezes counter
     /// 1, which counts the cycles of spans whose data is in an odd 64-byte line (the
@@ -371,5 +395,104 @@ mod tests {
         assert_eq!(run_over(&mut toy, spans), (24, Exit::EndOfStream));
         // Counter 0 wrapped twice, at 12 and 24; counter 1 counted until the first.
         assert_eq!(toy.counts, [0, 12]);
+    }
+
+    /// Counter `t` (for lanes 0-3) counts lane `t`'s instructions, counter 4 every
+    /// lane's (a core-wide event, Montecito's `.all`), each wrapping at `wrap` and
+    /// stopping the run when it does; the wraps are counted apart.
+    struct Lanes {
+        counts: [u64; 5],
+        wraps: [u64; 5],
+        wrap: u64,
+    }
+
+    impl Counting for Lanes {
+        fn counters(&self) -> usize {
+            // More than DIRECT: the rates go through the cache.
+            6
+        }
+
+        fn rate(&self, i: usize, span: &Span) -> u64 {
+            let n = span.signals.get(Signal::Instructions);
+            match i {
+                0..4 => n * u64::from(usize::from(span.thread) == i),
+                4 => n,
+                _ => 0,
+            }
+        }
+
+        fn headroom(&self, i: usize) -> u64 {
+            self.counts.get(i).map_or(u64::MAX, |c| self.wrap - c)
+        }
+
+        fn add(&mut self, i: usize, n: u64) -> bool {
+            let Some(c) = self.counts.get_mut(i) else { return false };
+            *c += n;
+            if *c >= self.wrap {
+                *c -= self.wrap;
+                self.wraps[i] += 1;
+                return true;
+            }
+            false
+        }
+    }
+
+    fn lane_group(cycles: u64, lanes: &[(u8, u8)]) -> Vec<Span> {
+        let primary = Span::new(cycles, 0x1000);
+        lanes
+            .iter()
+            .enumerate()
+            .map(|(k, &(thread, n))| {
+                let mut s = if k == 0 { Span { thread, ..primary } } else { primary.lane(thread) };
+                s.signals.set(Signal::Instructions, n);
+                s
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// docs/engine.md E1: a span group takes its primary's cycles once, each lane
+        /// counts its own spans, a core-wide counter the sum of the lanes, and a run cut
+        /// anywhere (by the budget or at an overflow) has counted exactly the cycles it
+        /// ran: what `Totals::of` finds in them, lane by lane.
+        #[test]
+        fn span_groups_take_their_primarys_time_and_count_every_lane(
+            blocks in proptest::collection::vec(
+                (proptest::collection::vec((1u64..6, proptest::collection::vec((0u8..4, 0u8..4), 1..4)), 1..4), 1u64..5),
+                1..5,
+            ),
+            wrap in 5u64..200,
+            budgets in proptest::collection::vec(1u64..40, 1..30),
+        ) {
+            let blocks: Vec<Block> = blocks
+                .into_iter()
+                .map(|(groups, repeat)| {
+                    let body = groups.into_iter().flat_map(|(cycles, mut lanes)| {
+                        lanes.sort_unstable_by_key(|l| l.0);
+                        lanes.dedup_by_key(|l| l.0);
+                        lane_group(cycles, &lanes)
+                    });
+                    Block { body: body.collect(), repeat }
+                })
+                .collect();
+            let total: u64 = blocks.iter().map(Block::cycles).sum();
+            let mut model = Lanes { counts: [0; 5], wraps: [0; 5], wrap };
+            let mut cursor = Cursor::new(Box::new(blocks.clone().into_iter()));
+            let mut done = 0;
+            for b in budgets.iter().cycle().take(400) {
+                let (ran, exit) = run(&mut model, &mut cursor, *b);
+                done += ran;
+                for lane in 0..5 {
+                    let keep = |s: &Span| lane == 4 || usize::from(s.thread) == lane;
+                    let expected = Totals::of(blocks.clone(), done, keep).get(Signal::Instructions);
+                    proptest::prop_assert_eq!(model.wraps[lane] * wrap + model.counts[lane], expected, "lane {} after {} cycles", lane, done);
+                }
+                if exit == Exit::EndOfStream {
+                    break;
+                }
+            }
+            proptest::prop_assert!(done <= total);
+            proptest::prop_assert_eq!(Totals::of(blocks, u64::MAX, |_| true).cycles, total);
+        }
     }
 }

@@ -7,9 +7,14 @@
 //! occurred" can be evaluated), plus the privilege level, the hardware thread, the
 //! instruction address, an optional data reference and an optional branch outcome.
 //!
+//! A core with several hardware threads has a lane per thread: a cycle is a *span
+//! group*, a primary span followed by overlay spans ([`Span::overlay`]) of the other
+//! threads, all of the same cycles, each span's `thread` its lane (docs/engine.md, E1).
+//! Time is the primaries' cycles; what each lane counts is its own spans'.
+//!
 //! Repetition makes billions of cycles cheap: a model advances a whole block at once
-//! when no counter can overflow within it, and steps span by span only around an
-//! overflow.
+//! when no counter can overflow within it, and steps span group by span group only
+//! around an overflow.
 
 mod signal;
 
@@ -244,7 +249,12 @@ impl MemoryQueues {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
     pub cycles: u64,
+    /// The hardware thread whose lane this is.
     pub thread: u8,
+    /// Another lane of the cycles of the primary span before it (the nearest that is
+    /// not an overlay), of which it has as many: it adds what its thread counts in those
+    /// cycles and takes no time of its own.
+    pub overlay: bool,
     pub privilege: Privilege,
     /// Address of the instructions executed in the span.
     pub ip: u64,
@@ -263,6 +273,7 @@ impl Span {
         Span {
             cycles,
             thread: 0,
+            overlay: false,
             privilege: Privilege::USER,
             ip,
             mem: None,
@@ -289,6 +300,36 @@ impl Span {
     pub fn total(&self, s: Signal) -> u64 {
         self.signals.get(s) * self.cycles
     }
+
+    /// The time the span takes: its cycles, or none for an overlay (its cycles are its
+    /// primary's).
+    pub fn duration(&self) -> u64 {
+        if self.overlay {
+            0
+        } else {
+            self.cycles
+        }
+    }
+
+    /// The same cycles on hardware thread `thread`'s lane: an overlay of this span's
+    /// group, with no signals yet.
+    pub fn lane(&self, thread: u8) -> Span {
+        Span {
+            thread,
+            overlay: true,
+            mem: None,
+            branch: None,
+            signals: Signals::default(),
+            queues: MemoryQueues::default(),
+            detail: Detail::default(),
+            ..*self
+        }
+    }
+}
+
+/// The span groups of `body`: each a primary and the overlays after it.
+pub fn groups(body: &[Span]) -> impl Iterator<Item = &[Span]> {
+    body.chunk_by(|_, next| next.overlay)
 }
 
 /// A body of spans repeated `repeat` times.
@@ -299,8 +340,9 @@ pub struct Block {
 }
 
 impl Block {
+    /// Cycles of one iteration: its primaries'.
     pub fn cycles_per_iteration(&self) -> u64 {
-        self.body.iter().map(|s| s.cycles).sum()
+        self.body.iter().map(Span::duration).sum()
     }
 
     pub fn cycles(&self) -> u64 {
@@ -361,13 +403,15 @@ impl Totals {
         Totals { cycles: 0, signals: [0; Signal::COUNT], user_cycles: 0, kernel_cycles: 0 }
     }
 
-    /// Counts `cycles` cycles of `span`.
+    /// Counts `cycles` cycles of `span`; an overlay's signals, but not its time.
     pub(crate) fn add(&mut self, span: &Span, cycles: u64) {
-        self.cycles += cycles;
-        if span.privilege.is_user() {
-            self.user_cycles += cycles;
-        } else {
-            self.kernel_cycles += cycles;
+        if !span.overlay {
+            self.cycles += cycles;
+            if span.privilege.is_user() {
+                self.user_cycles += cycles;
+            } else {
+                self.kernel_cycles += cycles;
+            }
         }
         // No overflow: a signal counts at most 15 per cycle, and cycles are far below 2^59.
         span.signals.each_nonzero(|i, per_cycle| self.signals[i] += per_cycle * cycles);
@@ -396,10 +440,11 @@ impl Totals {
             }
             left -= whole * per_iteration;
             if whole < block.repeat {
-                // Less than an iteration is left: it ends inside this one.
-                for span in &block.body {
-                    let run = span.cycles.min(left);
-                    if keep(span) {
+                // Less than an iteration is left: it ends inside this one, in the cycles
+                // of a group, which its overlays share.
+                for group in groups(&block.body) {
+                    let run = group.first().map_or(0, |p| p.cycles.min(left));
+                    for span in group.iter().filter(|s| keep(s)) {
                         totals.add(span, run);
                     }
                     left -= run;

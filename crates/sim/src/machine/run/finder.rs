@@ -188,7 +188,7 @@ impl Finder {
             mem.addr = mem.addr.wrapping_add_signed(mem.stride.wrapping_mul(period as i64));
             mem.stride = mem.stride.wrapping_mul(period as i64);
         }
-        let cycles = body.iter().map(|s| s.cycles).sum();
+        let cycles = body.iter().map(Span::duration).sum();
         let logs = then.logged.iter().zip(logged).map(|(&from, &to)| from..to).collect();
         Skip { period, body, cycles, repeat: self.frame.room(phase, then.k, k, period) / period, logs }
     }

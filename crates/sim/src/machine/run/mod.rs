@@ -357,7 +357,7 @@ impl<C: Core> Runner<C> {
             let start = self.pending.len();
             self.core.iterate(phase, k, &mut self.pending);
             let spans = &self.pending[start..];
-            self.cycles += spans.iter().map(|s| s.cycles).sum::<u64>();
+            self.cycles += spans.iter().map(Span::duration).sum::<u64>();
             if let Some(f) = run.finder.as_mut() {
                 f.record(&mut self.core, spans);
             }

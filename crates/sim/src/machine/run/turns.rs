@@ -136,7 +136,7 @@ impl Turns {
         if self.snapshots.is_empty() {
             return;
         }
-        self.searched += spans.iter().map(|s| s.cycles).sum::<u64>();
+        self.searched += spans.iter().map(Span::duration).sum::<u64>();
         self.spans.extend(spans.iter().map(|&s| (s, thread)));
         while self.spans.len() > MAX_TURN_SPANS && !self.snapshots.is_empty() {
             self.forget_oldest(core);
@@ -250,7 +250,7 @@ impl Turns {
             repeat = repeat.min((p.iterations - 1).saturating_sub(ks[t]) / d).min(self.frames[t].room(p, then.ks[t], ks[t], d) / d);
         }
         let logs = then.logged.iter().zip(logged).map(|(&from, &to)| from..to).collect();
-        let cycles = body.iter().map(|s| s.cycles).sum();
+        let cycles = body.iter().map(Span::duration).sum();
         Skip { deltas, body, cycles, repeat, logs }
     }
 
