@@ -8,6 +8,7 @@
 pub mod arm11;
 pub mod cache;
 mod faults;
+pub mod mem;
 pub mod montecito;
 mod out;
 pub mod overrides;
