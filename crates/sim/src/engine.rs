@@ -428,12 +428,11 @@ mod tests {
         fn add(&mut self, i: usize, n: u64) -> bool {
             let Some(c) = self.counts.get_mut(i) else { return false };
             *c += n;
-            if *c >= self.wrap {
-                *c -= self.wrap;
-                self.wraps[i] += 1;
-                return true;
-            }
-            false
+            // A cycle of several lanes can add more than one wrap's worth.
+            self.wraps[i] += *c / self.wrap;
+            let wrapped = *c >= self.wrap;
+            *c %= self.wrap;
+            wrapped
         }
     }
 

@@ -449,7 +449,7 @@ impl Montecito {
         self.inflight.expire(now);
         let mut tlb = Signals::default();
         let translating =
-            self.translate(Side::Instruction, addr, self.cfg.page(phase.code_page.unwrap_or(0)), address_space(phase), &mut tlb);
+            self.translate(Side::Instruction, addr, self.cfg.page(phase.code_page.unwrap_or(0)), address_space(phase), now, &mut tlb);
         let mut miss = Signals::default();
         let mut filling = 0;
         let mut pairs = 0;

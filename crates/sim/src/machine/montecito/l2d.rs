@@ -203,7 +203,8 @@ impl Montecito {
         self.back_pressure(now, free, Signal::L2dFillBufferFull, ip, g, out, s);
         let latency = if level == Level::L3 { self.cfg.l3_cycles } else { self.cfg.memory_cycles };
         let sent = free.max(now + self.cfg.l2d_cycles);
-        self.inflight.add_data(line, now, sent, (free + latency).max(sent));
+        self.data_ready = (free + latency).max(sent);
+        self.inflight.add_data(line, now, sent, self.data_ready);
         sent
     }
 
@@ -216,7 +217,7 @@ impl Montecito {
             L2d::Reissued(cycles) => self.cfg.l2d_cycles + cycles,
             L2d::Secondary(wait) => wait.max(self.cfg.l2d_cycles),
             L2d::Found(Level::L3) => self.cfg.l3_cycles,
-            L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1),
+            L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1, self.data_ready),
         }
     }
 

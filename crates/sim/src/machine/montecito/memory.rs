@@ -7,7 +7,7 @@ use super::alat::Check;
 use super::exec::{address_space, be_stall, merge, Group};
 use super::l2d::{semaphore_wait, L2d, Order, Request};
 use super::wcb::Piece;
-use super::{Montecito, OUTER};
+use super::{Montecito, NOMINAL_URGENCY, OUTER};
 use crate::machine::out::Out;
 use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
@@ -79,7 +79,7 @@ impl Montecito {
 
     /// Looks `addr` up in the first-level TLB of `side`, then the second; a miss in
     /// both is walked. Returns the cycles it costs.
-    pub(super) fn translate(&mut self, side: Side, addr: u64, page: u64, context: u32, s: &mut Signals) -> u64 {
+    pub(super) fn translate(&mut self, side: Side, addr: u64, page: u64, context: u32, now: u64, s: &mut Signals) -> u64 {
         let (l1, l2, miss) = match side {
             Side::Instruction => (&mut self.l1_itlb, &mut self.l2_itlb, Signal::ITlbMisses),
             Side::Data => (&mut self.l1_dtlb, &mut self.l2_dtlb, Signal::DTlbMisses),
@@ -92,38 +92,47 @@ impl Montecito {
             return self.cfg.l2_tlb_cycles;
         }
         s.set(Signal::MainTlbMisses, 1);
-        self.cfg.l2_tlb_cycles + self.walk(addr, page, context, s)
+        self.cfg.l2_tlb_cycles + self.walk(addr, page, context, now, s)
     }
 
     /// The hardware page walker reads the VHPT entry of the page through the L2D and
     /// the L3; returns its cycles. The entry is cached as a line of its own at an alias
     /// of its page (as on SPARC, ERRATA MSP3).
-    fn walk(&mut self, addr: u64, page: u64, context: u32, s: &mut Signals) -> u64 {
+    fn walk(&mut self, addr: u64, page: u64, context: u32, now: u64, s: &mut Signals) -> u64 {
         let entry = ALIAS | (addr & !(page - 1)) | (u64::from(context % 8) * 128);
         match self.outer_access(1, entry, false, s) {
             Level::L2 => self.cfg.l2d_cycles,
             Level::L3 => self.cfg.l3_cycles,
-            Level::Memory => self.memory_latency(s, Signal::L3DataReadMisses),
+            Level::Memory => self.memory_latency(s, Signal::L3DataReadMisses, now + self.cfg.memory_cycles),
         }
     }
 
-    /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1), counted as `miss`.
-    /// It lowers the thread's urgency; when the other thread is now more urgent the
-    /// core switches to it, and the read completes in the background (no wait, and the
-    /// miss and the read count there, ERRATA MD12).
-    pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal) -> u64 {
+    /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1), counted as `miss`,
+    /// whose data is back at cycle `ready`. It lowers the thread's urgency; when the
+    /// other thread is now more urgent (its own misses back by now raise it) the core
+    /// switches to it, and the read completes in the background at `ready` (the miss
+    /// and the read count there, ERRATA MD12): the thread does not wait for it now,
+    /// but when it comes back before `ready` (`Montecito::switch_from`).
+    pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal, ready: u64) -> u64 {
         let t = self.thread;
+        let now = ready.saturating_sub(self.cfg.memory_cycles);
         self.urgency[t] = self.urgency[t].saturating_sub(1);
-        let other = self.urgency.iter().enumerate().filter(|&(o, _)| o != t).map(|(_, &u)| u).max();
+        let other = (0..self.urgency.len()).filter(|&o| o != t).map(|o| self.urgency_at(o, now)).max();
         if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
             self.switch = true;
-            self.in_flight[t] = self.in_flight[t].saturating_add(1);
+            self.returns[t].push(ready);
             s.bump(Signal::DeferredMemoryReads);
             return 0;
         }
         if self.may_switch && other.is_some() {
             // A switch event the urgencies turned down (THREAD_SWITCH_EVENTS.MISSED).
             s.bump(Signal::ThreadSwitchesMissed);
+        }
+        // The thread waits for its data, whose return raises its urgency again, as far
+        // as nominal (§2.4.1.3: "every L3 return event increments the urgency by 1 as
+        // long as the urgency is below 5").
+        if self.urgency[t] < NOMINAL_URGENCY {
+            self.urgency[t] += 1;
         }
         s.bump(Signal::MemoryReads);
         s.bump(miss);
@@ -162,7 +171,7 @@ impl Montecito {
             Level::L3 => (self.cfg.l3_cycles, self.cfg.l3_cycles),
             // A miss the thread switched away from (no wait) still fills in the
             // background, where the other thread's fetches of the line find it pending.
-            Level::Memory => (self.memory_latency(s, Signal::L3InstructionMisses), self.cfg.memory_cycles),
+            Level::Memory => (self.memory_latency(s, Signal::L3InstructionMisses, now + self.cfg.memory_cycles), self.cfg.memory_cycles),
         };
         self.inflight.add_fill(l2_line, now + fill);
         cycles
@@ -331,7 +340,8 @@ impl Montecito {
         }
         self.make_room(g, out, true);
         let mut s = Signals::default();
-        let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), &mut s);
+        let now = self.started + out.elapsed();
+        let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), now, &mut s);
         let data_tlb = (cycles > 0).then(|| translated(&s));
         if cycles > 0 {
             // The translation holds the access back: an L1D pipeline bubble, for the
@@ -437,7 +447,7 @@ impl Montecito {
                     }
                     let l2d = self.l2d(addr, Request { write: true, reads: false, order }, ip, g, out, &mut s);
                     if l2d == L2d::Found(Level::Memory) {
-                        self.memory_latency(&mut s, l3_signal(1, true).1);
+                        self.memory_latency(&mut s, l3_signal(1, true).1, self.data_ready);
                     }
                     found = Some(l2d);
                 }

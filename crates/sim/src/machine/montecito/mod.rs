@@ -83,9 +83,13 @@ pub struct Montecito {
     privilege_changed: bool,
     /// The foreground thread.
     thread: usize,
-    /// L3 misses of each thread whose data has not returned yet (it went to the
-    /// background before they did).
-    in_flight: Vec<u8>,
+    /// For each thread, the cycles at which the data of its L3 misses it switched away
+    /// from are back (docs/engine.md, step D): they complete in the background, and a
+    /// thread that comes back before they do waits for them.
+    returns: Vec<Vec<u64>>,
+    /// The cycle the data of the last L2D miss sent to the L3 or memory is back
+    /// (`request_buffer`), for the miss's `memory_latency`.
+    data_ready: u64,
     /// An L3 event or a pause hint asked for a switch to the other thread; whether a
     /// hint did, and whether the switch under way is a hint's.
     switch: bool,
@@ -161,7 +165,8 @@ impl Montecito {
             privilege: vec![Privilege::USER; threads],
             privilege_changed: false,
             thread: 0,
-            in_flight: vec![0; threads],
+            returns: vec![Vec::new(); threads],
+            data_ready: 0,
             switch: false,
             hinted: false,
             hint_switch: false,
@@ -190,13 +195,27 @@ impl Montecito {
 }
 
 impl Montecito {
+    /// Thread `t`'s urgency at cycle `now`: each of its background L3 misses whose data
+    /// is back raises it by one, up to nominal (§2.4.1.3).
+    fn urgency_at(&self, t: usize, now: u64) -> u8 {
+        let (u, back) =
+            (self.urgency.get(t).copied().unwrap_or(0), self.returns.get(t).map_or(0, |r| r.iter().filter(|&&at| at <= now).count()));
+        if u < NOMINAL_URGENCY {
+            (u as usize + back).min(usize::from(NOMINAL_URGENCY)) as u8
+        } else {
+            u
+        }
+    }
+
     /// §2.4.1: the switch from thread `left` takes 15 cycles until the new thread
     /// retires; they are the switched-out thread's (THREAD_SWITCH_EVENTS counts "the
-    /// number of times the thread is switched out"). The data it missed on returns
-    /// while the new thread runs, a line a cycle, and its L3 returns raise its urgency.
+    /// number of times the thread is switched out"). The thread switched to gets the
+    /// data of the misses it left in the background: each counts as a read completed
+    /// there, raises its urgency, and what is not back yet it waits for, since what it
+    /// does next uses it.
     fn switch_from(&mut self, left: usize, template: Span, out: &mut Vec<Span>) {
-        let returned = std::mem::take(&mut self.in_flight[left]);
-        let cause = match (std::mem::take(&mut self.hint_switch), returned) {
+        let pending = self.returns.get(left).map_or(0, Vec::len);
+        let cause = match (std::mem::take(&mut self.hint_switch), pending) {
             (true, _) => Signal::ThreadSwitchesHint,
             (false, 0) => Signal::ThreadSwitchesTimeout,
             (false, _) => Signal::ThreadSwitchesL3Miss,
@@ -206,13 +225,24 @@ impl Montecito {
         let stall = stall_class(self.switch_stall);
         leaving.emit(template.ip, 1, switching.with(cause, 1).with(Signal::ThreadSwitchStall, stall));
         leaving.emit(template.ip, self.cfg.switch_cycles - 1, switching);
-        if self.urgency[left] < NOMINAL_URGENCY {
-            self.urgency[left] = (self.urgency[left] + returned).min(NOMINAL_URGENCY);
-        }
-        if returned > 0 {
-            let mut arriving = Out::new(out, Span { thread: self.thread as u8, ..template });
+        let arrived = self.clock + self.cfg.switch_cycles;
+        let t = self.thread;
+        self.urgency[t] = self.urgency_at(t, u64::MAX);
+        let returns = std::mem::take(&mut self.returns[t]);
+        let returned = returns.len() as u64;
+        let back = returns.iter().copied().max().unwrap_or(0);
+        let waits = back.saturating_sub(arrived).max(returned);
+        if waits > 0 {
+            // A read back in the background counts a cycle each, in which the thread
+            // takes its data; the rest of the wait is for data still on its way.
+            let mut arriving = Out::new(out, Span { thread: t as u8, ..template });
             let s = Signals::default().with(Signal::BackgroundMemoryReads, 1).with(Signal::IBufStallCycles, 1);
-            arriving.emit(template.ip, u64::from(returned), s);
+            arriving.emit(template.ip, returned, s);
+            arriving.emit(
+                template.ip,
+                waits - returned,
+                Signals::default().with(Signal::DataDepStallCycles, 1).with(Signal::IBufStallCycles, 1),
+            );
         }
     }
 }
@@ -223,7 +253,7 @@ impl Core for Montecito {
         if thread != self.thread {
             // §2.4.1.3: a thread leaving on a time-out (not on an L3 miss, whose data it
             // still waits for) is ready to go on: urgency 7.
-            if self.in_flight[self.thread] == 0 {
+            if self.returns[self.thread].is_empty() {
                 self.urgency[self.thread] = MAX_URGENCY;
             }
             self.switching = Some(self.thread);
@@ -299,7 +329,14 @@ impl Core for Montecito {
             out.extend(r.frames.iter().map(|&f| u64::from(f)));
             out.extend([u64::from(r.depth), u64::from(r.spilled)]);
         }
-        out.extend(self.urgency.iter().chain(&self.in_flight).map(|&u| u64::from(u)));
+        out.extend(self.urgency.iter().map(|&u| u64::from(u)));
+        for r in &self.returns {
+            // Relative to the clock: the same waits ahead are the same state.
+            let mut left: Vec<u64> = r.iter().map(|&at| at.saturating_sub(self.clock)).collect();
+            left.sort_unstable();
+            out.push(left.len() as u64);
+            out.extend(left);
+        }
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         out.push(u64::from(stall_class(self.switch_stall)));
         self.wcb.canonical(keys, out);
