@@ -144,9 +144,10 @@ impl Sparc {
         let overlaps = |b: &&Buffered| b.addr < end && addr < b.addr + u64::from(b.size);
         // The youngest overlapping store in the buffer; a hit there supersedes one in
         // the queue (TABLE 10-2 sl 19 note).
-        let found = match self.store_buffer.iter().rev().filter(overlaps).find(|b| b.in_buffer()) {
+        let found = match self.s.store_buffer.iter().rev().filter(overlaps).find(|b| b.in_buffer()) {
             Some(b) => Some((b, [Signal::StoreBufferFullRawHits, Signal::StoreBufferPartialRawHits])),
             None => self
+                .s
                 .store_buffer
                 .iter()
                 .rev()
@@ -186,8 +187,8 @@ impl Sparc {
     /// write-through L1 is updated only where it holds the line.
     fn store(&mut self, out: &mut Out, ip: u64, addr: u64, size: u8, remote: bool, s: &mut Signals) {
         s.set(Signal::Stores, 1);
-        let full = self.store_buffer.iter().filter(|b| b.in_buffer()).count() >= self.cfg.store_buffer;
-        if let Some(oldest) = self.store_buffer.iter().find(|b| b.in_buffer()).copied().filter(|_| full) {
+        let full = self.s.store_buffer.iter().filter(|b| b.in_buffer()).count() >= self.cfg.store_buffer;
+        if let Some(oldest) = self.s.store_buffer.iter().find(|b| b.in_buffer()).copied().filter(|_| full) {
             // Select waits for the oldest store in the buffer to leave it; once that one
             // has committed, it waits on behalf of a store-queue entry too.
             let committed = oldest.commit.min(oldest.queued);
@@ -201,18 +202,18 @@ impl Sparc {
         let reach = self.mem.access(addr, true, remote, s);
         s.bump(store_hit(reach.level));
         // Entries are written in order, each after the one before, from the queue.
-        let ahead = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
+        let ahead = self.s.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
         let latency = self.mem.latency(reach);
         let stored = match self.cfg.store_queue {
             None => Buffered { addr, size, commit: ahead + latency, queued: ahead + latency, left: ahead + latency },
             Some(q) => {
                 // The queue has room once the store `entries` places ahead is written.
-                let room = self.store_buffer.len().checked_sub(q.entries).map_or(0, |i| self.store_buffer[i].left);
+                let room = self.s.store_buffer.len().checked_sub(q.entries).map_or(0, |i| self.s.store_buffer[i].left);
                 let queued = q.commit_cycles.max(room);
                 Buffered { addr, size, commit: q.commit_cycles, queued, left: ahead.max(queued) + latency }
             }
         };
-        self.store_buffer.push(stored);
+        self.s.store_buffer.push(stored);
     }
 
     /// A software prefetch. One that would miss the L2 while the L2's miss buffer is

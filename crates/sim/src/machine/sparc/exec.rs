@@ -90,9 +90,9 @@ impl Sparc {
     /// included.
     pub(super) fn execute(&mut self, phase: &Phase, k: u64, i: usize, out: &mut Out) -> usize {
         let op = &phase.body[i];
-        let ip = self.ip;
+        let ip = self.s.ip;
         self.fetch(phase, out);
-        self.ip = ip + INSN;
+        self.s.ip = ip + INSN;
         match *op {
             Op::Int | Op::Fp(_) => {
                 let next = phase
@@ -104,7 +104,7 @@ impl Sparc {
                 if next.is_some() {
                     // The second of the pair must be fetched too (it may start a line).
                     self.fetch(phase, out);
-                    self.ip += INSN;
+                    self.s.ip += INSN;
                 }
                 self.issue(out, ip, Signals::default().with(Signal::FguCryptoInstructions, fp), issued);
                 if let Op::Fp(f) = *op {
@@ -126,7 +126,7 @@ impl Sparc {
             Op::Barrier => {
                 // MEMBAR #Sync counts as a store (footnote 7) and waits for the store
                 // buffer to drain.
-                let drain = self.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
+                let drain = self.s.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
                 self.issue(out, ip, Signals::default().with(Signal::Stores, 1), 1);
                 self.wait(out, ip, drain, None);
             }
@@ -136,8 +136,8 @@ impl Sparc {
                 // trap's.
                 let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
                 self.mem.icache.invalidate(addr);
-                if self.cfg.icache.line_of(addr) == self.fetch_line {
-                    self.fetch_line = u64::MAX;
+                if self.cfg.icache.line_of(addr) == self.s.fetch_line {
+                    self.s.fetch_line = u64::MAX;
                 }
                 self.issue(out, ip, Signals::default(), 1);
                 self.wait(out, ip, self.cfg.trap_cycles, None);
@@ -170,7 +170,7 @@ impl Sparc {
                 return 1 + if taken { usize::from(over) } else { 0 };
             }
             Op::Call { target, .. } => {
-                if let Some(r) = &mut self.return_stack {
+                if let Some(r) = &mut self.s.return_stack {
                     r.push(ip + 2 * INSN);
                 }
                 self.control(out, ip, Control::Call, true, target);
@@ -183,11 +183,11 @@ impl Sparc {
     /// Issue cycle(s) of instructions, as a span of its own to attach a data reference
     /// or a branch outcome to.
     pub(super) fn issue<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, issued: u8) -> &'o mut Span {
-        if let (Some(rob), Some(&oldest)) = (self.cfg.reorder_buffer, self.loads_in_flight.iter().min()) {
+        if let (Some(rob), Some(&oldest)) = (self.cfg.reorder_buffer, self.s.loads_in_flight.iter().min()) {
             // The reorder buffer is full behind the oldest outstanding miss: issue
             // waits for its data (TABLE 10-2 sl 9 mask 02).
-            self.issued_past_miss += u64::from(issued);
-            if self.issued_past_miss >= rob {
+            self.s.issued_past_miss += u64::from(issued);
+            if self.s.issued_past_miss >= rob {
                 self.wait(out, ip, oldest, Some(Signal::RobWaitCycles));
             }
         }
@@ -208,11 +208,11 @@ impl Sparc {
     /// takes a load-buffer entry, waiting for one when all are taken (sl 9 mask 04).
     pub(super) fn outstanding(&mut self, out: &mut Out, ip: u64, latency: u64) {
         let Some(entries) = self.cfg.load_buffer else { return };
-        if self.loads_in_flight.len() >= entries {
-            let oldest = self.loads_in_flight.iter().copied().min().unwrap_or(0);
+        if self.s.loads_in_flight.len() >= entries {
+            let oldest = self.s.loads_in_flight.iter().copied().min().unwrap_or(0);
             self.wait(out, ip, oldest, Some(Signal::LoadBufferWaitCycles));
         }
-        self.loads_in_flight.push(latency);
+        self.s.loads_in_flight.push(latency);
     }
 
     /// Cycles in which the strand issues nothing, counting `stall`; a data stall
@@ -236,24 +236,12 @@ impl Sparc {
         }
     }
 
-    /// Time passes: buffered stores are written.
+    /// Time passes: the memory system's, and the running strand's buffered stores
+    /// are written and its load misses return.
     pub(super) fn elapse(&mut self, cycles: u64) {
         self.mem.elapse(cycles);
-        for b in &mut self.store_buffer {
-            b.commit = b.commit.saturating_sub(cycles);
-            b.queued = b.queued.saturating_sub(cycles);
-            b.left = b.left.saturating_sub(cycles);
-        }
-        self.store_buffer.retain(|b| b.left > 0);
-        if !self.loads_in_flight.is_empty() {
-            for l in &mut self.loads_in_flight {
-                *l = l.saturating_sub(cycles);
-            }
-            self.loads_in_flight.retain(|&l| l > 0);
-            if self.loads_in_flight.is_empty() {
-                self.issued_past_miss = 0;
-            }
-        }
+        self.now += cycles;
+        self.s.elapse(cycles);
     }
 
     /// A branch, call, return or indirect jump: predicted, counted, and the cycles a
@@ -271,7 +259,7 @@ impl Sparc {
             Control::Call => self.direction.is_none(),
             Control::Return => {
                 s.set(Signal::Returns, 1);
-                match self.return_stack.as_mut().map(|r| r.pop()) {
+                match self.s.return_stack.as_mut().map(|r| r.pop()) {
                     None => true,
                     Some(predicted) => {
                         s.set(Signal::ReturnsPredicted, u8::from(predicted.is_some()));
@@ -314,7 +302,7 @@ impl Sparc {
             s.set(Signal::BranchMispredicts, 1);
         }
         self.issue(out, ip, s, 1).branch = Some(Branch { target, taken, mispredicted });
-        self.ip = if taken { target } else { ip + INSN };
+        self.s.ip = if taken { target } else { ip + INSN };
         if mispredicted {
             // Correct-path instructions wait at select for the branch to commit
             // (TABLE 10-2 sl 1 mask 01, footnote 10).
@@ -326,12 +314,12 @@ impl Sparc {
 
     /// The instruction side: a fetch from a new line looks up the ITLB and the I-cache.
     fn fetch(&mut self, phase: &Phase, out: &mut Out) {
-        let ip = self.ip;
+        let ip = self.s.ip;
         let line = self.cfg.icache.line_of(ip);
-        if line == self.fetch_line {
+        if line == self.s.fetch_line {
             return;
         }
-        self.fetch_line = line;
+        self.s.fetch_line = line;
         let class = self.cfg.size_class(code_page(phase));
         let page = self.cfg.page_sizes[class];
         if !self.tr.itlb.access(ip, page, context(phase)) {

@@ -19,40 +19,19 @@ mod exec;
 mod mcu;
 mod memory;
 mod overrides;
+mod strand;
 
 pub use buffers::L2BufferSizes;
 pub use config::{SparcChip, SparcConfig};
 
 use self::memory::{Hierarchy, Translation};
+use self::strand::{Buffered, Strand};
 use crate::machine::out::Out;
 use crate::machine::peer::Peer;
-use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache};
+use crate::machine::predict::{DirectionPredictor, TargetCache};
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Signal, Signals, Span};
-
-/// A store not yet written to the L2: in the store buffer, then (T4) in the store
-/// queue. Times are cycles from now, and stores are kept in program order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Buffered {
-    addr: u64,
-    size: u8,
-    /// Until it commits: the part of its time in the store buffer that is not spent
-    /// waiting for the store queue (where there is none, all of it).
-    commit: u64,
-    /// Until it leaves the store buffer for the store queue (where there is none:
-    /// until it has been written).
-    queued: u64,
-    /// Until it has been written.
-    left: u64,
-}
-
-impl Buffered {
-    /// It still holds a store-buffer entry.
-    fn in_buffer(&self) -> bool {
-        self.queued > 0
-    }
-}
 
 pub struct Sparc {
     cfg: SparcConfig,
@@ -61,21 +40,17 @@ pub struct Sparc {
     direction: Option<DirectionPredictor>,
     btc: Option<TargetCache>,
     indirect: Option<TargetCache>,
-    /// None where the chip has none (T1, T3).
-    return_stack: Option<ReturnStack>,
-    store_buffer: Vec<Buffered>,
-    /// Cycles until each outstanding load miss that nothing waited for has its data,
-    /// and instructions issued since the oldest (out-of-order cores only).
-    loads_in_flight: Vec<u64>,
-    issued_past_miss: u64,
+    /// The running strand's own state, and every strand's (the running one's slot
+    /// stale until it is put back).
+    s: Strand,
+    strands: Vec<Strand>,
     strand: u8,
+    /// Cycles the core has run.
+    now: u64,
     /// Strands that have a software thread (strands `0..busy`), and the signals of
     /// those of them not running: each waits for its turn (ERRATA MSP1).
     busy: usize,
     waiting: Signals,
-    ip: u64,
-    /// The line of the last fetch; `u64::MAX` for none.
-    fetch_line: u64,
     /// Another core, where it meets this one on shared data (MSP17).
     peer: Peer,
     /// The user code pages mapped so far, by address space (MSP21).
@@ -90,15 +65,12 @@ impl Sparc {
             direction: cfg.direction.map(DirectionPredictor::new),
             btc: cfg.btc.map(TargetCache::new),
             indirect: cfg.indirect.map(TargetCache::new),
-            return_stack: (cfg.return_stack > 0).then(|| ReturnStack::new(cfg.return_stack)),
-            store_buffer: Vec::with_capacity(cfg.store_buffer),
-            loads_in_flight: Vec::new(),
-            issued_past_miss: 0,
+            s: Strand::new(cfg.store_buffer, cfg.return_stack),
+            strands: vec![Strand::new(cfg.store_buffer, cfg.return_stack); cfg.strands],
             strand: 0,
+            now: 0,
             busy: 1,
             waiting: Signals::default(),
-            ip: 0,
-            fetch_line: u64::MAX,
             peer: Peer::default(),
             mapped_code: Default::default(),
             cfg,
@@ -112,9 +84,21 @@ impl Core for Sparc {
     }
 
     fn enter(&mut self, phase: &Phase, thread: usize) {
-        self.ip = phase.entry;
         self.mem.enter();
-        self.strand = (thread % self.cfg.strands) as u8;
+        let strand = thread % self.cfg.strands;
+        if strand != usize::from(self.strand) {
+            // The strand that ran puts its state back; the next takes its own, brought
+            // up to now.
+            if let Some(old) = self.strands.get_mut(usize::from(self.strand)) {
+                std::mem::swap(&mut self.s, old);
+            }
+            if let Some(new) = self.strands.get_mut(strand) {
+                std::mem::swap(&mut self.s, new);
+            }
+            self.strand = strand as u8;
+        }
+        self.s.catch_up(self.now);
+        self.s.ip = phase.entry;
         self.waiting = Signals::default();
         for (k, &signal) in Signal::STRAND_WAITING.iter().enumerate().take(self.busy) {
             self.waiting.set(signal, u8::from(k != usize::from(self.strand)));
@@ -133,7 +117,7 @@ impl Core for Sparc {
         while i < phase.body.len() {
             // A recorded program says where each instruction is.
             if let Some(&ip) = phase.addresses.get(i) {
-                self.ip = ip;
+                self.s.ip = ip;
             }
             i += self.execute(phase, k, i, &mut run);
         }
@@ -165,16 +149,12 @@ impl Core for Sparc {
         for t in [&self.btc, &self.indirect].into_iter().flatten() {
             t.canonical(out);
         }
-        if let Some(r) = &self.return_stack {
-            r.canonical(out);
+        out.push(u64::from(self.strand));
+        self.s.canonical(keys, self.now, out);
+        for (n, s) in self.strands.iter().enumerate().filter(|&(n, _)| n != usize::from(self.strand)) {
+            out.push(n as u64);
+            s.canonical(keys, self.now, out);
         }
-        for b in &self.store_buffer {
-            out.extend([(keys.line)(b.addr), u64::from(b.size), b.commit, b.queued, b.left]);
-        }
-        out.push(u64::MAX);
-        out.extend(&self.loads_in_flight);
-        out.push(u64::MAX);
-        out.extend([self.issued_past_miss, u64::from(self.strand), (keys.line)(self.ip), (keys.line)(self.fetch_line)]);
     }
 
     fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
@@ -186,8 +166,10 @@ impl Core for Sparc {
         self.peer.relocate(to);
         self.tr.itlb.relocate(to.page);
         self.tr.dtlb.relocate(to.page);
-        for b in &mut self.store_buffer {
-            b.addr = (to.line)(b.addr).unwrap_or(b.addr);
+        for s in std::iter::once(&mut self.s).chain(&mut self.strands) {
+            for b in &mut s.store_buffer {
+                b.addr = (to.line)(b.addr).unwrap_or(b.addr);
+            }
         }
     }
 }
