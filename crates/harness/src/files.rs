@@ -46,18 +46,19 @@ pub fn events_file(data: &[u8]) {
 const MACHINES: [&str; 7] = ["arm1136", "arm1156", "arm1176", "sparc-t4", "sparc-kt", "niagara", "montecito"];
 
 /// A short `pmu stat` run of the default events on the machine behind `pmu`.
-fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<std::path::PathBuf>) {
+fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<std::path::PathBuf>, threads: usize) {
     let catalog = &*CATALOG;
     let Ok(pmu) = catalog.pmu(pmu_name) else { return };
     let sels: Vec<_> = pmukit_arch::default_events(pmu).iter().filter_map(|e| catalog.resolve(e, pmu.name()).ok()).collect();
-    let opts = StatOptions { cycles: 20_000, mux_interval: 5_000, threads: Some(1), machine_config, trace, ..StatOptions::default() };
+    let opts = StatOptions { cycles: 20_000, mux_interval: 5_000, threads: Some(threads), machine_config, trace, ..StatOptions::default() };
     let _ = stat::stat(catalog, &sels, &opts, &mut |_| {});
 }
 
 /// A `--machine-config` file: applied to the parameters of an ARM11 core, a SPARC chip
 /// and a Montecito that the first byte picks (a refusal leaves the configuration as it
 /// was, and applying an accepted file twice changes nothing more); the first byte also
-/// picks a machine that then runs with it.
+/// picks a machine that then runs with it, with one thread or eight (SPARC's strands
+/// at once, when the file asks for them).
 pub fn machine_config(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else { return };
     let text = String::from_utf8_lossy(rest);
@@ -76,7 +77,8 @@ pub fn machine_config(data: &[u8]) {
         assert_eq!(cfg.with_overrides(&text, "fuzz.toml").as_ref(), Ok(&cfg), "applying a file twice");
     }
     let pmu = MACHINES[pick % MACHINES.len()];
-    short_run(pmu, Some(MachineFile { origin: "fuzz.toml".into(), text: text.into_owned() }), None);
+    let threads = if pick / 18 % 2 == 1 { 8 } else { 1 };
+    short_run(pmu, Some(MachineFile { origin: "fuzz.toml".into(), text: text.into_owned() }), None, threads);
 }
 
 /// A trace (Lackey or native): every phase the reader gives passes the machines' own
@@ -100,7 +102,7 @@ pub fn trace(data: &[u8]) {
     let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
     let path = dir.join(format!("pmukit-fuzz-trace-{}-{:?}", std::process::id(), std::thread::current().id()));
     if std::fs::write(&path, rest).is_ok() {
-        short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.clone()));
+        short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.clone()), 1);
     }
 }
 

@@ -177,6 +177,8 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
     );
     assert!(err(SparcChip::Niagara, "[memory]\nranks = 2\n").contains("unknown field `ranks`"));
     assert_eq!(err(SparcChip::T4, "[core]\nstore_queue = 0\n"), "m.toml: core.store_queue = 0: must be in 1..=64");
+    let not_a_switch = err(SparcChip::T4, "[core]\nstrands_at_once = 3\n");
+    assert!(not_a_switch.contains("expected a boolean") && not_a_switch.contains("strands_at_once = 3"), "{not_a_switch}");
     assert_eq!(
         err(SparcChip::Kt, "[core]\nstore_commit_cycles = 4\n"),
         "m.toml: [core.store_queue]: sparc-kt has no such structure (its store buffer holds stores until they are written)"
@@ -547,8 +549,8 @@ fn msp26_code_in_shared_memory_on_another_socket_is_fetched_from_remote_memory()
 }
 
 /// MSP1, TABLE 10-2 sl 1 mask 04: strands take turns, so in every cycle of a strand's
-/// turn each other strand that has a software thread waits ready (`StrandWaitingN`,
-/// sel-0-ready); a strand without one never does. Over a run each strand with work
+/// turn each other strand that has a software thread waits ready (`StrandReadyN`,
+/// sel-0-ready, in the mode of the phase it last ran); a strand without one never does. Over a run each strand with work
 /// waits exactly the cycles the others run.
 #[test]
 fn msp1_a_strand_with_work_waits_ready_while_another_strand_runs() {
@@ -556,7 +558,7 @@ fn msp1_a_strand_with_work_waits_ready_while_another_strand_runs() {
         let program = builtin::program("compute", 3, threads).unwrap();
         let mut by_strand = HashMap::new();
         let blocks = machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On);
-        common::profile(blocks, 20_000_000, |s| (s.thread, Signal::STRAND_WAITING.map(|w| s.signals.get(w))), &mut by_strand);
+        common::profile(blocks, 20_000_000, |s| (s.thread, Signal::STRAND_READY.map(|w| u64::from(s.signals.get(w) > 0))), &mut by_strand);
         by_strand
     };
     let three = run(3);

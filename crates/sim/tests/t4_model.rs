@@ -8,7 +8,7 @@ use common::t4::*;
 use pmukit_arch::sparc::t4::{NTC, OV, PCR_ASI, PIC_ASI};
 use pmukit_sim::engine::{Counting, Exit};
 use pmukit_sim::models::t4::{T4Core, Trap};
-use pmukit_sim::stream::{Privilege, Signal};
+use pmukit_sim::stream::{Privilege, Signal, Span};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- access control
@@ -223,7 +223,7 @@ fn footnote_13_cross_strand_events_count_by_each_strands_own_mode() {
     // Fetch-0 (mask 01) is virtual-processor specific: strand 1's cycles are not strand 0's.
     set_pcr(&mut core, 0, 1, pcr(&[("sl", 8), ("mask", 0x01), ("ut", 1), ("st", 1)]));
     core.set_mode(0, USER).unwrap();
-    let no_fetch = span(1, HYPER, 100).with(Signal::NoFetchCycles, 1);
+    let no_fetch = span(1, HYPER, 100).with(Signal::NoFetchCycles, 1).with(Signal::NoFetchAllCycles, 1);
     run(&mut core, &mut stream(vec![no_fetch]), 1000);
     assert_eq!(read_pic(&mut core, 0, 0), 1000, "strand 0 is in user mode");
     assert_eq!(read_pic(&mut core, 1, 0), 0, "strand 1 is in hyperprivileged mode, which its PCR0 ignores");
@@ -233,25 +233,57 @@ fn footnote_13_cross_strand_events_count_by_each_strands_own_mode() {
 
 /// TABLE 10-2 sl 1 mask 04, ERRATA MSP1: sel-0-ready, "Cycles a strand was ready to
 /// be selected but another strand was selected instead", counts for a strand the
-/// cycles of other strands' spans in which the machine says it waits with work
-/// (`StrandWaitingN`), by its own mode as footnote 13 has events counted in other
-/// strands' cycles; never in its own spans.
+/// cycles the machine marks it ready on another strand's span (`STRAND_READY`, which
+/// carries the mode it is ready in: its own mode counts, not the running strand's);
+/// never in its own spans. Those cycles are the strand's too: its CYCLES (sl 26),
+/// pick-0 and commit-0 count them, its sel-0-wait does not.
 #[test]
 fn table_10_2_sl_1_sel_0_ready_counts_the_cycles_other_strands_run_while_this_one_waits() {
     let mut core = T4Core::new(3);
     let sel_0_ready = pcr(&[("sl", 1), ("mask", 0x04), ("ut", 1)]);
     for strand in 0..3 {
         set_pcr(&mut core, strand, 0, sel_0_ready);
-        core.set_mode(strand, USER).unwrap();
+        set_pcr(&mut core, strand, 1, pcr(&[("sl", 26), ("ut", 1)]));
+        set_pcr(&mut core, strand, 2, pcr(&[("sl", 1), ("mask", 0x02), ("ut", 1)]));
+        set_pcr(&mut core, strand, 3, pcr(&[("sl", 28), ("mask", 0x01), ("ut", 1)]));
     }
-    // Strand 0 runs while strand 1 waits; strand 2 has no work.
-    let waiting = busy(0, USER, 100).with(Signal::StrandWaiting1, 1);
-    run(&mut core, &mut stream(vec![waiting]), 1000);
-    let pics: Vec<u64> = (0..3).map(|strand| read_pic(&mut core, strand, 0)).collect();
-    assert_eq!(pics, [0, 1000, 0], "only the waiting strand counts, in the running one's cycles");
-    core.set_mode(1, PRIV).unwrap();
-    run(&mut core, &mut stream(vec![waiting]), 1000);
-    assert_eq!(read_pic(&mut core, 1, 0), 1000, "strand 1 in privileged mode, which its PCR ignores");
+    // Strand 0 runs while strand 1 waits, ready, in user mode; strand 2 has no work.
+    let ready = |mode: Privilege| busy(0, USER, 100).with(Signal::StrandReady1, 1 + mode.code());
+    let pic = |core: &mut T4Core, strand, n| read_pic(core, strand, n);
+    // sl 28's count starts late after its PCR is written (the Programming Note).
+    let commits = pic(&mut core, 1, 3);
+    run(&mut core, &mut stream(vec![ready(USER)]), 1000);
+    assert_eq!([pic(&mut core, 0, 0), pic(&mut core, 1, 0), pic(&mut core, 2, 0)], [0, 1000, 0], "only the ready strand");
+    assert_eq!([pic(&mut core, 0, 1), pic(&mut core, 1, 1), pic(&mut core, 2, 1)], [1000, 1000, 0], "CYCLES of both");
+    assert_eq!(pic(&mut core, 1, 2), 0, "ready is not sel-0-wait");
+    assert_eq!(pic(&mut core, 1, 3) - commits, 1000, "a ready strand commits nothing");
+    run(&mut core, &mut stream(vec![ready(PRIV)]), 1000);
+    assert_eq!(pic(&mut core, 1, 0), 1000, "ready in privileged mode, which its PCR ignores");
+}
+
+/// Footnote 13, ERRATA MSP1: the core's cycles (fetch-0-all, commit-0-all, the tag
+/// waits of sl 9) count once per cycle for every strand, in the primary of a span
+/// group: a stalled strand's overlay in the same cycles adds nothing to them, while
+/// its own fetch-0 and sel-0-wait count in it.
+#[test]
+fn footnote_13_the_cores_cycles_count_once_a_cycle_in_the_primary() {
+    let mut core = T4Core::new(2);
+    for strand in 0..2 {
+        set_pcr(&mut core, strand, 0, pcr(&[("sl", 28), ("mask", 0x02), ("ut", 1), ("ht", 1)]));
+        set_pcr(&mut core, strand, 1, pcr(&[("sl", 9), ("mask", 0x02), ("ut", 1), ("ht", 1)]));
+        set_pcr(&mut core, strand, 2, pcr(&[("sl", 8), ("mask", 0x01), ("ut", 1)]));
+        set_pcr(&mut core, strand, 3, pcr(&[("sl", 1), ("mask", 0x02), ("ut", 1)]));
+    }
+    let stalled = |strand| span(strand, USER, 10).with(Signal::RobWaitCycles, 1).with(Signal::NoFetchCycles, 1);
+    let group = vec![stalled(0), Span { overlay: true, ..stalled(1) }];
+    let pic = |core: &mut T4Core, strand, n| read_pic(core, strand, n);
+    // sl 28's count starts late after its PCR is written (the Programming Note).
+    let commits = [pic(&mut core, 0, 0), pic(&mut core, 1, 0)];
+    run(&mut core, &mut stream(group), 1000);
+    assert_eq!([pic(&mut core, 0, 0) - commits[0], pic(&mut core, 1, 0) - commits[1]], [1000, 1000], "commit-0-all: once a cycle");
+    assert_eq!([pic(&mut core, 0, 1), pic(&mut core, 1, 1)], [1000, 1000], "ROB tag wait: once a cycle");
+    assert_eq!([pic(&mut core, 0, 2), pic(&mut core, 1, 2)], [1000, 1000], "each strand's own fetch-0");
+    assert_eq!([pic(&mut core, 0, 3), pic(&mut core, 1, 3)], [1000, 1000], "each strand's own sel-0-wait");
 }
 
 #[test]

@@ -96,9 +96,42 @@ pub fn arm11(cfg: arm11::Arm11Config, program: crate::program::Program, skipping
     run::Runner::new(arm11::Arm11::new(cfg), program, skipping)
 }
 
-/// The block stream of `program` on a SPARC core.
-pub fn sparc(cfg: sparc::SparcConfig, program: crate::program::Program, skipping: run::Skipping) -> run::Runner<sparc::Sparc> {
-    run::Runner::new(sparc::Sparc::new(cfg), program, skipping)
+/// The block stream of `program` on a SPARC core: its threads take turns on the
+/// strands, or, with `strands_at_once`, run on them at once (`run::lanes`).
+pub fn sparc(cfg: sparc::SparcConfig, program: crate::program::Program, skipping: run::Skipping) -> SparcRun {
+    let core = sparc::Sparc::new(cfg);
+    if core.at_once(program.threads.len()) {
+        SparcRun::Lanes(Box::new(run::lanes::LaneRunner::new(core, program)))
+    } else {
+        SparcRun::One(Box::new(run::Runner::new(core, program, skipping)))
+    }
+}
+
+/// A program's run on a SPARC core.
+pub enum SparcRun {
+    One(Box<run::Runner<sparc::Sparc>>),
+    Lanes(Box<run::lanes::LaneRunner<sparc::Sparc>>),
+}
+
+impl SparcRun {
+    /// Why the program ended early, if a malformed phase ended it.
+    pub fn error(&self) -> Option<&crate::program::PhaseError> {
+        match self {
+            SparcRun::One(r) => r.error(),
+            SparcRun::Lanes(r) => r.error(),
+        }
+    }
+}
+
+impl Iterator for SparcRun {
+    type Item = crate::stream::Block;
+
+    fn next(&mut self) -> Option<crate::stream::Block> {
+        match self {
+            SparcRun::One(r) => r.next(),
+            SparcRun::Lanes(r) => r.next(),
+        }
+    }
 }
 
 /// The block stream of `program` on a Montecito core.

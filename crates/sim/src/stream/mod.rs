@@ -42,6 +42,18 @@ impl Privilege {
     pub fn is_user(self) -> bool {
         self == Privilege::Cpl3
     }
+
+    /// Every level, in the order of their codes.
+    pub const ALL: [Privilege; 5] = [Privilege::Hyper, Privilege::Cpl0, Privilege::Cpl1, Privilege::Cpl2, Privilege::Cpl3];
+
+    /// The level as a small number (`Signal::STRAND_READY` carries it), and back.
+    pub fn code(self) -> u8 {
+        Privilege::ALL.iter().position(|&p| p == self).map_or(0, |i| i as u8)
+    }
+
+    pub fn from_code(code: u8) -> Option<Privilege> {
+        Privilege::ALL.get(usize::from(code)).copied()
+    }
 }
 
 /// A data reference made in each cycle of a span; in iteration `k` of its block the

@@ -117,6 +117,9 @@ pub enum Signal {
     NextToCommit,
     /// Cycles in which no valid instruction is fetched.
     NoFetchCycles,
+    /// Cycles in which no hardware thread of the core fetches (SPARC T4 fetch-0-all,
+    /// TABLE 10-2 sl 8 mask 02): on a span group's primary.
+    NoFetchAllCycles,
     /// Memory (DRAM) read transactions: line fills that miss every cache level, data or
     /// instruction, and non-cacheable reads of memory (not of device registers).
     MemoryReads,
@@ -242,16 +245,19 @@ pub enum Signal {
     SelPipeDrainCycles,
     /// Cycles the instruction buffer is full while the back end stalls.
     IBufFullCycles,
-    /// Cycles in which hardware thread (strand) k has a software thread to run but
-    /// another strand runs: on SPARC, where strands take turns, it waits for its turn.
-    StrandWaiting0,
-    StrandWaiting1,
-    StrandWaiting2,
-    StrandWaiting3,
-    StrandWaiting4,
-    StrandWaiting5,
-    StrandWaiting6,
-    StrandWaiting7,
+    /// Hardware thread (strand) k was ready to issue in the cycle but the core picked
+    /// another (SPARC sel-0-ready, TABLE 10-2 sl 1 mask 04): on the span group's
+    /// primary, so that a cycle of eight ready strands is one span. Not a count: 0, or
+    /// 1 + the code of the strand's privilege level (`Privilege::code`), the mode its
+    /// ready cycle counts in.
+    StrandReady0,
+    StrandReady1,
+    StrandReady2,
+    StrandReady3,
+    StrandReady4,
+    StrandReady5,
+    StrandReady6,
+    StrandReady7,
     /// Thread switches (switch-on-event multithreading), by cause: an L3 miss, a
     /// time-out, a pause hint; counted by the thread switched out, in the first
     /// switch cycle.
@@ -575,10 +581,10 @@ impl Signal {
         [IoBrl, IoBrc, IoBrp, IoBil, IoBril, IoBwl, IoBrlHit, IoBrlHitm, IoOtherHit, IoBrilHitm, IoBilHitm, IoReadHitm]
     };
 
-    /// `StrandWaiting0` to `StrandWaiting7`, by strand.
-    pub const STRAND_WAITING: [Signal; 8] = {
+    /// `StrandReady0` to `StrandReady7`, by strand.
+    pub const STRAND_READY: [Signal; 8] = {
         use Signal::*;
-        [StrandWaiting0, StrandWaiting1, StrandWaiting2, StrandWaiting3, StrandWaiting4, StrandWaiting5, StrandWaiting6, StrandWaiting7]
+        [StrandReady0, StrandReady1, StrandReady2, StrandReady3, StrandReady4, StrandReady5, StrandReady6, StrandReady7]
     };
 
     /// Fills and walk cycles of each TLB by page-size class, smallest first.

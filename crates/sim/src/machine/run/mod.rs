@@ -13,6 +13,7 @@
 
 mod finder;
 mod frame;
+pub mod lanes;
 mod turns;
 
 use std::collections::VecDeque;

@@ -64,6 +64,10 @@ impl L2Buffers {
         L2Buffers { now: 0, miss: Calendar::new(sizes.miss), fill: Calendar::new(sizes.fill), writeback: Calendar::new(sizes.writeback) }
     }
 
+    pub fn set_now(&mut self, now: u64) {
+        self.now = now;
+    }
+
     pub fn elapse(&mut self, cycles: u64) {
         self.now += cycles;
     }

@@ -79,19 +79,18 @@ impl Sparc {
             }
         }
         spread(out, from, template, &items);
-        self.keep_waiting(&mut out[from..], &items);
     }
 
     /// A cycle `spread` added for `items` carries only its item: it is a cycle of this
-    /// strand's too, in which the others with work wait (MSP1).
+    /// strand's too, in which the others with work wait for their turn (MSP1).
     fn keep_waiting(&self, spans: &mut [Span], items: &[Signals]) {
         if items.is_empty() || self.waiting == Signals::default() {
             return;
         }
         for span in spans {
-            for &w in &Signal::STRAND_WAITING {
-                if self.waiting.get(w) > span.signals.get(w) {
-                    span.signals.set(w, 1);
+            for &w in &Signal::STRAND_READY {
+                if span.signals.get(w) == 0 {
+                    span.signals.set(w, self.waiting.get(w) as u8);
                 }
             }
         }

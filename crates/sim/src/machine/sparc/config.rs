@@ -43,8 +43,18 @@ pub struct SparcConfig {
     pub chip: SparcChip,
     /// Hardware strands of the core; software thread `i` runs on strand `i % strands`.
     pub strands: usize,
-    /// Instructions issued per cycle at most.
+    /// Instructions issued per cycle at most, by one strand.
     pub issue_width: u8,
+    /// Groups of strands that each pick one ready strand a cycle (`machine::run::lanes`):
+    /// T4's select takes one strand a cycle ([HC23], TABLE 10-2 sl 1); the T3 keeps the
+    /// T2's two groups of four, whose integer pipelines share the load/store and
+    /// floating-point units ([T2]); the T1 picks one of its four a cycle ([T1]).
+    pub thread_groups: usize,
+    /// Whether a program's threads run on the strands at once, cycle by cycle
+    /// (`machine::run::lanes`), rather than in turns (ERRATA MSP1): the reference
+    /// engine, exact and 25 to 65 times slower; off until the fast engine equals it
+    /// (docs/engine.md).
+    pub strands_at_once: bool,
     pub icache: CacheConfig,
     /// Write-through, no write allocation ([T1], [T2], [HC23]): stores go to the L2.
     pub dcache: CacheConfig,
@@ -162,6 +172,8 @@ impl SparcConfig {
                 chip,
                 strands: 8,
                 issue_width: 2,
+                thread_groups: 1,
+                strands_at_once: false,
                 icache: cache(16 << 10, 4, 32, false),
                 dcache: cache(16 << 10, 4, 32, false),
                 l2: cache(128 << 10, 8, 32, true),
@@ -208,6 +220,8 @@ impl SparcConfig {
                 chip,
                 strands: 8,
                 issue_width: 1,
+                thread_groups: 2,
+                strands_at_once: false,
                 icache: cache(16 << 10, 8, 32, false),
                 dcache: cache(8 << 10, 4, 16, false),
                 l2: cache(6 << 20, 24, 64, true),
@@ -253,6 +267,8 @@ impl SparcConfig {
                 chip,
                 strands: 4,
                 issue_width: 1,
+                thread_groups: 1,
+                strands_at_once: false,
                 icache: cache(16 << 10, 4, 32, false),
                 dcache: cache(8 << 10, 4, 16, false),
                 l2: cache(3 << 20, 12, 64, true),

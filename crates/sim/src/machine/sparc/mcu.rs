@@ -23,6 +23,9 @@ const MCUS: u64 = 4;
 const CHANNELS: u64 = 2;
 /// Line-address bits below the bank number: MCU [1:0], COU port [3:2], channel [4].
 const BANK_SHIFT: u32 = 5;
+/// Cycles after its bank took it that a write is forgotten (`Mcus::pending`): more
+/// than any instruction's fetch, table walks and trap before its data access.
+const SETTLED: u64 = 1 << 12;
 
 /// The memory controllers' parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +98,10 @@ impl Mcus {
         self.clock += cycles;
     }
 
+    pub fn set_now(&mut self, now: u64) {
+        self.clock = now;
+    }
+
     /// The line, its MCU and its bank (MCU, channel, then bank number).
     fn place(&self, addr: u64) -> (u64, usize, usize) {
         let line = addr / self.cfg.line;
@@ -120,20 +127,24 @@ impl Mcus {
         waited
     }
 
-    /// The writes `mcu` still holds: those their banks have not taken yet.
-    fn pending(&mut self, mcu: usize) -> &mut VecDeque<Queued> {
+    /// The writes `mcu` still holds: those their banks have not taken yet. Writes
+    /// taken `SETTLED` cycles ago are forgotten: strands that run at once reach the
+    /// controllers at cycles up to that far apart (an instruction's fetch and table
+    /// walk before its access), so a write one strand's clock has passed may still be
+    /// queued at another's.
+    fn pending(&mut self, mcu: usize) -> impl Iterator<Item = &Queued> {
         let clock = self.clock;
         let q = &mut self.writes[mcu];
-        while q.front().is_some_and(|w| w.start <= clock) {
+        while q.front().is_some_and(|w| w.start + SETTLED <= clock) {
             q.pop_front();
         }
-        q
+        q.iter().filter(move |w| w.start > clock)
     }
 
     /// A read of the line at `addr`: returns the cycles it waits for its bank.
     pub fn read(&mut self, addr: u64) -> u64 {
         let (line, mcu, bank) = self.place(addr);
-        if self.pending(mcu).iter().any(|w| w.line == line) {
+        if self.pending(mcu).any(|w| w.line == line) {
             // The queued write is ahead of the read at the bank: the read gets its data.
             self.met.writeback_hits = self.met.writeback_hits.saturating_add(1);
         }
@@ -145,7 +156,7 @@ impl Mcus {
     /// A write of the line at `addr`: queued until its bank takes it.
     pub fn write(&mut self, addr: u64) {
         let (line, mcu, bank) = self.place(addr);
-        if self.pending(mcu).len() >= self.cfg.write_queue {
+        if self.pending(mcu).count() >= self.cfg.write_queue {
             self.met.writes_starved = self.met.writes_starved.saturating_add(1);
         }
         let waited = self.queue(bank, line);

@@ -170,6 +170,15 @@ impl Hierarchy {
         }
     }
 
+    /// The core's cycle is `now`: strands that run at once reach the memory system
+    /// at their own cycles, each a little before or after the last.
+    pub fn set_now(&mut self, now: u64) {
+        self.mcus.set_now(now);
+        if let Some(b) = &mut self.buffers {
+            b.set_now(now);
+        }
+    }
+
     /// Time passes for the L2's buffers and the memory controllers.
     pub fn elapse(&mut self, cycles: u64) {
         self.mcus.elapse(cycles);

@@ -7,9 +7,12 @@
 //! in the signals of `crate::stream`; `docs/machines.md` describes the model and
 //! `config.rs` gives every parameter's source.
 //!
-//! Software thread `i` runs on strand `i % strands`; strands take turns at the timer
-//! (`machine::run`), so one strand runs in any cycle while the others with work wait,
-//! ready, for their turn (ERRATA MSP1).
+//! Software thread `i` runs on strand `i % strands`. Strands take turns at the timer
+//! (`machine::run`), one running in any cycle while the others with work wait, ready,
+//! for their turn (ERRATA MSP1); with `strands_at_once` (the reference engine of
+//! docs/engine.md, step C) they run at once: the lane runner (`machine::run::lanes`)
+//! has each execute an instruction when the core's arbiter picks it, and a stalled
+//! strand's cycles go to the others.
 
 mod access;
 mod buffers;
@@ -29,9 +32,10 @@ use self::strand::{Buffered, Strand};
 use crate::machine::out::Out;
 use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, TargetCache};
+use crate::machine::run::lanes::{LaneRule, Lanes};
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::{Privilege, Signal, Signals, Span};
 
 pub struct Sparc {
     cfg: SparcConfig,
@@ -47,8 +51,9 @@ pub struct Sparc {
     strand: u8,
     /// Cycles the core has run.
     now: u64,
-    /// Strands that have a software thread (strands `0..busy`), and the signals of
-    /// those of them not running: each waits for its turn (ERRATA MSP1).
+    /// Strands that have a software thread (strands `0..busy`), and, while strands
+    /// take turns, the marks of those not running: each waits, ready, in its mode
+    /// (ERRATA MSP1).
     busy: usize,
     waiting: Signals,
     /// Another core, where it meets this one on shared data (MSP17).
@@ -78,17 +83,17 @@ impl Sparc {
     }
 }
 
-impl Core for Sparc {
-    fn software_threads(&mut self, threads: usize) {
-        self.busy = threads.clamp(1, self.cfg.strands);
+impl Sparc {
+    /// Whether the program's threads run on the strands at once (`machine::run::lanes`)
+    /// rather than in turns.
+    pub fn at_once(&self, threads: usize) -> bool {
+        self.cfg.strands_at_once && threads > 1 && self.cfg.strands > 1
     }
 
-    fn enter(&mut self, phase: &Phase, thread: usize) {
-        self.mem.enter();
-        let strand = thread % self.cfg.strands;
+    /// Strand `strand`'s state in hand, brought up to the core's cycle: the strand
+    /// that ran puts its own back.
+    fn select(&mut self, strand: usize) {
         if strand != usize::from(self.strand) {
-            // The strand that ran puts its state back; the next takes its own, brought
-            // up to now.
             if let Some(old) = self.strands.get_mut(usize::from(self.strand)) {
                 std::mem::swap(&mut self.s, old);
             }
@@ -98,31 +103,98 @@ impl Core for Sparc {
             self.strand = strand as u8;
         }
         self.s.catch_up(self.now);
+    }
+
+    /// The spans of `phase` on the running strand, from no cycle yet.
+    fn template(&self, phase: &Phase) -> Span {
+        let mut template = Span::new(0, phase.entry);
+        template.privilege = phase.privilege;
+        template.thread = self.strand;
+        template
+    }
+
+    /// Executes instruction `i` of iteration `k` (and the next, when they pair),
+    /// appending its cycles; returns how many instructions it consumed.
+    fn instruction(&mut self, phase: &Phase, k: u64, i: usize, run: &mut Out) -> usize {
+        // A recorded program says where each instruction is.
+        if let Some(&ip) = phase.addresses.get(i) {
+            self.s.ip = ip;
+        }
+        self.execute(phase, k, i, run)
+    }
+}
+
+/// With one strand running, a cycle it fetches nothing in is one no strand does
+/// (fetch-0-all); strands that run at once leave it to the lane runner.
+fn alone(spans: &mut [Span]) {
+    for s in spans.iter_mut().filter(|s| s.signals.get(Signal::NoFetchCycles) > 0) {
+        s.signals.set(Signal::NoFetchAllCycles, 1);
+    }
+}
+
+impl Lanes for Sparc {
+    fn rule(&self) -> LaneRule {
+        LaneRule { lanes: self.cfg.strands, groups: self.cfg.thread_groups, shared_units: self.cfg.thread_groups > 1 }
+    }
+
+    fn enter_lane(&mut self, phase: &Phase, lane: usize) {
+        self.mem.enter();
+        self.select(lane);
         self.s.ip = phase.entry;
+        self.s.mode = phase.privilege;
+    }
+
+    fn step(&mut self, phase: &Phase, k: u64, i: usize, lane: usize, now: u64, out: &mut Vec<Span>) -> usize {
+        // The memory system and the strand are at the cycle the instruction reaches
+        // them; what the instruction's own waits move on stays the strand's.
+        self.now = now;
+        self.mem.set_now(now);
+        self.select(lane);
+        let template = self.template(phase);
+        let mut run = Out::new(out, template);
+        let n = self.instruction(phase, k, i, &mut run);
+        self.mem.set_now(now);
+        n
+    }
+
+    fn end_iteration(&mut self, phase: &Phase, k: u64, lane: usize, out: &mut Vec<Span>, from: usize) {
+        self.select(lane);
+        let template = self.template(phase);
+        self.peer_turn(out, from, template);
+        self.dma(phase, k, out, from, template);
+    }
+}
+
+impl Core for Sparc {
+    fn software_threads(&mut self, threads: usize) {
+        self.busy = threads.clamp(1, self.cfg.strands);
+    }
+
+    fn enter(&mut self, phase: &Phase, thread: usize) {
+        self.mem.enter();
+        self.select(thread % self.cfg.strands);
+        self.s.ip = phase.entry;
+        self.s.mode = phase.privilege;
+        // Strands take turns: every other strand with work waits ready for its turn.
         self.waiting = Signals::default();
-        for (k, &signal) in Signal::STRAND_WAITING.iter().enumerate().take(self.busy) {
-            self.waiting.set(signal, u8::from(k != usize::from(self.strand)));
+        for (k, &signal) in Signal::STRAND_READY.iter().enumerate().take(self.busy).filter(|&(k, _)| k != usize::from(self.strand)) {
+            let mode = self.strands.get(k).map_or(Privilege::USER, |s| s.mode);
+            self.waiting.set(signal, 1 + mode.code());
         }
     }
 
     fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>) {
-        let mut template = Span::new(0, phase.entry);
-        template.privilege = phase.privilege;
-        template.thread = self.strand;
-        // Every cycle of this strand's is one in which the others with work wait.
+        let mut template = self.template(phase);
         template.signals = self.waiting;
         let from = out.len();
         let mut run = Out::new(out, template);
         let mut i = 0;
         while i < phase.body.len() {
-            // A recorded program says where each instruction is.
-            if let Some(&ip) = phase.addresses.get(i) {
-                self.s.ip = ip;
-            }
-            i += self.execute(phase, k, i, &mut run);
+            i += self.instruction(phase, k, i, &mut run);
         }
         self.peer_turn(out, from, template);
         self.dma(phase, k, out, from, template);
+        alone(&mut out[from..]);
     }
 
     fn quantum(&self, stream: &DataStream) -> Quantum {

@@ -53,6 +53,7 @@ struct CoreKeys {
     fp_divide_cycles: Option<u64>,
     trap_cycles: Option<u64>,
     block_cycles: Option<u64>,
+    strands_at_once: Option<bool>,
 }
 
 /// L1 caches of 1 KB to 1 MB, outer caches of 16 KB to 64 MB: room to model other
@@ -119,6 +120,9 @@ impl SparcConfig {
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("block_cycles", c.block_cycles, &mut cfg.block_cycles, 0, 100)?;
+            if let Some(v) = c.strands_at_once {
+                cfg.strands_at_once = v;
+            }
         }
         if let Some(m) = &file.memory {
             if let Some(banks) = o.value("memory.banks", m.banks, 1, 64)? {

@@ -6,6 +6,7 @@
 
 use crate::machine::predict::ReturnStack;
 use crate::machine::Keys;
+use crate::stream::Privilege;
 
 /// A store not yet written to the L2: in the store buffer, then (T4) in the store
 /// queue. Times are cycles from the strand's `at`, and stores are kept in program
@@ -45,6 +46,8 @@ pub(super) struct Strand {
     pub(super) return_stack: Option<ReturnStack>,
     /// The core's cycle its times count from.
     pub(super) at: u64,
+    /// The mode of the phase it last ran: the mode it waits for its turn in.
+    pub(super) mode: Privilege,
 }
 
 impl Strand {
@@ -57,6 +60,7 @@ impl Strand {
             issued_past_miss: 0,
             return_stack: (return_stack > 0).then(|| ReturnStack::new(return_stack)),
             at: 0,
+            mode: Privilege::USER,
         }
     }
 

@@ -6,7 +6,7 @@ use pmukit_arch::sparc::t4::MASK;
 use pmukit_core::pmu::Pmu;
 
 use super::GROUPS;
-use crate::stream::{Signal, Span};
+use crate::stream::{Privilege, Signal, Span};
 
 /// What one TABLE 10-2 subevent counts in the stream. Atoms are disjoint, so the union
 /// of the subevents a mask selects is the sum over its distinct atoms.
@@ -26,17 +26,20 @@ pub(super) enum Atom {
     OtherInstructions,
     /// Mispredicts other than return-stack and indirect-target ones.
     DirectionMispredicts,
-    /// Cycles the counting strand has work but another strand runs (sel-0-ready):
-    /// counted in the other strands' spans (ERRATA MSP1).
-    Waiting,
+    /// Cycles the strand selected nothing and was not ready to (sel-0-wait): stalled,
+    /// not waiting for another strand's turn.
+    SelectWait,
+    /// Cycles the strand was ready and another was selected (sel-0-ready): marked on
+    /// another strand's span (`Signal::STRAND_READY`).
+    Ready,
 }
 
 /// The instruction classes of sl 3 mask bits 0-4.
 const CLASSIFIED: [Signal; 5] = [Signal::Branches, Signal::FguCryptoInstructions, Signal::Loads, Signal::Stores, Signal::SprRingOps];
 
 impl Atom {
-    /// The atom's count in a cycle of `span`, for the strand `strand` that counts it.
-    pub(super) fn per_cycle(self, span: &Span, strand: usize) -> u64 {
+    /// The atom's count in a cycle of `span`.
+    pub(super) fn per_cycle(self, span: &Span) -> u64 {
         let get = |s| span.signals.get(s);
         let instructions = get(Signal::Instructions);
         match self {
@@ -49,7 +52,17 @@ impl Atom {
             Atom::DirectionMispredicts => get(Signal::BranchMispredicts)
                 .saturating_sub(get(Signal::ReturnsMispredicted))
                 .saturating_sub(get(Signal::IndirectMispredicts)),
-            Atom::Waiting => Signal::STRAND_WAITING.get(strand).map_or(0, |&s| get(s)),
+            Atom::SelectWait => u64::from(instructions == 0),
+            Atom::Ready => 0,
+        }
+    }
+
+    /// The atom's count in a cycle the strand was ready and another was selected: it
+    /// fetched, but picked, selected and committed nothing.
+    fn when_ready(self) -> u64 {
+        match self {
+            Atom::Cycles | Atom::Ready | Atom::InstructionsExactly(0) => 1,
+            _ => 0,
         }
     }
 }
@@ -61,12 +74,11 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
     use Atom::*;
     use Signal::*;
     Some(match (sl, bit) {
-        // sl 1, Select: a strand with work waits ready while another strand runs
-        // (sel-0-ready, MSP1); select is two wide; pipe-drain cycles are part of
-        // sel-0-wait.
+        // sl 1, Select: a strand ready while another is selected (sel-0-ready, MSP1)
+        // or stalled (sel-0-wait, pipe-drain cycles among them); select is two wide.
         (1, 0x01) => Sig(SelPipeDrainCycles),
-        (1, 0x02) => InstructionsExactly(0),
-        (1, 0x04) => Waiting,
+        (1, 0x02) => SelectWait,
+        (1, 0x04) => Ready,
         (1, 0x08) => InstructionsExactly(1),
         (1, 0x10) => InstructionsAtLeast(2),
         // sl 2, Pick-0..3: mask 0E ("at least 1") then covers every busy cycle.
@@ -111,9 +123,9 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (7, 0x01) => Sig(MicrotagMisses),
         (7, 0x04) => Sig(MicrotagFalseHits),
         (7, 0x08) => Sig(MicrotagWayMismatches),
-        // sl 8: fetch-0 of this strand and fetch-0-all of the core are the same cycles
-        // while one strand runs at a time.
-        (8, 0x01) | (8, 0x02) => Sig(NoFetchCycles),
+        // sl 8: fetch-0 of this strand; fetch-0-all, no strand of the core fetching.
+        (8, 0x01) => Sig(NoFetchCycles),
+        (8, 0x02) => Sig(NoFetchAllCycles),
         (8, 0x04) => Sig(IBufFullCycles),
         (8, 0x08) => Sig(BtcTargetIncorrect),
         // sl 9: the reorder, load and store buffers and the DTLB-miss waits.
@@ -182,8 +194,9 @@ fn atom(sl: u64, bit: u64) -> Option<Atom> {
         (25, 0x04) => Sig(IndirectMispredicts),
         // sl 26 ignores the mask: its one event stands at bit 0.
         (26, 0x01) => Cycles,
-        // sl 28 (reconstructed): commit-0 of this strand and commit-0-all are the same
-        // cycles, as for sl 8; commit is two wide.
+        // sl 28 (reconstructed): commit-0 of this strand; commit-0-all, a cycle the
+        // primary of which issued nothing (any issuing strand is the primary); commit
+        // is two wide.
         (28, 0x01) | (28, 0x02) => InstructionsExactly(0),
         (28, 0x04) => InstructionsExactly(1),
         (28, 0x08) => InstructionsAtLeast(2),
@@ -225,14 +238,18 @@ pub(super) fn group(groups: &[Group; GROUPS], sl: u64) -> Group {
 }
 
 /// What strand `strand`'s PCR.sl = `sl`, PCR.mask = `mask` counts per cycle of
-/// `span`, in a mode its PCR counts: its own subevents in its own spans, those that
-/// cross strands and sel-0-ready in the other strands'. TABLE 10-2 as this model
-/// applies it (for tests and for listing what the machine exercises).
+/// `span`, in a mode its PCR counts: its own subevents in its own spans, the events
+/// that cross strands in the other strands', and the core's cycles (fetch-0-all,
+/// commit-0-all, the tag waits) in every primary. TABLE 10-2 as this model applies it
+/// (for tests and for listing what the machine exercises).
 pub fn per_cycle(pmu: &Pmu, sl: u64, mask: u64, strand: usize, span: &Span) -> u64 {
-    let p = Program::new(sl, mask, &group(&groups(pmu), sl));
-    let atoms = if usize::from(span.thread) == strand { p.own } else { p.shared };
-    atoms.iter().map(|a| a.per_cycle(span, strand)).sum()
+    Program::new(sl, mask, &group(&groups(pmu), sl)).per_cycle(span, strand, span.privilege, |_| true)
 }
+
+/// The subevents that cross strands and are cycles of the whole core, not events of
+/// one strand (footnote 13's example, fetch-0-all): counted once a cycle, in span
+/// groups' primaries, on which the lane runner marks them (`machine::run::lanes`).
+const CORE_CYCLES: [(u64, u64); 7] = [(8, 0x02), (9, 0x02), (9, 0x04), (9, 0x08), (9, 0x10), (20, 0x10), (28, 0x02)];
 
 /// The single-bit values set in `mask`, lowest first.
 fn mask_bits(mask: u64) -> impl Iterator<Item = u64> {
@@ -244,9 +261,12 @@ fn mask_bits(mask: u64) -> impl Iterator<Item = u64> {
 pub(super) struct Program {
     /// Atoms counted in the strand's own spans.
     pub(super) own: Vec<Atom>,
-    /// Atoms that cross strands, counted in every other strand's spans too, and
-    /// sel-0-ready, which counts there only.
+    /// Events that cross strands, counted in every other strand's spans too.
     pub(super) shared: Vec<Atom>,
+    /// Cycles of the whole core (`CORE_CYCLES`), counted in every primary span.
+    pub(super) core: Vec<Atom>,
+    /// What the own atoms count in a cycle the strand is ready and not selected.
+    pub(super) ready: u64,
     /// Overflows raise precise traps (TABLE 10-2 "Precise Event").
     pub(super) precise: bool,
 }
@@ -262,14 +282,53 @@ impl Program {
         let bits = if group.ignored == MASK.max() { 1 } else { mask & !group.ignored };
         for bit in mask_bits(bits) {
             let Some(a) = atom(sl, bit) else { continue };
-            push_unique(&mut p.own, a);
-            // Sel-0-ready is the strand's own subevent, in the cycles another strand
-            // was selected instead: those are the other strands' spans (MSP1).
-            if group.crossing & bit != 0 || a == Atom::Waiting {
-                push_unique(&mut p.shared, a);
+            let crossing = group.crossing & bit != 0;
+            if crossing && CORE_CYCLES.contains(&(sl, bit)) {
+                // A cycle no strand fetches (commits) in is one this strand does not
+                // either: with fetch-0 (commit-0) selected, the "-all" form adds no
+                // cycle ("counted as one event").
+                if !(bit == 0x02 && (sl == 8 || sl == 28) && bits & 0x01 != 0) {
+                    push_unique(&mut p.core, a);
+                }
+            } else {
+                push_unique(&mut p.own, a);
+                if crossing {
+                    push_unique(&mut p.shared, a);
+                }
             }
         }
+        p.ready = p.own.iter().map(|a| a.when_ready()).sum();
         p
+    }
+
+    /// What it counts per cycle of `span`, a span of the counting strand's (`own`) or
+    /// of another's, with the strand in `mode` (when not its own) and counting the
+    /// modes `counts`.
+    pub(super) fn per_cycle(&self, span: &Span, strand: usize, mode: Privilege, counts: impl Fn(Privilege) -> bool) -> u64 {
+        let own = usize::from(span.thread) == strand;
+        let mut n = 0;
+        if counts(if own { span.privilege } else { mode }) {
+            let atoms = if own { &self.own } else { &self.shared };
+            n += atoms.iter().map(|a| a.per_cycle(span)).sum::<u64>();
+            if !span.overlay {
+                n += self.core.iter().map(|a| a.per_cycle(span)).sum::<u64>();
+            }
+        }
+        if self.ready > 0 && !own && !span.overlay {
+            // Ready in its own mode, which the span says (not a count).
+            let marked = Signal::STRAND_READY.get(strand).map_or(0, |&s| span.signals.get(s));
+            if let Some(m) = marked.checked_sub(1).and_then(|c| Privilege::from_code(c as u8)) {
+                if counts(m) {
+                    n += self.ready;
+                }
+            }
+        }
+        n
+    }
+
+    /// Whether it counts anything in other strands' spans.
+    pub(super) fn reaches_others(&self) -> bool {
+        !self.shared.is_empty() || !self.core.is_empty() || self.ready > 0
     }
 }
 

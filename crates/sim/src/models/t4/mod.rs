@@ -116,12 +116,7 @@ impl Counter {
     /// Per-cycle increment of the PIC of strand `strand` in a cycle of `span`, the
     /// strand being in `mode` between its own spans.
     fn rate(&self, span: &Span, strand: usize, mode: Privilege) -> u64 {
-        let own = usize::from(span.thread) == strand;
-        let (atoms, mode) = if own { (&self.program.own, span.privilege) } else { (&self.program.shared, mode) };
-        if atoms.is_empty() || !counts_in(self.pcr, mode) {
-            return 0;
-        }
-        atoms.iter().map(|a| a.per_cycle(span, strand)).sum()
+        self.program.per_cycle(span, strand, mode, |m| counts_in(self.pcr, m))
     }
 
     /// TABLE 10-3: the PIC is a 32-bit counter. Returns whether it wrapped.
@@ -234,7 +229,7 @@ impl T4Strand {
 
     /// Per-cycle increment of PICn of strand `strand` (this one) in a cycle of `span`.
     /// Footnote 13: subevents that cross strands count in other strands' cycles, by
-    /// this strand's own mode; so does sel-0-ready, this strand waiting (MSP1).
+    /// this strand's own mode, and so do the core's cycles in every primary span.
     fn rate(&self, n: usize, span: &Span, strand: usize) -> u64 {
         self.counters.get(n).map_or(0, |c| c.rate(span, strand, self.mode))
     }
@@ -249,7 +244,7 @@ pub struct T4Core {
     /// step's span, seen in `executed`, says whether the instruction was next-to-commit.
     wrapped: Vec<usize>,
     /// Bit `strand × 4 + n` for each PIC whose events count in other strands' spans
-    /// (cross-strand subevents, sel-0-ready): with its own strand's PICs, the only ones
+    /// (cross-strand subevents, the core's cycles): with its own strand's PICs, the only ones
     /// a span can move. Kept by `write_pcr`, the one place programs change.
     crossing: u64,
     unpredictable: Reports,
@@ -408,7 +403,7 @@ impl T4Core {
         let Some(c) = self.strands.get_mut(strand).and_then(|s| s.counters.get_mut(n)) else { return };
         c.write_pcr(value, &self.groups);
         let bit = 1 << (strand * PICS + n);
-        self.crossing = if c.program.shared.is_empty() { self.crossing & !bit } else { self.crossing | bit };
+        self.crossing = if c.program.reaches_others() { self.crossing | bit } else { self.crossing & !bit };
         let sl = SL.get(c.pcr);
         if sl != 0 && !group(&self.groups, sl).defined {
             self.unpredictable

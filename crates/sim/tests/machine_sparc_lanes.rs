@@ -1,0 +1,143 @@
+//! The SPARC machines with their strands running at once (`strands_at_once`, the
+//! reference engine of docs/engine.md step C; ERRATA MSP1): the core's arbiter gives
+//! each cycle's issue slots to ready strands, stalled strands give theirs away, and
+//! every strand with work is in every cycle exactly once.
+
+use pmukit_sim::machine::run::Skipping;
+use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
+use pmukit_sim::machine::{self};
+use pmukit_sim::program::builtin;
+use pmukit_sim::stream::{groups, Block, Signal, Span, Totals};
+
+const CHIPS: [SparcChip; 3] = [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara];
+
+fn at_once(chip: SparcChip) -> SparcConfig {
+    SparcConfig { strands_at_once: true, ..SparcConfig::new(chip) }
+}
+
+/// The blocks of `workload` with `threads` threads, up to about `cycles` cycles.
+fn run(cfg: SparcConfig, workload: &str, threads: usize, cycles: u64) -> Vec<Block> {
+    let program = builtin::program(workload, 3, threads).unwrap();
+    let mut done = 0;
+    machine::sparc(cfg, program, Skipping::On)
+        .take_while(|b| {
+            let go = done < cycles;
+            done += b.cycles_per_iteration() * b.repeat;
+            go
+        })
+        .collect()
+}
+
+fn instructions(group: &[Span]) -> u64 {
+    group.iter().map(|s| s.signals.get(Signal::Instructions)).sum()
+}
+
+/// ERRATA MSP1, [HC23], [T2], [T1]: the strands' misses overlap: eight strands chasing
+/// pointers retire several times what one does, where taking turns retired less.
+#[test]
+fn msp1_strands_at_once_overlap_their_misses() {
+    let retired = |cfg: SparcConfig, threads| {
+        Totals::of(machine::sparc(cfg, builtin::program("chase", 3, threads).unwrap(), Skipping::On), 400_000, |_| true)
+            .get(Signal::Instructions)
+    };
+    let one = retired(at_once(SparcChip::T4), 1);
+    let eight = retired(at_once(SparcChip::T4), 8);
+    let turns = retired(SparcConfig::new(SparcChip::T4), 8);
+    assert!(eight > 4 * one, "eight strands {eight}, one {one}");
+    assert!(turns < 2 * one, "in turns, eight strands {turns}, one {one}");
+}
+
+/// TABLE 10-2 sl 1 and its footnotes, [T2], [T1]: no cycle issues more than the core
+/// can: T4 selects one strand a cycle (two instructions at most), KT picks one strand
+/// in each of its two groups and lets one of them use the load/store unit, Niagara
+/// picks one strand a cycle.
+#[test]
+fn no_cycle_issues_more_than_the_core_can() {
+    let memory = [Signal::Loads, Signal::Stores, Signal::Atomics, Signal::SoftwarePrefetches, Signal::BlockLoadsStores];
+    for chip in CHIPS {
+        let (width, strands) = match chip {
+            SparcChip::T4 => (2, 1),
+            SparcChip::Kt => (2, 2),
+            SparcChip::Niagara => (1, 1),
+        };
+        for workload in ["compute", "mixed", "stream"] {
+            for block in run(at_once(chip), workload, 8, 200_000) {
+                for group in groups(&block.body) {
+                    assert!(instructions(group) <= width, "{chip:?} {workload}: {group:?}");
+                    let issuing = group.iter().filter(|s| s.signals.get(Signal::Instructions) > 0).count();
+                    assert!(issuing <= strands, "{chip:?} {workload}: {issuing} strands issue");
+                    let lsu = group.iter().filter(|s| memory.iter().any(|&m| s.signals.get(m) > 0)).count();
+                    assert!(lsu <= 1, "{chip:?} {workload}: {lsu} memory instructions in a cycle");
+                }
+            }
+        }
+    }
+}
+
+/// TABLE 10-2 sl 26 ("cycles"), sl 1: a strand with work is in every cycle exactly
+/// once: issuing, stalled (its own span) or ready and not picked (marked on the
+/// primary), so its CYCLES is every cycle of the run, and the primary is the strand
+/// that issued whenever one did.
+#[test]
+fn every_strand_with_work_is_in_every_cycle_once() {
+    for chip in CHIPS {
+        let strands = at_once(chip).strands;
+        for workload in ["compute", "os", "mixed"] {
+            let mut cycles = 0;
+            let mut present = vec![0u64; strands];
+            for block in run(at_once(chip), workload, strands, 100_000) {
+                for group in groups(&block.body) {
+                    let (primary, overlays) = (&group[0], &group[1..]);
+                    assert!(!primary.overlay && overlays.iter().all(|s| s.overlay && s.cycles == primary.cycles));
+                    if instructions(group) > 0 {
+                        assert!(primary.signals.get(Signal::Instructions) > 0, "{chip:?} {workload}: the primary issued");
+                    }
+                    for (strand, n) in present.iter_mut().enumerate() {
+                        let own = group.iter().filter(|s| usize::from(s.thread) == strand).count() as u64;
+                        let ready = u64::from(primary.signals.get(Signal::STRAND_READY[strand]) > 0);
+                        assert!(own + ready <= 1, "{chip:?} {workload}: strand {strand} twice in a cycle");
+                        *n += (own + ready) * primary.cycles;
+                    }
+                    cycles += primary.cycles * block.repeat;
+                }
+            }
+            for (strand, &n) in present.iter().enumerate() {
+                assert_eq!(n, cycles, "{chip:?} {workload}: strand {strand}");
+            }
+        }
+    }
+}
+
+/// Footnote 13's fetch-0-all and commit-0-all: a cycle counts only when no strand
+/// fetches or commits: never in a cycle with a ready strand or an issuing one.
+#[test]
+fn fetch_0_all_means_no_strand_fetches() {
+    for chip in CHIPS {
+        for block in run(at_once(chip), "mixed", 8, 200_000) {
+            for group in groups(&block.body) {
+                if group[0].signals.get(Signal::NoFetchAllCycles) > 0 {
+                    assert_eq!(instructions(group), 0);
+                    assert!(Signal::STRAND_READY.iter().all(|&r| group[0].signals.get(r) == 0));
+                    assert!(group.iter().all(|s| s.signals.get(Signal::NoFetchCycles) > 0));
+                }
+            }
+        }
+    }
+}
+
+/// More software threads than strands (Niagara's four strands, `os`'s eight
+/// processes) take turns on each strand at the timer: every strand runs user code and
+/// the kernel's, none is left without work.
+#[test]
+fn threads_beyond_the_strands_take_turns_on_theirs() {
+    use pmukit_sim::stream::Privilege;
+    let mut modes = std::collections::HashSet::new();
+    for block in run(at_once(SparcChip::Niagara), "os", 8, 1_500_000) {
+        for s in block.body.iter().filter(|s| s.signals.get(Signal::Instructions) > 0) {
+            modes.insert((s.thread, s.privilege == Privilege::USER));
+        }
+    }
+    for strand in 0..4 {
+        assert!(modes.contains(&(strand, true)) && modes.contains(&(strand, false)), "strand {strand}: {modes:?}");
+    }
+}
