@@ -3,7 +3,7 @@
 //! (ERRATA MD40), predicated returns (MMC40), and what a branch does to its issue group
 //! and to fetch.
 
-use super::exec::{bundle_address, fe_stall, merge, Group};
+use super::group::{bundle_address, fe_stall, merge, Group};
 use super::Montecito;
 use crate::machine::out::Out;
 use crate::program::INSN;

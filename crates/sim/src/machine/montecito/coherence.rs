@@ -3,7 +3,7 @@
 //! over the bus, by a snoop), where it meets this core (`machine::peer`, ERRATA
 //! MMC23): its turn after each iteration, and this core's answers to its snoops.
 
-use super::exec::bundle_address;
+use super::group::bundle_address;
 use super::Montecito;
 use crate::machine::out::spread;
 use crate::machine::peer::{Answer, Request};

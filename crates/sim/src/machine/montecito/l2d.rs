@@ -3,8 +3,8 @@
 //! bypasses and bank conflicts, store matches in its pipeline, ordered requests, and
 //! the latency of what served the request.
 
-use super::exec::{be_stall, Group};
-use super::memory::{l3_signal, Level};
+use super::group::{be_stall, Group};
+use super::levels::{l3_signal, Level};
 use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage};
 use super::Montecito;
 use crate::machine::out::Out;

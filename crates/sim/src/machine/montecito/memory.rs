@@ -4,8 +4,9 @@
 //! other core's snoops of shared lines.
 
 use super::alat::Check;
-use super::exec::{address_space, be_stall, merge, Group};
+use super::group::{address_space, be_stall, merge, Group};
 use super::l2d::{semaphore_wait, L2d, Order, Request};
+use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
 use super::{Montecito, NOMINAL_URGENCY, OUTER};
 use crate::machine::out::Out;
@@ -13,44 +14,6 @@ use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
 use crate::stream::{MemRef, Signal, Signals};
-use pmukit_arch::montecito::ear::Served;
-
-/// Which TLBs an address goes through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Side {
-    Instruction,
-    Data,
-}
-
-/// Where a line came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Level {
-    L2,
-    L3,
-    Memory,
-}
-
-/// The L3 hit and miss signals of a lookup from outer cache `which` (0 L2I, 1 L2D),
-/// reading for ownership when `write` (L3_WRITES.DATA_WRITE, L3_READS' data reads
-/// exclude them: Tables 4-105, 4-106).
-pub(super) fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
-    match (which, write) {
-        (0, _) => (Signal::L3InstructionHits, Signal::L3InstructionMisses),
-        (_, false) => (Signal::L3DataReadHits, Signal::L3DataReadMisses),
-        (_, true) => (Signal::StoresHitL3, Signal::StoresLocalMemory),
-    }
-}
-
-/// Where a translation that missed the first-level TLB came from, by the signals
-/// `Montecito::translate` counted (a miss in both levels is walked; the walker always
-/// finds the entry here, so no TLB miss faults).
-pub(super) fn translated(s: &Signals) -> Served {
-    if s.get(Signal::MainTlbMisses) > 0 {
-        Served::Vhpt
-    } else {
-        Served::L2Tlb
-    }
-}
 
 impl Montecito {
     /// What the write-coalescing buffers `sent` to memory: one write per line or piece.

@@ -12,9 +12,11 @@ mod branch;
 mod coherence;
 pub mod config;
 mod exec;
+mod group;
 mod inflight;
 mod io;
 mod l2d;
+mod levels;
 mod memory;
 mod overrides;
 mod ozq;
@@ -22,7 +24,7 @@ mod si;
 mod wcb;
 
 pub use config::MontecitoConfig;
-pub use exec::{bundle_address, slot};
+pub use group::{bundle_address, slot};
 
 use crate::machine::cache::Cache;
 use crate::machine::faults::Countdown;

@@ -3,8 +3,8 @@
 //! block transfers and uncached accesses, each after the other core's say about a
 //! shared line (`coherence.rs`).
 
-use super::exec::{context, Side};
-use super::memory::{Level, Reach};
+use super::memory::{source, Level, Reach};
+use super::walk::{context, Side};
 use super::{Buffered, Sparc};
 use crate::machine::out::Out;
 use crate::program::{Access, DataStream, Memory, Op, Phase};
@@ -254,16 +254,5 @@ fn store_hit(level: Level) -> Signal {
         Level::RemoteC2c => Signal::StoresRemoteC2c,
         Level::LocalMemory => Signal::StoresLocalMemory,
         Level::RemoteMemory => Signal::StoresRemoteMemory,
-    }
-}
-
-/// The L1 fill source signal of a level: a cache of this socket, local memory, remote.
-pub(super) fn source(level: Level, signals: [Signal; 3]) -> Signal {
-    match level {
-        // TABLE 10-2 sl 11, 16: "local L2 cache to cache" is of this socket; a remote
-        // cache counts with remote memory.
-        Level::L2 | Level::L3 | Level::LocalC2c => signals[0],
-        Level::LocalMemory => signals[1],
-        Level::RemoteC2c | Level::RemoteMemory => signals[2],
     }
 }

@@ -356,3 +356,14 @@ impl Translation {
         Translation { itlb: Tlb::new(cfg.itlb), dtlb: Tlb::new(cfg.dtlb) }
     }
 }
+
+/// The L1 fill source signal of a level: a cache of this socket, local memory, remote.
+pub(super) fn source(level: Level, signals: [Signal; 3]) -> Signal {
+    match level {
+        // TABLE 10-2 sl 11, 16: "local L2 cache to cache" is of this socket; a remote
+        // cache counts with remote memory.
+        Level::L2 | Level::L3 | Level::LocalC2c => signals[0],
+        Level::LocalMemory => signals[1],
+        Level::RemoteC2c | Level::RemoteMemory => signals[2],
+    }
+}

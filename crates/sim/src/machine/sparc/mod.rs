@@ -23,6 +23,7 @@ mod mcu;
 mod memory;
 mod overrides;
 mod strand;
+mod walk;
 
 pub use buffers::L2BufferSizes;
 pub use config::{SparcChip, SparcConfig};

@@ -4,9 +4,9 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use super::bus::{self, Txn};
+use super::cycle::{taken_returns, Cause, Cycle};
 use super::frontend::{Front, FORCED_INDIRECT, FORCED_RETURNS};
-use super::table::EVENTS;
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::Signal;
 
 /// Itanium L3 lines are 128 bytes; the MESI rule (MD13) reads the line number.
 const LINE_SHIFT: u32 = 7;
@@ -132,79 +132,8 @@ pub(super) enum Syllables {
     FrontEnd,
 }
 
-/// Why the back end had a bubble (§4.6): an exception or interruption flush (a trap,
-/// a thread switch: Table 4-47 XPN), the L1D or FPU, an execution dependency, the RSE,
-/// the front end; a bubble with no cause of its own is a branch mispredict's refill
-/// (BRU).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Cause {
-    Xpn,
-    L1dFpu,
-    Exe,
-    Rse,
-    FrontEnd,
-    Bru,
-}
-
-impl Cause {
-    /// The one cause a bubble cycle is counted under (§4.6: "only the most important
-    /// cause, the one latest in the pipeline, is counted").
-    pub(super) fn of(c: &Cycle) -> Option<Cause> {
-        use Signal::*;
-        if c.get(Instructions) > 0 {
-            return None;
-        }
-        Some(if c.get(ExceptionFlushCycles) + c.get(ThreadSwitchCycles) > 0 {
-            Cause::Xpn
-        } else if c.get(LsuFullStallCycles) > 0 {
-            Cause::L1dFpu
-        } else if c.get(DataDepStallCycles) + c.get(FrDepStallCycles) + c.get(ArCrStallCycles) + c.get(BankSwitchStallCycles) > 0 {
-            Cause::Exe
-        } else if c.get(RseSpillStallCycles)
-            + c.get(RseFillStallCycles)
-            + c.get(RseArDepStallCycles)
-            + c.get(RseLoadrsStallCycles)
-            + c.get(RseBankSwitchStallCycles)
-            > 0
-        {
-            Cause::Rse
-        } else if c.get(IBufStallCycles) > 0 {
-            Cause::FrontEnd
-        } else {
-            Cause::Bru
-        })
-    }
-}
-
 /// Syllables Montecito disperses per cycle: two bundles of three (§4.4).
 const DISPERSAL_WIDTH: u64 = 6;
-
-/// One cycle as a counter sees it: the signals, whether the data reference writes, and
-/// the MESI state of the line the cycle's events concern (`None`: unknown).
-pub(super) struct Cycle<'a> {
-    pub(super) signals: &'a Signals,
-    pub(super) write: bool,
-    pub(super) state: Option<u64>,
-    /// The capture units the cycle gives an event to (`capture::DEAR`...).
-    pub(super) captured: u8,
-}
-
-impl Cycle<'_> {
-    pub(super) fn get(&self, s: Signal) -> u64 {
-        self.signals.get(s)
-    }
-
-    /// A cycle without a data access, or whose access is cacheable.
-    fn cacheable(&self) -> bool {
-        self.get(Signal::DCacheAccesses) == 0 || self.get(Signal::DCacheAccessesCacheable) > 0
-    }
-}
-
-/// The cycle's returns that were taken: all but the predicated ones whose predicate
-/// was false (MMC40).
-pub(super) fn taken_returns(c: &Cycle) -> u64 {
-    c.get(Signal::Returns).saturating_sub(c.get(Signal::ReturnsNotTaken))
-}
 
 impl Atom {
     /// Differences saturate: the machines keep each part within its whole (FP loads
@@ -346,22 +275,6 @@ impl MappedEvent {
             t => t,
         }
     }
-}
-
-/// The mapped event with this code, if any.
-pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
-    EVENTS.iter().find(|e| e.code == code)
-}
-
-/// What event `code` with `umask` counts in a cycle of `span`, on the thread that runs
-/// it, with every MESI state and no threshold (the span's own events; for listing what
-/// the machine exercises, and for tests).
-pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
-    let Some(event) = mapped_event(code) else { return 0 };
-    let Some(atoms) = (event.select)(umask) else { return 0 };
-    let captured = super::capture::reachable(span);
-    let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None, captured };
-    atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))
 }
 
 /// MD13: the MESI state of the line at `addr`, as a PMC.MESI bit index: bits 8:7 of the

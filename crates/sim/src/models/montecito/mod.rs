@@ -29,16 +29,20 @@ use crate::models::Reports;
 use crate::stream::{Privilege, Span};
 
 mod bus;
+mod bus_masks;
 mod capture;
+mod cycle;
 mod events;
 mod frontend;
+mod frontend_masks;
 mod program;
 mod qualify;
 mod rate;
 mod table;
 
 pub use capture::{capture_units, itanium_ip};
-pub use events::{line_state, mapped_event, per_cycle, Agent, EventType, MappedEvent};
+pub use events::{line_state, Agent, EventType, MappedEvent};
+pub use program::{mapped_event, per_cycle};
 use program::{Program, Reads};
 pub use qualify::Breakpoint;
 use qualify::Qualifier;

@@ -5,9 +5,12 @@
 use pmukit_arch::montecito::pmu::{self, er_si_l2d};
 use pmukit_arch::montecito::registers::{ALL, BANKED, ES, ISM, ISM_PROPER, MESI, PLM, PM, THRESHOLD, UMASK};
 
-use super::events::{mapped_event, Atom, Cycle, EventType};
+use super::cycle::Cycle;
+use super::events::{Atom, EventType, MappedEvent};
 use super::qualify::Reach;
+use super::table::EVENTS;
 use super::MontecitoThread;
+use crate::stream::Span;
 
 /// A MESI filter that selects every state (Table 3-6: "must be set to b1111").
 pub(super) const MESI_ALL: u64 = 0b1111;
@@ -106,4 +109,20 @@ impl Reads {
         let programs = || threads.iter().flat_map(|t| &t.pairs).filter_map(|p| p.program.as_ref());
         Reads { mesi: programs().any(|g| g.mesi_capable && g.mesi != MESI_ALL), captures: programs().any(|g| g.captures) }
     }
+}
+
+/// The mapped event with this code, if any.
+pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
+    EVENTS.iter().find(|e| e.code == code)
+}
+
+/// What event `code` with `umask` counts in a cycle of `span`, on the thread that runs
+/// it, with every MESI state and no threshold (the span's own events; for listing what
+/// the machine exercises, and for tests).
+pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
+    let Some(event) = mapped_event(code) else { return 0 };
+    let Some(atoms) = (event.select)(umask) else { return 0 };
+    let captured = super::capture::reachable(span);
+    let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None, captured };
+    atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))
 }

@@ -2,7 +2,8 @@
 //! facts every counter reads alike, its cycles as the event programs read them, and
 //! one counter's per-cycle rate from its program.
 
-use super::events::{line_state, Cycle, EventType};
+use super::cycle::Cycle;
+use super::events::{line_state, EventType};
 use super::program::Program;
 use super::qualify::passes;
 use super::{span_cpl, MontecitoThread, THREADS};

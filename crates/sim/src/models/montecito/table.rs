@@ -3,13 +3,15 @@
 //! same table with the reasons).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
-use pmukit_arch::montecito::pal;
+use pmukit_arch::montecito::{pal, pmu};
 
-use super::bus::{self, Txn};
+use super::bus::Txn;
+use super::bus_masks as bus;
 use super::capture;
-use super::events::{mapped_event, Agent, Atom, Cause, EventType, MappedEvent, Syllables};
-use super::frontend::{self, FORCED_INDIRECT, FORCED_RETURNS};
-use super::program::CYCLES_HALTED;
+use super::cycle::Cause;
+use super::events::{Agent, Atom, EventType, MappedEvent, Syllables};
+use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
+
 use crate::stream::Signal;
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
@@ -221,7 +223,7 @@ pub static EVENTS: &[MappedEvent] = &[
         _ => Some(&[Sig(Signal::PrivilegeChanges)]),
     }),
     // CPU_OP_CYCLES_HALTED: the stream has no halted cycles. Max 1, not 7 (MD26).
-    ev(CYCLES_HALTED, "CPU_OP_CYCLES_HALTED", C, 1, |_| None),
+    ev(pmu::CYCLES_HALTED as u8, "CPU_OP_CYCLES_HALTED", C, 1, |_| None),
     // RSE_REFERENCES_RETIRED: LOAD (fills), STORE (spills), ALL.
     ev(0x20, "RSE_REFERENCES_RETIRED", A, 2, |u| match u & 3 {
         0b01 => Some(&[Sig(Signal::RseLoads)]),
@@ -366,7 +368,7 @@ pub static EVENTS: &[MappedEvent] = &[
     // 11xx (ALL, ALL2) are BR_MISPRED_DETAIL's ALL rows; 01xx counts nothing; 10xx
     // OVERSUB: the machine never oversubscribes the branch ports.
     ev(0x63, "ENCBR_MISPRED_DETAIL", A, 3, |u| match u >> 2 & 3 {
-        0b00 | 0b11 => mapped_event(0x5b).and_then(|e| (e.select)(u & 3)),
+        0b00 | 0b11 => EVENTS.iter().find(|e| e.code == 0x5b).and_then(|e| (e.select)(u & 3)),
         _ => None,
     }),
     // L1I_FETCH_RAB_HIT: demand fetches of a line a prefetch is still bringing (MMC25).

@@ -1,0 +1,80 @@
+//! What instruction execution, branches and the data side share: the issue group
+//! being formed, adding signals, the stalls of the front and back ends, and where an
+//! instruction sits in its bundle.
+
+use crate::machine::out::Out;
+use crate::program::{Phase, INSN};
+use crate::stream::{Branch, Detail, MemRef, Signal, Signals};
+
+/// Itanium code: three instructions to a 16-byte bundle (ERRATA MMC2). Program
+/// addresses count `INSN` bytes per instruction; the core fetches bundles. A trace may
+/// give any 64-bit address, so the bundle address wraps as the address space does.
+pub fn bundle_address(ip: u64) -> u64 {
+    (ip / (3 * INSN)).wrapping_mul(16)
+}
+
+/// The slot (0-2) of the instruction at program address `ip` in its bundle.
+pub fn slot(ip: u64) -> u64 {
+    ip / INSN % 3
+}
+
+/// The address space a phase translates in: the kernel's region (0) for privileged
+/// code, which every process shares, the process's own otherwise.
+pub(super) fn address_space(phase: &Phase) -> u32 {
+    if phase.privilege.is_user() {
+        phase.context
+    } else {
+        0
+    }
+}
+
+/// The issue group being formed: its instructions' signals, how many, the memory
+/// operations among them, and the first data reference.
+#[derive(Default)]
+pub(super) struct Group {
+    pub(super) ip: u64,
+    pub(super) signals: Signals,
+    pub(super) issued: u8,
+    pub(super) memory: u8,
+    pub(super) mem: Option<MemRef>,
+    /// What its data reference's and its fetch's misses were like.
+    pub(super) detail: Detail,
+    /// Its last branch, not taken and predicted so (one taken or mispredicted ends
+    /// the group).
+    pub(super) branch: Option<Branch>,
+}
+
+/// `s`'s increments added to `into`'s.
+pub(super) fn merge(into: &mut Signals, s: Signals) {
+    s.each_nonzero(|i, v| {
+        let sig = Signal::ALL[i];
+        let n = into.get(sig) + v;
+        into.set(sig, n as u8);
+    });
+}
+
+/// Cycles the front end takes to fill the 8-bundle instruction buffer, two bundles a
+/// cycle (§2.1.2), behind a back end that stopped taking them (ERRATA MMC18).
+const IB_FILL_CYCLES: u64 = 4;
+
+/// `cycles` cycles of a back-end stall counting `per_cycle`, `already` cycles into the
+/// stall: once the front end has filled the instruction buffer it stalls too.
+pub(super) fn be_stall(out: &mut Out, ip: u64, already: u64, cycles: u64, per_cycle: Signals) {
+    let filling = IB_FILL_CYCLES.saturating_sub(already).min(cycles);
+    if filling > 0 {
+        out.emit(ip, filling, per_cycle);
+    }
+    if cycles > filling {
+        out.emit(ip, cycles - filling, per_cycle.with(Signal::IBufFullCycles, 1));
+    }
+}
+
+/// `cycles` cycles in which the front end delivers nothing for `cause`, the first
+/// also counting `first`.
+pub(super) fn fe_stall(out: &mut Out, ip: u64, cycles: u64, first: Signals, cause: Signal) {
+    let per_cycle = Signals::default().with(Signal::IBufStallCycles, 1).with(cause, 1);
+    if cycles > 0 {
+        out.emit(ip, 1, first.union(per_cycle));
+        out.emit(ip, cycles - 1, per_cycle);
+    }
+}

@@ -1,0 +1,125 @@
+//! The front end's events' unit masks (Tables 4-49, 4-52, 4-54, 4-74, 4-75, 4-79):
+//! the atoms each selects (MD39, MD40).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
+use super::events::Atom;
+use super::frontend::{Fe, Front, Kind, Stage};
+use crate::stream::Signal;
+
+const fn at(stage: Stage, fe: Fe) -> Atom {
+    Atom::Front(Front::Lost(stage, fe))
+}
+
+/// FE_BUBBLE's unit masks (Table 4-74). BRANCH ("any of 4 branch recirculates") has no
+/// cause in the machine: it counts nothing, and the groups holding it count the rest.
+pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
+    use Fe::*;
+    use Stage::Bubbles as S;
+    const ALL: [Atom; 6] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, Bubble), at(S, IbFull)];
+    const FLUSH: [Atom; 1] = [at(S, Flush)];
+    const BUBBLE: [Atom; 1] = [at(S, Bubble)];
+    const GROUP2: [Atom; 2] = [at(S, IMiss), at(S, TlbMiss)];
+    const IBFULL: [Atom; 1] = [at(S, IbFull)];
+    const IMISS: [Atom; 1] = [at(S, IMiss)];
+    const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
+    const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
+    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 4] = [at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, IbFull)];
+    const ALLBUT_IBFULL: [Atom; 5] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, Bubble)];
+    match u {
+        0x0 => Some(&ALL),
+        0x1 => Some(&FLUSH),
+        0x3 | 0xd => Some(&BUBBLE),
+        0x4 => Some(&GROUP2),
+        0x5 => Some(&IBFULL),
+        0x6 => Some(&IMISS),
+        0x7 => Some(&TLBMISS),
+        0x8 | 0xa => Some(&RECIRC),
+        0xb => Some(&ALLBUT_FEFLUSH_BUBBLE),
+        0xc => Some(&ALLBUT_IBFULL),
+        _ => None,
+    }
+}
+
+/// The unit masks of FE_LOST_BW, IDEAL_BE_LOST_BW_DUE_TO_FE and BE_LOST_BW_DUE_TO_FE
+/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BI, BRQ, PLP and BR_ILOCK have no
+/// cause in the machine; IBFULL is "meaningless" at the buffer's exit.
+macro_rules! lost_bandwidth {
+    ($name:ident, $stage:expr, $ib_full:expr) => {
+        pub(super) fn $name(u: u64) -> Option<&'static [Atom]> {
+            use Fe::*;
+            const S: Stage = $stage;
+            const ALL: [Atom; 7] =
+                [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, Bubble), at(S, IbFull), at(S, Unreached)];
+            const FLUSH: [Atom; 1] = [at(S, Flush)];
+            const UNREACHED: [Atom; 1] = [at(S, Unreached)];
+            const IBFULL: [Atom; 1] = [at(S, IbFull)];
+            const IMISS: [Atom; 1] = [at(S, IMiss)];
+            const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
+            const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
+            const BUBBLE: [Atom; 1] = [at(S, Bubble)];
+            match u {
+                0x0 => Some(&ALL),
+                0x1 => Some(&FLUSH),
+                0x4 => Some(&UNREACHED),
+                0x5 if $ib_full => Some(&IBFULL),
+                0x6 => Some(&IMISS),
+                0x7 => Some(&TLBMISS),
+                0x8 => Some(&RECIRC),
+                0xd => Some(&BUBBLE),
+                _ => None,
+            }
+        }
+    };
+}
+
+lost_bandwidth!(fe_lost_bw, Stage::Entrance, true);
+lost_bandwidth!(ideal_be_lost_bw, Stage::Exit, false);
+lost_bandwidth!(be_lost_bw, Stage::BackEnd, false);
+
+const UNKNOWN_NOT_TAKEN: Atom = Atom::Sig(Signal::UnknownPredNotTaken);
+const UNKNOWN_RETURN_NOT_TAKEN: Atom = Atom::Sig(Signal::UnknownReturnsNotTaken);
+const UNKNOWN_TAKEN: Atom = Atom::Sig(Signal::UnknownPredTaken);
+const UNKNOWN_RETURN: Atom = Atom::Front(super::frontend::FORCED_RETURNS);
+const UNKNOWN_INDIRECT: Atom = Atom::Front(super::frontend::FORCED_INDIRECT);
+const UNKNOWN_IPREL: Atom = Atom::Front(Front::UnknownTaken(Kind::IpRelative));
+
+/// BR_MISPRED_DETAIL2 (Table 4-52): bits 3:2 the branch type (ALL, IPREL, RETURN,
+/// NRETIND), bits 1:0 ALL_UNKNOWN_PRED, UNKNOWN_PATH_CORRECT_PRED (forced not taken,
+/// and not taken), UNKNOWN_PATH_WRONG_PATH (forced not taken, and taken); 11 counts
+/// nothing. Other indirect branches are always taken in the machine; returns but for
+/// the predicated ones (MMC40).
+pub(super) fn br_mispred_detail2(u: u64) -> Option<&'static [Atom]> {
+    match (u >> 2 & 3, u & 3) {
+        (0b00, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN, UNKNOWN_TAKEN]),
+        (0b00, 0b01) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b01, 0b01) => Some(&[UNKNOWN_NOT_TAKEN]),
+        (0b00, 0b10) => Some(&[UNKNOWN_TAKEN]),
+        (0b01, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_IPREL]),
+        (0b01, 0b10) => Some(&[UNKNOWN_IPREL]),
+        (0b10, 0b00) => Some(&[UNKNOWN_RETURN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b10, 0b01) => Some(&[UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b10, 0b10) => Some(&[UNKNOWN_RETURN]),
+        (0b11, 0b00 | 0b10) => Some(&[UNKNOWN_INDIRECT]),
+        _ => None,
+    }
+}
+
+/// BR_PATH_PRED2 (Table 4-54): bits 3:2 the branch type, bit 0 UNKNOWNPRED_NOTTAKEN
+/// (0) or UNKNOWNPRED_TAKEN (1); bit 1 is ignored.
+pub(super) fn br_path_pred2(u: u64) -> Option<&'static [Atom]> {
+    match (u >> 2 & 3, u & 1) {
+        (0b00, 0) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b01, 0) => Some(&[UNKNOWN_NOT_TAKEN]),
+        (0b10, 0) => Some(&[UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b00, 1) => Some(&[UNKNOWN_TAKEN]),
+        (0b01, 1) => Some(&[UNKNOWN_IPREL]),
+        (0b10, 1) => Some(&[UNKNOWN_RETURN]),
+        (0b11, 1) => Some(&[UNKNOWN_INDIRECT]),
+        _ => None,
+    }
+}
+
+/// The forced "predicted not taken" returns and other indirect branches that were
+/// taken, as atoms.
+pub(super) const FORCED_RETURNS: Atom = UNKNOWN_RETURN;
+pub(super) const FORCED_INDIRECT: Atom = UNKNOWN_INDIRECT;
