@@ -57,7 +57,7 @@ fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<
 /// A `--machine-config` file: applied to the parameters of an ARM11 core, a SPARC chip
 /// and a Montecito that the first byte picks (a refusal leaves the configuration as it
 /// was, and applying an accepted file twice changes nothing more); the first byte also
-/// picks a machine that then runs with it, with one thread or eight (SPARC's strands
+/// picks a machine that then runs with it, with one thread or two (SPARC's strands
 /// at once, when the file asks for them).
 pub fn machine_config(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else { return };
@@ -77,7 +77,7 @@ pub fn machine_config(data: &[u8]) {
         assert_eq!(cfg.with_overrides(&text, "fuzz.toml").as_ref(), Ok(&cfg), "applying a file twice");
     }
     let pmu = MACHINES[pick % MACHINES.len()];
-    let threads = if pick / 18 % 2 == 1 { 8 } else { 1 };
+    let threads = if pick / 18 % 2 == 1 { 2 } else { 1 };
     short_run(pmu, Some(MachineFile { origin: "fuzz.toml".into(), text: text.into_owned() }), None, threads);
 }
 

@@ -304,8 +304,9 @@ fn s4_6_front_end_losses_add_up_to_their_causes() {
 
 /// §4.7: branches behind one predicted taken in their bundle are forced to "predicted
 /// not taken" (MD40): those taken are path mispredicts, and encoded branches are every
-/// branch (MD41). `os` has such bundles (branchy's short data-dependent ifs, which had
-/// them, are predicated, MMC32).
+/// branch (MD41). `branchy`'s data-dependent ifs make such bundles: their blocks load
+/// the datum they work on, so the compiler keeps the branch (MMC32 predicates only
+/// integer blocks).
 #[test]
 fn s4_7_forced_predictions_are_part_of_the_path_outcomes() {
     let events = [
@@ -316,7 +317,7 @@ fn s4_7_forced_predictions_are_part_of_the_path_outcomes() {
         "ENCBR_MISPRED_DETAIL.ALL.ALL_PRED",
         "BR_MISPRED_DETAIL.ALL.ALL_PRED",
     ];
-    let r = run_on("montecito", &events, "os", 20_000_000);
+    let r = run_on("montecito", &events, "branchy", 20_000_000);
     let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
     assert!(0 < c[0] && c[0] <= c[1], "{c:?}");
     assert_eq!(c[2], c[0], "UNKNOWN_PATH_WRONG_PATH is UNKNOWNPRED_TAKEN");

@@ -3,7 +3,7 @@
 
 use super::driver::{self, Direction, PACKET};
 use super::layout::*;
-use super::user::{zero_line, Thread};
+use super::user::{self, zero_line, Thread};
 use crate::program::build::Body;
 use crate::program::rng::Rng;
 use crate::program::{Access, DataStream, Masks, Memory, Op, Pattern, Phase, INSN};
@@ -32,6 +32,9 @@ impl Mapping {
     pub const BASE: Mapping = Mapping { module_text: None, heap: None };
 }
 
+/// Salt of the critical section's side generator (`Rng::side`).
+const LOCKED_MIX: u64 = 0x6c6f_636b_6d69_7831;
+
 const IRQ_OFF: Masks = Masks { irq: true, fiq: false };
 const ALL_OFF: Masks = Masks { irq: true, fiq: true };
 
@@ -43,11 +46,18 @@ fn entry(rng: &mut Rng, t: Thread, vector: u64, masks: Masks) -> Body {
     b.branch(code_address(rng, &ENTRY_TEXT), Pattern::Always);
     let stack = b.stream(kernel_stack(t.index));
     b.op(Op::BlockStore(Access { stream: stack, offset: 0, size: LINE as u8, use_next: false }));
-    // It sets the processor state for kernel code (SPARC wrpr %pstate, ARM msr).
+    // It sets the processor state for kernel code (SPARC wrpr %pstate, ARM msr), then
+    // reads the current thread's state from its stack and the kernel's globals.
     b.op(Op::SpecialReg);
-    b.int(rng.range(4, 12));
+    let mut mix = rng.side(ENTRY_MIX);
+    let globals = b.stream(DataStream::fixed(KERNEL_DATA.start + INSN * mix.below(512), Memory::Cacheable));
+    let work = rng.range(4, 12);
+    user::statements(&mut b, &mut mix, [stack, globals], work);
     b
 }
+
+/// Salt of the entry sequence's side generator (`Rng::side`).
+const ENTRY_MIX: u64 = 0x656e_7472_796d_6978;
 
 /// A system call: the C library stub traps, the kernel copies data to user space or
 /// looks something up, takes a lock with IRQs disabled, and returns to user mode.
@@ -102,7 +112,13 @@ pub fn syscall(rng: &mut Rng, t: Thread, map: Mapping) -> Vec<Phase> {
     locked.masks(IRQ_OFF);
     let lock = locked.stream(DataStream::fixed(KERNEL_DATA.start + INSN * rng.below(512), Memory::Cacheable));
     locked.op(Op::Atomic(Access { stream: lock, offset: 0, size: 4, use_next: true }));
-    locked.int(rng.range(10, 60)).store(lock, 0, 4);
+    // The data the lock protects, beside it, and the kernel stack; choices added later
+    // come from `mix`, so the rest of the program stays as it was.
+    let mut mix = rng.side(LOCKED_MIX);
+    let stack = locked.stream(kernel_stack(t.index));
+    let held = rng.range(10, 60);
+    user::statements(&mut locked, &mut mix, [stack, lock], held);
+    locked.store(lock, 0, 4);
     let mut exit = kernel(t, locked.ip());
     exit.int(1).op(Op::ExceptionReturn).goto(resume);
     let mut phases = vec![stub.once(), enter.once()];

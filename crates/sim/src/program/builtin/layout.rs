@@ -12,6 +12,9 @@ pub const COMPUTE_TEXT: Range<u64> = 0x0001_0000..0x0004_0000;
 pub const BRANCHY_TEXT: Range<u64> = 0x0004_0000..0x000C_0000;
 pub const STREAM_TEXT: Range<u64> = 0x000C_0000..0x000F_0000;
 pub const LIBC_TEXT: Range<u64> = 0x000F_0000..0x0010_0000;
+/// The programs' globals (their data and bss), 64 KB a thread.
+pub const GLOBALS: Range<u64> = 0x0010_0000..0x0020_0000;
+pub const GLOBALS_BYTES: u64 = 64 << 10;
 /// A managed runtime's code cache (`shared`): methods its JIT compiled, which it
 /// patches as it runs.
 pub const JIT_TEXT: Range<u64> = 0x0020_0000..0x0030_0000;

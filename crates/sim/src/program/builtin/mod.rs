@@ -35,8 +35,16 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         description:
             "phases of compute, branchy and stream, with system calls (network I/O by DMA among them), interrupt handlers and timer ticks",
     },
-    WorkloadInfo { name: "compute", description: "integer loops: IPC near the issue width, well-predicted loop branches, rare misses" },
-    WorkloadInfo { name: "branchy", description: "data-dependent branches, deep call chains and jump tables: many mispredicts" },
+    WorkloadInfo {
+        name: "compute",
+        description: "integer code as in compression or a compiler (SPECint's gzip, gcc): a quarter of it loads, a tenth stores, \
+                      well-predicted branches, data in the L1",
+    },
+    WorkloadInfo {
+        name: "branchy",
+        description: "an interpreter or game-tree search (SPECint's perlbench, gobmk): data-dependent branches on loaded data, deep \
+                      call chains, jump tables, many mispredicts",
+    },
     WorkloadInfo {
         name: "stream",
         description: "memory streaming: line misses, write-backs, LSU and data stalls, TLB misses, non-cacheable writes",

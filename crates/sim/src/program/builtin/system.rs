@@ -54,7 +54,13 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     // A sparse walk, one access per 1-4 KB, so that the TLBs rather than the caches feel it.
     let stride = 1 << rng.range(10, 12);
     let data = b.stream(DataStream { base, stride, footprint: bytes, memory: Memory::Cacheable, page, shared: false });
-    b.load(data, 0, 4, true).int(rng.range(4, 16)).store(data, 4, 4);
+    // Choices added later come from `mix`, so the rest of the program stays as it was.
+    let mut mix = rng.side(OS_MIX);
+    let frame = b.stream(stack_frame(&mut mix, t.index));
+    b.load(data, 0, 4, true);
+    let work = rng.range(4, 16);
+    user::statements(&mut b, &mut mix, [frame, frame], work);
+    b.store(data, 4, 4);
     phases.push(b.close_loop(rng.log_range(64, 8192)));
     for _ in 0..rng.range(1, 2) {
         // Kernels map loadable modules' text and their heap with large pages where
@@ -65,6 +71,9 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     }
     phases
 }
+
+/// Salt of `os`'s side generator (`Rng::side`).
+const OS_MIX: u64 = 0x6f73_5f6d_6978_3031;
 
 /// Transaction paths of the database server: how many its text has, how many blocks of
 /// code each runs, and how many paths a transaction takes.
@@ -89,8 +98,12 @@ fn transaction(rng: &mut Rng, t: Thread, page: u64) -> Vec<Phase> {
             let mut b = Body::new(Privilege::USER, t.context, SERVER_TEXT.start + path * SERVER_PATH_BYTES);
             b.code_page(page);
             let row = b.stream(rows);
+            let mut mix = code.side(OS_MIX);
+            let frame = b.stream(stack_frame(&mut mix, t.index));
             for block in 0..PATH_BLOCKS {
-                b.int(code.range(4, 8)).load(row, (block % 32) as u32 * 8, 8, false);
+                let work = code.range(4, 8);
+                user::statements(&mut b, &mut mix, [frame, row], work);
+                b.load(row, (block % 32) as u32 * 8, 8, false);
                 b.skip(2, Pattern::Never).int(2);
             }
             b.once()

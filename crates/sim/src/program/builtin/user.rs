@@ -19,15 +19,22 @@ fn user(t: Thread, entry: u64) -> Body {
     Body::new(Privilege::USER, t.context, entry)
 }
 
-/// Integer work, a few stack accesses that hit, forward branches and leaf calls that
-/// are easy to predict.
+/// Integer work as compiled loops have it (compression, hashing, a compiler's passes:
+/// SPECint's gzip, bzip2, gcc): statements that load their operands from the stack
+/// frame and the program's globals, compute and store results (`statements`), forward
+/// branches and leaf calls that are easy to predict, and data that stays in the L1.
 pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
-    // Choices added later come from `side`, so the rest of the program stays as it was.
+    // Choices added later come from `side` and `mix`, so the rest of the program stays
+    // as it was.
     let mut side = rng.side(COMPUTE_SIDE);
+    let mut mix = rng.side(COMPUTE_MIX);
     let mut b = user(t, code_address(rng, &COMPUTE_TEXT));
     let frame = b.stream(stack_frame(rng, t.index));
+    let slots = (GLOBALS.end - GLOBALS.start) / GLOBALS_BYTES;
+    let globals = GLOBALS.start + t.index as u64 % slots * GLOBALS_BYTES;
+    let globals = b.stream(DataStream::fixed(globals + LINE * mix.below(64), Memory::Cacheable));
     for _ in 0..rng.range(2, 6) {
-        b.int(rng.range(6, 48));
+        statements(&mut b, &mut mix, [frame, globals], rng.range(6, 48));
         if rng.chance(400) {
             let offset = 4 * rng.below(64) as u32;
             if rng.chance(400) {
@@ -45,7 +52,10 @@ pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
             // A status word built a field at a time: a flag byte set, some work, then
             // the whole word read back and tested.
             let offset = 4 * side.below(64) as u32;
-            b.store(frame, offset + 2, 1).int(side.range(16, 40)).load(frame, offset, 4, true);
+            b.store(frame, offset + 2, 1);
+            let work = side.range(16, 40);
+            statements(&mut b, &mut mix, [frame, globals], work);
+            b.load(frame, offset, 4, true);
         }
         if rng.chance(250) {
             // An if whose condition is the same every time round.
@@ -56,15 +66,46 @@ pub fn compute(rng: &mut Rng, t: Thread) -> Phase {
         if rng.chance(80) {
             let leaf = code_address(rng, &COMPUTE_TEXT);
             b.call(leaf, 0);
-            b.int(rng.range(2, 6));
+            let work = rng.range(2, 6);
+            statements(&mut b, &mut mix, [frame, globals], work);
             b.ret(0);
         }
     }
     b.close_loop(rng.log_range(16, 100_000))
 }
 
-/// Salt of `compute`'s side generator (`Rng::side`).
+/// Salt of `compute`'s side generators (`Rng::side`).
 const COMPUTE_SIDE: u64 = 0x636f_6d70_7574_6531;
+const COMPUTE_MIX: u64 = 0x636f_6d70_6d69_7831;
+
+/// `ints` integer instructions as compiled statements surround them: each few load an
+/// operand (from the stack frame or the globals, `data`; a third of them used at
+/// once), some store a result, and some are guarded by a test that nearly never skips
+/// them (compilers lay the likely path out to fall through). Loads and stores are then
+/// about a third of the instructions, two loads to a store, as in SPECint2006 and
+/// commercial code (IBM RC25126: 40 % on average), and branches over a tenth.
+pub fn statements(b: &mut Body, mix: &mut Rng, data: [u8; 2], ints: u64) {
+    let mut left = ints;
+    while left > 0 {
+        let n = mix.range(2, 4).min(left);
+        let stream = data[usize::from(mix.chance(400))];
+        b.load(stream, 4 * mix.below(64) as u32, 4, mix.chance(300));
+        if mix.chance(350) {
+            b.load(data[0], 4 * mix.below(64) as u32, 4, false);
+        }
+        b.int(n);
+        if mix.chance(600) {
+            b.store(data[0], 4 * mix.below(64) as u32, 4);
+        }
+        if mix.chance(750) {
+            // `if (x) y = ...;`: one instruction guarded, laid out as compilers lay out
+            // the likely path, falling through: the test nearly never skips it.
+            b.skip(1, if mix.chance(950) { Pattern::Never } else { Pattern::Bits { bits: mix.bits(64, 50), len: 64 } });
+            b.int(1);
+        }
+        left -= n;
+    }
+}
 
 /// Decisions on loaded data that the predictor often gets wrong, call chains deeper
 /// than a small return stack, unwinding returns, jump-table dispatch to handlers
@@ -86,15 +127,23 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
         page: PAGE,
         shared: false,
     });
+    let mut mix = rng.side(BRANCHY_MIX);
     for _ in 0..rng.range(3, 5) {
         b.int(rng.range(1, 6));
+        if mix.chance(600) {
+            b.load(frame, 4 * mix.below(64) as u32, 4, false);
+        }
         if rng.chance(500) {
             b.load(frame, 4 * rng.below(64) as u32, 4, true);
         }
+        // The datum the test below reads, and the block's operand.
+        b.load(frame, 4 * mix.below(64) as u32, 4, true);
         // A data-dependent if: its outcomes repeat only every 64 iterations.
         let over = rng.range(1, 6);
-        b.skip(over as u8, Pattern::Bits { bits: rng.bits(64, taken_per_mille), len: 64 });
+        b.skip(over as u8 + 1, Pattern::Bits { bits: rng.bits(64, taken_per_mille), len: 64 });
+        b.load(frame, 4 * mix.below(64) as u32, 4, false);
         b.int(over);
+        b.store(frame, 4 * mix.below(64) as u32, 4);
         if side.chance(250) {
             // Two tests of one datum in a row (`if (c != ' ' && c != '\t') { ... }`):
             // either one skips the block, so the second is reached only when the first
@@ -133,8 +182,9 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
     b.close_loop(trips)
 }
 
-/// Salt of `branchy`'s side generator (`Rng::side`).
+/// Salt of `branchy`'s side generators (`Rng::side`).
 const BRANCHY_SIDE: u64 = 0x6272_616e_6368_7931;
+const BRANCHY_MIX: u64 = 0x6272_616e_6d69_7831;
 
 /// Calls nested `depth` deep, each returning to its caller unless it unwinds; now and
 /// then (`side`) a function's last instructions are guarded by one or two tests of its
@@ -144,11 +194,16 @@ fn call_chain(b: &mut Body, rng: &mut Rng, side: &mut Rng, frame: u8, depth: u64
     // registers on Itanium (a register window on SPARC, nothing on ARM).
     let registers = rng.range(8, 40) as u8;
     b.call(code_address(rng, &BRANCHY_TEXT), registers);
+    // It reads an argument passed on the stack.
+    b.load(frame, 4 * (depth as u32 % 64), 4, false);
     if depth > 1 {
-        // A function that calls saves its link register on the stack.
-        b.store(frame, 4 * rng.below(64) as u32, 4);
+        // A function that calls saves its link register on the stack, and reloads it
+        // before it returns.
+        let slot = 4 * rng.below(64) as u32;
+        b.store(frame, slot, 4);
         b.int(rng.range(1, 4));
         call_chain(b, rng, side, frame, depth - 1);
+        b.load(frame, slot, 4, false);
     }
     let tail = rng.range(2, 6);
     if side.chance(300) {
