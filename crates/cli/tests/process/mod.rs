@@ -95,6 +95,16 @@ fn collect(r: Option<std::io::PipeReader>) -> std::thread::JoinHandle<(Vec<u8>, 
 pub fn run_in(dir: Option<&Path>, args: &[OsString], stdin: Input, stdout: Sink, stderr: Sink, interrupt: Option<Duration>) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmu"));
     cmd.args(args);
+    // Ctrl-C as a terminal sends it: a test run started in the background (`cmd &` in
+    // a script) hands its children SIGINT ignored, and the Ctrl-C below would then
+    // reach a command that keeps the default action as nothing.
+    // SAFETY: signal(2) is async-signal-safe, and the closure touches nothing else.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     if let Some(d) = dir {
         cmd.current_dir(d);
     }
