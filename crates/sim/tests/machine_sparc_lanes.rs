@@ -47,81 +47,92 @@ fn msp1_strands_at_once_overlap_their_misses() {
     assert!(turns < 2 * one, "in turns, eight strands {turns}, one {one}");
 }
 
-/// TABLE 10-2 sl 1 and its footnotes, [T2], [T1]: no cycle issues more than the core
-/// can: T4 selects one strand a cycle (two instructions at most), KT picks one strand
-/// in each of its two groups and lets one of them use the load/store unit, Niagara
-/// picks one strand a cycle.
-#[test]
-fn no_cycle_issues_more_than_the_core_can() {
+/// Every cycle of a run of `workload` (`threads` software threads, `seed`) on `cfg`'s
+/// strands at once, checked against the chip's rules:
+/// - TABLE 10-2 sl 1 and its footnotes, [T2], [T1]: no cycle issues more than the core
+///   can: T4 selects one strand a cycle (two instructions at most), KT picks one strand
+///   in each of its two groups and lets one of them use the load/store unit, Niagara
+///   picks one strand a cycle;
+/// - TABLE 10-2 sl 26 ("cycles"), sl 1: a strand with work is in every cycle exactly
+///   once: issuing, stalled (its own span) or ready and not picked (marked on the
+///   primary), so its CYCLES is every cycle of the run, and the primary is the strand
+///   that issued whenever one did;
+/// - footnote 13's fetch-0-all: a cycle counts only when no strand fetches: never in a
+///   cycle with a ready strand or an issuing one.
+fn cycle_invariants(cfg: SparcConfig, workload: &str, seed: u64, threads: usize, cycles: u64) {
     let memory = [Signal::Loads, Signal::Stores, Signal::Atomics, Signal::SoftwarePrefetches, Signal::BlockLoadsStores];
-    for chip in CHIPS {
-        let (width, strands) = match chip {
-            SparcChip::T4 => (2, 1),
-            SparcChip::Kt => (2, 2),
-            SparcChip::Niagara => (1, 1),
-        };
-        for workload in ["compute", "mixed", "stream"] {
-            for block in run(at_once(chip), workload, 8, 200_000) {
-                for group in groups(&block.body) {
-                    assert!(instructions(group) <= width, "{chip:?} {workload}: {group:?}");
-                    let issuing = group.iter().filter(|s| s.signals.get(Signal::Instructions) > 0).count();
-                    assert!(issuing <= strands, "{chip:?} {workload}: {issuing} strands issue");
-                    let lsu = group.iter().filter(|s| memory.iter().any(|&m| s.signals.get(m) > 0)).count();
-                    assert!(lsu <= 1, "{chip:?} {workload}: {lsu} memory instructions in a cycle");
-                }
+    let (chip, strands) = (cfg.chip, cfg.strands);
+    let (width, issuers) = match chip {
+        SparcChip::T4 => (2, 1),
+        SparcChip::Kt => (2, 2),
+        SparcChip::Niagara => (1, 1),
+    };
+    let program = builtin::program(workload, seed, threads).unwrap();
+    // The built-in programs' threads never end: strands 0.. with one have work throughout.
+    let busy = program.threads.len().min(strands);
+    let at = format!("{chip:?} {workload} seed {seed}, {threads} threads");
+    let (mut run, mut present) = (0, vec![0u64; strands]);
+    for block in machine::sparc(cfg, program, Skipping::On) {
+        if run >= cycles {
+            break;
+        }
+        for group in groups(&block.body) {
+            let (primary, overlays) = (&group[0], &group[1..]);
+            assert!(!primary.overlay && overlays.iter().all(|s| s.overlay && s.cycles == primary.cycles), "{at}");
+            assert!(instructions(group) <= width, "{at}: {group:?}");
+            let issuing = group.iter().filter(|s| s.signals.get(Signal::Instructions) > 0).count();
+            assert!(issuing <= issuers, "{at}: {issuing} strands issue");
+            let lsu = group.iter().filter(|s| memory.iter().any(|&m| s.signals.get(m) > 0)).count();
+            assert!(lsu <= 1, "{at}: {lsu} memory instructions in a cycle");
+            if instructions(group) > 0 {
+                assert!(primary.signals.get(Signal::Instructions) > 0, "{at}: the primary issued");
             }
+            if primary.signals.get(Signal::NoFetchAllCycles) > 0 {
+                assert_eq!(instructions(group), 0, "{at}");
+                assert!(Signal::STRAND_READY.iter().all(|&r| primary.signals.get(r) == 0), "{at}");
+                assert!(group.iter().all(|s| s.signals.get(Signal::NoFetchCycles) > 0), "{at}");
+            }
+            for (strand, n) in present.iter_mut().enumerate() {
+                let own = group.iter().filter(|s| usize::from(s.thread) == strand).count() as u64;
+                let ready = u64::from(primary.signals.get(Signal::STRAND_READY[strand]) > 0);
+                assert!(own + ready <= 1, "{at}: strand {strand} twice in a cycle");
+                *n += (own + ready) * primary.cycles;
+            }
+            run += primary.cycles;
+        }
+    }
+    assert!(run >= cycles, "{at}: the run ended after {run} cycles");
+    for (strand, &n) in present.iter().enumerate() {
+        assert_eq!(n, if strand < busy { run } else { 0 }, "{at}: strand {strand}");
+    }
+}
+
+#[test]
+fn every_cycle_keeps_the_chips_rules() {
+    for chip in CHIPS {
+        for workload in ["compute", "mixed", "stream", "os"] {
+            cycle_invariants(at_once(chip), workload, 3, at_once(chip).strands, 150_000);
         }
     }
 }
 
-/// TABLE 10-2 sl 26 ("cycles"), sl 1: a strand with work is in every cycle exactly
-/// once: issuing, stalled (its own span) or ready and not picked (marked on the
-/// primary), so its CYCLES is every cycle of the run, and the primary is the strand
-/// that issued whenever one did.
-#[test]
-fn every_strand_with_work_is_in_every_cycle_once() {
-    for chip in CHIPS {
-        let strands = at_once(chip).strands;
-        for workload in ["compute", "os", "mixed"] {
-            let mut cycles = 0;
-            let mut present = vec![0u64; strands];
-            for block in run(at_once(chip), workload, strands, 100_000) {
-                for group in groups(&block.body) {
-                    let (primary, overlays) = (&group[0], &group[1..]);
-                    assert!(!primary.overlay && overlays.iter().all(|s| s.overlay && s.cycles == primary.cycles));
-                    if instructions(group) > 0 {
-                        assert!(primary.signals.get(Signal::Instructions) > 0, "{chip:?} {workload}: the primary issued");
-                    }
-                    for (strand, n) in present.iter_mut().enumerate() {
-                        let own = group.iter().filter(|s| usize::from(s.thread) == strand).count() as u64;
-                        let ready = u64::from(primary.signals.get(Signal::STRAND_READY[strand]) > 0);
-                        assert!(own + ready <= 1, "{chip:?} {workload}: strand {strand} twice in a cycle");
-                        *n += (own + ready) * primary.cycles;
-                    }
-                    cycles += primary.cycles * block.repeat;
-                }
-            }
-            for (strand, &n) in present.iter().enumerate() {
-                assert_eq!(n, cycles, "{chip:?} {workload}: strand {strand}");
-            }
-        }
-    }
-}
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
 
-/// Footnote 13's fetch-0-all and commit-0-all: a cycle counts only when no strand
-/// fetches or commits: never in a cycle with a ready strand or an issuing one.
-#[test]
-fn fetch_0_all_means_no_strand_fetches() {
-    for chip in CHIPS {
-        for block in run(at_once(chip), "mixed", 8, 200_000) {
-            for group in groups(&block.body) {
-                if group[0].signals.get(Signal::NoFetchAllCycles) > 0 {
-                    assert_eq!(instructions(group), 0);
-                    assert!(Signal::STRAND_READY.iter().all(|&r| group[0].signals.get(r) == 0));
-                    assert!(group.iter().all(|s| s.signals.get(Signal::NoFetchCycles) > 0));
-                }
-            }
-        }
+    /// The same rules on random programs, thread counts and machine parameters.
+    #[test]
+    fn every_cycle_keeps_the_chips_rules_whatever_the_program(
+        chip in 0usize..3,
+        workload in 0usize..8,
+        seed in 0u64..1_000,
+        threads in 1usize..10,
+        store_buffer in 1u64..17,
+        memory_cycles in 20u64..400,
+    ) {
+        let workloads = ["compute", "branchy", "stream", "mixed", "fp", "chase", "os", "shared"];
+        let text = format!("[core]\nstore_buffer = {store_buffer}\nmemory_cycles = {memory_cycles}\n");
+        let cfg = at_once(CHIPS[chip]).with_overrides(&text, "t").unwrap();
+        cycle_invariants(cfg, workloads[workload], seed, threads, 30_000);
     }
 }
 

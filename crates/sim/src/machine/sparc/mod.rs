@@ -82,9 +82,7 @@ impl Sparc {
             cfg,
         }
     }
-}
 
-impl Sparc {
     /// Whether the program's threads run on the strands at once (`machine::run::lanes`)
     /// rather than in turns.
     pub fn at_once(&self, threads: usize) -> bool {
@@ -154,6 +152,8 @@ impl Lanes for Sparc {
         let template = self.template(phase);
         let mut run = Out::new(out, template);
         let n = self.instruction(phase, k, i, &mut run);
+        // The iteration's end (`end_iteration`: other cores, devices) reaches the
+        // memory system at the instruction's cycle too, not after its waits.
         self.mem.set_now(now);
         n
     }

@@ -339,3 +339,29 @@ fn push_unique(atoms: &mut Vec<Atom>, a: Atom) {
         atoms.push(a);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::run::lanes::CORE_WAITS;
+
+    /// The core's cycles the model counts once a cycle are the ones the lane runner
+    /// marks on a group's primary (`CORE_WAITS`, `NoFetchAllCycles`) and a primary
+    /// that issued nothing (commit-0-all): the two lists cannot drift apart.
+    #[test]
+    fn the_cores_cycles_are_what_the_lane_runner_marks() {
+        let mut marked: Vec<Signal> = Vec::new();
+        for &(sl, bit) in &CORE_CYCLES {
+            match atom(sl, bit) {
+                Some(Atom::Sig(s)) => marked.push(s),
+                Some(Atom::InstructionsExactly(0)) => assert_eq!((sl, bit), (28, 0x02), "commit-0-all"),
+                other => panic!("sl {sl} mask {bit:#x}: {other:?}"),
+            }
+        }
+        let mut expected: Vec<Signal> = CORE_WAITS.to_vec();
+        expected.push(Signal::NoFetchAllCycles);
+        marked.sort_by_key(|&s| s as usize);
+        expected.sort_by_key(|&s| s as usize);
+        assert_eq!(marked, expected);
+    }
+}
