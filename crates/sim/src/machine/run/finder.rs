@@ -1,7 +1,14 @@
 //! Looking for the machine repeating itself while one phase runs, and replaying a
 //! period found on the structures that are replayed rather than compared.
+//!
+//! The spans and the replayed structures' operations are recorded while the first
+//! snapshots are taken, one quantum apart, so that a short period is skipped as soon
+//! as two snapshots match. Later snapshots, at doubling distances, are compared
+//! without recording: when two match, the next period is recorded while it is
+//! simulated, and is the skip's body if the state at its end equals the state at its
+//! start. A loop that never repeats thus does not copy every span it makes (a fifth
+//! of a `pmu stat` run once went to that).
 
-use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::frame::Frame;
@@ -26,17 +33,16 @@ pub(super) struct Skip {
     pub(super) logs: Vec<Range<usize>>,
 }
 
-/// A snapshot: iteration, hash and canonical state, and where its iteration's spans
-/// start in `Finder::spans`.
+/// A snapshot: iteration, hash and canonical state, and, when it was taken while
+/// recording, where its iteration's spans and operations begin.
 struct Snapshot {
     k: u64,
     hash: u64,
     state: Vec<u64>,
     /// The large structures' state (`Core::canonical_outer`), once the snapshot has
-    /// been a candidate.
+    /// matched an earlier one.
     outer: Option<Vec<u64>>,
     spans: usize,
-    /// How many operations each replayed structure had recorded.
     logged: Vec<usize>,
 }
 
@@ -44,8 +50,10 @@ struct Snapshot {
 pub(super) struct Finder {
     frame: Frame,
     snapshots: Vec<Snapshot>,
-    /// Spans since the oldest snapshot (forgotten from the front).
-    pub(super) spans: VecDeque<Span>,
+    /// The spans recorded.
+    pub(super) spans: Vec<Span>,
+    /// The iteration the recording began at (a snapshot's), if it is on.
+    recording: Option<u64>,
     taken: u64,
     next: u64,
 }
@@ -53,18 +61,18 @@ pub(super) struct Finder {
 impl Finder {
     /// `None` when the phase cannot be proved to repeat cheaply: skipping is off, a
     /// quantum is too long, or moving streams overlap each other or other data.
-    pub(super) fn new(phase: &Phase, core: &dyn Core, skipping: Skipping, spans: &mut VecDeque<Span>) -> Option<Finder> {
+    pub(super) fn new(phase: &Phase, core: &dyn Core, skipping: Skipping, spans: &mut Vec<Span>) -> Option<Finder> {
         if skipping == Skipping::Off || phase.iterations < 4 {
             return None;
         }
         let frame = Frame::new(phase, core, false)?;
-        // Finding a period takes at least two quanta after the first: a shorter loop
-        // cannot gain, so it does not pay for snapshots and recording.
+        // Finding a period takes at least three quanta after the first (two to match,
+        // one recorded): a shorter loop cannot gain, so it does not pay for snapshots.
         if frame.quantum > MAX_QUANTUM || phase.iterations < 4 * frame.quantum {
             return None;
         }
         let next = frame.quantum;
-        Some(Finder { frame, snapshots: Vec::new(), spans: std::mem::take(spans), taken: 0, next })
+        Some(Finder { frame, snapshots: Vec::new(), spans: std::mem::take(spans), recording: None, taken: 0, next })
     }
 
     pub(super) fn due(&self, k: u64) -> bool {
@@ -72,33 +80,22 @@ impl Finder {
     }
 
     pub(super) fn reset(&mut self, core: &mut dyn Core, k: u64) {
-        record(core, false);
+        self.stop(core);
         self.snapshots.clear();
-        self.spans.clear();
         self.taken = 0;
         self.next = k + self.frame.quantum;
     }
 
+    /// Adds an iteration's spans to the period being recorded, if one is.
     pub(super) fn record(&mut self, core: &mut dyn Core, spans: &[Span]) {
-        if self.snapshots.is_empty() {
+        if self.recording.is_none() {
             return;
         }
-        self.spans.extend(spans.iter().copied());
-        while self.spans.len() > MAX_PERIOD_SPANS && !self.snapshots.is_empty() {
-            // Forget the oldest snapshot and the spans only it needed.
-            self.forget_oldest(core);
-        }
-    }
-
-    /// Drops the oldest snapshot and the spans and recorded operations only it
-    /// needed.
-    fn forget_oldest(&mut self, core: &mut dyn Core) {
-        self.snapshots.remove(0);
-        let from = self.snapshots.first().map_or(self.spans.len(), |s| s.spans);
-        self.spans.drain(..from);
-        forget(core, self.snapshots.first().map(|s| s.logged.clone()), self.snapshots.iter_mut().map(|s| &mut s.logged));
-        for s in &mut self.snapshots {
-            s.spans -= from;
+        if self.spans.len() + spans.len() > MAX_PERIOD_SPANS {
+            // Too long to be worth keeping.
+            self.stop(core);
+        } else {
+            self.spans.extend_from_slice(spans);
         }
     }
 
@@ -129,15 +126,15 @@ impl Finder {
         }
     }
 
-    /// Takes a snapshot at iteration `k`; when it equals an earlier one, the
-    /// iterations between are a period.
+    /// Takes a snapshot at iteration `k`. When it equals an earlier one, the
+    /// iterations between are a period: if they were recorded, they are the skip;
+    /// otherwise the next period is recorded, to be confirmed at its end.
     pub(super) fn check(&mut self, phase: &Phase, core: &mut dyn Core, k: u64) -> Option<Skip> {
-        if self.snapshots.is_empty() {
-            // From the first snapshot on, the replayed structures' operations may be a
-            // period's that a skip replays.
-            record(core, true);
+        if self.recording.is_none() && self.snapshots.is_empty() {
+            // While the snapshots are dense, everything is recorded: a short period is
+            // then skipped as soon as it is seen.
+            self.start(core, k);
         }
-        let logged = recorded(core);
         // The state is as long as the last one, give or take: no growing and copying.
         let mut state = Vec::with_capacity(self.snapshots.last().map_or(0, |s| s.state.len() + 64));
         self.describe(phase, core, k, false, &mut state);
@@ -146,56 +143,77 @@ impl Finder {
         let spacing = if self.taken < DENSE { 1 } else { 1 << (self.taken - DENSE).min(16) };
         self.next = k.saturating_add(spacing * self.frame.quantum);
         let (mut outer, mut found) = (None, None);
-        // The latest match: the shortest period, and the one whose outer state a
-        // confirmation recorded.
+        let mut keep = self.taken < DENSE;
+        // The latest match: the shortest period, and the one being recorded.
         if let Some(i) = self.snapshots.iter().rposition(|s| s.hash == hash && s.state == state && self.frame.unwrapped(phase, s.k, k)) {
             // The rest matches: now the large structures, which a snapshot records only
-            // when it is a candidate, so the earlier one may not have them yet; then the
-            // period is confirmed one period later.
+            // once it has matched.
             let mut o = Vec::new();
             self.describe(phase, core, k, true, &mut o);
             let then = &self.snapshots[i];
-            if o.is_empty() || then.outer.as_ref() == Some(&o) {
-                found = Some(self.skip(phase, k, i, &logged));
+            let recorded = self.recording.is_some_and(|r| r <= then.k);
+            if recorded && (o.is_empty() || then.outer.as_ref() == Some(&o)) {
+                found = Some(self.skip(core, phase, k, i));
             } else {
                 self.next = k + (k - then.k);
+                self.start(core, k);
             }
+            keep = true;
             outer = Some(o);
         }
         // Kept even when it matched: should the replay fail (the earlier snapshot may
         // have been taken while the replayed structures were warming up), the next
         // match is this one, the latest.
         if self.snapshots.len() == SNAPSHOTS {
-            // With a match, nothing recorded may be forgotten before the skip has used
-            // it: the latest snapshot makes way instead.
             if found.is_some() {
                 self.snapshots.pop();
             } else {
-                self.forget_oldest(core);
+                self.snapshots.remove(0);
             }
         }
         self.snapshots.push(Snapshot { k, hash, state, outer, spans: self.spans.len(), logged: recorded(core) });
+        if !keep {
+            // Sparse snapshots record nothing until two match: a loop that never
+            // repeats copies no spans.
+            self.stop(core);
+        }
         found
     }
 
-    /// The skip from snapshot `i` to iteration `k`, whose states are equal and whose
-    /// replayed structures have recorded `logged` operations.
-    fn skip(&self, phase: &Phase, k: u64, i: usize, logged: &[usize]) -> Skip {
+    /// After a skip found at iteration `k` could not be repeated (the replayed
+    /// structures answered otherwise, as they may while they warm up): the recording
+    /// goes on, to try again a period later.
+    pub(super) fn retry(&mut self, k: u64, period: u64) {
+        self.next = k + period;
+    }
+
+    /// Begins recording at iteration `k`.
+    fn start(&mut self, core: &mut dyn Core, k: u64) {
+        self.stop(core);
+        record(core, true);
+        self.recording = Some(k);
+    }
+
+    /// The skip from snapshot `i`, taken while recording, to iteration `k`, whose
+    /// states are equal.
+    fn skip(&self, core: &mut dyn Core, phase: &Phase, k: u64, i: usize) -> Skip {
         let then = &self.snapshots[i];
         let period = k - then.k;
-        let mut body: Vec<Span> = self.spans.range(then.spans..).copied().collect();
+        let mut body = self.spans[then.spans..].to_vec();
         for mem in body.iter_mut().filter_map(|s| s.mem.as_mut()) {
             mem.addr = mem.addr.wrapping_add_signed(mem.stride.wrapping_mul(period as i64));
             mem.stride = mem.stride.wrapping_mul(period as i64);
         }
         let cycles = body.iter().map(Span::duration).sum();
-        let logs = then.logged.iter().zip(logged).map(|(&from, &to)| from..to).collect();
+        let logs = then.logged.iter().zip(recorded(core)).map(|(&from, to)| from..to).collect();
         Skip { period, body, cycles, repeat: self.frame.room(phase, then.k, k, period) / period, logs }
     }
 
-    /// Stops the replayed structures' recording, which the first snapshot began.
-    pub(super) fn stop(&self, core: &mut dyn Core) {
+    /// Stops recording, forgetting what was recorded.
+    pub(super) fn stop(&mut self, core: &mut dyn Core) {
         record(core, false);
+        self.spans.clear();
+        self.recording = None;
     }
 }
 

@@ -32,9 +32,9 @@ const MAX_QUANTUM: u64 = 1 << 16;
 const TURN_CYCLES: u64 = 1 << 18;
 /// Simulated iterations are emitted in blocks of about this many spans.
 const EMIT_SPANS: usize = 64;
-/// A period longer than this many spans is not kept: the memory would outweigh the
-/// gain (16 MB of spans, copied into one by one while a period is looked for; twice
-/// that cost more in cache misses than the longer periods it found saved).
+/// A period longer than this many spans is not recorded: the memory would outweigh
+/// the gain (16 MB of spans; twice that cost more in cache misses than the longer
+/// periods it found saved).
 const MAX_PERIOD_SPANS: usize = 1 << 16;
 /// A turn of a software thread this many iterations long or shorter is short: while
 /// every turn is, the runner looks for the turns repeating together (`turns.rs`)
@@ -96,7 +96,7 @@ pub struct Runner<C: Core> {
     room: usize,
     /// The finder's span buffer, kept between phases: it grows to megabytes, and
     /// allocating it afresh for every loop would fault in new pages each time.
-    history: VecDeque<Span>,
+    history: Vec<Span>,
     /// The malformed phase that ended the program, if one did.
     error: Option<PhaseError>,
     /// The search for the threads' turns repeating, and how many turns in a row were
@@ -132,7 +132,7 @@ impl<C: Core> Runner<C> {
             out: VecDeque::new(),
             pending: Vec::new(),
             room: 0,
-            history: VecDeque::new(),
+            history: Vec::new(),
             error: None,
             turns: None,
             short: 0,
@@ -342,6 +342,7 @@ impl<C: Core> Runner<C> {
                         f.reset(&mut self.core, run.k);
                         return false;
                     }
+                    f.retry(k, skip.period);
                 }
             }
             // An iteration makes a span or two per instruction: room for them at once.
