@@ -233,6 +233,79 @@ fn l3_misses_switch_threads_and_complete_in_the_background() {
     assert!(misses <= 2 * 20_000_000 / MontecitoConfig::new(2).memory_cycles, "{misses} misses");
 }
 
+/// MMC14, §2.4.1.1: a thread that never misses holds the pipeline until the core's
+/// time-out, `thread_quantum` cycles after the last switch, and then hands it to the
+/// other thread: two such threads alternate every quantum and retire alike, and
+/// skipping repeated iterations keeps the count of time-outs exact.
+#[test]
+fn mmc14_threads_that_never_miss_take_turns_at_the_time_out() {
+    const CYCLES: u64 = 2_000_000;
+    let quantum = 4096;
+    let program = || {
+        let phase = || common::phase(vec![pmukit_sim::program::Op::Int; 40], u64::MAX, Vec::new());
+        Program { threads: vec![Box::new(std::iter::once(phase())) as _, Box::new(std::iter::once(phase())) as _], timer: None }
+    };
+    let run = |skipping, thread: Option<u8>| {
+        let cfg = MontecitoConfig { thread_quantum: quantum, ..MontecitoConfig::new(2) };
+        Totals::of(machine::montecito(cfg, program(), skipping), CYCLES, |s| thread.is_none_or(|t| s.thread == t))
+    };
+    let t = run(Skipping::On, None);
+    assert_eq!(t, run(Skipping::Off, None));
+    let timeouts = t.get(Signal::ThreadSwitchesTimeout);
+    // Each turn is the quantum, rounded up to an iteration boundary, and the switch.
+    assert!((CYCLES / (quantum + 64)..=CYCLES / quantum).contains(&timeouts), "{timeouts} time-outs");
+    // Only the code's first fetches miss.
+    assert!(t.get(Signal::ThreadSwitchesL3Miss) <= 4);
+    let (a, b) = (run(Skipping::On, Some(0)).get(Signal::Instructions), run(Skipping::On, Some(1)).get(Signal::Instructions));
+    assert!(a.abs_diff(b) <= a / 50, "thread 0 retires {a}, thread 1 {b}");
+}
+
+/// MMC14: software thread `s` keeps hardware thread `s % 2`. An L3 miss or a time-out
+/// switches to the process the other hardware thread holds; the timer tick gives the
+/// running hardware thread its next process. Four processes that miss often thus each
+/// run, every one only ever on its own hardware thread.
+#[test]
+fn mmc14_processes_keep_their_hardware_thread_across_switches_and_ticks() {
+    const CYCLES: u64 = 4_000_000;
+    let process = |s: u64| {
+        let stream = DataStream {
+            base: 0x1000_0000 * (s + 1),
+            stride: 256,
+            footprint: 64 << 20,
+            memory: Memory::Cacheable,
+            page: 1 << 14,
+            shared: false,
+        };
+        let mut body = vec![Op::Int; 20];
+        body.push(Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true }));
+        body.push(Op::Int);
+        pmukit_sim::program::Phase { entry: 0x10_0000 * (s + 1), ..common::phase(body, u64::MAX, vec![stream]) }
+    };
+    let program = Program {
+        threads: (0..4).map(|s| Box::new(std::iter::once(process(s))) as _).collect(),
+        timer: Some(pmukit_sim::program::Timer { period: 200_000, handler: Vec::new() }),
+    };
+    let (mut run, mut retired, mut holds, mut changes) = (0, [0u64; 4], [None; 2], 0);
+    for block in machine::montecito(MontecitoConfig::new(2), program, Skipping::On) {
+        for span in block.body.iter().filter(|s| s.signals.get(Signal::Instructions) > 0) {
+            let s = (span.ip / 0x10_0000 - 1) as usize;
+            let h = usize::from(span.thread);
+            assert_eq!(h, s % 2, "process {s} at {:#x}", span.ip);
+            changes += u64::from(holds[h].is_some_and(|p| p != s));
+            holds[h] = Some(s);
+            retired[s] += span.signals.get(Signal::Instructions) * span.cycles * block.repeat;
+        }
+        run += block.cycles_per_iteration() * block.repeat;
+        if run >= CYCLES {
+            break;
+        }
+    }
+    assert!(retired.iter().all(|&n| n > 0), "{retired:?}");
+    // A hardware thread changes process at a tick only, however often the threads
+    // switch on misses.
+    assert!(changes <= CYCLES / 200_000, "{changes} changes of process");
+}
+
 /// MMC26: under fault injection every n-th write into the write data queue has an ECC
 /// error, single- and double-bit in turn; skipping stays exact; without it none.
 #[test]
@@ -711,6 +784,8 @@ fn a_machine_config_overrides_parameters_and_refuses_bad_keys() {
     assert!(err("[icache]\nsize = 1\n").contains("unknown field `icache`"));
     assert_eq!(err("[core]\nzero_bubble = 0\n"), "m.toml: core.zero_bubble = 0: must be in 1..=64");
     assert_eq!(err("[core]\nresteer_cycles = 101\n"), "m.toml: core.resteer_cycles = 101: must be in 0..=100");
+    assert_eq!(err("[core]\nthread_quantum = 63\n"), "m.toml: core.thread_quantum = 63: must be in 64..=4294967296");
+    assert_eq!(base.with_overrides("[core]\nthread_quantum = 4096\n", "m.toml").unwrap().thread_quantum, 4096);
 }
 
 /// §2.1.2's zero-cycle branch predictor: with fewer entries, more taken branches cost
@@ -738,7 +813,7 @@ proptest::proptest! {
     #[test]
     fn arbitrary_machine_configs_are_refused_or_run(
         table in "(l1i|l1d|l2i|l2d|l3|l1_itlb|l2_dtlb|core|dcache)",
-        key in "(size|ways|line|entries|replacement|write_allocate|switch_cycles|memory_cycles|l3_cycles|return_stack|l2_tlb_cycles|zero_bubble|resteer_cycles)",
+        key in "(size|ways|line|entries|replacement|write_allocate|switch_cycles|thread_quantum|memory_cycles|l3_cycles|return_stack|l2_tlb_cycles|zero_bubble|resteer_cycles)",
         value in "(0|1|3|8|16|64|100|4096|16384|65536|4194304|1073741824|99999999999|-1|true|\"lru\"|\"round-robin\"|\"fifo\"|1.5)",
     ) {
         let text = format!("[{table}]\n{key} = {value}\n");

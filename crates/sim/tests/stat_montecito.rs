@@ -477,7 +477,9 @@ fn rse_register_counts_average_over_rse_events() {
         let (regs, events) = sum(&current);
         assert!(events > 0 && (8 * events..=40 * events).contains(&regs), "{w}: {regs} current registers over {events} events");
         let (regs, events) = sum(&dirty);
-        assert!(regs > 0 && regs <= 96 * events, "{w}: {regs} dirty registers over {events} events");
+        // `os`'s calls are one deep, so no older frame is dirty when one retires (each
+        // process keeps its hardware thread's register stack to itself, MMC14).
+        assert!((regs > 0 || w == "os") && regs <= 96 * events, "{w}: {regs} dirty registers over {events} events");
     }
 }
 

@@ -47,6 +47,21 @@ pub trait Core {
     /// The program has `threads` software threads; told once, before the first phase:
     /// a core whose hardware threads take turns knows which of them have work waiting.
     fn software_threads(&mut self, _threads: usize) {}
+    /// Hardware threads of the core. Software thread `s` runs on hardware thread
+    /// `s % hardware_threads()`, as an operating system that keeps each thread on its
+    /// own logical processor (per-processor run queues) runs it.
+    fn hardware_threads(&self) -> usize {
+        1
+    }
+    /// Cycles a hardware thread holds the pipeline before the core's own time-out
+    /// hands it to the next (Montecito's thread-quantum counters, §2.4.1.1); `None`
+    /// for a core without one, whose hardware threads take turns at the program's
+    /// timer ticks (ERRATA MSP1).
+    fn time_out(&self) -> Option<u64> {
+        None
+    }
+    /// The next switch of hardware threads is the time-out's, not an event's.
+    fn timed_out(&mut self) {}
     /// Whether the phase just entered may be left for another software thread (there
     /// is one, and the phase is no interrupt handler): a switch-on-event core asks
     /// only then, and otherwise waits for its misses.

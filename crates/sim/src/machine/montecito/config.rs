@@ -55,6 +55,9 @@ pub struct MontecitoConfig {
     pub resteer_cycles: u64,
     /// §2.4.1: 15 cycles from a switch until the other thread retires.
     pub switch_cycles: u64,
+    /// §2.4.1.1: the thread-quantum counters' time-out, cycles a thread holds the
+    /// pipeline before the other gets it (ERRATA MMC14: an assumption).
+    pub thread_quantum: u64,
     /// Extra cycles of an FP divide or square root (a software sequence of
     /// frcpa/frsqrta and fma on Itanium), which the next instruction waits for.
     pub fp_divide_cycles: u64,
@@ -119,6 +122,7 @@ impl MontecitoConfig {
             zero_bubble: 4,
             resteer_cycles: 1,
             switch_cycles: 15,
+            thread_quantum: 1 << 18,
             fp_divide_cycles: 30,
             trap_cycles: 20,
             cr_cycles: 10,

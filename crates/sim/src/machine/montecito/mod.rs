@@ -97,6 +97,8 @@ pub struct Montecito {
     switch: bool,
     hinted: bool,
     hint_switch: bool,
+    /// The switch under way is the thread quantum's time-out (the runner's).
+    timed_out: bool,
     /// The runner can switch now (another software thread exists; no handler runs).
     may_switch: bool,
     /// The next iteration starts with a thread switch (its cycles, and the data that
@@ -172,6 +174,7 @@ impl Montecito {
             switch: false,
             hinted: false,
             hint_switch: false,
+            timed_out: false,
             may_switch: false,
             switching: None,
             squashing: 0,
@@ -217,10 +220,10 @@ impl Montecito {
     /// does next uses it.
     fn switch_from(&mut self, left: usize, template: Span, out: &mut Vec<Span>) {
         let pending = self.returns.get(left).map_or(0, Vec::len);
-        let cause = match (std::mem::take(&mut self.hint_switch), pending) {
-            (true, _) => Signal::ThreadSwitchesHint,
-            (false, 0) => Signal::ThreadSwitchesTimeout,
-            (false, _) => Signal::ThreadSwitchesL3Miss,
+        let cause = match (std::mem::take(&mut self.hint_switch), std::mem::take(&mut self.timed_out), pending) {
+            (true, _, _) => Signal::ThreadSwitchesHint,
+            (false, true, _) | (false, false, 0) => Signal::ThreadSwitchesTimeout,
+            (false, false, _) => Signal::ThreadSwitchesL3Miss,
         };
         let mut leaving = Out::new(out, Span { thread: left as u8, ..template });
         let switching = Signals::default().with(Signal::ThreadSwitchCycles, 1).with(Signal::IBufStallCycles, 1);
@@ -302,6 +305,18 @@ impl Core for Montecito {
         self.ozq.expire(self.clock);
     }
 
+    fn hardware_threads(&self) -> usize {
+        self.cfg.threads.max(1)
+    }
+
+    fn time_out(&self) -> Option<u64> {
+        (self.cfg.threads > 1).then_some(self.cfg.thread_quantum)
+    }
+
+    fn timed_out(&mut self) {
+        self.timed_out = true;
+    }
+
     fn may_switch(&mut self, allowed: bool) {
         self.may_switch = allowed && self.cfg.threads > 1;
     }
@@ -354,6 +369,7 @@ impl Core for Montecito {
             u64::from(self.switch),
             u64::from(self.hinted),
             u64::from(self.hint_switch),
+            u64::from(self.timed_out),
             u64::from(self.may_switch),
             (keys.line)(self.ip),
             (keys.line)(self.fetch_line),

@@ -35,6 +35,7 @@ struct CoreKeys {
     zero_bubble: Option<u64>,
     resteer_cycles: Option<u64>,
     switch_cycles: Option<u64>,
+    thread_quantum: Option<u64>,
     fp_divide_cycles: Option<u64>,
     trap_cycles: Option<u64>,
     cr_cycles: Option<u64>,
@@ -77,6 +78,7 @@ impl MontecitoConfig {
             }
             o.core("resteer_cycles", c.resteer_cycles, &mut cfg.resteer_cycles, 0, 100)?;
             o.core("switch_cycles", c.switch_cycles, &mut cfg.switch_cycles, 1, 1000)?;
+            o.core("thread_quantum", c.thread_quantum, &mut cfg.thread_quantum, 64, 1 << 32)?;
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;

@@ -28,7 +28,7 @@ use turns::Turns;
 /// iteration by iteration.
 const MAX_QUANTUM: u64 = 1 << 16;
 /// Cycles a software thread runs before the next takes its turn, when the program has
-/// no timer of its own.
+/// no timer of its own and the core no time-out.
 const TURN_CYCLES: u64 = 1 << 18;
 /// Simulated iterations are emitted in blocks of about this many spans.
 const EMIT_SPANS: usize = 64;
@@ -83,8 +83,16 @@ pub struct Runner<C: Core> {
     /// The timer's handler phases still to run for the tick in progress.
     handlers: VecDeque<Phase>,
     ticking: bool,
-    /// The core asked for the next software thread.
+    /// The core asked for the next hardware thread.
     switch: bool,
+    /// The core's hardware threads, and the software thread each holds: software
+    /// thread `s` runs on hardware thread `s % hardware`, and a tick hands that
+    /// hardware thread to the next software thread of its own.
+    hardware: usize,
+    loaded: Vec<usize>,
+    /// The core's time-out (`Core::time_out`), and the cycle it is due at.
+    quantum: Option<u64>,
+    next_turn: u64,
     skipping: Skipping,
     /// Cycles run so far, and when the timer fires next.
     cycles: u64,
@@ -109,11 +117,14 @@ impl<C: Core> Runner<C> {
     pub fn new(mut core: C, program: Program, skipping: Skipping) -> Runner<C> {
         let threads: Vec<SoftThread> = program.threads.into_iter().map(|phases| SoftThread { phases, current: None, begun: 0 }).collect();
         core.software_threads(threads.len());
+        let hardware = core.hardware_threads().max(1);
+        let quantum = core.time_out().filter(|_| threads.len() > 1 && hardware > 1);
         // Threads of a program without an operating system's timer take turns on the
-        // hardware all the same (strands of one core, ERRATA MSP1): a turn is a timer
-        // tick without a handler.
+        // hardware all the same (strands of one core, ERRATA MSP1), unless the core's
+        // own time-out hands the pipeline round: a turn is a timer tick without a
+        // handler.
         let timer = match program.timer {
-            None if threads.len() > 1 => Some(crate::program::Timer { period: TURN_CYCLES, handler: Vec::new() }),
+            None if threads.len() > 1 && quantum.is_none() => Some(crate::program::Timer { period: TURN_CYCLES, handler: Vec::new() }),
             timer => timer,
         };
         let next_tick = timer.as_ref().map_or(u64::MAX, |t| t.period);
@@ -126,6 +137,10 @@ impl<C: Core> Runner<C> {
             handlers: VecDeque::new(),
             ticking: false,
             switch: false,
+            hardware,
+            loaded: (0..hardware).collect(),
+            quantum,
+            next_turn: quantum.unwrap_or(u64::MAX),
             skipping,
             cycles: 0,
             next_tick,
@@ -157,6 +172,33 @@ impl<C: Core> Runner<C> {
 
     fn timer_due(&self) -> bool {
         self.cycles >= self.next_tick
+    }
+
+    /// The cycle the next tick or time-out is due at: no skipped period may hold it.
+    fn next_due(&self) -> u64 {
+        self.next_tick.min(self.next_turn)
+    }
+
+    /// The software thread the next hardware thread with one holds.
+    fn next_hardware(&self) -> usize {
+        let used = self.hardware.min(self.threads.len()).max(1);
+        self.loaded[(self.running % self.hardware + 1) % used]
+    }
+
+    /// A tick: the operating system hands the running hardware thread to the next
+    /// software thread of its own; on a core without a time-out of its own, the next
+    /// hardware thread takes its turn too.
+    fn tick_switch(&mut self) {
+        let n = self.threads.len().max(1);
+        let h = self.running % self.hardware;
+        let mine = if self.running + self.hardware < n { self.running + self.hardware } else { h };
+        if let Some(slot) = self.loaded.get_mut(h) {
+            *slot = mine.min(n - 1);
+        }
+        self.running = match self.quantum {
+            Some(_) => self.loaded[h].min(n - 1),
+            None => self.next_hardware(),
+        };
     }
 
     /// Takes the next phase to run: the tick's handler first, then the running
@@ -191,7 +233,7 @@ impl<C: Core> Runner<C> {
             Some(_) => None,
             None => Finder::new(&phase, &self.core, self.skipping, &mut self.history),
         };
-        let interruptible = !handler && phase.privilege.is_user() && self.timer.is_some();
+        let interruptible = !handler && phase.privilege.is_user() && (self.timer.is_some() || self.quantum.is_some());
         self.current = Some(Running { phase, k, finder, interruptible, handler, first: k });
         true
     }
@@ -225,7 +267,8 @@ impl<C: Core> Runner<C> {
         }
         let Some(turns) = self.turns.as_mut() else { return };
         let Some(skip) = turns.check(&phases, &ks, &mut self.core) else { return };
-        // The timer must not become due inside a skipped period.
+        // The timer must not become due inside a skipped period; the core's time-outs
+        // are part of the period (each turn begins with a quantum of its own).
         let most = match self.timer {
             Some(_) => skip.repeat.min((self.next_tick - self.cycles) / skip.cycles.max(1)),
             None => skip.repeat,
@@ -243,6 +286,9 @@ impl<C: Core> Runner<C> {
         }
         self.out.push_back(Block { body: skip.body, repeat: r });
         self.cycles += r * skip.cycles;
+        if self.quantum.is_some() {
+            self.next_turn += r * skip.cycles;
+        }
         *k += n[0];
         for (t, n) in self.threads[1..].iter_mut().zip(&n[1..]) {
             if let Some((_, k)) = t.current.as_mut() {
@@ -271,6 +317,11 @@ impl<C: Core> Runner<C> {
             f.spans.clear();
             self.history = f.spans;
         }
+        if !self.switch && run.interruptible && !self.timer_due() && self.cycles >= self.next_turn {
+            // The core's time-out: the other hardware thread gets the pipeline.
+            self.core.timed_out();
+            self.switch = true;
+        }
         if !run.handler && self.threads.len() > 1 {
             // A turn the core ended soon keeps the search for the turns repeating going;
             // any other ends it.
@@ -296,23 +347,32 @@ impl<C: Core> Runner<C> {
             }
         }
         if std::mem::take(&mut self.switch) && !self.ticking {
-            self.running = (self.running + 1) % self.threads.len().max(1);
+            self.running = self.next_hardware();
+            self.restart_quantum();
         }
         if self.ticking && self.handlers.is_empty() && (run.handler || self.timer.as_ref().is_some_and(|t| t.handler.is_empty())) {
             self.ticking = false;
             self.next_tick = self.cycles + self.timer.as_ref().map_or(u64::MAX, |t| t.period);
-            self.running = (self.running + 1) % self.threads.len().max(1);
+            self.tick_switch();
+            self.restart_quantum();
+        }
+    }
+
+    /// The hardware threads switched: the time-out counts from now.
+    fn restart_quantum(&mut self) {
+        if let Some(q) = self.quantum {
+            self.next_turn = self.cycles.saturating_add(q);
         }
     }
 
     /// Runs `run` from its iteration; with `interruptible`, stops at the first
-    /// iteration boundary where the timer is due. Returns whether the phase stopped
+    /// iteration boundary where the timer or the time-out is due. Returns whether the phase stopped
     /// (ended or was interrupted) rather than paused with blocks to hand out.
     fn run_phase(&mut self, run: &mut Running) -> bool {
         let phase = &run.phase;
         while run.k < phase.iterations {
             let k = run.k;
-            if run.interruptible && self.timer_due() {
+            if run.interruptible && self.cycles >= self.next_due() {
                 return true;
             }
             if self.turns.is_some() && k - run.first == SHORT_TURN && !run.handler {
@@ -328,8 +388,9 @@ impl<C: Core> Runner<C> {
                     // answer every operation of each repetition as in the period.
                     let mut r = skip.repeat.min((phase.iterations - 1 - k) / skip.period);
                     if run.interruptible {
-                        // The timer must not become due inside a skipped period.
-                        r = r.min((self.next_tick - self.cycles) / skip.cycles.max(1));
+                        // Neither the timer nor the time-out may become due inside a
+                        // skipped period.
+                        r = r.min((self.next_due() - self.cycles) / skip.cycles.max(1));
                     }
                     let r = f.repeat(phase, &mut self.core, &skip, r);
                     if r > 0 {

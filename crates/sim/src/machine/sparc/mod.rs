@@ -171,6 +171,10 @@ impl Core for Sparc {
         self.busy = threads.clamp(1, self.cfg.strands);
     }
 
+    fn hardware_threads(&self) -> usize {
+        self.cfg.strands
+    }
+
     fn enter(&mut self, phase: &Phase, thread: usize) {
         self.mem.enter();
         self.select(thread % self.cfg.strands);

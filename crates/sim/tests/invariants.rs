@@ -1,0 +1,104 @@
+//! The engine's invariants (docs/engine.md E6) on every machine, built-in workload and
+//! thread count, in the engine `pmu stat` runs: no cycle issues more than the core can,
+//! every run reaches its length, two Montecito threads retire at most twice what one
+//! does, and a chain of dependent misses takes at least its links' latencies.
+
+use pmukit_arch::Catalog;
+use pmukit_sim::machine::montecito::MontecitoConfig;
+use pmukit_sim::machine::run::Skipping;
+use pmukit_sim::machine::{self};
+use pmukit_sim::program::builtin::{self, WORKLOADS};
+use pmukit_sim::program::Program;
+use pmukit_sim::stat::{self, StatOptions};
+use pmukit_sim::stream::{groups, Block, Signal, Span, Totals};
+
+/// Each machine (by a PMU it counts for), and the instructions its core issues at most
+/// in a cycle, summed over its hardware threads: ARM11 issues one (ARM1176 TRM §1.2, a
+/// single-issue pipeline); a T4 core's select takes up to two instructions of one
+/// strand (TABLE 10-2 sl 1-2); a KT core has two integer pipelines, one a thread group
+/// ([T2]); Niagara's single pipeline issues one ([T1]); Montecito disperses two bundles
+/// of three (§2.3.1).
+const MACHINES: [(&str, u64); 5] = [("arm1176", 1), ("sparc-t4", 2), ("sparc-kt", 2), ("niagara", 1), ("montecito", 6)];
+
+fn options(workload: &str, threads: Option<usize>) -> StatOptions {
+    StatOptions { workload: workload.to_string(), seed: 3, threads, ..StatOptions::default() }
+}
+
+/// The blocks of `workload` on `pmu`'s machine with `threads` hardware threads (the
+/// machine's own number for `None`).
+fn blocks(pmu: &str, workload: &str, threads: Option<usize>) -> impl Iterator<Item = Block> {
+    let cat = Catalog::builtin();
+    stat::blocks(&[cat.pmu(pmu).unwrap()], &options(workload, threads)).unwrap().0
+}
+
+fn instructions(group: &[Span]) -> u64 {
+    group.iter().map(|s| s.signals.get(Signal::Instructions)).sum()
+}
+
+/// E6: summed over its hardware threads, no cycle of a core issues more than the
+/// core's width, and the run reaches the length asked for (no machine stops early or
+/// stalls for ever).
+#[test]
+fn no_cycle_issues_more_than_the_core_can_and_every_run_reaches_its_length() {
+    const CYCLES: u64 = 2_000_000;
+    for (pmu, width) in MACHINES {
+        for w in WORKLOADS {
+            for threads in [Some(1), None] {
+                let at = format!("{pmu} {} threads {threads:?}", w.name);
+                let mut run = 0;
+                for block in blocks(pmu, w.name, threads) {
+                    for group in groups(&block.body) {
+                        assert!(instructions(group) <= width, "{at}: {group:?}");
+                    }
+                    run += block.cycles_per_iteration() * block.repeat;
+                    if run >= CYCLES {
+                        break;
+                    }
+                }
+                assert!(run >= CYCLES, "{at}: the run ended after {run} cycles");
+            }
+        }
+    }
+}
+
+/// Instructions retired in the first `cycles` cycles on a Montecito core with
+/// `threads` hardware threads, by hardware thread, of the program `program` makes.
+fn montecito_retired(program: &dyn Fn() -> Program, threads: usize, cycles: u64) -> Vec<u64> {
+    (0..threads)
+        .map(|t| {
+            let blocks = machine::montecito(MontecitoConfig::new(threads), program(), Skipping::On);
+            Totals::of(blocks, cycles, |s| usize::from(s.thread) == t).get(Signal::Instructions)
+        })
+        .collect()
+}
+
+/// E6, §2.4: switch-on-event multithreading hides one thread's stalls behind the
+/// other's work; it cannot make a thread retire more than it does alone, so two
+/// software threads, each on a hardware thread of its own, retire at most what each
+/// does alone, summed (at most twice what the faster does). A program of more
+/// software threads than hardware threads (`os`, `shared`) is left out: which of its
+/// threads run, and for how long, is the scheduler's and the time-out's choice (a
+/// consumer that never misses holds the pipeline until its time-out while producers
+/// wait on theirs), so its totals on one and on two hardware threads are work of
+/// different threads.
+#[test]
+fn two_montecito_threads_retire_at_most_what_each_does_alone_summed() {
+    const CYCLES: u64 = 20_000_000;
+    for w in WORKLOADS {
+        let program = |threads| builtin::program(w.name, 3, threads).unwrap();
+        if program(2).threads.len() != 2 {
+            continue;
+        }
+        let both: u64 = montecito_retired(&|| program(2), 2, CYCLES).iter().sum();
+        let alone: u64 = (0..2)
+            .map(|t| {
+                let only = || {
+                    let mut p = program(2);
+                    Program { threads: vec![p.threads.swap_remove(t)], timer: p.timer }
+                };
+                montecito_retired(&only, 1, CYCLES)[0]
+            })
+            .sum();
+        assert!(both > 0 && both <= alone, "{}: two threads retire {both}, alone {alone}", w.name);
+    }
+}
