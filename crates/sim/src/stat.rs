@@ -25,9 +25,9 @@ use crate::machine::sparc::{SparcChip, SparcConfig};
 use crate::machine::{self, run::Skipping};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::ConfigError;
-use crate::program::builtin;
 use crate::program::builtin::{UnknownWorkload, DEFAULT_WORKLOAD};
 use crate::program::trace::{self, TraceError, TraceStatus};
+use crate::program::{builtin, ia64};
 use crate::stream::{Block, Cursor};
 use pmukit_core::input::{io_message, Interruptible};
 use std::fs::File;
@@ -218,7 +218,12 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
             }
             Box::new(machine::sparc(cfg, program, Skipping::On))
         }
-        Chip::Montecito => Box::new(machine::montecito(montecito_config(threads, opts)?, program, Skipping::On)),
+        Chip::Montecito => {
+            // The built-in workloads as an Itanium compiler lays them out; a trace's
+            // instructions are the ones it recorded.
+            let program = if status.is_none() { ia64::compiled(program) } else { program };
+            Box::new(machine::montecito(montecito_config(threads, opts)?, program, Skipping::On))
+        }
         Chip::Arm11(core) => {
             let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
             if let Some(file) = &opts.machine_config {

@@ -8,6 +8,7 @@ use pmukit_sim::machine::montecito::MontecitoConfig;
 use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::{self};
 use pmukit_sim::program::builtin::{self, WORKLOADS};
+use pmukit_sim::program::ia64;
 use pmukit_sim::program::Program;
 use pmukit_sim::stat::{self, StatOptions};
 use pmukit_sim::stream::{groups, Block, Signal, Span, Totals};
@@ -85,7 +86,7 @@ fn montecito_retired(program: &dyn Fn() -> Program, threads: usize, cycles: u64)
 fn two_montecito_threads_retire_at_most_what_each_does_alone_summed() {
     const CYCLES: u64 = 20_000_000;
     for w in WORKLOADS {
-        let program = |threads| builtin::program(w.name, 3, threads).unwrap();
+        let program = |threads| ia64::compiled(builtin::program(w.name, 3, threads).unwrap());
         if program(2).threads.len() != 2 {
             continue;
         }

@@ -10,6 +10,7 @@ use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::{self};
 use pmukit_sim::models::montecito;
 use pmukit_sim::program::builtin::{self, WORKLOADS};
+use pmukit_sim::program::ia64;
 use pmukit_sim::program::{Access, DataStream, Memory, Op, Program};
 use pmukit_sim::stream::{Branch, FetchMiss, MemRef, Signal, Span, Totals};
 
@@ -702,7 +703,7 @@ fn montecito_selections_the_builtin_workloads_exercise() {
     let pmu = cat.pmu("montecito").unwrap();
     let mut seen = HashMap::new();
     for w in WORKLOADS {
-        let program = builtin::program(w.name, 3, 2).unwrap();
+        let program = ia64::compiled(builtin::program(w.name, 3, 2).unwrap());
         common::profile(
             machine::montecito(MontecitoConfig { fault_every: Some(1000), ..MontecitoConfig::new(2) }, program, Skipping::On),
             // Long enough for timing coincidences that come every million cycles or

@@ -475,7 +475,9 @@ fn rse_register_counts_average_over_rse_events() {
             (64 * c[0] + 8 * c[1] + c[2], c[3])
         };
         let (regs, events) = sum(&current);
-        assert!(events > 0 && (8 * events..=40 * events).contains(&regs), "{w}: {regs} current registers over {events} events");
+        // A return from a frame allocated before the run began finds no frame
+        // recorded (0 registers), so the average may fall a little below 8.
+        assert!(events > 0 && (6 * events..=40 * events).contains(&regs), "{w}: {regs} current registers over {events} events");
         let (regs, events) = sum(&dirty);
         // `os`'s calls are one deep, so no older frame is dirty when one retires (each
         // process keeps its hardware thread's register stack to itself, MMC14).

@@ -15,6 +15,7 @@
 
 pub mod build;
 pub mod builtin;
+pub mod ia64;
 pub mod rng;
 pub mod trace;
 
@@ -168,6 +169,10 @@ pub enum Op {
     /// wrote code there (a JIT compiler, a patched call site): Itanium's `fc`, SPARC's
     /// FLUSH, ARM's clean of the data line and invalidation of the instruction line.
     FlushCode(Access),
+    /// A no-operation filling a slot of an Itanium bundle that no instruction of the
+    /// code fits (`nop.m`, `nop.i`, `nop.f`, `nop.b`): the compiler's, never the
+    /// program's (`ia64::bundled`).
+    Nop,
 }
 
 impl Op {

@@ -364,6 +364,9 @@ pub enum Signal {
     InstructionSerializations,
     /// Instructions retired with a false qualifying predicate (Itanium if-conversion).
     PredicatedOff,
+    /// Nops retired with a true predicate (the slots of Itanium bundles no
+    /// instruction fills).
+    Nops,
     /// Itanium check loads of advanced loads, integer and FP: all, those that failed,
     /// and those whose ALAT entry a later advanced load displaced.
     AlatChecksInt,

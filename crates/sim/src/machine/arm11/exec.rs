@@ -58,7 +58,7 @@ impl Arm11 {
         self.ip = ip + INSN;
         match *op {
             // A pause hint is YIELD, which ARM11 executes as a NOP.
-            Op::Int | Op::Pause | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
+            Op::Int | Op::Pause | Op::Nop | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
                 self.plain(out, ip, s);
             }
             Op::Fp(FpOp::Div | FpOp::Sqrt) => {

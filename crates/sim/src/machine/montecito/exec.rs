@@ -22,13 +22,14 @@ const PREDICATED_IF: u8 = 3;
 fn if_converted(phase: &Phase, i: usize, over: u8, when: Pattern) -> bool {
     matches!(when, Pattern::Bits { .. })
         && over <= PREDICATED_IF
-        && phase.body[i + 1..].iter().take(usize::from(over)).all(|op| matches!(op, Op::Int))
+        && phase.body[i + 1..].iter().take(usize::from(over)).all(|op| matches!(op, Op::Int | Op::Nop))
 }
 
 /// Whether the fence at `i` orders the store right after it to cacheable memory: a
 /// release store.
 fn releases(phase: &Phase, i: usize) -> bool {
-    match phase.body.get(i + 1) {
+    // The layout may put nops between the fence and the store (`ia64::bundled`).
+    match phase.body[i + 1..].iter().find(|op| **op != Op::Nop) {
         Some(Op::Store(a)) => phase.streams[usize::from(a.stream)].memory == Memory::Cacheable,
         _ => false,
     }
@@ -147,6 +148,18 @@ impl Montecito {
                     // Issued and retired with a false predicate (MMC32).
                     self.squashing -= 1;
                     g.signals.bump(Signal::PredicatedOff);
+                }
+            }
+            Op::Nop => {
+                // A bundle's empty slot: dispersed and retired like any instruction
+                // (IA64_INST_RETIRED counts it, §4.2); one in an if-converted block
+                // is predicated off, which NOPS_RETIRED leaves out.
+                self.join(g, out, ip, false);
+                if self.squashing > 0 {
+                    self.squashing -= 1;
+                    g.signals.bump(Signal::PredicatedOff);
+                } else {
+                    g.signals.bump(Signal::Nops);
                 }
             }
             Op::Pause => {

@@ -49,8 +49,9 @@ impl Sparc {
                 }
                 return usize::from(issued);
             }
-            // A spin loop's delay on SPARC is an ordinary instruction (no switch hint).
-            Op::Pause => {
+            // A spin loop's delay on SPARC is an ordinary instruction (no switch hint),
+            // and so is a nop (SPARC code carries none the compiler did not mean).
+            Op::Pause | Op::Nop => {
                 self.issue(out, ip, Signals::default(), 1);
             }
             Op::SpecialReg => {

@@ -302,6 +302,8 @@ pub static EVENTS: &[MappedEvent] = &[
     }),
     // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
     ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
+    // NOPS_RETIRED: nops with a true predicate, the bundles' empty slots (ia64.rs).
+    ev(0x50, "NOPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::Nops)])),
     // PREDICATE_SQUASHED_RETIRED: the instructions of if-converted skips whose
     // predicate was false (MMC32).
     ev(0x51, "PREDICATE_SQUASHED_RETIRED", A, 6, |_| Some(&[Sig(Signal::PredicatedOff)])),

@@ -58,7 +58,8 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
         Ok(Kind::Mem(kind, hex(nth(0)?)?, size))
     };
     record.op = match class {
-        "int" | "nop" => Kind::Plain(Op::Int),
+        "int" => Kind::Plain(Op::Int),
+        "nop" => Kind::Plain(Op::Nop),
         "fp" => Kind::Plain(Op::Fp(FpOp::Fma)),
         "fdiv" => Kind::Plain(Op::Fp(FpOp::Div)),
         "spr" => Kind::Plain(Op::SpecialReg),

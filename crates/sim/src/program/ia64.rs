@@ -1,0 +1,374 @@
+//! A program as an Itanium compiler lays it out: each phase's instructions in bundles
+//! of three slots, whose execution units one of the architecture's templates gives,
+//! with a `nop` in every slot no instruction fits, and every branch target at the
+//! start of a bundle (Intel Itanium Architecture Software Developer's Manual, Vol. 1
+//! §3.3 and Table 3-10, "Template Field Encoding and Instruction Slots Mapping";
+//! Vol. 3 §4.1: a taken branch's target is a bundle).
+//!
+//! Program addresses keep counting `INSN` bytes a slot, nops included, so that a
+//! bundle is three consecutive slots starting at a multiple of `3 * INSN`, as the
+//! Montecito machine maps them (ERRATA MMC2). The layout is greedy, in program order,
+//! as a list scheduler emits an issue group: each instruction takes the first slot a
+//! template still possible for its bundle gives its unit; slots it passes over get
+//! nops. Stops are not placed: the machine ends issue groups where a result is not
+//! ready (MMC1).
+
+use super::{Op, Phase, Program, INSN};
+
+/// An execution-unit type of a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    M,
+    I,
+    F,
+    B,
+}
+
+use Unit::{B, F, I, M};
+
+/// The templates, by the units of their slots (Table 3-10; each with and without
+/// stops). MLX, whose second and third slots hold one long immediate (`movl`), is left
+/// out: the programs carry no 64-bit constants.
+pub const TEMPLATES: [[Unit; 3]; 9] = [[M, I, I], [M, M, I], [M, F, I], [M, M, F], [M, I, B], [M, B, B], [B, B, B], [M, M, B], [M, F, B]];
+
+/// All templates, as a set of indices into `TEMPLATES`.
+const ANY: u16 = (1 << TEMPLATES.len()) - 1;
+
+/// The units an instruction can issue on: integer ALU instructions (A-type) on an M
+/// or an I unit, memory and system-register instructions on M, floating point on F,
+/// branches, calls, returns, system calls (`epc`, `break.b`) and `rfi` on B. A nop
+/// fits any slot.
+pub fn units(op: &Op) -> &'static [Unit] {
+    match op {
+        Op::Int | Op::Pause => &[M, I],
+        Op::Nop => &[M, I, F, B],
+        Op::Fp(_) => &[F],
+        Op::Load(_)
+        | Op::FpLoad(_)
+        | Op::Store(_)
+        | Op::Atomic(_)
+        | Op::Modify(_)
+        | Op::Prefetch(_)
+        | Op::BlockLoad(_)
+        | Op::BlockStore(_)
+        | Op::Barrier
+        | Op::SpecialReg
+        | Op::FlushCode(_) => &[M],
+        Op::Branch { .. } | Op::Skip { .. } | Op::Call { .. } | Op::Return { .. } | Op::Jump { .. } | Op::Syscall | Op::ExceptionReturn => {
+            &[B]
+        }
+    }
+}
+
+/// The slot (0-2) of the instruction at program address `addr` in its bundle.
+fn slot(addr: u64) -> usize {
+    (addr / INSN % 3) as usize
+}
+
+/// The templates of `set` that give slot `s` one of `units`.
+fn giving(set: u16, s: usize, units: &[Unit]) -> u16 {
+    (0..TEMPLATES.len()).filter(|&t| set >> t & 1 == 1 && units.contains(&TEMPLATES[t][s])).fold(0, |m, t| m | 1 << t)
+}
+
+/// The body being laid out: the instructions so far, the address of the next slot,
+/// and the templates the bundle being filled can still have.
+struct Layout {
+    body: Vec<Op>,
+    addr: u64,
+    open: u16,
+}
+
+impl Layout {
+    fn nop(&mut self) {
+        self.body.push(Op::Nop);
+        self.next();
+    }
+
+    fn next(&mut self) {
+        self.addr = self.addr.wrapping_add(INSN);
+        if slot(self.addr) == 0 {
+            self.open = ANY;
+        }
+    }
+
+    /// Fills the rest of the bundle with nops.
+    fn finish(&mut self) {
+        while slot(self.addr) != 0 {
+            self.nop();
+        }
+    }
+
+    /// Execution goes on at `addr`, in a bundle whose earlier slots are other code.
+    fn jump(&mut self, addr: u64) {
+        self.addr = addr;
+        self.open = ANY;
+    }
+
+    /// Places `op` in the first slot a template still open gives its unit, after nops
+    /// in the slots before; in the next bundle when none does. Returns its address.
+    fn place(&mut self, op: Op) -> u64 {
+        let units = units(&op);
+        loop {
+            let s = slot(self.addr);
+            let here = giving(self.open, s, units);
+            if here != 0 {
+                self.open = here;
+                let at = self.addr;
+                self.body.push(op);
+                self.next();
+                return at;
+            }
+            let later = (s + 1..3).fold(0, |m, q| m | giving(self.open, q, units));
+            if later == 0 {
+                self.finish();
+            } else {
+                self.open = later;
+                self.nop();
+            }
+        }
+    }
+}
+
+/// `phase` laid out in bundles. A recorded phase (with addresses of its own) is as it
+/// was recorded; so is one whose laid-out skips would pass over more than 255
+/// instructions.
+pub fn bundled(phase: &Phase) -> Phase {
+    if !phase.addresses.is_empty() || phase.body.is_empty() {
+        return phase.clone();
+    }
+    let n = phase.body.len();
+    // The instructions taken skips land on begin bundles.
+    let mut lands = vec![false; n + 1];
+    for (i, op) in phase.body.iter().enumerate() {
+        if let Op::Skip { over, .. } = op {
+            lands[(i + usize::from(*over) + 1).min(n)] = true;
+        }
+    }
+    let mut out = Layout { body: Vec::with_capacity(2 * n), addr: phase.entry, open: ANY };
+    // Where each instruction is in the laid-out body, and where the bundle a skip
+    // landing on it lands begins (nops may precede it in its bundle).
+    let mut at = Vec::with_capacity(n + 1);
+    let mut lands_at = vec![0; n + 1];
+    // The calls of the body not yet returned from: where each returned to before the
+    // layout, and the bundle after the call, where it returns now.
+    let mut calls: Vec<(u64, u64)> = Vec::new();
+    // The address the instruction had before the layout.
+    let mut was = phase.entry;
+    for (i, &op) in phase.body.iter().enumerate() {
+        if lands[i] {
+            out.finish();
+            lands_at[i] = out.body.len();
+        }
+        let addr = out.place(op);
+        at.push(out.body.len() - 1);
+        match op {
+            Op::Call { target, .. } => {
+                // The rest of the call's bundle is never executed: the callee's code
+                // follows in the body.
+                calls.push((was.wrapping_add(INSN), (addr / (3 * INSN) + 1).wrapping_mul(3 * INSN)));
+                was = target;
+                out.jump(target);
+            }
+            Op::Return { to } => {
+                // A return to its call's bundle; one that unwinds lands as far past it.
+                let now = match calls.pop() {
+                    Some((before, after)) if to >= before && to - before < 3 * INSN * 64 => after + (to - before),
+                    _ => to,
+                };
+                *out.body.last_mut().expect("placed") = Op::Return { to: now };
+                was = to;
+                out.jump(now);
+            }
+            Op::Branch { target, when } if when != super::Pattern::Never => {
+                was = target;
+                out.jump(target);
+            }
+            Op::Jump { table, .. } => {
+                let target = phase.tables[usize::from(table)].targets[0];
+                was = target;
+                out.jump(target);
+            }
+            _ => was = was.wrapping_add(INSN),
+        }
+    }
+    at.push(out.body.len());
+    lands_at[n] = out.body.len();
+    let mut body = out.body;
+    for (i, op) in phase.body.iter().enumerate() {
+        if let Op::Skip { over, when } = *op {
+            let land = (i + usize::from(over) + 1).min(n);
+            let Ok(over) = u8::try_from(lands_at[land] - at[i] - 1) else { return phase.clone() };
+            body[at[i]] = Op::Skip { over, when };
+        }
+    }
+    Phase { body, ..phase.clone() }
+}
+
+/// `program` with every phase laid out in bundles (`bundled`): the built-in
+/// workloads as an Itanium compiler emits them.
+pub fn compiled(program: Program) -> Program {
+    let threads = program.threads.into_iter().map(|t| Box::new(t.map(|p| bundled(&p))) as Box<dyn Iterator<Item = Phase> + Send>).collect();
+    let timer = program.timer.map(|mut t| {
+        t.handler = t.handler.iter().map(bundled).collect();
+        t
+    });
+    Program { threads, timer }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::builtin::{self, WORKLOADS};
+    use crate::program::{Access, FpOp, Pattern};
+    use proptest::prelude::*;
+
+    fn phase(body: Vec<Op>, entry: u64) -> Phase {
+        Phase {
+            privilege: crate::stream::Privilege::USER,
+            context: 1,
+            masks: Default::default(),
+            entry,
+            code_page: None,
+            body,
+            iterations: 10,
+            streams: Vec::new(),
+            tables: Vec::new(),
+            addresses: Vec::new(),
+            dma: Vec::new(),
+        }
+    }
+
+    /// The address each instruction of `p` runs at when every skip falls through and
+    /// every other branch goes where it leads, as the machines compute it.
+    fn addresses(p: &Phase) -> Vec<u64> {
+        let mut ip = p.entry;
+        p.body
+            .iter()
+            .map(|op| {
+                let here = ip;
+                ip = match *op {
+                    Op::Call { target, .. } => target,
+                    Op::Return { to } => to,
+                    Op::Branch { target, when } if when != Pattern::Never => target,
+                    Op::Jump { table, .. } => p.tables[usize::from(table)].targets[0],
+                    _ => ip + INSN,
+                };
+                here
+            })
+            .collect()
+    }
+
+    /// Every bundle the layout fills from its first slot holds what one template's
+    /// units take; the program's instructions are the original ones, in order; every
+    /// skip lands where it did, at the start of a bundle; a return to its call comes
+    /// back to the bundle after the call's.
+    fn check(before: &Phase) {
+        let after = bundled(before);
+        let originals: Vec<Op> = after.body.iter().filter(|op| **op != Op::Nop).copied().collect();
+        assert_eq!(originals.len(), before.body.len());
+        for (a, b) in originals.iter().zip(&before.body) {
+            match (a, b) {
+                (Op::Skip { when: x, .. }, Op::Skip { when: y, .. }) => assert_eq!(x, y),
+                (Op::Return { .. }, Op::Return { .. }) => {}
+                _ => assert_eq!(a, b),
+            }
+        }
+        let addrs = addresses(&after);
+        // A bundle as execution passes through it: consecutive instructions of one
+        // bundle, in rising slots (a body may come back to the same code).
+        let mut bundles: Vec<Vec<(usize, Op)>> = Vec::new();
+        let mut last: Option<u64> = None;
+        for (op, &a) in after.body.iter().zip(&addrs) {
+            match bundles.last_mut() {
+                Some(b) if last.is_some_and(|l| l / (3 * INSN) == a / (3 * INSN) && slot(l) < slot(a)) => b.push((slot(a), *op)),
+                _ => bundles.push(vec![(slot(a), *op)]),
+            }
+            last = Some(a);
+        }
+        for ops in &bundles {
+            let fits = (0..TEMPLATES.len()).any(|t| ops.iter().all(|(s, op)| units(op).contains(&TEMPLATES[t][*s])));
+            assert!(fits, "{ops:?} fits no template");
+        }
+        let index: Vec<usize> = after.body.iter().enumerate().filter(|(_, op)| **op != Op::Nop).map(|(i, _)| i).collect();
+        for (j, op) in before.body.iter().enumerate() {
+            if let Op::Skip { over, .. } = op {
+                let Op::Skip { over: now, .. } = after.body[index[j]] else { panic!("not a skip") };
+                let land = j + usize::from(*over) + 1;
+                let lands = index[j] + usize::from(now) + 1;
+                let first = after.body[lands..].iter().position(|op| *op != Op::Nop).map_or(after.body.len(), |p| lands + p);
+                assert_eq!(first, index.get(land).copied().unwrap_or(after.body.len()), "skip {j} lands elsewhere");
+                if let Some(&a) = addrs.get(lands) {
+                    assert_eq!(slot(a), 0, "skip {j} lands inside a bundle");
+                }
+            }
+        }
+    }
+
+    /// Itanium code: `ld8; ld8; add; fma; br` fills MMI, then MFB with a nop.m ahead
+    /// of the FP instruction (Table 3-10). 0x1200 starts a bundle (MMC2).
+    #[test]
+    fn table_3_10_two_loads_an_add_an_fma_and_a_branch_make_mmi_mfb() {
+        let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
+        let br = Op::Branch { target: 0x1200, when: Pattern::Loop };
+        let body = vec![load, load, Op::Int, Op::Fp(FpOp::Fma), br];
+        assert_eq!(bundled(&phase(body.clone(), 0x1200)).body, vec![load, load, Op::Int, Op::Nop, Op::Fp(FpOp::Fma), br]);
+        check(&phase(body, 0x1200));
+    }
+
+    /// A store after a branch in slot 1 waits for the next bundle: MBB's third slot
+    /// takes no M instruction, so it holds a nop.b.
+    #[test]
+    fn an_instruction_no_slot_left_takes_goes_to_the_next_bundle() {
+        let store = Op::Store(Access { stream: 0, offset: 0, size: 8, use_next: false });
+        let skip = Op::Skip { over: 1, when: Pattern::Never };
+        let body = vec![Op::Int, skip, store, Op::Int];
+        // int, skip, nop.b (MBB); store, nop, nop: the instruction the skip lands on
+        // starts a bundle, and the skip passes over the store and the nops.
+        let p = bundled(&phase(body.clone(), 0x1200));
+        assert_eq!(p.body, vec![Op::Int, Op::Skip { over: 4, when: Pattern::Never }, Op::Nop, store, Op::Nop, Op::Nop, Op::Int]);
+        check(&phase(body, 0x1200));
+    }
+
+    /// A call's return comes back to the bundle after the call's, where the caller's
+    /// code goes on.
+    #[test]
+    fn a_return_comes_back_to_the_bundle_after_its_call() {
+        let body = vec![Op::Int, Op::Call { target: 0x8000, frame: 8 }, Op::Int, Op::Return { to: 0x1208 }, Op::Int];
+        let p = bundled(&phase(body.clone(), 0x1200));
+        assert_eq!(p.body[3], Op::Return { to: 0x120c });
+        check(&phase(body, 0x1200));
+    }
+
+    #[test]
+    fn every_builtin_workload_lays_out_in_templates() {
+        for w in WORKLOADS {
+            let program = builtin::program(w.name, 3, 2).unwrap();
+            for t in program.threads {
+                for p in t.take(64) {
+                    check(&p);
+                }
+            }
+        }
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let a = Access { stream: 0, offset: 0, size: 8, use_next: false };
+        prop_oneof![
+            Just(Op::Int),
+            Just(Op::Fp(FpOp::Add)),
+            Just(Op::Load(a)),
+            Just(Op::Store(a)),
+            Just(Op::Barrier),
+            (0u8..4).prop_map(|over| Op::Skip { over, when: Pattern::Always }),
+            Just(Op::Branch { target: 0x3000, when: Pattern::Never }),
+            Just(Op::Syscall),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_body_lays_out_in_templates(body in proptest::collection::vec(op(), 1..40), entry in 0u64..64) {
+            check(&phase(body, 0x1000 + 4 * entry));
+        }
+    }
+}
