@@ -1,7 +1,8 @@
 //! The engine's invariants (docs/engine.md E6) on every machine, built-in workload and
 //! thread count, in the engine `pmu stat` runs: no cycle issues more than the core can,
-//! every run reaches its length, two Montecito threads retire at most twice what one
-//! does, and a chain of dependent misses takes at least its links' latencies.
+//! every run reaches its length, every T4 strand with work counts every cycle, two
+//! Montecito threads retire at most what each does alone, and a chain of dependent
+//! misses takes at least its links' latencies.
 
 use pmukit_arch::Catalog;
 use pmukit_sim::machine::montecito::MontecitoConfig;
@@ -101,5 +102,44 @@ fn two_montecito_threads_retire_at_most_what_each_does_alone_summed() {
             })
             .sum();
         assert!(both > 0 && both <= alone, "{}: two threads retire {both}, alone {alone}", w.name);
+    }
+}
+
+/// E6: a chain of dependent loads (`chase`, each load's address the value of the one
+/// before) takes at least the memory latency per link that misses to memory: each
+/// hardware thread's chain makes at most one memory read per latency, however the
+/// threads overlap theirs. Every memory read of the run counts against the bound (a
+/// few are instruction fetches and page walks): the chains take 79-99 % of it.
+#[test]
+fn a_dependent_chain_takes_at_least_the_memory_latency_a_link() {
+    const CYCLES: u64 = 10_000_000;
+    // Each machine's memory latency: ARM1176's line fill (ERRATA MARM4), the SPARC
+    // chips' local memory (MSP2), Montecito's (Table 2-8 note 4).
+    for (pmu, latency, most) in [("arm1176", 24, 1), ("sparc-t4", 260, 2), ("sparc-kt", 190, 2), ("niagara", 120, 2), ("montecito", 200, 2)]
+    {
+        for threads in 1..=most {
+            let t = Totals::of(blocks(pmu, "chase", Some(threads)), CYCLES, |_| true);
+            let reads = t.get(Signal::MemoryReads) + t.get(Signal::BackgroundMemoryReads);
+            assert!(reads > 0 && reads * latency <= threads as u64 * CYCLES, "{pmu}, {threads} threads: {reads} reads of {latency} cycles");
+        }
+    }
+}
+
+/// E6, TABLE 10-2 sl 26: a T4 strand's CYCLES counts every cycle the strand is not
+/// parked, whether it issues, waits for its turn or stalls; a strand with no software
+/// thread is parked. So over a run of `cycles`, CYCLES on all strands is the cycles
+/// times the strands with work, on every workload and strand count.
+#[test]
+fn every_t4_strand_with_work_counts_every_cycle() {
+    const CYCLES: u64 = 3_000_000;
+    let cat = Catalog::builtin();
+    let sel = cat.resolve("CYCLES", "sparc-t4").unwrap();
+    for w in WORKLOADS {
+        for strands in [1, 3, 8] {
+            let busy = builtin::program(w.name, 3, strands).unwrap().threads.len().min(strands) as u64;
+            let opts = StatOptions { cycles: CYCLES, ..options(w.name, Some(strands)) };
+            let r = stat::stat(&cat, std::slice::from_ref(&sel), &opts, &mut |_| {}).unwrap();
+            assert_eq!(r.events[0].count, Some(busy * CYCLES), "{} on {strands} strands", w.name);
+        }
     }
 }
