@@ -42,7 +42,8 @@ fn totals(workload: &str, threads: usize, cycles: u64, skipping: Skipping) -> To
 }
 
 /// Skipping proven repetition gives exactly the counts of simulating every iteration,
-/// one thread and two.
+/// one thread and two, on the programs as written and as an Itanium compiler lays them
+/// out in bundles (what `pmu stat` runs).
 #[test]
 fn skipping_is_exact_on_every_builtin_workload() {
     for w in WORKLOADS {
@@ -50,6 +51,11 @@ fn skipping_is_exact_on_every_builtin_workload() {
             let on = totals(w.name, threads, 2_000_000, Skipping::On);
             let off = totals(w.name, threads, 2_000_000, Skipping::Off);
             assert_eq!(on, off, "{} on {threads} threads", w.name);
+            let laid_out = |skipping| {
+                let program = ia64::compiled(builtin::program(w.name, 3, threads).unwrap());
+                Totals::of(machine::montecito(MontecitoConfig::new(threads), program, skipping), 2_000_000, |_| true)
+            };
+            assert_eq!(laid_out(Skipping::On), laid_out(Skipping::Off), "{} in bundles on {threads} threads", w.name);
         }
     }
 }
@@ -252,6 +258,15 @@ fn mmc14_threads_that_never_miss_take_turns_at_the_time_out() {
     };
     let t = run(Skipping::On, None);
     assert_eq!(t, run(Skipping::Off, None));
+    // A quantum of a few iterations: the threads' turns are short, and the runner
+    // skips whole rounds of them (`turns.rs`), each turn's time-out inside.
+    let short = |skipping| {
+        let cfg = MontecitoConfig { thread_quantum: 64, ..MontecitoConfig::new(2) };
+        Totals::of(machine::montecito(cfg, program(), skipping), CYCLES, |_| true)
+    };
+    let on = short(Skipping::On);
+    assert_eq!(on, short(Skipping::Off));
+    assert!(on.get(Signal::ThreadSwitchesTimeout) > CYCLES / 200, "{} time-outs", on.get(Signal::ThreadSwitchesTimeout));
     let timeouts = t.get(Signal::ThreadSwitchesTimeout);
     // Each turn is the quantum, rounded up to an iteration boundary, and the switch.
     assert!((CYCLES / (quantum + 64)..=CYCLES / quantum).contains(&timeouts), "{timeouts} time-outs");
@@ -625,6 +640,22 @@ fn mmc32_short_data_dependent_ifs_are_predicated() {
     assert_eq!(long.get(Signal::Instructions), 6_400 * 3 + 4 * 4_000, "skipped instructions do not issue");
     let constant = run(3, Pattern::Always);
     assert_eq!((constant.get(Signal::Branches), constant.get(Signal::PredicatedOff)), (2 * 6_400, 0));
+}
+
+/// §4.15 NOPS_RETIRED: "retired nop.i, nop.m, nop.b, nop.f instructions, excluding
+/// nop instructions that were predicated off"; IA64_INST_RETIRED includes both (§4.2).
+/// A nop in an if-converted block is squashed with it when the condition skips it.
+#[test]
+fn s4_15_nops_retire_and_predicated_off_ones_are_not_nops_retired() {
+    use pmukit_sim::program::{Op, Pattern};
+    // Taken in 3 iterations of every 8: 2,400 of 6,400.
+    let when = Pattern::Bits { bits: 0b1001_0010, len: 8 };
+    let body =
+        vec![Op::Int, Op::Skip { over: 3, when }, Op::Int, Op::Nop, Op::Int, Op::Nop, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+    let t = Totals::of(machine::montecito(MontecitoConfig::new(1), one_phase(body, 6_400), Skipping::Off), u64::MAX, |_| true);
+    assert_eq!(t.get(Signal::Instructions), 6_400 * 7);
+    assert_eq!(t.get(Signal::Nops), 6_400 * 2 - 2_400, "the guarded nop of a skipping iteration is not counted");
+    assert_eq!(t.get(Signal::PredicatedOff), 3 * 2_400);
 }
 
 /// MMC33: a load in a loop that stores to another data stream is advanced above the

@@ -129,12 +129,16 @@ impl Layout {
     }
 }
 
+/// The most instructions past its call's return address a return unwinds to (the
+/// builder's `ret(unwind)`); a return further away goes to a caller outside the body.
+const MAX_UNWIND: u64 = 64;
+
 /// `phase` laid out in bundles. A recorded phase (with addresses of its own) is as it
 /// was recorded; so is one whose laid-out skips would pass over more than 255
 /// instructions.
-pub fn bundled(phase: &Phase) -> Phase {
+pub fn bundled(phase: Phase) -> Phase {
     if !phase.addresses.is_empty() || phase.body.is_empty() {
-        return phase.clone();
+        return phase;
     }
     let n = phase.body.len();
     // The instructions taken skips land on begin bundles.
@@ -172,10 +176,10 @@ pub fn bundled(phase: &Phase) -> Phase {
             Op::Return { to } => {
                 // A return to its call's bundle; one that unwinds lands as far past it.
                 let now = match calls.pop() {
-                    Some((before, after)) if to >= before && to - before < 3 * INSN * 64 => after + (to - before),
+                    Some((before, after)) if to >= before && to - before <= MAX_UNWIND * INSN => after + (to - before),
                     _ => to,
                 };
-                *out.body.last_mut().expect("placed") = Op::Return { to: now };
+                out.body[at[i]] = Op::Return { to: now };
                 was = to;
                 out.jump(now);
             }
@@ -194,22 +198,22 @@ pub fn bundled(phase: &Phase) -> Phase {
     at.push(out.body.len());
     lands_at[n] = out.body.len();
     let mut body = out.body;
-    for (i, op) in phase.body.iter().enumerate() {
-        if let Op::Skip { over, when } = *op {
+    for i in 0..n {
+        if let Op::Skip { over, when } = phase.body[i] {
             let land = (i + usize::from(over) + 1).min(n);
-            let Ok(over) = u8::try_from(lands_at[land] - at[i] - 1) else { return phase.clone() };
+            let Ok(over) = u8::try_from(lands_at[land] - at[i] - 1) else { return phase };
             body[at[i]] = Op::Skip { over, when };
         }
     }
-    Phase { body, ..phase.clone() }
+    Phase { body, ..phase }
 }
 
 /// `program` with every phase laid out in bundles (`bundled`): the built-in
 /// workloads as an Itanium compiler emits them.
 pub fn compiled(program: Program) -> Program {
-    let threads = program.threads.into_iter().map(|t| Box::new(t.map(|p| bundled(&p))) as Box<dyn Iterator<Item = Phase> + Send>).collect();
+    let threads = program.threads.into_iter().map(|t| Box::new(t.map(bundled)) as Box<dyn Iterator<Item = Phase> + Send>).collect();
     let timer = program.timer.map(|mut t| {
-        t.handler = t.handler.iter().map(bundled).collect();
+        t.handler = t.handler.into_iter().map(bundled).collect();
         t
     });
     Program { threads, timer }
@@ -263,7 +267,7 @@ mod tests {
     /// skip lands where it did, at the start of a bundle; a return to its call comes
     /// back to the bundle after the call's.
     fn check(before: &Phase) {
-        let after = bundled(before);
+        let after = bundled(before.clone());
         let originals: Vec<Op> = after.body.iter().filter(|op| **op != Op::Nop).copied().collect();
         assert_eq!(originals.len(), before.body.len());
         for (a, b) in originals.iter().zip(&before.body) {
@@ -311,7 +315,7 @@ mod tests {
         let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
         let br = Op::Branch { target: 0x1200, when: Pattern::Loop };
         let body = vec![load, load, Op::Int, Op::Fp(FpOp::Fma), br];
-        assert_eq!(bundled(&phase(body.clone(), 0x1200)).body, vec![load, load, Op::Int, Op::Nop, Op::Fp(FpOp::Fma), br]);
+        assert_eq!(bundled(phase(body.clone(), 0x1200)).body, vec![load, load, Op::Int, Op::Nop, Op::Fp(FpOp::Fma), br]);
         check(&phase(body, 0x1200));
     }
 
@@ -324,7 +328,7 @@ mod tests {
         let body = vec![Op::Int, skip, store, Op::Int];
         // int, skip, nop.b (MBB); store, nop, nop: the instruction the skip lands on
         // starts a bundle, and the skip passes over the store and the nops.
-        let p = bundled(&phase(body.clone(), 0x1200));
+        let p = bundled(phase(body.clone(), 0x1200));
         assert_eq!(p.body, vec![Op::Int, Op::Skip { over: 4, when: Pattern::Never }, Op::Nop, store, Op::Nop, Op::Nop, Op::Int]);
         check(&phase(body, 0x1200));
     }
@@ -334,7 +338,7 @@ mod tests {
     #[test]
     fn a_return_comes_back_to_the_bundle_after_its_call() {
         let body = vec![Op::Int, Op::Call { target: 0x8000, frame: 8 }, Op::Int, Op::Return { to: 0x1208 }, Op::Int];
-        let p = bundled(&phase(body.clone(), 0x1200));
+        let p = bundled(phase(body.clone(), 0x1200));
         assert_eq!(p.body[3], Op::Return { to: 0x120c });
         check(&phase(body, 0x1200));
     }

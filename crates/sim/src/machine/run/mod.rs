@@ -49,6 +49,16 @@ pub enum Skipping {
     Off,
 }
 
+/// Skips end before this many cycles (146 years of a 1 GHz clock): an endless loop with
+/// nothing else to stop it (no timer, no time-out due) is skipped up to here, and the
+/// runner's cycle count and the cycles of what follows stay far from overflowing.
+const HORIZON: u64 = 1 << 62;
+
+/// How many periods of `cycles` a skip may repeat after `run` cycles (`HORIZON`).
+fn countable(run: u64, cycles: u64) -> u64 {
+    HORIZON.saturating_sub(run) / cycles.max(1)
+}
+
 /// One software thread: its phases and where it stands.
 struct SoftThread {
     phases: Box<dyn Iterator<Item = Phase> + Send>,
@@ -189,14 +199,11 @@ impl<C: Core> Runner<C> {
     /// software thread of its own; on a core without a time-out of its own, the next
     /// hardware thread takes its turn too.
     fn tick_switch(&mut self) {
-        let n = self.threads.len().max(1);
         let h = self.running % self.hardware;
-        let mine = if self.running + self.hardware < n { self.running + self.hardware } else { h };
-        if let Some(slot) = self.loaded.get_mut(h) {
-            *slot = mine.min(n - 1);
-        }
+        let next = self.running + self.hardware;
+        self.loaded[h] = if next < self.threads.len() { next } else { h };
         self.running = match self.quantum {
-            Some(_) => self.loaded[h].min(n - 1),
+            Some(_) => self.loaded[h],
             None => self.next_hardware(),
         };
     }
@@ -270,8 +277,8 @@ impl<C: Core> Runner<C> {
         // The timer must not become due inside a skipped period; the core's time-outs
         // are part of the period (each turn begins with a quantum of its own).
         let most = match self.timer {
-            Some(_) => skip.repeat.min((self.next_tick - self.cycles) / skip.cycles.max(1)),
-            None => skip.repeat,
+            Some(_) => skip.repeat.min(self.next_tick.saturating_sub(self.cycles) / skip.cycles.max(1)),
+            None => skip.repeat.min(countable(self.cycles, skip.cycles)),
         };
         let r = turns.repeat(&phases, &mut self.core, &skip, most);
         if r == 0 {
@@ -286,9 +293,7 @@ impl<C: Core> Runner<C> {
         }
         self.out.push_back(Block { body: skip.body, repeat: r });
         self.cycles += r * skip.cycles;
-        if self.quantum.is_some() {
-            self.next_turn += r * skip.cycles;
-        }
+        self.next_turn = self.next_turn.saturating_add(r * skip.cycles);
         *k += n[0];
         for (t, n) in self.threads[1..].iter_mut().zip(&n[1..]) {
             if let Some((_, k)) = t.current.as_mut() {
@@ -386,7 +391,7 @@ impl<C: Core> Runner<C> {
                     // Repeat the period as often as nothing breaks it: the loop's exit,
                     // the streams, the timer, and the replayed structures, which must
                     // answer every operation of each repetition as in the period.
-                    let mut r = skip.repeat.min((phase.iterations - 1 - k) / skip.period);
+                    let mut r = skip.repeat.min((phase.iterations - 1 - k) / skip.period).min(countable(self.cycles, skip.cycles));
                     if run.interruptible {
                         // Neither the timer nor the time-out may become due inside a
                         // skipped period.
