@@ -143,3 +143,31 @@ fn every_t4_strand_with_work_counts_every_cycle() {
         }
     }
 }
+
+/// E6, §2.5: this core's request queue holds at most four requests and its write
+/// address queue two, in every cycle of every Montecito workload on one and two
+/// threads (the SI's own-core occupancies, SI_RQ_LIVE_REQ.SELF and
+/// SI_WRITEQ_LIVE_REQ.SELF, are what the structures hold: `arbiter.rs`); and the
+/// queues are used, so the bound is not met by their never filling.
+#[test]
+fn montecito_queues_hold_at_most_their_entries() {
+    const CYCLES: u64 = 2_000_000;
+    let mut most = [0u64; 2];
+    for w in WORKLOADS {
+        for threads in [Some(1), None] {
+            let mut run = 0;
+            for block in blocks("montecito", w.name, threads) {
+                for span in &block.body {
+                    let held = [span.signals.get(Signal::SiRqLive), span.signals.get(Signal::SiWriteqLive)];
+                    assert!(held[0] <= 4 && held[1] <= 2, "{} threads {threads:?}: {held:?} in {span:?}", w.name);
+                    most = [most[0].max(held[0]), most[1].max(held[1])];
+                }
+                run += block.cycles_per_iteration() * block.repeat;
+                if run >= CYCLES {
+                    break;
+                }
+            }
+        }
+    }
+    assert_eq!(most, [4, 2], "some workload fills each queue");
+}

@@ -152,7 +152,9 @@ fn the_hierarchys_relations_hold() {
         assert!(t.get(Signal::L2iPrefetchHits) + t.get(Signal::L2iPrefetchMisses) <= t.get(Signal::L1iPrefetches), "{ctx}");
         let l2i = t.get(Signal::L2InstructionHits) + t.get(Signal::L3InstructionHits) + t.get(Signal::L3InstructionMisses);
         assert!(l2i <= t.get(Signal::ICacheMisses), "{ctx}: {l2i} L2I demand lookups");
-        assert_eq!(t.get(Signal::L1iPrefetches), t.get(Signal::ICacheReads), "{ctx}: one prefetch request per new line");
+        // (The run may end between a fetch and its prefetch, which goes out with the
+        // next issue group.)
+        assert!(t.get(Signal::L1iPrefetches).abs_diff(t.get(Signal::ICacheReads)) <= 1, "{ctx}: one prefetch request per new line");
         // MMC22: partial reads are memory reads; what the coalescing buffers send is
         // memory writes.
         assert!(t.get(Signal::PartialMemoryReads) <= t.get(Signal::MemoryReads), "{ctx}");
@@ -386,7 +388,8 @@ fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
 }
 
 /// MMC29: a semaphore is performed in the L2D, also when the L1D holds its line: its
-/// value takes the L2D's 5 cycles, during which its acquire holds in the OzQ.
+/// value takes the L2D's 5 cycles, during which its acquire holds in the OzQ (the
+/// first, a miss, for memory's latency and its data's bus clock edge).
 #[test]
 fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
     use pmukit_sim::program::{Access, Op, Pattern};
@@ -396,8 +399,9 @@ fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
     assert_eq!(t.get(Signal::Atomics), 10_000);
     // All but the first find the line in the L2D.
     assert_eq!(t.get(Signal::L2DataHits), 9_999);
-    let memory = MontecitoConfig::new(1).memory_cycles;
-    assert!(t.get(Signal::L2dOzqAcquireCycles) >= 5 * 9_999 && t.get(Signal::L2dOzqAcquireCycles) <= 5 * 9_999 + memory + 1);
+    let cfg = MontecitoConfig::new(1);
+    let acquire = t.get(Signal::L2dOzqAcquireCycles);
+    assert!(acquire >= 5 * 9_999 && acquire <= 5 * 9_999 + cfg.memory_cycles + cfg.bus_ratio + 1, "{acquire}");
 }
 
 /// ERRATA MMC39: the kernel's processor-status move is part of an interruption's
@@ -493,7 +497,9 @@ fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
             DataStream { base: 0x1000_0000, stride: 128, footprint: 64 << 20, memory: Memory::Cacheable, page: 16 << 10, shared: false };
         let lock = DataStream { base: 0x200_0000, stride: 0, footprint: 1, ..data };
         let mut body = body;
-        body.extend(std::iter::repeat_n(Op::Int, 24));
+        // Long enough an iteration (40 cycles) for the bus to carry each miss's line
+        // (24 cycles) before the next: the misses never wait for request buffers.
+        body.extend(std::iter::repeat_n(Op::Int, 240));
         body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
         let program = common::program_of(common::phase(body, 1000, vec![data, lock]));
         Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
@@ -552,9 +558,12 @@ fn mmc37_a_read_of_bytes_a_store_still_in_the_pipeline_writes_is_cancelled_by_it
         match stages.get(1 + ints / 6) {
             Some(&stage) => {
                 assert!(stages.iter().all(|&s| t.get(s) == if s == stage { hits } else { 0 }), "{ints}: {stage:?}");
-                // The load waits in the OzQ until the store has left the L2C stage.
+                // The load waits in the OzQ until the store has left the L2C stage; the
+                // first lap's misses share the data bus, so where each lands on a bus
+                // clock may differ by a clock a miss between the two programs.
                 let wait = 4 - (1 + ints / 6) as u64;
-                assert_eq!(t.cycles, other.cycles + hits * wait, "{ints}: {stage:?}");
+                let first_lap = (8 << 10) / 128 * MontecitoConfig::new(1).bus_ratio;
+                assert!(t.cycles.abs_diff(other.cycles + hits * wait) <= first_lap, "{ints}: {stage:?}");
             }
             None => assert!(stages.iter().all(|&s| t.get(s) == 0), "{ints}: the store has left"),
         }

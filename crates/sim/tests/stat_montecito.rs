@@ -489,8 +489,8 @@ fn rse_register_counts_average_over_rse_events() {
 /// cycle after a read reaches the arbiter until its first data is back through it;
 /// over the line reads issued they give the read's lifetime beyond the L3 (Little's
 /// law), and less the arbiter's read queue, the text's "memory latency approximation"
-/// (ERRATA MMC24): both under the 200-cycle memory latency by the L3 lookup, and the
-/// second by the arbiter's time too.
+/// (ERRATA MMC24): at least the 200-cycle memory latency less the L3 lookup, and on
+/// `stream`, whose reads queue for the data bus (`arbiter.rs`), well beyond it.
 #[test]
 fn er_mem_read_out_gives_the_bus_latency_by_littles_law() {
     let events = ["ER_MEM_READ_OUT_HI", "ER_MEM_READ_OUT_LO", "BUS_MEM_READ.BRL.SELF", "BUS_MEM_READ.BRIL.SELF"];
@@ -498,7 +498,7 @@ fn er_mem_read_out_gives_the_bus_latency_by_littles_law() {
     let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
     let (outstanding, reads) = (8 * c[0] + c[1], c[2] + c[3]);
     let latency = outstanding as f64 / reads as f64;
-    assert!(reads > 1000 && (160.0..200.0).contains(&latency), "{latency} cycles over {reads} reads");
+    assert!(reads > 1000 && latency > 220.0, "{latency} cycles over {reads} reads");
     let queued = ["SI_RQ_LIVE_REQ_HI.SELF", "SI_RQ_LIVE_REQ_LO.SELF"];
     let r = run_on("montecito-st", &queued, "stream", 10_000_000);
     let in_rq = 8 * count(&r, queued[0]) + count(&r, queued[1]);

@@ -33,12 +33,15 @@ impl Montecito {
     /// This core's `fc` of `line` (MMC35): every copy goes as for another agent's
     /// invalidation, a modified one written back, and the BIL it puts on the bus is a
     /// snoop of the L1I (`CodeFlushes`).
-    pub(super) fn flush_line(&mut self, line: u64, s: &mut Signals) {
+    pub(super) fn flush_line(&mut self, line: u64, now: u64, s: &mut Signals) {
         if self.answer(line, Effect::Take, s) == Answer::Hitm {
+            let buffered = self.bus_write(now, self.cfg.line_clocks);
+            self.written_back = self.written_back.max(buffered);
             s.bump(Signal::MemoryWrites);
             self.write_data(s);
         }
         s.bump(Signal::CodeFlushes);
+        self.bus_invalidate(now);
     }
 }
 

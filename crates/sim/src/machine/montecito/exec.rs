@@ -207,8 +207,10 @@ impl Montecito {
                 self.join(g, out, ip, false);
                 let mut sent = Vec::new();
                 self.wcb.drain(&mut sent);
-                self.bus_writes(&mut g.signals, &sent);
+                let now = self.started + out.elapsed();
+                let buffered = self.bus_writes(&mut g.signals, &sent, now);
                 self.close(g, out);
+                self.write_wait(now, buffered, ip, g, out);
             }
             Op::FlushCode(a) => {
                 // fc: the line leaves every cache of the coherence domain, a modified
@@ -217,7 +219,8 @@ impl Montecito {
                 // request to L1I after it goes out on the bus") and its L2I (MMC35).
                 self.join(g, out, ip, true);
                 let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
-                self.flush_line(self.cfg.l3.line_of(addr), &mut g.signals);
+                let now = self.started + out.elapsed();
+                self.flush_line(self.cfg.l3.line_of(addr), now, &mut g.signals);
                 self.sync_code(ip, g, out);
             }
             Op::Syscall => {

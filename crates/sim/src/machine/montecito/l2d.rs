@@ -59,7 +59,7 @@ pub(super) fn semaphore_wait() -> Signals {
 
 /// A cycle the L1D holds the core back because the L2D takes no request: its OzQ or
 /// its request buffers are full (BE_L1D_FPU_BUBBLE.L1D_L2BPRESS).
-fn back_pressure() -> Signals {
+pub(super) fn back_pressure() -> Signals {
     Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L2dBackPressureCycles, 1)
 }
 
@@ -122,7 +122,7 @@ impl Montecito {
             self.ozq.insert(self.thread, miss.ready);
             return L2d::Secondary(miss.ready - now);
         }
-        let level = self.outer_access(1, addr, write, s);
+        let level = self.outer_access(1, addr, write, now, s);
         if let Some(stage) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {
             // A store to its bytes is ahead in the pipeline: the read is cancelled,
             // waits in the OzQ for the store to leave, and hits (MMC37).
@@ -201,9 +201,13 @@ impl Montecito {
         self.inflight.expire(now);
         let free = self.inflight.buffer_free(now);
         self.back_pressure(now, free, Signal::L2dFillBufferFull, ip, g, out, s);
-        let latency = if level == Level::L3 { self.cfg.l3_cycles } else { self.cfg.memory_cycles };
         let sent = free.max(now + self.cfg.l2d_cycles);
-        self.data_ready = (free + latency).max(sent);
+        let ready = match level {
+            Level::Memory => self.bus_read(free, self.cfg.line_clocks),
+            _ => free + self.cfg.l3_cycles,
+        };
+        self.data_sent = free;
+        self.data_ready = ready.max(sent);
         self.inflight.add_data(line, now, sent, self.data_ready);
         sent
     }
@@ -217,7 +221,7 @@ impl Montecito {
             L2d::Reissued(cycles) => self.cfg.l2d_cycles + cycles,
             L2d::Secondary(wait) => wait.max(self.cfg.l2d_cycles),
             L2d::Found(Level::L3) => self.cfg.l3_cycles,
-            L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1, self.data_ready),
+            L2d::Found(Level::Memory) => self.memory_latency(s, l3_signal(1, write).1, self.data_sent, self.data_ready),
         }
     }
 

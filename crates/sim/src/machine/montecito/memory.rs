@@ -5,7 +5,7 @@
 
 use super::alat::Check;
 use super::group::{address_space, be_stall, merge, Group};
-use super::l2d::{semaphore_wait, L2d, Order, Request};
+use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request};
 use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
 use super::{Montecito, NOMINAL_URGENCY, OUTER};
@@ -17,8 +17,12 @@ use crate::stream::{MemRef, Signal, Signals};
 
 impl Montecito {
     /// What the write-coalescing buffers `sent` to memory: one write per line or piece.
-    pub(super) fn bus_writes(&mut self, s: &mut Signals, sent: &[Piece]) {
+    /// Returns the cycle the last has a write buffer (`now` if none waited).
+    pub(super) fn bus_writes(&mut self, s: &mut Signals, sent: &[Piece], now: u64) -> u64 {
+        let mut buffered = now;
         for piece in sent {
+            let clocks = if *piece == Piece::Line { self.cfg.line_clocks } else { 1 };
+            buffered = buffered.max(self.bus_write(now, clocks));
             s.bump(Signal::MemoryWrites);
             s.bump(match piece {
                 Piece::Line => Signal::WcLines,
@@ -28,6 +32,16 @@ impl Montecito {
                 Piece::Bytes8High => Signal::Wc8High,
             });
             self.write_data(s);
+        }
+        buffered
+    }
+
+    /// A write the core made at `now` that had its write buffer only at `buffered`: the
+    /// core waits for it, the L2D holding the store back.
+    pub(super) fn write_wait(&mut self, now: u64, buffered: u64, ip: u64, g: &mut Group, out: &mut Out) {
+        if buffered > now {
+            self.close(g, out);
+            be_stall(out, ip, 0, buffered - now, back_pressure());
         }
     }
 
@@ -63,22 +77,25 @@ impl Montecito {
     /// of its page (as on SPARC, ERRATA MSP3).
     fn walk(&mut self, addr: u64, page: u64, context: u32, now: u64, s: &mut Signals) -> u64 {
         let entry = ALIAS | (addr & !(page - 1)) | (u64::from(context % 8) * 128);
-        match self.outer_access(1, entry, false, s) {
+        match self.outer_access(1, entry, false, now, s) {
             Level::L2 => self.cfg.l2d_cycles,
             Level::L3 => self.cfg.l3_cycles,
-            Level::Memory => self.memory_latency(s, Signal::L3DataReadMisses, now + self.cfg.memory_cycles),
+            Level::Memory => {
+                let ready = self.bus_read(now, self.cfg.line_clocks);
+                self.memory_latency(s, Signal::L3DataReadMisses, now, ready)
+            }
         }
     }
 
     /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1), counted as `miss`,
-    /// whose data is back at cycle `ready`. It lowers the thread's urgency; when the
+    /// sent at cycle `sent`, whose data is back at cycle `ready`. It lowers the thread's urgency; when the
     /// other thread is now more urgent (its own misses back by now raise it) the core
     /// switches to it, and the read completes in the background at `ready` (the miss
     /// and the read count there, ERRATA MD12): the thread does not wait for it now,
     /// but when it comes back before `ready` (`Montecito::switch_from`).
-    pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal, ready: u64) -> u64 {
+    pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal, sent: u64, ready: u64) -> u64 {
         let t = self.thread;
-        let now = ready.saturating_sub(self.cfg.memory_cycles);
+        let now = sent;
         self.urgency[t] = self.urgency[t].saturating_sub(1);
         let other = (0..self.urgency.len()).filter(|&o| o != t).map(|o| self.urgency_at(o, now)).max();
         if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
@@ -99,17 +116,17 @@ impl Montecito {
         }
         s.bump(Signal::MemoryReads);
         s.bump(miss);
-        self.cfg.memory_cycles
+        ready.saturating_sub(sent)
     }
 
     /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D; `write` for a store's or
     /// semaphore's read for ownership), then the L3, allocating on a miss; dirty L2D
     /// victims are written back into the L3, L3 ones to memory. An L3 hit is counted
     /// here; a miss is the caller's to count (`memory_latency`).
-    pub(super) fn outer_access(&mut self, which: usize, addr: u64, write: bool, s: &mut Signals) -> Level {
+    pub(super) fn outer_access(&mut self, which: usize, addr: u64, write: bool, now: u64, s: &mut Signals) -> Level {
         let (l2_hit, l3_hit) =
             if which == 0 { (Signal::L2InstructionHits, l3_signal(0, false).0) } else { (Signal::L2DataHits, l3_signal(1, write).0) };
-        self.lookup(which, addr, write, [l2_hit, l3_hit], s)
+        self.lookup(which, addr, write, [l2_hit, l3_hit], now, s)
     }
 
     /// A demand fetch that missed the L1I, from the L2I on, at cycle `now`: returns
@@ -123,7 +140,7 @@ impl Montecito {
             s.bump(Signal::L2InstructionHits);
             return ready - now;
         }
-        let (cycles, fill) = match self.outer_access(0, addr, false, s) {
+        let (cycles, fill) = match self.outer_access(0, addr, false, now, s) {
             Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
                 Some(done) => {
                     s.bump(Signal::L2iHitConflictsDemand);
@@ -134,7 +151,10 @@ impl Montecito {
             Level::L3 => (self.cfg.l3_cycles, self.cfg.l3_cycles),
             // A miss the thread switched away from (no wait) still fills in the
             // background, where the other thread's fetches of the line find it pending.
-            Level::Memory => (self.memory_latency(s, Signal::L3InstructionMisses, now + self.cfg.memory_cycles), self.cfg.memory_cycles),
+            Level::Memory => {
+                let ready = self.bus_read(now, self.cfg.line_clocks);
+                (self.memory_latency(s, Signal::L3InstructionMisses, now, ready), ready - now)
+            }
         };
         self.inflight.add_fill(l2_line, now + fill);
         cycles
@@ -185,7 +205,7 @@ impl Montecito {
             self.inflight.add_prefetch(next, looked_up, ready);
             return;
         }
-        let level = self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], s);
+        let level = self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], now, s);
         let ready = match level {
             Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
                 Some(done) => {
@@ -202,7 +222,7 @@ impl Montecito {
                 s.bump(Signal::L2iPrefetchMisses);
                 s.bump(Signal::L3InstructionPrefetchMisses);
                 s.bump(Signal::MemoryReads);
-                now + self.cfg.memory_cycles
+                self.bus_read(now, self.cfg.line_clocks)
             }
         };
         if level != Level::L2 {
@@ -212,7 +232,7 @@ impl Montecito {
     }
 
     /// The lookup of `outer_access`, counting `hits` (the outer cache's, the L3's).
-    fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], s: &mut Signals) -> Level {
+    fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], now: u64, s: &mut Signals) -> Level {
         let lookup = self.outer[which].access(addr, write);
         if which == 0 && lookup.victim.is_some() {
             s.bump(Signal::L2iVictims);
@@ -221,7 +241,7 @@ impl Montecito {
             let l3 = &mut self.outer[OUTER - 1];
             s.bump(if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
             let evicted = l3.fill(v.line, true);
-            self.l3_victim(evicted, s);
+            self.l3_victim(evicted, now, s);
         }
         if lookup.hit {
             s.bump(hits[0]);
@@ -231,7 +251,7 @@ impl Montecito {
             s.bump(Signal::L2DataMisses);
         }
         let l3 = self.outer[OUTER - 1].access(addr, false);
-        self.l3_victim(l3.victim, s);
+        self.l3_victim(l3.victim, now, s);
         if l3.hit {
             s.bump(hits[1]);
             Level::L3
@@ -240,11 +260,14 @@ impl Montecito {
         }
     }
 
-    /// A line the L3 evicted: a dirty one is written back to memory; a clean one is
-    /// announced with a clean castout when the chipset wants them (MMC22).
-    fn l3_victim(&mut self, victim: Option<crate::machine::cache::Victim>, s: &mut Signals) {
+    /// A line the L3 evicted at `now`: a dirty one is written back to memory, and the
+    /// L3's next fill waits until it has a write buffer; a clean one is announced with
+    /// a clean castout when the chipset wants them (MMC22).
+    fn l3_victim(&mut self, victim: Option<crate::machine::cache::Victim>, now: u64, s: &mut Signals) {
         match victim {
             Some(v) if v.dirty => {
+                let buffered = self.bus_write(now, self.cfg.line_clocks);
+                self.written_back = self.written_back.max(buffered);
                 s.bump(Signal::MemoryWrites);
                 s.set(Signal::DCacheWritebacks, 1);
                 self.write_data(s);
@@ -259,7 +282,7 @@ impl Montecito {
     /// (HIT, HITM); a store to a line it shares takes its copy away (BIL). Then the
     /// state the L2D filled the line in, when it missed: Modified for a store, Shared
     /// when the other core kept a copy, else Exclusive.
-    fn coherence(&mut self, shared: bool, addr: u64, write: bool, level: Option<Level>, s: &mut Signals) {
+    fn coherence(&mut self, shared: bool, addr: u64, write: bool, level: Option<Level>, now: u64, s: &mut Signals) {
         let line = self.cfg.l3.line_of(addr);
         if shared && self.cfg.cores > 1 {
             let answer = self.peer.snoop(line, write);
@@ -277,6 +300,7 @@ impl Montecito {
             } else if write && answer != Answer::Miss {
                 // A store to a line this core holds and the other shares.
                 s.bump(Signal::BusInvalidates);
+                self.bus_invalidate(now);
                 s.bump(Signal::StoresHitShared);
             }
         }
@@ -410,7 +434,7 @@ impl Montecito {
                     }
                     let l2d = self.l2d(addr, Request { write: true, reads: false, order }, ip, g, out, &mut s);
                     if l2d == L2d::Found(Level::Memory) {
-                        self.memory_latency(&mut s, l3_signal(1, true).1, self.data_ready);
+                        self.memory_latency(&mut s, l3_signal(1, true).1, self.data_sent, self.data_ready);
                     }
                     found = Some(l2d);
                 }
@@ -418,28 +442,35 @@ impl Montecito {
                 self.note_decision(g, out);
                 self.speculate(op, a.stream, addr, u64::from(a.size), &mut s);
                 let level = found.map(L2d::level);
-                self.coherence(stream.shared, addr, write, level, &mut s);
+                let now = self.started + out.elapsed();
+                self.coherence(stream.shared, addr, write, level, now, &mut s);
             }
             Memory::NonCacheable => {
                 // Non-cacheable memory is write-coalescing (MMC22): reads go to the
                 // bus as partial reads, stores gather in the coalescing buffers.
+                let now = self.started + out.elapsed();
                 if reads {
                     s.bump(Signal::MemoryReads);
                     s.bump(Signal::PartialMemoryReads);
-                    latency = self.cfg.memory_cycles;
+                    latency = self.bus_read(now, 1) - now;
                 } else {
                     let mut sent = Vec::new();
                     self.wcb.store(addr, a.size, &mut sent);
-                    self.bus_writes(&mut s, &sent);
+                    let buffered = self.bus_writes(&mut s, &sent, now);
+                    self.write_wait(now, buffered, ip, g, out);
                 }
             }
             Memory::Device => {
                 // Uncacheable: each access is its own partial bus transaction.
                 s.bump(if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
-                if !reads {
+                let now = self.started + out.elapsed();
+                if reads {
+                    latency = self.bus_read(now, 1) - now;
+                } else {
                     self.write_data(&mut s);
+                    let buffered = self.bus_write(now, 1);
+                    self.write_wait(now, buffered, ip, g, out);
                 }
-                latency = if reads { self.cfg.memory_cycles } else { 0 };
             }
         }
         self.join(g, out, ip, true);

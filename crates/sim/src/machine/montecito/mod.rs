@@ -8,6 +8,7 @@
 //! `config.rs` gives every parameter's source, `docs/machines.md` describes the model.
 
 mod alat;
+mod arbiter;
 mod branch;
 mod coherence;
 pub mod config;
@@ -37,6 +38,7 @@ use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
 use crate::stream::{Privilege, Signal, Signals, Span};
 use alat::Alat;
+use arbiter::Requests;
 use inflight::InFlight;
 use ozq::Ozq;
 use si::Si;
@@ -89,9 +91,15 @@ pub struct Montecito {
     /// from are back (docs/engine.md, step D): they complete in the background, and a
     /// thread that comes back before they do waits for them.
     returns: Vec<Vec<u64>>,
-    /// The cycle the data of the last L2D miss sent to the L3 or memory is back
-    /// (`request_buffer`), for the miss's `memory_latency`.
+    /// The cycle the last L2D miss sent to the L3 or memory left for it and the cycle
+    /// its data is back (`request_buffer`), for the miss's `memory_latency`.
+    data_sent: u64,
     data_ready: u64,
+    /// The structures this core's requests to the system interface hold.
+    requests: Requests,
+    /// The cycle the latest dirty line the L3 evicted had a write buffer: the L3's
+    /// next fill from memory waits for it (`arbiter.rs`).
+    written_back: u64,
     /// An L3 event or a pause hint asked for a switch to the other thread; whether a
     /// hint did, and whether the switch under way is a hint's.
     switch: bool,
@@ -170,7 +178,10 @@ impl Montecito {
             privilege_changed: false,
             thread: 0,
             returns: vec![Vec::new(); threads],
+            data_sent: 0,
             data_ready: 0,
+            written_back: 0,
+            requests: Requests::default(),
             switch: false,
             hinted: false,
             hint_switch: false,
@@ -359,6 +370,8 @@ impl Core for Montecito {
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
         self.si.canonical(&self.cfg, out);
+        out.push(self.written_back.saturating_sub(self.clock));
+        self.requests.canonical(self.clock, out);
         self.inflight.canonical(keys, self.clock, out);
         self.ozq.canonical(keys, self.clock, out);
         if let Some(f) = &self.faults {

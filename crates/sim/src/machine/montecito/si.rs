@@ -4,7 +4,9 @@
 //! snoop queue) and the data bus, each for a time the parameters below give. After
 //! each iteration the SI lays the entries live in each cycle over the iteration's
 //! spans as occupancy signals; entries still live carry over to the next iteration.
-//! The SI only observes: no queue ever delays the core. The core lays one occupancy
+//! This core's reads and writes are timed when the core makes them, through the
+//! structures they hold (`arbiter.rs`), and laid then; what the other core and the I/O
+//! bridge do is laid from the signals of each iteration. The core lays one occupancy
 //! of its own on the same timeline: the release stores waiting in the L2D's OzQ
 //! (`hold`, MMC38).
 
@@ -14,16 +16,16 @@ use super::config::MontecitoConfig;
 
 /// What an entry occupies; the signal that counts it.
 const RQ: Signal = Signal::SiRqLive;
-const RQ_BOTH: Signal = Signal::SiRqLiveBoth;
+pub(super) const RQ_BOTH: Signal = Signal::SiRqLiveBoth;
 const WRITEQ: Signal = Signal::SiWriteqLive;
-const WRITEQ_BOTH: Signal = Signal::SiWriteqLiveBoth;
+pub(super) const WRITEQ_BOTH: Signal = Signal::SiWriteqLiveBoth;
 const CCQ: Signal = Signal::SiCcqLive;
-const IOQ: Signal = Signal::SiIoqLive;
+pub(super) const IOQ: Signal = Signal::SiIoqLive;
 const SCB: Signal = Signal::SiScbLive;
 const SCB_BOTH: Signal = Signal::SiScbLiveBoth;
 const SNOOPQ: Signal = Signal::ErSnoopqLive;
-const BRQ: Signal = Signal::ErBrqLive;
-const READ_OUT: Signal = Signal::ErMemReadOut;
+pub(super) const BRQ: Signal = Signal::ErBrqLive;
+pub(super) const READ_OUT: Signal = Signal::ErMemReadOut;
 const DATA: Signal = Signal::BusDataClocks;
 const DATA_SELF: Signal = Signal::BusDataClocksSelf;
 const B2B: Signal = Signal::BusB2bClocks;
@@ -93,22 +95,14 @@ impl Default for Si {
 /// A request of one kind made in one cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// A line read from memory by this core (BRL, BRIL), answered HITM or not.
-    LineRead {
-        hitm: bool,
-    },
+    /// This core's line read (BRL, BRIL) answered HITM (its own timing is the
+    /// arbiter's, `arbiter.rs`): the answer stalls the snoop phase.
+    Hitm,
     /// An L2 request the L3 served.
     L3Hit,
-    /// A partial read (BRP): uncacheable.
-    PartialRead,
-    /// A write of `clocks` data bus clocks: a write-back or coalesced line (4), a
-    /// partial write (1).
-    Write {
-        clocks: u64,
-    },
-    /// A 0-byte transaction of this core: a clean castout, an invalidation (BIL).
+    /// A clean castout of this core: a 0-byte transaction (an invalidation, BIL, is
+    /// the arbiter's: it takes a request-queue entry).
     CastOut,
-    Invalidate,
     /// The other core's line read (BRL, BRIL), answered HITM by this core or not.
     PeerRead {
         hitm: bool,
@@ -175,7 +169,7 @@ impl Si {
     }
 
     /// Lays `cycles` cycles of `span` from `now`, split where an occupancy changes.
-    fn lay(&mut self, out: &mut Vec<Span>, span: &Span, cycles: u64) {
+    pub(super) fn lay(&mut self, out: &mut Vec<Span>, span: &Span, cycles: u64) {
         let stop = self.now + cycles;
         while self.now < stop {
             self.pass();
@@ -263,7 +257,7 @@ impl Si {
     }
 
     /// The first bus clock edge at or after `t`.
-    fn edge(&self, cfg: &MontecitoConfig, t: u64) -> u64 {
+    pub(super) fn edge(&self, cfg: &MontecitoConfig, t: u64) -> u64 {
         t.next_multiple_of(cfg.bus_ratio)
     }
 
@@ -273,7 +267,7 @@ impl Si {
         self.add(signal, false, from, to);
     }
 
-    fn add(&mut self, signal: Signal, own: bool, from: u64, to: u64) {
+    pub(super) fn add(&mut self, signal: Signal, own: bool, from: u64, to: u64) {
         if from < to {
             self.change(signal, own, from, 1);
             self.change(signal, own, to, -1);
@@ -289,9 +283,10 @@ impl Si {
 
     /// A transaction's data on the data bus: `clocks` bus clocks from edge `from`, of
     /// this core or the other; a transfer whose previous bus clock carried another's
-    /// data is back to back. Transfers are not serialized: the SI does not hold the
-    /// core back, so the bus is not either (clocks two transfers share count once).
-    fn data(&mut self, from: u64, clocks: u64, own: bool, r: u64) {
+    /// data is back to back. This core's transfers take the bus one at a time
+    /// (`arbiter.rs`); the other agents' are laid as they come (clocks two transfers
+    /// share count once).
+    pub(super) fn data(&mut self, from: u64, clocks: u64, own: bool, r: u64) {
         self.transfer(from, clocks, (DATA, B2B), own, r);
     }
 
@@ -314,7 +309,7 @@ impl Si {
     /// The snoop phase of a transaction put on the bus at `ads`: the snoop queue and
     /// the SCB hold it from one bus clock after until the answer (a HITM answer adds
     /// stall clocks, §4.11.2).
-    fn snoop(&mut self, cfg: &MontecitoConfig, ads: u64, own: bool, hitm: bool) -> u64 {
+    pub(super) fn snoop(&mut self, cfg: &MontecitoConfig, ads: u64, own: bool, hitm: bool) -> u64 {
         let r = cfg.bus_ratio;
         let answer = ads + cfg.snoop_clocks * r;
         let stall = if hitm { cfg.hitm_clocks } else { 0 };
@@ -329,49 +324,24 @@ impl Si {
         let (m, l3) = (cfg.memory_cycles, cfg.l3_cycles);
         match kind {
             Kind::L3Hit => self.add(BRQ, false, t0, t0 + l3),
-            Kind::LineRead { hitm } | Kind::PeerRead { hitm } => {
-                let own = matches!(kind, Kind::LineRead { .. });
-                // This core's read leaves for the bus once the L3 missed; the other
-                // core's, from its turn.
-                let queued = if own { t0 + l3 } else { t0 + 1 };
+            Kind::Hitm => {
+                // The other core's answer stalls the snoop phase of this core's read
+                // (§4.11.2); its line comes from that core's implicit write-back
+                // buffers, not a write queue (§2.5).
+                let ads = self.edge(cfg, t0 + l3 + r);
+                let answer = ads + cfg.snoop_clocks * r;
+                self.add(SCB_BOTH, true, answer, answer + cfg.hitm_clocks * r);
+                self.clocks(STALL, true, answer, cfg.hitm_clocks, r);
+            }
+            Kind::PeerRead { hitm } => {
+                // The other core's read, from its turn; a HITM answer is this core's
+                // implicit write-back (§2.5: its own data buffers, no write queue).
+                let queued = t0 + 1;
                 let ads = self.edge(cfg, queued + r);
-                self.add(RQ_BOTH, own, queued, ads);
-                if own {
-                    self.add(BRQ, false, t0, t0 + m);
-                }
-                let answered = self.snoop(cfg, ads, own, hitm);
-                let data = if own { self.edge(cfg, (t0 + m).saturating_sub(cfg.line_clocks * r)).max(answered) } else { answered };
-                self.data(data, cfg.line_clocks, own, r);
-                let done = data + cfg.line_clocks * r;
-                self.add(IOQ, false, ads, done);
-                if own {
-                    // §4.11.2: Montecito counts "the core clock after a request is sent
-                    // to the arbiter" until the first data is through it (a bus clock
-                    // after it is on the bus), arbiter time included.
-                    self.add(READ_OUT, false, queued + 1, data + r);
-                }
-                if hitm {
-                    // The holder's implicit write-back: its write queue holds the data
-                    // while it goes out (this core's when it answered the other's).
-                    self.add(WRITEQ_BOTH, !own, answered, done);
-                }
-            }
-            Kind::PartialRead => {
-                let ads = self.edge(cfg, t0 + 1 + r);
-                self.add(BRQ, false, t0, t0 + m);
-                self.add(RQ_BOTH, true, t0 + 1, ads);
-                let answered = self.snoop(cfg, ads, true, false);
-                let data = self.edge(cfg, (t0 + m).saturating_sub(r)).max(answered);
-                self.data(data, 1, true, r);
-                self.add(IOQ, false, ads, data + r);
-            }
-            Kind::Write { clocks } => {
-                let ads = self.edge(cfg, t0 + 1 + r);
-                let answered = self.snoop(cfg, ads, true, false);
-                self.data(answered, clocks, true, r);
-                let done = answered + clocks * r;
-                self.add(WRITEQ_BOTH, true, t0 + 1, done);
-                self.add(IOQ, false, ads, done);
+                self.add(RQ_BOTH, false, queued, ads);
+                let answered = self.snoop(cfg, ads, false, hitm);
+                self.data(answered, cfg.line_clocks, false, r);
+                self.add(IOQ, false, ads, answered + cfg.line_clocks * r);
             }
             Kind::IoRead { clocks, hitm } => {
                 // The bridge's transactions go on the bus a bus clock after it has them;
@@ -383,9 +353,6 @@ impl Si {
                 self.data_io(data, clocks, r);
                 let done = data + clocks * r;
                 self.add(IOQ, false, ads, done);
-                if hitm {
-                    self.add(WRITEQ_BOTH, true, answered, done);
-                }
             }
             Kind::IoOwn { data, hitm } => {
                 let ads = self.edge(cfg, t0 + 1);
@@ -398,9 +365,6 @@ impl Si {
                     done = from + lines * r;
                 }
                 self.add(IOQ, false, ads, done);
-                if hitm {
-                    self.add(WRITEQ_BOTH, true, answered, done);
-                }
             }
             Kind::IoWrite => {
                 let ads = self.edge(cfg, t0 + 1 + r);
@@ -408,13 +372,9 @@ impl Si {
                 self.data_io(answered, cfg.line_clocks, r);
                 self.add(IOQ, false, ads, answered + cfg.line_clocks * r);
             }
-            Kind::CastOut | Kind::Invalidate => {
+            Kind::CastOut => {
                 let ads = self.edge(cfg, t0 + 1 + r);
-                if kind == Kind::CastOut {
-                    self.add(CCQ, false, t0 + 1, ads);
-                } else {
-                    self.add(RQ_BOTH, true, t0 + 1, ads);
-                }
+                self.add(CCQ, false, t0 + 1, ads);
                 let answered = self.snoop(cfg, ads, true, false);
                 self.add(IOQ, false, ads, answered);
             }
@@ -440,19 +400,12 @@ impl Si {
     }
 }
 
-/// The signals `requests` reads: the cores' transactions and answers, and the I/O
-/// bridge's.
-const REQUEST_SIGNALS: [Signal; 35] = {
+/// The signals `requests` reads: the answers to this core's reads, the other core's
+/// transactions and answers, and the I/O bridge's (this core's own reads and writes
+/// are laid when the core makes them).
+const REQUEST_SIGNALS: [Signal; 23] = {
     use Signal::*;
     let cores = [
-        Wc32,
-        Wc16,
-        Wc8Low,
-        Wc8High,
-        MemoryWrites,
-        MemoryReads,
-        PartialMemoryReads,
-        DeferredMemoryReads,
         BrlHitm,
         BrilHitm,
         L3DataReadHits,
@@ -463,13 +416,9 @@ const REQUEST_SIGNALS: [Signal; 35] = {
         PeerBrilHitm,
         PeerBrl,
         PeerBril,
-        DeviceReads,
-        DeviceWrites,
         CleanCastouts,
-        BusInvalidates,
-        CodeFlushes,
     ];
-    let mut all = [Wc32; 35];
+    let mut all = [BrlHitm; 23];
     let mut i = 0;
     while i < all.len() {
         all[i] = if i < cores.len() { cores[i] } else { Signal::IO_BRIDGE[i - cores.len()] };
@@ -482,11 +431,8 @@ const REQUEST_SIGNALS: [Signal; 35] = {
 const REQUESTING: Signals = Signals::mask(&REQUEST_SIGNALS);
 
 /// The requests a cycle with signals `s` makes, by kind.
-fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 19] {
+fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 14] {
     use Signal::*;
-    let pieces = s.get(Wc32) + s.get(Wc16) + s.get(Wc8Low) + s.get(Wc8High);
-    let lines_written = s.get(MemoryWrites).saturating_sub(pieces);
-    let line_reads = s.get(MemoryReads).saturating_sub(s.get(PartialMemoryReads)) + s.get(DeferredMemoryReads);
     let hitm = s.get(BrlHitm) + s.get(BrilHitm);
     let l3_hits = s.get(L3DataReadHits) + s.get(StoresHitL3) + s.get(L3InstructionHits) + s.get(L3InstructionPrefetchHits);
     let peer_hitm = s.get(PeerBrlHitm) + s.get(PeerBrilHitm);
@@ -502,14 +448,9 @@ fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 19] {
     let (bril, bril_hitm) = (s.get(IoBril), s.get(IoBrilHitm).min(s.get(IoBril)));
     let line = cfg.line_clocks;
     [
-        (Kind::LineRead { hitm: true }, hitm.min(line_reads)),
-        (Kind::LineRead { hitm: false }, line_reads.saturating_sub(hitm)),
+        (Kind::Hitm, hitm),
         (Kind::L3Hit, l3_hits),
-        (Kind::PartialRead, s.get(PartialMemoryReads) + s.get(DeviceReads)),
-        (Kind::Write { clocks: cfg.line_clocks }, lines_written),
-        (Kind::Write { clocks: 1 }, pieces + s.get(DeviceWrites)),
         (Kind::CastOut, s.get(CleanCastouts)),
-        (Kind::Invalidate, s.get(BusInvalidates) + s.get(CodeFlushes)),
         (Kind::PeerRead { hitm: true }, peer_hitm.min(peer)),
         (Kind::PeerRead { hitm: false }, peer.saturating_sub(peer_hitm)),
         (Kind::IoRead { clocks: line, hitm: true }, brl_hitm + brc_hitm),
