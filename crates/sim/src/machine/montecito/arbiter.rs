@@ -81,14 +81,15 @@ fn in_order(latest: &mut u64, at: u64) -> u64 {
 
 impl Montecito {
     /// A request reaching the arbiter at `arrives` takes a request-queue entry until
-    /// its request phase: returns when it got the entry and its ADS.
-    fn queue_entry(&mut self, arrives: u64) -> (u64, u64) {
+    /// its request phase: returns when it arrived (`in_order`), when it got the entry,
+    /// and its ADS.
+    fn queue_entry(&mut self, arrives: u64) -> (u64, u64, u64) {
         let arrives = in_order(&mut self.requests.latest[0], arrives);
         let queued = self.requests.queue.free_at(arrives);
         let ads = self.si.edge(&self.cfg, queued + self.cfg.bus_ratio);
         self.requests.queue.take(arrives, |from| ads - from);
         self.si.add(RQ_BOTH, true, queued, ads);
-        (queued, ads)
+        (arrives, queued, ads)
     }
 
     /// This core's read from memory of `clocks` data clocks (a line, or a partial
@@ -101,8 +102,7 @@ impl Montecito {
         let line = clocks == cfg.line_clocks;
         let arrives = if line { t0 + cfg.l3_cycles } else { t0 + 1 };
         let (memory, wait) = (cfg.memory_cycles, clocks * r);
-        let (queued, ads) = self.queue_entry(arrives);
-        let arrives = self.requests.latest[0];
+        let (arrives, queued, ads) = self.queue_entry(arrives);
         let answered = self.si.snoop(&self.cfg, ads, true, false);
         // Memory's latency counts from the request on; a wait for the queue delays it.
         let ready = t0 + memory + (queued - arrives);
@@ -141,10 +141,17 @@ impl Montecito {
         buffered
     }
 
+    /// A modified line this core writes back at `now` (an L3 victim, an `fc`'s): the
+    /// L3's next fill from memory waits until it has a write buffer.
+    pub(super) fn write_back(&mut self, now: u64) {
+        let buffered = self.bus_write(now, self.cfg.line_clocks);
+        self.written_back = self.written_back.max(buffered);
+    }
+
     /// This core's invalidation (BIL, 0 bytes) at `t0`: a request-queue entry, and the
     /// bus until the snoop's answer.
     pub(super) fn bus_invalidate(&mut self, t0: u64) {
-        let (_, ads) = self.queue_entry(t0 + 1);
+        let (_, _, ads) = self.queue_entry(t0 + 1);
         let answered = self.si.snoop(&self.cfg, ads, true, false);
         self.si.add(IOQ, false, ads, answered);
     }
@@ -209,7 +216,7 @@ mod tests {
         let mut m = core();
         let line = m.cfg.line_clocks;
         for _ in 0..=WRITE_BUFFERS {
-            m.written_back = m.written_back.max(m.bus_write(0, line));
+            m.write_back(0);
         }
         let written_back = m.written_back;
         assert!(written_back > 0);

@@ -35,8 +35,7 @@ impl Montecito {
     /// snoop of the L1I (`CodeFlushes`).
     pub(super) fn flush_line(&mut self, line: u64, now: u64, s: &mut Signals) {
         if self.answer(line, Effect::Take, s) == Answer::Hitm {
-            let buffered = self.bus_write(now, self.cfg.line_clocks);
-            self.written_back = self.written_back.max(buffered);
+            self.write_back(now);
             s.bump(Signal::MemoryWrites);
             self.write_data(s);
         }

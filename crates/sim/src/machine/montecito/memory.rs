@@ -88,14 +88,13 @@ impl Montecito {
     }
 
     /// Cycles of a demand read from memory: an L3 miss (§2.4.1.1), counted as `miss`,
-    /// sent at cycle `sent`, whose data is back at cycle `ready`. It lowers the thread's urgency; when the
-    /// other thread is now more urgent (its own misses back by now raise it) the core
+    /// sent at cycle `now`, whose data is back at cycle `ready`. It lowers the
+    /// thread's urgency; when the other thread is now more urgent (its own misses back by now raise it) the core
     /// switches to it, and the read completes in the background at `ready` (the miss
     /// and the read count there, ERRATA MD12): the thread does not wait for it now,
     /// but when it comes back before `ready` (`Montecito::switch_from`).
-    pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal, sent: u64, ready: u64) -> u64 {
+    pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal, now: u64, ready: u64) -> u64 {
         let t = self.thread;
-        let now = sent;
         self.urgency[t] = self.urgency[t].saturating_sub(1);
         let other = (0..self.urgency.len()).filter(|&o| o != t).map(|o| self.urgency_at(o, now)).max();
         if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
@@ -116,7 +115,7 @@ impl Montecito {
         }
         s.bump(Signal::MemoryReads);
         s.bump(miss);
-        ready.saturating_sub(sent)
+        ready.saturating_sub(now)
     }
 
     /// Looks `addr` up in outer cache `which` (0 L2I, 1 L2D; `write` for a store's or
@@ -266,8 +265,7 @@ impl Montecito {
     fn l3_victim(&mut self, victim: Option<crate::machine::cache::Victim>, now: u64, s: &mut Signals) {
         match victim {
             Some(v) if v.dirty => {
-                let buffered = self.bus_write(now, self.cfg.line_clocks);
-                self.written_back = self.written_back.max(buffered);
+                self.write_back(now);
                 s.bump(Signal::MemoryWrites);
                 s.set(Signal::DCacheWritebacks, 1);
                 self.write_data(s);
