@@ -5,8 +5,11 @@
 //! misses takes at least its links' latencies.
 
 use pmukit_arch::Catalog;
+use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
+use pmukit_sim::machine::mem::Queue;
 use pmukit_sim::machine::montecito::MontecitoConfig;
 use pmukit_sim::machine::run::Skipping;
+use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::machine::{self};
 use pmukit_sim::program::builtin::{self, WORKLOADS};
 use pmukit_sim::program::ia64;
@@ -170,4 +173,72 @@ fn montecito_queues_hold_at_most_their_entries() {
         }
     }
     assert_eq!(most, [4, 2], "some workload fills each queue");
+}
+
+/// The queues a run of `cycles` cycles of `workload` with `threads` software threads
+/// left on each machine, every iteration simulated (skipped periods would repeat
+/// requests the queues never saw): ARM1176, the SPARC chips with strands in turns and
+/// at once, Montecito.
+fn queues_after(workload: &str, threads: usize, cycles: u64) -> Vec<(String, Vec<Queue>)> {
+    let program = || builtin::program(workload, 3, threads).unwrap();
+    let mut runs: Vec<(String, Vec<Queue>)> = Vec::new();
+    let mut arm = machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(), Skipping::Off);
+    Totals::of(&mut arm, cycles, |_| true);
+    runs.push(("arm1176".into(), arm.queues()));
+    for chip in [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara] {
+        for at_once in [false, true] {
+            let cfg = SparcConfig { strands_at_once: at_once, ..SparcConfig::new(chip) };
+            let mut run = machine::sparc(cfg, program(), Skipping::Off);
+            Totals::of(&mut run, cycles, |_| true);
+            runs.push((format!("{chip:?} at once {at_once}"), run.queues()));
+        }
+    }
+    let mut mt = machine::montecito(MontecitoConfig::new(threads.min(2)), ia64::compiled(program()), Skipping::Off);
+    Totals::of(&mut mt, cycles, |_| true);
+    runs.push(("montecito".into(), mt.queues()));
+    runs
+}
+
+/// E6, docs/engine.md E3: every structure a machine's requests pass through (the
+/// ARM1176's write and line-fill buffers, the T4 L2's miss, fill and write-back
+/// buffers, the memory controllers' write queues, Montecito's request queue, write
+/// buffers, write data buffers and data bus) holds at most its entries at once, on
+/// every machine, workload and thread count, with SPARC strands in turns and at once
+/// (whose requests reach the structures out of order). By Little's law the mean
+/// occupancy is the arrival rate times the mean residence, Σ residence / cycles, so
+/// it too is at most the entries. And the structures are used: each holds requests on
+/// some workload, and the ones `stream` fills are full at some cycle.
+#[test]
+fn every_queue_holds_at_most_its_entries_and_keeps_littles_law() {
+    const CYCLES: u64 = 1_000_000;
+    // A request may still hold its entry this long after the run's last cycle.
+    const TAIL: u64 = 100_000;
+    let mut used: std::collections::BTreeMap<(String, &str), (u64, usize, usize)> = Default::default();
+    for w in WORKLOADS {
+        for threads in [1, 8] {
+            for (machine, queues) in queues_after(w.name, threads, CYCLES) {
+                for q in queues {
+                    let o = q.occupancy;
+                    let at = format!("{machine} {} {} threads {threads}: {q:?}", q.name, w.name);
+                    assert!(o.most <= q.size, "{at}");
+                    assert!(o.residence <= q.size as u64 * (CYCLES + TAIL), "{at}: mean occupancy above the size");
+                    let u = used.entry((machine.clone(), q.name)).or_insert((0, 0, q.size));
+                    *u = (u.0 + o.requests, u.1.max(o.most), q.size);
+                }
+            }
+        }
+    }
+    // By chip: the SPARC chips' write queues fill with strands at once.
+    let mut chips: std::collections::BTreeMap<&str, (bool, bool)> = Default::default();
+    for ((machine, name), (requests, most, size)) in &used {
+        let chip = machine.split(' ').next().unwrap_or(machine);
+        let c = chips.entry(chip).or_insert((true, false));
+        let total: u64 = used.iter().filter(|((m, n), _)| m.starts_with(chip) && n == name).map(|(_, u)| u.0).sum();
+        c.0 &= total > 0;
+        c.1 |= most == size;
+        println!("{machine:24} {name:22} requests {requests:>9} most {most}/{size}");
+    }
+    for (chip, (all_used, one_full)) in chips {
+        assert!(all_used && one_full, "{chip}: every queue used on some workload {all_used}, one full {one_full}");
+    }
 }

@@ -466,3 +466,37 @@ fn marm11_a_preload_that_misses_is_an_access_and_a_miss() {
     assert_eq!(t.get(Signal::DCacheAccessesCacheable), 1000);
     assert_eq!(t.get(Signal::Loads), 0);
 }
+
+/// ERRATA MARM4: a dirty victim's half lines leave through the write buffer, as a
+/// store that misses does, and a full buffer stalls the access that needs an entry
+/// (0x11). Loads and stores dirty the first half of each of the D-cache's 512 lines,
+/// then loads of another buffer displace them all; with slow drains the loads wait
+/// for the buffer. Clean victims take no entry.
+#[test]
+fn marm4_dirty_victims_leave_through_the_write_buffer() {
+    let run = |dirty: bool| {
+        let at = Access { stream: 0, offset: 0, size: 4, use_next: false };
+        let over = |base| DataStream { stride: 32, footprint: 16 << 10, ..DataStream::fixed(base, Memory::Cacheable) };
+        let first = if dirty { vec![Op::Load(at), Op::Store(at), Op::Int] } else { vec![Op::Load(at), Op::Int] };
+        let phases = vec![
+            common::phase(first, 512, vec![over(0x2000_0000)]),
+            common::phase(vec![Op::Load(at), Op::Int], 512, vec![over(0x3000_0000)]),
+        ];
+        let program = Program { threads: vec![Box::new(phases.into_iter())], timer: None };
+        let cfg = Arm11Config::new(Arm11Core::Arm1176).with_overrides("[core]\nwrite_cycles = 100\n", "m").unwrap();
+        let mut r = machine::arm11(cfg, program, Skipping::Off);
+        let t = Totals::of(&mut r, u64::MAX, |_| true);
+        (t, r.queues()[0])
+    };
+    let (dirty, buffer) = run(true);
+    assert_eq!(buffer.name, "write buffer");
+    assert_eq!(dirty.get(Signal::DCacheWritebacks), 512, "one dirty half a line");
+    assert_eq!(buffer.occupancy.requests, 512, "every victim took an entry");
+    assert_eq!(buffer.occupancy.most, 8);
+    let (clean, none) = run(false);
+    assert_eq!((clean.get(Signal::DCacheWritebacks), none.occupancy.requests), (0, 0));
+    // Both wait for the line-fill buffer between misses (0x11 too); only the dirty run
+    // waits for the write buffer, about 200 cycles a victim once it is full.
+    let waited = dirty.get(Signal::LsuFullStallCycles) - clean.get(Signal::LsuFullStallCycles);
+    assert!(waited > 400 * 100, "{waited}");
+}

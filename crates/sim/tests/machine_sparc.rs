@@ -440,6 +440,36 @@ fn misses_after_stores(text: &str, dirtying: u64, lines: u64) -> Totals {
     Totals::of(machine::sparc(cfg, program, Skipping::Off), u64::MAX, |_| true)
 }
 
+/// MSP15: a write-back holds an entry of its MCU's write queue until its bank takes
+/// it; one that finds every entry taken waits for the first to free, and the L2 miss
+/// whose victim it is waits with it. Niagara's L2 (no L3) full of dirty lines, then
+/// loads that displace them: with one entry and slow banks the loads take longer than
+/// with 64 entries, and the writes starve; the same run counts the same instructions.
+#[test]
+fn msp15_a_full_write_queue_holds_back_the_misses_whose_victims_wait_for_it() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Program};
+    let run = |text: &str| {
+        let at = |offset| Access { stream: 0, offset, size: 8, use_next: false };
+        let over = |base, footprint| DataStream { stride: 64, footprint, ..DataStream::fixed(base, Memory::Cacheable) };
+        let stores = common::phase(vec![Op::Store(at(0)), Op::Int], 65_536, vec![over(0x2000_0000, 4 << 20)]);
+        let loads = common::phase(vec![Op::Load(at(0)), Op::Int], 65_536, vec![over(0x1000_0000, 64 << 20)]);
+        let program = Program { threads: vec![Box::new(vec![stores, loads].into_iter())], timer: None };
+        let cfg = SparcConfig::new(SparcChip::Niagara).with_overrides(text, "m").unwrap();
+        let mut starved = 0;
+        let blocks = machine::sparc(cfg, program, Skipping::Off).inspect(|b| {
+            starved += b.body.iter().map(|s| u64::from(s.queues.writes_starved)).sum::<u64>() * b.repeat;
+        });
+        let t = Totals::of(blocks, u64::MAX, |_| true);
+        (t, starved)
+    };
+    let (one, starved) = run("[memory]\nwrite_queue = 1\nbank_cycles = 1000\n");
+    let (many, none) = run("[memory]\nwrite_queue = 64\nbank_cycles = 1000\n");
+    assert_eq!(one.get(Signal::Instructions), many.get(Signal::Instructions));
+    assert!(one.get(Signal::MemoryWrites) > 10_000, "{}", one.get(Signal::MemoryWrites));
+    assert!(starved > 1_000 && none == 0, "starved {starved}, {none}");
+    assert!(one.cycles > many.cycles + starved * 100, "{} cycles against {}", one.cycles, many.cycles);
+}
+
 /// MSP23: an L2 miss holds one of the fill buffer's 8 entries from its request to the
 /// L3 until its line is in the L2; the ninth miss outstanding finds them taken (TABLE
 /// 10-2 sl 24 mask 04, "L2 fill buffer full") and its request waits for the first to

@@ -135,6 +135,90 @@ impl Server {
     }
 }
 
+/// `size` entries that requests may reach out of their arrival order, by the few
+/// cycles strands that run at once are apart (each reaches the structure at its own
+/// cycle): each entry keeps the stretch of its latest holder, and a request takes the
+/// entry free soonest, so no entry ever holds two requests at once, whatever the order.
+/// Where requests come in order, a [`Pool`] says the same and keeps every stretch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entries {
+    /// Each entry's latest stretch `[from, until)`.
+    held: Vec<(u64, u64)>,
+    stats: Occupancy,
+}
+
+impl Entries {
+    pub fn new(size: usize) -> Entries {
+        Entries { held: vec![(0, 0); size.max(1)], stats: Occupancy::default() }
+    }
+
+    pub fn size(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The entry free soonest, and the cycle it is free.
+    pub fn first(&self) -> (usize, u64) {
+        self.held.iter().map(|&(_, until)| until).enumerate().min_by_key(|&(_, until)| until).unwrap_or((0, 0))
+    }
+
+    /// A request that arrived at `at` holds `entry` from `from` (at or after `at`, and
+    /// after the entry's last holder) until `until`.
+    pub fn hold(&mut self, entry: usize, at: u64, from: u64, until: u64) {
+        let until = until.max(from);
+        if let Some(e) = self.held.get_mut(entry) {
+            *e = (from, until);
+        }
+        self.stats.requests += 1;
+        self.stats.residence += until - from;
+        self.stats.waited += from.saturating_sub(at);
+        let held = self.held.iter().filter(|&&(f, u)| f <= from && from < u).count();
+        self.stats.most = self.stats.most.max(held);
+    }
+
+    /// A request arriving at `at` takes the entry free soonest for `hold(start)`
+    /// cycles from the cycle `start` it gets it; returns `start` and when it frees it.
+    pub fn take(&mut self, at: u64, hold: impl FnOnce(u64) -> u64) -> (u64, u64) {
+        let (entry, free) = self.first();
+        let start = at.max(free);
+        let until = start + hold(start);
+        self.hold(entry, at, start, until);
+        (start, until)
+    }
+
+    /// The cycle each entry is free again.
+    pub fn frees(&self) -> impl Iterator<Item = u64> + '_ {
+        self.held.iter().map(|&(_, until)| until)
+    }
+
+    /// Whether a request arriving at `at` finds every entry taken.
+    pub fn full_at(&self, at: u64) -> bool {
+        self.first().1 > at
+    }
+
+    pub fn occupancy(&self) -> Occupancy {
+        self.stats
+    }
+
+    /// Each entry's cycles until it is free, from `now`, shortest first (entries are
+    /// alike).
+    pub fn canonical(&self, now: u64, out: &mut Vec<u64>) {
+        let at = out.len();
+        out.extend(self.held.iter().map(|&(_, until)| until.saturating_sub(now)));
+        if let Some(mine) = out.get_mut(at..) {
+            mine.sort_unstable();
+        }
+    }
+}
+
+/// A structure a machine's requests pass through, by name, with its entries and what
+/// it saw: the engine's invariants (docs/engine.md E6) are checked on these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queue {
+    pub name: &'static str,
+    pub size: usize,
+    pub occupancy: Occupancy,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +303,31 @@ mod tests {
             let mut server = Server::default();
             let served: Vec<u64> = reqs.iter().map(|&(at, service)| server.serve(at, service).0).collect();
             prop_assert_eq!(served, reference_pool(1, &reqs));
+        }
+    }
+
+    proptest! {
+        /// Requests reaching entries out of order by a few cycles never make an entry
+        /// hold two at once, and the residence is the integral of the occupancy.
+        #[test]
+        fn entries_never_hold_more_than_their_size_whatever_the_order(size in 1usize..6, reqs in requests(), jitter in proptest::collection::vec(0u64..8, 60)) {
+            let mut entries = Entries::new(size);
+            let mut stretches = Vec::new();
+            for (&(at, hold), j) in reqs.iter().zip(&jitter) {
+                let at = at.saturating_sub(*j);
+                stretches.push((at, entries.take(at, |_| hold)));
+            }
+            let end = stretches.iter().map(|s| s.1 .1).max().unwrap_or(0);
+            let mut integral = 0;
+            for t in 0..end {
+                let held = stretches.iter().filter(|&&(_, (from, until))| from <= t && t < until).count();
+                prop_assert!(held <= size, "{} held at cycle {}", held, t);
+                integral += held as u64;
+            }
+            let o = entries.occupancy();
+            prop_assert_eq!(o.residence, integral);
+            prop_assert_eq!(o.waited, stretches.iter().map(|&(at, (from, _))| from - at).sum::<u64>());
+            prop_assert!(o.most <= size);
         }
     }
 

@@ -40,6 +40,10 @@ pub trait Core {
     /// line address passed through `keys.line` and every page address through
     /// `keys.page`: two moments with equal canonical states behave the same.
     fn canonical(&self, keys: &Keys, out: &mut Vec<u64>);
+    /// The structures the core's requests pass through and what each has held, over
+    /// the iterations simulated (a skipped period repeats one simulated before it, so
+    /// a run without skipping sees every request).
+    fn queues(&self) -> Vec<mem::Queue>;
     /// The state of the large structures (outer caches), in the same terms: compared
     /// only when the rest of two states is equal, so that most snapshots never
     /// describe them.
@@ -129,6 +133,14 @@ pub enum SparcRun {
 }
 
 impl SparcRun {
+    /// The core's queues (`Core::queues`).
+    pub fn queues(&self) -> Vec<mem::Queue> {
+        match self {
+            SparcRun::One(r) => r.queues(),
+            SparcRun::Lanes(r) => r.queues(),
+        }
+    }
+
     /// Why the program ended early, if a malformed phase ended it.
     pub fn error(&self) -> Option<&crate::program::PhaseError> {
         match self {

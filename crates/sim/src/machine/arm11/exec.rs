@@ -328,6 +328,11 @@ impl Arm11 {
         let waits = a.use_next || stream.memory == Memory::Device || matches!(op, Op::Atomic(_) | Op::Modify(_));
         let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
         if d.latency > 0 && reads {
+            // The line-fill buffer holds the fill until its data is in.
+            let fill = &mut self.held[1];
+            fill.requests += 1;
+            fill.residence += d.latency;
+            fill.most = 1;
             if waits && !matches!(op, Op::Prefetch(_)) {
                 self.wait(out, ip, d.latency, Some(Signal::DataDepStallCycles));
             } else {
@@ -349,6 +354,7 @@ impl Arm11 {
         } else if self.fill_busy > 0 {
             // The line-fill buffer is still busy: the LSU queue is full (0x11).
             d.ordering = (self.fill_busy, Some(Signal::LsuFullStallCycles));
+            self.held[1].waited += self.fill_busy;
         }
         if let Some(t) = &mut self.tlbs {
             let m = self.cfg.mmu.as_ref().map_or((0, 0, u64::MAX), |m| (m.micro_refill_cycles, m.walk_level_cycles, m.kernel_base));
@@ -439,9 +445,12 @@ impl Arm11 {
             d.signals.set(Signal::MemoryWrites, 1);
         }
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
-            // 0xC counts the dirty half lines written back (one memory transaction).
+            // 0xC counts the dirty half lines written back (one memory transaction),
+            // which leave through the write buffer (MARM4).
             let writes = d.signals.get(Signal::MemoryWrites) as u8 + 1;
             d.signals.set(Signal::DCacheWritebacks, v.halves).set(Signal::MemoryWrites, writes);
+            let half = (self.cfg.dcache.line / 2) as u8;
+            self.buffer_write(&mut d, v.halves * half);
         }
         d
     }
@@ -458,7 +467,13 @@ impl Arm11 {
         let ahead = self.write_buffer.last().copied().unwrap_or(0);
         // A write drains in 64-bit beats.
         let beats = u64::from(size).div_ceil(8).max(1);
-        self.write_buffer.push(ahead.max(start) + beats * self.cfg.write_cycles);
+        let drained = ahead.max(start) + beats * self.cfg.write_cycles;
+        self.write_buffer.push(drained);
+        let held = &mut self.held[0];
+        held.requests += 1;
+        held.residence += drained - start;
+        held.waited += d.buffer_full;
+        held.most = held.most.max(self.write_buffer.iter().filter(|&&w| w > start).count());
     }
 }
 

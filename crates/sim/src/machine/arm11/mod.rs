@@ -15,6 +15,7 @@ pub use config::{Arm11Config, Arm11Core};
 
 use crate::machine::cache::Cache;
 use crate::machine::faults::Countdown;
+use crate::machine::mem::{Occupancy, Queue};
 use crate::machine::out::Out;
 use crate::machine::predict::{ReturnStack, TargetCache};
 use crate::machine::tlb::Tlb;
@@ -45,6 +46,8 @@ pub struct Arm11 {
     write_buffer: Vec<u64>,
     /// Cycles until an outstanding line fill that nothing waited for completes.
     fill_busy: u64,
+    /// What the write buffer and the line-fill buffer have held.
+    held: [Occupancy; 2],
     ip: u64,
     /// The line addresses of the last fetch and the last data access (AN195 §8: only
     /// non-sequential line accesses count); `u64::MAX` for none.
@@ -71,6 +74,7 @@ impl Arm11 {
             return_stack: ReturnStack::new(cfg.return_stack),
             write_buffer: Vec::with_capacity(cfg.write_buffer),
             fill_busy: 0,
+            held: [Occupancy::default(); 2],
             ip: 0,
             fetch_line: u64::MAX,
             data_line: u64::MAX,
@@ -91,6 +95,14 @@ fn template(phase: &Phase) -> Span {
 }
 
 impl Core for Arm11 {
+    fn queues(&self) -> Vec<Queue> {
+        let [write, fill] = self.held;
+        vec![
+            Queue { name: "write buffer", size: self.cfg.write_buffer, occupancy: write },
+            Queue { name: "line-fill buffer", size: 1, occupancy: fill },
+        ]
+    }
+
     fn enter(&mut self, phase: &Phase, _thread: usize) {
         self.ip = phase.entry;
     }

@@ -19,7 +19,7 @@
 //! what each iteration counted (`si.rs`) and take nothing from these structures: they
 //! do not delay this core's, and this core's do not delay theirs (MMC24).
 
-use crate::machine::mem::{Pool, Server};
+use crate::machine::mem::{Pool, Queue, Server};
 
 use super::si::{BRQ, IOQ, READ_OUT, RQ_BOTH, WRITEQ_BOTH};
 use super::Montecito;
@@ -66,10 +66,15 @@ impl Requests {
     }
 
     /// What the request queue, the write buffers, the write data buffers and the data
-    /// bus have seen.
-    #[cfg(test)]
-    pub fn occupancy(&self) -> [crate::machine::mem::Occupancy; 4] {
-        [self.queue.occupancy(), self.buffers.occupancy(), self.data_buffers.occupancy(), self.bus.occupancy()]
+    /// bus have held.
+    pub fn queues(&self) -> [Queue; 4] {
+        let pool = |name, p: &Pool| Queue { name, size: p.size(), occupancy: p.occupancy() };
+        [
+            pool("request queue", &self.queue),
+            pool("write buffers", &self.buffers),
+            pool("write data buffers", &self.data_buffers),
+            Queue { name: "data bus", size: 1, occupancy: self.bus.occupancy() },
+        ]
     }
 }
 
@@ -189,7 +194,7 @@ mod tests {
         assert!(done.windows(2).all(|w| w[1] == w[0] + line * r), "a line a transfer time apart: {done:?}");
         let [(rq, most), _] = laid(&mut m, 2000);
         assert_eq!(most, REQUEST_QUEUE as u64, "the fifth and sixth wait for entries");
-        let [queue, ..] = m.requests.occupancy();
+        let [queue, ..] = m.requests.queues().map(|q| q.occupancy);
         assert_eq!((queue.requests, queue.residence, queue.most), (6, rq, REQUEST_QUEUE), "Little's law: what is laid is what was held");
         assert!(queue.waited > 0);
     }
@@ -207,7 +212,7 @@ mod tests {
         assert!(buffered[10] > 6 + line * m.cfg.bus_ratio && buffered[11] > buffered[10], "{buffered:?}");
         let [_, (writeq, most)] = laid(&mut m, 4000);
         assert!(writeq > 0 && most <= WRITE_DATA as u64);
-        let [_, buffers, data, bus] = m.requests.occupancy();
+        let [_, buffers, data, bus] = m.requests.queues().map(|q| q.occupancy);
         assert_eq!((buffers.most, data.most, bus.requests), (WRITE_BUFFERS, WRITE_DATA, 12));
     }
 
@@ -250,7 +255,7 @@ mod tests {
                 }
             }
             let [(rq, rq_most), (writeq, writeq_most)] = laid(&mut m, t + 20_000);
-            let [queue, buffers, data, bus] = m.requests.occupancy();
+            let [queue, buffers, data, bus] = m.requests.queues().map(|q| q.occupancy);
             prop_assert!(rq_most <= REQUEST_QUEUE as u64 && writeq_most <= WRITE_DATA as u64);
             prop_assert!(queue.most <= REQUEST_QUEUE && buffers.most <= WRITE_BUFFERS && data.most <= WRITE_DATA);
             prop_assert_eq!(rq, queue.residence);

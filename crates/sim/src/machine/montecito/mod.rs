@@ -264,6 +264,10 @@ impl Montecito {
 }
 
 impl Core for Montecito {
+    fn queues(&self) -> Vec<crate::machine::mem::Queue> {
+        self.requests.queues().to_vec()
+    }
+
     fn enter(&mut self, phase: &Phase, thread: usize) {
         let thread = thread % self.cfg.threads.max(1);
         if thread != self.thread {

@@ -174,6 +174,11 @@ impl<C: Lanes> LaneRunner<C> {
         LaneRunner { core, threads, lanes, rule, timer, now: 0, out: VecDeque::new(), pending: Vec::new(), error: None, favoured: 0 }
     }
 
+    /// The core's queues (`Core::queues`).
+    pub fn queues(&self) -> Vec<crate::machine::mem::Queue> {
+        self.core.queues()
+    }
+
     /// Why the program ended early: a malformed phase (`Phase::check`), never run.
     pub fn error(&self) -> Option<&PhaseError> {
         self.error.as_ref()

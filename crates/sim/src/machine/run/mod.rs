@@ -164,6 +164,11 @@ impl<C: Core> Runner<C> {
         }
     }
 
+    /// The core's queues (`Core::queues`).
+    pub fn queues(&self) -> Vec<crate::machine::mem::Queue> {
+        self.core.queues()
+    }
+
     /// Why the program ended early: a phase that refers to streams or tables it does
     /// not have, or is otherwise malformed (`Phase::check`). The machine never runs
     /// such a phase.

@@ -57,9 +57,10 @@ impl Sparc {
             // as memory traffic, device registers do not.
             s.set(Signal::NextToCommit, 1).set(if op.writes() { Signal::Stores } else { Signal::Loads }, 1);
             let memory = stream.memory == Memory::NonCacheable;
-            let bank_wait = if memory { self.mem.uncached(addr, op.writes()) } else { 0 };
+            let waited = if memory { self.mem.uncached(addr, op.writes()) } else { 0 };
+            // A write waits only for a write-queue entry.
             let (signal, latency) =
-                if op.writes() { (Signal::MemoryWrites, 0) } else { (Signal::MemoryReads, self.cfg.memory_cycles + bank_wait) };
+                if op.writes() { (Signal::MemoryWrites, waited) } else { (Signal::MemoryReads, self.cfg.memory_cycles + waited) };
             s.set(signal, u8::from(memory));
             self.issue(out, ip, s, 1).mem = Some(mem);
             self.wait(out, ip, latency, Some(Signal::DataDepStallCycles));

@@ -6,9 +6,11 @@
 //! line is in. Each waits for the entry it needs. A fill holds the L2's pipeline for
 //! its last cycles, and a request of the core arriving then waits for it.
 //!
-//! Each buffer is a calendar of the cycle each entry is free again, on the buffers'
-//! own clock: time passing costs one addition, an allocation a scan of a few entries.
+//! Each buffer is a set of [`Entries`] on the buffers' own clock: time passing costs
+//! one addition, an allocation a scan of a few entries. Strands that run at once reach
+//! them a few cycles out of order, which entries allow.
 
+use crate::machine::mem::{Entries, Queue};
 use crate::stream::{Signal, Signals};
 
 /// Entries of the T4 L2's buffers.
@@ -27,41 +29,19 @@ pub struct L2BufferSizes {
 /// fill's last two cycles and picks the core's requests only when no fill is ready).
 const FILL_CYCLES: u64 = 2;
 
-/// The cycle each entry of a buffer is free again (at or before `now`: free).
-#[derive(Debug, Clone)]
-struct Calendar(Vec<u64>);
-
-impl Calendar {
-    fn new(entries: usize) -> Calendar {
-        Calendar(vec![0; entries])
-    }
-
-    /// The entry free soonest, and the cycle it is free.
-    fn first(&self) -> (usize, u64) {
-        self.0.iter().copied().enumerate().min_by_key(|&(_, free)| free).unwrap_or((0, 0))
-    }
-
-    /// Each entry's cycles until it is free, shortest first (entries are alike).
-    fn canonical(&self, now: u64, out: &mut Vec<u64>) {
-        let at = out.len();
-        out.extend(self.0.iter().map(|&free| free.saturating_sub(now)));
-        out[at..].sort_unstable();
-    }
-}
-
 /// The miss, fill and write-back buffers of one L2.
 #[derive(Debug, Clone)]
 pub struct L2Buffers {
     /// Cycles since the machine started; the calendars count on this clock.
     now: u64,
-    miss: Calendar,
-    fill: Calendar,
-    writeback: Calendar,
+    miss: Entries,
+    fill: Entries,
+    writeback: Entries,
 }
 
 impl L2Buffers {
     pub fn new(sizes: L2BufferSizes) -> L2Buffers {
-        L2Buffers { now: 0, miss: Calendar::new(sizes.miss), fill: Calendar::new(sizes.fill), writeback: Calendar::new(sizes.writeback) }
+        L2Buffers { now: 0, miss: Entries::new(sizes.miss), fill: Entries::new(sizes.fill), writeback: Entries::new(sizes.writeback) }
     }
 
     pub fn set_now(&mut self, now: u64) {
@@ -74,13 +54,13 @@ impl L2Buffers {
 
     /// Whether a miss now finds every miss-buffer entry taken.
     pub fn miss_buffer_full(&self) -> bool {
-        self.miss.first().1 > self.now
+        self.miss.full_at(self.now)
     }
 
     /// Cycles a request of the core arriving now waits in front of the pipeline for a
     /// fill that holds it; one that waits is a pipeline stall (TABLE 10-2 sl 24 mask 20).
     pub fn enter(&self, s: &mut Signals) -> u64 {
-        let ahead = self.fill.0.iter().map(|&done| done.saturating_sub(self.now)).filter(|&left| left <= FILL_CYCLES).max();
+        let ahead = self.fill.frees().map(|done| done.saturating_sub(self.now)).filter(|&left| left <= FILL_CYCLES).max();
         match ahead {
             Some(left) if left > 0 => {
                 s.bump(Signal::L2PipeStalls);
@@ -102,22 +82,24 @@ impl L2Buffers {
         if miss_free > arrives {
             s.bump(Signal::L2MissBufferFull);
         }
-        let mut held = arrives.max(miss_free);
+        let got_miss = arrives.max(miss_free);
+        let mut held = got_miss;
         if let Some(hold) = writeback {
             let (w, writeback_free) = self.writeback.first();
             if writeback_free > held {
                 s.bump(Signal::L2WritebackBufferFull);
                 held = writeback_free;
             }
-            self.writeback.0[w] = held + hold;
+            self.writeback.hold(w, got_miss, held, held + hold);
         }
         let (f, fill_free) = self.fill.first();
         if fill_free > held {
             s.bump(Signal::L2FillBufferFull);
         }
-        let done = held.max(fill_free) + latency;
-        self.miss.0[m] = done;
-        self.fill.0[f] = done;
+        let out = held.max(fill_free);
+        let done = out + latency;
+        self.miss.hold(m, arrives, got_miss, done);
+        self.fill.hold(f, held, out, done);
         done - self.now
     }
 
@@ -126,6 +108,12 @@ impl L2Buffers {
         for c in [&self.miss, &self.fill, &self.writeback] {
             c.canonical(self.now, out);
         }
+    }
+
+    /// What each buffer has held.
+    pub fn queues(&self) -> [Queue; 3] {
+        let q = |name, e: &Entries| Queue { name, size: e.size(), occupancy: e.occupancy() };
+        [q("L2 miss buffer", &self.miss), q("L2 fill buffer", &self.fill), q("L2 write-back buffer", &self.writeback)]
     }
 }
 

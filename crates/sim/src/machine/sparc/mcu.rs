@@ -6,14 +6,18 @@
 //! (`docs/t4-dram-model.md`), the bits above them the bank, and the rest the row. A
 //! bank serves one access at a time, in the order the transactions reach it, and keeps
 //! the row of its last access open: an access to that row takes `row_hit_cycles`, one
-//! to another row `bank_cycles` (the row cycle time). A read waits for its bank and is then served; the core waits
-//! with it. A write (a write-back) waits in its MCU's write queue for its bank while the
-//! core goes on. A read of a line whose write is still queued is deferred behind it (a
-//! writeback-buffer hit); a write that finds the queue full has starved. What each
-//! transaction met is credited to the cycle that carries it ([`MemoryQueues`]).
+//! to another row `bank_cycles` (the row cycle time). A read waits for its bank and is
+//! then served; the core waits with it. A write (a write-back) holds an entry of its
+//! MCU's write queue until its bank takes it, while the core goes on; a write that
+//! finds every entry taken has starved, and waits where it is for the first to free
+//! (the cache level that sent it holds it, and whatever waits on that level waits too).
+//! A read of a line whose write is still queued is deferred behind it (a
+//! writeback-buffer hit). What each transaction met is credited to the cycle that
+//! carries it ([`MemoryQueues`]).
 
 use std::collections::VecDeque;
 
+use crate::machine::mem::{Entries, Queue};
 use crate::machine::{Keys, Moves};
 use crate::stream::MemoryQueues;
 
@@ -71,8 +75,11 @@ pub struct Mcus {
     clock: u64,
     /// Each bank's open row and the cycle it is free again, by [`Mcus::place`].
     banks: Vec<Bank>,
-    /// Each MCU's queued writes, oldest first.
+    /// Each MCU's queued writes, oldest first (the lines, for writeback-buffer hits).
     writes: Vec<VecDeque<Queued>>,
+    /// Each MCU's write-queue entries, held from a write's arrival until its bank
+    /// takes it.
+    entries: Vec<Entries>,
     /// What the transactions since the last [`Mcus::take`] met.
     met: MemoryQueues,
 }
@@ -85,6 +92,7 @@ impl Mcus {
             clock: 0,
             banks: vec![Bank::default(); banks],
             writes: vec![VecDeque::new(); MCUS as usize],
+            entries: vec![Entries::new(cfg.write_queue); MCUS as usize],
             met: MemoryQueues::default(),
         }
     }
@@ -110,21 +118,20 @@ impl Mcus {
         (line, (line % MCUS) as usize, ((bank * CHANNELS + channel) * MCUS + line % MCUS) as usize)
     }
 
-    /// Queues a transaction of `line` at its bank: returns the cycles until the bank
-    /// takes it.
-    fn queue(&mut self, bank: usize, line: u64) -> u64 {
+    /// Queues a transaction of `line` arriving at `at` at its bank: returns the cycle
+    /// the bank takes it.
+    fn queue(&mut self, bank: usize, line: u64, at: u64) -> u64 {
         let row = |line: u64| line * self.cfg.line / self.cfg.span();
         let b = &mut self.banks[bank];
-        let start = self.clock.max(b.free);
+        let start = at.max(b.free);
         let open = b.opened_by.is_some_and(|a| row(a / self.cfg.line) == row(line));
         let busy = if open { self.cfg.row_hit_cycles } else { self.cfg.bank_cycles };
         if !open {
             b.opened_by = Some(line * self.cfg.line);
         }
         b.free = start + busy;
-        let waited = start - self.clock;
-        self.met.bank_stall_cycles += wait(waited);
-        waited
+        self.met.bank_stall_cycles += wait(start - at);
+        start
     }
 
     /// The writes `mcu` still holds: those their banks have not taken yet. Writes
@@ -148,24 +155,29 @@ impl Mcus {
             // The queued write is ahead of the read at the bank: the read gets its data.
             self.met.writeback_hits = self.met.writeback_hits.saturating_add(1);
         }
-        let waited = self.queue(bank, line);
+        let waited = self.queue(bank, line, self.clock) - self.clock;
         self.met.read_cycles += wait(waited);
         waited
     }
 
-    /// A write of the line at `addr`: queued until its bank takes it.
-    pub fn write(&mut self, addr: u64) {
+    /// A write of the line at `addr`: it takes an entry of its MCU's write queue,
+    /// waiting for the first to free when all are taken (MSP15), and holds it until its
+    /// bank takes it. Returns the cycles it waited for the entry.
+    pub fn write(&mut self, addr: u64) -> u64 {
         let (line, mcu, bank) = self.place(addr);
-        if self.pending(mcu).count() >= self.cfg.write_queue {
+        let (entry, free) = self.entries[mcu].first();
+        let accepted = self.clock.max(free);
+        if accepted > self.clock {
             self.met.writes_starved = self.met.writes_starved.saturating_add(1);
         }
-        let waited = self.queue(bank, line);
-        self.met.write_cycles += wait(waited);
-        let start = self.clock + waited;
+        let start = self.queue(bank, line, accepted);
+        self.entries[mcu].hold(entry, self.clock, accepted, start);
+        self.met.write_cycles += wait(start - accepted);
         // Kept in the order the banks take them, so that the front goes first.
         let q = &mut self.writes[mcu];
         let at = q.iter().rposition(|w| w.start <= start).map_or(0, |i| i + 1);
         q.insert(at, Queued { line, start });
+        accepted - self.clock
     }
 
     /// A device's transaction (DMA): it takes its bank and queues like the core's,
@@ -178,6 +190,12 @@ impl Mcus {
             self.read(addr);
         }
         self.met = met;
+    }
+
+    /// What each MCU's write queue has held.
+    pub fn queues(&self) -> impl Iterator<Item = Queue> + '_ {
+        const NAMES: [&str; MCUS as usize] = ["MCU 0 write queue", "MCU 1 write queue", "MCU 2 write queue", "MCU 3 write queue"];
+        NAMES.into_iter().zip(&self.entries).map(|(name, e)| Queue { name, size: e.size(), occupancy: e.occupancy() })
     }
 
     /// What the transactions since the last call met; starts afresh.
@@ -197,6 +215,9 @@ impl Mcus {
             let live = q.iter().filter(|w| w.start > self.clock);
             out.push(u64::MAX - live.clone().count() as u64);
             out.extend(live.flat_map(|w| [(keys.line)(w.line * self.cfg.line), w.start - self.clock]));
+        }
+        for e in &self.entries {
+            e.canonical(self.clock, out);
         }
     }
 
@@ -245,18 +266,19 @@ mod tests {
     }
 
     #[test]
-    fn writes_queue_behind_the_bank_and_a_full_queue_starves() {
+    fn writes_queue_behind_the_bank_and_a_full_queue_starves_and_pushes_back() {
         let mut m = Mcus::new(CFG);
-        // The first goes to its bank at once; the next two wait in the queue.
-        m.write(at(0, 0));
-        m.write(at(0, 1));
-        m.write(at(0, 2));
+        // The first goes to its bank at once; the next two wait in the queue's two
+        // entries, until 100 and 200.
+        assert_eq!([m.write(at(0, 0)), m.write(at(0, 1)), m.write(at(0, 2))], [0, 0, 0]);
         assert_eq!(m.take().writes_starved, 0);
-        m.write(at(0, 3));
+        assert_eq!(m.write(at(0, 3)), 100, "the fourth waits outside for the first entry to free");
         let q = m.take();
-        assert_eq!((q.writes_starved, q.write_cycles), (1, 300), "two writes were still queued at bank 0");
+        assert_eq!((q.writes_starved, q.write_cycles), (1, 200), "then 200 cycles in the queue for bank 0");
+        let held: Vec<_> = m.queues().map(|q| q.occupancy).collect();
+        assert_eq!((held[0].requests, held[0].residence, held[0].waited, held[0].most), (4, 500, 100, 2));
         m.elapse(1000);
-        m.write(at(0, 3));
+        assert_eq!(m.write(at(0, 3)), 0);
         assert_eq!(m.take(), MemoryQueues::default(), "the queue drained long ago");
     }
 

@@ -6,6 +6,7 @@ use super::buffers::L2Buffers;
 use super::config::SparcConfig;
 use super::mcu::Mcus;
 use crate::machine::cache::{Cache, Victim};
+use crate::machine::mem::Queue;
 use crate::machine::tlb::Tlb;
 use crate::machine::{Keys, Moves};
 use crate::stream::{MemoryQueues, Signal, Signals};
@@ -118,12 +119,15 @@ impl Hierarchy {
             s.bump(Signal::CacheToCacheFills);
             return self.fill(Reach { level, waited: 0 }, entered, writeback, s);
         }
+        let mut victim_out = 0;
         let level = match self.l3.as_mut() {
             Some(l3) => {
                 self.touched[1] = true;
                 let l3_lookup = l3.access(addr, false);
                 if let Some(v) = l3_lookup.victim.filter(|v| v.dirty) {
-                    self.mcus.write(v.line);
+                    // The new line takes the victim's place once the victim has a
+                    // write-queue entry.
+                    victim_out = self.mcus.write(v.line);
                     s.bump(Signal::MemoryWrites);
                 }
                 if l3_lookup.hit {
@@ -144,30 +148,36 @@ impl Hierarchy {
                 bank_wait = self.mcus.read(addr);
             }
         }
-        self.fill(Reach { level, waited: bank_wait }, entered, writeback, s)
+        let waited = bank_wait.max(victim_out.saturating_sub(self.level_cycles(level)));
+        self.fill(Reach { level, waited }, entered, writeback, s)
     }
 
     /// An L2 miss through the T4 L2's buffers (MSP19, MSP23, MSP24): its request goes
     /// out once it holds a miss-buffer entry, the dirty line it displaces
     /// (`writeback`: the cycles the next level takes to accept it) a write-back entry,
-    /// and it a fill-buffer entry. Elsewhere nothing holds it.
+    /// and it a fill-buffer entry. Elsewhere its line takes the victim's place once the
+    /// next level has accepted the victim.
     fn fill(&mut self, reach: Reach, entered: u64, writeback: Option<u64>, s: &mut Signals) -> Reach {
         let cycles = self.level_cycles(reach.level);
         match self.buffers.as_mut() {
             Some(b) => Reach { level: reach.level, waited: b.miss(entered, cycles + reach.waited, writeback, s) - cycles },
-            None => reach,
+            None => Reach { level: reach.level, waited: reach.waited.max(writeback.unwrap_or(0).saturating_sub(cycles)) },
         }
     }
 
-    /// A transaction that bypasses the caches (non-cacheable memory): a read returns
-    /// the cycles it waited for its bank.
+    /// A transaction that bypasses the caches (non-cacheable memory): returns the
+    /// cycles a read waited for its bank, or a write for a write-queue entry.
     pub fn uncached(&mut self, addr: u64, write: bool) -> u64 {
         if write {
-            self.mcus.write(addr);
-            0
+            self.mcus.write(addr)
         } else {
             self.mcus.read(addr)
         }
+    }
+
+    /// What the L2's buffers (T4) and the memory controllers' write queues have held.
+    pub fn queues(&self) -> Vec<Queue> {
+        self.buffers.iter().flat_map(L2Buffers::queues).chain(self.mcus.queues()).collect()
     }
 
     /// The core's cycle is `now`: strands that run at once reach the memory system
@@ -194,8 +204,9 @@ impl Hierarchy {
 
     /// A line leaves the L2: the L1 copies it covers go (inclusion), and a dirty line
     /// is written to the L3, or to memory. Returns, for a dirty line, the cycles the
-    /// next level takes to accept it: the L3's latency (MSP24), or none (the memory
-    /// controller's write queue takes it at once).
+    /// next level takes to accept it: the L3's latency (MSP24), or the L3's dirty
+    /// victim's wait for a write-queue entry if longer; without an L3, the wait for a
+    /// write-queue entry (MSP15).
     fn evict_l2(&mut self, v: Victim, s: &mut Signals) -> Option<u64> {
         s.bump(if v.dirty { Signal::L2DirtyEvictions } else { Signal::L2CleanEvictions });
         let line = self.l2.config().line;
@@ -215,16 +226,16 @@ impl Hierarchy {
         match self.l3.as_mut() {
             Some(l3) => {
                 self.touched[1] = true;
+                let mut out = 0;
                 if let Some(w) = l3.fill(v.line, true).filter(|w| w.dirty) {
-                    self.mcus.write(w.line);
+                    out = self.mcus.write(w.line);
                     s.bump(Signal::MemoryWrites);
                 }
-                Some(self.cycles[1])
+                Some(self.cycles[1].max(out))
             }
             None => {
-                self.mcus.write(v.line);
                 s.bump(Signal::MemoryWrites);
-                Some(0)
+                Some(self.mcus.write(v.line))
             }
         }
     }

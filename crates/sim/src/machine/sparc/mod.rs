@@ -167,6 +167,10 @@ impl Lanes for Sparc {
 }
 
 impl Core for Sparc {
+    fn queues(&self) -> Vec<crate::machine::mem::Queue> {
+        self.mem.queues()
+    }
+
     fn software_threads(&mut self, threads: usize) {
         self.busy = threads.clamp(1, self.cfg.strands);
     }
