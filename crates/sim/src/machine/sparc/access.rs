@@ -190,6 +190,7 @@ impl Sparc {
         s.set(Signal::Stores, 1);
         let full = self.s.store_buffer.iter().filter(|b| b.in_buffer()).count() >= self.cfg.store_buffer;
         if let Some(oldest) = self.s.store_buffer.iter().find(|b| b.in_buffer()).copied().filter(|_| full) {
+            self.s.stores.waited += oldest.queued;
             // Select waits for the oldest store in the buffer to leave it; once that one
             // has committed, it waits on behalf of a store-queue entry too.
             let committed = oldest.commit.min(oldest.queued);
@@ -215,6 +216,10 @@ impl Sparc {
             }
         };
         self.s.store_buffer.push(stored);
+        let held = &mut self.s.stores;
+        held.requests += 1;
+        held.residence += stored.queued;
+        held.most = held.most.max(self.s.store_buffer.iter().filter(|b| b.in_buffer()).count());
     }
 
     /// A software prefetch. One that would miss the L2 while the L2's miss buffer is

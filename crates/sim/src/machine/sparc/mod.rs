@@ -30,6 +30,7 @@ pub use config::{SparcChip, SparcConfig};
 
 use self::memory::{Hierarchy, Translation};
 use self::strand::{Buffered, Strand};
+use crate::machine::mem::Queue;
 use crate::machine::out::Out;
 use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, TargetCache};
@@ -167,8 +168,22 @@ impl Lanes for Sparc {
 }
 
 impl Core for Sparc {
-    fn queues(&self) -> Vec<crate::machine::mem::Queue> {
-        self.mem.queues()
+    fn queues(&self) -> Vec<Queue> {
+        const NAMES: [&str; 8] = [
+            "strand 0 store buffer",
+            "strand 1 store buffer",
+            "strand 2 store buffer",
+            "strand 3 store buffer",
+            "strand 4 store buffer",
+            "strand 5 store buffer",
+            "strand 6 store buffer",
+            "strand 7 store buffer",
+        ];
+        // The running strand's own state is in hand, its slot stale.
+        let strand = |i: usize| if i == usize::from(self.strand) { &self.s } else { &self.strands[i] };
+        let stores = NAMES.iter().take(self.strands.len()).enumerate();
+        let stores = stores.map(|(i, &name)| Queue { name, size: self.cfg.store_buffer, occupancy: strand(i).stores });
+        stores.chain(self.mem.queues()).collect()
     }
 
     fn software_threads(&mut self, threads: usize) {

@@ -4,6 +4,7 @@
 //! that has not run for a while is brought up to the core's cycle when it runs again,
 //! its stores written and its misses returned in the meantime.
 
+use crate::machine::mem::Occupancy;
 use crate::machine::predict::ReturnStack;
 use crate::machine::Keys;
 use crate::stream::Privilege;
@@ -38,6 +39,8 @@ pub(super) struct Strand {
     /// The line of the last fetch; `u64::MAX` for none.
     pub(super) fetch_line: u64,
     pub(super) store_buffer: Vec<Buffered>,
+    /// What its store buffer has held.
+    pub(super) stores: Occupancy,
     /// Cycles until each outstanding load miss that nothing waited for has its data,
     /// and instructions issued since the oldest (out-of-order cores only).
     pub(super) loads_in_flight: Vec<u64>,
@@ -56,6 +59,7 @@ impl Strand {
             ip: 0,
             fetch_line: u64::MAX,
             store_buffer: Vec::with_capacity(store_buffer),
+            stores: Occupancy::default(),
             loads_in_flight: Vec::new(),
             issued_past_miss: 0,
             return_stack: (return_stack > 0).then(|| ReturnStack::new(return_stack)),
