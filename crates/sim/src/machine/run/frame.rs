@@ -57,7 +57,18 @@ impl Frame {
         let mut quantum = phase.control_period();
         let mut regions = Vec::new();
         let mut fixed = Vec::new();
-        for (stream, s) in phase.streams.iter().enumerate() {
+        // A stream the phase never touches (a list pointer a loop carries but does not
+        // follow) moves nothing the structures hold: lines left in its range by earlier
+        // phases stay where they are, so they are compared as they are, and it sets no
+        // quantum.
+        let mut used = vec![false; phase.streams.len()];
+        let touched = phase.body.iter().filter_map(|op| op.access()).map(|a| a.stream).chain(phase.dma.iter().map(|d| d.stream));
+        for stream in touched {
+            if let Some(u) = used.get_mut(usize::from(stream)) {
+                *u = true;
+            }
+        }
+        for (stream, s) in phase.streams.iter().enumerate().filter(|&(i, _)| used[i]) {
             // A stream is compared as it is when its addresses come back sooner than
             // its structures would index it the same way again.
             let q = core.quantum(s);
