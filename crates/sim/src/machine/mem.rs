@@ -175,16 +175,6 @@ impl Entries {
         self.stats.most = self.stats.most.max(held);
     }
 
-    /// A request arriving at `at` takes the entry free soonest for `hold(start)`
-    /// cycles from the cycle `start` it gets it; returns `start` and when it frees it.
-    pub fn take(&mut self, at: u64, hold: impl FnOnce(u64) -> u64) -> (u64, u64) {
-        let (entry, free) = self.first();
-        let start = at.max(free);
-        let until = start + hold(start);
-        self.hold(entry, at, start, until);
-        (start, until)
-    }
-
     /// The cycle each entry is free again.
     pub fn frees(&self) -> impl Iterator<Item = u64> + '_ {
         self.held.iter().map(|&(_, until)| until)
@@ -315,7 +305,11 @@ mod tests {
             let mut stretches = Vec::new();
             for (&(at, hold), j) in reqs.iter().zip(&jitter) {
                 let at = at.saturating_sub(*j);
-                stretches.push((at, entries.take(at, |_| hold)));
+                // The entry free soonest, from when it is free.
+                let (entry, free) = entries.first();
+                let start = at.max(free);
+                entries.hold(entry, at, start, start + hold);
+                stretches.push((at, (start, start + hold)));
             }
             let end = stretches.iter().map(|s| s.1 .1).max().unwrap_or(0);
             let mut integral = 0;
