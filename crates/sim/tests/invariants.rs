@@ -200,12 +200,12 @@ fn queues_after(workload: &str, threads: usize, cycles: u64) -> Vec<(String, Vec
 }
 
 /// E6, docs/engine.md E3: every structure a machine's requests pass through (the
-/// ARM1176's write and line-fill buffers, each SPARC strand's store buffer, the T4
-/// L2's miss, fill and write-back buffers, the memory controllers' write queues,
-/// Montecito's request queue, write buffers, write data buffers and data bus) holds
-/// at most its entries at once, on every machine, workload and thread count, with
-/// SPARC strands in turns and at once (whose requests reach the structures out of
-/// order). By Little's law the mean occupancy is the arrival rate times the mean
+/// ARM1176's write and line-fill buffers, each SPARC strand's store buffer and T4
+/// load buffer, the T4 L2's miss, fill and write-back buffers, the memory
+/// controllers' write queues, Montecito's request queue, write buffers, write data
+/// buffers and data bus) holds at most its entries at once, on every machine,
+/// workload and thread count, with SPARC strands in turns and at once (whose
+/// requests reach the structures out of order). By Little's law the mean occupancy is the arrival rate times the mean
 /// residence, Σ residence / cycles, so it too is at most the entries. And the
 /// structures are used: each holds requests on some workload, and each machine has
 /// one that is full at some cycle.

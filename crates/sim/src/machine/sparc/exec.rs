@@ -148,8 +148,13 @@ impl Sparc {
         if self.s.loads_in_flight.len() >= entries {
             let oldest = self.s.loads_in_flight.iter().copied().min().unwrap_or(0);
             self.wait(out, ip, oldest, Some(Signal::LoadBufferWaitCycles));
+            self.s.loads.waited += oldest;
         }
         self.s.loads_in_flight.push(latency);
+        let held = &mut self.s.loads;
+        held.requests += 1;
+        held.residence += latency;
+        held.most = held.most.max(self.s.loads_in_flight.len());
     }
 
     /// Cycles in which the strand issues nothing, counting `stall`; a data stall

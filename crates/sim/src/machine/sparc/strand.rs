@@ -39,8 +39,9 @@ pub(super) struct Strand {
     /// The line of the last fetch; `u64::MAX` for none.
     pub(super) fetch_line: u64,
     pub(super) store_buffer: Vec<Buffered>,
-    /// What its store buffer has held.
+    /// What its store buffer and (T4) its load buffer have held.
     pub(super) stores: Occupancy,
+    pub(super) loads: Occupancy,
     /// Cycles until each outstanding load miss that nothing waited for has its data,
     /// and instructions issued since the oldest (out-of-order cores only).
     pub(super) loads_in_flight: Vec<u64>,
@@ -60,6 +61,7 @@ impl Strand {
             fetch_line: u64::MAX,
             store_buffer: Vec::with_capacity(store_buffer),
             stores: Occupancy::default(),
+            loads: Occupancy::default(),
             loads_in_flight: Vec::new(),
             issued_past_miss: 0,
             return_stack: (return_stack > 0).then(|| ReturnStack::new(return_stack)),
