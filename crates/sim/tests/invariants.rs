@@ -199,6 +199,9 @@ fn queues_after(workload: &str, threads: usize, cycles: u64) -> Vec<(String, Vec
     runs
 }
 
+/// A queue of a machine: the machine, the queue's name and unit.
+type Held = (String, &'static str, Option<usize>);
+
 /// E6, docs/engine.md E3: every structure a machine's requests pass through (the
 /// ARM1176's write and line-fill buffers, each SPARC strand's store buffer and T4
 /// load buffer, the T4 L2's miss, fill and write-back buffers, the memory
@@ -214,7 +217,8 @@ fn every_queue_holds_at_most_its_entries_and_keeps_littles_law() {
     const CYCLES: u64 = 1_000_000;
     // A request may still hold its entry this long after the run's last cycle.
     const TAIL: u64 = 100_000;
-    let mut used: std::collections::BTreeMap<(String, &str), (u64, usize, usize)> = Default::default();
+    // By machine, queue and unit: requests, the most held, the size.
+    let mut used: std::collections::BTreeMap<Held, (u64, usize, usize)> = Default::default();
     for w in WORKLOADS {
         for threads in [1, 8] {
             for (machine, queues) in queues_after(w.name, threads, CYCLES) {
@@ -223,7 +227,7 @@ fn every_queue_holds_at_most_its_entries_and_keeps_littles_law() {
                     let at = format!("{machine} {} {} threads {threads}: {q:?}", q.name, w.name);
                     assert!(o.most <= q.size, "{at}");
                     assert!(o.residence <= q.size as u64 * (CYCLES + TAIL), "{at}: mean occupancy above the size");
-                    let u = used.entry((machine.clone(), q.name)).or_insert((0, 0, q.size));
+                    let u = used.entry((machine.clone(), q.name, q.unit)).or_insert((0, 0, q.size));
                     *u = (u.0 + o.requests, u.1.max(o.most), q.size);
                 }
             }
@@ -231,13 +235,14 @@ fn every_queue_holds_at_most_its_entries_and_keeps_littles_law() {
     }
     // By chip: the SPARC chips' write queues fill with strands at once.
     let mut chips: std::collections::BTreeMap<&str, (bool, bool)> = Default::default();
-    for ((machine, name), (requests, most, size)) in &used {
+    for ((machine, name, unit), (requests, most, size)) in &used {
         let chip = machine.split(' ').next().unwrap_or(machine);
         let c = chips.entry(chip).or_insert((true, false));
-        let total: u64 = used.iter().filter(|((m, n), _)| m.starts_with(chip) && n == name).map(|(_, u)| u.0).sum();
+        let total: u64 = used.iter().filter(|((m, n, u), _)| m.starts_with(chip) && n == name && u == unit).map(|(_, u)| u.0).sum();
         c.0 &= total > 0;
         c.1 |= most == size;
-        println!("{machine:24} {name:22} requests {requests:>9} most {most}/{size}");
+        let unit = unit.map_or(String::new(), |u| u.to_string());
+        println!("{machine:24} {name:18} {unit:>2} requests {requests:>9} most {most}/{size}");
     }
     for (chip, (all_used, one_full)) in chips {
         assert!(all_used && one_full, "{chip}: every queue used on some workload {all_used}, one full {one_full}");

@@ -29,6 +29,17 @@ pub struct Occupancy {
     pub most: usize,
 }
 
+impl Occupancy {
+    /// A request held an entry `residence` cycles after waiting `waited` for it, with
+    /// `held` entries taken (its own among them) when it got one.
+    pub fn add(&mut self, residence: u64, waited: u64, held: usize) {
+        self.requests += 1;
+        self.residence += residence;
+        self.waited += waited;
+        self.most = self.most.max(held);
+    }
+}
+
 /// `size` entries, each held by a request for a stretch of cycles.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pool {
@@ -71,10 +82,7 @@ impl Pool {
         // Stretches wholly before `at` are done with: no later request can meet them.
         self.held.retain(|&(_, u)| u > at);
         self.held.push((start, until));
-        self.stats.requests += 1;
-        self.stats.residence += until - start;
-        self.stats.waited += start - at;
-        self.stats.most = self.stats.most.max(self.held_at(start));
+        self.stats.add(until - start, start - at, self.held_at(start));
         (start, until)
     }
 
@@ -113,10 +121,7 @@ impl Server {
         let start = at.max(self.free);
         let end = start + service;
         self.free = end;
-        self.stats.requests += 1;
-        self.stats.residence += service;
-        self.stats.waited += start - at;
-        self.stats.most = 1;
+        self.stats.add(service, start - at, 1);
         (start, end)
     }
 
@@ -168,11 +173,8 @@ impl Entries {
         if let Some(e) = self.held.get_mut(entry) {
             *e = (from, until);
         }
-        self.stats.requests += 1;
-        self.stats.residence += until - from;
-        self.stats.waited += from.saturating_sub(at);
         let held = self.held.iter().filter(|&&(f, u)| f <= from && from < u).count();
-        self.stats.most = self.stats.most.max(held);
+        self.stats.add(until - from, from.saturating_sub(at), held);
     }
 
     /// The cycle each entry is free again.
@@ -205,6 +207,8 @@ impl Entries {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Queue {
     pub name: &'static str,
+    /// Which of several alike it is (a strand's, an MCU's).
+    pub unit: Option<usize>,
     pub size: usize,
     pub occupancy: Occupancy,
 }

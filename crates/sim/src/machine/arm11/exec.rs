@@ -328,11 +328,9 @@ impl Arm11 {
         let waits = a.use_next || stream.memory == Memory::Device || matches!(op, Op::Atomic(_) | Op::Modify(_));
         let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
         if d.latency > 0 && reads {
-            // The line-fill buffer holds the fill until its data is in.
-            let fill = &mut self.held[1];
-            fill.requests += 1;
-            fill.residence += d.latency;
-            fill.most = 1;
+            // The line-fill buffer holds the fill until its data is in (its wait is
+            // counted where the access met the buffer busy).
+            self.filled.add(d.latency, 0, 1);
             if waits && !matches!(op, Op::Prefetch(_)) {
                 self.wait(out, ip, d.latency, Some(Signal::DataDepStallCycles));
             } else {
@@ -354,7 +352,7 @@ impl Arm11 {
         } else if self.fill_busy > 0 {
             // The line-fill buffer is still busy: the LSU queue is full (0x11).
             d.ordering = (self.fill_busy, Some(Signal::LsuFullStallCycles));
-            self.held[1].waited += self.fill_busy;
+            self.filled.waited += self.fill_busy;
         }
         if let Some(t) = &mut self.tlbs {
             let m = self.cfg.mmu.as_ref().map_or((0, 0, u64::MAX), |m| (m.micro_refill_cycles, m.walk_level_cycles, m.kernel_base));
@@ -469,11 +467,8 @@ impl Arm11 {
         let beats = u64::from(size).div_ceil(8).max(1);
         let drained = ahead.max(start) + beats * self.cfg.write_cycles;
         self.write_buffer.push(drained);
-        let held = &mut self.held[0];
-        held.requests += 1;
-        held.residence += drained - start;
-        held.waited += d.buffer_full;
-        held.most = held.most.max(self.write_buffer.iter().filter(|&&w| w > start).count());
+        let held = self.write_buffer.iter().filter(|&&w| w > start).count();
+        self.written.add(drained - start, d.buffer_full, held);
     }
 }
 

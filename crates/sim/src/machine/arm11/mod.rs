@@ -47,7 +47,8 @@ pub struct Arm11 {
     /// Cycles until an outstanding line fill that nothing waited for completes.
     fill_busy: u64,
     /// What the write buffer and the line-fill buffer have held.
-    held: [Occupancy; 2],
+    written: Occupancy,
+    filled: Occupancy,
     ip: u64,
     /// The line addresses of the last fetch and the last data access (AN195 §8: only
     /// non-sequential line accesses count); `u64::MAX` for none.
@@ -74,7 +75,8 @@ impl Arm11 {
             return_stack: ReturnStack::new(cfg.return_stack),
             write_buffer: Vec::with_capacity(cfg.write_buffer),
             fill_busy: 0,
-            held: [Occupancy::default(); 2],
+            written: Occupancy::default(),
+            filled: Occupancy::default(),
             ip: 0,
             fetch_line: u64::MAX,
             data_line: u64::MAX,
@@ -96,10 +98,9 @@ fn template(phase: &Phase) -> Span {
 
 impl Core for Arm11 {
     fn queues(&self) -> Vec<Queue> {
-        let [write, fill] = self.held;
         vec![
-            Queue { name: "write buffer", size: self.cfg.write_buffer, occupancy: write },
-            Queue { name: "line-fill buffer", size: 1, occupancy: fill },
+            Queue { name: "write buffer", unit: None, size: self.cfg.write_buffer, occupancy: self.written },
+            Queue { name: "line-fill buffer", unit: None, size: 1, occupancy: self.filled },
         ]
     }
 

@@ -68,12 +68,12 @@ impl Requests {
     /// What the request queue, the write buffers, the write data buffers and the data
     /// bus have held.
     pub fn queues(&self) -> [Queue; 4] {
-        let pool = |name, p: &Pool| Queue { name, size: p.size(), occupancy: p.occupancy() };
+        let pool = |name, p: &Pool| Queue { name, unit: None, size: p.size(), occupancy: p.occupancy() };
         [
             pool("request queue", &self.queue),
             pool("write buffers", &self.buffers),
             pool("write data buffers", &self.data_buffers),
-            Queue { name: "data bus", size: 1, occupancy: self.bus.occupancy() },
+            Queue { name: "data bus", unit: None, size: 1, occupancy: self.bus.occupancy() },
         ]
     }
 }

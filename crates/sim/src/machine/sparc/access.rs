@@ -216,10 +216,8 @@ impl Sparc {
             }
         };
         self.s.store_buffer.push(stored);
-        let held = &mut self.s.stores;
-        held.requests += 1;
-        held.residence += stored.queued;
-        held.most = held.most.max(self.s.store_buffer.iter().filter(|b| b.in_buffer()).count());
+        let held = self.s.store_buffer.iter().filter(|b| b.in_buffer()).count();
+        self.s.stores.add(stored.queued, 0, held);
     }
 
     /// A software prefetch. One that would miss the L2 while the L2's miss buffer is

@@ -112,7 +112,7 @@ impl L2Buffers {
 
     /// What each buffer has held.
     pub fn queues(&self) -> [Queue; 3] {
-        let q = |name, e: &Entries| Queue { name, size: e.size(), occupancy: e.occupancy() };
+        let q = |name, e: &Entries| Queue { name, unit: None, size: e.size(), occupancy: e.occupancy() };
         [q("L2 miss buffer", &self.miss), q("L2 fill buffer", &self.fill), q("L2 write-back buffer", &self.writeback)]
     }
 }

@@ -151,10 +151,7 @@ impl Sparc {
             self.s.loads.waited += oldest;
         }
         self.s.loads_in_flight.push(latency);
-        let held = &mut self.s.loads;
-        held.requests += 1;
-        held.residence += latency;
-        held.most = held.most.max(self.s.loads_in_flight.len());
+        self.s.loads.add(latency, 0, self.s.loads_in_flight.len());
     }
 
     /// Cycles in which the strand issues nothing, counting `stall`; a data stall

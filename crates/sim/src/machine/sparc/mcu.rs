@@ -194,8 +194,12 @@ impl Mcus {
 
     /// What each MCU's write queue has held.
     pub fn queues(&self) -> impl Iterator<Item = Queue> + '_ {
-        const NAMES: [&str; MCUS as usize] = ["MCU 0 write queue", "MCU 1 write queue", "MCU 2 write queue", "MCU 3 write queue"];
-        NAMES.into_iter().zip(&self.entries).map(|(name, e)| Queue { name, size: e.size(), occupancy: e.occupancy() })
+        self.entries.iter().enumerate().map(|(mcu, e)| Queue {
+            name: "MCU write queue",
+            unit: Some(mcu),
+            size: e.size(),
+            occupancy: e.occupancy(),
+        })
     }
 
     /// What the transactions since the last call met; starts afresh.
@@ -205,7 +209,7 @@ impl Mcus {
 
     /// The state relative to now: each bank's open row (as the line that opened it
     /// would key it) and remaining busy cycles, and each queued write's line and
-    /// remaining wait.
+    /// remaining wait (which are also the write-queue entries still held).
     pub fn canonical(&self, keys: &Keys, out: &mut Vec<u64>) {
         for b in &self.banks {
             out.push(b.opened_by.map_or(u64::MAX, |a| (keys.line)(a)));
@@ -215,9 +219,6 @@ impl Mcus {
             let live = q.iter().filter(|w| w.start > self.clock);
             out.push(u64::MAX - live.clone().count() as u64);
             out.extend(live.flat_map(|w| [(keys.line)(w.line * self.cfg.line), w.start - self.clock]));
-        }
-        for e in &self.entries {
-            e.canonical(self.clock, out);
         }
     }
 

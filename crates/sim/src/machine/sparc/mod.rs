@@ -169,34 +169,20 @@ impl Lanes for Sparc {
 
 impl Core for Sparc {
     fn queues(&self) -> Vec<Queue> {
-        const NAMES: [&str; 8] = [
-            "strand 0 store buffer",
-            "strand 1 store buffer",
-            "strand 2 store buffer",
-            "strand 3 store buffer",
-            "strand 4 store buffer",
-            "strand 5 store buffer",
-            "strand 6 store buffer",
-            "strand 7 store buffer",
-        ];
-        const LOAD_NAMES: [&str; 8] = [
-            "strand 0 load buffer",
-            "strand 1 load buffer",
-            "strand 2 load buffer",
-            "strand 3 load buffer",
-            "strand 4 load buffer",
-            "strand 5 load buffer",
-            "strand 6 load buffer",
-            "strand 7 load buffer",
-        ];
         // The running strand's own state is in hand, its slot stale.
         let strand = |i: usize| if i == usize::from(self.strand) { &self.s } else { &self.strands[i] };
-        let stores = NAMES.iter().take(self.strands.len()).enumerate();
-        let stores = stores.map(|(i, &name)| Queue { name, size: self.cfg.store_buffer, occupancy: strand(i).stores });
-        // Out-of-order cores only (T4): a load miss nothing waits for stays outstanding.
-        let loads = self.cfg.load_buffer.map(|size| {
-            LOAD_NAMES.iter().take(self.strands.len()).enumerate().map(move |(i, &name)| Queue { name, size, occupancy: strand(i).loads })
+        let strands = 0..self.strands.len();
+        let stores = strands.clone().map(|i| Queue {
+            name: "store buffer",
+            unit: Some(i),
+            size: self.cfg.store_buffer,
+            occupancy: strand(i).stores,
         });
+        // Out-of-order cores only (T4): a load miss nothing waits for stays outstanding.
+        let loads = self
+            .cfg
+            .load_buffer
+            .map(|size| strands.map(move |i| Queue { name: "load buffer", unit: Some(i), size, occupancy: strand(i).loads }));
         stores.chain(loads.into_iter().flatten()).chain(self.mem.queues()).collect()
     }
 
