@@ -80,6 +80,36 @@ pub struct Victim {
     pub halves: u8,
 }
 
+/// What the core does with the address of a line the cache evicts, and so what a
+/// replay (`machine::replay`) must find again: a victim whose address goes nowhere
+/// may be any line, so long as there is one and it is as dirty. A cache that is still
+/// turning over lines an earlier loop left (a stream evicting them one by one) evicts
+/// other lines than the period did, and the skip is exact all the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Victims {
+    /// Every victim's address is used: written back to it, or invalidated in the
+    /// caches inside (an inclusive cache).
+    #[default]
+    Named,
+    /// A dirty victim's address is used (it is written back into the next level);
+    /// a clean one's is not.
+    DirtyNamed,
+    /// No victim's address is used: a victim is counted, and a dirty one written
+    /// back wherever it belongs.
+    Unnamed,
+}
+
+impl Victims {
+    /// `v` as far as the core tells victims apart.
+    fn named(self, v: Victim) -> Victim {
+        match self {
+            Victims::Named => v,
+            Victims::DirtyNamed if v.dirty => v,
+            _ => Victim { line: 0, ..v },
+        }
+    }
+}
+
 /// The outcome of an access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lookup {
@@ -120,6 +150,7 @@ pub struct Cache {
     last: Option<(u64, usize)>,
     /// The operations and what they returned, while recording (`machine::replay`).
     log: super::replay::Log<Logged>,
+    victims: Victims,
 }
 
 impl Cache {
@@ -135,7 +166,13 @@ impl Cache {
             sets: ways,
             last: None,
             log: Default::default(),
+            victims: Victims::Named,
         }
+    }
+
+    /// The cache whose core uses its victims' addresses as `victims` says.
+    pub fn with_victims(self, victims: Victims) -> Cache {
+        Cache { victims, ..self }
     }
 
     pub fn config(&self) -> &CacheConfig {

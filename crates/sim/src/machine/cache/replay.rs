@@ -46,15 +46,19 @@ impl Replayed for Cache {
         let moved = |a: u64| (to.line)(a).unwrap_or(a);
         self.sets.begin();
         let mut same = true;
+        // Victims are compared as far as the core tells them apart.
+        let victims = self.victims;
+        let named = |v: Option<Victim>| v.map(|v| victims.named(v));
+        let lookup = |l: Lookup| Lookup { victim: named(l.victim), ..l };
         for op in ops.ops(range) {
             let addr = moved(op.addr());
-            let victim = |v: Option<Victim>| v.map(|v| Victim { line: moved(v.line), ..v });
+            let victim = |v: Option<Victim>| named(v.map(|v| Victim { line: moved(v.line), ..v }));
             same = match *op {
-                Logged::Access { write, out, .. } => self.access(addr, write) == Lookup { victim: victim(out.victim), ..out },
+                Logged::Access { write, out, .. } => lookup(self.access(addr, write)) == Lookup { victim: victim(out.victim), ..out },
                 Logged::Contains { out, .. } => self.contains(addr) == out,
                 Logged::Dirty { out, .. } => self.dirty(addr) == out,
-                Logged::Fill { dirty, out, .. } => self.fill(addr, dirty) == victim(out),
-                Logged::Invalidate { out, .. } => self.invalidate(addr) == victim(out),
+                Logged::Fill { dirty, out, .. } => named(self.fill(addr, dirty)) == victim(out),
+                Logged::Invalidate { out, .. } => named(self.invalidate(addr)) == victim(out),
                 Logged::Clean { out, .. } => self.clean(addr) == out,
             };
             if !same {

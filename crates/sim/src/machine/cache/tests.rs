@@ -288,17 +288,24 @@ proptest! {
     /// performing the operations would; one that meets another answer leaves it as it
     /// was, and so does undoing a successful one.
     #[test]
-    fn a_replay_is_the_operations_or_nothing(config in configs(), before in operations(), period in operations(), other in operations(), same in any::<bool>()) {
+    fn a_replay_is_the_operations_or_nothing(
+        config in configs(),
+        before in operations(),
+        period in operations(),
+        other in operations(),
+        same in any::<bool>(),
+        victims in prop_oneof![Just(Victims::Named), Just(Victims::DirtyNamed), Just(Victims::Unnamed)],
+    ) {
         use crate::machine::replay::Replayed;
         let none = |_| None;
         let to = crate::machine::Moves { line: &none, page: &none };
         // Recorded on one cache, replayed on a cache that went through `other` first, or
         // through the same operations, where every answer must be the same.
-        let mut recorded = Cache::new(config);
+        let mut recorded = Cache::new(config).with_victims(victims);
         perform(&mut recorded, &before);
         recorded.record(true);
         perform(&mut recorded, &period);
-        let mut target = Cache::new(config);
+        let mut target = Cache::new(config).with_victims(victims);
         perform(&mut target, if same { &before } else { &other });
         let mut performed = target.clone();
         perform(&mut performed, &period);
@@ -315,6 +322,38 @@ proptest! {
             None => prop_assert_eq!(state(&target), was),
         }
     }
+}
+
+/// A replay finds again what the core tells apart of each victim (`Victims`): a
+/// stream that turns over lines an earlier loop left evicts other lines than the
+/// period did, which matters only where the core uses their addresses.
+#[test]
+fn a_replay_compares_victims_as_far_as_the_core_uses_them() {
+    use crate::machine::replay::Replayed;
+    let none = |_| None;
+    let to = crate::machine::Moves { line: &none, page: &none };
+    // Set 0 of `small` holds two lines; the period reads 0 into it, evicting the
+    // older one. Recorded with 32 and 64 there (64 the older, clean or dirty),
+    // replayed with 96 in its place.
+    let replays = |victims: Victims, dirty_then: bool, dirty_now: bool| {
+        let fill = |c: &mut Cache, old: u64, dirty: bool| {
+            c.access(old, dirty);
+            c.access(32, false);
+        };
+        let mut recorded = small(Lru).with_victims(victims);
+        fill(&mut recorded, 64, dirty_then);
+        recorded.record(true);
+        recorded.access(0, false);
+        let mut target = small(Lru).with_victims(victims);
+        fill(&mut target, 96, dirty_now);
+        std::mem::swap(&mut target.log, &mut recorded.log);
+        target.replay(0..1, &to).is_some()
+    };
+    assert!(!replays(Victims::Named, false, false), "another line's address");
+    assert!(replays(Victims::DirtyNamed, false, false), "a clean victim's address goes nowhere");
+    assert!(!replays(Victims::DirtyNamed, true, true), "a dirty one's is written back to");
+    assert!(replays(Victims::Unnamed, true, true));
+    assert!(!replays(Victims::Unnamed, false, true), "a dirty victim where a clean one was");
 }
 
 /// `Replayed::unchanged`: re-reading lines that are alone in their sets changes no

@@ -27,7 +27,7 @@ mod wcb;
 pub use config::MontecitoConfig;
 pub use group::{bundle_address, slot};
 
-use crate::machine::cache::Cache;
+use crate::machine::cache::{Cache, Victims};
 use crate::machine::faults::Countdown;
 use crate::machine::out::Out;
 use crate::machine::peer::Peer;
@@ -161,8 +161,16 @@ impl Montecito {
         let threads = cfg.threads.max(1);
         Montecito {
             l1i: Cache::new(cfg.l1i),
-            l1d: Cache::new(cfg.l1d),
-            outer: [Cache::new(cfg.l2i), Cache::new(cfg.l2d), Cache::new(cfg.l3)],
+            // What the core does with each cache's victims (`memory.rs`): the L1D takes
+            // only loads and the L2I only code, so theirs are clean and only counted; the
+            // L2D writes a dirty one back into the L3 by address; the L3 writes a dirty
+            // one back to memory through a write buffer, whatever its address.
+            l1d: Cache::new(cfg.l1d).with_victims(Victims::Unnamed),
+            outer: [
+                Cache::new(cfg.l2i).with_victims(Victims::Unnamed),
+                Cache::new(cfg.l2d).with_victims(Victims::DirtyNamed),
+                Cache::new(cfg.l3).with_victims(Victims::Unnamed),
+            ],
             l1_itlb: Tlb::new(cfg.l1_itlb),
             l2_itlb: Tlb::new(cfg.l2_itlb),
             l1_dtlb: Tlb::new(cfg.l1_dtlb),
