@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use process::{run, scratch, Input, Sink, BUG};
+use process::{run_in, scratch, Input, Sink, BUG};
 use proptest::prelude::*;
 
 /// The hostile files of one case, made fresh in `dir`: the FIFO is read from where
@@ -114,7 +114,9 @@ proptest! {
         // against a hang, since no case needs more than seconds.
         let endless = kind == 5 && (which == 2 || which == 4 || (which == 10 && stdin_zero));
         let deadline = if endless { Duration::from_secs(2) } else { Duration::from_secs(60) };
-        let r = run(&args, stdin, stdout, stderr, Some(deadline));
+        // Run in the scratch directory: a relative path such as `-` names a file there,
+        // never one in the source tree.
+        let r = run_in(Some(&dir), &args, stdin, stdout, stderr, Some(deadline));
         let shown: Vec<String> = args.iter().map(|a| a.to_string_lossy().chars().take(60).collect()).collect();
         prop_assert!(!r.stderr.contains(BUG) && !r.stderr.contains("panicked"), "{shown:?} panicked: {}", r.stderr);
         match r.after_interrupt {
