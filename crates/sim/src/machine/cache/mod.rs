@@ -150,6 +150,7 @@ pub struct Cache {
     last: Option<(u64, usize)>,
     /// The operations and what they returned, while recording (`machine::replay`).
     log: super::replay::Log<Logged>,
+    /// What the core uses of the lines it evicts: only a replay looks.
     victims: Victims,
 }
 
