@@ -120,14 +120,25 @@ impl Sparc {
     /// Issue cycle(s) of instructions, as a span of its own to attach a data reference
     /// or a branch outcome to.
     pub(super) fn issue<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, issued: u8) -> &'o mut Span {
-        if let (Some(rob), Some(&oldest)) = (self.cfg.reorder_buffer, self.s.loads_in_flight.iter().min()) {
-            // The reorder buffer is full behind the oldest outstanding miss: issue
-            // waits for its data (TABLE 10-2 sl 9 mask 02).
-            self.s.issued_past_miss += u64::from(issued);
-            if self.s.issued_past_miss >= rob {
+        if let Some(rob) = self.cfg.reorder_buffer {
+            // The reorder buffer has no room behind the oldest outstanding miss: issue
+            // waits for that miss's data (TABLE 10-2 sl 9 mask 02), which frees what
+            // issued before the next oldest.
+            while let Some(oldest) =
+                self.s.loads_in_flight.first().map(|m| m.left).filter(|_| self.s.reordered() + u64::from(issued) >= rob)
+            {
                 self.wait(out, ip, oldest, Some(Signal::RobWaitCycles));
+                self.s.reorder.waited += oldest;
+            }
+            if !self.s.loads_in_flight.is_empty() {
+                // Entries taken behind a miss, the miss's own among them.
+                let held = self.s.reordered() + u64::from(issued) + 1;
+                for _ in 0..issued {
+                    self.s.reorder.add(0, 0, held as usize);
+                }
             }
         }
+        self.s.issued += u64::from(issued);
         self.elapse(1);
         let span = out.issue(ip, s, issued);
         span.queues = self.mem.take_queues();
@@ -146,11 +157,16 @@ impl Sparc {
     pub(super) fn outstanding(&mut self, out: &mut Out, ip: u64, latency: u64) {
         let Some(entries) = self.cfg.load_buffer else { return };
         if self.s.loads_in_flight.len() >= entries {
-            let oldest = self.s.loads_in_flight.iter().copied().min().unwrap_or(0);
+            let oldest = self.s.loads_in_flight.iter().map(|m| m.left).min().unwrap_or(0);
             self.wait(out, ip, oldest, Some(Signal::LoadBufferWaitCycles));
             self.s.loads.waited += oldest;
         }
-        self.s.loads_in_flight.push(latency);
+        if latency == 0 {
+            // Back at once: nothing stays outstanding.
+            return;
+        }
+        let issued = self.s.issued;
+        self.s.loads_in_flight.push(super::strand::Miss { left: latency, issued });
         self.s.loads.add(latency, 0, self.s.loads_in_flight.len());
     }
 

@@ -178,12 +178,16 @@ impl Core for Sparc {
             size: self.cfg.store_buffer,
             occupancy: strand(i).stores,
         });
-        // Out-of-order cores only (T4): a load miss nothing waits for stays outstanding.
+        // Out-of-order cores only (T4): a load miss nothing waits for stays outstanding,
+        // and the reorder buffer holds it and what issues after it.
         let loads = self
             .cfg
             .load_buffer
-            .map(|size| strands.map(move |i| Queue { name: "load buffer", unit: Some(i), size, occupancy: strand(i).loads }));
-        stores.chain(loads.into_iter().flatten()).chain(self.mem.queues()).collect()
+            .map(|size| strands.clone().map(move |i| Queue { name: "load buffer", unit: Some(i), size, occupancy: strand(i).loads }));
+        let reorder = self.cfg.reorder_buffer.map(|size| {
+            strands.map(move |i| Queue { name: "reorder buffer", unit: Some(i), size: size as usize, occupancy: strand(i).reorder })
+        });
+        stores.chain(loads.into_iter().flatten()).chain(reorder.into_iter().flatten()).chain(self.mem.queues()).collect()
     }
 
     fn software_threads(&mut self, threads: usize) {

@@ -33,19 +33,28 @@ impl Buffered {
     }
 }
 
+/// An outstanding load miss: cycles until its data is back, and the strand's count of
+/// issued instructions when it issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Miss {
+    pub(super) left: u64,
+    pub(super) issued: u64,
+}
+
 #[derive(Debug, Clone)]
 pub(super) struct Strand {
     pub(super) ip: u64,
     /// The line of the last fetch; `u64::MAX` for none.
     pub(super) fetch_line: u64,
     pub(super) store_buffer: Vec<Buffered>,
-    /// What its store buffer and (T4) its load buffer have held.
+    /// What its store buffer and (T4) its load and reorder buffers have held.
     pub(super) stores: Occupancy,
     pub(super) loads: Occupancy,
-    /// Cycles until each outstanding load miss that nothing waited for has its data,
-    /// and instructions issued since the oldest (out-of-order cores only).
-    pub(super) loads_in_flight: Vec<u64>,
-    pub(super) issued_past_miss: u64,
+    pub(super) reorder: Occupancy,
+    /// The outstanding load misses that nothing waited for, in program order
+    /// (out-of-order cores only), and the instructions the strand has issued.
+    pub(super) loads_in_flight: Vec<Miss>,
+    pub(super) issued: u64,
     /// None where the chip has none (T1, T3).
     pub(super) return_stack: Option<ReturnStack>,
     /// The core's cycle its times count from.
@@ -62,8 +71,9 @@ impl Strand {
             store_buffer: Vec::with_capacity(store_buffer),
             stores: Occupancy::default(),
             loads: Occupancy::default(),
+            reorder: Occupancy::default(),
             loads_in_flight: Vec::new(),
-            issued_past_miss: 0,
+            issued: 0,
             return_stack: (return_stack > 0).then(|| ReturnStack::new(return_stack)),
             at: 0,
             mode: Privilege::USER,
@@ -83,14 +93,29 @@ impl Strand {
         }
         self.store_buffer.retain(|b| b.left > 0);
         if !self.loads_in_flight.is_empty() {
-            for l in &mut self.loads_in_flight {
-                *l = l.saturating_sub(cycles);
+            // The reorder buffer holds the oldest miss and what issued after it until
+            // that miss's data is back; then the next oldest's.
+            let mut t = 0;
+            while let Some(&oldest) = self.loads_in_flight.first() {
+                let until = oldest.left.min(cycles).max(t);
+                self.reorder.residence += (self.issued - oldest.issued + 1) * (until - t);
+                t = until;
+                if oldest.left > cycles {
+                    break;
+                }
+                self.loads_in_flight.remove(0);
             }
-            self.loads_in_flight.retain(|&l| l > 0);
-            if self.loads_in_flight.is_empty() {
-                self.issued_past_miss = 0;
+            self.loads_in_flight.retain(|m| m.left > cycles);
+            for m in &mut self.loads_in_flight {
+                m.left -= cycles;
             }
         }
+    }
+
+    /// The reorder buffer's entries behind the oldest outstanding miss: the
+    /// instructions issued after it (0 when none is outstanding).
+    pub(super) fn reordered(&self) -> u64 {
+        self.loads_in_flight.first().map_or(0, |m| self.issued - m.issued)
     }
 
     /// Brought up to the core's cycle `now`.
@@ -107,12 +132,11 @@ impl Strand {
             out.extend([(keys.line)(b.addr), u64::from(b.size), left(b.commit), left(b.queued), left(b.left)]);
         }
         out.push(u64::MAX);
-        let loads = self.loads_in_flight.iter().map(|&l| left(l)).filter(|&l| l > 0);
-        let outstanding = loads.clone().count();
-        out.extend(loads);
+        // Each miss not back by now, and how many instructions issued after it.
+        for m in self.loads_in_flight.iter().filter(|m| left(m.left) > 0) {
+            out.extend([left(m.left), self.issued - m.issued]);
+        }
         out.push(u64::MAX);
-        // The count since the oldest miss is over once every miss is back.
-        out.push(if outstanding > 0 { self.issued_past_miss } else { 0 });
         if let Some(r) = &self.return_stack {
             r.canonical(out);
         }
@@ -132,8 +156,8 @@ mod tests {
         let mut s = Strand::new(8, 0);
         s.store_buffer.push(Buffered { addr: 64, size: 8, commit: 5, queued: 5, left: 30 });
         s.store_buffer.push(Buffered { addr: 128, size: 4, commit: 9, queued: 9, left: 90 });
-        s.loads_in_flight.extend([20, 200]);
-        s.issued_past_miss = 7;
+        s.issued = 9;
+        s.loads_in_flight.extend([Miss { left: 200, issued: 2 }, Miss { left: 20, issued: 5 }]);
         let keys = Keys { line: &|a| a, page: &|a| a };
         for now in [0, 10, 25, 60, 150, 300] {
             let (mut stale, mut caught) = (Vec::new(), Vec::new());
@@ -146,6 +170,27 @@ mod tests {
         }
         let mut c = s.clone();
         c.catch_up(300);
-        assert!(c.store_buffer.is_empty() && c.loads_in_flight.is_empty() && c.issued_past_miss == 0);
+        assert!(c.store_buffer.is_empty() && c.loads_in_flight.is_empty() && c.reordered() == 0);
+    }
+
+    /// MSP13: the reorder buffer holds the oldest outstanding miss and what issued
+    /// after it; when that miss's data is back, what issued before the next oldest
+    /// leaves with it, and the entries held over time are the occupancy's residence.
+    #[test]
+    fn msp13_the_reorder_buffer_frees_up_to_the_next_oldest_miss() {
+        let mut s = Strand::new(8, 0);
+        s.loads_in_flight.push(Miss { left: 100, issued: 0 });
+        s.issued = 10;
+        s.loads_in_flight.push(Miss { left: 300, issued: 10 });
+        s.issued = 25;
+        assert_eq!(s.reordered(), 25);
+        s.elapse(100);
+        assert_eq!(s.reordered(), 15, "the first miss and the ten after it left");
+        assert_eq!(s.reorder.residence, 26 * 100, "the first miss and the 25 after it");
+        s.elapse(50);
+        assert_eq!(s.reorder.residence, 26 * 100 + 16 * 50);
+        s.elapse(1000);
+        assert_eq!((s.reordered(), s.loads_in_flight.len()), (0, 0));
+        assert_eq!(s.reorder.residence, 26 * 100 + 16 * 200, "the second miss was back 200 cycles after the first");
     }
 }
