@@ -121,21 +121,20 @@ impl Sparc {
     /// or a branch outcome to.
     pub(super) fn issue<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, issued: u8) -> &'o mut Span {
         if let Some(rob) = self.cfg.reorder_buffer {
+            let issuing = u64::from(issued);
             // The reorder buffer has no room behind the oldest outstanding miss: issue
             // waits for that miss's data (TABLE 10-2 sl 9 mask 02), which frees what
             // issued before the next oldest.
-            while let Some(oldest) =
-                self.s.loads_in_flight.first().map(|m| m.left).filter(|_| self.s.reordered() + u64::from(issued) >= rob)
-            {
+            while self.s.reordered() + issuing >= rob {
+                let Some(oldest) = self.s.loads_in_flight.first().map(|m| m.left) else { break };
                 self.wait(out, ip, oldest, Some(Signal::RobWaitCycles));
                 self.s.reorder.waited += oldest;
             }
             if !self.s.loads_in_flight.is_empty() {
-                // Entries taken behind a miss, the miss's own among them.
-                let held = self.s.reordered() + u64::from(issued) + 1;
-                for _ in 0..issued {
-                    self.s.reorder.add(0, 0, held as usize);
-                }
+                // Entries taken behind a miss, the miss's own among them; how long they
+                // are held is integrated as the misses return (`Strand::elapse`).
+                self.s.reorder.requests += issuing;
+                self.s.reorder.most = self.s.reorder.most.max((self.s.reordered() + issuing + 1) as usize);
             }
         }
         self.s.issued += u64::from(issued);
@@ -154,6 +153,7 @@ impl Sparc {
 
     /// A load miss that nothing waits for stays outstanding (out-of-order cores): it
     /// takes a load-buffer entry, waiting for one when all are taken (sl 9 mask 04).
+    /// Its `latency` is past the load-use cycles, so never 0.
     pub(super) fn outstanding(&mut self, out: &mut Out, ip: u64, latency: u64) {
         let Some(entries) = self.cfg.load_buffer else { return };
         if self.s.loads_in_flight.len() >= entries {
@@ -161,10 +161,7 @@ impl Sparc {
             self.wait(out, ip, oldest, Some(Signal::LoadBufferWaitCycles));
             self.s.loads.waited += oldest;
         }
-        if latency == 0 {
-            // Back at once: nothing stays outstanding.
-            return;
-        }
+        debug_assert!(latency > 0, "a miss that is back at once is not outstanding");
         let issued = self.s.issued;
         self.s.loads_in_flight.push(super::strand::Miss { left: latency, issued });
         self.s.loads.add(latency, 0, self.s.loads_in_flight.len());
