@@ -6,7 +6,7 @@ mod common;
 use common::t4::*;
 use pmukit_arch::sparc::t4::{counter_va, NTC, OV, PCR_ASI, PIC_ASI};
 use pmukit_sim::models::t4::T4Core;
-use pmukit_sim::stream::{Cursor, Privilege, Signal, Span};
+use pmukit_sim::stream::{Block, Cursor, Privilege, Signal, Span};
 
 // ---------------------------------------------------------------- driver hazards
 
@@ -98,6 +98,21 @@ fn programming_note_sl_28_without_a_second_write_ov_is_set() {
     read_pic(&mut core, 0, 0);
     assert_eq!(read_pic(&mut core, 0, 0), 2, "landed after two cycles");
     assert_eq!(OV.get(read_pcr(&mut core, 0, 0)), 1);
+}
+
+#[test]
+fn programming_note_sl_28_the_window_is_two_core_cycles_whatever_the_lanes() {
+    // "within two cycles": core cycles. A cycle in which other strands stall too is a
+    // primary span with overlays, and passes once.
+    let commit_0 = pcr(&[("sl", 28), ("mask", 0x01), ("ut", 1)]);
+    let mut core = core_with(pcr(&[]), minus(1));
+    set_pcr(&mut core, 0, 0, commit_0);
+    let primary = span(1, USER, 1);
+    let lanes = vec![primary, primary.lane(2), primary.lane(3)];
+    run(&mut core, &mut Cursor::new(Box::new(std::iter::once(Block { body: lanes, repeat: 1 }))), 1);
+    // The read is the second cycle: it sees the PIC before the increments land.
+    assert_eq!(read_pic(&mut core, 0, 0), minus(1), "one core cycle of three lanes: not yet");
+    assert_eq!(read_pic(&mut core, 0, 0), 2, "landed after two");
 }
 
 #[test]

@@ -247,6 +247,10 @@ pub struct T4Core {
     /// (cross-strand subevents, the core's cycles): with its own strand's PICs, the only ones
     /// a span can move. Kept by `write_pcr`, the one place programs change.
     crossing: u64,
+    /// Whether a PIC may have a commit window open (sl 28): set by `write_pcr`, cleared
+    /// by `tick` once none has. Only then does the passing of cycles concern the PICs,
+    /// and `tick` need not visit every one in each span.
+    windows: bool,
     unpredictable: Reports,
 }
 
@@ -274,7 +278,7 @@ impl T4Core {
 
     fn with_groups(groups: [Group; GROUPS], strands: usize) -> T4Core {
         let n = strands.clamp(1, STRANDS_PER_CORE);
-        T4Core { strands: vec![T4Strand::new(); n], groups, wrapped: Vec::new(), crossing: 0, unpredictable: Reports::default() }
+        T4Core { strands: vec![T4Strand::new(); n], groups, wrapped: Vec::new(), crossing: 0, windows: false, unpredictable: Reports::default() }
     }
 
     pub fn strands(&self) -> usize {
@@ -402,6 +406,7 @@ impl T4Core {
     fn write_pcr(&mut self, strand: usize, n: usize, value: u64) {
         let Some(c) = self.strands.get_mut(strand).and_then(|s| s.counters.get_mut(n)) else { return };
         c.write_pcr(value, &self.groups);
+        self.windows |= c.commit_window.is_some();
         let bit = 1 << (strand * PICS + n);
         self.crossing = if c.program.reaches_others() { self.crossing | bit } else { self.crossing & !bit };
         let sl = SL.get(c.pcr);
@@ -454,7 +459,13 @@ impl T4Core {
 
     /// `cycles` core cycles pass (sl 28 windows run out).
     fn tick(&mut self, cycles: u64) {
-        self.strands.iter_mut().flat_map(|s| &mut s.counters).for_each(|c| c.tick(cycles));
+        if self.windows {
+            let counters = self.strands.iter_mut().flat_map(|s| &mut s.counters);
+            self.windows = counters.fold(false, |open, c| {
+                c.tick(cycles);
+                open | c.commit_window.is_some()
+            });
+        }
     }
 
     /// TABLE 10-1 ntc and footnote 1: counters that wrapped in a cycle that carries a
@@ -513,6 +524,9 @@ impl Counting for T4Core {
     fn executed(&mut self, span: &Span, cycles: u64, _iteration: u64) {
         let wrapped = std::mem::take(&mut self.wrapped);
         self.mark_next_to_commit(span, &wrapped);
-        self.tick(cycles);
+        // An overlay's cycles are its primary's: they pass once.
+        if !span.overlay {
+            self.tick(cycles);
+        }
     }
 }
