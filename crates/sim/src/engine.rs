@@ -2,7 +2,8 @@
 //!
 //! A span group (a primary span and the overlays of the other hardware threads' lanes
 //! in the same cycles) is stepped as one: its cycles are the primary's, and each of its
-//! spans adds what its lane counts.
+//! spans adds what its lane counts. An overlay longer than its primary counts on in
+//! the primaries after it (`Cursor::lanes`).
 //!
 //! A model exposes its counters as "virtual counters": a value that grows by a fixed
 //! amount per cycle of a span and overflows after a known headroom. The engine skips
@@ -194,17 +195,20 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
                 continue;
             }
         }
-        let Some(block) = cursor.block.as_ref() else {
+        if cursor.block.is_none() {
             return (done, Exit::EndOfStream);
-        };
-        let group = &block.body[cursor.span..group_end(&block.body, cursor.span)];
-        let mut m = (group[0].cycles - cursor.offset).min(budget - done);
-        steps.clear();
-        for s in group {
-            cache.each(model, s, |i, r| steps.push((i, r, 0)));
         }
-        // A counter that counts in several lanes of the group grows by their sum.
-        if group.len() > 1 {
+        // The primary and the overlays covering it count in each of the next `m`
+        // cycles.
+        let mut m = cursor.steady().min(budget - done);
+        steps.clear();
+        let mut lanes = 0;
+        for s in cursor.lanes() {
+            cache.each(model, s, |i, r| steps.push((i, r, 0)));
+            lanes += 1;
+        }
+        // A counter that counts in several lanes grows by their sum.
+        if lanes > 1 {
             steps.sort_unstable_by_key(|&(i, _, _)| i);
             steps.dedup_by(|later, kept| {
                 later.0 == kept.0 && {
@@ -223,7 +227,7 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
                 overflowed |= r * m >= headroom;
                 stop |= model.add(i, r * m);
             }
-            for s in group {
+            for s in cursor.lanes() {
                 model.executed(s, m, cursor.iteration);
             }
         }
@@ -231,7 +235,7 @@ pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, 
             // An overflow may freeze counters or change what they count.
             cache.invalidate();
         }
-        advance(cursor, m);
+        cursor.advance(m);
         done += m;
         if stop {
             return (done, Exit::Overflow);
@@ -287,39 +291,14 @@ fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, c
     if k == 0 {
         return 0;
     }
-    cursor.iteration += k;
-    if cursor.iteration == block.repeat {
-        cursor.next_block();
-    }
+    cursor.skip(k);
     k * per_iteration
-}
-
-/// The end of the span group that starts at `start`: the next primary span.
-fn group_end(body: &[Span], start: usize) -> usize {
-    body.iter().skip(start + 1).position(|s| !s.overlay).map_or(body.len(), |n| start + 1 + n)
-}
-
-/// Move the cursor `m` cycles forward within the current span group.
-fn advance(cursor: &mut Cursor, m: u64) {
-    let Some(block) = cursor.block.as_ref() else { return };
-    cursor.offset += m;
-    if cursor.offset >= block.body[cursor.span].cycles {
-        cursor.offset = 0;
-        cursor.span = group_end(&block.body, cursor.span);
-        if cursor.span == block.body.len() {
-            cursor.span = 0;
-            cursor.iteration += 1;
-            if cursor.iteration == block.repeat {
-                cursor.next_block();
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::{Block, MemRef, Signal, Totals};
+    use crate::stream::{groups, Block, MemRef, Signal, Totals};
 
     /// Counter 0 counts instructions and wraps at `wrap`; its overflow freezes counter
     /// 1, which counts the cycles of spans whose data is in an odd 64-byte line (the
@@ -436,28 +415,61 @@ mod tests {
         }
     }
 
-    fn lane_group(cycles: u64, lanes: &[(u8, u8)]) -> Vec<Span> {
+    /// A group of `cycles` cycles: a primary and overlays, each `(thread,
+    /// instructions a cycle, cycles beyond the primary's)`.
+    fn lane_group(cycles: u64, lanes: &[(u8, u8, u64)]) -> Vec<Span> {
         let primary = Span::new(cycles, 0x1000);
         lanes
             .iter()
             .enumerate()
-            .map(|(k, &(thread, n))| {
-                let mut s = if k == 0 { Span { thread, ..primary } } else { primary.lane(thread) };
+            .map(|(k, &(thread, n, longer))| {
+                let mut s = if k == 0 { Span { thread, ..primary } } else { Span { cycles: cycles + longer, ..primary.lane(thread) } };
                 s.signals.set(Signal::Instructions, n);
                 s
             })
             .collect()
     }
 
+    /// Each lane's instructions (lane 4: all of them) in the first `cycles` cycles of
+    /// `blocks`, cycle by cycle: the spans that count in a cycle are the primary it
+    /// falls in and every overlay that began at or before it and has cycles left.
+    fn cycle_by_cycle(blocks: &[Block], cycles: u64) -> [u64; 5] {
+        let mut counts = [0; 5];
+        let mut left = cycles;
+        for block in blocks {
+            let length = block.cycles_per_iteration();
+            for _ in 0..block.repeat {
+                for c in 0..length.min(left) {
+                    let mut at = 0;
+                    for group in groups(&block.body) {
+                        for (k, s) in group.iter().enumerate() {
+                            let (from, to) = (at, if k == 0 { at + s.cycles } else { (at + s.cycles).min(length) });
+                            if (from..to).contains(&c) {
+                                let n = s.signals.get(Signal::Instructions);
+                                counts[usize::from(s.thread)] += n;
+                                counts[4] += n;
+                            }
+                        }
+                        at += group[0].cycles;
+                    }
+                }
+                left -= length.min(left);
+            }
+        }
+        counts
+    }
+
     proptest::proptest! {
         /// docs/engine.md E1: a span group takes its primary's cycles once, each lane
-        /// counts its own spans, a core-wide counter the sum of the lanes, and a run cut
-        /// anywhere (by the budget or at an overflow) has counted exactly the cycles it
-        /// ran: what `Totals::of` finds in them, lane by lane.
+        /// counts its own spans, a core-wide counter the sum of the lanes, an overlay
+        /// longer than its primary counts on in the primaries after it (up to its
+        /// iteration's end), and a run cut anywhere (by the budget or at an overflow)
+        /// has counted exactly the cycles it ran: what counting cycle by cycle finds in
+        /// them, lane by lane, and what `Totals::of` finds.
         #[test]
         fn span_groups_take_their_primarys_time_and_count_every_lane(
             blocks in proptest::collection::vec(
-                (proptest::collection::vec((1u64..6, proptest::collection::vec((0u8..4, 0u8..4), 1..4)), 1..4), 1u64..5),
+                (proptest::collection::vec((1u64..6, proptest::collection::vec((0u8..4, 0u8..4, 0u64..9), 1..4)), 1..4), 1u64..5),
                 1..5,
             ),
             wrap in 5u64..200,
@@ -466,12 +478,23 @@ mod tests {
             let blocks: Vec<Block> = blocks
                 .into_iter()
                 .map(|(groups, repeat)| {
-                    let body = groups.into_iter().flat_map(|(cycles, mut lanes)| {
+                    let mut body: Vec<Span> = groups.into_iter().flat_map(|(cycles, mut lanes)| {
                         lanes.sort_unstable_by_key(|l| l.0);
                         lanes.dedup_by_key(|l| l.0);
                         lane_group(cycles, &lanes)
-                    });
-                    Block { body: body.collect(), repeat }
+                    }).collect();
+                    // No overlay outlasts its iteration.
+                    let length: u64 = body.iter().map(Span::duration).sum();
+                    let (mut start, mut next) = (0, 0);
+                    for s in &mut body {
+                        if s.overlay {
+                            s.cycles = s.cycles.min(length - start);
+                        } else {
+                            start = next;
+                            next += s.cycles;
+                        }
+                    }
+                    Block { body, repeat }
                 })
                 .collect();
             let total: u64 = blocks.iter().map(Block::cycles).sum();
@@ -481,10 +504,11 @@ mod tests {
             for b in budgets.iter().cycle().take(400) {
                 let (ran, exit) = run(&mut model, &mut cursor, *b);
                 done += ran;
-                for lane in 0..5 {
-                    let keep = |s: &Span| lane == 4 || usize::from(s.thread) == lane;
-                    let expected = Totals::of(blocks.clone(), done, keep).get(Signal::Instructions);
+                let expected = cycle_by_cycle(&blocks, done);
+                for (lane, &expected) in expected.iter().enumerate() {
                     proptest::prop_assert_eq!(model.wraps[lane] * wrap + model.counts[lane], expected, "lane {} after {} cycles", lane, done);
+                    let keep = |s: &Span| lane == 4 || usize::from(s.thread) == lane;
+                    proptest::prop_assert_eq!(Totals::of(blocks.clone(), done, keep).get(Signal::Instructions), expected);
                 }
                 if exit == Exit::EndOfStream {
                     break;

@@ -15,7 +15,7 @@ use pmukit_sim::program::builtin::{self, WORKLOADS};
 use pmukit_sim::program::ia64;
 use pmukit_sim::program::Program;
 use pmukit_sim::stat::{self, StatOptions};
-use pmukit_sim::stream::{groups, Block, Signal, Span, Totals};
+use pmukit_sim::stream::{steady_runs, Block, Signal, Span, Totals};
 
 /// Each machine (by a PMU it counts for), and the instructions its core issues at most
 /// in a cycle, summed over its hardware threads: ARM11 issues one (ARM1176 TRM §1.2, a
@@ -36,7 +36,7 @@ fn blocks(pmu: &str, workload: &str, threads: Option<usize>) -> impl Iterator<It
     stat::blocks(&[cat.pmu(pmu).unwrap()], &options(workload, threads)).unwrap().0
 }
 
-fn instructions(group: &[Span]) -> u64 {
+fn instructions(group: &[&Span]) -> u64 {
     group.iter().map(|s| s.signals.get(Signal::Instructions)).sum()
 }
 
@@ -52,8 +52,8 @@ fn no_cycle_issues_more_than_the_core_can_and_every_run_reaches_its_length() {
                 let at = format!("{pmu} {} threads {threads:?}", w.name);
                 let mut run = 0;
                 for block in blocks(pmu, w.name, threads) {
-                    for group in groups(&block.body) {
-                        assert!(instructions(group) <= width, "{at}: {group:?}");
+                    for (_, group) in steady_runs(&block.body) {
+                        assert!(instructions(&group) <= width, "{at}: {group:?}");
                     }
                     run += block.cycles_per_iteration() * block.repeat;
                     if run >= CYCLES {

@@ -16,11 +16,13 @@
 //! when no counter can overflow within it, and steps span group by span group only
 //! around an overflow.
 
+mod cursor;
 mod signal;
 
 use pmukit_arch::montecito::ear::Served;
 use pmukit_arch::montecito::etb::BranchKind;
 
+pub use cursor::Cursor;
 pub use signal::Signal;
 
 /// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),
@@ -264,8 +266,10 @@ pub struct Span {
     /// The hardware thread whose lane this is.
     pub thread: u8,
     /// Another lane of the cycles of the primary span before it (the nearest that is
-    /// not an overlay), of which it has as many: it adds what its thread counts in those
-    /// cycles and takes no time of its own.
+    /// not an overlay): it adds what its thread counts in those cycles and takes no
+    /// time of its own. It may have more cycles than that primary: it then covers
+    /// the primaries after it too, up to its cycles, never beyond its block's
+    /// iteration (a strand stalled while others issue one cycle at a time).
     pub overlay: bool,
     pub privilege: Privilege,
     /// Address of the instructions executed in the span.
@@ -344,6 +348,26 @@ pub fn groups(body: &[Span]) -> impl Iterator<Item = &[Span]> {
     body.chunk_by(|_, next| next.overlay)
 }
 
+/// The cycles of an iteration of `body` as runs in which the same spans count: each
+/// run's cycles, and its spans, the primary first, then the overlays covering it in
+/// body order (a span group, when overlays last as long as their primaries).
+pub fn steady_runs(body: &[Span]) -> Vec<(u64, Vec<&Span>)> {
+    let length: u64 = body.iter().map(Span::duration).sum();
+    let (mut runs, mut covering, mut at) = (Vec::new(), Vec::<(&Span, u64)>::new(), 0);
+    for group in groups(body) {
+        let (primary, overlays) = (&group[0], &group[1..]);
+        covering.extend(overlays.iter().map(|o| (o, at + o.cycles.min(length - at))));
+        let end = at + primary.cycles;
+        while at < end {
+            let to = covering.iter().map(|&(_, e)| e).filter(|&e| e > at).fold(end, u64::min);
+            runs.push((to - at, std::iter::once(primary).chain(covering.iter().filter(|&&(_, e)| e > at).map(|&(o, _)| o)).collect()));
+            at = to;
+            covering.retain(|&(_, e)| e > at);
+        }
+    }
+    runs
+}
+
 /// A body of spans repeated `repeat` times.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
@@ -359,40 +383,6 @@ impl Block {
 
     pub fn cycles(&self) -> u64 {
         self.cycles_per_iteration().saturating_mul(self.repeat)
-    }
-}
-
-/// Where a consumer stands in a stream: which block, how many whole iterations of
-/// it are done, and how far into the current iteration.
-pub struct Cursor {
-    blocks: Box<dyn Iterator<Item = Block> + Send>,
-    pub block: Option<Block>,
-    /// Whole iterations of `block` consumed.
-    pub iteration: u64,
-    /// Span of the current iteration, and cycles of it consumed.
-    pub span: usize,
-    pub offset: u64,
-}
-
-impl Cursor {
-    pub fn new(blocks: Box<dyn Iterator<Item = Block> + Send>) -> Cursor {
-        let mut c = Cursor { blocks, block: None, iteration: 0, span: 0, offset: 0 };
-        c.next_block();
-        c
-    }
-
-    /// Move to the next non-empty block; `false` when the stream has ended.
-    pub fn next_block(&mut self) -> bool {
-        self.iteration = 0;
-        self.span = 0;
-        self.offset = 0;
-        self.block = self.blocks.by_ref().find(|b| b.repeat > 0 && b.cycles_per_iteration() > 0);
-        self.block.is_some()
-    }
-
-    /// Is the cursor at the start of an iteration (so whole iterations may be skipped)?
-    pub fn at_iteration_start(&self) -> bool {
-        self.span == 0 && self.offset == 0
     }
 }
 
@@ -452,15 +442,17 @@ impl Totals {
             }
             left -= whole * per_iteration;
             if whole < block.repeat {
-                // Less than an iteration is left: it ends inside this one, in the cycles
-                // of a group, which its overlays share.
+                // Less than an iteration is left: each span counts the cycles of it
+                // that come before the cut.
+                let mut at = 0;
                 for group in groups(&block.body) {
-                    let run = group.first().map_or(0, |p| p.cycles.min(left));
                     for span in group.iter().filter(|s| keep(s)) {
-                        totals.add(span, run);
+                        let cycles = span.cycles.min(per_iteration - at);
+                        totals.add(span, cycles.min(left.saturating_sub(at)));
                     }
-                    left -= run;
+                    at += group[0].cycles;
                 }
+                left = 0;
             }
         }
         totals

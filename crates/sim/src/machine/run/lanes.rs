@@ -10,7 +10,8 @@
 //! Each cycle leaves as a span group (`crate::stream`): the primary is the lane that
 //! issued (or, when none did, the lowest stalled one), the overlays are the other
 //! lanes with a cycle of their own (stalled, or issuing beside it in another thread
-//! group). A lane ready to issue but not picked is marked on the primary with its
+//! group). A lane that stays stalled through the cycles that follow, counting the
+//! same, is one overlay that lasts as long (E4 of docs/engine.md). A lane ready to issue but not picked is marked on the primary with its
 //! mode (`Signal::STRAND_READY`): a cycle of eight ready strands is one span, not
 //! eight (spans are a few hundred bytes, and writing them was most of the cost). The
 //! primary also carries what the whole core did: no lane fetching
@@ -88,6 +89,10 @@ struct Lane {
     head: usize,
     /// The cycle it last issued in: the arbiter picks the least recent first.
     last: u64,
+    /// Its overlay last added to the spans not yet emitted, which later cycles of the
+    /// same queued span may join (`take`): where it is there, the cycle it ends at
+    /// and the queued span's place.
+    open: Option<(usize, u64, usize)>,
 }
 
 impl Lane {
@@ -103,24 +108,44 @@ impl Lane {
         self.front().is_some_and(|s| s.signals.get(Signal::Instructions) > 0)
     }
 
-    /// Appends the next `m` cycles of its queue (the front span holds them) to `out`,
-    /// as an overlay or not.
-    fn take(&mut self, m: u64, out: &mut Vec<Span>, overlay: bool) {
+    /// Appends the next `m` cycles of its queue (the front span holds them), from
+    /// cycle `now`, to `out`, as an overlay or not. An overlay that counts as the
+    /// lane's overlay of the cycles just before joins it: a strand stalled while others
+    /// issue a cycle at a time is one span, not one a cycle.
+    fn take(&mut self, m: u64, out: &mut Vec<Span>, overlay: bool, now: u64) {
         if self.front().is_none() {
             return;
         }
-        let Some(f) = self.queue.get_mut(self.head) else { return };
-        if f.cycles <= m {
-            self.head += 1;
-            out.push(Span { overlay, ..*f });
-            return;
+        let head = self.head;
+        let Some(f) = self.queue.get_mut(head) else { return };
+        let whole = f.cycles <= m;
+        let cycles = f.cycles.min(m);
+        // The cycles after a span's first carry no data reference nor what its
+        // transactions met, and all but its last no branch outcome: an overlay of them
+        // is what more of them add to.
+        let joins =
+            |(j, end, from): (usize, u64, usize)| (overlay && end == now && from == head && (!whole || f.branch.is_none())).then_some(j);
+        match self.open.and_then(joins).and_then(|j| out.get_mut(j).map(|o| (j, o))) {
+            Some((j, o)) => {
+                o.cycles += cycles;
+                self.open = Some((j, now + cycles, head));
+            }
+            None => {
+                // A span's branch outcome stays with its last cycle, its data reference
+                // and what its transactions met with its first.
+                let branch = if whole { f.branch } else { None };
+                out.push(Span { cycles, branch, overlay, ..*f });
+                let plain = f.mem.is_none() && f.queues.is_empty() && branch.is_none();
+                self.open = (overlay && plain).then(|| (out.len() - 1, now + cycles, head));
+            }
         }
-        // A span's branch outcome stays with its last cycle, its data reference and
-        // what its transactions met with its first.
-        out.push(Span { cycles: m, branch: None, overlay, ..*f });
-        f.cycles -= m;
-        f.mem = None;
-        f.queues = Default::default();
+        if whole {
+            self.head += 1;
+        } else {
+            f.cycles -= m;
+            f.mem = None;
+            f.queues = Default::default();
+        }
     }
 }
 
@@ -169,6 +194,7 @@ impl<C: Lanes> LaneRunner<C> {
                 queue: Vec::new(),
                 head: 0,
                 last: 0,
+                open: None,
             })
             .collect();
         LaneRunner { core, threads, lanes, rule, timer, now: 0, out: VecDeque::new(), pending: Vec::new(), error: None, favoured: 0 }
@@ -234,8 +260,10 @@ impl<C: Lanes> LaneRunner<C> {
         let Some(lane) = self.lanes.get_mut(l) else { return };
         let Some(r) = lane.running.as_mut() else { return };
         if lane.head == lane.queue.len() {
+            // Its places are taken anew: no later cycle joins its open overlay.
             lane.queue.clear();
             lane.head = 0;
+            lane.open = None;
         }
         let from = lane.queue.len();
         let n = self.core.step(&r.phase, r.k, r.i, l, t, &mut lane.queue);
@@ -343,20 +371,22 @@ impl<C: Lanes> LaneRunner<C> {
         }
         let Some(p) = primary.or_else(|| (stalled != 0).then(|| stalled.trailing_zeros() as usize)) else { return false };
         let start = self.pending.len();
-        let Some(lane) = self.lanes.get_mut(p) else { return false };
-        lane.take(m, &mut self.pending, false);
-        for l in (0..n).filter(|&l| l != p && (issued | stalled) & (1 << l) != 0) {
-            if let Some(lane) = self.lanes.get_mut(l) {
-                lane.take(m, &mut self.pending, true);
-            }
-        }
         // What the whole core did, on the primary: ready lanes fetch and issue nothing.
-        let group = self.pending.get(start..).unwrap_or_default();
-        let no_fetch = issued == 0 && ready == 0 && group.iter().all(|s| s.signals.get(Signal::NoFetchCycles) > 0);
+        let mut no_fetch = issued == 0 && ready == 0;
         let mut waits = [0u64; CORE_WAITS.len()];
-        for s in group {
+        let mut note = |s: &Span| {
+            no_fetch &= s.signals.get(Signal::NoFetchCycles) > 0;
             for (w, &signal) in waits.iter_mut().zip(&CORE_WAITS) {
                 *w = (*w).max(s.signals.get(signal));
+            }
+        };
+        let Some(lane) = self.lanes.get_mut(p) else { return false };
+        lane.front().inspect(|s| note(s));
+        lane.take(m, &mut self.pending, false, t);
+        for l in (0..n).filter(|&l| l != p && (issued | stalled) & (1 << l) != 0) {
+            if let Some(lane) = self.lanes.get_mut(l) {
+                lane.front().inspect(|s| note(s));
+                lane.take(m, &mut self.pending, true, t);
             }
         }
         let mut modes = [0u8; MAX_LANES];
@@ -387,6 +417,9 @@ impl<C: Lanes> LaneRunner<C> {
     }
 
     fn flush(&mut self) {
+        for lane in &mut self.lanes {
+            lane.open = None;
+        }
         if !self.pending.is_empty() {
             self.out.push_back(Block { body: std::mem::take(&mut self.pending), repeat: 1 });
         }

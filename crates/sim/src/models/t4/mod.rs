@@ -278,7 +278,14 @@ impl T4Core {
 
     fn with_groups(groups: [Group; GROUPS], strands: usize) -> T4Core {
         let n = strands.clamp(1, STRANDS_PER_CORE);
-        T4Core { strands: vec![T4Strand::new(); n], groups, wrapped: Vec::new(), crossing: 0, windows: false, unpredictable: Reports::default() }
+        T4Core {
+            strands: vec![T4Strand::new(); n],
+            groups,
+            wrapped: Vec::new(),
+            crossing: 0,
+            windows: false,
+            unpredictable: Reports::default(),
+        }
     }
 
     pub fn strands(&self) -> usize {
