@@ -342,8 +342,14 @@ impl Counting for Kt {
     }
 
     /// Where a span's memory transactions route (node, MCU, port, channel) and the L2
-    /// bank its line is in.
+    /// bank its line is in. A span without a memory transaction or a cache-to-cache
+    /// fill counts nothing wherever its address is: every such span is of one class,
+    /// so the engine asks for their rates once a kind rather than once an address.
     fn address_class(&self, span: &Span) -> u64 {
+        let moved = [Signal::MemoryReads, Signal::MemoryWrites, Signal::CacheToCacheFills];
+        if moved.iter().all(|&s| span.signals.get(s) == 0) {
+            return 0;
+        }
         let addr = span.address();
         let to = route(addr, self.nodes);
         let bank = addr / LINE_BYTES % L2_BANKS_PER_NODE as u64;

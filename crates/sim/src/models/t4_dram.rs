@@ -471,8 +471,13 @@ impl Counting for T4Dram {
     }
 
     /// The MCU, port and channel a span's memory transactions route to (`each_rate`
-    /// reads them back).
+    /// reads them back). A span without transactions counts nothing wherever its
+    /// address is: every such span is of one class, so the engine asks for their rates
+    /// once a kind rather than once an address.
     fn address_class(&self, span: &Span) -> u64 {
+        if span.signals.get(Signal::MemoryReads) + span.signals.get(Signal::MemoryWrites) == 0 {
+            return 0;
+        }
         route(span.address()).class()
     }
 

@@ -421,7 +421,9 @@ impl<C: Lanes> LaneRunner<C> {
             lane.open = None;
         }
         if !self.pending.is_empty() {
-            self.out.push_back(Block { body: std::mem::take(&mut self.pending), repeat: 1 });
+            // The next block's room at once: grown span by span, it was copied as often.
+            let body = std::mem::replace(&mut self.pending, Vec::with_capacity(EMIT_SPANS + MAX_LANES));
+            self.out.push_back(Block { body, repeat: 1 });
         }
     }
 }
