@@ -11,9 +11,10 @@
 //! issued (or, when none did, the lowest stalled one), the overlays are the other
 //! lanes with a cycle of their own (stalled, or issuing beside it in another thread
 //! group). A lane that stays stalled through the cycles that follow, counting the
-//! same, is one overlay that lasts as long (E4 of docs/engine.md). A lane ready to issue but not picked is marked on the primary with its
-//! mode (`Signal::STRAND_READY`): a cycle of eight ready strands is one span, not
-//! eight (spans are a few hundred bytes, and writing them was most of the cost). The
+//! same, is one overlay that lasts as long (E1 of docs/engine.md). A lane ready to
+//! issue but not picked is marked on the primary with its mode
+//! (`Signal::STRAND_READY`): a cycle of eight ready strands is one span, not eight
+//! (spans are a few hundred bytes, and writing them was most of the cost). The
 //! primary also carries what the whole core did: no lane fetching
 //! (`NoFetchAllCycles`) and the tag waits of any lane (`CORE_WAITS`).
 //!
