@@ -14,10 +14,8 @@ pub struct Cursor {
     /// The primary span of the current iteration, and cycles of it consumed.
     pub span: usize,
     pub offset: u64,
-    /// Cycles of the iteration before the primary `span` begins, and of the whole
-    /// iteration.
+    /// Cycles of the iteration before the primary `span` begins.
     at: u64,
-    length: u64,
     /// The overlays covering the cycle, in body order: each one's index in the body
     /// and the cycle of the iteration it ends at.
     covering: Vec<(usize, u64)>,
@@ -25,7 +23,7 @@ pub struct Cursor {
 
 impl Cursor {
     pub fn new(blocks: Box<dyn Iterator<Item = Block> + Send>) -> Cursor {
-        let mut c = Cursor { blocks, block: None, iteration: 0, span: 0, offset: 0, at: 0, length: 0, covering: Vec::new() };
+        let mut c = Cursor { blocks, block: None, iteration: 0, span: 0, offset: 0, at: 0, covering: Vec::new() };
         c.next_block();
         c
     }
@@ -33,7 +31,6 @@ impl Cursor {
     /// Move to the next non-empty block; `false` when the stream has ended.
     pub fn next_block(&mut self) -> bool {
         self.block = self.blocks.by_ref().find(|b| b.repeat > 0 && b.cycles_per_iteration() > 0);
-        self.length = self.block.as_ref().map_or(0, Block::cycles_per_iteration);
         self.iteration = 0;
         self.restart();
         self.block.is_some()
@@ -103,14 +100,13 @@ impl Cursor {
         self.enter();
     }
 
-    /// The overlays of the group that begins at `span` cover from here; none outlasts
-    /// its iteration.
+    /// The overlays of the group that begins at `span` cover from here (none outlasts
+    /// its iteration: the stream's producers end them there).
     fn enter(&mut self) {
         let Some(block) = self.block.as_ref() else { return };
         let end = group_end(&block.body, self.span);
-        let left = self.length - self.at;
         for j in self.span + 1..end {
-            let cycles = block.body[j].cycles.min(left);
+            let cycles = block.body[j].cycles;
             if cycles > 0 {
                 self.covering.push((j, self.at + cycles));
             }

@@ -9,7 +9,8 @@
 //!
 //! A core with several hardware threads has a lane per thread: a cycle is a *span
 //! group*, a primary span followed by overlay spans ([`Span::overlay`]) of the other
-//! threads, all of the same cycles, each span's `thread` its lane (docs/engine.md, E1).
+//! threads, each span's `thread` its lane (docs/engine.md, E1). An overlay covers its
+//! primary's cycles, and those of the primaries after it when it has more.
 //! Time is the primaries' cycles; what each lane counts is its own spans'.
 //!
 //! Repetition makes billions of cycles cheap: a model advances a whole block at once
@@ -352,11 +353,10 @@ pub fn groups(body: &[Span]) -> impl Iterator<Item = &[Span]> {
 /// run's cycles, and its spans, the primary first, then the overlays covering it in
 /// body order (a span group, when overlays last as long as their primaries).
 pub fn steady_runs(body: &[Span]) -> Vec<(u64, Vec<&Span>)> {
-    let length: u64 = body.iter().map(Span::duration).sum();
     let (mut runs, mut covering, mut at) = (Vec::new(), Vec::<(&Span, u64)>::new(), 0);
     for group in groups(body) {
         let (primary, overlays) = (&group[0], &group[1..]);
-        covering.extend(overlays.iter().map(|o| (o, at + o.cycles.min(length - at))));
+        covering.extend(overlays.iter().map(|o| (o, at + o.cycles)));
         let end = at + primary.cycles;
         while at < end {
             let to = covering.iter().map(|&(_, e)| e).filter(|&e| e > at).fold(end, u64::min);
@@ -447,8 +447,7 @@ impl Totals {
                 let mut at = 0;
                 for group in groups(&block.body) {
                     for span in group.iter().filter(|s| keep(s)) {
-                        let cycles = span.cycles.min(per_iteration - at);
-                        totals.add(span, cycles.min(left.saturating_sub(at)));
+                        totals.add(span, span.cycles.min(left.saturating_sub(at)));
                     }
                     at += group[0].cycles;
                 }
