@@ -36,7 +36,7 @@ fn machine(pmu: &str, workload: &str) -> u64 {
 fn machine_threads(pmu: &str, workload: &str, threads: Option<usize>) -> u64 {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: 1, threads, ..StatOptions::default() };
-    let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts).unwrap();
+    let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap();
     Totals::of(blocks, divan::black_box(MACHINE_CYCLES), |_| true).cycles
 }
 

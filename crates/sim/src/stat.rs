@@ -187,9 +187,30 @@ pub enum StatError {
 /// An event stream.
 pub type Blocks = Box<dyn Iterator<Item = Block> + Send>;
 
+/// What the run's events read that a machine may leave out of its spans when none
+/// does: Montecito's occupancies (`MontecitoConfig::occupancies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    pub occupancies: bool,
+}
+
+impl Reads {
+    /// Everything: the stream as the machine makes it for any event.
+    pub const ALL: Reads = Reads { occupancies: true };
+
+    /// What `sels` read (a code wider than Montecito's reads everything, as far as
+    /// this goes).
+    pub fn of(sels: &[EventSel]) -> Reads {
+        let occupancies =
+            sels.iter().any(|s| u8::try_from(s.code).map_or(true, |code| crate::models::montecito::reads_occupancies(code, s.umask)));
+        Reads { occupancies }
+    }
+}
+
 /// The event stream of the run, and the status of the trace it reads if any: the
-/// program (a built-in workload or a trace) on the machine model of `pmus`.
-pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<TraceStatus>), StatError> {
+/// program (a built-in workload or a trace) on the machine model of `pmus`, making
+/// what `reads` asks for.
+pub fn blocks(pmus: &[&Pmu], opts: &StatOptions, reads: Reads) -> Result<(Blocks, Option<TraceStatus>), StatError> {
     let threads = threads(pmus, opts)?;
     if opts.fault_every == Some(0) {
         return Err(StatError::NoFaults);
@@ -222,7 +243,8 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions) -> Result<(Blocks, Option<Trace
             // The built-in workloads as an Itanium compiler lays them out; a trace's
             // instructions are the ones it recorded.
             let program = if status.is_none() { ia64::compiled(program) } else { program };
-            Box::new(machine::montecito(montecito_config(threads, opts)?, program, Skipping::On))
+            let cfg = MontecitoConfig { occupancies: reads.occupancies, ..montecito_config(threads, opts)? };
+            Box::new(machine::montecito(cfg, program, Skipping::On))
         }
         Chip::Arm11(core) => {
             let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
@@ -440,7 +462,7 @@ pub fn stat_with(
     for plan in &mut plans {
         plan.units = driver.units(plan.pmu.name());
     }
-    let (stream, trace) = blocks(&pmus, opts)?;
+    let (stream, trace) = blocks(&pmus, opts, Reads::of(sels))?;
     let mut cursor = Cursor::new(stream);
 
     let split = opts.aggregation != Aggregation::Total;

@@ -33,7 +33,7 @@ fn options(workload: &str, threads: Option<usize>) -> StatOptions {
 /// machine's own number for `None`).
 fn blocks(pmu: &str, workload: &str, threads: Option<usize>) -> impl Iterator<Item = Block> {
     let cat = Catalog::builtin();
-    stat::blocks(&[cat.pmu(pmu).unwrap()], &options(workload, threads)).unwrap().0
+    stat::blocks(&[cat.pmu(pmu).unwrap()], &options(workload, threads), stat::Reads::ALL).unwrap().0
 }
 
 fn instructions(group: &[&Span]) -> u64 {

@@ -41,7 +41,7 @@ fn counted(s: &Span) -> bool {
 /// the iteration of its block (its data address strides by it).
 fn walk(workload: &str, cycles: u64, mut f: impl FnMut(&Span, u64)) {
     let cat = Catalog::builtin();
-    let (blocks, _) = stat::blocks(&[cat.pmu("montecito").unwrap()], &options(workload)).unwrap();
+    let (blocks, _) = stat::blocks(&[cat.pmu("montecito").unwrap()], &options(workload), stat::Reads::ALL).unwrap();
     let mut left = cycles;
     for block in blocks {
         for it in 0..block.repeat {

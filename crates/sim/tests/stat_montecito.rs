@@ -17,7 +17,7 @@ const SEED: u64 = 7;
 fn blocks(workload: &str) -> stat::Blocks {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: SEED, ..StatOptions::default() };
-    stat::blocks(&[cat.pmu("montecito").unwrap()], &opts).unwrap().0
+    stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, stat::Reads::ALL).unwrap().0
 }
 
 fn totals_matching(workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {

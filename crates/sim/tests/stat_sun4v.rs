@@ -39,7 +39,7 @@ fn count(r: &StatReport, name: &str) -> Option<u64> {
 fn truth(pmu: &str, workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: SEED, cycles, ..StatOptions::default() };
-    let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts).unwrap();
+    let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap();
     Totals::of(blocks, cycles, keep)
 }
 
@@ -47,7 +47,7 @@ fn truth(pmu: &str, workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -
 fn stream(pmu: &str, workload: &str) -> Cursor {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: SEED, ..StatOptions::default() };
-    Cursor::new(stat::blocks(&[cat.pmu(pmu).unwrap()], &opts).unwrap().0)
+    Cursor::new(stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap().0)
 }
 
 fn sum(t: &Totals, signals: &[Signal]) -> u64 {

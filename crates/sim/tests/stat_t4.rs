@@ -13,7 +13,7 @@ use pmukit_sim::stream::{Block, Cursor, MemRef, Signal, Span, Totals};
 fn totals_matching(workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: 3, cycles, ..StatOptions::default() };
-    let (blocks, _) = stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts).unwrap();
+    let (blocks, _) = stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts, stat::Reads::ALL).unwrap();
     Totals::of(blocks, cycles, keep)
 }
 

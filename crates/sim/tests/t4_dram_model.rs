@@ -510,7 +510,7 @@ fn the_combined_counters_of_every_mcu_add_up_to_a_workloads_memory_traffic() {
     let cycles = 20_000_000;
     let cat = pmukit_arch::Catalog::builtin();
     let opts = pmukit_sim::stat::StatOptions { workload: "stream".into(), seed: 1, threads: Some(2), ..Default::default() };
-    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts).unwrap().0;
+    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts, pmukit_sim::stat::Reads::ALL).unwrap().0;
     let mut dram = T4Dram::new();
     for mcu in 0..MCUS {
         program(&mut dram, mcu, [ALL_READS, ALL_WRITES, CHANNEL0, CHANNEL1]);

@@ -17,7 +17,7 @@ fn opts(trace: &str) -> StatOptions {
 /// Every signal of a trace run on the ARM1176 machine.
 fn totals(trace: &str) -> Totals {
     let cat = Catalog::builtin();
-    let (blocks, status) = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts(trace)).unwrap();
+    let (blocks, status) = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts(trace), stat::Reads::ALL).unwrap();
     let t = Totals::of(blocks, u64::MAX, |_| true);
     assert_eq!(status.and_then(|s| s.error()), None);
     t

@@ -199,7 +199,7 @@ pub fn record_to(
     let set = arch::encode_set_with(pmu, sels, &opts.set_options)?;
     let threads = stat::threads(&[pmu], opts)?;
     let cfg = stat::montecito_config(threads, opts)?;
-    let (blocks, _) = stat::blocks(&[pmu], opts)?;
+    let (blocks, _) = stat::blocks(&[pmu], opts, stat::Reads::of(sels))?;
     let mut cursor = Cursor::new(blocks);
     let mut core = Montecito::new();
     let start = COUNT_MODULUS - period;

@@ -85,6 +85,12 @@ pub struct MontecitoConfig {
     /// system interface's write data queue has an ECC error, single- and double-bit in
     /// turn (ERRATA MMC26); `None`: no errors.
     pub fault_every: Option<u64>,
+    /// Whether the system interface lays its occupancies
+    /// ([`OCCUPANCIES`](super::OCCUPANCIES): the entries live in each cycle, the bus's
+    /// clocks) over the spans, splitting them where one changes. A run none of whose
+    /// events reads them (`models::montecito::reads_any`) turns this off: its counts
+    /// are the same, with fewer spans to make and count.
+    pub occupancies: bool,
 }
 
 const fn cache(size: u64, ways: u32, line: u64, write_allocate: bool) -> CacheConfig {
@@ -133,6 +139,7 @@ impl MontecitoConfig {
             snoop_clocks: 4,
             hitm_clocks: 2,
             fault_every: None,
+            occupancies: true,
         }
     }
 

@@ -26,6 +26,7 @@ mod wcb;
 
 pub use config::MontecitoConfig;
 pub use group::{bundle_address, slot};
+pub use si::OCCUPANCIES;
 
 use crate::machine::cache::{Cache, Victims};
 use crate::machine::faults::Countdown;
@@ -211,7 +212,7 @@ impl Montecito {
             switch_stall: 0,
             wcb: WriteCoalescing::default(),
             peer: Peer::default(),
-            si: Si::default(),
+            si: Si::new(cfg.occupancies),
             faults: cfg.fault_every.map(Countdown::new),
             cfg,
         }

@@ -48,6 +48,9 @@ fn own_signal(signal: Signal) -> Option<Signal> {
 const FIRST: usize = Signal::SiRqLive as usize;
 const LIVE: usize = Signal::BusB2bClocksIo as usize + 1 - FIRST;
 
+/// The occupancy signals, as a mask: what the SI lays over the spans.
+pub const OCCUPANCIES: Signals = Signals::mask(Signal::ALL.split_at(FIRST).1.split_at(LIVE).0);
+
 /// How the occupancies change in one cycle.
 type Deltas = [i16; LIVE];
 
@@ -76,10 +79,15 @@ pub struct Si {
     transfers: Vec<(u64, u64)>,
     /// Scratch space of `overlay`, kept to spare an allocation per iteration.
     spans: Vec<Span>,
+    /// Whether the occupancies are laid over the spans as signals
+    /// (`MontecitoConfig::occupancies`). Without, the timeline still runs (the bus's
+    /// clock edges and the snoops' answers time this core's requests), but a span is
+    /// split only where a branch outcome needs its own cycle.
+    lays: bool,
 }
 
-impl Default for Si {
-    fn default() -> Si {
+impl Si {
+    pub(super) fn new(lays: bool) -> Si {
         Si {
             now: 0,
             live: [0; LIVE],
@@ -88,6 +96,7 @@ impl Default for Si {
             marked: vec![0; FIRST_HORIZON / 64],
             transfers: Vec::new(),
             spans: Vec::new(),
+            lays,
         }
     }
 }
@@ -132,7 +141,7 @@ impl Si {
         let requesting = out[from..].iter().any(|s| s.signals.counts_any(&REQUESTING));
         if !requesting && self.next_change(self.now, end) == end {
             // Nothing changes during the iteration: every span gets the same.
-            if self.occupied != Signals::default() {
+            if self.lays && self.occupied != Signals::default() {
                 for span in &mut out[from..] {
                     span.signals = span.signals.union(self.occupied);
                 }
@@ -171,6 +180,15 @@ impl Si {
     /// Lays `cycles` cycles of `span` from `now`, split where an occupancy changes.
     pub(super) fn lay(&mut self, out: &mut Vec<Span>, span: &Span, cycles: u64) {
         let stop = self.now + cycles;
+        if !self.lays && span.branch.is_none() {
+            // Without occupancies the pieces would all be the same: one span.
+            while self.now < stop {
+                self.pass();
+                self.now = self.next_change(self.now + 1, stop);
+            }
+            push(out, Span { cycles, ..*span });
+            return;
+        }
         while self.now < stop {
             self.pass();
             let until = self.next_change(self.now + 1, stop);
@@ -178,7 +196,9 @@ impl Si {
             if until != stop {
                 piece.branch = None;
             }
-            piece.signals = piece.signals.union(self.occupied);
+            if self.lays {
+                piece.signals = piece.signals.union(self.occupied);
+            }
             push(out, piece);
             self.now = until;
         }
@@ -506,22 +526,22 @@ mod tests {
 
     #[test]
     fn entries_and_bus_clocks_change_the_occupancy_in_their_cycles() {
-        let mut si = Si::default();
+        let mut si = Si::new(true);
         si.add(RQ_BOTH, true, 2, 5);
         si.add(RQ_BOTH, false, 4, 6);
         assert_eq!(laid(&mut si, 8, RQ_BOTH), [(2, 0), (2, 1), (1, 2), (1, 1), (2, 0)]);
-        let mut si = Si::default();
+        let mut si = Si::new(true);
         si.add(RQ_BOTH, true, 2, 5);
         assert_eq!(laid(&mut si, 8, RQ), [(2, 0), (3, 1), (3, 0)], "this core's own counterpart");
         // Three bus clocks of six cycles: a pulse in the first cycle of each.
-        let mut si = Si::default();
+        let mut si = Si::new(true);
         si.clocks(DATA, false, 6, 3, 6);
         assert_eq!(laid(&mut si, 24, DATA), [(6, 0), (1, 1), (5, 0), (1, 1), (5, 0), (1, 1), (5, 0)]);
     }
 
     #[test]
     fn the_calendar_grows_to_reach_every_change_and_keeps_the_others() {
-        let mut si = Si::default();
+        let mut si = Si::new(true);
         laid(&mut si, 1000, RQ_BOTH);
         si.add(RQ_BOTH, false, 1003, 1007);
         si.add(RQ_BOTH, false, 1010, 5000);
@@ -533,7 +553,7 @@ mod tests {
     fn the_state_is_relative_to_now_and_the_bus_clock() {
         let cfg = MontecitoConfig::new(2);
         let state = |before: u64| {
-            let mut si = Si::default();
+            let mut si = Si::new(true);
             laid(&mut si, before, RQ_BOTH);
             si.add(RQ_BOTH, true, before + 3, before + 40);
             si.clocks(DATA, false, before + 6, 2, cfg.bus_ratio);

@@ -136,6 +136,23 @@ pub(super) enum Syllables {
 const DISPERSAL_WIDTH: u64 = 6;
 
 impl Atom {
+    /// The signal the atom reads when it is one of an event's own choosing. Every other
+    /// atom reads signals of the core's pipeline, caches and branches that it names
+    /// itself, never one of the system interface's occupancies
+    /// (`machine::montecito::OCCUPANCIES`; `reads_occupancies` relies on it).
+    pub(super) fn chosen(self) -> Option<Signal> {
+        match self {
+            Atom::Sig(s)
+            | Atom::Present(s)
+            | Atom::L1dBubble(s)
+            | Atom::ExeBubble(s)
+            | Atom::Low(s)
+            | Atom::High(s)
+            | Atom::AtLeast(s, _) => Some(s),
+            _ => None,
+        }
+    }
+
     /// Differences saturate: the machines keep each part within its whole (FP loads
     /// are loads), but a model embedded in an emulator may be fed any signals, and a
     /// difference that wrapped would count 2^64 (found by the `montecito_model` fuzz

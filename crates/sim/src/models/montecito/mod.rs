@@ -42,7 +42,7 @@ mod table;
 
 pub use capture::{capture_units, itanium_ip};
 pub use events::{line_state, Agent, EventType, MappedEvent};
-pub use program::{mapped_event, per_cycle};
+pub use program::{mapped_event, per_cycle, reads_occupancies};
 use program::{Program, Reads};
 pub use qualify::Breakpoint;
 use qualify::Qualifier;

@@ -10,7 +10,8 @@ use super::events::{Atom, EventType, MappedEvent};
 use super::qualify::Reach;
 use super::table::EVENTS;
 use super::MontecitoThread;
-use crate::stream::Span;
+use crate::machine::montecito::OCCUPANCIES;
+use crate::stream::{Signals, Span};
 
 /// A MESI filter that selects every state (Table 3-6: "must be set to b1111").
 pub(super) const MESI_ALL: u64 = 0b1111;
@@ -114,6 +115,14 @@ impl Reads {
 /// The mapped event with this code, if any.
 pub fn mapped_event(code: u8) -> Option<&'static MappedEvent> {
     EVENTS.iter().find(|e| e.code == code)
+}
+
+/// Whether event `code` with `umask` reads what the system interface lays over the
+/// spans ([`OCCUPANCIES`]): a run whose events none do need not lay them
+/// (`MontecitoConfig::occupancies`). Unknown codes and unit masks read nothing.
+pub fn reads_occupancies(code: u8, umask: u64) -> bool {
+    let atoms = mapped_event(code).and_then(|e| (e.select)(umask)).unwrap_or_default();
+    atoms.iter().filter_map(|a| a.chosen()).any(|s| Signals::default().with(s, 1).counts_any(&OCCUPANCIES))
 }
 
 /// What event `code` with `umask` counts in a cycle of `span`, on the thread that runs
