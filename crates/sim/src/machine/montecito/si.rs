@@ -81,8 +81,8 @@ pub struct Si {
     spans: Vec<Span>,
     /// Whether the occupancies are laid over the spans as signals
     /// (`MontecitoConfig::occupancies`). Without, the timeline still runs (the bus's
-    /// clock edges and the snoops' answers time this core's requests), but a span is
-    /// split only where a branch outcome needs its own cycle.
+    /// clock edges and the snoops' answers time this core's requests, and the state
+    /// is compared for periods), but the spans stay as the core made them.
     lays: bool,
 }
 
@@ -139,7 +139,26 @@ impl Si {
         let length: u64 = out[from..].iter().map(|s| s.cycles).sum();
         let end = self.now + length;
         let requesting = out[from..].iter().any(|s| s.signals.counts_any(&REQUESTING));
-        if !requesting && self.next_change(self.now, end) == end {
+        if !self.lays && out[from..].iter().all(|s| s.branch.is_none() || s.cycles == 1) {
+            // Nothing to lay, and no branch outcome a change would move to a piece of
+            // its own (the core gives each its own cycle): the spans stay as they are,
+            // and only the timeline runs.
+            for span in &out[from..] {
+                if !span.signals.counts_any(&REQUESTING) {
+                    self.run_to(self.now + span.cycles);
+                    continue;
+                }
+                let kinds = requests(cfg, &span.signals);
+                for _ in 0..span.cycles {
+                    for (kind, n) in kinds {
+                        for _ in 0..n {
+                            self.request(cfg, kind, self.now);
+                        }
+                    }
+                    self.run_to(self.now + 1);
+                }
+            }
+        } else if !requesting && self.next_change(self.now, end) == end {
             // Nothing changes during the iteration: every span gets the same.
             if self.lays && self.occupied != Signals::default() {
                 for span in &mut out[from..] {
@@ -177,18 +196,17 @@ impl Si {
         self.transfers.retain(|&(_, to)| to + r > end);
     }
 
+    /// Applies the changes up to cycle `to`, laying nothing.
+    fn run_to(&mut self, to: u64) {
+        while self.now < to {
+            self.pass();
+            self.now = self.next_change(self.now + 1, to);
+        }
+    }
+
     /// Lays `cycles` cycles of `span` from `now`, split where an occupancy changes.
     pub(super) fn lay(&mut self, out: &mut Vec<Span>, span: &Span, cycles: u64) {
         let stop = self.now + cycles;
-        if !self.lays && span.branch.is_none() {
-            // Without occupancies the pieces would all be the same: one span.
-            while self.now < stop {
-                self.pass();
-                self.now = self.next_change(self.now + 1, stop);
-            }
-            push(out, Span { cycles, ..*span });
-            return;
-        }
         while self.now < stop {
             self.pass();
             let until = self.next_change(self.now + 1, stop);
@@ -210,6 +228,12 @@ impl Si {
         if self.marked[slot / 64] & 1 << (slot % 64) != 0 {
             self.marked[slot / 64] &= !(1 << (slot % 64));
             let deltas = std::mem::replace(&mut self.calendar[slot], [0; LIVE]);
+            if !self.lays {
+                for (n, d) in self.live.iter_mut().zip(deltas) {
+                    *n += d;
+                }
+                return;
+            }
             self.occupied = Signals::default();
             for (i, (n, d)) in self.live.iter_mut().zip(deltas).enumerate() {
                 *n += d;
