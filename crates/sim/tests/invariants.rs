@@ -2,7 +2,8 @@
 //! thread count, in the engine `pmu stat` runs: no cycle issues more than the core can,
 //! every run reaches its length, every T4 strand with work counts every cycle, two
 //! Montecito threads retire at most what each does alone, and a chain of dependent
-//! misses takes at least its links' latencies.
+//! misses takes at least its links' latencies; the width and the queues' bounds also on
+//! the shipped traces (`data/traces`).
 
 use pmukit_arch::Catalog;
 use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
@@ -13,7 +14,7 @@ use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::machine::{self};
 use pmukit_sim::program::builtin::{self, WORKLOADS};
 use pmukit_sim::program::ia64;
-use pmukit_sim::program::Program;
+use pmukit_sim::program::{trace, Program};
 use pmukit_sim::stat::{self, StatOptions};
 use pmukit_sim::stream::{steady_runs, Block, Signal, Span, Totals};
 
@@ -24,6 +25,17 @@ use pmukit_sim::stream::{steady_runs, Block, Signal, Span, Totals};
 /// ([T2]); Niagara's single pipeline issues one ([T1]); Montecito disperses two bundles
 /// of three (§2.3.1).
 const MACHINES: [(&str, u64); 5] = [("arm1176", 1), ("sparc-t4", 2), ("sparc-kt", 2), ("niagara", 1), ("montecito", 6)];
+
+/// The recorded programs shipped with pmukit, each on every machine.
+const TRACES: [&str; 2] = [
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/sum.lackey"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/loop.trace"),
+];
+
+fn trace_program(path: &str) -> Program {
+    let file = std::fs::File::open(path).unwrap();
+    trace::program(Box::new(std::io::BufReader::new(file)), path).unwrap().0
+}
 
 fn options(workload: &str, threads: Option<usize>) -> StatOptions {
     StatOptions { workload: workload.to_string(), seed: 3, threads, ..StatOptions::default() }
@@ -63,6 +75,30 @@ fn no_cycle_issues_more_than_the_core_can_and_every_run_reaches_its_length() {
                 assert!(run >= CYCLES, "{at}: the run ended after {run} cycles");
             }
         }
+    }
+}
+
+/// E6 on the shipped traces: no cycle issues more than the core's width, and every
+/// recorded instruction issues before the stream ends.
+#[test]
+fn the_shipped_traces_keep_the_cores_width_and_issue_every_instruction() {
+    let cat = Catalog::builtin();
+    for path in TRACES {
+        let mut issued = Vec::new();
+        for (pmu, width) in MACHINES {
+            let opts = StatOptions { trace: Some(path.into()), ..StatOptions::default() };
+            let (blocks, status) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap();
+            let mut total = 0;
+            for block in blocks {
+                for (cycles, group) in steady_runs(&block.body) {
+                    assert!(instructions(&group) <= width, "{pmu} {path}: {group:?}");
+                    total += cycles * instructions(&group) * block.repeat;
+                }
+            }
+            assert_eq!(status.and_then(|s| s.error()), None, "{pmu} {path}");
+            issued.push(total);
+        }
+        assert!(issued[0] > 0 && issued.iter().all(|&n| n == issued[0]), "{path}: {issued:?}");
     }
 }
 
@@ -175,29 +211,35 @@ fn montecito_queues_hold_at_most_their_entries() {
     assert_eq!(most, [4, 2], "some workload fills each queue");
 }
 
-/// The queues a run of `cycles` cycles of `workload` with `threads` software threads
-/// left on each machine, every iteration simulated (skipped periods would repeat
-/// requests the queues never saw): ARM1176, the SPARC chips with strands in turns and
-/// at once, Montecito.
-fn queues_after(workload: &str, threads: usize, cycles: u64) -> Vec<(String, Vec<Queue>)> {
-    let program = || builtin::program(workload, 3, threads).unwrap();
-    let mut runs: Vec<(String, Vec<Queue>)> = Vec::new();
+/// The queues a run of at most `cycles` cycles of `program` left on each machine, with
+/// the cycles it ran, every iteration simulated (skipped periods would repeat requests
+/// the queues never saw): ARM1176, the SPARC chips with strands in turns and at once,
+/// Montecito (on the program as an Itanium compiler lays it out when `compiled`: the
+/// built-in workloads; a trace's instructions are the ones it recorded).
+fn queues_after(program: &dyn Fn() -> Program, compiled: bool, cycles: u64) -> Vec<(String, u64, Vec<Queue>)> {
+    let mut runs = Vec::new();
     let mut arm = machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(), Skipping::Off);
-    Totals::of(&mut arm, cycles, |_| true);
-    runs.push(("arm1176".into(), arm.queues()));
+    let ran = Totals::of(&mut arm, cycles, |_| true).cycles;
+    runs.push(("arm1176".into(), ran, arm.queues()));
     for chip in [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara] {
         for at_once in [false, true] {
             let cfg = SparcConfig { strands_at_once: at_once, ..SparcConfig::new(chip) };
             let mut run = machine::sparc(cfg, program(), Skipping::Off);
-            Totals::of(&mut run, cycles, |_| true);
-            runs.push((format!("{chip:?} at once {at_once}"), run.queues()));
+            let ran = Totals::of(&mut run, cycles, |_| true).cycles;
+            runs.push((format!("{chip:?} at once {at_once}"), ran, run.queues()));
         }
     }
-    let mut mt = machine::montecito(MontecitoConfig::new(threads.min(2)), ia64::compiled(program()), Skipping::Off);
-    Totals::of(&mut mt, cycles, |_| true);
-    runs.push(("montecito".into(), mt.queues()));
+    let threads = program().threads.len().clamp(1, 2);
+    let p = if compiled { ia64::compiled(program()) } else { program() };
+    let mut mt = machine::montecito(MontecitoConfig::new(threads), p, Skipping::Off);
+    let ran = Totals::of(&mut mt, cycles, |_| true).cycles;
+    runs.push(("montecito".into(), ran, mt.queues()));
     runs
 }
+
+/// A program to run on every machine: its name, how to make it, and whether Montecito
+/// runs it as a compiler lays it out (`queues_after`).
+type Named = (String, Box<dyn Fn() -> Program>, bool);
 
 /// A queue of a machine: the machine, the queue's name and unit.
 type Held = (String, &'static str, Option<usize>);
@@ -207,8 +249,8 @@ type Held = (String, &'static str, Option<usize>);
 /// load buffer, the T4 L2's miss, fill and write-back buffers, the memory
 /// controllers' write queues, Montecito's request queue, write buffers, write data
 /// buffers and data bus) holds at most its entries at once, on every machine,
-/// workload and thread count, with SPARC strands in turns and at once (whose
-/// requests reach the structures out of order). By Little's law the mean occupancy is the arrival rate times the mean
+/// workload, thread count and shipped trace, with SPARC strands in turns and at once
+/// (whose requests reach the structures out of order). By Little's law the mean occupancy is the arrival rate times the mean
 /// residence, Σ residence / cycles, so it too is at most the entries. And the
 /// structures are used: each holds requests on some workload, and each machine has
 /// one that is full at some cycle.
@@ -219,17 +261,24 @@ fn every_queue_holds_at_most_its_entries_and_keeps_littles_law() {
     const TAIL: u64 = 100_000;
     // By machine, queue and unit: requests, the most held, the size.
     let mut used: std::collections::BTreeMap<Held, (u64, usize, usize)> = Default::default();
+    let mut programs: Vec<Named> = Vec::new();
     for w in WORKLOADS {
         for threads in [1, 8] {
-            for (machine, queues) in queues_after(w.name, threads, CYCLES) {
-                for q in queues {
-                    let o = q.occupancy;
-                    let at = format!("{machine} {} {} threads {threads}: {q:?}", q.name, w.name);
-                    assert!(o.most <= q.size, "{at}");
-                    assert!(o.residence <= q.size as u64 * (CYCLES + TAIL), "{at}: mean occupancy above the size");
-                    let u = used.entry((machine.clone(), q.name, q.unit)).or_insert((0, 0, q.size));
-                    *u = (u.0 + o.requests, u.1.max(o.most), q.size);
-                }
+            programs.push((format!("{} threads {threads}", w.name), Box::new(move || builtin::program(w.name, 3, threads).unwrap()), true));
+        }
+    }
+    for path in TRACES {
+        programs.push((path.rsplit('/').next().unwrap_or(path).to_string(), Box::new(move || trace_program(path)), false));
+    }
+    for (name, program, compiled) in &programs {
+        for (machine, ran, queues) in queues_after(program, *compiled, CYCLES) {
+            for q in queues {
+                let o = q.occupancy;
+                let at = format!("{machine} {} {name}: {q:?}", q.name);
+                assert!(o.most <= q.size, "{at}");
+                assert!(o.residence <= q.size as u64 * (ran + TAIL), "{at}: mean occupancy above the size");
+                let u = used.entry((machine.clone(), q.name, q.unit)).or_insert((0, 0, q.size));
+                *u = (u.0 + o.requests, u.1.max(o.most), q.size);
             }
         }
     }
