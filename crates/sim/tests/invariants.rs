@@ -167,7 +167,8 @@ fn a_dependent_chain_takes_at_least_the_memory_latency_a_link() {
 /// E6, TABLE 10-2 sl 26: a T4 strand's CYCLES counts every cycle the strand is not
 /// parked, whether it issues, waits for its turn or stalls; a strand with no software
 /// thread is parked. So over a run of `cycles`, CYCLES on all strands is the cycles
-/// times the strands with work, on every workload and strand count.
+/// times the strands with work, on every workload and strand count, and on the shipped
+/// traces.
 #[test]
 fn every_t4_strand_with_work_counts_every_cycle() {
     const CYCLES: u64 = 3_000_000;
@@ -180,6 +181,13 @@ fn every_t4_strand_with_work_counts_every_cycle() {
             let r = stat::stat(&cat, std::slice::from_ref(&sel), &opts, &mut |_| {}).unwrap();
             assert_eq!(r.events[0].count, Some(busy * CYCLES), "{} on {strands} strands", w.name);
         }
+    }
+    // A trace's one thread runs on one strand, to the trace's end.
+    for path in TRACES {
+        let opts = StatOptions { trace: Some(path.into()), ..StatOptions::default() };
+        let r = stat::stat(&cat, std::slice::from_ref(&sel), &opts, &mut |_| {}).unwrap();
+        assert!(r.cycles > 0 && r.cycles < opts.cycles, "{path}: {}", r.cycles);
+        assert_eq!(r.events[0].count, Some(r.cycles), "{path}");
     }
 }
 
