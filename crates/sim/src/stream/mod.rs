@@ -230,9 +230,17 @@ impl Signals {
 
     /// Both sets of signals, which must not share a signal (each one's increments
     /// are kept as they are).
-    pub fn union(self, other: Signals) -> Signals {
+    ///
+    /// Inlined: a call takes both sets by value, and copying them in and out cost
+    /// ARM1176's main job 18 % more instructions when the compiler stopped inlining it
+    /// (c122bcf, which only changed its callers on Montecito).
+    #[inline]
+    pub fn union(mut self, other: Signals) -> Signals {
         debug_assert!(self.0.iter().zip(&other.0).all(|(a, b)| a & b == 0), "{self:?} and {other:?} share a signal");
-        Signals(std::array::from_fn(|i| self.0[i] | other.0[i]))
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+        self
     }
 }
 
