@@ -88,8 +88,8 @@ pub struct MontecitoConfig {
     /// Whether the system interface lays its occupancies
     /// ([`OCCUPANCIES`](super::OCCUPANCIES): the entries live in each cycle, the bus's
     /// clocks) over the spans, splitting them where one changes. A run none of whose
-    /// events reads them (`models::montecito::reads_occupancies`) turns this off: its counts
-    /// are the same, with fewer spans to make and count.
+    /// events reads them (`models::montecito::reads_occupancies`) turns this off: its
+    /// counts are the same, with fewer spans to make and count.
     pub occupancies: bool,
 }
 
