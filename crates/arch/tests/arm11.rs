@@ -115,6 +115,27 @@ fn builtin_metrics_parse_and_name_only_known_events() {
     }
 }
 
+/// Every metric carries its domain (docs/metrics.md, "Domains and estimates"): a
+/// bound is a MetricExpr over numbers, the events the metric itself reads and the
+/// family's metrics, and the whole of a part is a metric of the same table.
+#[test]
+fn builtin_metrics_carry_a_domain_over_their_own_events_and_metrics() {
+    for f in FAMILIES {
+        let table = &f.metrics.metrics;
+        for m in table.iter() {
+            assert!(!(m.min.is_empty() && m.max.is_empty()), "{} metric {} has no domain", f.name, m.name);
+            let own = pmukit_core::metric::MetricExpr::parse(&m.expr).unwrap();
+            for bound in [&m.min, &m.max].into_iter().filter(|b| !b.is_empty()) {
+                let expr = pmukit_core::metric::MetricExpr::parse(bound).unwrap_or_else(|e| panic!("{}: bound {bound}: {e}", m.name));
+                for id in expr.identifiers() {
+                    let known = own.identifiers().contains(&id) || table.iter().any(|d| d.name == id && d.name != m.name);
+                    assert!(known, "{} metric {}: bound {bound} names {id}, neither its event nor a metric", f.name, m.name);
+                }
+            }
+        }
+    }
+}
+
 /// Table 1: every PMCR field with its bits and access.
 #[test]
 fn table_1_pmcr_fields_bits_and_access() {

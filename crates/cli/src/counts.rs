@@ -20,6 +20,7 @@ use pmukit_core::input::{self, io_message};
 use pmukit_core::metric_group::{Counts, Evaluator, MetricError, DURATION_TIME};
 use pmukit_core::perf_stat::{Format, Reader, Record};
 use pmukit_core::pmu::Pmu;
+use pmukit_core::report::outside_domain;
 use pmukit_core::table::MetricDef;
 use serde::Serialize;
 
@@ -271,6 +272,8 @@ impl<'c> Session<'c, '_> {
                     group: Cow::Borrowed(""),
                     scale_unit: Cow::Borrowed(""),
                     source: Cow::Borrowed(""),
+                    min: Cow::Borrowed(""),
+                    max: Cow::Borrowed(""),
                 };
                 (vec![def], true)
             }
@@ -386,7 +389,15 @@ impl<'c> Session<'c, '_> {
                     match evaluator.value(def) {
                         Ok(v) => {
                             let (factor, unit) = def.scale();
-                            if v.is_nan() {
+                            let outside = v.is_finite().then(|| outside_domain(&evaluator, def, v)).flatten();
+                            if let Some(range) = &outside {
+                                notes.push(format!(
+                                    "metric {} is not shown{where_}: its value {}{unit} lies outside its domain, {range}: its events' counts \
+                                     contradict its definition (counted in different multiplexing groups, or not counted together)",
+                                    def.name,
+                                    v * factor
+                                ));
+                            } else if v.is_nan() {
                                 notes.push(format!(
                                     "metric {} is undefined{where_}: perf's NaN (a zero denominator, or infinities that cancel)",
                                     def.name
@@ -399,7 +410,7 @@ impl<'c> Session<'c, '_> {
                             }
                             values.push(MetricValue {
                                 name: def.name.to_string(),
-                                value: v.is_finite().then_some(v * factor),
+                                value: (v.is_finite() && outside.is_none()).then_some(v * factor),
                                 unit: unit.to_string(),
                                 description: def.description.to_string(),
                             });

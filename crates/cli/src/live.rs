@@ -161,7 +161,7 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
     // perf's shadow metrics of its generic and software events, then the PMU's.
     let metrics_of = |events: &[EventResult], wall_ns: u64, notes: &mut Vec<String>| -> Vec<MetricResult> {
         let mut metrics = shadow_metrics(events, wall_ns);
-        metrics.extend(evaluate_metrics(&defs, events, wall_ns, notes));
+        metrics.extend(evaluate_metrics(&defs, None, events, &[], wall_ns, notes));
         metrics
     };
     let aggregation = if args.no_aggr && live.all_cpus { Aggregation::Cpu } else { Aggregation::Total };
@@ -180,6 +180,7 @@ fn report(host: &Host, plan: &pmukit_live::events::Plan, chosen: &[metrics::Metr
         metrics: Vec::new(),
         unit_metrics: Vec::new(),
         notes: Vec::new(),
+        groups: Vec::new(),
         live: Some(LiveRun { command, system_wide: live.all_cpus, exit_status: None, user_ns: 0, sys_ns: 0, elapsed_noise_pct: None }),
     };
     let mut before = 0;

@@ -45,10 +45,11 @@ pub struct StatArgs {
     /// Length of the run in simulated cycles (1 GHz clock); accepts 1e9, 1_000_000, 0x….
     #[arg(long, default_value = "1e9", value_parser = parse_count)]
     cycles: u64,
-    /// Cycles each multiplexing group counts before the next takes the counters
-    /// (perf's default is 4 ms).
-    #[arg(long, default_value_t = DEFAULT_MUX_INTERVAL, value_parser = parse_count)]
-    mux_interval: u64,
+    /// Cycles each multiplexing group counts before the next takes the counters.
+    /// Without it, perf's 4 ms (4,000,000 cycles), shortened when the run or trace is
+    /// too short to give every group 8 turns (at least 1,000 cycles)
+    #[arg(long, value_parser = parse_count)]
+    mux_interval: Option<u64>,
     /// CSV-like output as `perf stat -x SEP`: count, unit, event, run time, % running,
     /// metric value, metric unit.
     #[arg(short = 'x', long = "field-separator", value_name = "SEP", conflicts_with = "json")]
@@ -196,7 +197,8 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         workload: args.workload.clone(),
         seed: args.seed,
         cycles: args.cycles,
-        mux_interval: args.mux_interval,
+        mux_interval: args.mux_interval.unwrap_or(DEFAULT_MUX_INTERVAL),
+        fit_mux: args.mux_interval.is_none(),
         kt,
         threads: args.threads,
         fault_every: args.fault_rate.map(|r| (1.0 / r).round() as u64),
@@ -252,6 +254,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         metrics: Vec::new(),
         unit_metrics: Vec::new(),
         notes: Vec::new(),
+        groups: Vec::new(),
         live: None,
     };
     // Runs are averaged as they end (`-r`): only the sums are kept.
@@ -283,7 +286,9 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             break;
         }
     }
-    let report = average.finish().ok_or_else(|| usage("no run completed"))?;
+    let mut report = average.finish().ok_or_else(|| usage("no run completed"))?;
+    // Metrics come from the (mean) counts, as perf derives them.
+    stat::evaluate(catalog, &opts, &mut report);
     printer.finish(report, out)?;
     if stop.load(Ordering::Relaxed) {
         // Interrupted: the report is printed, and the exit status says so (128 + SIGINT).

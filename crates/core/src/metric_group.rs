@@ -170,6 +170,8 @@ mod tests {
             group: empty(),
             scale_unit: empty(),
             source: empty(),
+            min: empty(),
+            max: empty(),
         }
     }
 

@@ -486,58 +486,67 @@ pub struct Grouping {
 /// Events keep their order; each goes into the first group it fits, as perf's
 /// rotation does, and an event with a counter of its own is also in every other
 /// group it fits. Each set in `together` (a metric's events, say) stays in one group
-/// when it can be placed at once; overlapping sets are merged first. An event that
+/// when it can be placed at once: merged with the sets it overlaps when they all fit
+/// at once, else on its own, its shared events then counted in each of their groups
+/// (as perf opens a metric's events again for a group of its own). An event that
 /// cannot be counted even alone is an error.
 pub fn groups(allowed: &[u64], together: &[Vec<usize>], rules: &dyn Rules) -> Result<Grouping, ScheduleError> {
     let n = allowed.len();
-    // The unit each event belongs to: a together set it is part of, or itself alone;
-    // with the placement that showed the set can be placed at once.
+    // The units events are placed in: the together sets (an event may be in several),
+    // each with the placement that showed it can be placed at once.
     let mut units: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
     let mut apart = Vec::new();
     for (k, set) in together.iter().enumerate() {
         let mut members: Vec<usize> = set.iter().copied().filter(|&e| e < n).collect();
-        let overlapping: Vec<usize> = (0..units.len()).filter(|&u| units[u].0.iter().any(|e| members.contains(e))).collect();
-        for &u in &overlapping {
-            members.extend(units[u].0.iter().copied());
-        }
         members.sort_unstable();
         members.dedup();
-        if members.len() < 2 {
+        if members.len() < 2 || units.iter().any(|(u, _)| members.iter().all(|e| u.contains(e))) {
             continue;
         }
-        match solve_members(allowed, &members, rules) {
-            Ok(placed) => {
+        let overlapping: Vec<usize> = (0..units.len()).filter(|&u| units[u].0.iter().any(|e| members.contains(e))).collect();
+        let mut merged = members.clone();
+        for &u in &overlapping {
+            merged.extend(units[u].0.iter().copied());
+        }
+        merged.sort_unstable();
+        merged.dedup();
+        if !overlapping.is_empty() {
+            if let Ok(placed) = solve_members(allowed, &merged, rules) {
                 for &u in overlapping.iter().rev() {
                     units.remove(u);
                 }
-                units.push((members, placed));
+                units.push((merged, placed));
+                continue;
             }
+        }
+        match solve_members(allowed, &members, rules) {
+            Ok(placed) => units.push((members, placed)),
             Err(_) => apart.push(k),
         }
     }
-    let mut unit_of: Vec<Option<usize>> = vec![None; n];
-    for (u, (members, _)) in units.iter().enumerate() {
-        for &e in members {
-            unit_of[e] = Some(u);
-        }
-    }
-    // Each group with a placement that satisfies the rules, member by member: an event
-    // joins a group most cheaply by taking a counter the placement leaves free.
+    // Each group with a placement that satisfies the rules, unit by unit in the order
+    // of their first events: a unit joins a group most cheaply by taking counters the
+    // placement leaves free, and needs none for its events the group already has.
     let mut out: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
-    for (i, of) in unit_of.iter().enumerate() {
-        let (unit, alone) = match *of {
+    for i in 0..n {
+        let mut starting: Vec<(Vec<usize>, Vec<usize>)> = units.iter().filter(|(u, _)| u.first() == Some(&i)).cloned().collect();
+        if starting.is_empty() && !units.iter().any(|(u, _)| u.contains(&i)) {
             // An event alone is refused here when it cannot be counted even alone.
-            None => (vec![i], solve_members(allowed, &[i], rules)?),
-            // A unit is placed where its first event comes.
-            Some(u) if units[u].0.first() == Some(&i) => units[u].clone(),
-            Some(_) => continue,
-        };
-        match out.iter_mut().find_map(|(g, placed)| Some((joined(allowed, g, placed, &unit, rules)?, g, placed))) {
-            Some((found, g, placed)) => {
-                g.extend(unit);
-                *placed = found;
+            starting.push((vec![i], solve_members(allowed, &[i], rules)?));
+        }
+        for (unit, alone) in starting {
+            let found = out.iter_mut().find_map(|(g, placed)| {
+                let more: Vec<usize> = unit.iter().copied().filter(|e| !g.contains(e)).collect();
+                let found = if more.is_empty() { placed.clone() } else { joined(allowed, g, placed, &more, rules)? };
+                Some((found, more, g, placed))
+            });
+            match found {
+                Some((found, more, g, placed)) => {
+                    g.extend(more);
+                    *placed = found;
+                }
+                None => out.push((unit, alone)),
             }
-            None => out.push((unit, alone)),
         }
     }
     // An event with a counter no other event may use (ARM11's cycle counter CCNT)

@@ -503,7 +503,7 @@ pub struct MetricTable {
 
 /// One derived metric: perf's `MetricName`, `MetricExpr`, `BriefDescription`,
 /// `MetricGroup` and `ScaleUnit`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, databake::Bake)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, databake::Bake)]
 #[databake(path = pmukit_core::table)]
 #[serde(deny_unknown_fields)]
 pub struct MetricDef {
@@ -518,6 +518,15 @@ pub struct MetricDef {
     /// Where the formula comes from, and how we read it.
     #[serde(default)]
     pub source: Text,
+    /// The metric's domain: the least and greatest values its expression can take
+    /// (before `scale_unit`) when every count it reads comes from one interval of
+    /// exact counters, as MetricExpr expressions (a number, or counts and metrics of
+    /// the same run: a part's `max` is its whole). Empty: unbounded on that side. A
+    /// value outside is never printed (`report::evaluate_metrics`).
+    #[serde(default)]
+    pub min: Text,
+    #[serde(default)]
+    pub max: Text,
 }
 
 impl MetricTable {

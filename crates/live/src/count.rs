@@ -401,6 +401,7 @@ pub fn count(plan: &Plan, target: &Target, stop: &AtomicBool, on_interval: &mut 
         metrics: Vec::new(),
         unit_metrics: Vec::new(),
         notes,
+        groups: Vec::new(),
         live: Some(LiveRun {
             command: target.command.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
             system_wide,

@@ -1,7 +1,7 @@
 //! The average of repeated runs (`-r N`), as perf takes it, kept as running sums: a run
 //! is added when it ends and then dropped, so memory does not grow with N.
 
-use super::{MetricResult, StatReport, Unit};
+use super::{StatReport, Unit};
 
 /// A running mean and variance (Welford's method: stable over any number of runs).
 #[derive(Debug, Clone, Copy, Default)]
@@ -68,9 +68,6 @@ struct EventSums {
     units: Vec<(Unit, Times)>,
 }
 
-/// A metric's values: their sum and how many runs computed it.
-type MetricSums = Vec<(String, f64, u64)>;
-
 /// Notes kept at most: runs of one workload repeat their notes, and a run's own notes
 /// are bounded, so this is reached only by runs whose notes all differ.
 const MAX_NOTES: usize = 64;
@@ -78,8 +75,8 @@ const MAX_NOTES: usize = 64;
 /// Reports of runs that differ only in their seed (`-r N`), averaged as perf does:
 /// each event's mean count (over the runs that counted it) with the standard deviation
 /// of that mean as a percentage, its mean raw, enabled and running times, each
-/// metric's mean value (a metric missing from a run is dropped), and every run's notes
-/// once.
+/// multiplexing group's mean counts, and every run's notes once. The metrics are not
+/// averaged: as perf, the caller derives them from the mean counts.
 #[derive(Debug, Default)]
 pub struct Average {
     first: Option<StatReport>,
@@ -89,33 +86,10 @@ pub struct Average {
     user: u128,
     sys: u128,
     events: Vec<EventSums>,
-    metrics: MetricSums,
-    unit_metrics: Vec<(Unit, MetricSums)>,
+    /// Each group's raw counts and running time, summed.
+    groups: Vec<(Vec<u128>, u128)>,
     notes: Vec<String>,
     notes_dropped: u64,
-}
-
-fn add_metrics(sums: &mut MetricSums, metrics: &[MetricResult]) {
-    for m in metrics {
-        match sums.iter_mut().find(|(name, _, _)| *name == m.name) {
-            Some((_, sum, n)) => {
-                *sum += m.value;
-                *n += 1;
-            }
-            None => sums.push((m.name.clone(), m.value, 1)),
-        }
-    }
-}
-
-/// Each metric's mean, keeping only the metrics every one of `runs` computed.
-fn mean_metrics(metrics: &mut Vec<MetricResult>, sums: &MetricSums, runs: u64) {
-    metrics.retain_mut(|m| match sums.iter().find(|(name, _, _)| *name == m.name) {
-        Some(&(_, sum, n)) if n == runs => {
-            m.value = sum / n as f64;
-            true
-        }
-        _ => false,
-    });
 }
 
 fn mean(sum: u128, n: u64) -> u64 {
@@ -158,16 +132,13 @@ impl Average {
                 }
             }
         }
-        add_metrics(&mut self.metrics, &run.metrics);
-        for um in &run.unit_metrics {
-            match self.unit_metrics.iter_mut().find(|(unit, _)| *unit == um.unit) {
-                Some((_, sums)) => add_metrics(sums, &um.metrics),
-                None => {
-                    let mut sums = Vec::new();
-                    add_metrics(&mut sums, &um.metrics);
-                    self.unit_metrics.push((um.unit.clone(), sums));
-                }
+        self.groups.resize_with(self.groups.len().max(run.groups.len()), Default::default);
+        for (g, (raw, running)) in run.groups.iter().zip(&mut self.groups) {
+            raw.resize(raw.len().max(g.raw.len()), 0);
+            for (sum, &r) in raw.iter_mut().zip(&g.raw) {
+                *sum += u128::from(r);
             }
+            *running += u128::from(g.running);
         }
         for note in &run.notes {
             if self.notes.contains(note) {
@@ -215,13 +186,15 @@ impl Average {
                 u.count = t.count();
             }
         }
-        mean_metrics(&mut out.metrics, &self.metrics, n);
-        for um in &mut out.unit_metrics {
-            match self.unit_metrics.iter().find(|(unit, _)| *unit == um.unit) {
-                Some((_, sums)) => mean_metrics(&mut um.metrics, sums, n),
-                None => um.metrics.clear(),
+        for (g, (raw, running)) in out.groups.iter_mut().zip(&self.groups) {
+            for (r, &sum) in g.raw.iter_mut().zip(raw) {
+                *r = mean(sum, n);
             }
+            g.running = mean(*running, n);
         }
+        // Metrics of one run would stand for the mean: the caller derives them anew.
+        out.metrics.clear();
+        out.unit_metrics.clear();
         out.notes = self.notes;
         if self.notes_dropped > 0 {
             out.notes.push(format!("{} more notes of the runs are not shown", self.notes_dropped));

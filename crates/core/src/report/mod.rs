@@ -3,19 +3,18 @@
 //! metrics, and the average of repeated runs. `render` lays it out.
 
 mod average;
+mod metrics;
 mod render;
 mod shadow;
 
 pub use average::Average;
+pub use metrics::{evaluate_metrics, evaluate_unit_metrics, outside_domain, unit_metrics, CountGroup, ESTIMATE_NOTE};
 pub use render::{thousands, Style};
 pub use shadow::shadow_metrics;
 
 use serde::Serialize;
 
 use crate::count::Count;
-use crate::metric::MetricExpr;
-use crate::metric_group::{Counts, Evaluator, MetricError};
-use crate::table::MetricDef;
 
 /// One counted event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -121,6 +120,10 @@ pub struct MetricResult {
     /// the ratio is of, as perf's `-j` gives it in that event's record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,
+    /// Its events could not all be counted at the same time: their counts come from
+    /// different multiplexing intervals (`~` before the value in the text outputs).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub estimate: bool,
     /// The event whose line the metric is printed beside.
     #[serde(skip)]
     pub anchor: usize,
@@ -181,6 +184,10 @@ pub struct StatReport {
     /// Things the user must know: unpredictable hardware behaviour, events that could
     /// not be counted, assumptions.
     pub notes: Vec<String>,
+    /// What each multiplexing group counted in its turns, for metrics over counts of
+    /// one interval (empty when the run does not say, as a live run's does not).
+    #[serde(skip)]
+    pub groups: Vec<CountGroup>,
     /// What a count of the real machine (`pmu stat --live`) measured; absent for a
     /// simulated run, whose `workload`, `seed` and `cycles` say what ran. A live run's
     /// `workload` is the command, or `system wide`.
@@ -258,118 +265,3 @@ impl EventResult {
 }
 
 pub use crate::metric_group::DURATION_TIME;
-
-/// The counted events (by canonical name, case-insensitively) and the run's time, for
-/// the metrics.
-struct Counted<'a> {
-    events: &'a [EventResult],
-    duration_ns: u64,
-}
-
-impl Counts for Counted<'_> {
-    fn count(&self, name: &str) -> Option<Option<f64>> {
-        self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name)).map(|e| e.count.map(|c| c as f64))
-    }
-
-    fn literal(&self, _name: &str) -> Option<f64> {
-        None
-    }
-
-    fn duration_s(&self) -> Option<f64> {
-        Some(self.duration_ns as f64 * 1e-9)
-    }
-}
-
-/// Evaluate every metric whose events were all counted in this run (a metric may use
-/// others of `defs`). A metric over an event that was not counted, or whose value is
-/// undefined for this run (a zero denominator), is left out with a note; one over
-/// events this run did not ask for is left out silently.
-pub fn evaluate_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns: u64, notes: &mut Vec<String>) -> Vec<MetricResult> {
-    let counted = Counted { events, duration_ns };
-    let evaluator = Evaluator::new(defs, &counted);
-    let mut out = Vec::new();
-    for def in defs {
-        match evaluator.value(def) {
-            Ok(v) if v.is_finite() => {
-                let (factor, unit) = def.scale();
-                out.push(MetricResult {
-                    name: def.name.to_string(),
-                    value: v * factor,
-                    unit: unit.to_string(),
-                    description: def.description.to_string(),
-                    event: None,
-                    anchor: anchor(def, defs, events),
-                    format: ValueFormat::of_expr(unit),
-                });
-            }
-            Ok(_) => notes.push(format!("metric {} is undefined for this run", def.name)),
-            Err(MetricError::Missing { .. }) => {}
-            Err(e @ MetricError::NotCounted { .. }) => notes.push(e.to_string()),
-            Err(e) => notes.push(format!("metric {} is undefined for this run: {e}", def.name)),
-        }
-    }
-    out
-}
-
-/// The event a metric is printed beside: the first counted one it reads, itself or
-/// through the metrics it uses.
-fn anchor(def: &MetricDef, defs: &[MetricDef], events: &[EventResult]) -> usize {
-    let mut names: Vec<String> = vec![def.expr.to_string()];
-    let mut seen: Vec<&str> = vec![&def.name];
-    let mut best = usize::MAX;
-    while let Some(expr) = names.pop() {
-        let Ok(parsed) = MetricExpr::parse(&expr) else { continue };
-        for id in parsed.identifiers() {
-            if let Some(p) = events.iter().position(|e| e.name.eq_ignore_ascii_case(id)) {
-                best = best.min(p);
-            } else if let Some(d) = defs.iter().find(|d| d.name.eq_ignore_ascii_case(id) && !seen.contains(&d.name.as_ref())) {
-                seen.push(&d.name);
-                names.push(d.expr.to_string());
-            }
-        }
-    }
-    if best == usize::MAX {
-        0
-    } else {
-        best
-    }
-}
-
-/// Each unit's metrics from its own counts, in the order the units first appear: a
-/// metric whose inputs a unit did not all count is left out for it (the memory
-/// controllers do not count a strand's events), silently, as the run's own metrics
-/// carry the notes.
-pub fn evaluate_unit_metrics(defs: &[MetricDef], events: &[EventResult], duration_ns: u64) -> Vec<UnitMetrics> {
-    unit_metrics(events, |mine| evaluate_metrics(defs, mine, duration_ns, &mut Vec::new()))
-}
-
-/// Each unit's metrics, `each` computing them from the unit's events as if they were
-/// a run of their own (each metric's anchor an index into those), in the order the
-/// units first appear.
-pub fn unit_metrics(events: &[EventResult], each: impl Fn(&[EventResult]) -> Vec<MetricResult>) -> Vec<UnitMetrics> {
-    let mut units: Vec<&Unit> = Vec::new();
-    for u in events.iter().flat_map(|e| &e.units) {
-        if !units.contains(&&u.unit) {
-            units.push(&u.unit);
-        }
-    }
-    units
-        .into_iter()
-        .map(|unit| {
-            // The unit's events, and where each is in the run's.
-            let (at, mine): (Vec<usize>, Vec<EventResult>) = events
-                .iter()
-                .enumerate()
-                .filter_map(|(i, e)| {
-                    let u = e.units.iter().find(|u| u.unit == *unit)?;
-                    Some((i, EventResult { count: u.count, raw: u.raw, units: Vec::new(), ..e.clone() }))
-                })
-                .unzip();
-            let mut metrics = each(&mine);
-            for m in &mut metrics {
-                m.anchor = at[m.anchor];
-            }
-            UnitMetrics { unit: unit.clone(), metrics }
-        })
-        .collect()
-}

@@ -40,6 +40,15 @@ impl MetricResult {
         format!("{:.*}", self.format.decimals, self.value)
     }
 
+    /// The number as the text outputs show it: `~` before an estimate.
+    pub fn marked_text(&self) -> String {
+        if self.estimate {
+            format!("~{}", self.value_text())
+        } else {
+            self.value_text()
+        }
+    }
+
     /// perf's metric unit column: `UNIT  NAME` (two spaces), or the name alone.
     pub fn unit_text(&self) -> String {
         if self.unit.is_empty() {
@@ -65,7 +74,7 @@ fn count_text(e: &EventResult, count: Option<u64>, digits: fn(u64) -> String) ->
 /// perf's `# VALUE UNIT  NAME` beside an event line.
 fn metric_text(m: &MetricResult) -> String {
     let f = m.format;
-    format!("# {:>w$}{} {}", m.value_text(), f.suffix, m.unit_text(), w = f.width)
+    format!("# {:>w$}{} {}", m.marked_text(), f.suffix, m.unit_text(), w = f.width)
 }
 
 /// An interval's time as perf's `-I` prints it: seconds, `%16.9f`.
@@ -348,16 +357,16 @@ impl StatReport {
 
     /// The rows of `--metric-only` output: the units (one unlabelled row when the
     /// counts are summed), and each one's metrics.
-    fn metric_rows<'a>(&'a self, counts: &Counts<'a>) -> Vec<(Option<&'a Unit>, Vec<String>)> {
+    fn metric_rows<'a>(&'a self, counts: &Counts<'a>, text: fn(&MetricResult) -> String) -> Vec<(Option<&'a Unit>, Vec<String>)> {
         if self.aggregation == Aggregation::Total {
-            return vec![(None, self.metric_values(counts.metrics))];
+            return vec![(None, self.metric_values(counts.metrics, text))];
         }
         // Every unit of the run, also where an interval has no metric for one.
         self.unit_metrics
             .iter()
             .map(|um| {
                 let metrics = counts.unit_metrics.iter().find(|m| m.unit == um.unit).map_or(&[][..], |m| &m.metrics[..]);
-                (Some(&um.unit), self.metric_values(metrics))
+                (Some(&um.unit), self.metric_values(metrics, text))
             })
             .collect()
     }
@@ -378,7 +387,7 @@ impl StatReport {
     fn metric_only_lines(&self, all: &[Counts]) -> String {
         let mut out = String::new();
         for counts in all {
-            for (unit, values) in self.metric_rows(counts) {
+            for (unit, values) in self.metric_rows(counts, MetricResult::marked_text) {
                 // The time, when there is one, is a column of its own before the unit's.
                 let time = if counts.time.is_empty() || unit.is_none() { counts.time.clone() } else { format!("{} ", counts.time) };
                 out.push_str(&self.metric_only_row(&format!("{time}{}", self.unit_label(unit, None)), values));
@@ -415,11 +424,8 @@ impl StatReport {
 
     /// The values in `metrics` (the run's, an interval's or a unit's) of the metrics
     /// shown, in their order; empty where `metrics` lacks one.
-    fn metric_values(&self, metrics: &[MetricResult]) -> Vec<String> {
-        self.metrics_shown()
-            .iter()
-            .map(|m| metrics.iter().find(|x| x.name == m.name).map(MetricResult::value_text).unwrap_or_default())
-            .collect()
+    fn metric_values(&self, metrics: &[MetricResult], text: fn(&MetricResult) -> String) -> Vec<String> {
+        self.metrics_shown().iter().map(|m| metrics.iter().find(|x| x.name == m.name).map(text).unwrap_or_default()).collect()
     }
 
     /// `--metric-only -x SEP`: the metric units and names, then the values, each
@@ -441,7 +447,7 @@ impl StatReport {
         let mut out = String::new();
         for counts in all {
             let time = if counts.time.is_empty() { String::new() } else { format!("{}{sep}", counts.time) };
-            for (unit, values) in self.metric_rows(counts) {
+            for (unit, values) in self.metric_rows(counts, MetricResult::value_text) {
                 let values: String = values.iter().map(|v| format!("{v}{sep}")).collect();
                 let _ = writeln!(out, "{time}{}{values}", self.unit_label(unit, Some(sep)));
             }

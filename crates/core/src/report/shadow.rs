@@ -140,6 +140,7 @@ pub fn shadow_metrics(events: &[EventResult], wall_ns: u64) -> Vec<MetricResult>
                 unit: String::new(),
                 description: description.to_string(),
                 event: Some(e.name.clone()),
+                estimate: false,
                 anchor,
                 format,
             });

@@ -8,8 +8,7 @@ use pmukit_arch::{self as arch, arm11, Catalog, CatalogError, EncodeError, Encod
 use pmukit_core::count::Count;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
-use pmukit_core::report::{evaluate_metrics, evaluate_unit_metrics, Aggregation, EventResult, Interval, StatReport, Unit};
-use pmukit_core::table::MetricDef;
+use pmukit_core::report::{evaluate_metrics, evaluate_unit_metrics, Aggregation, CountGroup, EventResult, Interval, StatReport, Unit};
 use thiserror::Error;
 
 use crate::drivers::arm11::Arm11Driver;
@@ -37,6 +36,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
+mod metrics;
+
+pub use metrics::evaluate;
+
 pub const CLOCK_HZ: u64 = 1_000_000_000;
 
 /// Simulated cycles as nanoseconds of simulated time.
@@ -61,6 +64,10 @@ pub(crate) const STOP_CHECK: u64 = 1 << 20;
 /// perf's default multiplexing interval (perf_event_mux_interval_ms = 4), in cycles.
 pub const DEFAULT_MUX_INTERVAL: u64 = 4 * CLOCK_HZ / 1000;
 
+/// Turns each multiplexing group gets at least when the interval fits the run
+/// (`StatOptions::fit_mux`), as far as `MIN_MUX_INTERVAL` allows.
+pub const MIN_TURNS: u64 = 8;
+
 #[derive(Debug, Clone)]
 pub struct StatOptions {
     pub workload: String,
@@ -69,6 +76,10 @@ pub struct StatOptions {
     pub cycles: u64,
     /// Cycles each multiplexing group counts before the next one takes the counters.
     pub mux_interval: u64,
+    /// `mux_interval` is the longest: a run (or trace) too short to give every group
+    /// `MIN_TURNS` turns of it rotates them sooner (`pmu stat` without
+    /// `--mux-interval`).
+    pub fit_mux: bool,
     /// The SPARC KT machine and this guest's rights (`--pmu sparc-kt`).
     pub kt: KtConfig,
     /// Hardware threads (strands, vCPUs) running the workload; `None` for the
@@ -117,6 +128,7 @@ impl Default for StatOptions {
             seed: 1,
             cycles: 1_000_000_000,
             mux_interval: DEFAULT_MUX_INTERVAL,
+            fit_mux: false,
             kt: KtConfig::default(),
             threads: None,
             fault_every: None,
@@ -386,8 +398,13 @@ struct Plan<'a> {
 impl<'a> Plan<'a> {
     /// The plan for `events` (indices into `sels`) of `pmu`; `together` are sets of
     /// indices into `sels` to keep in one group. Also gives the sets that could not be.
-    fn new(pmu: &'a Pmu, sels: &[EventSel], events: Vec<usize>, opts: &StatOptions) -> Result<(Plan<'a>, Vec<usize>), StatError> {
-        let together = &opts.together;
+    fn new(
+        pmu: &'a Pmu,
+        sels: &[EventSel],
+        events: Vec<usize>,
+        together: &[Vec<usize>],
+        opts: &StatOptions,
+    ) -> Result<(Plan<'a>, Vec<usize>), StatError> {
         let mine: Vec<EventSel> = events.iter().map(|&i| sels[i].clone()).collect();
         // This PMU's part of each set, as positions in `mine`.
         let local: Vec<Vec<usize>> =
@@ -412,6 +429,7 @@ pub fn stat(catalog: &Catalog, sels: &[EventSel], opts: &StatOptions, progress: 
     let mut intervals = Vec::new();
     let mut report = stat_with(catalog, sels, opts, progress, &mut |iv| intervals.push(iv))?;
     report.intervals = intervals;
+    evaluate(catalog, opts, &mut report);
     Ok(report)
 }
 
@@ -445,16 +463,24 @@ pub fn stat_with(
         }
     }
     let pmus: Vec<&Pmu> = by_pmu.iter().map(|(p, _)| *p).collect();
+    let names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
+    let defs = metrics::definitions(catalog, &names);
+    // Each metric's events are counted in one group where they fit.
+    let together = metrics::together(&defs, sels, opts);
     let mut plans = Vec::new();
     let mut apart: Vec<usize> = Vec::new();
     for (p, events) in by_pmu {
-        let (plan, split) = Plan::new(p, sels, events, opts)?;
+        let (plan, split) = Plan::new(p, sels, events, &together, opts)?;
         plans.push(plan);
-        apart.extend(split);
+        // Only the sets `-M` asked for are worth a note: the others' metrics say
+        // they are estimates.
+        apart.extend(split.into_iter().filter(|&k| k < opts.together.len()));
     }
     apart.sort_unstable();
     apart.dedup();
-    let rotations = opts.cycles / opts.mux_interval;
+    let turns = plans.iter().map(|p| p.sets.len() as u64).max().unwrap_or(1);
+    let mux_interval = if opts.fit_mux && turns > 1 { fitted_interval(&pmus, opts, turns)? } else { opts.mux_interval };
+    let rotations = opts.cycles / mux_interval;
     if plans.iter().any(Plan::rotates) && rotations > MAX_ROTATIONS {
         return Err(StatError::TooManyRotations { rotations, least: opts.cycles.div_ceil(MAX_ROTATIONS) });
     }
@@ -476,16 +502,14 @@ pub fn stat_with(
     let mut tried = vec![false; sels.len()];
     let mut programmed = vec![false; sels.len()];
     // A PMU with several groups rotates them every interval, as perf does per PMU.
-    let slice = if plans.iter().any(Plan::rotates) { opts.mux_interval } else { u64::MAX };
+    let slice = if plans.iter().any(Plan::rotates) { mux_interval } else { u64::MAX };
     let interval = opts.interval.filter(|&i| i > 0);
-    let defs: Vec<MetricDef> = pmus
-        .iter()
-        .flat_map(|pmu| arch::family(pmu).metrics.metrics.iter())
-        .filter(|d| opts.metrics.as_ref().is_none_or(|names| names.iter().any(|n| n.eq_ignore_ascii_case(&d.name))))
-        .cloned()
-        .collect();
+    // What each group counted in its turns: its events' raw counts and its time.
+    let mut groups: Vec<CountGroup> =
+        plans.iter().flat_map(|p| p.groups.iter().map(|g| CountGroup { events: g.clone(), raw: vec![0; g.len()], running: 0 })).collect();
+    let first_group: Vec<usize> = plans.iter().scan(0, |at, p| Some(std::mem::replace(at, *at + p.groups.len()))).collect();
     // The cumulative counts at the end of the interval before (`-I`).
-    let mut before = (0, vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()], vec![Vec::new(); sels.len()]);
+    let mut before = (0, vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()], vec![Vec::new(); sels.len()], groups.clone());
     let mut next_boundary = interval.unwrap_or(u64::MAX);
     // Cycles since the groups last rotated.
     let mut since_rotation = 0;
@@ -515,13 +539,18 @@ pub fn stat_with(
             // end of the run; only a rotation moves to the next group.
             if (plan.rotates() && rotate) || boundary || last {
                 let values = driver.stop(plan.pmu.name());
+                let group = &mut groups[first_group[p] + g];
+                group.running += plan.ran;
                 // An event the machine refused to count was not running.
-                for ((&event, value), placed) in plan.groups[g].iter().zip(values).zip(&plan.sets[g].events) {
+                for (((&event, value), placed), in_group) in plan.groups[g].iter().zip(values).zip(&plan.sets[g].events).zip(&mut group.raw)
+                {
                     tried[event] = true;
                     plan_of[event] = p;
                     let Some(value) = value else { continue };
                     programmed[event] = true;
-                    counts[event].raw += value.iter().map(|&(_, n)| n).sum::<u64>();
+                    let sum = value.iter().map(|&(_, n)| n).sum::<u64>();
+                    counts[event].raw += sum;
+                    *in_group += sum;
                     if split {
                         let mine = &mut unit_raw[event];
                         mine.resize(plan.units.len(), None);
@@ -568,10 +597,21 @@ pub fn stat_with(
                     }
                 })
                 .collect();
-            let metrics = evaluate_metrics(&defs, &events, elapsed - before.0, &mut Vec::new());
-            let unit_metrics = if split { evaluate_unit_metrics(&defs, &events, elapsed - before.0) } else { Vec::new() };
+            let since: Vec<CountGroup> = groups
+                .iter()
+                .zip(&before.3)
+                .map(|(now, was)| CountGroup {
+                    events: now.events.clone(),
+                    raw: now.raw.iter().zip(&was.raw).map(|(n, w)| n - w).collect(),
+                    running: now.running - was.running,
+                })
+                .collect();
+            let duration = nanoseconds(elapsed - before.0);
+            let only = opts.metrics.as_deref();
+            let metrics = evaluate_metrics(&defs, only, &events, &since, duration, &mut Vec::new());
+            let unit_metrics = if split { evaluate_unit_metrics(&defs, only, &events, duration) } else { Vec::new() };
             on_interval(Interval { time_ns: nanoseconds(elapsed), events, metrics, unit_metrics });
-            before = (elapsed, counts.clone(), unit_raw.clone());
+            before = (elapsed, counts.clone(), unit_raw.clone(), groups.clone());
             next_boundary = next_boundary.saturating_add(every);
         }
         progress(elapsed);
@@ -614,21 +654,40 @@ pub fn stat_with(
             plan.events,
             plan.sets.len(),
             plan.pmu.name(),
-            opts.mux_interval
+            mux_interval
+        ));
+    }
+    // Groups the run ended before: their events say `<not counted>`, and why.
+    let unturned: Vec<String> = groups
+        .iter()
+        .filter(|g| g.running == 0)
+        .flat_map(|g| g.events.iter().filter(|&&e| !tried[e]).filter_map(|&e| sels.get(e)).map(EventSel::name))
+        .fold(Vec::new(), |mut names, n| {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+            names
+        });
+    if !unturned.is_empty() && !interrupted {
+        notes.push(format!(
+            "{} not counted: the run's {elapsed} cycles ended before their group's turn (groups take turns of {mux_interval} cycles); \
+             a shorter --mux-interval (at least {MIN_MUX_INTERVAL}) or a longer run gives every group a turn",
+            unturned.join(", ") + if unturned.len() == 1 { " was" } else { " were" }
         ));
     }
     for &k in &apart {
         let names: Vec<String> = opts.together.get(k).into_iter().flatten().filter_map(|&i| sels.get(i)).map(EventSel::name).collect();
-        notes.push(format!(
-            "{} cannot be counted at the same time (too few counters, or the PMU's rules): they were multiplexed apart, so metrics over them mix different intervals",
+        let note = format!(
+            "{} cannot be counted at the same time (too few counters, or the PMU's rules): metrics over them are estimates",
             names.join(", ")
-        ));
+        );
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
     }
     if sels.iter().any(|s| s.modifier("d") == Some(1)) {
         notes.push("CPU_CYCLES:d counts CCNT with PMCR.D set: one count per 64 cycles".to_string());
     }
-    let metrics = evaluate_metrics(&defs, &events, elapsed, &mut notes);
-    let unit_metrics = if split { evaluate_unit_metrics(&defs, &events, elapsed) } else { Vec::new() };
     Ok(StatReport {
         pmu: pmus.iter().map(|p| p.name().to_string()).collect(),
         workload: match &opts.trace {
@@ -642,11 +701,34 @@ pub fn stat_with(
         intervals: Vec::new(),
         aggregation: opts.aggregation,
         events,
-        metrics,
-        unit_metrics,
+        // Derived from the counts by `evaluate`, after `-r`'s runs are averaged.
+        metrics: Vec::new(),
+        unit_metrics: Vec::new(),
         notes,
+        groups,
         live: None,
     })
+}
+
+/// The multiplexing interval that gives each of `turns` groups `MIN_TURNS` turns in
+/// the run (at most `mux_interval`, at least `MIN_MUX_INTERVAL`): a trace's run is as
+/// long as the trace, which the machine runs once without counting to learn.
+fn fitted_interval(pmus: &[&Pmu], opts: &StatOptions, turns: u64) -> Result<u64, StatError> {
+    let cycles = match &opts.trace {
+        None => opts.cycles,
+        Some(_) => {
+            let (stream, _) = blocks(pmus, opts, Reads::ALL)?;
+            let mut run = 0u64;
+            for block in stream {
+                run = run.saturating_add(block.cycles());
+                if run >= opts.cycles {
+                    break;
+                }
+            }
+            run.min(opts.cycles)
+        }
+    };
+    Ok((cycles / (turns * MIN_TURNS)).clamp(MIN_MUX_INTERVAL, opts.mux_interval.max(MIN_MUX_INTERVAL)))
 }
 
 /// An event's units and their counts: those that counted it, or, if none did, every
