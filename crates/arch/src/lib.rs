@@ -668,5 +668,12 @@ pub fn decode_with(pmu: &Pmu, register_name: &str, value: u64, given: &[(String,
         .decode(value, &|field, reg| (family(pmu).explain)(pmu, field, reg))
         .map_err(|e| EncodeError::Register { input: format!("{value:#x}"), source: e })?;
     decoded.warnings.extend(note);
+    // A register of a set that shares one layout (PMD48-63, PMC35 as PMC33, IBR3 as
+    // IBR1) is the one asked for, not the first of its set; another name of the same
+    // register (ARM's PMNC0 for PMN0) decodes under the register's own.
+    let stem = |n: &str| n.trim_end_matches(|c: char| c.is_ascii_digit()).to_ascii_uppercase();
+    if let Some(alias) = reg.aliases.iter().find(|a| a.eq_ignore_ascii_case(register_name) && stem(a) == stem(reg.name)) {
+        decoded.register = alias.to_string();
+    }
     Ok(decoded)
 }

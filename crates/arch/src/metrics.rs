@@ -76,7 +76,14 @@ pub fn select(catalog: &Catalog, pmus: &[&Pmu], name: &str) -> Result<Vec<Metric
     let mut names: Vec<&str> = all.iter().map(|m| m.def.name.as_ref()).chain(all.iter().flat_map(|m| m.groups())).collect();
     names.sort_unstable();
     names.dedup();
-    let near = nearest(name, names.iter().copied());
+    // A name that is a part of a metric's (`ipc` of `ia64_ipc`) is offered first.
+    let mut near: Vec<&str> = names.iter().copied().filter(|n| n.split('_').any(|part| part.eq_ignore_ascii_case(name))).collect();
+    for n in nearest(name, names.iter().copied()) {
+        if !near.contains(&n) {
+            near.push(n);
+        }
+    }
+    near.truncate(5);
     let pmu_names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
     let hint = match (near.is_empty(), pmu_names.first()) {
         (false, _) => format!(" (did you mean {}?)", near.join(", ")),

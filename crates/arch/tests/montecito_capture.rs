@@ -53,7 +53,11 @@ fn table_3_11_opcode_match_registers_pmc32_34() {
     assert_eq!(ignored(&q::PMC34), [(63, 58), (57, 56), (55, 52), (47, 41)]);
     // HW reset: mask all 1, b f i m 1, inv 1, ig_ad 1 (ERRATA MA9: not §3.3.12's value).
     assert_eq!(q::PMC32.reset, ((1 << 41) - 1) | (0xf << 48) | (1 << 56) | (1 << 57));
-    assert_eq!((pmc_reset(32), pmc_reset(34)), (Some(q::PMC32.reset), Some(q::PMC32.reset)));
+    // PMC34 less the bits it ignores: pmukit's value decodes without a warning.
+    assert_eq!(q::PMC34.reset, q::PMC32.reset & !(0b11 << 56));
+    assert_eq!((pmc_reset(32), pmc_reset(34)), (Some(q::PMC32.reset), Some(q::PMC34.reset)));
+    let d = decode(Catalog::builtin().pmu("montecito").unwrap(), "PMC34", q::PMC34.reset).unwrap();
+    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
 }
 
 #[test]
@@ -170,6 +174,25 @@ fn table_3_30_pmc42_fields() {
     let fields: Vec<(&str, u8, u8)> = layout(&capture::PMC42).into_iter().filter(|f| f.0 != "ig").collect();
     assert_eq!(fields, [("delay", 18, 11), ("mode", 10, 8), ("pm", 6, 6), ("plm", 3, 0)]);
     assert_eq!(meaning("PMC42", 0b100 << 8, "mode"), "IP-EAR mode: the trace buffer captures retired IPs");
+}
+
+/// ERRATA MA19: Table 3-30 defines modes 000 and 100; the others decode as what the
+/// model does with them: bit 10 runs the IP-EAR (`capture::ip_ear_mode`), and any
+/// mode but 000 leaves PMC39 ignored (§3.3.10), so 001-011 capture nothing.
+#[test]
+fn table_3_30_pmc42_modes_decode_as_the_model_runs_them() {
+    for mode in 0..8u64 {
+        let said = meaning("PMC42", mode << 8, "mode");
+        let ip_ear = capture::ip_ear_mode(mode << 8);
+        assert_eq!(ip_ear, mode >> 2 == 1);
+        let expected = match mode {
+            0 => "ETB mode",
+            1..=3 => "captures nothing",
+            _ => "IP-EAR",
+        };
+        assert!(said.contains(expected), "mode {mode:03b}: {said}");
+        assert!(!said.contains("undefined"), "mode {mode:03b}: {said}");
+    }
 }
 
 #[test]

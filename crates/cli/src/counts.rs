@@ -247,6 +247,16 @@ impl<'c> Session<'c, '_> {
             let pmu = catalog.pmus.iter().find(|p| p.desc.linux_pmu == Some(driver) && driver != "cpu")?;
             Some(pmu.name().to_string())
         });
+        // pmu's own `-x` output names events as its tables do, without a PMU: an event
+        // of one family's table says whose it is (the default PMU where it is one).
+        if self.hint.is_none() {
+            let owners: Vec<&Pmu> = catalog.pmus.iter().filter(|p| p.table.find(&r.event).is_some()).collect();
+            let one_family = owners.windows(2).all(|w| w[0].desc.family == w[1].desc.family);
+            if one_family {
+                let default = owners.iter().find(|p| p.name() == pmukit_arch::DEFAULT_PMU).or(owners.first());
+                self.hint = default.map(|p| p.name().to_string());
+            }
+        }
     }
 
     /// The metrics to compute, settled at the first evaluation: the PMUs are `--pmu`'s

@@ -331,7 +331,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             let f = clap_failure(&e);
-            Out::new(true, "").error(&f);
+            Out::new(true, command_named(&args)).error(&f);
             return ExitCode::from(f.code);
         }
     };
@@ -344,6 +344,17 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// The subcommand a refused command line names (its first argument that is one), for
+/// the JSON error's `command`; empty when it names none.
+fn command_named(args: &[OsString]) -> &'static str {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+    let found = args.iter().skip(1).filter_map(|a| a.to_str()).find(|a| names.contains(a));
+    // Named once, on the way out of a process that fails.
+    found.map_or("", |name| Box::leak(name.to_string().into_boxed_str()))
 }
 
 /// The usage error for an argument that is not UTF-8 where text is needed (clap says

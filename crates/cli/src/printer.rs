@@ -25,7 +25,7 @@ impl Rendering {
         match self {
             Rendering::Json => None,
             Rendering::Human { big_num } => Some(Style::Human { big_num: *big_num }),
-            Rendering::MetricOnly => Some(Style::MetricOnly),
+            Rendering::MetricOnly => Some(Style::MetricOnly { width: usize::from(crate::output::layout::width()) }),
             Rendering::Separated(sep) => Some(Style::Separated(sep)),
             Rendering::MetricOnlySeparated(sep) => Some(Style::MetricOnlySeparated(sep)),
         }

@@ -74,6 +74,12 @@ pub struct RecordArgs {
 /// `pmu record`: resolve the events, record, write the file and say what was written.
 pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
     let catalog = crate::catalog(&args.table)?;
+    // A PMU without capture hardware is refused as such, before events it was never
+    // asked for (the default is Montecito's) are looked up on it.
+    let pmu = catalog.pmu(&args.pmu)?;
+    if pmu.desc.family != pmukit_arch::montecito::pmu::FAMILY {
+        return Err(run_failure(pmukit_sim::stat::StatError::NoCapture { pmu: pmu.name().to_string() }));
+    }
     let sels = resolve_all(&catalog, &split_events(&args.events), &args.pmu)?;
     let machine_config = machine_file(args.machine_config.as_deref())?;
     // The file is made (and so checked) before the run.
@@ -107,8 +113,16 @@ pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
     writer.finish(&recording).map_err(|e| runtime(format!("cannot write {name}: {}", pmukit_core::input::io_message(&e))))?;
     let stdout = output.is_stdout();
     let replaced = output.commit_keeping_old()?;
+    let interrupted = stop.load(Ordering::Relaxed).then_some(args.cycles);
     if !stdout {
-        summary(&recording, samples, &name, replaced, out)?;
+        summary(&recording, samples, &name, replaced, interrupted, out)?;
+    } else if let Some(asked) = interrupted {
+        // The file went to standard output: the interruption is said on the side.
+        eprintln!(
+            "pmu record: interrupted after {} of {} cycles: the recording holds the cycles run",
+            thousands(recording.cycles),
+            thousands(asked)
+        );
     }
     if stop.load(Ordering::Relaxed) {
         crate::outfile::exit(130);
@@ -116,19 +130,29 @@ pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
     Ok(())
 }
 
-/// What was recorded, where, and what became of the file that was there.
-fn summary(r: &Recording, samples: u64, path: &str, previous: Previous, out: &Out) -> Result<(), Failure> {
+/// What was recorded, where, and what became of the file that was there; `interrupted`
+/// holds the cycles asked for when Ctrl-C ended the run sooner.
+fn summary(r: &Recording, samples: u64, path: &str, previous: Previous, interrupted: Option<u64>, out: &Out) -> Result<(), Failure> {
     let old = match &previous {
         Previous::KeptAs(old) => Some(old.display().to_string()),
         _ => None,
     };
     if out.is_json() {
         let events: Vec<_> = r.events.iter().map(|e| json!({"name": e.name, "count": e.count})).collect();
-        return out.json(&json!({"file": path, "cycles": r.cycles, "period": r.period, "samples": samples, "events": events, "old": old}));
+        return out.json(&json!({
+            "file": path,
+            "cycles": r.cycles,
+            "period": r.period,
+            "samples": samples,
+            "events": events,
+            "old": old,
+            "interrupted": interrupted.is_some(),
+        }));
     }
     let events: Vec<String> = r.events.iter().map(|e| format!("{} ({} counted)", e.name, thousands(e.count))).collect();
     let text = format!(
-        "pmu record: {} samples, one every {} events of {}, in {} cycles of '{}' on {}; written to {path} (`pmu report {path}` reads it){}",
+        "pmu record: {}{} samples, one every {} events of {}, in {} cycles of '{}' on {}; written to {path} (`pmu report {path}` reads it){}",
+        interrupted.map_or_else(String::new, |asked| format!("interrupted after {} of {} cycles; ", thousands(r.cycles), thousands(asked))),
         thousands(samples),
         thousands(r.period),
         events.join(", "),

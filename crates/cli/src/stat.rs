@@ -52,7 +52,7 @@ pub struct StatArgs {
     mux_interval: Option<u64>,
     /// CSV-like output as `perf stat -x SEP`: count, unit, event, run time, % running,
     /// metric value, metric unit.
-    #[arg(short = 'x', long = "field-separator", value_name = "SEP", conflicts_with = "json")]
+    #[arg(short = 'x', long = "field-separator", value_name = "SEP", conflicts_with = "json", value_parser = parse_separator)]
     pub separator: Option<String>,
     /// Count what these derived metrics or metric groups need and print them
     /// (comma-separated or repeated; `pmu list --metrics` names them). Each metric's
@@ -260,7 +260,9 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
     // Runs are averaged as they end (`-r`): only the sums are kept.
     let mut average = Average::new();
     for k in 0..args.repeat {
-        let bar = progress_bar(args.cycles, 4_000_000_000);
+        // A bar for runs of about a second or more: Montecito simulates some 5x10^7
+        // cycles a second, the other machines 10^8 to 10^9.
+        let bar = progress_bar(args.cycles, if pmu.desc.family == pmukit_arch::montecito::pmu::FAMILY { 20_000_000 } else { 500_000_000 });
         let run = StatOptions { seed: args.seed + k, ..opts.clone() };
         let report = stat::stat_with(
             catalog,
@@ -382,4 +384,12 @@ pub fn progress_bar(cycles: u64, least: u64) -> Option<indicatif::ProgressBar> {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
+}
+
+/// `-x SEP`: an empty separator would run the fields together.
+fn parse_separator(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        return Err("the field separator is empty, which would run the fields together: give one, such as -x , or -x ';'".to_string());
+    }
+    Ok(s.to_string())
 }

@@ -233,6 +233,21 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
         return Ok(sel);
     }
     resolve_spec(&spec, pmu).map_err(|mut e| {
+        // An event of other PMUs says which, and how to ask for it there.
+        let text = spec.event.text.as_str();
+        let unknown = e.column == spec.event.column && e.message.starts_with("unknown event");
+        let known_on =
+            |p: &Pmu| p.table.find(text).is_some() || p.table.find_umask_alias(text).is_some() || split_flattened(p, text).is_some();
+        let elsewhere: Vec<&str> = pmus.iter().filter(|p| unknown && p.name() != pmu.name() && known_on(p)).map(|p| p.name()).collect();
+        if let Some(first) = elsewhere.first() {
+            e.help = Some(format!(
+                "'{}' is an event of {}: give --pmu {first}, or write {first}::{}",
+                quoted(text),
+                elsewhere.join(", "),
+                quoted(text)
+            ));
+            e.suggestions = elsewhere.iter().map(|p| format!("{p}::{text}")).collect();
+        }
         // A modifier of another model of the family (ARM1156's :fiq) says where it is.
         for (m, _) in &spec.modifiers {
             let elsewhere: Vec<&str> = pmus

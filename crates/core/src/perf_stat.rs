@@ -331,6 +331,14 @@ fn csv_line(line: &str, sep: &str, origin: &str, n: u64) -> Result<Option<Record
     if fields.len() >= lead + 5 && fields.iter().skip(lead).take(3).all(|f| f.trim().is_empty()) {
         return Ok(None);
     }
+    // perf's metric-group lines (`-M`, and the Topdown groups of a hybrid machine's
+    // default run): no count, the group's run time and share, its name last.
+    let group_line = fields.get(lead).is_some_and(|f| f.trim().is_empty())
+        && fields.get(lead + 1).is_some_and(|f| f.trim().parse::<u64>().is_ok())
+        && fields.last().is_some_and(|f| !f.trim().is_empty());
+    if group_line {
+        return Ok(None);
+    }
     if fields.len() < 3 {
         return Err(err(format!("expected perf stat -x '{sep}' fields (count, unit, event, …), found {}", fields.len())));
     }

@@ -346,6 +346,9 @@ fn s3_3_10_2_a_thread_switch_during_the_delay_freezes_the_ip_ear_early() {
     // Three of the delay's 40 cycles ran on this thread: 37 to go.
     assert_eq!(last.delay, Some(37));
     assert_eq!(history.len(), 8);
+    // Table 3-31: the entry's IP is this thread's last retired one, not the IP of the
+    // other thread whose cycle froze it (its bits 11:4 hold the delay's rest).
+    assert_eq!(last.ip >> 12, bundle(0x1030) >> 12, "{history:?}");
 }
 
 #[test]

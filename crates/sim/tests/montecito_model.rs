@@ -731,7 +731,7 @@ fn s3_3_12_reset_values() {
     let m = Montecito::new();
     for t in 0..2 {
         // Table 3-11: mask all ones, b f i m, inv and ig_ad one; Table 3-12: match all ones.
-        for (n, value) in [(32, 0x030f_01ff_ffff_ffff), (33, 0x1ff_ffff_ffff), (34, 0x030f_01ff_ffff_ffff), (35, 0x1ff_ffff_ffff)] {
+        for (n, value) in [(32, 0x030f_01ff_ffff_ffff), (33, 0x1ff_ffff_ffff), (34, 0x000f_01ff_ffff_ffff), (35, 0x1ff_ffff_ffff)] {
             assert_eq!(m.read_pmc(t, n), Ok(value), "thread {t} PMC{n}");
         }
         // Table 3-13: channels opcode-constrained (0), rsv 31:4 all ones.

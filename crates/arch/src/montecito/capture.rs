@@ -246,7 +246,13 @@ pub fn dear_umask_meaning(pmc40: u64) -> String {
 /// PMC42 bits 10:8: IP-EAR mode.
 pub const IPEAR_MODE: Field = Field::new("mode", 10, 8, "IP EAR mode").with_values(Values::Named(&[
     NamedValue { value: 0b000, name: "000", meaning: "ETB mode: the trace buffer captures branches (PMC39)" },
+    NamedValue { value: 0b001, name: "001", meaning: "not defined by Table 3-30; the trace buffer captures nothing: PMC39 is ignored in any mode but 000 (§3.3.10) and pmukit's model runs the IP-EAR only with bit 10 set" },
+    NamedValue { value: 0b010, name: "010", meaning: "not defined by Table 3-30; the trace buffer captures nothing: PMC39 is ignored in any mode but 000 (§3.3.10) and pmukit's model runs the IP-EAR only with bit 10 set" },
+    NamedValue { value: 0b011, name: "011", meaning: "not defined by Table 3-30; the trace buffer captures nothing: PMC39 is ignored in any mode but 000 (§3.3.10) and pmukit's model runs the IP-EAR only with bit 10 set" },
     NamedValue { value: 0b100, name: "100", meaning: "IP-EAR mode: the trace buffer captures retired IPs" },
+    NamedValue { value: 0b101, name: "101", meaning: "not defined by Table 3-30; pmukit's model runs the IP-EAR, as bit 10 is set" },
+    NamedValue { value: 0b110, name: "110", meaning: "not defined by Table 3-30; pmukit's model runs the IP-EAR, as bit 10 is set" },
+    NamedValue { value: 0b111, name: "111", meaning: "not defined by Table 3-30; pmukit's model runs the IP-EAR, as bit 10 is set" },
 ]));
 /// Table 3-30: a PMC42 value puts the trace buffer in IP-EAR mode (mode 1xx).
 pub fn ip_ear_mode(pmc42: u64) -> bool {

@@ -11,7 +11,7 @@
 use pmukit_core::event_string::EventSel;
 use pmukit_core::register::Register;
 
-use super::capture::{IPEAR_DELAY, PMC37_CACHE, PMC37_TLB, PMC39, PMC40, PMC42};
+use super::capture::{DEAR_MODE, IPEAR_DELAY, PMC37_CACHE, PMC37_TLB, PMC39, PMC40, PMC42};
 use super::pmu::{attr, plm, DATA_EAR_EVENTS, L1I_EAR_EVENTS};
 use super::qualify::{Programmed, Refusal};
 use super::registers::ISM_PROPER;
@@ -92,6 +92,13 @@ pub fn program(sels: &[EventSel], ip_ear: Option<u64>) -> Result<Programmed, Ref
         }
     }
     let trace_buffer = armed.iter().any(|(r, _)| *r == PMC39.name);
+    // §3.3.9.2, §3.3.9.3: "PMC39 must be 0" while the D-EAR is in TLB or ALAT mode; the
+    // simulator's driver resets it, but a register list copied onto a real machine
+    // must say so.
+    let dear_not_cache = armed.iter().any(|&(r, v)| r == PMC40.name && DEAR_MODE.get(v) != 0);
+    if dear_not_cache && !trace_buffer {
+        armed.push((PMC39.name, 0));
+    }
     let mut registers = armed;
     registers.sort_by_key(|&(r, _)| r);
     match ip_ear {

@@ -98,7 +98,7 @@ const fn desc(name: &'static str, description: &'static str) -> PmuDesc {
         shared_counters: false,
         generic: GenericMap {
             events: &[],
-            source: "Linux never had a perf_events driver for Itanium (IA-64 counted through perfmon), so no generic name maps to a Montecito event",
+            source: "Linux never had a perf_events driver for Itanium (IA-64 counted through perfmon), so no generic name maps to a Montecito event (CPU_OP_CYCLES.ALL counts cycles, IA64_INST_RETIRED.THIS instructions)",
         },
         linux_pmu: None,
     }

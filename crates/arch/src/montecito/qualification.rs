@@ -47,6 +47,9 @@ pub const OPC1_IGNORED: Field =
 /// ig_ad one (every opcode matches, no address constraint). §3.3.12 says PAL writes
 /// 0xffffffffffff, which would set ignored bits 47:41 and clear mifb: ERRATA MA9.
 pub const PMC32_34_RESET: u64 = 0x030f_01ff_ffff_ffff;
+/// PMC34's: the same, less inv and ig_ad, which "PMC34 ignores" (Table 3-11; ERRATA
+/// MA9): a value pmukit writes or reports never sets bits the register ignores.
+pub const PMC34_RESET: u64 = PMC32_34_RESET & !(0b11 << 56);
 /// Table 3-12's reset value of PMC33 and PMC35: match all ones.
 pub const PMC33_35_RESET: u64 = 0x1ff_ffff_ffff;
 
@@ -67,7 +70,7 @@ pub const PMC32: Register = Register::new(
 pub const PMC34: Register = Register::new(
     "PMC34",
     64,
-    PMC32_34_RESET,
+    PMC34_RESET,
     "Opcode match register of OpCM1: slot types and mask (Table 3-11, §3.3.6.1)",
     &[OPC_IG_HIGH, OPC1_IGNORED, OPC_IG_MID, OPC_M, OPC_I, OPC_F, OPC_B, OPC_IG_LOW, OPC_MASK],
 );

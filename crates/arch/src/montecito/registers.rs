@@ -7,7 +7,7 @@
 
 use pmukit_core::register::{Access, Field, NamedValue, Register, Values};
 
-use super::qualification::{PMC32_34_RESET, PMC33_35_RESET, PMC36_RESET, PMC38_RESET, PMC41_RESET};
+use super::qualification::{PMC32_34_RESET, PMC33_35_RESET, PMC34_RESET, PMC36_RESET, PMC38_RESET, PMC41_RESET};
 
 const IGNORED: Access = Access::Reserved { unpredictable_read: false };
 
@@ -157,7 +157,8 @@ pub fn pmd_populated(index: usize) -> bool {
 /// with them (ERRATA MA9, MA10); the others are undefined and `None`.
 pub const fn pmc_reset(index: usize) -> Option<u64> {
     match index {
-        32 | 34 => Some(PMC32_34_RESET),
+        32 => Some(PMC32_34_RESET),
+        34 => Some(PMC34_RESET),
         33 | 35 => Some(PMC33_35_RESET),
         36 => Some(PMC36_RESET),
         38 => Some(PMC38_RESET),

@@ -60,6 +60,12 @@ pub fn render_bounded(mut t: Table, whole: &[usize], bounded: &[(usize, u16)]) -
     t.trim_fmt()
 }
 
+/// Whether a reader sees the output in a terminal as it comes: listings cut their rows
+/// to one line there, and keep them whole for a pipe or a file, as perf's do.
+pub fn on_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
 /// A row cut to one line (the cut cell ends in `…`), for listings where `-v` shows
 /// every line.
 pub fn one_line(cells: Vec<String>) -> Row {

@@ -126,6 +126,8 @@ impl Out {
             return self.json(&json!({"events": all}));
         }
         let width = layout::width();
+        // Rows are cut to a line only where a reader scrolls a terminal.
+        let cut = !verbose && layout::on_terminal();
         let mut s = String::new();
         for pmu in pmus {
             let events: Vec<&EventDef> = pmu.events().filter(keep).collect();
@@ -146,11 +148,14 @@ impl Out {
             for e in events {
                 let counters = ranges(&pmukit_arch::event_counters(pmu, e)).join(" ");
                 let cells = vec![e.name.to_string(), hex(e.code), counters, e.description.to_string()];
-                if !verbose {
+                if cut {
                     t.add_row(one_line(cells));
                     continue;
                 }
                 t.add_row(cells);
+                if !verbose {
+                    continue;
+                }
                 for a in e.aliases.iter() {
                     t.add_row(vec![format!("  {a}"), String::new(), String::new(), format!("alias of {}", e.name)]);
                 }
@@ -198,8 +203,10 @@ impl Out {
                 if verbose {
                     t.add_row(cells);
                     t.add_row(vec![String::new(), String::new(), String::new(), format!("= {}", m.def.expr)]);
-                } else {
+                } else if layout::on_terminal() {
                     t.add_row(one_line(cells));
+                } else {
+                    t.add_row(cells);
                 }
             }
             s.push_str(&format!("{} metrics:\n{}\n\n", pmu.name(), layout::render(t, &[0, 1, 2])));

@@ -1,7 +1,7 @@
 //! Rendering of each subcommand's result: a human table, or JSON with `--json`.
 
 mod describe;
-mod layout;
+pub(crate) mod layout;
 mod list;
 mod metrics;
 pub mod report;

@@ -19,11 +19,13 @@ fn percent(part: u64, whole: u64) -> String {
     }
 }
 
-fn hot(out: &mut String, title: &str, rows: &[Hot], of: u64) {
+/// The hottest addresses, `what` each counts (samples, entries) and its share of `of`,
+/// all of them, not only the rows shown.
+fn hot(out: &mut String, title: &str, what: &str, rows: &[Hot], of: u64) {
     if rows.is_empty() {
         return;
     }
-    let _ = writeln!(out, "  {title:<34} {:>9} {:>7}", "samples", "%");
+    let _ = writeln!(out, "  {title:<34} {what:>9} {:>7}", "%");
     for h in rows {
         let _ = writeln!(out, "    {:<32} {:>9} {:>7}", format!("{:#x}", h.address), thousands(h.samples), percent(h.samples, of));
     }
@@ -46,8 +48,8 @@ fn histograms(out: &mut String, levels: &[LevelHistogram]) {
 fn ear(out: &mut String, title: &str, e: &EarReport, lines: &str) {
     let _ = writeln!(out, "\n{title}, {} mode: {}", e.mode, e.captures);
     let _ = writeln!(out, "  {} samples, {} holding a capture", thousands(e.samples), thousands(e.valid));
-    hot(out, lines, &e.instructions, e.valid);
-    hot(out, "hot data (64-byte lines)", &e.data, e.valid);
+    hot(out, lines, "samples", &e.instructions, e.valid);
+    hot(out, "hot data (64-byte lines)", "samples", &e.data, e.valid);
     if !e.latency.is_empty() {
         histograms(out, &e.latency);
     }
@@ -108,8 +110,8 @@ pub fn text(a: &Analysis) -> String {
         }
     }
     if let Some(ip) = &a.ip_ear {
-        let _ = writeln!(out, "\nIP-EAR: {} samples", thousands(ip.samples));
-        hot(&mut out, "hot retired IPs (bundles)", &ip.ips, ip.ips.iter().map(|h| h.samples).sum());
+        let _ = writeln!(out, "\nIP-EAR: {} samples, {} retired-IP entries", thousands(ip.samples), thousands(ip.entries));
+        hot(&mut out, "hot retired IPs (bundles)", "entries", &ip.ips, ip.entries);
         let _ = writeln!(out, "  the last sample's history, oldest first:");
         for r in &ip.last {
             let what = match (r.early_freeze, r.delay) {

@@ -94,9 +94,10 @@ fn bound_text(expr: &str, value: f64, factor: f64, unit: &str) -> String {
     }
 }
 
-/// A value with as few decimals as it needs (at most two).
+/// A value with as few decimals as it needs: two, or four below 1, so that a value
+/// and the bound it broke do not print alike.
 fn number(v: f64) -> String {
-    let s = format!("{v:.2}");
+    let s = if v.abs() < 1.0 { format!("{v:.4}") } else { format!("{v:.2}") };
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
@@ -205,7 +206,7 @@ pub fn evaluate_metrics(
                     event: None,
                     estimate,
                     anchor: anchor(&inputs),
-                    format: ValueFormat::of_expr(unit),
+                    format: ValueFormat { count: is_count(def), ..ValueFormat::of_expr(unit) },
                 });
             }
             Ok(_) => notes.push(format!("metric {} is undefined for this run", def.name)),
@@ -226,6 +227,12 @@ pub fn evaluate_metrics(
 /// What `~` before a metric's value means.
 pub const ESTIMATE_NOTE: &str = "~ marks an estimate: the metric's events could not all be counted at the same time (too few \
      counters, or the PMU's rules), so its counts come from different multiplexing intervals";
+
+/// Whether `def` is a count: its expression has no unit and neither divides nor reads
+/// the time (a sum or difference of counts, `DCACHE_ACCESS - DCACHE_HIT`).
+fn is_count(def: &MetricDef) -> bool {
+    def.scale_unit.trim().is_empty() && !def.expr.contains('/') && !def.expr.contains(crate::metric_group::DURATION_TIME)
+}
 
 /// The event a metric is printed beside: the first counted one it reads.
 fn anchor(inputs: &[usize]) -> usize {

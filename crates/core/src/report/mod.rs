@@ -139,13 +139,16 @@ pub struct ValueFormat {
     pub width: usize,
     pub decimals: usize,
     pub suffix: &'static str,
+    /// A count (a sum or difference of counts): the text outputs show it whole, with
+    /// thousands separators as the counts beside it, not as `1306742.00`.
+    pub count: bool,
 }
 
 impl ValueFormat {
     /// A MetricExpr metric's, as perf's `generic_metric` prints it: `%8.1f` with a
     /// ScaleUnit's unit, `%8.2f` without.
     pub fn of_expr(unit: &str) -> ValueFormat {
-        ValueFormat { width: 8, decimals: if unit.is_empty() { 2 } else { 1 }, suffix: "" }
+        ValueFormat { width: 8, decimals: if unit.is_empty() { 2 } else { 1 }, suffix: "", count: false }
     }
 }
 

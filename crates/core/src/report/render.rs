@@ -40,12 +40,23 @@ impl MetricResult {
         format!("{:.*}", self.format.decimals, self.value)
     }
 
-    /// The number as the text outputs show it: `~` before an estimate.
+    /// The number as the text outputs show it: a count whole and grouped, `~` before
+    /// an estimate.
     pub fn marked_text(&self) -> String {
-        if self.estimate {
-            format!("~{}", self.value_text())
+        let number = if self.format.count && self.value.is_finite() {
+            let whole = thousands(self.value.abs().round() as u64);
+            if self.value < -0.5 {
+                format!("-{whole}")
+            } else {
+                whole
+            }
         } else {
             self.value_text()
+        };
+        if self.estimate {
+            format!("~{number}")
+        } else {
+            number
         }
     }
 
@@ -87,8 +98,9 @@ fn interval_time(iv: &Interval) -> String {
 pub enum Style<'a> {
     /// perf's table; `big_num` groups digits by thousands (`--no-big-num` turns it off).
     Human { big_num: bool },
-    /// `--metric-only`.
-    MetricOnly,
+    /// `--metric-only`, its columns wrapped to `width` (0: one row however wide, as
+    /// `-I` runs keep it).
+    MetricOnly { width: usize },
     /// `-x SEP`.
     Separated(&'a str),
     /// `--metric-only -x SEP`.
@@ -177,7 +189,41 @@ impl StatReport {
     /// The whole run in `style`.
     pub fn render(&self, style: Style) -> String {
         let intervals = !self.intervals.is_empty();
+        if let Style::MetricOnly { width } = style {
+            if !intervals && width > 0 {
+                return format!("{}{}{}", self.title(), self.metric_only_wrapped(width), self.tail(style, false));
+            }
+        }
         format!("{}{}{}", self.head(style, intervals), self.body(&self.counts(), style), self.tail(style, intervals))
+    }
+
+    /// `--metric-only` of a whole run whose columns do not fit `width`: the header and
+    /// rows again for each run of columns that does.
+    fn metric_only_wrapped(&self, width: usize) -> String {
+        let widths = self.metric_only_widths();
+        let prefix = self.unit_label(self.unit_metrics.first().map(|m| &m.unit), None).chars().count();
+        let counts = self.counts();
+        let rows: Vec<(Option<&Unit>, Vec<String>)> = counts.iter().flat_map(|c| self.metric_rows(c, MetricResult::marked_text)).collect();
+        let heads: Vec<String> = self.metrics_shown().iter().map(|m| m.unit_text()).collect();
+        let mut out = String::new();
+        let mut start = 0;
+        while start < widths.len() {
+            let mut end = start + 1;
+            let mut used = prefix + 1 + widths[start];
+            while end < widths.len() && used + 1 + widths[end] <= width {
+                used += 1 + widths[end];
+                end += 1;
+            }
+            if start > 0 {
+                out.push('\n');
+            }
+            out.push_str(&self.metric_only_cells(&" ".repeat(prefix), &heads, start..end));
+            for (unit, values) in &rows {
+                out.push_str(&self.metric_only_cells(&self.unit_label(*unit, None), values, start..end));
+            }
+            start = end;
+        }
+        out
     }
 
     /// An `-I` run printed as its intervals end (perf's way): what comes before the
@@ -205,7 +251,7 @@ impl StatReport {
         match style {
             Style::Human { .. } if intervals => format!("{title}{}", self.interval_header()),
             Style::Human { .. } => title,
-            Style::MetricOnly => format!("{title}{}", self.metric_only_header(intervals)),
+            Style::MetricOnly { .. } => format!("{title}{}", self.metric_only_header(intervals)),
             Style::Separated(_) => String::new(),
             Style::MetricOnlySeparated(sep) => self.metric_only_separated_header(sep),
         }
@@ -214,7 +260,7 @@ impl StatReport {
     fn body(&self, counts: &[Counts], style: Style) -> String {
         match style {
             Style::Human { big_num } => self.human_lines(counts, big_num),
-            Style::MetricOnly => self.metric_only_lines(counts),
+            Style::MetricOnly { .. } => self.metric_only_lines(counts),
             Style::Separated(sep) => self.separated_lines(counts, sep),
             Style::MetricOnlySeparated(sep) => self.metric_only_separated_lines(counts, sep),
         }
@@ -222,7 +268,7 @@ impl StatReport {
 
     fn tail(&self, style: Style, intervals: bool) -> String {
         match style {
-            Style::Human { .. } | Style::MetricOnly if !(intervals && self.live.is_some()) => self.footer(),
+            Style::Human { .. } | Style::MetricOnly { .. } if !(intervals && self.live.is_some()) => self.footer(),
             _ => String::new(),
         }
     }
@@ -397,9 +443,19 @@ impl StatReport {
     }
 
     fn metric_only_row(&self, prefix: &str, cells: Vec<String>) -> String {
-        let widths = self.metrics_shown().into_iter().map(|m| m.unit_text().chars().count().max(METRIC_ONLY_LEN));
+        self.metric_only_cells(prefix, &cells, 0..cells.len())
+    }
+
+    /// Each `--metric-only` column's width: its header's, at least perf's.
+    fn metric_only_widths(&self) -> Vec<usize> {
+        self.metrics_shown().into_iter().map(|m| m.unit_text().chars().count().max(METRIC_ONLY_LEN)).collect()
+    }
+
+    /// A `--metric-only` line of the columns `columns` of `cells`.
+    fn metric_only_cells(&self, prefix: &str, cells: &[String], columns: std::ops::Range<usize>) -> String {
+        let widths = self.metric_only_widths();
         let mut line = prefix.to_string();
-        for (c, w) in cells.iter().zip(widths) {
+        for (c, w) in cells.iter().zip(&widths).skip(columns.start).take(columns.len()) {
             let _ = write!(line, " {c:>w$}");
         }
         format!("{}\n", line.trim_end())

@@ -97,7 +97,7 @@ fn scaled_rate(mut value: f64) -> (f64, &'static str) {
 }
 
 const fn format(width: usize, decimals: usize, suffix: &'static str) -> ValueFormat {
-    ValueFormat { width, decimals, suffix }
+    ValueFormat { width, decimals, suffix, count: false }
 }
 
 /// The shadow metrics of `events` (a run's, an interval's or one CPU's), `wall_ns` the

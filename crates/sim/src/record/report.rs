@@ -104,6 +104,9 @@ pub struct HotBranch {
 #[derive(Debug, Serialize)]
 pub struct IpEarReport {
     pub samples: u64,
+    /// The retired-IP entries of every sample's history (what `ips` count, and
+    /// their percentages are of).
+    pub entries: u64,
     pub ips: Vec<Hot>,
     /// The last sample's history, oldest first.
     pub last: Vec<Retired>,
@@ -357,6 +360,7 @@ impl Branches {
 #[derive(Default)]
 struct IpEar {
     samples: u64,
+    entries: u64,
     ips: HashMap<u64, u64>,
     last: Vec<Retired>,
 }
@@ -367,10 +371,11 @@ impl IpEar {
         self.last = etb::ip_history(snap);
         for retired in self.last.iter().filter(|x| !x.early_freeze) {
             *self.ips.entry(retired.ip).or_default() += 1;
+            self.entries += 1;
         }
     }
 
     fn report(self, n: usize) -> IpEarReport {
-        IpEarReport { samples: self.samples, ips: top(self.ips, n), last: self.last }
+        IpEarReport { samples: self.samples, entries: self.entries, ips: top(self.ips, n), last: self.last }
     }
 }

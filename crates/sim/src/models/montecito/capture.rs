@@ -96,6 +96,9 @@ pub(super) struct Trace {
     /// Once the PMU froze, the cycles the IP-EAR captures on before it freezes too
     /// (PMC42.delay, §3.3.10.2); `Some(0)`: frozen. `None` while the PMU runs.
     delay_left: Option<u64>,
+    /// The IP of the thread's last retiring span: what an entry written in another
+    /// thread's cycle holds (Table 3-31, "Retired IP value").
+    last_ip: u64,
 }
 
 /// What a span gives the data EAR: PMD33.stat, the latency (cache mode).
@@ -396,13 +399,18 @@ impl MontecitoThread {
             return;
         }
         let enabled = own && self.monitors(pmc42, &PM, cpl);
+        if own && span.signals.get(Signal::Instructions) > 0 {
+            self.trace.last_ip = span.ip;
+        }
+        // This thread's IP: the other thread's span says nothing of it.
+        let ip = if own { span.ip } else { self.trace.last_ip };
         if live {
             self.trace.delay_left = None;
         } else if self.trace.delay_left.is_none() {
             let delay = IPEAR_DELAY.get(pmc42);
             self.trace.delay_left = Some(delay);
             if delay == 0 {
-                self.push_ip(span.ip, self.trace.since, None);
+                self.push_ip(ip, self.trace.since, None);
                 return;
             }
         }
@@ -413,7 +421,7 @@ impl MontecitoThread {
             }
             if !enabled {
                 self.trace.delay_left = Some(0);
-                self.push_ip(span.ip, self.trace.since, Some(left));
+                self.push_ip(ip, self.trace.since, Some(left));
                 return;
             }
             run = cycles.min(left);
@@ -435,8 +443,8 @@ impl MontecitoThread {
             let left = left - run;
             self.trace.delay_left = Some(left);
             if left == 0 {
-                // §3.3.10.2.1: the last entry, whatever the core was retiring.
-                self.push_ip(span.ip, self.trace.since, None);
+                // §3.3.10.2.1: the last entry, whatever the thread was retiring.
+                self.push_ip(ip, self.trace.since, None);
             }
         }
     }
