@@ -99,11 +99,13 @@ pub struct SetOptions {
     pub qualification: montecito::qualify::Request,
     /// The IP-EAR captures retired IPs, and freezes this many cycles after the PMU.
     pub ip_ear: Option<u64>,
+    /// Which branches the execution trace buffer captures (PMC39's masks).
+    pub etb: montecito::capture_events::EtbFilter,
 }
 
 impl SetOptions {
     pub fn is_empty(&self) -> bool {
-        self.qualification.is_empty() && self.ip_ear.is_none()
+        self.qualification.is_empty() && self.ip_ear.is_none() && self.etb.is_empty()
     }
 }
 

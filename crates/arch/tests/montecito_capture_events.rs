@@ -149,3 +149,25 @@ fn conflicting_captures_are_multiplexed_not_refused_by_a_schedule() {
         assert!(pmc40.len() <= 1);
     }
 }
+
+/// pfmon's `--etb-*` filters set PMC39's masks (Table 3-26); without a trace buffer
+/// event, or asking for an empty buffer (§3.3.10.1.1), they are refused.
+#[test]
+fn table_3_26_etb_filters_set_pmc39s_masks() {
+    use pmukit_arch::montecito::capture_events::EtbFilter;
+    use pmukit_arch::{encode_set_with, SetOptions};
+    let catalog = Catalog::builtin();
+    let pmu = catalog.pmu("montecito").unwrap();
+    let sel = |n: &str| catalog.resolve(&format!("montecito::{n}"), "montecito").unwrap();
+    let with = |names: &[&str], etb: EtbFilter| {
+        let sels: Vec<_> = names.iter().map(|n| sel(n)).collect();
+        encode_set_with(pmu, &sels, &SetOptions { etb, ..SetOptions::default() }).map_err(|e| e.to_string())
+    };
+    let taken_returns = EtbFilter { tm: Some(0b10), brt: Some(0b10), ..EtbFilter::default() };
+    let pmc39 = register(&with(&["ETB_EVENT"], taken_returns).unwrap(), "PMC39").unwrap();
+    assert_eq!((ETB_TM.get(pmc39), ETB_PTM.get(pmc39), ETB_PPM.get(pmc39), ETB_BRT.get(pmc39)), (0b10, 0b11, 0b11, 0b10));
+    let err = with(&["IA64_INST_RETIRED"], taken_returns).unwrap_err();
+    assert!(err.contains("count ETB_EVENT"), "{err}");
+    let empty = EtbFilter { ptm: Some(0b01), ppm: Some(0b01), ..EtbFilter::default() };
+    assert!(with(&["ETB_EVENT"], empty).unwrap_err().contains("captures nothing"));
+}

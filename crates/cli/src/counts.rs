@@ -390,6 +390,9 @@ impl<'c> Session<'c, '_> {
         for chunk in groups.chunks(PRINT_CHUNK) {
             let mut results = Vec::new();
             let mut notes = Vec::new();
+            // A unit without a metric's events (a memory controller beside strands)
+            // is no news when another unit computes it: said only when none does.
+            let mut missing: Vec<(String, String)> = Vec::new();
             for g in chunk {
                 let lookup = Lookup { names: &self.names, group: g, arguments: &self.arguments, literals: &self.literals };
                 let evaluator = Evaluator::new(&setup.all, &lookup);
@@ -427,12 +430,15 @@ impl<'c> Session<'c, '_> {
                         }
                         // Metrics not asked for whose events the input lacks do not apply.
                         Err(MetricError::Missing { .. } | MetricError::NoDuration { .. }) if !setup.asked => {}
+                        Err(e @ MetricError::Missing { .. }) => missing.push((def.name.to_string(), format!("{e}{where_}"))),
                         Err(e) => notes.push(format!("{e}{where_}")),
                     }
                 }
                 self.computed += values.len() as u64;
                 results.push(GroupResult { interval: g.interval, unit: g.unit.clone(), metrics: values });
             }
+            let computed = |name: &str| results.iter().any(|r| r.metrics.iter().any(|m| m.name == name));
+            notes.extend(missing.into_iter().filter(|(name, _)| !computed(name)).map(|(_, note)| note));
             for n in notes {
                 self.note(n);
             }

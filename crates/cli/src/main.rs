@@ -7,6 +7,7 @@ mod counts;
 mod failure;
 mod lazy;
 mod live;
+mod names;
 mod outfile;
 mod output;
 mod pmu_events;
@@ -74,7 +75,7 @@ pub(crate) struct TableOpts {
 #[derive(Args)]
 struct EventOpts {
     /// PMU of the event strings that name none [default: arm1176].
-    #[arg(long, value_name = "PMU")]
+    #[arg(long, value_name = "PMU", value_parser = crate::names::pmus(), hide_possible_values = true)]
     pmu: Option<String>,
     #[command(flatten)]
     table: TableOpts,
@@ -113,7 +114,7 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
         #[arg(short, long)]
         verbose: bool,
         /// A PMU to list, as a PMU argument does.
-        #[arg(long, value_name = "PMU")]
+        #[arg(long, value_name = "PMU", value_parser = crate::names::pmus(), hide_possible_values = true)]
         pmu: Option<String>,
         #[command(flatten)]
         table: TableOpts,
@@ -162,7 +163,7 @@ Examples:\n  pmu list arm1156\n  pmu list 'L2D*'\n  pmu list --pmu montecito cac
     /// Decode a register value field by field, with the spec's bit diagram.
     Decode {
         /// PMU whose register layout applies (layouts differ between cores).
-        #[arg(value_name = "PMU")]
+        #[arg(value_name = "PMU", value_parser = crate::names::pmus(), hide_possible_values = true)]
         target: String,
         /// Register name, e.g. PMCR, CCNT, PMN0.
         register: String,
@@ -251,8 +252,17 @@ Examples:\n  pmu record -e DATA_EAR_CACHE_LAT64 -c 1000 --workload stream\n  pmu
         /// The shell: bash, elvish, fish, powershell or zsh.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff), e.g. `pmu man > pmu.1; man ./pmu.1`.
-    Man,
+    /// Print the man page (roff), e.g. `pmu man > pmu.1; man ./pmu.1`, or a
+    /// subcommand's (`pmu man stat`, `pmu man mmustat decode`); `--dir DIR` writes
+    /// every page (pmu.1, pmu-stat.1, …) into DIR, for `MANPATH`.
+    Man {
+        /// The subcommand whose page to print.
+        #[arg(value_name = "SUBCOMMAND")]
+        command: Vec<String>,
+        /// Write every page into this directory instead (each replaced whole).
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -346,10 +356,45 @@ fn main() -> ExitCode {
     }
 }
 
+/// `pmu man`: pmu's page, a subcommand's, or every page into a directory.
+fn man(path: &[String], dir: Option<&std::path::Path>, out: &Out) -> Result<(), Failure> {
+    // Built, so that each subcommand knows its page's name (pmu-stat).
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let render = |c: &clap::Command| {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(c.clone()).render(&mut page).map_err(|e| runtime(format!("cannot render the man page: {e}")))?;
+        Ok::<_, Failure>(page)
+    };
+    if let Some(dir) = dir {
+        let mut pages = Vec::new();
+        let mut stack = vec![cmd.clone()];
+        while let Some(c) = stack.pop() {
+            stack.extend(c.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
+            let name = format!("{}.1", c.get_display_name().unwrap_or_else(|| c.get_name()));
+            let mut file = outfile::Output::create(&dir.join(&name), "--dir")?;
+            file.write_all(&render(&c)?)?;
+            file.commit()?;
+            pages.push(name);
+        }
+        pages.sort();
+        return out.text(&format!("wrote {} man pages to {}: {}", pages.len(), dir.display(), pages.join(", ")));
+    }
+    let mut page = &cmd;
+    for name in path {
+        let valid: Vec<&str> = page.get_subcommands().map(|c| c.get_name()).collect();
+        page = page.find_subcommand(name).ok_or_else(|| {
+            let whose = page.get_display_name().unwrap_or_else(|| page.get_name()).replace('-', " ");
+            let list = if valid.is_empty() { "none".to_string() } else { valid.join(", ") };
+            usage(format!("'{name}' is not a subcommand of {whose}: its subcommands are {list}"))
+        })?;
+    }
+    out.text(&String::from_utf8_lossy(&render(page)?))
+}
+
 /// The subcommand a refused command line names (its first argument that is one), for
 /// the JSON error's `command`; empty when it names none.
 fn command_named(args: &[OsString]) -> &'static str {
-    use clap::CommandFactory;
     let cli = Cli::command();
     let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
     let found = args.iter().skip(1).filter_map(|a| a.to_str()).find(|a| names.contains(a));
@@ -388,7 +433,7 @@ impl Command {
             Command::Export { format: pmu_events::ExportFormat::PerfJson { json, .. } } => (json.json, "export"),
             Command::Import { format: pmu_events::ImportFormat::PerfJson { json, .. } } => (json.json, "import"),
             Command::Completions { .. } => (false, "completions"),
-            Command::Man => (false, "man"),
+            Command::Man { .. } => (false, "man"),
         }
     }
 }
@@ -468,11 +513,7 @@ fn run(cli: &Cli, out: &Out) -> Result<(), Failure> {
             clap_complete::generate(*shell, &mut Cli::command(), "pmu", &mut script);
             out.text(&String::from_utf8_lossy(&script))
         }
-        Command::Man => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut page).map_err(|e| runtime(format!("cannot render the man page: {e}")))?;
-            out.text(&String::from_utf8_lossy(&page))
-        }
+        Command::Man { command, dir } => man(command, dir.as_deref(), out),
         Command::Hv { machine, vcpus, vcpu, calls, .. } => {
             let processor = hvcall::machine(machine).map_err(usage)?;
             out.hv(&hvcall::run(processor, *vcpus, *vcpu, calls).map_err(usage)?)

@@ -21,6 +21,7 @@ pub enum ExportFormat {
     /// tools/perf/pmu-events/arch/ (docs/perf.md).
     PerfJson {
         /// The PMU whose events and metrics to write.
+        #[arg(value_parser = crate::names::pmus(), hide_possible_values = true)]
         pmu: String,
         /// The directory to write into (created if missing; files already there are
         /// replaced, each whole, and listed as replaced). A link inside it is refused.
@@ -41,7 +42,7 @@ pub enum ImportFormat {
         /// The model directory, e.g. tools/perf/pmu-events/arch/arm64/arm/cortex-a53.
         dir: PathBuf,
         /// The PMU whose family and encoding the events are for.
-        #[arg(long, value_name = "PMU", required = true)]
+        #[arg(long, value_name = "PMU", required = true, value_parser = crate::names::pmus(), hide_possible_values = true)]
         pmu: String,
         /// Write the events file here instead of standard output (made before the
         /// import, replaced whole after it).

@@ -3,6 +3,7 @@
 //! the IP-EAR's (§3.3.10.2).
 
 use clap::Args;
+use pmukit_arch::montecito::capture_events::EtbFilter;
 use pmukit_arch::montecito::qualify::{Opcode, Range, Request};
 use pmukit_arch::SetOptions;
 
@@ -38,6 +39,33 @@ pub struct QualifyOpts {
     /// the counters do. Not with BRANCH_EVENT, whose trace it replaces.
     #[arg(long, value_name = "DELAY", value_parser = crate::parse_u64)]
     ip_ear: Option<u64>,
+    /// With ETB_EVENT: capture taken branches only (PMC39.tm = 10; pfmon's option).
+    #[arg(long, conflicts_with = "etb_tm_ntk")]
+    etb_tm_tk: bool,
+    /// With ETB_EVENT: capture not-taken branches only (tm = 01).
+    #[arg(long)]
+    etb_tm_ntk: bool,
+    /// With ETB_EVENT: capture branches whose target was predicted (ptm = 10).
+    #[arg(long, conflicts_with = "etb_ptm_incorrect")]
+    etb_ptm_correct: bool,
+    /// With ETB_EVENT: capture branches whose target was mispredicted (ptm = 01).
+    #[arg(long)]
+    etb_ptm_incorrect: bool,
+    /// With ETB_EVENT: capture branches whose path was predicted (ppm = 10).
+    #[arg(long, conflicts_with = "etb_ppm_incorrect")]
+    etb_ppm_correct: bool,
+    /// With ETB_EVENT: capture branches whose path was mispredicted (ppm = 01).
+    #[arg(long)]
+    etb_ppm_incorrect: bool,
+    /// With ETB_EVENT: capture IP-relative branches only (brt = 01).
+    #[arg(long, conflicts_with_all = ["etb_brt_ret", "etb_brt_ind"])]
+    etb_brt_iprel: bool,
+    /// With ETB_EVENT: capture returns only (brt = 10).
+    #[arg(long, conflicts_with = "etb_brt_ind")]
+    etb_brt_ret: bool,
+    /// With ETB_EVENT: capture non-return indirect branches only (brt = 11).
+    #[arg(long)]
+    etb_brt_ind: bool,
 }
 
 impl QualifyOpts {
@@ -51,6 +79,17 @@ impl QualifyOpts {
                 no_check: self.no_qual_check,
             },
             ip_ear: self.ip_ear,
+            etb: EtbFilter {
+                tm: pick(&[(self.etb_tm_tk, 0b10), (self.etb_tm_ntk, 0b01)]),
+                ptm: pick(&[(self.etb_ptm_correct, 0b10), (self.etb_ptm_incorrect, 0b01)]),
+                ppm: pick(&[(self.etb_ppm_correct, 0b10), (self.etb_ppm_incorrect, 0b01)]),
+                brt: pick(&[(self.etb_brt_iprel, 0b01), (self.etb_brt_ret, 0b10), (self.etb_brt_ind, 0b11)]),
+            },
         }
     }
+}
+
+/// The mask value of the one flag given among `flags` (clap keeps them exclusive).
+fn pick(flags: &[(bool, u64)]) -> Option<u64> {
+    flags.iter().find(|(on, _)| *on).map(|&(_, value)| value)
 }

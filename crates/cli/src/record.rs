@@ -28,7 +28,7 @@ const PROGRESS_FROM: u64 = 20_000_000;
 #[derive(Args)]
 pub struct RecordArgs {
     /// Montecito PMU: montecito (two threads) or montecito-st.
-    #[arg(long, value_name = "PMU", default_value = "montecito")]
+    #[arg(long, value_name = "PMU", default_value = "montecito", value_parser = crate::names::pmus(), hide_possible_values = true)]
     pmu: String,
     #[command(flatten)]
     table: TableOpts,
@@ -49,7 +49,7 @@ pub struct RecordArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE", default_value = DEFAULT_FILE)]
     output: PathBuf,
     /// Built-in workload to run (see `pmu workloads`).
-    #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
+    #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD, value_parser = crate::names::workloads(), hide_possible_values = true)]
     workload: String,
     /// Seed of the workload's event stream.
     #[arg(long, default_value_t = 1, value_parser = parse_count)]

@@ -92,7 +92,7 @@ pub fn run(args: &ReportArgs, out: &Out) -> Result<(), Failure> {
         .map_err(|e: ReadError| if e.is_unreadable() { runtime(format!("{name}: {e}")) } else { usage(format!("{name}: {e}")) })?;
     let analysis = analyser.unwrap_or_else(|| Analyser::new(&tail)).finish(&tail, &name, args.top);
     if let Some(svg) = &mut svg {
-        svg.write_all(crate::output::report::svg(&analysis).as_bytes())?;
+        svg.write_all(crate::output::chart::svg(&analysis).as_bytes())?;
     }
     if let Some(svg) = svg {
         svg.commit()?;

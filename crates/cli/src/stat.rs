@@ -36,7 +36,7 @@ pub struct StatArgs {
     #[arg(short = 'e', long = "event", value_name = "EVENTS")]
     events: Vec<String>,
     /// Built-in workload to run (see `pmu workloads`).
-    #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD)]
+    #[arg(short, long, default_value = workloads::DEFAULT_WORKLOAD, value_parser = crate::names::workloads(), hide_possible_values = true)]
     workload: String,
     /// Seed of the workload's deterministic event stream (the number forms of
     /// --cycles: 1e3, 0x10, 1_000).

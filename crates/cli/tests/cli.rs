@@ -578,10 +578,30 @@ fn completions_and_the_man_page_come_from_the_command_definitions() {
         for sub in ["describe", "metric-only", "interval-print"] {
             assert!(script.contains(sub), "{shell} completes {sub}");
         }
+        // --pmu and --workload offer their names, not file names, where the shell's
+        // script lists values (clap_complete's elvish and PowerShell scripts list none).
+        for name in ["montecito-st", "sparc-kt-dram", "branchy", "shared"].iter().filter(|_| ["bash", "zsh", "fish"].contains(&shell)) {
+            assert!(script.contains(name), "{shell} offers {name}");
+        }
     }
+    let bash = String::from_utf8(pmu(&["completions", "bash"]).stdout).unwrap();
+    let pmu_option = bash.lines().skip_while(|l| !l.trim_start().starts_with("--pmu)")).nth(1).unwrap_or_default();
+    assert!(pmu_option.contains("compgen -W") && pmu_option.contains("arm1176"), "{pmu_option}");
     assert_eq!(pmu(&["completions", "tcsh"]).status.code(), Some(2));
     let man = String::from_utf8(pmu(&["man"]).stdout).unwrap();
     assert!(man.starts_with(".ie") && man.contains(".TH pmu 1") && man.contains("describe") && man.contains("completions"), "{man}");
+    // Each subcommand's page, which pmu(1) refers to, and every page into a directory.
+    let stat = String::from_utf8(pmu(&["man", "stat"]).stdout).unwrap();
+    assert!(stat.contains(".TH pmu-stat 1") && stat.contains("metric\\-only"), "{stat}");
+    assert!(String::from_utf8(pmu(&["man", "mmustat", "decode"]).stdout).unwrap().contains(".TH pmu-mmustat-decode 1"));
+    assert!(usage_error(&["man", "stats"]).contains("'stats' is not a subcommand of pmu"));
+    let dir = std::env::temp_dir().join(format!("pmu-man-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    assert!(pmu(&["man", "--dir", dir.to_str().unwrap()]).status.success());
+    for page in ["pmu.1", "pmu-stat.1", "pmu-record.1", "pmu-mmustat-decode.1"] {
+        assert!(dir.join(page).is_file(), "{page}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Options that would do nothing are refused: a command is offered only the options it

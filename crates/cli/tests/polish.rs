@@ -115,3 +115,23 @@ fn encode_writes_pmc39_zero_beside_a_dear_in_tlb_mode() {
     let text = stdout_of(&["encode", "--pmu", "montecito", "DATA_EAR_TLB_ALL"]);
     assert!(text.lines().any(|l| l.contains("PMC39") && l.contains("0x0")), "{text}");
 }
+
+/// README's error example is what `pmu` prints, suggestions and all.
+#[test]
+fn the_readmes_error_example_is_the_real_output() {
+    let readme = std::fs::read_to_string(format!("{}/../../README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let start = readme.find("$ pmu encode arm1176::INSTR_EXE\n").expect("the example") + "$ pmu encode arm1176::INSTR_EXE\n".len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let err = stderr_of(&["encode", "arm1176::INSTR_EXE"]);
+    assert_eq!(shown.trim_end(), err.trim_end());
+}
+
+/// pfmon's trace-buffer filters, from the command line.
+#[test]
+fn etb_filters_program_pmc39_as_pfmon_named_them() {
+    let text = stdout_of(&["encode", "--pmu", "montecito", "ETB_EVENT", "--etb-tm-tk", "--etb-brt-ret", "--json"]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let pmc39 = v["registers"]["PMC39"].as_str().map(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap()).unwrap();
+    assert_eq!((pmc39 >> 8 & 3, pmc39 >> 14 & 3), (0b10, 0b10), "{v}");
+    assert!(stderr_of(&["encode", "--pmu", "montecito", "ETB_EVENT", "--etb-tm-tk", "--etb-tm-ntk"]).contains("cannot be used with"));
+}

@@ -74,6 +74,10 @@ fn report_shows_hot_addresses_and_a_latency_histogram_per_level() {
     assert!(text.lines().all(|l| l.chars().count() <= 80), "80 columns:\n{text}");
     let drawing = std::fs::read_to_string(&svg).unwrap();
     assert!(drawing.starts_with("<svg") && drawing.contains("<rect"), "{drawing}");
+    // A real chart: labelled axes, a log latency axis, counts, a colour per level name.
+    for want in ["samples</text>", "logarithmic", "<line", "fill=\"#e15759\""] {
+        assert!(drawing.contains(want), "{want}: {drawing}");
+    }
     let v: Value = serde_json::from_str(&ok(&["report", &file, "--json"])).unwrap();
     assert_eq!(v["command"], "report");
     let dear = &v["dear"];
@@ -91,6 +95,11 @@ fn branch_traces_and_ip_histories_are_reported() {
     let (path, _) = recording("etb.json", &["-e", "ETB_EVENT", "--workload", "branchy"]);
     let text = ok(&["report", &path.display().to_string()]);
     assert!(text.contains("Execution trace buffer") && text.contains("the last sample's trace") && text.contains(" -> "), "{text}");
+    // The chart of a recording without latencies says why it has none.
+    let svg = temp("etb.svg");
+    ok(&["report", &path.display().to_string(), "--svg", &svg.display().to_string()]);
+    let drawing = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawing.contains("No histogram: the trace buffer"), "{drawing}");
     let (path, v) = recording("ipear.json", &["-e", "CPU_OP_CYCLES", "--ip-ear", "12", "-c", "50000"]);
     let pmc42 = v["registers"].as_array().unwrap().iter().find(|r| r[0] == "PMC42").unwrap()[1].as_u64().unwrap();
     // Table 3-30: plm 1001, mode 100, delay 12.

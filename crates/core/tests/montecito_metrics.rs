@@ -235,6 +235,7 @@ fn every_metric_evaluates_from_counted_events() {
             let count = 1000 + 7 * i as u64;
             EventResult {
                 pmu: "montecito".to_string(),
+                input: None,
                 name: name.clone(),
                 count: Some(count),
                 raw: count,

@@ -11,7 +11,7 @@
 use pmukit_core::event_string::EventSel;
 use pmukit_core::register::Register;
 
-use super::capture::{DEAR_MODE, IPEAR_DELAY, PMC37_CACHE, PMC37_TLB, PMC39, PMC40, PMC42};
+use super::capture::{DEAR_MODE, ETB_BRT, ETB_PPM, ETB_PTM, ETB_TM, IPEAR_DELAY, PMC37_CACHE, PMC37_TLB, PMC39, PMC40, PMC42};
 use super::pmu::{attr, plm, DATA_EAR_EVENTS, L1I_EAR_EVENTS};
 use super::qualify::{Programmed, Refusal};
 use super::registers::ISM_PROPER;
@@ -58,11 +58,39 @@ fn parse(spec: &str) -> Result<(Register, Vec<(String, u64)>), String> {
     Ok((layout, fields))
 }
 
+/// Which branches the execution trace buffer captures: PMC39's taken, predicted-target,
+/// predicted-path and branch-type masks (Table 3-26), each `None` to capture all, as
+/// pfmon's `--etb-tm-tk` … `--etb-brt-ind` set them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EtbFilter {
+    pub tm: Option<u64>,
+    pub ptm: Option<u64>,
+    pub ppm: Option<u64>,
+    pub brt: Option<u64>,
+}
+
+impl EtbFilter {
+    pub fn is_empty(&self) -> bool {
+        *self == EtbFilter::default()
+    }
+
+    /// PMC39 with the filter's masks in place of the event's.
+    fn apply(&self, pmc39: u64) -> u64 {
+        let mut v = pmc39;
+        for (field, value) in [(&ETB_TM, self.tm), (&ETB_PTM, self.ptm), (&ETB_PPM, self.ppm), (&ETB_BRT, self.brt)] {
+            if let Some(value) = value {
+                v = field.set(v, value);
+            }
+        }
+        v
+    }
+}
+
 /// The capture registers `sels` program, with PMC42 = 0 when the trace buffer is armed
 /// (§3.3.10: "PMC42.mode must be set to 000 to enable normal branch trace capture"),
 /// or in IP-EAR mode with `ip_ear`'s freeze delay (§3.3.10.2, Table 3-30), at the
-/// union of the events' privilege levels.
-pub fn program(sels: &[EventSel], ip_ear: Option<u64>) -> Result<Programmed, Refusal> {
+/// union of the events' privilege levels; the trace buffer filtered by `etb`.
+pub fn program(sels: &[EventSel], ip_ear: Option<u64>, etb: &EtbFilter) -> Result<Programmed, Refusal> {
     let mut armed: Vec<(&'static str, u64)> = Vec::new();
     let mut notes = Vec::new();
     for sel in sels {
@@ -92,6 +120,23 @@ pub fn program(sels: &[EventSel], ip_ear: Option<u64>) -> Result<Programmed, Ref
         }
     }
     let trace_buffer = armed.iter().any(|(r, _)| *r == PMC39.name);
+    if !etb.is_empty() {
+        let what = "--etb-* filters".to_string();
+        if !trace_buffer {
+            return Err(Refusal { what, why: "they choose the branches the trace buffer captures: count ETB_EVENT with them".to_string() });
+        }
+        if etb.ptm == Some(0b01) && etb.ppm == Some(0b01) {
+            return Err(Refusal {
+                what,
+                why: "--etb-ptm-incorrect with --etb-ppm-incorrect captures nothing: a branch whose path is mispredicted records no target prediction (§3.3.10.1.1)".to_string(),
+            });
+        }
+        for (r, v) in &mut armed {
+            if *r == PMC39.name {
+                *v = etb.apply(*v);
+            }
+        }
+    }
     // §3.3.9.2, §3.3.9.3: "PMC39 must be 0" while the D-EAR is in TLB or ALAT mode; the
     // simulator's driver resets it, but a register list copied onto a real machine
     // must say so.

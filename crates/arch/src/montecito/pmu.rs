@@ -320,7 +320,7 @@ pub fn placement(_pmu: &Pmu, sel: &EventSel, counter: usize) -> Result<RegisterV
 pub fn set_registers(_pmu: &Pmu, sels: &[EventSel], options: &SetOptions) -> Result<(RegisterValues, Vec<String>), EncodeError> {
     let refused = |r: qualify::Refusal| EncodeError::SetWide { what: r.what, why: r.why };
     let qualified = qualify::program(sels, &options.qualification).map_err(refused)?;
-    let captures = capture_events::program(sels, options.ip_ear).map_err(refused)?;
+    let captures = capture_events::program(sels, options.ip_ear, &options.etb).map_err(refused)?;
     let registers = qualified.registers.into_iter().chain(captures.registers).collect();
     Ok((registers, qualified.notes.into_iter().chain(captures.notes).collect()))
 }

@@ -1,5 +1,6 @@
 //! Rendering of each subcommand's result: a human table, or JSON with `--json`.
 
+pub mod chart;
 mod describe;
 pub(crate) mod layout;
 mod list;
@@ -232,10 +233,11 @@ impl Out {
         let n = schedule.events;
         let mut out = match &schedule.why {
             None => format!("{}: the {n} event(s) fit the counters together\n", schedule.pmu),
+            // A sentence as long as its conflict: wrapped to the output's width.
             Some(why) => format!(
-                "{}: the {n} events cannot be counted together: {why}\n`pmu stat` multiplexes them in {} groups, each counting in its turn:\n",
-                schedule.pmu,
-                schedule.groups.len()
+                "{}\n{}\n",
+                wrap(&format!("{}: the {n} events cannot be counted together: {why}", schedule.pmu), width(), 2),
+                wrap(&format!("`pmu stat` multiplexes them in {} groups, each counting in its turn:", schedule.groups.len()), width(), 2)
             ),
         };
         let mut t = table(&["group", "event", "counter", "allowed"]);

@@ -22,6 +22,10 @@ pub struct EventResult {
     /// The PMU that counted the event.
     pub pmu: String,
     pub name: String,
+    /// The event as the user typed it, where that is not its name (`r7` for
+    /// INSTR_EXEC): the text outputs print it, as perf prints what was typed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
     /// The count, scaled to the whole run when the event was multiplexed; `null` in
     /// JSON when the event never ran.
     pub count: Option<u64>,
@@ -223,6 +227,7 @@ impl EventResult {
     pub fn new(pmu: &str, name: String, count: &Count, counters: Vec<String>, supported: bool) -> EventResult {
         EventResult {
             pmu: pmu.to_string(),
+            input: None,
             supported,
             noise_pct: None,
             name,

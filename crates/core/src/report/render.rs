@@ -24,6 +24,11 @@ impl EventResult {
         self.unit.as_deref() == Some("ns")
     }
 
+    /// The name the text outputs print: as typed, perf's way.
+    fn shown_name(&self) -> &str {
+        self.input.as_deref().unwrap_or(&self.name)
+    }
+
     /// perf's unit column: `msec` for a clock, else empty.
     fn unit_column(&self) -> &'static str {
         if self.is_clock() {
@@ -296,7 +301,7 @@ impl StatReport {
                     let count = count_text(e, row.count, digits);
                     let mut metrics = row.metrics.into_iter();
                     let first = metrics.next().map(metric_text).unwrap_or_default();
-                    let mut line = format!("{lead}{count:>18} {:<4} {:<30} {first:<40}", e.unit_column(), e.name);
+                    let mut line = format!("{lead}{count:>18} {:<4} {:<30} {first:<40}", e.unit_column(), e.shown_name());
                     // An event never enabled (a live interval the command slept through) has no
                     // share of time to show, as in perf.
                     if e.supported && (row.times.is_scaled() || row.count.is_none()) && row.times.enabled > 0 {
@@ -377,7 +382,7 @@ impl StatReport {
                     let mut fields = vec![
                         count_text(e, row.count, |c| c.to_string()),
                         e.unit_column().to_string(),
-                        e.name.clone(),
+                        e.shown_name().to_string(),
                         row.times.running.to_string(),
                         format!("{:.2}", row.times.running_pct()),
                         mv,

@@ -56,7 +56,9 @@ pub struct Recording {
     /// The set-wide registers written on each thread (PMC32-42, IBRs, DBRs) by name.
     pub registers: Vec<(String, u64)>,
     /// The machine's load-to-use latencies by level, in cycles, lowest level first:
-    /// what `pmu report` sorts captured latencies into levels by.
+    /// what `pmu report` sorts captured latencies into levels by; `L2` is the data
+    /// side's, `L2I` the instruction side's (a recording may lack it: the I-EAR then
+    /// sorts by the data side's levels).
     pub levels: Vec<(String, u64)>,
     pub samples: Vec<Sample>,
 }
@@ -231,7 +233,14 @@ pub fn record_to(
             .map(|(sel, &(n, pmc))| RecordedEvent { name: sel.name(), pmc: format!("PMC{n}"), value: pmc, count: 0 })
             .collect(),
         registers: set.registers.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
-        levels: vec![("L2".to_string(), cfg.l2d_cycles), ("L3".to_string(), cfg.l3_cycles), ("memory".to_string(), cfg.memory_cycles)],
+        // Each side's L2 (§2.1.2: L2D 5 cycles, L2I 7), then what they share; `pmu
+        // report` sorts each EAR's latencies by its own side's.
+        levels: vec![
+            (report::DATA_L2.to_string(), cfg.l2d_cycles),
+            (report::INSTRUCTION_L2.to_string(), cfg.l2i_cycles),
+            ("L3".to_string(), cfg.l3_cycles),
+            ("memory".to_string(), cfg.memory_cycles),
+        ],
         samples: Vec::new(),
     };
     // Each event wraps at most max_inc x cycles / period times on each thread (twice

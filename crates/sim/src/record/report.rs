@@ -120,6 +120,22 @@ fn top(counts: HashMap<u64, u64>, n: usize) -> Vec<Hot> {
     v
 }
 
+/// The names a recording gives the second level of each side (`Recording::levels`).
+pub const DATA_L2: &str = "L2";
+pub const INSTRUCTION_L2: &str = "L2I";
+
+/// One side's levels: without the other side's L2 (`other`), which an older recording
+/// that names only the data side's (`own`) lacks; its EAR then sorts by those.
+fn side(levels: &[(String, u64)], other: &str, own: &str) -> Vec<(String, u64)> {
+    let has_own = levels.iter().any(|(l, _)| l == own);
+    let has_other = levels.iter().any(|(l, _)| l == other);
+    // A recording with the data side's L2 only: both EARs use it.
+    if !has_own && has_other && own == INSTRUCTION_L2 {
+        return levels.to_vec();
+    }
+    levels.iter().filter(|(l, _)| l != other).cloned().collect()
+}
+
 /// Latencies into the recording's levels, in power-of-two buckets: each goes to the
 /// level whose load-to-use latency is nearest on a logarithmic scale (a miss that
 /// found its line already on its way from memory waits less than memory's latency, but
@@ -193,15 +209,16 @@ pub struct Analyser {
 }
 
 impl Analyser {
-    /// For samples of the recording whose head is `head` (its registers and levels).
+    /// For samples of the recording whose head is `head` (its registers and levels:
+    /// each EAR sorts latencies by its own side's, `side`).
     pub fn new(head: &Recording) -> Analyser {
         Analyser {
             armed: Armed::of(head.registers.iter().map(|(n, v)| (n.as_str(), *v))),
             pmc40: register(head, "PMC40"),
             pmc37: register(head, "PMC37"),
             samples: [0; MAX_EVENTS],
-            dear: Tally::new(&head.levels),
-            iear: Tally::new(&head.levels),
+            dear: Tally::new(&side(&head.levels, INSTRUCTION_L2, DATA_L2)),
+            iear: Tally::new(&side(&head.levels, DATA_L2, INSTRUCTION_L2)),
             branches: Branches::default(),
             ip_ear: IpEar::default(),
         }

@@ -589,7 +589,7 @@ pub fn stat_with(
                         .enumerate()
                         .map(|(u, now)| now.map(|n| n - before.2[i].get(u).copied().flatten().unwrap_or(0)))
                         .collect();
-                    let e = EventResult::new(sels[i].pmu, sels[i].name(), &delta, counters[i].clone(), programmed[i] || !tried[i]);
+                    let e = event_result(&sels[i], &delta, counters[i].clone(), programmed[i] || !tried[i]);
                     if split {
                         e.with_units(units_of(&plans[plan_of[i]].units, &units))
                     } else {
@@ -628,7 +628,7 @@ pub fn stat_with(
     // An event whose group never had a turn is "not counted"; one the machine refused
     // whenever its group had one is "not supported".
     let result = |i: usize, count: &Count, raw: &[Option<u64>], counters: Vec<String>, supported: bool| {
-        let e = EventResult::new(sels[i].pmu, sels[i].name(), count, counters, supported);
+        let e = event_result(&sels[i], count, counters, supported);
         if split {
             e.with_units(units_of(&plans[plan_of[i]].units, raw))
         } else {
@@ -729,6 +729,17 @@ fn fitted_interval(pmus: &[&Pmu], opts: &StatOptions, turns: u64) -> Result<u64,
         }
     };
     Ok((cycles / (turns * MIN_TURNS)).clamp(MIN_MUX_INTERVAL, opts.mux_interval.max(MIN_MUX_INTERVAL)))
+}
+
+/// An event's result, with the event as typed where that is not its name (`r7`).
+fn event_result(sel: &EventSel, count: &Count, counters: Vec<String>, supported: bool) -> EventResult {
+    let mut e = EventResult::new(sel.pmu, sel.name(), count, counters, supported);
+    let typed = sel.input.trim();
+    let typed = typed.split_once("::").filter(|(pmu, _)| pmu.eq_ignore_ascii_case(sel.pmu)).map_or(typed, |(_, rest)| rest);
+    if !typed.eq_ignore_ascii_case(&e.name) {
+        e.input = Some(typed.to_string());
+    }
+    e
 }
 
 /// An event's units and their counts: those that counted it, or, if none did, every
