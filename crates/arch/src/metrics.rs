@@ -85,11 +85,25 @@ pub fn select(catalog: &Catalog, pmus: &[&Pmu], name: &str) -> Result<Vec<Metric
     }
     near.truncate(5);
     let pmu_names: Vec<&str> = pmus.iter().map(|p| p.name()).collect();
-    let hint = match (near.is_empty(), pmu_names.first()) {
+    // A metric or group of other PMUs says which, and the --pmu that takes it.
+    let elsewhere: Vec<&str> = catalog
+        .pmus
+        .iter()
+        .filter(|p| !pmu_names.contains(&p.name()))
+        .filter(|p| {
+            metrics(catalog, p).iter().any(|m| m.def.name.eq_ignore_ascii_case(name) || m.groups().any(|g| g.eq_ignore_ascii_case(name)))
+        })
+        .map(|p| p.name())
+        .collect();
+    let mut hint = match (near.is_empty(), pmu_names.first()) {
         (false, _) => format!(" (did you mean {}?)", near.join(", ")),
-        (true, Some(first)) => format!("; `pmu list --metrics {first}` lists them"),
-        (true, None) => String::new(),
+        (true, Some(first)) if elsewhere.is_empty() => format!("; `pmu list --metrics {first}` lists them"),
+        _ => String::new(),
     };
+    // The default PMU where it is one of them, else the first.
+    if let Some(pmu) = elsewhere.iter().find(|&&p| p == crate::DEFAULT_PMU).or(elsewhere.first()) {
+        hint.push_str(&format!("; '{name}' is a metric of {}: give --pmu {pmu}", elsewhere.join(", ")));
+    }
     Err(UnknownMetric {
         name: name.to_string(),
         pmus: pmu_names.join(", "),

@@ -108,8 +108,14 @@ fn entry(pmu: &Pmu, e: &EventDef, u: Option<&UmaskDef>) -> Value {
     Value::Object(m)
 }
 
-/// The files of `pmu`'s tables in perf's layout, and notes on what could not be
-/// written (a metric whose expression perf cannot read).
+/// pmukit's companion file in an exported directory: the family's whole events table
+/// in the events-file format, for what perf's keys cannot say (aliases, availability
+/// per core, counter restrictions, modifiers, unit-mask rules, sub-events). `import`
+/// reads it back whole, once perf's entries are checked against it.
+pub const COMPANION: &str = "pmukit-events.toml";
+
+/// The files of `pmu`'s tables in perf's layout, with pmukit's companion, and notes on
+/// what could not be written (a metric whose expression perf cannot read).
 pub fn export(catalog: &Catalog, pmu: &Pmu) -> (Vec<File>, Vec<String>) {
     let (arch, vendor, cpuid) = place(pmu);
     let dir = format!("{arch}/{vendor}/{}", pmu.name());
@@ -121,6 +127,9 @@ pub fn export(catalog: &Catalog, pmu: &Pmu) -> (Vec<File>, Vec<String>) {
     }
     let mut notes = Vec::new();
     let mut metric_entries = Vec::new();
+    // perf resolves a metric's events among the entries written: a metric over an event
+    // the export leaves out (a sub-event) would not load.
+    let written: Vec<&str> = topics.values().flatten().filter_map(|e| e.get("EventName").and_then(Value::as_str)).collect();
     for m in metrics::metrics(catalog, pmu) {
         // perf reads `EVENT:mod` as a modifier it must know; pmukit's :d (CCNT's
         // divider) is not one of perf's.
@@ -130,6 +139,10 @@ pub fn export(catalog: &Catalog, pmu: &Pmu) -> (Vec<File>, Vec<String>) {
                 m.def.name,
                 m.events.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
             ));
+            continue;
+        }
+        if let Some(missing) = m.events.iter().map(|e| e.name()).find(|n| !written.iter().any(|w| w.eq_ignore_ascii_case(n))) {
+            notes.push(format!("metric {} is not exported: its event {missing} is not among the events written", m.def.name));
             continue;
         }
         let mut v = Map::new();
@@ -151,6 +164,10 @@ pub fn export(catalog: &Catalog, pmu: &Pmu) -> (Vec<File>, Vec<String>) {
         topics.into_iter().map(|(name, entries)| File { path: format!("{dir}/{name}"), text: pretty(&Value::Array(entries)) }).collect();
     if !metric_entries.is_empty() {
         files.push(File { path: format!("{dir}/metrics.json"), text: pretty(&Value::Array(metric_entries)) });
+    }
+    match toml::to_string(pmu.table.as_ref()) {
+        Ok(text) => files.push(File { path: format!("{dir}/{COMPANION}"), text }),
+        Err(e) => notes.push(format!("{COMPANION} is not written: {e}")),
     }
     files.push(File {
         path: format!("{arch}/mapfile.csv"),
@@ -177,6 +194,8 @@ pub enum ImportError {
     NoneFit { pmu: String, total: usize, first: String },
     #[error("the events read do not make a valid {family} table: {why}")]
     Table { family: String, why: String },
+    #[error("{origin}: {why}")]
+    Companion { origin: String, why: String },
 }
 
 /// perf's value of a code key: a string that Python's `int(x, 0)` reads (the first of a
@@ -196,8 +215,14 @@ fn code(v: &Value) -> Option<u64> {
 /// the events of the model directory, with `ArchStdEvent` entries completed from
 /// `standard` (the arch root's files), events that share a code and a name before
 /// their first `.` made one event with unit masks. Metric entries are skipped; events
-/// the PMU cannot encode are left out with a note.
-pub fn import(pmu: &Pmu, files: &[(String, String)], standard: &[(String, String)]) -> Result<(EventTable, Vec<String>), ImportError> {
+/// the PMU cannot encode are left out with a note. With pmukit's `companion` (an
+/// export's `COMPANION`), its table whole, once every perf entry is found in it.
+pub fn import(
+    pmu: &Pmu,
+    files: &[(String, String)],
+    standard: &[(String, String)],
+    companion: Option<(&str, &str)>,
+) -> Result<(EventTable, Vec<String>), ImportError> {
     let parse = |origin: &str, text: &str| -> Result<Vec<Value>, ImportError> {
         // perf 6.12's metric group descriptions: an object, not events (jevents.py
         // leaves them out of the tables too).
@@ -276,6 +301,15 @@ pub fn import(pmu: &Pmu, files: &[(String, String)], standard: &[(String, String
             read.push((name, event_code, umask, description));
         }
     }
+    if let Some((origin, text)) = companion {
+        let table = whole(pmu, origin, text, &read)?;
+        notes.push(format!(
+            "{origin}: pmukit's companion table is imported whole ({} events; perf's {} entries agree with it), with the aliases, availability per core, restrictions and modifiers perf's keys cannot say",
+            table.events.len(),
+            read.len()
+        ));
+        return Ok((table, notes));
+    }
     // `E.U` is unit mask U of event E (an event name has no dot in pmukit's tables).
     for (name, event_code, umask, description) in &read {
         let (base, rest) = match name.split_once('.') {
@@ -315,6 +349,28 @@ pub fn import(pmu: &Pmu, files: &[(String, String)], standard: &[(String, String
     let table = EventTable::new(family.name.into(), "Linux perf pmu-events JSON (pmu import perf-json)".into(), events.into());
     family.validate(&table, "pmu-events JSON").map_err(|e| ImportError::Table { family: family.name.to_string(), why: e.to_string() })?;
     Ok((table, notes))
+}
+
+/// The companion's table, valid for `pmu`'s family, holding every perf entry read
+/// (`E` with its code, `E.U` with its unit mask's value): else perf's files were
+/// changed without it, and which to believe is the user's call.
+fn whole(pmu: &Pmu, origin: &str, text: &str, read: &[(String, u64, u64, String)]) -> Result<EventTable, ImportError> {
+    let refuse = |why: String| ImportError::Companion { origin: origin.to_string(), why };
+    let table = EventTable::from_toml(text, origin).map_err(|e| refuse(e.to_string()))?;
+    crate::family(pmu).validate(&table, origin).map_err(|e| refuse(e.to_string()))?;
+    for (name, code, umask, _) in read {
+        let (base, unit) = name.split_once('.').map_or((name.as_str(), None), |(b, u)| (b, Some(u)));
+        let event = table.events.iter().find(|e| e.name.eq_ignore_ascii_case(base));
+        let agrees = event.is_some_and(|e| {
+            e.code == *code && unit.is_none_or(|u| e.umasks.iter().any(|m| m.name.eq_ignore_ascii_case(u) && m.value == *umask))
+        });
+        if !agrees {
+            return Err(refuse(format!(
+                "perf's entry {name} (code {code:#x}, unit mask {umask:#x}) is not in this table: the JSON files were changed without it; remove {COMPANION} to import perf's entries alone"
+            )));
+        }
+    }
+    Ok(table)
 }
 
 fn umask_def(name: String, value: u64, description: &str) -> UmaskDef {

@@ -158,7 +158,14 @@ pub fn import(catalog: &Catalog, format: &ImportFormat, out: &Out) -> Result<(),
         }
         standard.extend(json_files(up)?);
     }
-    let (table, notes) = perf_json::import(pmu, &files, &standard).map_err(usage)?;
+    // pmukit's own export carries its whole table beside perf's files.
+    let companion_path = dir.join(perf_json::COMPANION);
+    let companion = match std::fs::metadata(&companion_path) {
+        Ok(meta) if meta.is_file() => Some((companion_path.display().to_string(), input::read_file(&companion_path, input::EVENTS_FILE)?)),
+        _ => None,
+    };
+    let companion = companion.as_ref().map(|(origin, text)| (origin.as_str(), text.as_str()));
+    let (table, notes) = perf_json::import(pmu, &files, &standard, companion).map_err(usage)?;
     let text = toml::to_string(&table).map_err(|e| runtime(format!("cannot write the events file: {e}")))?;
     if let Some(file) = &mut written {
         file.write_all(text.as_bytes())?;

@@ -640,6 +640,19 @@ fn perf_json_export_imports_back_as_an_events_file() {
     let listed = |extra: &[&str]| ok_json(&[&["list", "sparc-t4", "--json"][..], extra].concat())["events"].as_array().unwrap().len();
     assert_eq!(listed(&["--events-file", &toml]), listed(&[]));
     assert!(usage_error(&["import", "perf-json", "--pmu", "sparc-t4", &d]).contains("no .json files"));
+    // Lossless (issue 41 item 3): ARM11's aliases, CCNT and `:d`, and each core's events
+    // survive the round trip through pmukit's companion table.
+    ok_json(&["export", "perf-json", "arm1176", &d, "--json"]);
+    let model = dir.join("arm/arm/arm1176").display().to_string();
+    let arm = dir.join("arm.toml").display().to_string();
+    let out = pmu(&["import", "perf-json", "--pmu", "arm1176", &model, "-o", &arm]);
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stderr).contains("imported whole"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ok_json(&["encode", "--events-file", &arm, "CPU_CYCLES:d", "INSTR_EXEC", "BR_EXEC", "--json"]);
+    assert!(usage_error(&["encode", "--events-file", &arm, "--pmu", "arm1136", "PROC_CALL_EXEC"]).contains("not available on arm1136"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

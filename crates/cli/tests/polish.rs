@@ -39,6 +39,9 @@ fn an_unknown_event_is_looked_up_on_every_pmu() {
 #[test]
 fn metrics_and_generic_names_point_at_what_exists() {
     assert!(stderr_of(&["stat", "--pmu", "montecito", "-M", "ipc", "--cycles", "1e5"]).contains("ia64_ipc"));
+    // A metric of another PMU names it.
+    assert!(stderr_of(&["stat", "-M", "ia64_ipc", "--cycles", "1e5"])
+        .contains("'ia64_ipc' is a metric of montecito, montecito-st: give --pmu montecito"));
     assert!(stderr_of(&["stat", "--pmu", "montecito", "-e", "cycles", "--cycles", "1e5"]).contains("CPU_OP_CYCLES.ALL"));
 }
 

@@ -134,14 +134,20 @@ pub fn perf_stat(data: &[u8]) {
 }
 
 /// A pmu-events JSON file, as `pmu import perf-json` reads it, for the PMU the first
-/// byte picks: the import refuses it or gives a table its family accepts, which
-/// exports and imports again to the same events.
+/// byte picks, with pmukit's companion table after a NUL byte when there is one: the
+/// import refuses it or gives a table its family accepts, which exports and imports
+/// again to the same events.
 pub fn perf_json(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else { return };
     let catalog = &*crate::strings::CATALOG;
     let pmu = &catalog.pmus[usize::from(first) % catalog.pmus.len()];
-    let files = [("fuzz.json".to_string(), String::from_utf8_lossy(rest).into_owned())];
-    let Ok((table, _)) = pmukit_arch::perf_json::import(pmu, &files, &[]) else { return };
+    let (json, companion) = match rest.iter().position(|&b| b == 0) {
+        Some(at) => (&rest[..at], Some(String::from_utf8_lossy(&rest[at + 1..]).into_owned())),
+        None => (rest, None),
+    };
+    let files = [("fuzz.json".to_string(), String::from_utf8_lossy(json).into_owned())];
+    let companion = companion.as_deref().map(|text| ("fuzz.toml", text));
+    let Ok((table, _)) = pmukit_arch::perf_json::import(pmu, &files, &[], companion) else { return };
     assert!(pmukit_arch::family(pmu).validate(&table, "fuzz").is_ok(), "an imported table validates");
     let names =
         |t: &pmukit_core::table::EventTable| t.events.iter().map(|e| (e.name.to_string(), e.code, e.umasks.len())).collect::<Vec<_>>();
@@ -150,7 +156,7 @@ pub fn perf_json(data: &[u8]) {
     let (files, _) = pmukit_arch::perf_json::export(catalog, &imported);
     let json: Vec<(String, String)> =
         files.into_iter().filter(|f| f.path.ends_with(".json") && !f.path.ends_with("metrics.json")).map(|f| (f.path, f.text)).collect();
-    let (back, _) = pmukit_arch::perf_json::import(pmu, &json, &[]).expect("an export of an imported table imports");
+    let (back, _) = pmukit_arch::perf_json::import(pmu, &json, &[], None).expect("an export of an imported table imports");
     let (mut a, mut b) = (names(&table), names(&back));
     a.sort();
     b.sort();
