@@ -76,10 +76,7 @@ pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
     let catalog = crate::catalog(&args.table)?;
     // A PMU without capture hardware is refused as such, before events it was never
     // asked for (the default is Montecito's) are looked up on it.
-    let pmu = catalog.pmu(&args.pmu)?;
-    if pmu.desc.family != pmukit_arch::montecito::pmu::FAMILY {
-        return Err(run_failure(pmukit_sim::stat::StatError::NoCapture { pmu: pmu.name().to_string() }));
-    }
+    record::has_capture_hardware(catalog.pmu(&args.pmu)?).map_err(run_failure)?;
     let sels = resolve_all(&catalog, &split_events(&args.events), &args.pmu)?;
     let machine_config = machine_file(args.machine_config.as_deref())?;
     // The file is made (and so checked) before the run.

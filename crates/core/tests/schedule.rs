@@ -359,3 +359,19 @@ fn a_search_past_the_limit_stops_and_says_so() {
     // Small sets are searched to the end.
     assert!(matches!(solve(&[0b111; 3], &Adversary), Err(ScheduleError::Rules { .. })));
 }
+
+/// Two sets sharing an event that do not fit together (ARM11's DCACHE_MISS/HIT and
+/// DCACHE_ACCESS/HIT on two counters) each keep a group of their own, the shared
+/// event counted in both, as perf opens a metric's events again; neither is apart.
+#[test]
+fn overlapping_sets_that_do_not_fit_together_share_their_event_across_groups() {
+    let masks = [0b11, 0b11, 0b11];
+    let g = groups(&masks, &[vec![0, 1], vec![2, 1]], &NoRules).unwrap();
+    assert!(g.apart.is_empty(), "{g:?}");
+    assert!(g.groups.iter().any(|grp| grp.contains(&0) && grp.contains(&1)), "{g:?}");
+    assert!(g.groups.iter().any(|grp| grp.contains(&2) && grp.contains(&1)), "{g:?}");
+    assert!(g.groups.iter().all(|grp| grp.len() <= 2), "{g:?}");
+    // Sets that fit together merge into one group, as before.
+    let g = groups(&[0b111; 3], &[vec![0, 1], vec![2, 1]], &NoRules).unwrap();
+    assert_eq!(g.groups, [vec![0, 1, 2]]);
+}

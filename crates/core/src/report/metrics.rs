@@ -51,26 +51,31 @@ impl Counts for Counted<'_> {
     }
 }
 
-/// The run's events `exprs` of `def` read, themselves or through the metrics they
-/// name, as indices.
-fn read_by(def: &MetricDef, exprs: &[&str], defs: &[MetricDef], events: &[EventResult]) -> Vec<usize> {
-    let mut exprs: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
+/// The events the expressions `exprs` of `def` (its own, its domain's bounds) read,
+/// themselves or through the metrics of `defs` they name, as `index` numbers them
+/// (perf's `duration_time` aside); `None` when one reads a name that is neither.
+pub fn events_read(def: &MetricDef, exprs: &[&str], defs: &[MetricDef], index: impl Fn(&str) -> Option<usize>) -> Option<Vec<usize>> {
+    let mut exprs: Vec<String> = exprs.iter().filter(|e| !e.trim().is_empty()).map(|e| e.to_string()).collect();
     let mut seen: Vec<&str> = vec![&def.name];
     let mut found = Vec::new();
     while let Some(expr) = exprs.pop() {
-        let Ok(parsed) = MetricExpr::parse(&expr) else { continue };
-        for id in parsed.identifiers() {
-            if let Some(p) = events.iter().position(|e| e.name.eq_ignore_ascii_case(id)) {
+        let parsed = MetricExpr::parse(&expr).ok()?;
+        for id in parsed.identifiers().into_iter().filter(|&id| id != crate::metric_group::DURATION_TIME) {
+            if let Some(p) = index(id) {
                 if !found.contains(&p) {
                     found.push(p);
                 }
-            } else if let Some(d) = defs.iter().find(|d| d.name.eq_ignore_ascii_case(id) && !seen.contains(&d.name.as_ref())) {
-                seen.push(&d.name);
-                exprs.push(d.expr.to_string());
+            } else if let Some(d) = defs.iter().find(|d| d.name.eq_ignore_ascii_case(id)) {
+                if !seen.iter().any(|s| s.eq_ignore_ascii_case(&d.name)) {
+                    seen.push(&d.name);
+                    exprs.push(d.expr.to_string());
+                }
+            } else {
+                return None;
             }
         }
     }
-    found
+    Some(found)
 }
 
 /// The value of a domain's bound (`side` is `min` or `max` of `def`) over the same
@@ -179,9 +184,12 @@ pub fn evaluate_metrics(
 ) -> Vec<MetricResult> {
     let mut out = Vec::new();
     for def in defs.iter().filter(|d| only.is_none_or(|names| names.iter().any(|n| n.eq_ignore_ascii_case(&d.name)))) {
-        let inputs = read_by(def, &[&def.expr], defs, events);
-        // With the events its domain's bounds read (a part's whole).
-        let checked = read_by(def, &[&def.expr, &def.min, &def.max], defs, events);
+        // A metric reading a name the run lacks is not evaluated (below): its inputs
+        // matter not.
+        let index = |name: &str| events.iter().position(|e| e.name.eq_ignore_ascii_case(name));
+        let inputs = events_read(def, &[&def.expr], defs, index).unwrap_or_default();
+        // With the events its domain's bounds read (a part's whole), where they can be.
+        let checked = events_read(def, &[&def.expr, &def.min, &def.max], defs, index).unwrap_or_else(|| inputs.clone());
         let multiplexed = checked.iter().filter_map(|&i| events.get(i)).any(|e| e.scaled);
         // The group that held them all longest, when they had to share the counters:
         // with the bounds' events if one did, else the value's own.

@@ -8,7 +8,7 @@ mod render;
 mod shadow;
 
 pub use average::Average;
-pub use metrics::{evaluate_metrics, evaluate_unit_metrics, outside_domain, unit_metrics, CountGroup, ESTIMATE_NOTE};
+pub use metrics::{evaluate_metrics, evaluate_unit_metrics, events_read, outside_domain, unit_metrics, CountGroup, ESTIMATE_NOTE};
 pub use render::{thousands, Style};
 pub use shadow::shadow_metrics;
 

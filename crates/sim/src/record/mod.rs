@@ -175,6 +175,16 @@ pub fn record(
     Ok(Recording { samples, ..recording })
 }
 
+/// Whether `pmu` has what `pmu record` samples with: Montecito's event address
+/// registers and trace buffer.
+pub fn has_capture_hardware(pmu: &pmukit_core::pmu::Pmu) -> Result<(), StatError> {
+    if pmu.desc.family == arch::montecito::pmu::FAMILY {
+        Ok(())
+    } else {
+        Err(StatError::NoCapture { pmu: pmu.name().to_string() })
+    }
+}
+
 /// Records `sels` (Montecito events, placed together) sampling every `period` events
 /// on the machine of `opts`, handing the head and each sample to `sink`; returns the
 /// recording without its samples. `progress` hears the cycles done. A period that
@@ -192,9 +202,7 @@ pub fn record_to(
     let pmu = catalog
         .pmu(first.pmu)
         .map_err(|e| StatError::Encode(arch::EncodeError::Unschedulable { pmu: first.pmu.to_string(), why: e.to_string() }))?;
-    if pmu.desc.family != arch::montecito::pmu::FAMILY {
-        return Err(StatError::NoCapture { pmu: pmu.name().to_string() });
-    }
+    has_capture_hardware(pmu)?;
     if !(1..=MAX_PERIOD).contains(&period) {
         return Err(StatError::Period { period, max: MAX_PERIOD });
     }

@@ -124,13 +124,10 @@ fn top(counts: HashMap<u64, u64>, n: usize) -> Vec<Hot> {
 pub const DATA_L2: &str = "L2";
 pub const INSTRUCTION_L2: &str = "L2I";
 
-/// One side's levels: without the other side's L2 (`other`), which an older recording
-/// that names only the data side's (`own`) lacks; its EAR then sorts by those.
+/// One EAR's levels: without the other side's L2 (`other`), unless the recording lacks
+/// its own (`own`): an older one names only the data side's, which both then use.
 fn side(levels: &[(String, u64)], other: &str, own: &str) -> Vec<(String, u64)> {
-    let has_own = levels.iter().any(|(l, _)| l == own);
-    let has_other = levels.iter().any(|(l, _)| l == other);
-    // A recording with the data side's L2 only: both EARs use it.
-    if !has_own && has_other && own == INSTRUCTION_L2 {
+    if !levels.iter().any(|(l, _)| l == own) {
         return levels.to_vec();
     }
     levels.iter().filter(|(l, _)| l != other).cloned().collect()
@@ -394,5 +391,23 @@ impl IpEar {
 
     fn report(self, n: usize) -> IpEarReport {
         IpEarReport { samples: self.samples, entries: self.entries, ips: top(self.ips, n), last: self.last }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// §2.1.2: the L2D's load-to-use latency is 5 cycles, the L2I's 7; each EAR sorts
+    /// by its own side's, and a recording without `L2I` by the data side's.
+    #[test]
+    fn each_ear_sorts_by_its_own_sides_l2() {
+        let level = |n: &str, c: u64| (n.to_string(), c);
+        let both = [level(DATA_L2, 5), level(INSTRUCTION_L2, 7), level("L3", 14), level("memory", 200)];
+        let names = |v: Vec<(String, u64)>| v.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert_eq!(names(side(&both, INSTRUCTION_L2, DATA_L2)), ["L2", "L3", "memory"]);
+        assert_eq!(names(side(&both, DATA_L2, INSTRUCTION_L2)), ["L2I", "L3", "memory"]);
+        let older = [level(DATA_L2, 5), level("L3", 14), level("memory", 200)];
+        assert_eq!(names(side(&older, DATA_L2, INSTRUCTION_L2)), ["L2", "L3", "memory"]);
     }
 }
