@@ -64,3 +64,21 @@ fn generic_names_a_pmu_lacks_are_refused_with_the_drivers_reason() {
     assert!(err.message.contains("armv6_perf_map") && err.help.unwrap().contains("branch-misses"));
     assert!(cat.resolve("montecito::cycles", "arm1176").unwrap_err().message.contains("perfmon"));
 }
+
+#[test]
+fn a_generic_name_refused_on_one_pmu_names_the_pmus_that_take_it() {
+    let cat = Catalog::builtin();
+    // T4's memory controllers: the strands of the same chip come first.
+    let err = cat.resolve("branch-misses", "sparc-t4-dram").unwrap_err();
+    let help = err.help.unwrap();
+    assert!(help.starts_with("'branch-misses' is BR_MISPREDICT.ALL on sparc-t4; BR_MISPREDICT on arm1136, arm1156, arm1176"), "{help}");
+    assert!(help.contains("give --pmu sparc-t4, or write sparc-t4::branch-misses. Or use sparc-t4-dram's own events"), "{help}");
+    assert_eq!(err.suggestions[0], "sparc-t4::branch-misses");
+    // Every suggestion resolves to the event the help names.
+    for s in &err.suggestions {
+        cat.resolve(s, "sparc-t4-dram").unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    // A name no driver maps keeps the PMU's own advice.
+    let err = cat.resolve("ref-cycles", "montecito").unwrap_err();
+    assert!(err.suggestions.is_empty() && err.help.unwrap().contains("pmu list montecito"));
+}

@@ -43,6 +43,9 @@ fn metrics_and_generic_names_point_at_what_exists() {
     assert!(stderr_of(&["stat", "-M", "ia64_ipc", "--cycles", "1e5"])
         .contains("'ia64_ipc' is a metric of montecito, montecito-st: give --pmu montecito"));
     assert!(stderr_of(&["stat", "--pmu", "montecito", "-e", "cycles", "--cycles", "1e5"]).contains("CPU_OP_CYCLES.ALL"));
+    // A generic name the PMU's driver lacks names the PMUs whose drivers map it.
+    let err = stderr_of(&["stat", "-e", "cache-misses", "--cycles", "1e5"]);
+    assert!(err.contains("'cache-misses' is DC_MISS_PRECISE.ANY on sparc-t4: give --pmu sparc-t4"), "{err}");
 }
 
 /// `pmu record` on a PMU without capture hardware says so, not that an event the

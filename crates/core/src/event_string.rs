@@ -229,7 +229,7 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
         )
         .suggesting(nearest(pmu_name, names.iter().copied())));
     };
-    if let Some(sel) = resolve_generic(&spec, pmu)? {
+    if let Some(sel) = resolve_generic(&spec, pmu, pmus)? {
         return Ok(sel);
     }
     resolve_spec(&spec, pmu).map_err(|mut e| {
@@ -265,8 +265,9 @@ pub fn resolve(input: &str, pmus: &[Pmu], default_pmu: &str) -> Result<EventSel,
 
 /// perf's generic names (`cycles`, `branch-misses`, …) where the table has no event
 /// of that name: the event the PMU's Linux driver maps the name to, with the input's
-/// modifiers, or a refusal that says why the PMU has none. `None` for other names.
-fn resolve_generic(spec: &EventSpec, pmu: &Pmu) -> Result<Option<EventSel>, EventError> {
+/// modifiers, or a refusal that says why the PMU has none and which other PMUs of
+/// `pmus` take the name. `None` for other names.
+fn resolve_generic(spec: &EventSpec, pmu: &Pmu, pmus: &[Pmu]) -> Result<Option<EventSel>, EventError> {
     let text = spec.event.text.as_str();
     let Some(names) = GENERIC_EVENTS.iter().find(|names| names.iter().any(|n| n.eq_ignore_ascii_case(text))) else { return Ok(None) };
     if pmu.table.find(text).is_some() || pmu.table.find_umask_alias(text).is_some() {
@@ -276,19 +277,44 @@ fn resolve_generic(spec: &EventSpec, pmu: &Pmu) -> Result<Option<EventSel>, Even
     let canonical = names.first().copied().unwrap_or(text);
     let Some((_, event)) = pmu.desc.generic.events.iter().find(|(g, _)| *g == canonical) else {
         let mapped: Vec<&str> = pmu.desc.generic.events.iter().map(|(g, _)| *g).collect();
-        let help = if mapped.is_empty() {
+        // The PMUs whose drivers map the name, where the user may have meant to count:
+        // the nearest relative first, by the name they share (sparc-t4 for
+        // sparc-t4-dram's memory controllers).
+        let mut elsewhere: Vec<(&str, &str)> = pmus
+            .iter()
+            .filter(|p| p.name() != pmu.name())
+            .filter_map(|p| p.desc.generic.events.iter().find(|(g, _)| *g == canonical).map(|(_, e)| (p.name(), *e)))
+            .collect();
+        let shared = |name: &str| name.bytes().zip(pmu.name().bytes()).take_while(|(a, b)| a == b).count();
+        elsewhere.sort_by_key(|(p, _)| std::cmp::Reverse(shared(p)));
+        let here = if mapped.is_empty() {
             format!("use {}'s own events (`pmu list {0}`)", pmu.name())
         } else {
             format!("generic events on {}: {}; or its own events (`pmu list {0}`)", pmu.name(), mapped.join(", "))
         };
+        let help = if let Some((first, _)) = elsewhere.first() {
+            let mut each: Vec<(&str, Vec<&str>)> = Vec::new();
+            for (p, e) in &elsewhere {
+                match each.iter_mut().find(|(x, _)| x == e) {
+                    Some((_, on)) => on.push(p),
+                    None => each.push((e, vec![p])),
+                }
+            }
+            let each: Vec<String> = each.iter().map(|(e, on)| format!("{e} on {}", on.join(", "))).collect();
+            format!("'{text}' is {}: give --pmu {first}, or write {first}::{text}. Or {here}", each.join("; "))
+        } else {
+            here
+        };
         let why =
             if mapped.is_empty() { pmu.desc.generic.source.to_string() } else { format!("{} maps nothing to it", pmu.desc.generic.source) };
-        return Err(EventError::at(
+        let mut e = EventError::at(
             input,
             &spec.event,
             format!("perf's generic event '{text}' has no {} equivalent: {why}", pmu.name()),
             Some(help),
-        ));
+        );
+        e.suggestions = elsewhere.iter().map(|(p, _)| format!("{p}::{text}")).collect();
+        return Err(e);
     };
     if let Some(u) = spec.umasks.first() {
         return Err(EventError::at(

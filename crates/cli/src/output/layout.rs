@@ -24,6 +24,13 @@ pub fn width() -> u16 {
     from_env.or_else(from_tty).unwrap_or(80).clamp(MIN_WIDTH, MAX_WIDTH)
 }
 
+/// The width of the terminal standard error goes to (errors are wrapped only there),
+/// `COLUMNS` first as for [`width`].
+pub fn stderr_width() -> u16 {
+    let from_env = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<u16>().ok());
+    from_env.or_else(|| terminal_size::terminal_size_of(std::io::stderr()).map(|(w, _)| w.0)).unwrap_or(80).clamp(MIN_WIDTH, MAX_WIDTH)
+}
+
 /// Columns under an underlined header, like `perf list` and `ls -l`: no boxes.
 const STYLE: TableStyle = TableStyle::new().header_separator(LineStyle::none().fill('─').junction(' '));
 

@@ -10,7 +10,7 @@ pub mod report;
 pub use layout::{width, wrap};
 pub use list::Filter;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use pmukit_arch::{EncodedSet, Schedule};
 use pmukit_core::register::Decoded;
@@ -60,6 +60,23 @@ fn bounded(message: &str) -> String {
         return message.to_string();
     }
     message.lines().map(|l| pmukit_core::input::excerpt(l, MESSAGE_LINE)).collect::<Vec<_>>().join("\n")
+}
+
+/// An error's prose lines wrapped to `width` for a terminal, continuations indented
+/// two spaces under their line; the lines that quote the input and the caret under it (indented
+/// four spaces) stay whole, so the caret keeps its column. A pipe or a file gets the
+/// lines whole, for grep.
+fn wrap_error(text: &str, width: u16) -> String {
+    let lines = text.lines().map(|line| {
+        let lead = line.len() - line.trim_start().len();
+        if lead >= 4 || line.chars().count() <= usize::from(width) {
+            return line.to_string();
+        }
+        let more = 2;
+        let room = width.saturating_sub(u16::try_from(lead).unwrap_or(u16::MAX));
+        layout::wrap(line.trim_start(), room, more).lines().map(|l| format!("{}{l}", " ".repeat(lead))).collect::<Vec<_>>().join("\n")
+    });
+    lines.collect::<Vec<_>>().join("\n")
 }
 
 /// A line on standard error. `eprintln!` panics when standard error cannot be written
@@ -116,7 +133,9 @@ impl Out {
     /// what would be valid.
     pub fn error(&self, f: &Failure) {
         if !self.json {
-            diag(&format!("pmu: error: {}", bounded(&f.message)));
+            let text = format!("pmu: error: {}", bounded(&f.message));
+            let on_terminal = std::io::stderr().is_terminal();
+            diag(&if on_terminal { wrap_error(&text, layout::stderr_width()) } else { text });
             return;
         }
         let d = &f.detail;
@@ -394,4 +413,25 @@ fn mmustat_table(b: &MmuStatBuffer) -> String {
         ]);
     }
     format!("buffer {} (CPU {0}, input offset {:#x}):\n{}\n\n", b.index, b.offset, layout::render(t, &[0, 1, 2, 3, 4, 5]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_error;
+
+    #[test]
+    fn errors_wrap_their_prose_and_keep_the_input_and_caret_whole() {
+        let text = "pmu: error: perf's generic event 'cache-misses' has no arm1176 equivalent: nothing maps to it (column 1)\n    cache-misses with a long tail of input that runs past the width\n    ^^^^^^^^^^^^\n  'cache-misses' is DC_MISS_PRECISE.ANY on sparc-t4: give --pmu sparc-t4, or write sparc-t4::cache-misses";
+        let wrapped = wrap_error(text, 60);
+        let lines: Vec<&str> = wrapped.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 60 || l.starts_with("    ")), "{wrapped}");
+        // The quoted input and the caret are the lines they were.
+        assert!(lines.contains(&"    cache-misses with a long tail of input that runs past the width"));
+        assert!(lines.contains(&"    ^^^^^^^^^^^^"));
+        // Continuations sit two spaces under their line: the message's at two, the help's at four.
+        assert!(lines[1].starts_with("  ") && !lines[1].starts_with("   "), "{wrapped}");
+        assert!(lines.last().is_some_and(|l| l.starts_with("    ") && !l.starts_with("     ")), "{wrapped}");
+        // Nothing is lost: the words are the same.
+        assert_eq!(wrapped.split_whitespace().collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
+    }
 }
