@@ -229,6 +229,65 @@ fn table_3_10_fine_mode_bounds_a_range_inside_one_page() {
     assert!(q.channel_tag(0, &insn(CODE + 0xfff0, 0)) && !q.channel_tag(0, &insn(CODE, 0)));
 }
 
+fn two_ranges(first: (u64, u64), second: (u64, u64)) -> Request {
+    Request { irange2: Some(Range { start: second.0, end: second.1 }), ..irange(first.0, first.1) }
+}
+
+const CHANNELS_0_1: [&str; 2] = ["IA64_TAGGED_INST_RETIRED.IBRP0_PMC32_33", "IA64_TAGGED_INST_RETIRED.IBRP1_PMC34_35"];
+
+/// §3.3.5: "Using these IBR pairs it is possible to define up to 4 different address
+/// ranges (only 2 address ranges in fine mode)"; the second range goes to channels 1
+/// and 3 (Table 3-10's range 1), the first keeps 0 and 2.
+#[test]
+fn s3_3_5_a_second_range_qualifies_channels_1_and_3() {
+    let (a, b) = ((CODE, CODE + 0x100), (CODE + 0x8000, CODE + 0x8400));
+    let q = state(&encode(&CHANNELS_0_1, two_ranges(a, b)).unwrap());
+    assert_eq!(IG_IBRP_FIELDS.map(|f| f.get(q.pmc38)), [0, 0, 1, 1]);
+    assert_eq!((FINE.get(q.pmc38), q.ibr[0], q.ibr[2]), (0, a.0, b.0));
+    for (channel, (start, end)) in [(0, a), (1, b)] {
+        for (ip, inside) in [(start, true), (end - 0x10, true), (end, false), (start - 0x10, false)] {
+            assert_eq!(q.channel_tag(channel, &insn(ip, 0)), inside, "channel {channel}, ip {ip:#x}");
+        }
+    }
+    // A demand-or-prefetch event: its demand side in the first, its prefetch side in
+    // the second; channel 3 follows the second range.
+    let names = ["L1I_FILLS", "IA64_TAGGED_INST_RETIRED.IBRP3_PMC34_35"];
+    let q = state(&encode(&names, two_ranges(a, b)).unwrap());
+    assert_eq!(IG_IBRP_FIELDS.map(|f| f.get(q.pmc38)), [0, 0, 1, 0]);
+    assert_eq!((q.ibr[0], q.ibr[2], q.ibr[6]), (a.0, b.0, b.0));
+    // Inversion stays channel 0's: the second range's channel is not inverted.
+    let q = state(&encode(&CHANNELS_0_1, Request { inverse: true, ..two_ranges(a, b) }).unwrap());
+    assert!(!q.channel_tag(0, &insn(a.0, 0)) && q.channel_tag(0, &insn(b.0, 0)));
+    assert!(q.channel_tag(1, &insn(b.0, 0)) && !q.channel_tag(1, &insn(a.0, 0)));
+}
+
+/// Table 3-10: PMC38.fine is one bit; when one range needs it, both are bounded in
+/// fine mode (range 0 by IBRP0/2, range 1 by IBRP1/3).
+#[test]
+fn table_3_10_fine_mode_takes_both_ranges() {
+    let (a, b) = ((CODE + 0x1230, CODE + 0x4560), (CODE + 0x8000, CODE + 0x8400));
+    let set = encode(&CHANNELS_0_1, two_ranges(a, b)).unwrap();
+    let q = state(&set);
+    assert_eq!((FINE.get(q.pmc38), IG_IBRP_FIELDS.map(|f| f.get(q.pmc38))), (1, [0, 0, 0, 0]));
+    assert_eq!((q.ibr[0], q.ibr[4], q.ibr[2], q.ibr[6]), (a.0 - 0x10, a.1, b.0 - 0x10, b.1));
+    assert!(q.channel_tag(1, &insn(b.0, 0)) && !q.channel_tag(1, &insn(b.1, 0)) && !q.channel_tag(1, &insn(a.0, 0)));
+    // A block that fine mode cannot bound (it starts on a 64 KB boundary) is refused
+    // because of the other range, and the message says so.
+    let e = refusal(&CHANNELS_0_1, two_ranges(a, (CODE + 0x1_0000, CODE + 0x1_0400)));
+    assert!(e.starts_with("second instruction range") && e.contains("because instruction range") && e.contains("PMC38.fine"), "{e}");
+}
+
+#[test]
+fn a_second_range_that_constrains_nothing_or_stands_alone_is_refused() {
+    let (a, b) = ((CODE, CODE + 0x100), (CODE + 0x8000, CODE + 0x8400));
+    let e = refusal(&["IA64_INST_RETIRED"], two_ranges(a, b));
+    assert!(e.starts_with("second instruction range") && e.contains("constrains no event") && e.contains("IBRP1_PMC34_35"), "{e}");
+    let e = refusal(&["L1I_PREFETCHES"], two_ranges(a, b));
+    assert!(e.starts_with("instruction range") && e.contains("channel 1 or 3"), "{e}");
+    let e = refusal(&["L1I_FILLS"], Request { irange2: Some(Range { start: b.0, end: b.1 }), ..Request::default() });
+    assert!(e.contains("give --irange too"), "{e}");
+}
+
 #[test]
 fn impossible_instruction_ranges_are_refused_with_the_rule() {
     let e = refusal(&["IA64_INST_RETIRED"], irange(CODE + 8, CODE + 0x40));

@@ -12,9 +12,15 @@ use pmukit_arch::SetOptions;
 #[command(next_help_heading = "Event qualification and capture (montecito)")]
 pub struct QualifyOpts {
     /// Count only instructions fetched from [START, END): IBR pairs and PMC38,
-    /// bundle-aligned (multiples of 0x10), END excluded.
+    /// bundle-aligned (multiples of 0x10), END excluded. With --irange2, the range
+    /// of tag channels 0 and 2 (Table 3-10's range 0).
     #[arg(long, value_name = "START-END", value_parser = Range::parse)]
     irange: Option<Range>,
+    /// A second instruction range, for tag channels 1 and 3 (IBRP1/IBRP3, Table
+    /// 3-10's range 1): prefetch events and IA64_TAGGED_INST_RETIRED.IBRP1_PMC34_35
+    /// or .IBRP3_PMC34_35 count in it while the rest count in --irange.
+    #[arg(long, value_name = "START-END", value_parser = Range::parse, requires = "irange")]
+    irange2: Option<Range>,
     /// Count only instructions outside --irange (PMC32.inv, tag channel 0).
     #[arg(long, requires = "irange")]
     inverse_irange: bool,
@@ -73,6 +79,7 @@ impl QualifyOpts {
         SetOptions {
             qualification: Request {
                 irange: self.irange,
+                irange2: self.irange2,
                 inverse: self.inverse_irange,
                 drange: self.drange,
                 opcode: [self.opc_match32, self.opc_match34],

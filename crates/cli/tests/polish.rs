@@ -141,3 +141,35 @@ fn etb_filters_program_pmc39_as_pfmon_named_them() {
     assert_eq!((pmc39 >> 8 & 3, pmc39 >> 14 & 3), (0b10, 0b10), "{v}");
     assert!(stderr_of(&["encode", "--pmu", "montecito", "ETB_EVENT", "--etb-tm-tk", "--etb-tm-ntk"]).contains("cannot be used with"));
 }
+
+/// A second instruction range (Table 3-10's range 1) counts tag channel 1's events in
+/// it while channel 0's count in the first; alone it is refused.
+#[test]
+fn a_second_instruction_range_qualifies_channel_1() {
+    let events = "IA64_TAGGED_INST_RETIRED.IBRP0_PMC32_33,IA64_TAGGED_INST_RETIRED.IBRP1_PMC34_35";
+    let stat = |ranges: &[&str]| -> Vec<u64> {
+        let mut args = vec!["stat", "--pmu", "montecito", "-w", "compute", "--cycles", "1e6", "-e", events, "-x,"];
+        args.extend_from_slice(ranges);
+        let out = run(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| l.split(',').next().unwrap().parse().unwrap()).collect()
+    };
+    let both = stat(&["--irange", "0x10000-0x20000", "--irange2", "0x20000-0x40000"]);
+    // Each channel counts what its range alone gives it.
+    assert_eq!(both[0], stat(&["--irange", "0x10000-0x20000"])[0]);
+    assert_eq!(both[1], stat(&["--irange", "0x20000-0x40000"])[1]);
+    assert!(both[0] > 0 && both[1] > 0 && both[0] != both[1], "{both:?}");
+    let encode = stdout_of(&[
+        "encode",
+        "--pmu",
+        "montecito",
+        "IA64_TAGGED_INST_RETIRED.IBRP1_PMC34_35",
+        "IA64_INST_RETIRED",
+        "--irange",
+        "0x10000-0x20000",
+        "--irange2",
+        "0x20000-0x40000",
+    ]);
+    assert!(encode.contains("IBR0 = 0x00010000") && encode.contains("IBR2 = 0x00020000"), "{encode}");
+    assert!(stderr_of(&["stat", "--pmu", "montecito", "--irange2", "0x20000-0x40000"]).contains("--irange"));
+}

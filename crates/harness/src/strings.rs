@@ -188,9 +188,10 @@ pub fn schedule(data: &[u8]) {
 
 /// Montecito's qualification options as the command line takes them, one per line:
 /// events (comma-separated, the first twelve), `--irange`, `--drange`, `--opc-match32`,
-/// `--opc-match34` (an empty line gives none), then flags (`inverse`, `nocheck`). A
-/// programmed request must never hold §3.3.5.2's illegal setting, and channel 0's tag
-/// at the range's edges must be what the range asks.
+/// `--opc-match34` (an empty line gives none), then flags (`inverse`, `nocheck`), then
+/// `--irange2`. A programmed request must never hold §3.3.5.2's illegal setting, and
+/// channel 0's tag at the first range's edges, and channel 1's at the second's, must
+/// be what the ranges ask.
 pub fn qualify(data: &[u8]) {
     use pmukit_arch::montecito::qualify::{Opcode, Range, Request};
     use pmukit_arch::montecito::tags::{Instruction, Qualification, SlotType};
@@ -205,25 +206,41 @@ pub fn qualify(data: &[u8]) {
     let sels: Vec<EventSel> = line().split(',').take(12).filter_map(|e| catalog.resolve(e.trim(), "montecito").ok()).collect();
     let optional = |text: &str| (!text.is_empty()).then_some(text.to_string());
     let (irange, drange, opc32, opc34, flags) = (optional(line()), optional(line()), optional(line()), optional(line()), line());
+    let irange2 = optional(line());
     let Ok(irange) = irange.as_deref().map(Range::parse).transpose() else { return };
+    let Ok(irange2) = irange2.as_deref().map(Range::parse).transpose() else { return };
     let Ok(drange) = drange.as_deref().map(Range::parse).transpose() else { return };
     let Ok(opc32) = opc32.as_deref().map(Opcode::parse).transpose() else { return };
     let Ok(opc34) = opc34.as_deref().map(Opcode::parse).transpose() else { return };
-    let request =
-        Request { irange, inverse: flags.contains("inverse"), drange, opcode: [opc32, opc34], no_check: flags.contains("nocheck") };
+    let request = Request {
+        irange,
+        irange2,
+        inverse: flags.contains("inverse"),
+        drange,
+        opcode: [opc32, opc34],
+        no_check: flags.contains("nocheck"),
+    };
     let options = pmukit_arch::SetOptions { qualification: request.clone(), ..pmukit_arch::SetOptions::default() };
     let Ok(set) = pmukit_arch::encode_set_with(pmu, &sels, &options) else { return };
     let q = Qualification::after(&set.registers);
     let ig_ad = q.pmc32 >> 57 & 1;
     let illegal = q.pmc41 >> 45 & 0xf == 0 && ig_ad == 0 && (q.pmc38 >> 1 & 1 == 0 || q.pmc38 >> 4 & 1 == 0);
     assert!(!illegal, "§3.3.5.2's illegal setting programmed for {request:?}");
-    // Channel 0 carries the range when it is constrained and no opcode pattern joins it.
-    let (Some(range), true, None) = (request.irange, ig_ad == 0 && q.pmc38 >> 1 & 1 == 0, request.opcode[0]) else { return };
-    let cpl = if q.ibr[1] >> 59 & 1 == 1 { 3 } else { 0 };
-    for ip in [range.start, range.end - 16, range.end, range.start.wrapping_sub(16)] {
-        let insn = Instruction { ip, slot: SlotType::M, encoding: 0, cpl };
-        let allowed = q.ibr[1] >> (56 + u32::from(cpl)) & 1 == 1;
-        let expect = allowed && (range.contains(ip) != request.inverse);
-        assert_eq!(q.channel_tag(0, &insn), expect, "{request:?}: ip {ip:#x}");
+    // Channel 0 carries the first range when it is constrained and no opcode pattern
+    // joins it; channel 1 the second (or the first, alone), never inverted.
+    let second = request.irange2.or(request.irange);
+    let checks = [
+        (0, request.irange, ig_ad == 0 && q.pmc38 >> 1 & 1 == 0 && request.opcode[0].is_none(), request.inverse),
+        (1, second, q.pmc38 >> 4 & 1 == 0 && request.opcode[1].is_none(), request.inverse && request.irange2.is_none()),
+    ];
+    for (channel, range, constrained, inverse) in checks {
+        let (Some(range), true) = (range, constrained) else { continue };
+        let cpl = if q.ibr[2 * channel + 1] >> 59 & 1 == 1 { 3 } else { 0 };
+        for ip in [range.start, range.end - 16, range.end, range.start.wrapping_sub(16)] {
+            let insn = Instruction { ip, slot: SlotType::M, encoding: 0, cpl };
+            let allowed = q.ibr[2 * channel + 1] >> (56 + u32::from(cpl)) & 1 == 1;
+            let expect = allowed && (range.contains(ip) != inverse);
+            assert_eq!(q.channel_tag(channel, &insn), expect, "{request:?}: channel {channel}, ip {ip:#x}");
+        }
     }
 }

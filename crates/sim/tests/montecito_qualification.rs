@@ -70,6 +70,21 @@ fn s3_3_5_an_instruction_range_counts_the_instructions_fetched_from_it() {
     assert_eq!(count(&inside, "IA64_INST_RETIRED.THIS") + count(&outside, "IA64_INST_RETIRED.THIS"), count(&all, "IA64_INST_RETIRED.THIS"));
 }
 
+/// A second range (`--irange2`) qualifies tag channels 1 and 3 while the first keeps
+/// 0 and 2 (§3.3.5: up to four ranges), so one run counts the instructions retired in
+/// two places.
+#[test]
+fn s3_3_5_two_ranges_count_the_instructions_of_each() {
+    let first = Range { start: HOT.0, end: HOT.1 };
+    let second = Range { start: 0x2_0000, end: 0x4_0000 };
+    let truth = |r: Range| Totals::of(blocks(), CYCLES, |s| counted(s) && r.contains(s.ip)).get(Signal::Instructions);
+    assert!(truth(first) > 0 && truth(second) > 0, "both ranges hold instructions of the workload");
+    let events = ["IA64_TAGGED_INST_RETIRED.IBRP0_PMC32_33", "IA64_TAGGED_INST_RETIRED.IBRP1_PMC34_35"];
+    let r = run(&events, Request { irange: Some(first), irange2: Some(second), ..Request::default() });
+    assert_eq!(count(&r, events[0]), truth(first));
+    assert_eq!(count(&r, events[1]), truth(second));
+}
+
 #[test]
 fn s3_3_7_a_data_range_counts_the_memory_events_of_its_addresses() {
     let cat = Catalog::builtin();

@@ -160,8 +160,12 @@ impl fmt::Display for Opcode {
 /// What a set of events asks to be qualified by.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Request {
-    /// Count only instructions fetched from this range.
+    /// Count only instructions fetched from this range: on every tag channel, or with
+    /// `irange2` on channels 0 and 2 (Table 3-10's range 0).
     pub irange: Option<Range>,
+    /// A second instruction range, for tag channels 1 and 3 (Table 3-10's range 1):
+    /// prefetch events and IA64_TAGGED_INST_RETIRED.IBRP1/IBRP3. Needs `irange`.
+    pub irange2: Option<Range>,
     /// Count only instructions outside `irange` (PMC32.inv; tag channel 0 only).
     pub inverse: bool,
     /// Count memory pipeline events only for data addresses in this range.
@@ -174,7 +178,7 @@ pub struct Request {
 
 impl Request {
     pub fn is_empty(&self) -> bool {
-        self.irange.is_none() && !self.inverse && self.drange.is_none() && self.opcode.iter().all(Option::is_none)
+        self.irange.is_none() && self.irange2.is_none() && !self.inverse && self.drange.is_none() && self.opcode.iter().all(Option::is_none)
     }
 }
 
@@ -279,6 +283,7 @@ pub fn program(sels: &[EventSel], request: &Request) -> Result<Programmed, Refus
             "constrains no event of the set: none can be qualified by instruction address (IAR Y in section 4.15)",
         );
     }
+    let ranges = instruction_ranges(request, iar_channels)?;
     if let Some(r) = request.drange.filter(|_| !sels.iter().any(|s| capable(s, "dar"))) {
         return refuse(
             format!("data range {r}"),
@@ -291,7 +296,9 @@ pub fn program(sels: &[EventSel], request: &Request) -> Result<Programmed, Refus
         let Some(range) = request.irange else {
             return refuse("inverse range", "inverts the instruction address range, and none is given");
         };
-        let other = sels.iter().filter(|s| capable(s, "iar")).find_map(|s| each(channels(s) & !1).next().map(|c| (s, c)));
+        // With a second range, channels 1 and 3 follow it and are not inverted.
+        let not_inverted = if request.irange2.is_some() { 0b0100 } else { 0b1110 };
+        let other = sels.iter().filter(|s| capable(s, "iar")).find_map(|s| each(channels(s) & not_inverted).next().map(|c| (s, c)));
         if let Some((s, c)) = other {
             return refuse(
                 format!("inverse instruction range {range}"),
@@ -316,8 +323,8 @@ pub fn program(sels: &[EventSel], request: &Request) -> Result<Programmed, Refus
         pmc32 = OPC_INV.set(OPC_IG_AD.set(pmc32, 0), u64::from(request.inverse));
     }
     let mut ibr = [None; 8];
-    if let Some(range) = request.irange {
-        let fine = ibrs(range, iar_channels, plm, &mut ibr, &mut notes)?;
+    if !ranges.is_empty() {
+        let fine = ibrs(&ranges, plm, &mut ibr, &mut notes)?;
         // Table 3-10: fine mode range 0 needs ig_ibrp0 and ig_ibrp2 clear, range 1
         // ig_ibrp1 and ig_ibrp3.
         let pairs = if fine { iar_channels | iar_channels << 2 } else { iar_channels };
@@ -415,17 +422,53 @@ fn check_reach(sels: &[EventSel], request: &Request, notes: &mut Vec<String>) ->
     Ok(())
 }
 
-/// Program the instruction range into the IBR pairs of `channels`; returns whether fine
-/// mode is used. Normal mode takes one aligned power-of-two block per pair; fine mode
-/// (Table 3-10, §3.3.5.4) bounds ranges 0 and 1 within one 64 KB page by IBRP0/2 and
-/// IBRP1/3.
-fn ibrs(range: Range, channels: u8, plm: u64, ibr: &mut [Option<u64>; 8], notes: &mut Vec<String>) -> Result<bool, Refusal> {
-    let what = || format!("instruction range {range}");
-    if !range.start.is_multiple_of(BUNDLE) || !range.end.is_multiple_of(BUNDLE) {
+/// The instruction ranges asked for and the tag channels each qualifies: `irange` on
+/// every channel the set reaches, or with `irange2` channels 0 and 2 for the first and
+/// 1 and 3 for the second (fine mode's pairing, Table 3-10, and the opcode matchers').
+fn instruction_ranges(request: &Request, iar_channels: u8) -> Result<Vec<(Range, u8)>, Refusal> {
+    let (Some(first), Some(second)) = (request.irange, request.irange2) else {
+        if let Some(r) = request.irange2 {
+            return refuse(
+                format!("second instruction range {r}"),
+                "is the range of tag channels 1 and 3 beside --irange's; give --irange too",
+            );
+        }
+        return Ok(request.irange.map(|r| vec![(r, iar_channels)]).unwrap_or_default());
+    };
+    if iar_channels & 0b0101 == 0 {
         return refuse(
-            what(),
-            "instructions come in 16-byte bundles: both ends must be multiples of 0x10 (IBRs do not compare IP bits 3:0)",
+            format!("instruction range {first}"),
+            "constrains no event of the set: beside a second range it qualifies tag channels 0 and 2 (IBRP0 and IBRP2), and every IAR Y event of the set goes through channel 1 or 3",
         );
+    }
+    if iar_channels & 0b1010 == 0 {
+        return refuse(
+            format!("second instruction range {second}"),
+            "constrains no event of the set: it qualifies tag channels 1 and 3 only (IBRP1 and IBRP3): prefetch events (IBRP1 in section 4.15) and IA64_TAGGED_INST_RETIRED.IBRP1_PMC34_35 or .IBRP3_PMC34_35",
+        );
+    }
+    Ok(vec![(first, iar_channels & 0b0101), (second, iar_channels & 0b1010)])
+}
+
+/// Program the instruction ranges into the IBR pairs of their channels; returns whether
+/// fine mode is used. Normal mode takes one aligned power-of-two block per pair; fine
+/// mode (Table 3-10, §3.3.5.4) bounds ranges 0 and 1 within one 64 KB page by IBRP0/2
+/// and IBRP1/3. PMC38.fine is one bit: when one range needs it, both are fine.
+fn ibrs(ranges: &[(Range, u8)], plm: u64, ibr: &mut [Option<u64>; 8], notes: &mut Vec<String>) -> Result<bool, Refusal> {
+    let what = |range: &Range| {
+        if ranges.len() > 1 && ranges.last().is_some_and(|(r, _)| r == range) {
+            format!("second instruction range {range}")
+        } else {
+            format!("instruction range {range}")
+        }
+    };
+    for (range, _) in ranges {
+        if !range.start.is_multiple_of(BUNDLE) || !range.end.is_multiple_of(BUNDLE) {
+            return refuse(
+                what(range),
+                "instructions come in 16-byte bundles: both ends must be multiples of 0x10 (IBRs do not compare IP bits 3:0)",
+            );
+        }
     }
     let mut set = |pair: usize, address: u64, mask: u64| {
         if let Some(slot) = ibr.get_mut(2 * pair) {
@@ -435,48 +478,61 @@ fn ibrs(range: Range, channels: u8, plm: u64, ibr: &mut [Option<u64>; 8], notes:
             *slot = Some(mask);
         }
     };
-    if let [(base, k)] = range.blocks(1).as_slice() {
-        for c in each(channels) {
-            set(c, *base, block_mask(*k, plm));
+    let blocks: Vec<Option<(u64, u32)>> =
+        ranges.iter().map(|(r, _)| if let [b] = r.blocks(1).as_slice() { Some(*b) } else { None }).collect();
+    if blocks.iter().all(Option::is_some) {
+        for ((_, channels), block) in ranges.iter().zip(blocks) {
+            let Some((base, k)) = block else { continue };
+            for c in each(*channels) {
+                set(c, base, block_mask(k, plm));
+            }
         }
         return Ok(false);
     }
-    let page = range.start >> PAGE_BITS;
-    let low = |a: u64| a & ((1 << PAGE_BITS) - 1);
-    let cover = range.covering_block();
-    if page != (range.end - 1) >> PAGE_BITS {
-        return refuse(
-            what(),
-            format!(
-                "it is neither one aligned power-of-two block (an IBR pair's mask, normal mode) nor inside one 64 KB page (fine mode, Table 3-10); the smallest block holding it is {cover}"
-            ),
-        );
-    }
-    if low(range.start) == 0 {
-        return refuse(
-            what(),
-            format!(
-                "fine mode's lower bound is exclusive (§3.3.5.1: IP(15:0) > IBR(15:0)), so a range starting on a 64 KB boundary must be one aligned power-of-two block; the smallest block holding it is {cover}"
-            ),
-        );
-    }
-    if let Some(c) = each(channels).find(|&c| c >= 2) {
-        return refuse(
-            what(),
-            format!(
-                "it needs fine mode (it is not one aligned power-of-two block), where IBRP2 and IBRP3 bound ranges 0 and 1 and tag channel {c} is not defined (Table 3-10); use an aligned power-of-two range such as {cover}, or IBRP0/IBRP1"
-            ),
-        );
-    }
-    // Exclusive bounds: one bundle below the start, and the end (or the page's last
-    // byte when the range runs to the end of the page, keeping bits 63:16 equal).
-    let lower = range.start - BUNDLE;
-    let upper = if low(range.end) == 0 { range.start | ((1 << PAGE_BITS) - 1) } else { range.end };
-    let mask = block_mask(PAGE_BITS, plm);
-    for c in each(channels) {
-        set(c, lower, mask);
-        set(c + 2, upper, mask);
-        notes.push(format!("fine mode: IBRP{c} and IBRP{} bound the range ({lower:#x} < IP < {upper:#x})", c + 2));
+    // The range that needs fine mode, for the messages of the other.
+    let needs = ranges.iter().zip(&blocks).find(|(_, b)| b.is_none()).map(|((r, _), _)| *r);
+    for (range, channels) in ranges {
+        let because = match needs {
+            Some(n) if n != *range => format!(" (fine mode, because {} needs it and PMC38.fine serves both ranges)", what(&n)),
+            _ => String::new(),
+        };
+        let page = range.start >> PAGE_BITS;
+        let low = |a: u64| a & ((1 << PAGE_BITS) - 1);
+        let cover = range.covering_block();
+        if page != (range.end - 1) >> PAGE_BITS {
+            return refuse(
+                what(range),
+                format!(
+                    "it is neither one aligned power-of-two block (an IBR pair's mask, normal mode) nor inside one 64 KB page (fine mode, Table 3-10){because}; the smallest block holding it is {cover}"
+                ),
+            );
+        }
+        if low(range.start) == 0 {
+            return refuse(
+                what(range),
+                format!(
+                    "fine mode's lower bound is exclusive (§3.3.5.1: IP(15:0) > IBR(15:0)), so a range starting on a 64 KB boundary must be one aligned power-of-two block{because}; the smallest block holding it is {cover}"
+                ),
+            );
+        }
+        if let Some(c) = each(*channels).find(|&c| c >= 2) {
+            return refuse(
+                what(range),
+                format!(
+                    "it needs fine mode{because}, where IBRP2 and IBRP3 bound ranges 0 and 1 and tag channel {c} is not defined (Table 3-10); use an aligned power-of-two range such as {cover}, or IBRP0/IBRP1"
+                ),
+            );
+        }
+        // Exclusive bounds: one bundle below the start, and the end (or the page's last
+        // byte when the range runs to the end of the page, keeping bits 63:16 equal).
+        let lower = range.start - BUNDLE;
+        let upper = if low(range.end) == 0 { range.start | ((1 << PAGE_BITS) - 1) } else { range.end };
+        let mask = block_mask(PAGE_BITS, plm);
+        for c in each(*channels) {
+            set(c, lower, mask);
+            set(c + 2, upper, mask);
+            notes.push(format!("fine mode: IBRP{c} and IBRP{} bound the range ({lower:#x} < IP < {upper:#x})", c + 2));
+        }
     }
     Ok(true)
 }
