@@ -1,21 +1,23 @@
-//! Recorded programs: Valgrind Lackey `--trace-mem=yes` output and pmukit's native
-//! trace format (`docs/workloads.md`), read line by line into phases, so a trace of
-//! any length streams through a machine without being loaded whole.
+//! Recorded programs: instructions as something recorded them, one at a time, made
+//! into phases, so a recording of any length streams through a machine without being
+//! held whole. The recordings are Valgrind Lackey `--trace-mem=yes` output and
+//! pmukit's native trace format (`docs/workloads.md`), read line by line (`text`), and
+//! a program running under QEMU, whose plugin hands its instructions over as records
+//! ([`Source`]).
 
 // Trace bytes reach every line here: positions in the buffer are read with `get`.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::sync::{Arc, Mutex};
 
 mod lackey;
 mod native;
+mod text;
 
 use super::{Access, DataStream, Dma, Memory, Op, Pattern, Phase, Program, Table};
 use crate::stream::Privilege;
-use lackey::{lackey_line, lackey_record, Fast, Held};
-use native::native_line;
+pub use text::program;
 
 /// The first line of a native trace.
 pub const NATIVE_HEADER: &str = "#pmukit-trace v1";
@@ -52,49 +54,73 @@ impl TraceStatus {
     }
 }
 
+/// One instruction as it was recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Lackey,
-    Native,
+pub struct Record {
+    /// The software thread that ran it (0-255); each runs in an address space of its
+    /// own, thread + 1.
+    pub thread: u8,
+    pub privilege: Privilege,
+    pub ip: u64,
+    pub op: Kind,
 }
 
-/// One instruction as the trace gives it.
-#[derive(Debug, Clone, Copy)]
-struct Record {
-    thread: u8,
-    privilege: Privilege,
-    ip: u64,
-    op: Kind,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Kind {
+/// What a recorded instruction did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An instruction without a data reference or a change of flow.
     Plain(Op),
+    /// A data reference: its kind, address and bytes.
     Mem(MemKind, u64, u8),
+    /// A conditional or direct branch to the address, taken or not.
     Branch(u64, bool),
+    /// A call to the address.
     Call(u64),
+    /// A return to the address.
     Return(u64),
+    /// An indirect jump to the address.
     Jump(u64),
 }
 
 /// A device's transfer of `bytes` at address `at`, a write when set; not an
 /// instruction: it ends the instructions before it.
-#[derive(Debug, Clone, Copy)]
-struct Transfer {
-    at: u64,
-    bytes: u32,
-    write: bool,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transfer {
+    pub at: u64,
+    pub bytes: u32,
+    pub write: bool,
 }
 
-/// What a line of a trace holds.
-#[derive(Debug, Clone, Copy)]
-enum Line {
+/// What a recording holds next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
     Instruction(Record),
     Transfer(Transfer),
 }
 
+/// Where a recorded program's instructions come from, one at a time.
+pub trait Source: Send {
+    /// The next instruction or transfer; `None` at the end, or after an error.
+    fn line(&mut self) -> Option<Line>;
+    /// The recording breaks a rule of programs (see [`Phases`]): keep the error,
+    /// naming where the source is, and end.
+    fn fail(&mut self, message: String);
+}
+
+/// The program of a recording: one software thread whose phases are chunks of it.
+pub fn recorded(source: impl Source + 'static) -> Program {
+    let phases = Phases {
+        source,
+        streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()),
+        next: None,
+        ended: false,
+    };
+    Program { threads: vec![Box::new(phases)], timer: None }
+}
+
+/// The kind of data reference of a recorded instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MemKind {
+pub enum MemKind {
     Load,
     FpLoad,
     Store,
@@ -106,186 +132,45 @@ enum MemKind {
     FlushCode,
 }
 
-/// The program a trace records: one software thread whose phases are chunks of the
-/// trace. Reading errors end the program and are kept in the returned status.
-pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Program, TraceStatus), TraceError> {
-    let io = |e: std::io::Error| TraceError::Io { origin: origin.to_string(), message: pmukit_core::input::io_message(&e) };
-    // The first line (at most 256 bytes of it) says the format: read whole, since a
-    // pipe may hand its first bytes over a few at a time; it stays in the buffer in
-    // front of the rest.
-    let mut buf = Vec::with_capacity(READ_BYTES);
-    // Ctrl-C before the first line: a program that does nothing.
-    let stopped = match std::io::Read::take(&mut reader, 256).read_until(b'\n', &mut buf) {
-        Err(e) if pmukit_core::input::is_stopped(&e) => true,
-        r => r.map(|_| false).map_err(io)?,
-    };
-    let format = if stopped {
-        buf.clear();
-        Format::Native
-    } else if buf.starts_with(NATIVE_HEADER.as_bytes()) {
-        Format::Native
-    } else if buf.starts_with(b"==") || buf.starts_with(b"I  ") {
-        Format::Lackey
-    } else {
-        return Err(TraceError::Format { origin: origin.to_string() });
-    };
-    let status = TraceStatus::default();
-    let end = buf.len();
-    buf.resize(READ_BYTES.max(end), 0);
-    let phases = Phases {
-        reader,
-        origin: origin.to_string(),
-        format,
-        buf,
-        pos: 0,
-        end,
-        eof: false,
-        line_no: 0,
-        streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()),
-        held: None,
-        next: None,
-        status: status.clone(),
-        done: stopped,
-    };
-    Ok((Program { threads: vec![Box::new(phases)], timer: None }, status))
-}
-
-/// Bytes read from the trace at a time.
-const READ_BYTES: usize = 1 << 16;
-/// The longest line a trace may have: a file without line breaks is refused, not
-/// held in memory whole.
-const MAX_LINE: usize = 1 << 20;
-
-struct Phases {
-    reader: Box<dyn BufRead + Send>,
-    origin: String,
-    format: Format,
-    /// Bytes read and not yet parsed are `buf[pos..end]`; lines are parsed where they
-    /// lie (Lackey's are 20-odd bytes, and copying each cost more than parsing it).
-    buf: Vec<u8>,
-    pos: usize,
-    end: usize,
-    eof: bool,
-    line_no: u64,
-    /// The stream of each data address of the phase being read, kept between phases
+/// A recording made into phases: up to `PHASE_RECORDS` instructions of one thread
+/// at one privilege level each, ended early by device transfers.
+struct Phases<S> {
+    source: S,
+    /// The stream of each data address of the phase being made, kept between phases
     /// so that its table is allocated once.
     streams: Streams,
-    /// Lackey: the instruction whose data lines may still follow, with its size and
-    /// its first data access.
-    held: Option<Held>,
     /// A line read that belongs to the next phase.
     next: Option<Line>,
-    status: TraceStatus,
-    done: bool,
+    ended: bool,
 }
 
-impl Phases {
-    fn fail(&mut self, e: TraceError) {
-        if let Ok(mut slot) = self.status.error.lock() {
-            slot.get_or_insert(e);
+impl<S: Source> Phases<S> {
+    fn line(&mut self) -> Option<Line> {
+        if let Some(l) = self.next.take() {
+            return Some(l);
         }
-        self.done = true;
+        if self.ended {
+            return None;
+        }
+        let line = self.source.line();
+        self.ended = line.is_none();
+        line
     }
 
-    fn syntax(&self, column: usize, message: impl Into<String>) -> TraceError {
-        TraceError::Syntax { origin: self.origin.clone(), line: self.line_no, column, message: message.into() }
-    }
-
-    /// The next instruction or transfer, `None` at the end or on an error.
-    fn record(&mut self) -> Option<Line> {
-        if let Some(r) = self.next.take() {
-            return Some(r);
-        }
-        while !self.done {
-            if self.format == Format::Lackey {
-                if let Fast::Line(n, record) = lackey::fast(self.buf.get(self.pos..self.end).unwrap_or_default(), &mut self.held) {
-                    self.pos += n;
-                    self.line_no += 1;
-                    match record {
-                        Some(r) => return Some(Line::Instruction(r)),
-                        None => continue,
-                    }
-                }
-            }
-            match self.parse_line() {
-                Ok(Some(r)) => return Some(r),
-                Ok(None) => continue,
-                Err(e) => self.fail(e),
-            }
-        }
-        None
-    }
-
-    /// Parses the next line, `Ok(None)` for one that holds no record; at the end,
-    /// Lackey's held instruction, which has no successor and falls through.
-    fn parse_line(&mut self) -> Result<Option<Line>, TraceError> {
-        let Some((start, end)) = self.line()? else {
-            self.done = true;
-            return Ok(self.held.take().map(|(ip, size, mem)| Line::Instruction(lackey_record(ip, size, mem, ip + size))));
-        };
-        self.line_no += 1;
-        let line = self.buf.get(start..end).unwrap_or_default();
-        let parsed = match self.format {
-            Format::Lackey => lackey_line(line, &mut self.held).map(|r| r.map(Line::Instruction)),
-            Format::Native => match std::str::from_utf8(line) {
-                Ok(text) => native_line(text.trim_end()),
-                Err(e) => Err((e.valid_up_to() + 1, "not UTF-8 text".to_string())),
-            },
-        };
-        parsed.map_err(|(column, m)| self.syntax(column, m))
-    }
-
-    /// Where the next line lies in `buf` (without its line break), reading more of the
-    /// trace as needed; `None` at the end.
-    fn line(&mut self) -> Result<Option<(usize, usize)>, TraceError> {
-        let mut searched = self.pos;
-        loop {
-            if let Some(n) = memchr::memchr(b'\n', self.buf.get(searched..self.end).unwrap_or_default()) {
-                let start = self.pos;
-                self.pos = searched + n + 1;
-                return Ok(Some((start, searched + n)));
-            }
-            if self.eof {
-                let start = self.pos;
-                self.pos = self.end;
-                return Ok((start < self.end).then_some((start, self.end)));
-            }
-            // Move the partial line to the front and read behind it.
-            self.buf.copy_within(self.pos..self.end, 0);
-            self.end -= self.pos;
-            self.pos = 0;
-            searched = self.end;
-            if self.end == self.buf.len() {
-                if self.end >= MAX_LINE {
-                    self.line_no += 1;
-                    return Err(self.syntax(1, format!("a line longer than {MAX_LINE} bytes: is this a trace?")));
-                }
-                self.buf.resize(2 * self.buf.len(), 0);
-            }
-            match self.reader.read(self.buf.get_mut(self.end..).unwrap_or_default()) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                // Ctrl-C ended the input: the program ends with the last whole line.
-                Err(e) if pmukit_core::input::is_stopped(&e) => {
-                    self.eof = true;
-                    self.end = self.pos;
-                }
-                Err(e) => return Err(TraceError::Io { origin: self.origin.clone(), message: pmukit_core::input::io_message(&e) }),
-            }
-        }
+    fn fail(&mut self, message: impl Into<String>) {
+        self.source.fail(message.into());
+        self.ended = true;
     }
 }
 
-impl Iterator for Phases {
+impl<S: Source> Iterator for Phases<S> {
     type Item = Phase;
 
     fn next(&mut self) -> Option<Phase> {
-        let first = match self.record()? {
+        let first = match self.line()? {
             Line::Instruction(r) => r,
             Line::Transfer(_) => {
-                let e = self.syntax(1, "a device transfer ends the instructions before it, and none come before this one");
-                self.fail(e);
+                self.fail("a device transfer ends the instructions before it, and none come before this one");
                 return None;
             }
         };
@@ -307,7 +192,7 @@ impl Iterator for Phases {
         let mut r = first;
         loop {
             add(&mut phase, &mut streams, r);
-            let next = match self.record() {
+            let next = match self.line() {
                 None => break,
                 Some(Line::Transfer(t)) => {
                     self.transfers(&mut phase, t);
@@ -328,20 +213,19 @@ impl Iterator for Phases {
     }
 }
 
-impl Phases {
+impl<S: Source> Phases<S> {
     /// The device transfers from `first` on, which end `phase`: at the end of it the
     /// device moves the bytes, each transfer from a stream of its own.
     fn transfers(&mut self, phase: &mut Phase, first: Transfer) {
         let mut t = first;
         loop {
             if phase.dma.len() == PHASE_TRANSFERS {
-                let e = self.syntax(1, format!("more than {PHASE_TRANSFERS} device transfers one after another"));
-                self.fail(e);
+                self.fail(format!("more than {PHASE_TRANSFERS} device transfers one after another"));
                 return;
             }
             phase.streams.push(DataStream::fixed(t.at, Memory::Cacheable));
             phase.dma.push(Dma { stream: (phase.streams.len() - 1) as u8, bytes: t.bytes, write: t.write });
-            match self.record() {
+            match self.line() {
                 Some(Line::Transfer(next)) => t = next,
                 Some(line) => {
                     self.next = Some(line);
