@@ -15,6 +15,7 @@
 
 pub mod build;
 pub mod builtin;
+pub mod guest;
 pub mod ia64;
 pub mod rng;
 pub mod trace;

@@ -109,12 +109,8 @@ pub trait Source: Send {
 
 /// The program of a recording: one software thread whose phases are chunks of it.
 pub fn recorded(source: impl Source + 'static) -> Program {
-    let phases = Phases {
-        source,
-        streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()),
-        next: None,
-        ended: false,
-    };
+    let phases =
+        Phases { source, streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()), next: None, ended: false };
     Program { threads: vec![Box::new(phases)], timer: None }
 }
 
