@@ -46,7 +46,10 @@ pub struct LiveArgs {
     #[arg(long, value_name = "ROOT", requires = "live")]
     pub sysfs: Option<PathBuf>,
     /// The program to count and its arguments, after `--` (any bytes the OS takes).
-    #[arg(last = true, value_name = "COMMAND", requires = "live")]
+    /// With --live it runs on this machine; without, an ARM (ARM11 PMUs) or SPARC
+    /// (SPARC PMUs) program runs under QEMU user-mode, driving the simulated machine
+    /// as it executes (docs/binaries.md).
+    #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
 }
 

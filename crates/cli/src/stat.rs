@@ -204,6 +204,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         fault_every: args.fault_rate.map(|r| (1.0 / r).round() as u64),
         machine_config: machine_file(args.machine_config.as_deref())?,
         trace: args.trace.clone(),
+        running: crate::guest::running(),
         together,
         metrics: if chosen.is_empty() { None } else { Some(chosen.iter().map(|m| m.def.name.to_string()).collect()) },
         interval: args.interval.map(|ms| ms.saturating_mul(stat::CLOCK_HZ / 1000)),
@@ -230,11 +231,25 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             args.repeat
         )));
     }
+    let program = &args.live.command;
+    if !program.is_empty() {
+        if args.trace.is_some() {
+            return Err(usage("--trace and a program after --: give one program to count"));
+        }
+        if args.repeat > 1 {
+            return Err(usage(format!("-r {}: a program after -- is counted once, as it runs", args.repeat)));
+        }
+        // Outside QEMU, with every option checked: start the program under QEMU,
+        // where this command runs again and counts it.
+        if opts.running.is_none() {
+            return crate::guest::run(pmu, program);
+        }
+    }
     // The output is made (and so checked) before any work.
     let mut printer = Printer::new(args)?;
     // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
-    // exits at once.
-    let stop = stop_on_ctrl_c();
+    // exits at once. Inside QEMU the signal is the program's.
+    let stop = if opts.running.is_some() { Arc::new(AtomicBool::new(false)) } else { stop_on_ctrl_c() };
     opts.stop = Some(stop.clone());
     let frame = StatReport {
         pmu: sels.iter().fold(Vec::new(), |mut names: Vec<String>, s| {
@@ -243,7 +258,11 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             }
             names
         }),
-        workload: opts.trace.as_deref().map_or_else(|| opts.workload.clone(), |t| format!("trace {}", stat::trace_name(t))),
+        workload: match (&opts.trace, &opts.running) {
+            (Some(t), _) => format!("trace {}", stat::trace_name(t)),
+            (None, Some(running)) => running.name.clone(),
+            (None, None) => opts.workload.clone(),
+        },
         seed: opts.seed,
         cycles: opts.cycles,
         elapsed_ns: 0,
@@ -262,7 +281,9 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
     for k in 0..args.repeat {
         // A bar for runs of about a second or more: Montecito simulates some 5x10^7
         // cycles a second, the other machines 10^8 to 10^9.
-        let bar = progress_bar(args.cycles, if pmu.desc.family == pmukit_arch::montecito::pmu::FAMILY { 20_000_000 } else { 500_000_000 });
+        // A running program's length is unknown: no bar.
+        let cycles = if opts.running.is_some() { 0 } else { args.cycles };
+        let bar = progress_bar(cycles, if pmu.desc.family == pmukit_arch::montecito::pmu::FAMILY { 20_000_000 } else { 500_000_000 });
         let run = StatOptions { seed: args.seed + k, ..opts.clone() };
         let report = stat::stat_with(
             catalog,

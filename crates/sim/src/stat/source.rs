@@ -70,12 +70,13 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions, reads: Reads) -> Result<(Blocks
     if let (Chip::Sparc(chip), Some(_)) = (&chip, opts.fault_every) {
         return Err(StatError::NoFaultModel { machine: chip.name() });
     }
-    let (program, status) = match &opts.trace {
-        Some(path) => {
+    let (program, status) = match (&opts.trace, &opts.running) {
+        (Some(path), _) => {
             let (program, status) = trace::program(open_trace(path, opts.stop.as_ref())?, &trace_name(path))?;
             (program, Some(status))
         }
-        None => (builtin::program(&opts.workload, opts.seed, threads)?, None),
+        (None, Some(running)) => (running.take().ok_or(StatError::RunOnce)?, Some(running.status.clone())),
+        (None, None) => (builtin::program(&opts.workload, opts.seed, threads)?, None),
     };
     let blocks: Blocks = match chip {
         Chip::Sparc(chip) => {

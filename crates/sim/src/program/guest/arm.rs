@@ -41,20 +41,13 @@ fn arm(ip: u64, w: u32) -> Class {
     if cond == 0xf {
         // The unconditional space (A3.16): BLX(1) calls Thumb code; PLD is a hint.
         if field(w, 27, 25) == 0b101 {
-            let h = i64::from(field(w, 24, 24)) << 1;
-            return Class::Call { target: Some(relative(signed(field(w, 23, 0), 24) << 2 | h)) };
+            return Class::Call;
         }
         return Class::Plain(Op::Int);
     }
     match field(w, 27, 25) {
-        0b101 => {
-            let target = relative(signed(field(w, 23, 0), 24) << 2);
-            if field(w, 24, 24) == 1 {
-                Class::Call { target: Some(target) }
-            } else {
-                Class::Branch { target }
-            }
-        }
+        0b101 if field(w, 24, 24) == 1 => Class::Call,
+        0b101 => Class::Branch { target: relative(signed(field(w, 23, 0), 24) << 2) },
         0b111 if field(w, 24, 24) == 1 => Class::Plain(Op::Syscall),
         0b111 => coprocessor(w),
         0b110 => Class::Memory { fp: matches!(field(w, 11, 8), 10 | 11) },
@@ -87,9 +80,9 @@ fn data_processing(w: u32) -> Class {
     if w & 0x0fff_ffd0 == 0x012f_ff10 {
         let rm = field(w, 3, 0);
         return match (field(w, 5, 5), rm) {
-            (1, _) => Class::Call { target: None },
+            (1, _) => Class::Call,
             (_, LR) => Class::Return,
-            _ => Class::Jump,
+            _ => Class::IndirectBranch,
         };
     }
     let register = field(w, 25, 25) == 0;
@@ -156,12 +149,12 @@ fn thumb(ip: u64, h: u16) -> Class {
             _ => Class::Branch { target: relative(signed(field(h, 7, 0), 8) << 1) },
         },
         // BL/BLX suffixes: the second half transfers control, to LR plus the offset.
-        0b11111 | 0b11101 => Class::Call { target: None },
+        0b11111 | 0b11101 => Class::Call,
         0b11110 => Class::Plain(Op::Int),
         0b01000 if field(h, 10, 8) == 0b111 => match (field(h, 7, 7), field(h, 6, 3)) {
-            (1, _) => Class::Call { target: None },
+            (1, _) => Class::Call,
             (_, LR) => Class::Return,
-            _ => Class::Jump,
+            _ => Class::IndirectBranch,
         },
         // POP {…, PC}.
         0b10111 if field(h, 10, 8) == 0b101 => Class::Return,
@@ -187,11 +180,11 @@ mod tests {
         // b . + 0x10; bne . - 8; bl . + 0x100
         assert_eq!(a(0x1000, 0xea00_0002), Class::Branch { target: 0x1010 });
         assert_eq!(a(0x1000, 0x1aff_fffc), Class::Branch { target: 0x0ff8 });
-        assert_eq!(a(0x1000, 0xeb00_003e), Class::Call { target: Some(0x1100) });
+        assert_eq!(a(0x1000, 0xeb00_003e), Class::Call);
         // bx lr; blx r3; bx r3; mov pc, lr; pop {r4, pc}; ldr pc, [r3]
         assert_eq!(a(0, 0xe12f_ff1e), Class::Return);
-        assert_eq!(a(0, 0xe12f_ff33), Class::Call { target: None });
-        assert_eq!(a(0, 0xe12f_ff13), Class::Jump);
+        assert_eq!(a(0, 0xe12f_ff33), Class::Call);
+        assert_eq!(a(0, 0xe12f_ff13), Class::IndirectBranch);
         assert_eq!(a(0, 0xe1a0_f00e), Class::Return);
         assert_eq!(a(0, 0xe8bd_8010), Class::Return);
         assert_eq!(a(0, 0xe593_f000), Class::Jump);
@@ -231,7 +224,7 @@ mod tests {
         assert_eq!(t(0x100, 0xe002), Class::Branch { target: 0x108 });
         assert_eq!(t(0x100, 0xd0fc), Class::Branch { target: 0xfc });
         assert_eq!(t(0, 0x4770), Class::Return);
-        assert_eq!(t(0, 0x4798), Class::Call { target: None });
+        assert_eq!(t(0, 0x4798), Class::Call);
         assert_eq!(t(0, 0xbd10), Class::Return);
         assert_eq!(t(0, 0xdf00), Class::Plain(Op::Syscall));
         // ldr r0, [r1]; push {r4, lr}; adds r0, #1

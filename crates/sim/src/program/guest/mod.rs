@@ -52,18 +52,22 @@ pub enum Class {
     Branch {
         target: u64,
     },
-    /// A call, direct (to `target`) or through a register.
-    Call {
-        target: Option<u64>,
-    },
+    /// A call, direct or through a register: recorded to where control went.
+    Call,
     Return,
-    /// An indirect jump.
+    /// A branch to an address in a register (ARM's BX): a branch instruction,
+    /// recorded as a branch taken to where control went.
+    IndirectBranch,
+    /// Control goes where a register or memory says: SPARC's JMPL (a branch on
+    /// SPARC), an ARM instruction that writes the PC without being a branch (MOV PC,
+    /// LDR PC: ARM11 does not count it as one).
     Jump,
 }
 
 impl Class {
-    fn transfers_control(&self) -> bool {
-        matches!(self, Class::Branch { .. } | Class::Call { .. } | Class::Return | Class::Jump)
+    /// Control goes elsewhere, or may: a delay slot follows on SPARC.
+    pub fn transfers_control(&self) -> bool {
+        matches!(self, Class::Branch { .. } | Class::Call | Class::Return | Class::IndirectBranch | Class::Jump)
     }
 }
 
@@ -157,8 +161,9 @@ impl Executed {
         };
         let op = match r.class {
             Class::Branch { target, .. } => Kind::Branch(target, next != fallthrough),
-            Class::Call { .. } => Kind::Call(next),
+            Class::Call => Kind::Call(next),
             Class::Return => Kind::Return(next),
+            Class::IndirectBranch => Kind::Branch(next, true),
             Class::Jump => Kind::Jump(next),
             Class::Plain(op) if r.accesses == 0 => Kind::Plain(op),
             Class::Memory { .. } if r.accesses == 0 => Kind::Plain(Op::Int),
@@ -252,7 +257,7 @@ mod tests {
                 (0x100, b, &[]),
                 (0x104, INT, &[]),
                 (0x108, Class::Branch { target: 0x200 }, &[]),
-                (0x200, Class::Call { target: Some(0x300) }, &[]),
+                (0x200, Class::Call, &[]),
                 (0x204, INT, &[]),
                 (0x300, Class::Return, &[]),
                 (0x304, INT, &[]),

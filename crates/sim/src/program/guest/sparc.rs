@@ -27,7 +27,7 @@ pub fn decode(ip: u64, bytes: &[u8]) -> Class {
     let relative = |disp: i64| ip.wrapping_add_signed(disp << 2);
     match field(w, 31, 30) {
         // CALL: disp30 (A.8).
-        1 => Class::Call { target: Some(relative(signed(field(w, 29, 0), 30))) },
+        1 => Class::Call,
         0 => {
             let target = match field(w, 24, 22) {
                 // BPcc, FBPfcc: disp19 (A.7, A.5).
@@ -54,7 +54,7 @@ fn format3(w: u32) -> Class {
         // links into %o7 calls.
         0x38 => match (rd, rs1, imm, field(w, 12, 0)) {
             (0, I7 | O7, true, 8) => Class::Return,
-            (O7, ..) => Class::Call { target: None },
+            (O7, ..) => Class::Call,
             _ => Class::Jump,
         },
         // RETURN (A.46).
@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn control_flow() {
         // call . + 0x40; ba,a . + 8; bne,pn %icc, . - 16; brz %o0, . + 0x20; fbl . + 12
-        assert_eq!(s(0x1000, 0x4000_0010), Class::Call { target: Some(0x1040) });
+        assert_eq!(s(0x1000, 0x4000_0010), Class::Call);
         assert_eq!(s(0x1000, 0x3080_0002), Class::Branch { target: 0x1008 });
         assert_eq!(s(0x1000, 0x1247_fffc), Class::Branch { target: 0x0ff0 });
         assert_eq!(s(0x1000, 0x02ca_0008), Class::Branch { target: 0x1020 });
@@ -101,7 +101,7 @@ mod tests {
         // ret; retl; jmpl %g1, %o7 (call %g1); jmp %g1; return %i7+8; ta 0x6d
         assert_eq!(s(0, 0x81c7_e008), Class::Return);
         assert_eq!(s(0, 0x81c3_e008), Class::Return);
-        assert_eq!(s(0, 0x9fc0_4000), Class::Call { target: None });
+        assert_eq!(s(0, 0x9fc0_4000), Class::Call);
         assert_eq!(s(0, 0x81c0_4000), Class::Jump);
         assert_eq!(s(0, 0x81cf_e008), Class::Return);
         assert_eq!(s(0, 0x91d0_206d), Class::Plain(Op::Syscall));

@@ -105,6 +105,39 @@ pub trait Source: Send {
     /// The recording breaks a rule of programs (see [`Phases`]): keep the error,
     /// naming where the source is, and end.
     fn fail(&mut self, message: String);
+    /// Whether the recording's threads are one process's, sharing its address space
+    /// (address space 1); otherwise thread N runs in address space N + 1.
+    fn one_process(&self) -> bool {
+        false
+    }
+}
+
+/// A program recorded as it runs (a binary under QEMU, `pmu stat -- PROG`), which a
+/// run takes once: it cannot be read again. Clones share it.
+#[derive(Clone)]
+pub struct Running {
+    /// The command, as the report names the workload.
+    pub name: String,
+    program: Arc<Mutex<Option<Program>>>,
+    pub status: TraceStatus,
+}
+
+impl Running {
+    /// The program `source` records, with the status its errors go to.
+    pub fn new(name: String, source: impl Source + 'static, status: TraceStatus) -> Running {
+        Running { name, program: Arc::new(Mutex::new(Some(recorded(source)))), status }
+    }
+
+    /// The program, the first time; `None` after.
+    pub fn take(&self) -> Option<Program> {
+        self.program.lock().ok().and_then(|mut p| p.take())
+    }
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running").field("name", &self.name).finish_non_exhaustive()
+    }
 }
 
 /// The program of a recording: one software thread whose phases are chunks of it.
@@ -172,7 +205,7 @@ impl<S: Source> Iterator for Phases<S> {
         };
         let mut phase = Phase {
             privilege: first.privilege,
-            context: u32::from(first.thread) + 1,
+            context: if self.source.one_process() { 1 } else { u32::from(first.thread) + 1 },
             masks: Default::default(),
             entry: first.ip,
             code_page: None,

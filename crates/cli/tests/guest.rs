@@ -1,0 +1,40 @@
+//! `pmu stat -- PROG` refuses, before anything runs, a program the PMU's machine
+//! cannot run under QEMU: another instruction set, a file that is no program, a
+//! machine QEMU has no target for. None of this needs QEMU; tests/binaries.rs runs
+//! real programs.
+
+use std::process::Command;
+
+const PMU: &str = env!("CARGO_BIN_EXE_pmu");
+
+fn refused(args: &[&str]) -> String {
+    let out = Command::new(PMU).args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_program_of_this_machine_is_refused_on_a_simulated_arm11() {
+    // The test binary itself: an x86-64 (or whatever this host is) ELF program.
+    let me = std::env::current_exe().unwrap();
+    let e = refused(&["stat", "--pmu", "arm1176", "--", me.to_str().unwrap()]);
+    assert!(e.contains(" program; --pmu arm1176 runs 32-bit ARM programs"), "{e}");
+    #[cfg(target_arch = "x86_64")]
+    assert!(e.contains("is a x86-64 program") && e.contains("give --live"), "{e}");
+}
+
+#[test]
+fn files_that_are_no_program_and_machines_without_qemu_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a program\n").unwrap();
+    let e = refused(&["stat", "--", text.to_str().unwrap()]);
+    assert!(e.contains("not an ELF program"), "{e}");
+    let e = refused(&["stat", "--", "surely-no-such-program-here"]);
+    assert!(e.contains("surely-no-such-program-here: no such program"), "{e}");
+    let e = refused(&["stat", "--pmu", "montecito", "--", text.to_str().unwrap()]);
+    assert!(e.contains("QEMU cannot run") && e.contains("--trace"), "{e}");
+    // Options that describe another run are refused with a program too.
+    let e = refused(&["stat", "-r", "2", "--", text.to_str().unwrap()]);
+    assert!(e.contains("counted once"), "{e}");
+}
