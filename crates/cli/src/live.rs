@@ -32,7 +32,7 @@ pub struct LiveArgs {
     /// context-switches, cpu-migrations, alignment-faults, emulation-faults (the
     /// kernel's). Also NAME/term=value,…/ for a PMU with format/ in sysfs, rHEX, and
     /// the modifiers :u, :k, :h.
-    #[arg(long, conflicts_with_all = ["workload", "seed", "cycles", "mux_interval", "per_thread", "threads", "fault_rate", "trace", "machine_config", "kt_nodes", "kt_deny", "kt_deny_ht", "kt_l2_busy", "irange", "irange2", "drange", "opc_match32", "opc_match34", "inverse_irange", "no_qual_check", "etb_tm_tk", "etb_tm_ntk", "etb_ptm_correct", "etb_ptm_incorrect", "etb_ppm_correct", "etb_ppm_incorrect", "etb_brt_iprel", "etb_brt_ret", "etb_brt_ind"])]
+    #[arg(long, conflicts_with_all = ["workload", "seed", "cycles", "mux_interval", "per_thread", "threads", "fault_rate", "trace", "trace_out", "machine_config", "kt_nodes", "kt_deny", "kt_deny_ht", "kt_l2_busy", "irange", "irange2", "drange", "opc_match32", "opc_match34", "inverse_irange", "no_qual_check", "etb_tm_tk", "etb_tm_ntk", "etb_ptm_correct", "etb_ptm_incorrect", "etb_ppm_correct", "etb_ppm_incorrect", "etb_brt_iprel", "etb_brt_ret", "etb_brt_ind"])]
     pub live: bool,
     /// Count every CPU (perf's -a) while COMMAND runs, or for --duration; -A splits
     /// the counts per CPU.

@@ -108,6 +108,11 @@ pub struct StatArgs {
     /// standard input. Every machine runs traces.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     trace: Option<PathBuf>,
+    /// With a program after --: write its run as a native trace to FILE as well, to
+    /// replay with --trace or share (docs/binaries.md). FILE is replaced whole
+    /// after the run.
+    #[arg(long, value_name = "FILE", requires = "command")]
+    trace_out: Option<PathBuf>,
     /// A TOML file overriding the simulated machine's parameters (cache and TLB
     /// geometry and replacement, latencies; docs/machines.md lists every machine's
     /// keys).
@@ -239,12 +244,24 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         if args.repeat > 1 {
             return Err(usage(format!("-r {}: a program after -- is counted once, as it runs", args.repeat)));
         }
-        // Outside QEMU, with every option checked: start the program under QEMU,
-        // where this command runs again and counts it.
+        // Outside QEMU, with every option checked (the trace's file can be made):
+        // start the program under QEMU, where this command runs again and counts it.
         if opts.running.is_none() {
+            if let Some(path) = &args.trace_out {
+                drop(outfile::Output::create(path, "--trace-out")?);
+            }
             return crate::guest::run(pmu, program);
         }
     }
+    // The trace of a running program, written as it runs and put in place after.
+    let trace_out = match (&args.trace_out, &opts.running) {
+        (Some(path), Some(running)) => {
+            let shared = Arc::new(std::sync::Mutex::new(outfile::Output::create(path, "--trace-out")?));
+            running.write_to(Box::new(SharedOutput(shared.clone())), path.display().to_string());
+            Some(shared)
+        }
+        _ => None,
+    };
     // The output is made (and so checked) before any work.
     let mut printer = Printer::new(args)?;
     // Ctrl-C ends the run and prints the counts so far, as perf does; a second one
@@ -309,6 +326,11 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             break;
         }
     }
+    if let Some(shared) = trace_out {
+        // The run has dropped its program, and with it the trace's writer.
+        let output = Arc::try_unwrap(shared).ok().and_then(|m| m.into_inner().ok());
+        output.ok_or_else(|| runtime("the trace's writer outlived the run"))?.commit()?;
+    }
     let mut report = average.finish().ok_or_else(|| usage("no run completed"))?;
     // Metrics come from the (mean) counts, as perf derives them.
     stat::evaluate(catalog, &opts, &mut report);
@@ -318,6 +340,20 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         outfile::exit(130);
     }
     Ok(())
+}
+
+/// An output the running program's trace writer and the command share: the writer
+/// writes, the command commits it after the run.
+struct SharedOutput(Arc<std::sync::Mutex<outfile::Output>>);
+
+impl std::io::Write for SharedOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?.flush()
+    }
 }
 
 /// The checks of `-I` and `-r` a simulated and a live run share.

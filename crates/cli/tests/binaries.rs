@@ -184,3 +184,25 @@ fn programs_of_another_instruction_set_are_refused() {
     let e = refused("sparc-t4", &n4);
     assert!(e.contains("CBCOND") && e.contains("-mcpu=niagara2"), "{e}");
 }
+
+/// `--trace-out` writes the run as a native trace that `--trace` replays to the same
+/// counts: the same instructions, threads in one address space.
+#[test]
+fn a_programs_trace_replays_to_the_same_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    for (pmu, isa, events) in
+        [("arm1176", Isa::Arm, "INSTR_EXEC,DCACHE_MISS"), ("sparc-t4", Isa::Sparc, "INSTR.ALL,INSTR.LOADS,DC_MISS_ASYNC.ANY,CYCLES")]
+    {
+        let trace = dir.path().join(format!("{pmu}.trace"));
+        let run = |extra: &[&std::ffi::OsStr]| {
+            let out = Command::new(PMU).args(["stat", "--pmu", pmu, "-x,", "--no-metrics", "-e", events]).args(extra).output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains(",,")).map(str::to_string).collect::<Vec<_>>()
+        };
+        let prog = program("list", isa);
+        let live = run(&["--trace-out".as_ref(), trace.as_os_str(), "--".as_ref(), prog.as_os_str()]);
+        let replayed = run(&["--trace".as_ref(), trace.as_os_str()]);
+        assert!(!live.is_empty() && live == replayed, "{live:?} / {replayed:?}");
+        assert!(std::fs::read_to_string(&trace).unwrap().starts_with("#pmukit-trace v1 process\n"));
+    }
+}

@@ -34,6 +34,9 @@ fn files_that_are_no_program_and_machines_without_qemu_are_refused() {
     assert!(e.contains("surely-no-such-program-here: no such program"), "{e}");
     let e = refused(&["stat", "--pmu", "montecito", "--", text.to_str().unwrap()]);
     assert!(e.contains("QEMU cannot run") && e.contains("--trace"), "{e}");
+    // --trace-out writes a program's run: without one it is refused.
+    let e = refused(&["stat", "--trace-out", text.to_str().unwrap()]);
+    assert!(e.contains("COMMAND"), "{e}");
     // Options that describe another run are refused with a program too.
     let e = refused(&["stat", "-r", "2", "--", text.to_str().unwrap()]);
     assert!(e.contains("counted once"), "{e}");

@@ -21,6 +21,9 @@ pub use text::program;
 
 /// The first line of a native trace.
 pub const NATIVE_HEADER: &str = "#pmukit-trace v1";
+/// The word after the header that says the trace's threads are one process's, in
+/// one address space.
+pub const PROCESS: &str = "process";
 
 /// Instructions per phase: enough to amortise a phase, small enough to stream.
 const PHASE_RECORDS: usize = 1024;
@@ -118,19 +121,108 @@ pub trait Source: Send {
 pub struct Running {
     /// The command, as the report names the workload.
     pub name: String,
-    program: Arc<Mutex<Option<Program>>>,
+    source: Arc<Mutex<Option<Box<dyn Source>>>>,
     pub status: TraceStatus,
 }
 
 impl Running {
     /// The program `source` records, with the status its errors go to.
     pub fn new(name: String, source: impl Source + 'static, status: TraceStatus) -> Running {
-        Running { name, program: Arc::new(Mutex::new(Some(recorded(source)))), status }
+        Running { name, source: Arc::new(Mutex::new(Some(Box::new(source)))), status }
     }
 
     /// The program, the first time; `None` after.
     pub fn take(&self) -> Option<Program> {
-        self.program.lock().ok().and_then(|mut p| p.take())
+        let source = self.source.lock().ok().and_then(|mut s| s.take())?;
+        Some(recorded(source))
+    }
+
+    /// Writes the program as a native trace to `out` as it runs (`--trace-out`):
+    /// replayed with `--trace`, it is the same program. `origin` names `out` in
+    /// errors, which end the run.
+    pub fn write_to(&self, out: Box<dyn std::io::Write + Send>, origin: String) {
+        if let Ok(mut slot) = self.source.lock() {
+            if let Some(inner) = slot.take() {
+                let header = format!("{NATIVE_HEADER} {PROCESS}\n");
+                *slot = Some(Box::new(Tee {
+                    inner,
+                    out: std::io::BufWriter::new(out),
+                    origin,
+                    header: Some(header),
+                    status: self.status.clone(),
+                }));
+            }
+        }
+    }
+}
+
+impl Source for Box<dyn Source> {
+    fn line(&mut self) -> Option<Line> {
+        (**self).line()
+    }
+
+    fn fail(&mut self, message: String) {
+        (**self).fail(message)
+    }
+
+    fn one_process(&self) -> bool {
+        (**self).one_process()
+    }
+}
+
+/// A source whose lines are also written, as a native trace.
+struct Tee {
+    inner: Box<dyn Source>,
+    out: std::io::BufWriter<Box<dyn std::io::Write + Send>>,
+    origin: String,
+    /// The header, until it is written with the first line.
+    header: Option<String>,
+    status: TraceStatus,
+}
+
+impl Tee {
+    fn write(&mut self, text: &str) -> bool {
+        use std::io::Write;
+        match self.out.write_all(text.as_bytes()) {
+            Ok(()) => true,
+            Err(e) => {
+                let e = TraceError::Io { origin: self.origin.clone(), message: pmukit_core::input::io_message(&e) };
+                if let Ok(mut slot) = self.status.error.lock() {
+                    slot.get_or_insert(e);
+                }
+                false
+            }
+        }
+    }
+}
+
+impl Source for Tee {
+    fn line(&mut self) -> Option<Line> {
+        if let Some(header) = self.header.take() {
+            if !self.write(&header) {
+                return None;
+            }
+        }
+        let Some(line) = self.inner.line() else {
+            use std::io::Write;
+            if let Err(e) = self.out.flush() {
+                let e = TraceError::Io { origin: self.origin.clone(), message: pmukit_core::input::io_message(&e) };
+                if let Ok(mut slot) = self.status.error.lock() {
+                    slot.get_or_insert(e);
+                }
+            }
+            return None;
+        };
+        let text = native::native_text(&line) + "\n";
+        self.write(&text).then_some(line)
+    }
+
+    fn fail(&mut self, message: String) {
+        self.inner.fail(message)
+    }
+
+    fn one_process(&self) -> bool {
+        self.inner.one_process()
     }
 }
 

@@ -61,7 +61,11 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
         "int" => Kind::Plain(Op::Int),
         "nop" => Kind::Plain(Op::Nop),
         "fp" => Kind::Plain(Op::Fp(FpOp::Fma)),
+        "fadd" => Kind::Plain(Op::Fp(FpOp::Add)),
+        "fmul" => Kind::Plain(Op::Fp(FpOp::Mul)),
+        "fcvt" => Kind::Plain(Op::Fp(FpOp::Convert)),
         "fdiv" => Kind::Plain(Op::Fp(FpOp::Div)),
+        "fsqrt" => Kind::Plain(Op::Fp(FpOp::Sqrt)),
         "spr" => Kind::Plain(Op::SpecialReg),
         "sys" => Kind::Plain(Op::Syscall),
         "eret" => Kind::Plain(Op::ExceptionReturn),
@@ -112,12 +116,113 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
                 .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
             return Ok(Some(Line::Transfer(Transfer { at: ip, bytes, write })));
         }
-        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, fp, fdiv, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
+        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, nop, fp, fadd, fmul, fcvt, fdiv, fsqrt, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
     };
     Ok(Some(Line::Instruction(record)))
+}
+
+/// The native line of `line`, which `native_line` reads back as it is (without its
+/// line break).
+pub(super) fn native_text(line: &Line) -> String {
+    let r = match line {
+        Line::Transfer(t) => return format!("{:#x} dma {} {}", t.at, if t.write { "w" } else { "r" }, t.bytes),
+        Line::Instruction(r) => r,
+    };
+    let op = match r.op {
+        Kind::Plain(op) => match op {
+            Op::Nop => "nop".to_string(),
+            Op::Fp(FpOp::Fma) => "fp".to_string(),
+            Op::Fp(FpOp::Add) => "fadd".to_string(),
+            Op::Fp(FpOp::Mul) => "fmul".to_string(),
+            Op::Fp(FpOp::Convert) => "fcvt".to_string(),
+            Op::Fp(FpOp::Div) => "fdiv".to_string(),
+            Op::Fp(FpOp::Sqrt) => "fsqrt".to_string(),
+            Op::SpecialReg => "spr".to_string(),
+            Op::Syscall => "sys".to_string(),
+            Op::ExceptionReturn => "eret".to_string(),
+            Op::Barrier => "barrier".to_string(),
+            Op::Pause => "pause".to_string(),
+            _ => "int".to_string(),
+        },
+        Kind::Mem(kind, at, size) => {
+            let class = match kind {
+                MemKind::Load => "ld",
+                MemKind::FpLoad => "fld",
+                MemKind::Store => "st",
+                MemKind::Modify => "rmw",
+                MemKind::Atomic => "atomic",
+                MemKind::Prefetch => "pf",
+                MemKind::BlockLoad => "bld",
+                MemKind::BlockStore => "bst",
+                MemKind::FlushCode => "flush",
+            };
+            // The whole-line kinds take no size: a line.
+            match kind {
+                MemKind::Prefetch | MemKind::BlockLoad | MemKind::BlockStore | MemKind::FlushCode => format!("{class} {at:#x}"),
+                _ => format!("{class} {at:#x} {size}"),
+            }
+        }
+        Kind::Branch(target, taken) => format!("br {target:#x} {}", if taken { "t" } else { "n" }),
+        Kind::Call(target) => format!("call {target:#x}"),
+        Kind::Return(target) => format!("ret {target:#x}"),
+        Kind::Jump(target) => format!("jmp {target:#x}"),
+    };
+    let kernel = if r.privilege == Privilege::KERNEL { " kernel" } else { "" };
+    let thread = if r.thread != 0 { format!(" thread={}", r.thread) } else { String::new() };
+    format!("{:#x} {op}{kernel}{thread}", r.ip)
 }
 
 /// A number in 0..=255, read by pmukit's one strict number parser (no sign).
 fn small(text: &str) -> Option<u8> {
     pmukit_core::number::parse_u64(text).ok().and_then(|n| u8::try_from(n).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn op() -> impl Strategy<Value = Kind> {
+        let plain = prop::sample::select(vec![
+            Op::Int,
+            Op::Nop,
+            Op::Fp(FpOp::Fma),
+            Op::Fp(FpOp::Add),
+            Op::Fp(FpOp::Mul),
+            Op::Fp(FpOp::Convert),
+            Op::Fp(FpOp::Div),
+            Op::Fp(FpOp::Sqrt),
+            Op::SpecialReg,
+            Op::Syscall,
+            Op::ExceptionReturn,
+            Op::Barrier,
+            Op::Pause,
+        ]);
+        let sized = prop::sample::select(vec![MemKind::Load, MemKind::FpLoad, MemKind::Store, MemKind::Modify, MemKind::Atomic]);
+        let lines = prop::sample::select(vec![MemKind::Prefetch, MemKind::BlockLoad, MemKind::BlockStore, MemKind::FlushCode]);
+        prop_oneof![
+            plain.prop_map(Kind::Plain),
+            (sized, any::<u64>(), 1u8..).prop_map(|(k, a, s)| Kind::Mem(k, a, s)),
+            // The whole-line kinds are a line: the reader gives them 32 bytes.
+            (lines, any::<u64>()).prop_map(|(k, a)| Kind::Mem(k, a, 32)),
+            (any::<u64>(), any::<bool>()).prop_map(|(t, taken)| Kind::Branch(t, taken)),
+            any::<u64>().prop_map(Kind::Call),
+            any::<u64>().prop_map(Kind::Return),
+            any::<u64>().prop_map(Kind::Jump),
+        ]
+    }
+
+    proptest! {
+        /// `--trace-out` writes what `--trace` reads back: every record, and device
+        /// transfers.
+        #[test]
+        fn written_lines_read_back_as_they_were(ip in any::<u64>(), op in op(), kernel in any::<bool>(), thread in any::<u8>(),
+                                                at in any::<u64>(), bytes in 1..=DMA_MAX_BYTES, write in any::<bool>()) {
+            let privilege = if kernel { Privilege::KERNEL } else { Privilege::USER };
+            let record = Line::Instruction(Record { thread, privilege, ip, op });
+            prop_assert_eq!(native_line(&native_text(&record)), Ok(Some(record)));
+            let transfer = Line::Transfer(Transfer { at, bytes, write });
+            prop_assert_eq!(native_line(&native_text(&transfer)), Ok(Some(transfer)));
+        }
+    }
 }

@@ -8,7 +8,7 @@ use std::io::BufRead;
 
 use super::lackey::{self, lackey_line, lackey_record, Fast, Held};
 use super::native::native_line;
-use super::{recorded, Line, Program, Source, TraceError, TraceStatus, NATIVE_HEADER};
+use super::{recorded, Line, Program, Source, TraceError, TraceStatus, NATIVE_HEADER, PROCESS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -39,6 +39,10 @@ pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Pro
     } else {
         return Err(TraceError::Format { origin: origin.to_string() });
     };
+    // `#pmukit-trace v1 process`: the threads are one process's (a run of `pmu stat
+    // -- PROG` written with --trace-out).
+    let one_process = format == Format::Native
+        && buf.split(|b| *b == b'\n').next().is_some_and(|first| first.split(|b| b.is_ascii_whitespace()).any(|w| w == PROCESS.as_bytes()));
     let status = TraceStatus::default();
     let end = buf.len();
     buf.resize(READ_BYTES.max(end), 0);
@@ -54,6 +58,7 @@ pub fn program(mut reader: Box<dyn BufRead + Send>, origin: &str) -> Result<(Pro
         held: None,
         status: status.clone(),
         done: stopped,
+        one_process,
     };
     Ok((recorded(text), status))
 }
@@ -79,6 +84,8 @@ struct Text {
     /// Lackey: the instruction whose data lines may still follow, with its size and
     /// its first data access.
     held: Option<Held>,
+    /// The header says the threads share one address space.
+    one_process: bool,
     status: TraceStatus,
     done: bool,
 }
@@ -91,6 +98,10 @@ impl Source for Text {
     fn fail(&mut self, message: String) {
         let e = self.syntax(1, message);
         self.keep(e);
+    }
+
+    fn one_process(&self) -> bool {
+        self.one_process
     }
 }
 
