@@ -17,6 +17,9 @@ use pmukit_sim::program::builtin as workloads;
 use pmukit_sim::program::trace::TraceError;
 use pmukit_sim::stat::{self, MachineFile, StatError, StatOptions, DEFAULT_MUX_INTERVAL};
 
+/// A workload's or trace's run without --cycles: a simulated second.
+const DEFAULT_CYCLES: u64 = 1_000_000_000;
+
 use crate::failure::{runtime, usage, Failure};
 use crate::outfile;
 use crate::output::Out;
@@ -42,9 +45,11 @@ pub struct StatArgs {
     /// --cycles: 1e3, 0x10, 1_000).
     #[arg(long, default_value_t = 1, value_parser = parse_count)]
     seed: u64,
-    /// Length of the run in simulated cycles (1 GHz clock); accepts 1e9, 1_000_000, 0x….
-    #[arg(long, default_value = "1e9", value_parser = parse_count)]
-    cycles: u64,
+    /// Length of the run in simulated cycles (1 GHz clock); accepts 1e9, 1_000_000,
+    /// 0x…. A workload or trace runs 1e9 cycles by default (a trace less when it ends
+    /// sooner), a program after -- to its end.
+    #[arg(long, value_parser = parse_count)]
+    cycles: Option<u64>,
     /// Cycles each multiplexing group counts before the next takes the counters.
     /// Without it, perf's 4 ms (4,000,000 cycles), shortened when the run or trace is
     /// too short to give every group 8 turns (at least 1,000 cycles)
@@ -201,7 +206,8 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
     let mut opts = StatOptions {
         workload: args.workload.clone(),
         seed: args.seed,
-        cycles: args.cycles,
+        // A running program ends when it ends.
+        cycles: args.cycles.unwrap_or(if crate::guest::running().is_some() { u64::MAX } else { DEFAULT_CYCLES }),
         mux_interval: args.mux_interval.unwrap_or(DEFAULT_MUX_INTERVAL),
         fit_mux: args.mux_interval.is_none(),
         kt,
@@ -299,7 +305,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
         // A bar for runs of about a second or more: Montecito simulates some 5x10^7
         // cycles a second, the other machines 10^8 to 10^9.
         // A running program's length is unknown: no bar.
-        let cycles = if opts.running.is_some() { 0 } else { args.cycles };
+        let cycles = if opts.running.is_some() { 0 } else { opts.cycles };
         let bar = progress_bar(cycles, if pmu.desc.family == pmukit_arch::montecito::pmu::FAMILY { 20_000_000 } else { 500_000_000 });
         let run = StatOptions { seed: args.seed + k, ..opts.clone() };
         let report = stat::stat_with(

@@ -299,8 +299,9 @@ pub fn stat_with(
     apart.dedup();
     let turns = plans.iter().map(|p| p.sets.len() as u64).max().unwrap_or(1);
     let mux_interval = if opts.fit_mux && turns > 1 { fitted_interval(&pmus, opts, turns)? } else { opts.mux_interval };
+    // A running program's rotations are bounded by its length, which only it knows.
     let rotations = opts.cycles / mux_interval;
-    if plans.iter().any(Plan::rotates) && rotations > MAX_ROTATIONS {
+    if plans.iter().any(Plan::rotates) && rotations > MAX_ROTATIONS && opts.running.is_none() {
         return Err(StatError::TooManyRotations { rotations, least: opts.cycles.div_ceil(MAX_ROTATIONS) });
     }
     let mut driver = machine_for(catalog, &pmus, opts)?;
