@@ -332,6 +332,10 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             break;
         }
     }
+    // A count that ended before its program (--cycles) reports after it, as perf does.
+    if let Some(running) = &opts.running {
+        running.wait_for_end();
+    }
     if let Some(shared) = trace_out {
         // The run has dropped its program, and with it the trace's writer.
         let output = Arc::try_unwrap(shared).ok().and_then(|m| m.into_inner().ok());

@@ -155,6 +155,11 @@ fn a_program_runs_under_pmu_stat_with_its_output_and_status() {
         // The program's output, then the report (standard output, as with --live).
         assert!(stdout.starts_with("loop "), "{stdout}");
         assert!(stdout.contains("Performance counter stats for workload 'program ") && stdout.contains(&format!("on {pmu}")), "{stdout}");
+        // --cycles caps the count; the program still runs to its end.
+        let out = Command::new(PMU).args(["stat", "--pmu", pmu, "--cycles", "1e5", "--"]).arg(program("loop", isa)).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(3));
+        assert!(stdout.starts_with("loop ") && stdout.contains("(seed 1, 100,000 cycles)"), "{stdout}");
     }
 }
 

@@ -49,6 +49,8 @@ struct Plugin {
     tally: Option<OsString>,
     recorder: Mutex<Recorder>,
     machine: Mutex<Option<JoinHandle<u8>>>,
+    /// The program the machine's thread counts, told when it ends.
+    running: Running,
     /// Translated instructions, by address and bytes, so that code QEMU translates
     /// again reuses them.
     insns: Mutex<std::collections::HashMap<(u64, u32), &'static Insn>>,
@@ -208,8 +210,9 @@ pub unsafe extern "C" fn qemu_plugin_install(id: QemuPluginId, info: *const Qemu
     let status_of_trace = TraceStatus::default();
     let source = Batches { rx, batch: Vec::new().into_iter(), status: status_of_trace.clone(), name: name.clone() };
     let running = Running::new(name, source, status_of_trace);
+    let counted = running.clone();
     let machine =
-        std::thread::Builder::new().name("pmukit machine".into()).spawn(move || pmukit_cli::guest::count_in_qemu(command, running));
+        std::thread::Builder::new().name("pmukit machine".into()).spawn(move || pmukit_cli::guest::count_in_qemu(command, counted));
     let Ok(machine) = machine else {
         say("cannot start the simulated machine's thread");
         return 1;
@@ -225,6 +228,7 @@ pub unsafe extern "C" fn qemu_plugin_install(id: QemuPluginId, info: *const Qemu
             tally: argument(&args, "tally").map(|_| Tally::default()),
         }),
         machine: Mutex::new(Some(machine)),
+        running,
         insns: Mutex::new(std::collections::HashMap::new()),
     };
     if PLUGIN.set(plugin).is_err() {
@@ -324,6 +328,7 @@ unsafe extern "C" fn exited(_id: QemuPluginId, _udata: *mut c_void) {
             }
         }
     }
+    plugin.running.end();
     let machine = plugin.machine.lock().ok().and_then(|mut m| m.take());
     let code = machine.and_then(|m| m.join().ok()).unwrap_or(1);
     if let Err(e) = std::fs::write(&plugin.status, format!("{code}\n")) {

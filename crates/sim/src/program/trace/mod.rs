@@ -123,12 +123,36 @@ pub struct Running {
     pub name: String,
     source: Arc<Mutex<Option<Box<dyn Source>>>>,
     pub status: TraceStatus,
+    /// Set when the program has ended, which a count that ended sooner (`--cycles`)
+    /// waits for before it reports, as perf reports after the command.
+    ended: Arc<(Mutex<bool>, std::sync::Condvar)>,
 }
 
 impl Running {
     /// The program `source` records, with the status its errors go to.
     pub fn new(name: String, source: impl Source + 'static, status: TraceStatus) -> Running {
-        Running { name, source: Arc::new(Mutex::new(Some(Box::new(source)))), status }
+        Running { name, source: Arc::new(Mutex::new(Some(Box::new(source)))), status, ended: Arc::default() }
+    }
+
+    /// The program has ended.
+    pub fn end(&self) {
+        let (flag, signal) = &*self.ended;
+        if let Ok(mut ended) = flag.lock() {
+            *ended = true;
+            signal.notify_all();
+        }
+    }
+
+    /// Waits until the program has ended.
+    pub fn wait_for_end(&self) {
+        let (flag, signal) = &*self.ended;
+        let Ok(mut ended) = flag.lock() else { return };
+        while !*ended {
+            match signal.wait(ended) {
+                Ok(e) => ended = e,
+                Err(_) => return,
+            }
+        }
     }
 
     /// The program, the first time; `None` after.
