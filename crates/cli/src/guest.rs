@@ -116,11 +116,18 @@ fn machine_name(machine: u16) -> String {
 /// What the parent learns of the program's file.
 struct Program {
     path: PathBuf,
-    machine: u16,
+    elf: Elf,
+}
+
+/// What an ELF program's headers and code say about running it under QEMU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elf {
+    /// `e_machine`.
+    pub machine: u16,
     /// It names an interpreter: a dynamically linked program.
-    dynamic: bool,
-    /// The address of an instruction QEMU cannot run, if any.
-    unrunnable: Option<(u64, &'static str)>,
+    pub dynamic: bool,
+    /// The address of an instruction QEMU cannot run, if any, and what it is.
+    pub unrunnable: Option<(u64, &'static str)>,
 }
 
 /// The program's path as `execvp` would find it: as given when it holds a slash,
@@ -136,16 +143,27 @@ fn inspect(name: &OsStr) -> Result<Program, Failure> {
     let shown = name.to_string_lossy();
     let path = find(name).ok_or_else(|| usage(format!("{shown}: no such program (not a path, and not in PATH)")))?;
     let data = std::fs::read(&path).map_err(|e| runtime(format!("{}: {}", path.display(), pmukit_core::input::io_message(&e))))?;
-    let not_elf = || usage(format!("{}: not an ELF program: pmu stat runs compiled ARM and SPARC programs under QEMU", path.display()));
+    let elf = inspect_elf(&data).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    Ok(Program { path, elf })
+}
+
+/// An ELF program's machine, linking and any instruction QEMU cannot run; a file that
+/// is no ELF program, or a malformed one, is refused with the reason.
+pub fn inspect_elf(data: &[u8]) -> Result<Elf, String> {
+    let not_elf = || "not an ELF program: pmu stat runs compiled ARM and SPARC programs under QEMU".to_string();
+    // `object` reads the headers in place and refuses a misaligned one: a copy in a
+    // fresh allocation (which the allocators here align to 16 bytes) reads wherever
+    // the bytes came from.
+    let data = data.to_vec();
     match FileKind::parse(&*data).map_err(|_| not_elf())? {
-        FileKind::Elf32 => inspect_elf::<elf::FileHeader32<Endianness>>(path, &data),
-        FileKind::Elf64 => inspect_elf::<elf::FileHeader64<Endianness>>(path, &data),
+        FileKind::Elf32 => inspect_headers::<elf::FileHeader32<Endianness>>(&data),
+        FileKind::Elf64 => inspect_headers::<elf::FileHeader64<Endianness>>(&data),
         _ => Err(not_elf()),
     }
 }
 
-fn inspect_elf<H: FileHeader<Endian = Endianness>>(path: PathBuf, data: &[u8]) -> Result<Program, Failure> {
-    let bad = |e: object::Error| usage(format!("{}: a malformed ELF file: {e}", path.display()));
+fn inspect_headers<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<Elf, String> {
+    let bad = |e: object::Error| format!("a malformed ELF file: {e}");
     let file = ElfFile::<H>::parse(data).map_err(bad)?;
     let (header, endian) = (file.elf_header(), file.endian());
     let machine = header.e_machine(endian);
@@ -157,7 +175,7 @@ fn inspect_elf<H: FileHeader<Endian = Endianness>>(path: PathBuf, data: &[u8]) -
                 continue;
             }
             let Ok(code) = section.data(endian, data) else { continue };
-            let at = code.chunks_exact(4).position(|w| is_cbcond(u32::from_be_bytes([w[0], w[1], w[2], w[3]])));
+            let at = code.chunks_exact(4).position(|w| w.try_into().is_ok_and(|w: [u8; 4]| is_cbcond(u32::from_be_bytes(w))));
             if let Some(i) = at {
                 unrunnable =
                     Some((section.sh_addr(endian).into() + 4 * i as u64, "CBCOND, SPARC T4's compare-and-branch (-mcpu=niagara4)"));
@@ -165,7 +183,7 @@ fn inspect_elf<H: FileHeader<Endian = Endianness>>(path: PathBuf, data: &[u8]) -
             }
         }
     }
-    Ok(Program { path, machine, dynamic, unrunnable })
+    Ok(Elf { machine, dynamic, unrunnable })
 }
 
 /// SPARC T4's CBCOND (Oracle SPARC Architecture 2011, CWBcc/CXBcc): op 00, op2 011
@@ -185,18 +203,18 @@ pub fn run(pmu: &Pmu, command: &[OsString]) -> Result<(), Failure> {
     let Some(name) = command.first() else { return Err(usage("no program to run after --")) };
     let targets = targets(pmu)?;
     let program = inspect(name)?;
-    let Some((_, _, target)) = targets.iter().find(|(m, _, _)| *m == program.machine) else {
+    let Some((_, _, target)) = targets.iter().find(|(m, _, _)| *m == program.elf.machine) else {
         let runs: Vec<&str> = targets.iter().map(|(_, n, _)| *n).collect();
-        let live = if Some(program.machine) == HOST { " (to count it on this machine, give --live)" } else { "" };
+        let live = if Some(program.elf.machine) == HOST { " (to count it on this machine, give --live)" } else { "" };
         return Err(usage(format!(
             "{} is a {} program; --pmu {} runs {} programs{live}",
             program.path.display(),
-            machine_name(program.machine),
+            machine_name(program.elf.machine),
             pmu.name(),
             runs.join(" or ")
         )));
     };
-    if let Some((at, what)) = program.unrunnable {
+    if let Some((at, what)) = program.elf.unrunnable {
         return Err(usage(format!(
             "{} holds {what} at {at:#x}, which QEMU cannot run: build it for the T2 or T3 (-mcpu=niagara2 or -mcpu=niagara3)",
             program.path.display()
@@ -237,7 +255,7 @@ pub fn run(pmu: &Pmu, command: &[OsString]) -> Result<(), Failure> {
     if let Some(cpu) = target.cpu {
         qemu_cmd.args(["-cpu", cpu]);
     }
-    if program.dynamic && std::env::var_os("QEMU_LD_PREFIX").is_none() && Path::new(target.sysroot).is_dir() {
+    if program.elf.dynamic && std::env::var_os("QEMU_LD_PREFIX").is_none() && Path::new(target.sysroot).is_dir() {
         qemu_cmd.arg("-L").arg(target.sysroot);
     }
     let mut option = plugin.into_os_string();

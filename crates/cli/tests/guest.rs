@@ -41,3 +41,38 @@ fn files_that_are_no_program_and_machines_without_qemu_are_refused() {
     let e = refused(&["stat", "-r", "2", "--", text.to_str().unwrap()]);
     assert!(e.contains("counted once"), "{e}");
 }
+
+/// The ELF reading on small programs of each machine (the fuzz target's seeds): the
+/// machine, static linking, and T4's CBCOND found at its address.
+#[test]
+fn elf_programs_are_read_for_their_machine_and_unrunnable_code() {
+    use pmukit_cli::guest::inspect_elf;
+    let arm = inspect_elf(include_bytes!("../../../fuzz/corpus/elf_program/seed-arm")).unwrap();
+    assert_eq!((arm.machine, arm.dynamic, arm.unrunnable), (40, false, None));
+    let sparc = inspect_elf(include_bytes!("../../../fuzz/corpus/elf_program/seed-sparc64")).unwrap();
+    assert_eq!((sparc.machine, sparc.unrunnable), (43, None));
+    let t4 = inspect_elf(include_bytes!("../../../fuzz/corpus/elf_program/seed-sparc64-cbcond")).unwrap();
+    assert!(t4.unrunnable.is_some_and(|(at, what)| at % 4 == 0 && what.starts_with("CBCOND")), "{t4:?}");
+}
+
+/// Malformed ELF files are refused with the reason, never a panic.
+#[test]
+fn malformed_elf_files_are_refused() {
+    use pmukit_cli::guest::inspect_elf;
+    let good = include_bytes!("../../../fuzz/corpus/elf_program/seed-arm").to_vec();
+    for cut in [4, 20, 51, 60] {
+        let e = inspect_elf(&good[..cut]).unwrap_err();
+        assert!(e.contains("not an ELF program") || e.contains("malformed ELF"), "{cut}: {e}");
+    }
+    // Section headers said to lie far past the end of the file (e_shoff, ELF32 offset 32).
+    let mut far = good.clone();
+    far[32..36].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
+    let e = inspect_elf(&far).unwrap_err();
+    assert!(e.contains("malformed ELF"), "{e}");
+    // Through the command: the file is named.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cut");
+    std::fs::write(&file, &good[..60]).unwrap();
+    let e = refused(&["stat", "--", file.to_str().unwrap()]);
+    assert!(e.contains("cut: a malformed ELF file"), "{e}");
+}

@@ -249,3 +249,13 @@ pub fn recording(data: &[u8]) {
     let streamed = writer.finish(&r).expect("in memory");
     assert_eq!(Recording::read(std::str::from_utf8(&streamed).expect("JSON is text")), Ok(r), "the file pmu record writes");
 }
+
+/// A program file `pmu stat -- PROG` inspects before QEMU runs it: any bytes are
+/// refused with a reason or read, and the same bytes give the same answer.
+pub fn elf_program(data: &[u8]) {
+    let first = pmukit_cli::guest::inspect_elf(data);
+    assert_eq!(first, pmukit_cli::guest::inspect_elf(data));
+    if let Err(e) = &first {
+        assert!(!e.is_empty());
+    }
+}

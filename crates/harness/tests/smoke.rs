@@ -203,6 +203,7 @@ smoke_tests! {
     events_file: 1_000,
     machine_config: 2_000,
     trace: 2_000,
+    elf_program: 5_000,
     mmustat: 20_000,
     recording: 2_000,
     perf_stat: 5_000,
