@@ -31,7 +31,7 @@ for t in "${targets[@]}"; do
         echo "$t: FAILED after $(($(date +%s) - start)) s, see fuzz/$log"
         continue
     }
-    execs=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
-    cov=$(grep -oE "cov: [0-9]+ ft: [0-9]+" "$log" | tail -1 || true)
+    execs=$(grep -aE "^stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
+    cov=$(grep -aoE "cov: [0-9]+ ft: [0-9]+" "$log" | tail -1 || true)
     echo "$t: $execs executions in $(($(date +%s) - start)) s, $cov, no crash"
 done
