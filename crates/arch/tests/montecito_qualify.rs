@@ -275,6 +275,10 @@ fn table_3_10_fine_mode_takes_both_ranges() {
     // because of the other range, and the message says so.
     let e = refusal(&CHANNELS_0_1, two_ranges(a, (CODE + 0x1_0000, CODE + 0x1_0400)));
     assert!(e.starts_with("second instruction range") && e.contains("because instruction range") && e.contains("PMC38.fine"), "{e}");
+    // The same range twice: each refusal names the range by its place.
+    let same = (CODE + 0x10, CODE + 0x2_0000);
+    let e = refusal(&CHANNELS_0_1, two_ranges(same, same));
+    assert!(e.starts_with("instruction range") && !e.contains("because"), "{e}");
 }
 
 #[test]

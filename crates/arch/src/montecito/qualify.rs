@@ -455,17 +455,18 @@ fn instruction_ranges(request: &Request, iar_channels: u8) -> Result<Vec<(Range,
 /// mode (Table 3-10, §3.3.5.4) bounds ranges 0 and 1 within one 64 KB page by IBRP0/2
 /// and IBRP1/3. PMC38.fine is one bit: when one range needs it, both are fine.
 fn ibrs(ranges: &[(Range, u8)], plm: u64, ibr: &mut [Option<u64>; 8], notes: &mut Vec<String>) -> Result<bool, Refusal> {
-    let what = |range: &Range| {
-        if ranges.len() > 1 && ranges.last().is_some_and(|(r, _)| r == range) {
+    // The ranges by their place: `irange`'s first, `irange2`'s second.
+    let what = |i: usize, range: &Range| {
+        if i == 1 {
             format!("second instruction range {range}")
         } else {
             format!("instruction range {range}")
         }
     };
-    for (range, _) in ranges {
+    for (i, (range, _)) in ranges.iter().enumerate() {
         if !range.start.is_multiple_of(BUNDLE) || !range.end.is_multiple_of(BUNDLE) {
             return refuse(
-                what(range),
+                what(i, range),
                 "instructions come in 16-byte bundles: both ends must be multiples of 0x10 (IBRs do not compare IP bits 3:0)",
             );
         }
@@ -490,10 +491,10 @@ fn ibrs(ranges: &[(Range, u8)], plm: u64, ibr: &mut [Option<u64>; 8], notes: &mu
         return Ok(false);
     }
     // The range that needs fine mode, for the messages of the other.
-    let needs = ranges.iter().zip(&blocks).find(|(_, b)| b.is_none()).map(|((r, _), _)| *r);
-    for (range, channels) in ranges {
+    let needs = ranges.iter().zip(&blocks).enumerate().find(|(_, (_, b))| b.is_none()).map(|(i, ((r, _), _))| (i, *r));
+    for (i, (range, channels)) in ranges.iter().enumerate() {
         let because = match needs {
-            Some(n) if n != *range => format!(" (fine mode, because {} needs it and PMC38.fine serves both ranges)", what(&n)),
+            Some((n, r)) if n != i => format!(" (fine mode, because {} needs it and PMC38.fine serves both ranges)", what(n, &r)),
             _ => String::new(),
         };
         let page = range.start >> PAGE_BITS;
@@ -501,7 +502,7 @@ fn ibrs(ranges: &[(Range, u8)], plm: u64, ibr: &mut [Option<u64>; 8], notes: &mu
         let cover = range.covering_block();
         if page != (range.end - 1) >> PAGE_BITS {
             return refuse(
-                what(range),
+                what(i, range),
                 format!(
                     "it is neither one aligned power-of-two block (an IBR pair's mask, normal mode) nor inside one 64 KB page (fine mode, Table 3-10){because}; the smallest block holding it is {cover}"
                 ),
@@ -509,7 +510,7 @@ fn ibrs(ranges: &[(Range, u8)], plm: u64, ibr: &mut [Option<u64>; 8], notes: &mu
         }
         if low(range.start) == 0 {
             return refuse(
-                what(range),
+                what(i, range),
                 format!(
                     "fine mode's lower bound is exclusive (§3.3.5.1: IP(15:0) > IBR(15:0)), so a range starting on a 64 KB boundary must be one aligned power-of-two block{because}; the smallest block holding it is {cover}"
                 ),
@@ -517,7 +518,7 @@ fn ibrs(ranges: &[(Range, u8)], plm: u64, ibr: &mut [Option<u64>; 8], notes: &mu
         }
         if let Some(c) = each(*channels).find(|&c| c >= 2) {
             return refuse(
-                what(range),
+                what(i, range),
                 format!(
                     "it needs fine mode{because}, where IBRP2 and IBRP3 bound ranges 0 and 1 and tag channel {c} is not defined (Table 3-10); use an aligned power-of-two range such as {cover}, or IBRP0/IBRP1"
                 ),
