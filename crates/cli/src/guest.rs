@@ -250,7 +250,12 @@ pub fn run(pmu: &Pmu, command: &[OsString]) -> Result<(), Failure> {
         bytes.extend_from_slice(a.as_bytes());
         bytes.push(0);
     }
-    std::fs::write(&args_file, bytes).map_err(|e| runtime(format!("{}: {e}", args_file.display())))?;
+    // Written whole, then renamed into place: QEMU's plugin never reads a part of it.
+    let written = tempfile::NamedTempFile::new_in(dir.path()).and_then(|mut f| {
+        std::io::Write::write_all(&mut f, &bytes)?;
+        f.persist(&args_file).map_err(|e| e.error)
+    });
+    written.map_err(|e| runtime(format!("{}: {e}", args_file.display())))?;
     let mut qemu_cmd = Command::new(&qemu);
     if let Some(cpu) = target.cpu {
         qemu_cmd.args(["-cpu", cpu]);

@@ -172,6 +172,16 @@ fn argument<'a>(args: &'a [&'a str], name: &str) -> Option<&'a str> {
     args.iter().find_map(|a| a.strip_prefix(name).and_then(|rest| rest.strip_prefix('=')))
 }
 
+/// Writes `text` to `path` whole: into a file beside it, then renamed into place, so
+/// `pmu` (or a test) reading `path` never sees part of it.
+fn replace(path: &OsString, text: &str) {
+    let mut part = path.clone();
+    part.push(".part");
+    if let Err(e) = std::fs::write(&part, text).and_then(|()| std::fs::rename(&part, path)) {
+        say(&format!("{}: {e}", path.to_string_lossy()));
+    }
+}
+
 fn say(message: &str) {
     eprintln!("pmu: error: {message}");
 }
@@ -323,15 +333,11 @@ unsafe extern "C" fn exited(_id: QemuPluginId, _udata: *mut c_void) {
             for vcpu in 0..t.current.len() {
                 t.close(vcpu);
             }
-            if let Err(e) = std::fs::write(path, t.json()) {
-                say(&format!("{}: {e}", path.to_string_lossy()));
-            }
+            replace(path, &t.json());
         }
     }
     plugin.running.end();
     let machine = plugin.machine.lock().ok().and_then(|mut m| m.take());
     let code = machine.and_then(|m| m.join().ok()).unwrap_or(1);
-    if let Err(e) = std::fs::write(&plugin.status, format!("{code}\n")) {
-        say(&format!("{}: {e}", plugin.status.to_string_lossy()));
-    }
+    replace(&plugin.status, &format!("{code}\n"));
 }
