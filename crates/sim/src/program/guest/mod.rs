@@ -32,6 +32,13 @@ impl Isa {
             Isa::Sparc => sparc::decode(ip, bytes),
         }
     }
+
+    /// Whether QEMU's user mode may stop the instruction part way, do work of the
+    /// operating system's for it, and run it again from its start: SPARC's register
+    /// window spills and fills. Nothing ARM user code runs does this but faults.
+    pub fn restarts(self, bytes: &[u8]) -> bool {
+        self == Isa::Sparc && sparc::restarts(bytes)
+    }
 }
 
 /// What an instruction does, as far as its bytes say.

@@ -46,6 +46,15 @@ pub fn decode(ip: u64, bytes: &[u8]) -> Class {
     }
 }
 
+/// Whether the instruction whose bytes are `bytes` may trap to have its register
+/// window spilled or filled (SAVE, RESTORE, RETURN: §6.4; FLUSHW, A.21), which QEMU's
+/// user mode does for the program and then runs the instruction again from its start.
+pub fn restarts(bytes: &[u8]) -> bool {
+    let [a, b, c, d] = *bytes else { return false };
+    let w = u32::from_be_bytes([a, b, c, d]);
+    field(w, 31, 30) == 2 && matches!(field(w, 24, 19), 0x3c | 0x3d | 0x39 | 0x2b)
+}
+
 /// op = 2: arithmetic, control transfer by register, traps, state registers, FPops.
 fn format3(w: u32) -> Class {
     let (rd, rs1, imm) = (field(w, 29, 25), field(w, 18, 14), field(w, 13, 13) == 1);
@@ -127,5 +136,18 @@ mod tests {
         assert_eq!(s(0, 0x8341_0000), Class::Plain(Op::SpecialReg));
         assert_eq!(s(0, 0x0100_0000), Class::Plain(Op::Int));
         assert_eq!(s(0, 0x9002_2001), Class::Plain(Op::Int));
+    }
+
+    /// Window instructions QEMU may run twice (a spill or fill between), and others.
+    #[test]
+    fn window_instructions_restart() {
+        // save %sp, -176, %sp; restore; return %i7+8; flushw
+        for w in [0x9de3_bf50u32, 0x81e8_0000, 0x81cf_e008, 0x8158_0000] {
+            assert!(restarts(&w.to_be_bytes()), "{w:#x}");
+        }
+        // add %o0, 1, %o0; ret; call; ldx [%o0], %o1
+        for w in [0x9002_2001u32, 0x81c7_e008, 0x4000_0010, 0xd25a_0000] {
+            assert!(!restarts(&w.to_be_bytes()), "{w:#x}");
+        }
     }
 }
