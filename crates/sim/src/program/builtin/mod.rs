@@ -42,8 +42,8 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     },
     WorkloadInfo {
         name: "branchy",
-        description: "an interpreter or game-tree search (SPECint's perlbench, gobmk): data-dependent branches on loaded data, deep \
-                      call chains, jump tables, many mispredicts",
+        description: "a sort, an interpreter or a game-tree search (SPECint's perlbench, gobmk): data-dependent branches on \
+                      loaded data, deep call chains, jump tables, many mispredicts",
     },
     WorkloadInfo {
         name: "stream",

@@ -184,7 +184,9 @@ fn blocks(rng: &mut Rng, t: Thread) -> Vec<Phase> {
 
 /// lmbench-style memory latency: a loop of loads, each of which the next needs,
 /// walking a buffer of 4 KB to 64 MB with a 64-256-byte stride, lap after lap. The
-/// time per load shows each level of the memory system.
+/// time per load shows each level of the memory system. Each step is the compiled
+/// walk's four instructions (`crates/cli/benches/programs/chase.c` under GCC: load,
+/// scale the index, count down, branch), so the load is a quarter of them.
 pub fn chase(rng: &mut Rng, t: Thread) -> Phase {
     let size = 1 << rng.range(12, 26);
     let stride = 1 << rng.range(6, 8);
@@ -197,6 +199,6 @@ pub fn chase(rng: &mut Rng, t: Thread) -> Phase {
         page: PAGE,
         shared: false,
     });
-    b.load(chain, 0, 4, true);
+    b.load(chain, 0, 4, true).int(2);
     b.close_loop((size / stride as u64) * rng.range(2, 8))
 }
