@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 const PMU: &str = env!("CARGO_BIN_EXE_pmu");
-const PROGRAMS: [&str; 5] = ["loop", "list", "calls", "predicated", "threads"];
+const PROGRAMS: [&str; 6] = ["loop", "list", "calls", "predicated", "threads", "fork"];
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Isa {
@@ -160,6 +160,36 @@ fn a_program_runs_under_pmu_stat_with_its_output_and_status() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(3));
         assert!(stdout.starts_with("loop ") && stdout.contains("(seed 1, 100,000 cycles)"), "{stdout}");
+    }
+}
+
+/// A program that forks runs to its end: QEMU runs the child with a copy of the plugin,
+/// which must neither wait for the parent's machine nor report, so the child runs
+/// unmeasured and the parent is counted (the exactness tests count it too).
+#[test]
+fn a_program_that_forks_runs_to_its_end_with_its_child_unmeasured() {
+    for (pmu, isa) in [("arm1176", Isa::Arm), ("sparc-t4", Isa::Sparc)] {
+        let mut run = Command::new(PMU)
+            .args(["stat", "--pmu", pmu, "--"])
+            .arg(program("fork", isa))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A child that waits for the parent's machine would hang: give up after a minute.
+        let started = std::time::Instant::now();
+        while run.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(60) {
+                run.kill().unwrap();
+                panic!("{pmu}: a forking program did not end");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = run.wait_with_output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(stdout.contains("child 1799970000\n") && stdout.contains("parent 1799970000, child 3\n"), "{stdout}");
+        assert_eq!(stdout.matches("Performance counter stats").count(), 1, "{stdout}");
     }
 }
 

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr, OsString};
 use std::os::unix::ffi::OsStringExt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -66,6 +67,28 @@ struct Translations {
 }
 
 static PLUGIN: OnceLock<Plugin> = OnceLock::new();
+
+/// Set in a process the program forked: QEMU runs the child with a copy of this
+/// plugin, but the machine's thread, the channel's reader and any lock another thread
+/// held at the fork are the parent's. The child runs unmeasured, and its exit tells
+/// `pmu` nothing.
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn forked() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
+extern "C" {
+    fn pthread_atfork(prepare: Option<extern "C" fn()>, parent: Option<extern "C" fn()>, child: Option<extern "C" fn()>) -> c_int;
+}
+
+/// The plugin, in the process `pmu` started; `None` in a forked child.
+fn plugin() -> Option<&'static Plugin> {
+    if FORKED.load(Ordering::Relaxed) {
+        return None;
+    }
+    PLUGIN.get()
+}
 
 /// The records, as the machine's program reads them.
 struct Batches {
@@ -173,6 +196,10 @@ pub unsafe extern "C" fn qemu_plugin_install(id: QemuPluginId, info: *const Qemu
     if PLUGIN.set(plugin).is_err() {
         return 1;
     }
+    if unsafe { pthread_atfork(None, None, Some(forked)) } != 0 {
+        say("cannot watch for the program's forks");
+        return 1;
+    }
     unsafe {
         qemu_plugin_register_vcpu_tb_trans_cb(id, translated);
         qemu_plugin_register_vcpu_exit_cb(id, thread::vcpu_ended);
@@ -184,7 +211,7 @@ pub unsafe extern "C" fn qemu_plugin_install(id: QemuPluginId, info: *const Qemu
 /// QEMU translated a block: class each instruction and ask to hear of the block's
 /// execution and of each instruction's memory accesses.
 unsafe extern "C" fn translated(_id: QemuPluginId, tb: *mut QemuPluginTb) {
-    let Some(plugin) = PLUGIN.get() else { return };
+    let Some(plugin) = plugin() else { return };
     let Ok(mut t) = plugin.translations.lock() else { return };
     let tallied = plugin.tally.is_some();
     let n = unsafe { qemu_plugin_tb_n_insns(tb) };
@@ -229,7 +256,7 @@ unsafe extern "C" fn translated(_id: QemuPluginId, tb: *mut QemuPluginTb) {
 /// The program has ended: the last instructions go to the machine, which finishes the
 /// count and prints the report; `pmu` learns the command's exit status from the file.
 unsafe extern "C" fn exited(_id: QemuPluginId, _udata: *mut c_void) {
-    let Some(plugin) = PLUGIN.get() else { return };
+    let Some(plugin) = plugin() else { return };
     plugin.threads.exited();
     if let Some(path) = &plugin.tally {
         if let Ok(Some(t)) = tally::TALLY.lock().as_deref_mut().map(Option::as_mut) {

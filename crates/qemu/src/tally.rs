@@ -79,6 +79,9 @@ pub unsafe fn watch(insn: *mut QemuPluginInsn, udata: *mut c_void) {
 }
 
 unsafe extern "C" fn executed(vcpu: c_uint, udata: *mut c_void) {
+    if crate::plugin().is_none() {
+        return;
+    }
     let Some(insn) = (unsafe { (udata as *const Insn).as_ref() }) else { return };
     let Ok(mut slot) = TALLY.lock() else { return };
     let Some(t) = slot.as_mut() else { return };
@@ -94,6 +97,9 @@ unsafe extern "C" fn executed(vcpu: c_uint, udata: *mut c_void) {
 }
 
 unsafe extern "C" fn accessed(vcpu: c_uint, info: QemuPluginMeminfo, _vaddr: u64, _udata: *mut c_void) {
+    if crate::plugin().is_none() {
+        return;
+    }
     let store = unsafe { qemu_plugin_mem_is_store(info) };
     let Ok(mut slot) = TALLY.lock() else { return };
     if let Some(t) = slot.as_mut() {

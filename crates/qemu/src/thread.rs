@@ -208,14 +208,14 @@ impl Threads {
 
 /// The `udata` of a block's execution callback: the block.
 pub unsafe extern "C" fn block_started(vcpu: c_uint, udata: *mut c_void) {
-    let Some(plugin) = crate::PLUGIN.get() else { return };
+    let Some(plugin) = crate::plugin() else { return };
     let Some(block) = (unsafe { (udata as *const Block).as_ref() }) else { return };
     plugin.threads.started(vcpu, block);
 }
 
 /// The `udata` of a memory callback: the instruction.
 pub unsafe extern "C" fn accessed(vcpu: c_uint, info: QemuPluginMeminfo, vaddr: u64, udata: *mut c_void) {
-    let Some(plugin) = crate::PLUGIN.get() else { return };
+    let Some(plugin) = crate::plugin() else { return };
     let Some(insn) = (unsafe { (udata as *const Insn).as_ref() }) else { return };
     let bytes = 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
     let store = unsafe { qemu_plugin_mem_is_store(info) };
@@ -224,20 +224,20 @@ pub unsafe extern "C" fn accessed(vcpu: c_uint, info: QemuPluginMeminfo, vaddr: 
 
 /// The `udata` of a window instruction's execution callback: the instruction.
 pub unsafe extern "C" fn window_started(vcpu: c_uint, udata: *mut c_void) {
-    let Some(plugin) = crate::PLUGIN.get() else { return };
+    let Some(plugin) = crate::plugin() else { return };
     let Some(insn) = (unsafe { (udata as *const Insn).as_ref() }) else { return };
     plugin.threads.restartable(vcpu, Some(insn.ip));
 }
 
 /// The instruction after a window instruction in its block starts.
 pub unsafe extern "C" fn window_passed(vcpu: c_uint, _udata: *mut c_void) {
-    if let Some(plugin) = crate::PLUGIN.get() {
+    if let Some(plugin) = crate::plugin() {
         plugin.threads.restartable(vcpu, None);
     }
 }
 
 pub unsafe extern "C" fn vcpu_ended(_id: QemuPluginId, vcpu: c_uint) {
-    if let Some(plugin) = crate::PLUGIN.get() {
+    if let Some(plugin) = crate::plugin() {
         plugin.threads.ended(vcpu);
     }
 }
