@@ -177,8 +177,11 @@ fn inspect_headers<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<El
             let Ok(code) = section.data(endian, data) else { continue };
             let at = code.chunks_exact(4).position(|w| w.try_into().is_ok_and(|w: [u8; 4]| is_cbcond(u32::from_be_bytes(w))));
             if let Some(i) = at {
-                unrunnable =
-                    Some((section.sh_addr(endian).into() + 4 * i as u64, "CBCOND, SPARC T4's compare-and-branch (-mcpu=niagara4)"));
+                let start: u64 = section.sh_addr(endian).into();
+                let Some(address) = start.checked_add(4 * i as u64) else {
+                    return Err(format!("a malformed ELF file: a code section at {start:#x} runs past the end of the address space"));
+                };
+                unrunnable = Some((address, "CBCOND, SPARC T4's compare-and-branch (-mcpu=niagara4)"));
                 break;
             }
         }

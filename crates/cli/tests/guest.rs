@@ -69,6 +69,10 @@ fn malformed_elf_files_are_refused() {
     far[32..36].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
     let e = inspect_elf(&far).unwrap_err();
     assert!(e.contains("malformed ELF"), "{e}");
+    // A code section whose address runs past 2^64 (found by the fuzzer): where its
+    // CBCOND lies is no address.
+    let e = inspect_elf(include_bytes!("../../../fuzz/corpus/elf_program/regress-section-past-the-address-space")).unwrap_err();
+    assert!(e.contains("malformed ELF file: a code section at") && e.contains("past the end of the address space"), "{e}");
     // Through the command: the file is named.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cut");
