@@ -14,7 +14,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 const PMU: &str = env!("CARGO_BIN_EXE_pmu");
-const PROGRAMS: [&str; 6] = ["loop", "list", "calls", "predicated", "threads", "fork"];
+const PROGRAMS: [&str; 7] = ["loop", "list", "calls", "predicated", "threads", "fork", "exec"];
+/// The programs the exactness tests count: `exec` has its own test.
+const EXACT: [&str; 6] = ["loop", "list", "calls", "predicated", "threads", "fork"];
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Isa {
@@ -116,7 +118,7 @@ fn t(tally: &serde_json::Value, key: &str) -> u64 {
 /// 0x24 calls and returns.
 #[test]
 fn arm1176_counts_what_qemu_executed() {
-    for p in PROGRAMS {
+    for p in EXACT {
         let prog = program(p, Isa::Arm);
         let (c, tally) = counted("arm1176", "INSTR_EXEC,BR_EXEC", &prog);
         assert_eq!(c["INSTR_EXEC"], t(&tally, "instructions"), "{p}: {tally}");
@@ -132,7 +134,7 @@ fn arm1176_counts_what_qemu_executed() {
 /// 7), every instruction; sl 4's branches (JMPL and RETURN among them) and atomics.
 #[test]
 fn sparc_t4_counts_what_qemu_executed() {
-    for p in PROGRAMS {
+    for p in EXACT {
         let prog = program(p, Isa::Sparc);
         let (c, tally) = counted("sparc-t4", "INSTR.ALL,INSTR.LOADS,INSTR.STORES,INSTR_SPECIAL.BRANCHES", &prog);
         assert_eq!(c["INSTR.ALL"], t(&tally, "instructions"), "{p}: {tally}");
@@ -190,6 +192,19 @@ fn a_program_that_forks_runs_to_its_end_with_its_child_unmeasured() {
         assert_eq!(out.status.code(), Some(0), "{stderr}");
         assert!(stdout.contains("child 1799970000\n") && stdout.contains("parent 1799970000, child 3\n"), "{stdout}");
         assert_eq!(stdout.matches("Performance counter stats").count(), 1, "{stdout}");
+    }
+}
+
+/// A program that replaces itself with `execve` is counted up to the call, the report
+/// printed before the new program runs, whose exit status is the command's.
+#[test]
+fn a_program_that_execs_is_counted_up_to_the_exec() {
+    for (pmu, isa) in [("arm1176", Isa::Arm), ("sparc-t4", Isa::Sparc)] {
+        let out = Command::new(PMU).args(["stat", "--pmu", pmu, "--"]).arg(program("exec", isa)).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(5), "{stderr}");
+        let report = stdout.find("Performance counter stats").unwrap_or_else(|| panic!("{stdout}"));
+        assert!(stdout.starts_with("exec 49995000\n") && stdout[report..].contains("replaced\n"), "{stdout}");
     }
 }
 

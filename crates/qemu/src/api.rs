@@ -39,6 +39,7 @@ pub type TbTransCb = unsafe extern "C" fn(QemuPluginId, *mut QemuPluginTb);
 pub type VcpuUdataCb = unsafe extern "C" fn(c_uint, *mut c_void);
 pub type VcpuMemCb = unsafe extern "C" fn(c_uint, QemuPluginMeminfo, u64, *mut c_void);
 pub type VcpuSimpleCb = unsafe extern "C" fn(QemuPluginId, c_uint);
+pub type VcpuSyscallCb = unsafe extern "C" fn(QemuPluginId, c_uint, i64, u64, u64, u64, u64, u64, u64, u64, u64);
 pub type UdataCb = unsafe extern "C" fn(QemuPluginId, *mut c_void);
 
 extern "C" {
@@ -49,6 +50,7 @@ extern "C" {
     pub fn qemu_plugin_insn_data(insn: *const QemuPluginInsn) -> *const c_void;
     pub fn qemu_plugin_insn_size(insn: *const QemuPluginInsn) -> usize;
     pub fn qemu_plugin_insn_vaddr(insn: *const QemuPluginInsn) -> u64;
+    pub fn qemu_plugin_register_vcpu_syscall_cb(id: QemuPluginId, cb: VcpuSyscallCb);
     pub fn qemu_plugin_register_vcpu_exit_cb(id: QemuPluginId, cb: VcpuSimpleCb);
     pub fn qemu_plugin_register_vcpu_tb_exec_cb(tb: *mut QemuPluginTb, cb: VcpuUdataCb, flags: c_int, userdata: *mut c_void);
     pub fn qemu_plugin_register_vcpu_insn_exec_cb(insn: *mut QemuPluginInsn, cb: VcpuUdataCb, flags: c_int, userdata: *mut c_void);

@@ -11,7 +11,7 @@
 //! documentation, so that no GPL header is built in.
 
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CStr, OsString};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, OsString};
 use std::os::unix::ffi::OsStringExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -203,6 +203,7 @@ pub unsafe extern "C" fn qemu_plugin_install(id: QemuPluginId, info: *const Qemu
     unsafe {
         qemu_plugin_register_vcpu_tb_trans_cb(id, translated);
         qemu_plugin_register_vcpu_exit_cb(id, thread::vcpu_ended);
+        qemu_plugin_register_vcpu_syscall_cb(id, system_call);
         qemu_plugin_register_atexit_cb(id, exited, std::ptr::null_mut());
     }
     0
@@ -256,7 +257,50 @@ unsafe extern "C" fn translated(_id: QemuPluginId, tb: *mut QemuPluginTb) {
 /// The program has ended: the last instructions go to the machine, which finishes the
 /// count and prints the report; `pmu` learns the command's exit status from the file.
 unsafe extern "C" fn exited(_id: QemuPluginId, _udata: *mut c_void) {
+    if let Some(plugin) = plugin() {
+        finish(plugin);
+    }
+}
+
+/// The system calls that replace the program (ARM EABI's and SPARC's `execve` and
+/// `execveat`).
+fn replaces_program(isa: Isa, number: i64) -> bool {
+    match isa {
+        Isa::Arm => matches!(number, 11 | 387),
+        Isa::Sparc => matches!(number, 59 | 350),
+    }
+}
+
+/// A system call starts. Before `execve` replaces the program (with one QEMU does
+/// not run under this plugin), the count ends there and the report is printed, as
+/// the program's own exit would; the new program's exit status is the command's. With
+/// other threads running, their records cannot be taken safely, and the count is lost
+/// with them.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn system_call(
+    _id: QemuPluginId,
+    _vcpu: c_uint,
+    number: i64,
+    _: u64,
+    _: u64,
+    _: u64,
+    _: u64,
+    _: u64,
+    _: u64,
+    _: u64,
+    _: u64,
+) {
     let Some(plugin) = plugin() else { return };
+    if replaces_program(plugin.isa, number) && plugin.threads.alone() {
+        finish(plugin);
+    }
+}
+
+/// Ends the count, once: every thread's last records go to the machine, the report is
+/// printed, and the status file says how the count went. If `execve` fails after the
+/// count has ended, the program goes on uncounted.
+fn finish(plugin: &Plugin) {
+    let Some(machine) = plugin.machine.lock().ok().and_then(|mut m| m.take()) else { return };
     plugin.threads.exited();
     if let Some(path) = &plugin.tally {
         if let Ok(Some(t)) = tally::TALLY.lock().as_deref_mut().map(Option::as_mut) {
@@ -264,7 +308,6 @@ unsafe extern "C" fn exited(_id: QemuPluginId, _udata: *mut c_void) {
         }
     }
     plugin.running.end();
-    let machine = plugin.machine.lock().ok().and_then(|mut m| m.take());
-    let code = machine.and_then(|m| m.join().ok()).unwrap_or(1);
+    let code = machine.join().unwrap_or(1);
     replace(&plugin.status, &format!("{code}\n"));
 }

@@ -182,6 +182,12 @@ impl Threads {
         self.local(vcpu, |local| local.accesses.push(Access { ip, address, bytes, store }));
     }
 
+    /// Whether no thread but the calling one has run: its records are the program's.
+    pub fn alone(&self) -> bool {
+        let me = LOCAL.get();
+        self.live.lock().is_ok_and(|live| live.iter().all(|s| s.0 == me))
+    }
+
     /// The thread on `vcpu` has ended (QEMU calls this on that thread).
     pub fn ended(&self, vcpu: c_uint) {
         let Ok(mut live) = self.live.lock() else { return };
