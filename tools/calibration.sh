@@ -20,6 +20,7 @@ WORKLOADS=${WORKLOADS:-"compute branchy fp chase"}
 SRC=$(dirname "$0")/../crates/cli/benches/programs
 
 [ -x "$PMU" ] || { echo "calibration.sh: no pmu binary at '$PMU' (set PMU=...)" >&2; exit 1; }
+PLUGIN=$(dirname "$PMU")/libpmukit_qemu.so
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -31,6 +32,16 @@ counts() {
     awk -F, '$1 != "" && $3 != "" && $1 !~ /^#/ { printf "%s=%s ", $3, $1 }' "$TMP/out"
 }
 
+# tally PROG: prints "ARM_INSTRUCTIONS=N ARM_LOADS=N ARM_STORES=N", QEMU's view of the
+# ARM program, started as `pmu stat -- PROG` starts QEMU.
+tally() {
+    printf 'pmu\0stat\0--pmu\0arm1176\0-o\0%s\0--\0%s\0' "$TMP/tally-out" "$1" > "$TMP/args"
+    qemu-arm -cpu arm1176 -plugin "$PLUGIN,args=$TMP/args,status=$TMP/status,tally=$TMP/tally" "$1" > /dev/null
+    python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))
+print("ARM_INSTRUCTIONS=%d ARM_LOADS=%d ARM_STORES=%d" % (t["instructions"], t["loads"], t["stores"]))' "$TMP/tally"
+}
+
 T4A=INSTR.ALL,INSTR.LOADS,INSTR.STORES,INSTR_SPECIAL.BRANCHES
 T4B=INSTR.ALL,INSTR_SPECIAL.TAKEN_BRANCHES,BR_MISPREDICT.ALL,DC_MISS_ASYNC.ANY
 ARMA=INSTR_EXEC,BR_EXEC
@@ -39,12 +50,13 @@ ARMB=INSTR_EXEC,BR_MISPREDICT
 row() {
     local name=$1
     shift
-    local t4a t4b arma armb
+    local t4a t4b arma armb arm=""
+    [ "$1" = -- ] && arm=$(tally "${2/@ISA@/arm}")
     t4a=$(counts sparc-t4 "$T4A" "${@/@ISA@/sparc}")
     t4b=$(counts sparc-t4 "$T4B" "${@/@ISA@/sparc}")
     arma=$(counts arm1176 "$ARMA" "${@/@ISA@/arm}")
     armb=$(counts arm1176 "$ARMB" "${@/@ISA@/arm}")
-    python3 - "$name" "$t4a $t4b $arma $armb" <<'PY'
+    python3 - "$name" "$t4a $t4b $arma $armb $arm" <<'PY'
 import sys
 name, words = sys.argv[1], sys.argv[2].split()
 c = {}
@@ -57,12 +69,13 @@ per = lambda x, d: f"{1000 * x / d:.2f}" if d else "-"
 print(f"| {name} | {i:,} | {pct(c['INSTR.LOADS'], i)} | {pct(c['INSTR.STORES'], i)} "
       f"| {pct(c['INSTR_SPECIAL.BRANCHES'], i)} | {pct(c['INSTR_SPECIAL.TAKEN_BRANCHES'], c['INSTR_SPECIAL.BRANCHES'])} "
       f"| {per(c['BR_MISPREDICT.ALL'], i)} | {per(c['DC_MISS_ASYNC.ANY'], i)} "
+      f"| {pct(c.get('ARM_LOADS', 0), c.get('ARM_INSTRUCTIONS', 0))} | {pct(c.get('ARM_STORES', 0), c.get('ARM_INSTRUCTIONS', 0))} "
       f"| {pct(c['BR_EXEC'], c['INSTR_EXEC'])} | {per(c['BR_MISPREDICT'], c['INSTR_EXEC'])} |")
 PY
 }
 
-echo "| run | T4 instructions | loads | stores | branches | taken | mispredicts /1,000 | D-cache misses /1,000 | ARM1176 branches | ARM1176 mispredicts /1,000 |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| run | T4 instructions | loads | stores | branches | taken | mispredicts /1,000 | D-cache misses /1,000 | ARM loads | ARM stores | ARM1176 branches | ARM1176 mispredicts /1,000 |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for p in $PROGRAMS; do
     arm-linux-gnueabi-gcc -O2 -static -march=armv6kz -mtune=arm1176jzf-s -mfpu=vfp -mfloat-abi=softfp -marm \
         "$SRC/$p.c" -o "$TMP/$p-arm"
