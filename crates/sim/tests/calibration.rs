@@ -26,7 +26,7 @@ const PAIRS: [(&str, &str, Figures); 4] = [
     ("compute", "compress", Figures { loads: 13.4, stores: 0.1, branches: 20.2, taken: 64.1, mispredicts: 6.44, dcache_misses: 0.02 }),
     ("branchy", "sort", Figures { loads: 11.0, stores: 4.1, branches: 17.8, taken: 66.6, mispredicts: 46.34, dcache_misses: 4.35 }),
     ("fp", "matmul", Figures { loads: 24.8, stores: 12.5, branches: 12.5, taken: 99.3, mispredicts: 0.81, dcache_misses: 15.60 }),
-    ("chase", "chase", Figures { loads: 21.3, stores: 4.3, branches: 20.2, taken: 100.0, mispredicts: 0.01, dcache_misses: 184.31 }),
+    ("chase", "chase", Figures { loads: 21.3, stores: 4.3, branches: 20.2, taken: 100.0, mispredicts: 0.01, dcache_misses: 184.32 }),
 ];
 
 /// docs/validation.md's tolerances: the mix within 10 points of the program's, the
