@@ -200,6 +200,15 @@ fn on_path(name: &str) -> Option<PathBuf> {
     find(OsStr::new(name))
 }
 
+/// Writes `bytes` to `path` whole, as pmu replaces every file it writes: into a file
+/// beside it, then renamed into place, so that a reader (the plugin reading its
+/// command, `pmu` reading the plugin's status) never sees part of it.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut out = outfile::Output::create(path, "a file for QEMU's plugin").map_err(|f| f.message)?;
+    out.write_all(bytes).map_err(|f| f.message)?;
+    out.commit().map(|_| ()).map_err(|f| f.message)
+}
+
 /// The parent: checks the program against the PMU's machine, runs it under QEMU with
 /// the plugin (which counts and prints the report), and exits as the program did.
 pub fn run(pmu: &Pmu, command: &[OsString]) -> Result<(), Failure> {
@@ -254,11 +263,7 @@ pub fn run(pmu: &Pmu, command: &[OsString]) -> Result<(), Failure> {
         bytes.push(0);
     }
     // Written whole, then renamed into place: QEMU's plugin never reads a part of it.
-    let written = tempfile::NamedTempFile::new_in(dir.path()).and_then(|mut f| {
-        std::io::Write::write_all(&mut f, &bytes)?;
-        f.persist(&args_file).map_err(|e| e.error)
-    });
-    written.map_err(|e| runtime(format!("{}: {e}", args_file.display())))?;
+    write_whole(&args_file, &bytes).map_err(runtime)?;
     let mut qemu_cmd = Command::new(&qemu);
     if let Some(cpu) = target.cpu {
         qemu_cmd.args(["-cpu", cpu]);
@@ -283,12 +288,16 @@ pub fn run(pmu: &Pmu, command: &[OsString]) -> Result<(), Failure> {
         (Some(_), Some(code), _) => outfile::exit(code),
         (Some(_), None, signal) => outfile::exit(128 + signal.unwrap_or(0)),
         (None, code, signal) => {
-            let how = match (code, signal) {
-                (Some(c), _) => format!("with status {c}"),
-                (_, Some(s)) => format!("on signal {s}"),
-                _ => "early".to_string(),
+            // What ends QEMU without the plugin's exit (docs/binaries.md).
+            let (how, why) = match (code, signal) {
+                (Some(c), _) => (format!("with status {c}"), "a program that calls execve while other threads run takes the count with it"),
+                (_, Some(s)) => (
+                    format!("on signal {s}"),
+                    "QEMU ends a program killed by a signal (a segmentation fault, an abort) without letting the plugin report",
+                ),
+                _ => ("early".to_string(), "QEMU did not let the plugin report"),
             };
-            Err(runtime(format!("{} ended {how} before pmukit's plugin could count the program", qemu.display())))
+            Err(runtime(format!("{} ended {how} before pmukit's plugin could count the program: {why}", qemu.display())))
         }
     }
 }

@@ -17,14 +17,14 @@ use pmukit_sim::program::builtin as workloads;
 use pmukit_sim::program::trace::TraceError;
 use pmukit_sim::stat::{self, MachineFile, StatError, StatOptions, DEFAULT_MUX_INTERVAL};
 
-/// A workload's or trace's run without --cycles: a simulated second.
-const DEFAULT_CYCLES: u64 = 1_000_000_000;
-
 use crate::failure::{runtime, usage, Failure};
 use crate::outfile;
 use crate::output::Out;
 use crate::printer::Printer;
 use crate::{parse_count, parse_rate, parse_u64, parse_usize, resolve_all, EventOpts, JsonOpt};
+
+/// A workload's or trace's run without --cycles: a simulated second.
+const DEFAULT_CYCLES: u64 = 1_000_000_000;
 
 #[derive(Args)]
 pub struct StatArgs {
@@ -281,11 +281,7 @@ pub fn run(catalog: &Catalog, pmu: Option<&str>, args: &StatArgs, out: &Out) -> 
             }
             names
         }),
-        workload: match (&opts.trace, &opts.running) {
-            (Some(t), _) => format!("trace {}", stat::trace_name(t)),
-            (None, Some(running)) => running.name.clone(),
-            (None, None) => opts.workload.clone(),
-        },
+        workload: opts.program_name(),
         seed: opts.seed,
         cycles: opts.cycles,
         elapsed_ns: 0,

@@ -14,8 +14,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 const PMU: &str = env!("CARGO_BIN_EXE_pmu");
-const PROGRAMS: [&str; 7] = ["loop", "list", "calls", "predicated", "threads", "fork", "exec"];
-/// The programs the exactness tests count: `exec` has its own test.
+const PROGRAMS: [&str; 8] = ["loop", "list", "calls", "predicated", "threads", "fork", "exec", "crash"];
+/// The programs the exactness tests count: `exec` and `crash` have tests of their own.
 const EXACT: [&str; 6] = ["loop", "list", "calls", "predicated", "threads", "fork"];
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -205,6 +205,22 @@ fn a_program_that_execs_is_counted_up_to_the_exec() {
         assert_eq!(out.status.code(), Some(5), "{stderr}");
         let report = stdout.find("Performance counter stats").unwrap_or_else(|| panic!("{stdout}"));
         assert!(stdout.starts_with("exec 49995000\n") && stdout[report..].contains("replaced\n"), "{stdout}");
+    }
+}
+
+/// A program killed by a signal ends QEMU without the plugin's exit: pmu has no count
+/// and says why, after the program's own output.
+#[test]
+fn a_program_killed_by_a_signal_has_no_count_and_pmu_says_why() {
+    for (pmu, isa) in [("arm1176", Isa::Arm), ("sparc-t4", Isa::Sparc)] {
+        let out = Command::new(PMU).args(["stat", "--pmu", pmu, "--"]).arg(program("crash", isa)).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_ne!(out.status.code(), Some(0), "{stderr}");
+        assert_eq!(stdout, "crash\n");
+        assert!(
+            stderr.contains("ended on signal 11 before pmukit's plugin could count the program") && stderr.contains("killed by a signal"),
+            "{stderr}"
+        );
     }
 }
 

@@ -124,13 +124,10 @@ fn argument<'a>(args: &'a [&'a str], name: &str) -> Option<&'a str> {
     args.iter().find_map(|a| a.strip_prefix(name).and_then(|rest| rest.strip_prefix('=')))
 }
 
-/// Writes `text` to `path` whole: into a file beside it, then renamed into place, so
-/// `pmu` (or a test) reading `path` never sees part of it.
+/// Writes `text` to `path` whole, so `pmu` (or a test) reading it never sees part of it.
 fn replace(path: &OsString, text: &str) {
-    let mut part = path.clone();
-    part.push(".part");
-    if let Err(e) = std::fs::write(&part, text).and_then(|()| std::fs::rename(&part, path)) {
-        say(&format!("{}: {e}", path.to_string_lossy()));
+    if let Err(e) = pmukit_cli::guest::write_whole(std::path::Path::new(path), text.as_bytes()) {
+        say(&e);
     }
 }
 

@@ -121,6 +121,18 @@ pub struct MachineFile {
     pub text: String,
 }
 
+impl StatOptions {
+    /// What the run counts, as the report names it: the trace, the running program or
+    /// the workload.
+    pub fn program_name(&self) -> String {
+        match (&self.trace, &self.running) {
+            (Some(path), _) => format!("trace {}", trace_name(path)),
+            (None, Some(running)) => running.name.clone(),
+            (None, None) => self.workload.clone(),
+        }
+    }
+}
+
 impl Default for StatOptions {
     fn default() -> Self {
         StatOptions {
@@ -510,11 +522,7 @@ pub fn stat_with(
     }
     Ok(StatReport {
         pmu: pmus.iter().map(|p| p.name().to_string()).collect(),
-        workload: match (&opts.trace, &opts.running) {
-            (Some(path), _) => format!("trace {}", trace_name(path)),
-            (None, Some(running)) => running.name.clone(),
-            (None, None) => opts.workload.clone(),
-        },
+        workload: opts.program_name(),
         seed: opts.seed,
         cycles: elapsed,
         elapsed_ns: nanoseconds(elapsed),

@@ -138,7 +138,8 @@ mod tests {
         assert_eq!(s(0, 0x9002_2001), Class::Plain(Op::Int));
     }
 
-    /// Window instructions QEMU may run twice (a spill or fill between), and others.
+    /// Window instructions QEMU may run twice (a spill or fill between: SPARC V9 §6.4,
+    /// A.21), and others.
     #[test]
     fn window_instructions_restart() {
         // save %sp, -176, %sp; restore; return %i7+8; flushw

@@ -7,6 +7,46 @@ use super::{Kind, Line, MemKind, Record, Transfer};
 use crate::program::{FpOp, Op, DMA_MAX_BYTES};
 use crate::stream::Privilege;
 
+/// The classes of instructions without operands, as the reader and the writer name
+/// them.
+const PLAIN: [(&str, Op); 13] = [
+    ("int", Op::Int),
+    ("nop", Op::Nop),
+    ("fp", Op::Fp(FpOp::Fma)),
+    ("fadd", Op::Fp(FpOp::Add)),
+    ("fmul", Op::Fp(FpOp::Mul)),
+    ("fcvt", Op::Fp(FpOp::Convert)),
+    ("fdiv", Op::Fp(FpOp::Div)),
+    ("fsqrt", Op::Fp(FpOp::Sqrt)),
+    ("spr", Op::SpecialReg),
+    ("sys", Op::Syscall),
+    ("eret", Op::ExceptionReturn),
+    ("barrier", Op::Barrier),
+    ("pause", Op::Pause),
+];
+
+/// The classes of data references: an address, and a size unless [`sized`] says the
+/// kind is a whole line.
+const MEMORY: [(&str, MemKind); 9] = [
+    ("ld", MemKind::Load),
+    ("fld", MemKind::FpLoad),
+    ("st", MemKind::Store),
+    ("rmw", MemKind::Modify),
+    ("atomic", MemKind::Atomic),
+    ("pf", MemKind::Prefetch),
+    ("bld", MemKind::BlockLoad),
+    ("bst", MemKind::BlockStore),
+    ("flush", MemKind::FlushCode),
+];
+
+/// The control transfers and device transfers, read apart.
+const CONTROL: [&str; 5] = ["br", "call", "ret", "jmp", "dma"];
+
+/// Whether a data reference of `kind` takes a size (the others are a line).
+fn sized(kind: MemKind) -> bool {
+    !matches!(kind, MemKind::Prefetch | MemKind::BlockLoad | MemKind::BlockStore | MemKind::FlushCode)
+}
+
 /// One native line: `IP CLASS [OPERANDS] [kernel] [thread=N]`; `#` starts a comment.
 pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
     let text = line.split('#').next().unwrap_or("");
@@ -57,66 +97,55 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
         };
         Ok(Kind::Mem(kind, hex(nth(0)?)?, size))
     };
-    record.op = match class {
-        "int" => Kind::Plain(Op::Int),
-        "nop" => Kind::Plain(Op::Nop),
-        "fp" => Kind::Plain(Op::Fp(FpOp::Fma)),
-        "fadd" => Kind::Plain(Op::Fp(FpOp::Add)),
-        "fmul" => Kind::Plain(Op::Fp(FpOp::Mul)),
-        "fcvt" => Kind::Plain(Op::Fp(FpOp::Convert)),
-        "fdiv" => Kind::Plain(Op::Fp(FpOp::Div)),
-        "fsqrt" => Kind::Plain(Op::Fp(FpOp::Sqrt)),
-        "spr" => Kind::Plain(Op::SpecialReg),
-        "sys" => Kind::Plain(Op::Syscall),
-        "eret" => Kind::Plain(Op::ExceptionReturn),
-        "barrier" => Kind::Plain(Op::Barrier),
-        "pause" => Kind::Plain(Op::Pause),
-        "ld" => mem(MemKind::Load, true)?,
-        "fld" => mem(MemKind::FpLoad, true)?,
-        "st" => mem(MemKind::Store, true)?,
-        "rmw" => mem(MemKind::Modify, true)?,
-        "atomic" => mem(MemKind::Atomic, true)?,
-        "pf" => mem(MemKind::Prefetch, false)?,
-        "bld" => mem(MemKind::BlockLoad, false)?,
-        "bst" => mem(MemKind::BlockStore, false)?,
-        "flush" => mem(MemKind::FlushCode, false)?,
-        "br" => {
-            want(2)?;
-            let taken = match nth(1)? {
-                (_, "t") => true,
-                (_, "n") => false,
-                (column, w) => return Err((column, format!("`{w}` is not a branch outcome: t (taken) or n (not taken)"))),
-            };
-            Kind::Branch(hex(nth(0)?)?, taken)
-        }
-        "call" | "ret" | "jmp" => {
-            want(1)?;
-            let target = hex(nth(0)?)?;
-            match class {
-                "call" => Kind::Call(target),
-                "ret" => Kind::Return(target),
-                _ => Kind::Jump(target),
+    record.op = if let Some(&(_, op)) = PLAIN.iter().find(|p| p.0 == class) {
+        Kind::Plain(op)
+    } else if let Some(&(_, kind)) = MEMORY.iter().find(|m| m.0 == class) {
+        mem(kind, sized(kind))?
+    } else {
+        match class {
+            "br" => {
+                want(2)?;
+                let taken = match nth(1)? {
+                    (_, "t") => true,
+                    (_, "n") => false,
+                    (column, w) => return Err((column, format!("`{w}` is not a branch outcome: t (taken) or n (not taken)"))),
+                };
+                Kind::Branch(hex(nth(0)?)?, taken)
+            }
+            "call" | "ret" | "jmp" => {
+                want(1)?;
+                let target = hex(nth(0)?)?;
+                match class {
+                    "call" => Kind::Call(target),
+                    "ret" => Kind::Return(target),
+                    _ => Kind::Jump(target),
+                }
+            }
+            "dma" => {
+                if let Some(column) = option {
+                    return Err((column, "`dma` takes no options: the transfer belongs to the instructions before it".into()));
+                }
+                want(2)?;
+                let write = match nth(0)? {
+                    (_, "r") => false,
+                    (_, "w") => true,
+                    (column, w) => {
+                        return Err((column, format!("`{w}` is not a transfer direction: r (the device reads) or w (it writes)")))
+                    }
+                };
+                let (column, w) = nth(1)?;
+                let bytes = pmukit_core::number::parse_u64(w)
+                    .ok()
+                    .and_then(|b| u32::try_from(b).ok())
+                    .filter(|b| (1..=DMA_MAX_BYTES).contains(b))
+                    .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
+                return Ok(Some(Line::Transfer(Transfer { at: ip, bytes, write })));
+            }
+            _ => {
+                let valid: Vec<&str> = PLAIN.iter().map(|p| p.0).chain(MEMORY.iter().map(|m| m.0)).chain(CONTROL).collect();
+                return Err((class_col, format!("unknown instruction class `{class}`; valid: {}", valid.join(", "))));
             }
         }
-        "dma" => {
-            if let Some(column) = option {
-                return Err((column, "`dma` takes no options: the transfer belongs to the instructions before it".into()));
-            }
-            want(2)?;
-            let write = match nth(0)? {
-                (_, "r") => false,
-                (_, "w") => true,
-                (column, w) => return Err((column, format!("`{w}` is not a transfer direction: r (the device reads) or w (it writes)"))),
-            };
-            let (column, w) = nth(1)?;
-            let bytes = pmukit_core::number::parse_u64(w)
-                .ok()
-                .and_then(|b| u32::try_from(b).ok())
-                .filter(|b| (1..=DMA_MAX_BYTES).contains(b))
-                .ok_or((column, format!("`{w}` is not a transfer size in bytes (1-{DMA_MAX_BYTES})")))?;
-            return Ok(Some(Line::Transfer(Transfer { at: ip, bytes, write })));
-        }
-        _ => return Err((class_col, format!("unknown instruction class `{class}`; valid: int, nop, fp, fadd, fmul, fcvt, fdiv, fsqrt, spr, sys, eret, barrier, pause, ld, fld, st, rmw, atomic, pf, bld, bst, flush, br, call, ret, jmp, dma"))),
     };
     Ok(Some(Line::Instruction(record)))
 }
@@ -129,37 +158,15 @@ pub(super) fn native_text(line: &Line) -> String {
         Line::Instruction(r) => r,
     };
     let op = match r.op {
-        Kind::Plain(op) => match op {
-            Op::Nop => "nop".to_string(),
-            Op::Fp(FpOp::Fma) => "fp".to_string(),
-            Op::Fp(FpOp::Add) => "fadd".to_string(),
-            Op::Fp(FpOp::Mul) => "fmul".to_string(),
-            Op::Fp(FpOp::Convert) => "fcvt".to_string(),
-            Op::Fp(FpOp::Div) => "fdiv".to_string(),
-            Op::Fp(FpOp::Sqrt) => "fsqrt".to_string(),
-            Op::SpecialReg => "spr".to_string(),
-            Op::Syscall => "sys".to_string(),
-            Op::ExceptionReturn => "eret".to_string(),
-            Op::Barrier => "barrier".to_string(),
-            Op::Pause => "pause".to_string(),
-            _ => "int".to_string(),
-        },
+        // Integer work of any other kind is `int`.
+        Kind::Plain(op) => PLAIN.iter().find(|p| p.1 == op).map_or("int", |p| p.0).to_string(),
         Kind::Mem(kind, at, size) => {
-            let class = match kind {
-                MemKind::Load => "ld",
-                MemKind::FpLoad => "fld",
-                MemKind::Store => "st",
-                MemKind::Modify => "rmw",
-                MemKind::Atomic => "atomic",
-                MemKind::Prefetch => "pf",
-                MemKind::BlockLoad => "bld",
-                MemKind::BlockStore => "bst",
-                MemKind::FlushCode => "flush",
-            };
+            let class = MEMORY.iter().find(|m| m.1 == kind).map_or("ld", |m| m.0);
             // The whole-line kinds take no size: a line.
-            match kind {
-                MemKind::Prefetch | MemKind::BlockLoad | MemKind::BlockStore | MemKind::FlushCode => format!("{class} {at:#x}"),
-                _ => format!("{class} {at:#x} {size}"),
+            if sized(kind) {
+                format!("{class} {at:#x} {size}")
+            } else {
+                format!("{class} {at:#x}")
             }
         }
         Kind::Branch(target, taken) => format!("br {target:#x} {}", if taken { "t" } else { "n" }),
