@@ -3,9 +3,9 @@
 //! the program's instructions as the simulated machine's program. QEMU calls the
 //! plugin as it translates code (each instruction's class is decoded once, from its
 //! bytes), as each translated block starts and at each memory access; the
-//! instructions become records ([`pmukit_sim::program::guest::Executed`]) on the
-//! guest thread's own host thread ([`thread`]) and pass to the machine's thread in
-//! batches, with no text and no pipe between.
+//! instructions become records ([`pmukit_sim::program::guest::Executed`]) and the
+//! records phases on the guest thread's own host thread ([`thread`]), which pass to
+//! the machine's thread in batches, with no text and no pipe between.
 //!
 //! QEMU's plugin API (version 1, QEMU 4.2 to 8.x) is declared here from its
 //! documentation, so that no GPL header is built in.
@@ -14,12 +14,12 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, OsString};
 use std::os::unix::ffi::OsStringExt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::sync_channel;
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use pmukit_sim::program::guest::{Class, Isa};
-use pmukit_sim::program::trace::{Line, Running, Source, TraceError, TraceStatus};
+use pmukit_sim::program::trace::{Running, TraceStatus};
 
 mod api;
 mod tally;
@@ -90,35 +90,6 @@ fn plugin() -> Option<&'static Plugin> {
     PLUGIN.get()
 }
 
-/// The records, as the machine's program reads them.
-struct Batches {
-    rx: Receiver<Vec<Line>>,
-    batch: std::vec::IntoIter<Line>,
-    status: TraceStatus,
-    name: String,
-}
-
-impl Source for Batches {
-    fn line(&mut self) -> Option<Line> {
-        loop {
-            if let Some(line) = self.batch.next() {
-                return Some(line);
-            }
-            self.batch = self.rx.recv().ok()?.into_iter();
-        }
-    }
-
-    fn fail(&mut self, message: String) {
-        if let Ok(mut slot) = self.status.error.lock() {
-            slot.get_or_insert(TraceError::Io { origin: self.name.clone(), message });
-        }
-    }
-
-    fn one_process(&self) -> bool {
-        true
-    }
-}
-
 /// `name=value` arguments of `-plugin`.
 fn argument<'a>(args: &'a [&'a str], name: &str) -> Option<&'a str> {
     args.iter().find_map(|a| a.strip_prefix(name).and_then(|rest| rest.strip_prefix('=')))
@@ -166,9 +137,7 @@ pub unsafe extern "C" fn qemu_plugin_install(id: QemuPluginId, info: *const Qemu
     let (tx, rx) = sync_channel(QUEUE);
     let program = command.iter().skip_while(|a| a.as_os_str() != "--").skip(1).map(|a| a.to_string_lossy()).collect::<Vec<_>>();
     let name = format!("program {}", program.join(" "));
-    let status_of_trace = TraceStatus::default();
-    let source = Batches { rx, batch: Vec::new().into_iter(), status: status_of_trace.clone(), name: name.clone() };
-    let running = Running::new(name, source, status_of_trace);
+    let running = Running::new(name, rx.into_iter(), TraceStatus::default());
     let counted = running.clone();
     let machine =
         std::thread::Builder::new().name("pmukit machine".into()).spawn(move || pmukit_cli::guest::count_in_qemu(command, counted));

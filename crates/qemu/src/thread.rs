@@ -2,8 +2,9 @@
 //! it on. QEMU calls back once as each translated block starts and once at each
 //! memory access; the block's instructions, which execute in order, become records
 //! when the next block starts, when their accesses are known and where control went
-//! after the block's last instruction is too. Nothing on this path takes a lock or
-//! crosses threads but the hand-over of a full batch.
+//! after the block's last instruction is too, and the records become the machine's
+//! phases ([`Maker`]) there too. Nothing on this path takes a lock or crosses threads
+//! but the hand-over of a full batch of phases.
 //!
 //! A block can stop part way. QEMU's user mode stops SPARC's register-window
 //! instructions to spill or fill a window and then runs them again from their start,
@@ -21,13 +22,15 @@ use std::sync::mpsc::SyncSender;
 use std::sync::Mutex;
 
 use pmukit_sim::program::guest::{Executed, Isa};
-use pmukit_sim::program::trace::{Line, Record};
+use pmukit_sim::program::trace::{Made, Maker, Record};
+use pmukit_sim::program::Phase;
 
 use crate::api::*;
 use crate::Insn;
 
-/// Records handed to the machine at a time: enough to make the hand-over cheap.
-pub const BATCH: usize = 1 << 14;
+/// Phases handed to the machine at a time (each of up to 1,024 instructions): enough
+/// to make the hand-over cheap.
+pub const BATCH: usize = 16;
 
 /// A translated block's instructions, in order. Kept for the life of the process, as
 /// QEMU calls back with it for as long as the code stays translated.
@@ -54,10 +57,11 @@ struct Local {
     /// whose successor in the block has not; `u64::MAX` for none.
     restartable: u64,
     accesses: Vec<Access>,
-    batch: Vec<Line>,
-    /// `None` once the machine has stopped taking records (its run ended early) or
+    maker: Maker,
+    batch: Vec<Phase>,
+    /// `None` once the machine has stopped taking phases (its run ended early) or
     /// the thread has ended.
-    to_machine: Option<SyncSender<Vec<Line>>>,
+    to_machine: Option<SyncSender<Made>>,
 }
 
 impl Local {
@@ -72,8 +76,12 @@ impl Local {
                 insns = &insns[..=k];
             }
         }
-        let mut batch = std::mem::take(&mut self.batch);
-        let mut push = |r: Record| batch.push(Line::Instruction(r));
+        let (batch, maker) = (&mut self.batch, &mut self.maker);
+        let mut push = |r: Record| {
+            if let Some(p) = maker.push(r) {
+                batch.push(p);
+            }
+        };
         let mut next = self.accesses.iter().peekable();
         for insn in insns {
             self.executed.start(insn.ip, insn.size, insn.class, &mut push);
@@ -82,16 +90,16 @@ impl Local {
             }
         }
         self.accesses.clear();
-        self.batch = batch;
         if self.batch.len() >= BATCH {
             self.send();
         }
     }
 
     fn send(&mut self) {
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH + 64));
+        let phases = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH + 1));
+        let thread = self.executed.thread();
         if let Some(tx) = &self.to_machine {
-            if tx.send(batch).is_err() {
+            if tx.send(Made { thread, phases }).is_err() {
                 self.to_machine = None;
             }
         }
@@ -100,9 +108,13 @@ impl Local {
     /// The thread has ended: its last instructions go to the machine.
     fn finish(&mut self) {
         self.close(None);
-        let mut batch = std::mem::take(&mut self.batch);
-        self.executed.finish(&mut |r: Record| batch.push(Line::Instruction(r)));
-        self.batch = batch;
+        let (batch, maker) = (&mut self.batch, &mut self.maker);
+        self.executed.finish(&mut |r: Record| {
+            if let Some(p) = maker.push(r) {
+                batch.push(p);
+            }
+        });
+        self.batch.extend(self.maker.take());
         if !self.batch.is_empty() {
             self.send();
         }
@@ -121,7 +133,7 @@ unsafe impl Send for Shared {}
 /// Every thread's records, and the channel new threads send theirs on.
 pub struct Threads {
     isa: Isa,
-    to_machine: Mutex<Option<SyncSender<Vec<Line>>>>,
+    to_machine: Mutex<Option<SyncSender<Made>>>,
     /// The threads that have not ended.
     live: Mutex<Vec<Shared>>,
 }
@@ -131,7 +143,7 @@ thread_local! {
 }
 
 impl Threads {
-    pub fn new(isa: Isa, to_machine: SyncSender<Vec<Line>>) -> Threads {
+    pub fn new(isa: Isa, to_machine: SyncSender<Made>) -> Threads {
         Threads { isa, to_machine: Mutex::new(Some(to_machine)), live: Mutex::new(Vec::new()) }
     }
 
@@ -148,7 +160,9 @@ impl Threads {
                 running: None,
                 restartable: u64::MAX,
                 accesses: Vec::with_capacity(64),
-                batch: Vec::with_capacity(BATCH + 64),
+                // The threads are one process's, in one address space.
+                maker: Maker::new(true),
+                batch: Vec::with_capacity(BATCH + 1),
                 to_machine: Some(to_machine),
             };
             let Ok(mut live) = self.live.lock() else { return };

@@ -110,6 +110,11 @@ impl Executed {
         Executed { isa, thread, current: None, waiting: None }
     }
 
+    /// The software thread whose instructions these are.
+    pub fn thread(&self) -> u8 {
+        self.thread
+    }
+
     /// The instruction of `size` bytes at `ip` starts; the one before it is complete.
     pub fn start(&mut self, ip: u64, size: u64, class: Class, out: &mut impl FnMut(Record)) {
         if let Some(done) = self.current.take() {

@@ -115,13 +115,25 @@ pub trait Source: Send {
     }
 }
 
+/// Phases of one software thread of a program recorded as it runs, made where its
+/// records are (the QEMU plugin's host thread that runs it), in order.
+#[derive(Debug)]
+pub struct Made {
+    pub thread: u8,
+    pub phases: Vec<Phase>,
+}
+
+/// What a running program hands over: its threads' phases, batch by batch, in the
+/// order they ran.
+type Batches = Box<dyn Iterator<Item = Made> + Send>;
+
 /// A program recorded as it runs (a binary under QEMU, `pmu stat -- PROG`), which a
 /// run takes once: it cannot be read again. Clones share it.
 #[derive(Clone)]
 pub struct Running {
     /// The command, as the report names the workload.
     pub name: String,
-    source: Arc<Mutex<Option<Box<dyn Source>>>>,
+    batches: Arc<Mutex<Option<Batches>>>,
     pub status: TraceStatus,
     /// Set when the program has ended, which a count that ended sooner (`--cycles`)
     /// waits for before it reports, as perf reports after the command.
@@ -129,9 +141,9 @@ pub struct Running {
 }
 
 impl Running {
-    /// The program `source` records, with the status its errors go to.
-    pub fn new(name: String, source: impl Source + 'static, status: TraceStatus) -> Running {
-        Running { name, source: Arc::new(Mutex::new(Some(Box::new(source)))), status, ended: Arc::default() }
+    /// The program whose phases come in `batches`, with the status its errors go to.
+    pub fn new(name: String, batches: impl Iterator<Item = Made> + Send + 'static, status: TraceStatus) -> Running {
+        Running { name, batches: Arc::new(Mutex::new(Some(Box::new(batches)))), status, ended: Arc::default() }
     }
 
     /// The program has ended.
@@ -155,17 +167,18 @@ impl Running {
         }
     }
 
-    /// The program, the first time; `None` after.
+    /// The program, the first time; `None` after. Its threads' phases run as one
+    /// software thread, in the order the batches came.
     pub fn take(&self) -> Option<Program> {
-        let source = self.source.lock().ok().and_then(|mut s| s.take())?;
-        Some(recorded(source))
+        let batches = self.batches.lock().ok().and_then(|mut s| s.take())?;
+        Some(Program { threads: vec![Box::new(batches.flat_map(|m| m.phases))], timer: None })
     }
 
     /// Writes the program as a native trace to `out` as it runs (`--trace-out`):
     /// replayed with `--trace`, it is the same program. `origin` names `out` in
     /// errors, which end the run.
     pub fn write_to(&self, out: Box<dyn std::io::Write + Send>, origin: String) {
-        if let Ok(mut slot) = self.source.lock() {
+        if let Ok(mut slot) = self.batches.lock() {
             if let Some(inner) = slot.take() {
                 let header = format!("{NATIVE_HEADER} {PROCESS}\n");
                 *slot = Some(Box::new(Tee {
@@ -180,73 +193,57 @@ impl Running {
     }
 }
 
-impl Source for Box<dyn Source> {
-    fn line(&mut self) -> Option<Line> {
-        (**self).line()
-    }
-
-    fn fail(&mut self, message: String) {
-        (**self).fail(message)
-    }
-
-    fn one_process(&self) -> bool {
-        (**self).one_process()
-    }
-}
-
-/// A source whose lines are also written, as a native trace.
+/// Batches that are also written, as a native trace.
 struct Tee {
-    inner: Box<dyn Source>,
+    inner: Batches,
     out: std::io::BufWriter<Box<dyn std::io::Write + Send>>,
     origin: String,
-    /// The header, until it is written with the first line.
+    /// The header, until it is written with the first batch.
     header: Option<String>,
     status: TraceStatus,
 }
 
 impl Tee {
-    fn write(&mut self, text: &str) -> bool {
+    /// Keeps the first error, naming the file.
+    fn failed(&self, e: &std::io::Error) {
+        let e = TraceError::Io { origin: self.origin.clone(), message: pmukit_core::input::io_message(e) };
+        if let Ok(mut slot) = self.status.error.lock() {
+            slot.get_or_insert(e);
+        }
+    }
+
+    fn write(&mut self, made: &Made) -> std::io::Result<()> {
         use std::io::Write;
-        match self.out.write_all(text.as_bytes()) {
-            Ok(()) => true,
-            Err(e) => {
-                let e = TraceError::Io { origin: self.origin.clone(), message: pmukit_core::input::io_message(&e) };
-                if let Ok(mut slot) = self.status.error.lock() {
-                    slot.get_or_insert(e);
-                }
-                false
+        if let Some(header) = self.header.take() {
+            self.out.write_all(header.as_bytes())?;
+        }
+        for phase in &made.phases {
+            for line in lines(phase, made.thread) {
+                writeln!(self.out, "{}", native::native_text(&line))?;
             }
         }
+        Ok(())
     }
 }
 
-impl Source for Tee {
-    fn line(&mut self) -> Option<Line> {
-        if let Some(header) = self.header.take() {
-            if !self.write(&header) {
-                return None;
-            }
-        }
-        let Some(line) = self.inner.line() else {
-            use std::io::Write;
+impl Iterator for Tee {
+    type Item = Made;
+
+    fn next(&mut self) -> Option<Made> {
+        use std::io::Write;
+        let Some(made) = self.inner.next() else {
             if let Err(e) = self.out.flush() {
-                let e = TraceError::Io { origin: self.origin.clone(), message: pmukit_core::input::io_message(&e) };
-                if let Ok(mut slot) = self.status.error.lock() {
-                    slot.get_or_insert(e);
-                }
+                self.failed(&e);
             }
             return None;
         };
-        let text = native::native_text(&line) + "\n";
-        self.write(&text).then_some(line)
-    }
-
-    fn fail(&mut self, message: String) {
-        self.inner.fail(message)
-    }
-
-    fn one_process(&self) -> bool {
-        self.inner.one_process()
+        match self.write(&made) {
+            Ok(()) => Some(made),
+            Err(e) => {
+                self.failed(&e);
+                None
+            }
+        }
     }
 }
 
@@ -258,9 +255,8 @@ impl std::fmt::Debug for Running {
 
 /// The program of a recording: one software thread whose phases are chunks of it.
 pub fn recorded(source: impl Source + 'static) -> Program {
-    let phases =
-        Phases { source, streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()), next: None, ended: false };
-    Program { threads: vec![Box::new(phases)], timer: None }
+    let maker = Maker::new(source.one_process());
+    Program { threads: vec![Box::new(Phases { source, maker, next: None, ended: false })], timer: None }
 }
 
 /// The kind of data reference of a recorded instruction.
@@ -277,13 +273,11 @@ pub enum MemKind {
     FlushCode,
 }
 
-/// A recording made into phases: up to `PHASE_RECORDS` instructions of one thread
-/// at one privilege level each, ended early by device transfers.
+/// A recording read here made into phases ([`Maker`]), each ended early by device
+/// transfers.
 struct Phases<S> {
     source: S,
-    /// The stream of each data address of the phase being made, kept between phases
-    /// so that its table is allocated once.
-    streams: Streams,
+    maker: Maker,
     /// A line read that belongs to the next phase.
     next: Option<Line>,
     ended: bool,
@@ -312,49 +306,24 @@ impl<S: Source> Iterator for Phases<S> {
     type Item = Phase;
 
     fn next(&mut self) -> Option<Phase> {
-        let first = match self.line()? {
-            Line::Instruction(r) => r,
-            Line::Transfer(_) => {
-                self.fail("a device transfer ends the instructions before it, and none come before this one");
-                return None;
-            }
-        };
-        let mut phase = Phase {
-            privilege: first.privilege,
-            context: if self.source.one_process() { 1 } else { u32::from(first.thread) + 1 },
-            masks: Default::default(),
-            entry: first.ip,
-            code_page: None,
-            body: Vec::with_capacity(PHASE_RECORDS),
-            iterations: 1,
-            streams: Vec::new(),
-            tables: Vec::new(),
-            addresses: Vec::with_capacity(PHASE_RECORDS),
-            dma: Vec::new(),
-        };
-        let mut streams = std::mem::take(&mut self.streams);
-        streams.clear();
-        let mut r = first;
         loop {
-            add(&mut phase, &mut streams, r);
-            let next = match self.line() {
-                None => break,
-                Some(Line::Transfer(t)) => {
-                    self.transfers(&mut phase, t);
-                    break;
+            match self.line() {
+                None => return self.maker.take(),
+                Some(Line::Instruction(r)) => {
+                    if let Some(done) = self.maker.push(r) {
+                        return Some(done);
+                    }
                 }
-                Some(Line::Instruction(next)) => next,
-            };
-            let full = phase.body.len() == PHASE_RECORDS || phase.streams.len() + phase.tables.len() >= PHASE_STREAMS - PHASE_TRANSFERS;
-            // A new thread or privilege starts a new phase.
-            if full || next.thread != first.thread || next.privilege != first.privilege {
-                self.next = Some(Line::Instruction(next));
-                break;
+                Some(Line::Transfer(t)) => {
+                    let Some(mut phase) = self.maker.take() else {
+                        self.fail("a device transfer ends the instructions before it, and none come before this one");
+                        return None;
+                    };
+                    self.transfers(&mut phase, t);
+                    return Some(phase);
+                }
             }
-            r = next;
         }
-        self.streams = streams;
-        Some(phase)
     }
 }
 
@@ -379,6 +348,79 @@ impl<S: Source> Phases<S> {
                 None => return,
             }
         }
+    }
+}
+
+/// Records made into phases one at a time: up to `PHASE_RECORDS` instructions of
+/// one thread at one privilege level each. Recordings read here use it, and so do the
+/// QEMU plugin's threads, each making its own guest thread's phases as it runs.
+pub struct Maker {
+    /// Whether the threads are one process's (address space 1), or each its own.
+    one_process: bool,
+    phase: Option<Phase>,
+    /// The thread of `phase`.
+    thread: u8,
+    /// The stream of each data address of `phase`, kept between phases so that its
+    /// table is allocated once.
+    streams: Streams,
+}
+
+impl Maker {
+    pub fn new(one_process: bool) -> Maker {
+        Maker { one_process, phase: None, thread: 0, streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()) }
+    }
+
+    /// Adds `r` to the phase being made, or to a new one when it is another thread's
+    /// or privilege's, or the phase is full: then returns the phase it ended.
+    #[inline]
+    pub fn push(&mut self, r: Record) -> Option<Phase> {
+        let ended = match &self.phase {
+            Some(p) if self.ends(p, &r) => self.take(),
+            Some(_) => {
+                if let Some(p) = &mut self.phase {
+                    add(p, &mut self.streams, r);
+                }
+                return None;
+            }
+            None => None,
+        };
+        self.start(r);
+        ended
+    }
+
+    /// Whether `r` cannot join `p`.
+    fn ends(&self, p: &Phase, r: &Record) -> bool {
+        p.body.len() == PHASE_RECORDS
+            || p.streams.len() + p.tables.len() >= PHASE_STREAMS - PHASE_TRANSFERS
+            || p.privilege != r.privilege
+            || self.thread != r.thread
+    }
+
+    /// A new phase, whose first instruction is `r`.
+    #[cold]
+    fn start(&mut self, r: Record) {
+        let phase = self.phase.insert(Phase {
+            privilege: r.privilege,
+            context: if self.one_process { 1 } else { u32::from(r.thread) + 1 },
+            masks: Default::default(),
+            entry: r.ip,
+            code_page: None,
+            body: Vec::with_capacity(PHASE_RECORDS),
+            iterations: 1,
+            streams: Vec::new(),
+            tables: Vec::new(),
+            addresses: Vec::with_capacity(PHASE_RECORDS),
+            dma: Vec::new(),
+        });
+        self.thread = r.thread;
+        add(phase, &mut self.streams, r);
+    }
+
+    /// The phase being made, ended here; `None` when no record has come since the
+    /// last.
+    pub fn take(&mut self) -> Option<Phase> {
+        self.streams.clear();
+        self.phase.take()
     }
 }
 
@@ -422,4 +464,70 @@ fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
     };
     phase.body.push(op);
     phase.addresses.push(r.ip);
+}
+
+/// The lines a phase made by [`Maker`] was made of, `thread`'s: its instructions,
+/// then its device transfers. What `--trace-out` writes.
+pub fn lines(phase: &Phase, thread: u8) -> impl Iterator<Item = Line> + '_ {
+    let at = |a: &Access| phase.streams.get(usize::from(a.stream)).map_or(0, |s| s.base) + u64::from(a.offset);
+    let instructions = phase.body.iter().zip(&phase.addresses).map(move |(op, &ip)| {
+        let mem = |kind, a: &Access| Kind::Mem(kind, at(a), a.size);
+        let op = match op {
+            Op::Load(a) => mem(MemKind::Load, a),
+            Op::FpLoad(a) => mem(MemKind::FpLoad, a),
+            Op::Store(a) => mem(MemKind::Store, a),
+            Op::Modify(a) => mem(MemKind::Modify, a),
+            Op::Atomic(a) => mem(MemKind::Atomic, a),
+            Op::Prefetch(a) => mem(MemKind::Prefetch, a),
+            Op::BlockLoad(a) => mem(MemKind::BlockLoad, a),
+            Op::BlockStore(a) => mem(MemKind::BlockStore, a),
+            Op::FlushCode(a) => mem(MemKind::FlushCode, a),
+            Op::Branch { target, when } => Kind::Branch(*target, when.taken(0, phase.iterations)),
+            Op::Call { target, .. } => Kind::Call(*target),
+            Op::Return { to } => Kind::Return(*to),
+            Op::Jump { table, .. } => {
+                Kind::Jump(phase.tables.get(usize::from(*table)).and_then(|t| t.targets.first()).copied().unwrap_or_default())
+            }
+            other => Kind::Plain(*other),
+        };
+        Line::Instruction(Record { thread, privilege: phase.privilege, ip, op })
+    });
+    let transfers = phase.dma.iter().map(move |d| {
+        let at = phase.streams.get(usize::from(d.stream)).map_or(0, |s| s.base);
+        Line::Transfer(Transfer { at, bytes: d.bytes, write: d.write })
+    });
+    instructions.chain(transfers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// What `--trace-out` writes of a running program's phases is the records
+        /// they were made of, in order, whichever phase each landed in (thousands of
+        /// data addresses end phases early, a change of privilege ends one).
+        #[test]
+        fn phases_give_back_the_records_they_were_made_of(
+            thread in any::<u8>(),
+            records in proptest::collection::vec((any::<u64>(), native::tests::op(), 0u8..8), 1..3000),
+        ) {
+            let records: Vec<Record> = records
+                .into_iter()
+                .map(|(ip, op, p)| Record { thread, privilege: if p == 0 { Privilege::KERNEL } else { Privilege::USER }, ip, op })
+                .collect();
+            let mut maker = Maker::new(true);
+            let mut phases: Vec<Phase> = records.iter().filter_map(|&r| maker.push(r)).collect();
+            phases.extend(maker.take());
+            prop_assert!(maker.take().is_none());
+            for p in &phases {
+                prop_assert!(p.body.len() <= PHASE_RECORDS && p.streams.len() + p.tables.len() <= PHASE_STREAMS - PHASE_TRANSFERS);
+                prop_assert!(p.check().is_ok());
+            }
+            let back: Vec<Line> = phases.iter().flat_map(|p| lines(p, thread)).collect();
+            let records: Vec<Line> = records.into_iter().map(Line::Instruction).collect();
+            prop_assert_eq!(back, records);
+        }
+    }
 }

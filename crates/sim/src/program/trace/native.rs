@@ -185,11 +185,12 @@ fn small(text: &str) -> Option<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn op() -> impl Strategy<Value = Kind> {
+    /// Any record's kind, as the native format writes it.
+    pub(in crate::program::trace) fn op() -> impl Strategy<Value = Kind> {
         let plain = prop::sample::select(vec![
             Op::Int,
             Op::Nop,
