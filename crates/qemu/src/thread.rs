@@ -21,7 +21,7 @@ use std::ffi::{c_uint, c_void};
 use std::sync::mpsc::SyncSender;
 use std::sync::Mutex;
 
-use pmukit_sim::program::guest::{Executed, Isa};
+use pmukit_sim::program::guest::{Accesses, Executed, Isa};
 use pmukit_sim::program::trace::{Made, Maker, Record};
 use pmukit_sim::program::Phase;
 
@@ -84,10 +84,11 @@ impl Local {
         };
         let mut next = self.accesses.iter().peekable();
         for insn in insns {
-            self.executed.start(insn.ip, insn.size, insn.class, &mut push);
+            let mut accesses = Accesses::default();
             while let Some(a) = next.next_if(|a| a.ip == insn.ip) {
-                self.executed.access(a.address, a.bytes, a.store);
+                accesses.add(a.address, a.bytes, a.store);
             }
+            self.executed.executed(insn.ip, insn.size, insn.class, accesses, &mut push);
         }
         self.accesses.clear();
         if self.batch.len() >= BATCH {
