@@ -50,6 +50,15 @@ pub trait Counting {
     fn address_class(&self, _span: &Span) -> u64 {
         0
     }
+    /// Adds to `by[i]` what counter `i` grows by in one iteration of `body`: each
+    /// span's rates ([`Counting::each_rate`]) times its cycles, saturating. The engine
+    /// asks a model of a few counters (`DIRECT`) once per block; such a model may do
+    /// the same sums in one pass of its own, as long as they are these.
+    fn grow(&self, body: &[Span], by: &mut [u64]) {
+        for s in body {
+            self.each_rate(s, self.address_class(s), &mut |i, r| by[i] = by[i].saturating_add(r.saturating_mul(s.cycles)));
+        }
+    }
     /// How much counter `i` can grow before it overflows; at least 1.
     fn headroom(&self, i: usize) -> u64;
     /// Add `n` to counter `i`; `n` exceeds the headroom by less than one cycle's
@@ -283,14 +292,20 @@ fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, c
         return 0;
     }
     let Growth { by, grown } = growth;
-    for s in &block.body {
-        cache.each(model, s, |i, r| {
-            let add = r.saturating_mul(s.cycles);
-            if add > 0 && by[i] == 0 {
-                grown.push(i);
-            }
-            by[i] = by[i].saturating_add(add);
-        });
+    if cache.direct {
+        // A few counters: the model sums the block in one pass.
+        model.grow(&block.body, by);
+        grown.extend((0..by.len()).filter(|&i| by[i] > 0));
+    } else {
+        for s in &block.body {
+            cache.each(model, s, |i, r| {
+                let add = r.saturating_mul(s.cycles);
+                if add > 0 && by[i] == 0 {
+                    grown.push(i);
+                }
+                by[i] = by[i].saturating_add(add);
+            });
+        }
     }
     // Counter order, as the models are added to everywhere.
     grown.sort_unstable();

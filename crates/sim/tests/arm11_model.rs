@@ -322,3 +322,27 @@ fn repeated_unpredictable_writes_are_counted_not_kept() {
     let notes: Vec<String> = reports.notes().collect();
     assert!(notes.last().unwrap().starts_with("99936 more unpredictable operations"), "{:?}", notes.last());
 }
+
+proptest::proptest! {
+    /// The model sums a block in one pass (`Counting::grow`, which the engine asks a
+    /// model of three counters for): the same sums as each span's rates times its
+    /// cycles, for any events, enabled or not, on every core.
+    #[test]
+    fn a_blocks_growth_is_the_sum_of_its_spans_rates(
+        model in proptest::sample::select(vec!["arm1136", "arm1156", "arm1176"]),
+        enabled in proptest::bool::ANY,
+        codes in (0u64..0x40, 0u64..0x40),
+        spans in proptest::collection::vec((1u64..1000, proptest::collection::vec((0usize..Signal::COUNT, 0u8..16), 0..6)), 0..20),
+    ) {
+        use pmukit_sim::engine::Counting;
+        let pmu = pmu_with(model, pmcr(&[("E", u64::from(enabled)), ("EvtCount0", codes.0), ("EvtCount1", codes.1)]));
+        let body: Vec<Span> = spans
+            .into_iter()
+            .map(|(cycles, signals)| signals.into_iter().fold(Span::new(cycles, 0x8000), |s, (i, n)| s.with(Signal::ALL[i], n)))
+            .collect();
+        let mut by = vec![0; pmu.counters()];
+        pmu.grow(&body, &mut by);
+        let each: Vec<u64> = (0..pmu.counters()).map(|i| body.iter().map(|s| pmu.rate(i, s) * s.cycles).sum()).collect();
+        proptest::prop_assert_eq!(by, each);
+    }
+}

@@ -31,6 +31,7 @@ impl Out<'_> {
     }
 
     /// Appends a new span and returns it.
+    #[inline]
     fn start(&mut self, ip: u64, cycles: u64, signals: Signals, open: bool) -> &mut Span {
         self.open = open;
         self.cycles += cycles;
@@ -41,6 +42,7 @@ impl Out<'_> {
 
     /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
     /// every cycle counts the same.
+    #[inline]
     pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
         let signals = signals.union(self.template.signals);
         let retires = signals.get(Signal::Instructions) > 0;
@@ -61,6 +63,7 @@ impl Out<'_> {
 
     /// An instruction's own cycle (`Instructions` set to `issued`), a span of its own
     /// so that its data reference or branch outcome can be attached.
+    #[inline]
     pub fn issue(&mut self, ip: u64, signals: Signals, issued: u8) -> &mut Span {
         let signals = signals.with(Signal::Instructions, issued).union(self.template.signals);
         self.retired_end = Some(self.cycles + 1);
@@ -68,6 +71,7 @@ impl Out<'_> {
     }
 
     /// Cycles in which nothing issues, counting `stall` if any.
+    #[inline]
     pub fn stall(&mut self, ip: u64, cycles: u64, stall: Option<Signal>) {
         if cycles > 0 {
             let mut s = Signals::default();

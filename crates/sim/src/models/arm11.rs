@@ -289,6 +289,24 @@ impl Counting for Arm11Pmu {
         }
     }
 
+    /// [`Counting::rate`]'s sums in one pass over the block: the engine's per-span
+    /// calls were a sixth of the machine's time on a program's records.
+    fn grow(&self, body: &[Span], by: &mut [u64]) {
+        if !self.enabled() {
+            return;
+        }
+        let [pmn0, pmn1] = self.sources;
+        let (mut ccnt, mut n0, mut n1) = (0u64, 0u64, 0u64);
+        for s in body {
+            ccnt = ccnt.saturating_add(s.cycles);
+            n0 = n0.saturating_add(per_cycle(pmn0, s).saturating_mul(s.cycles));
+            n1 = n1.saturating_add(per_cycle(pmn1, s).saturating_mul(s.cycles));
+        }
+        for (i, n) in [(CCNT_IDX, ccnt), (PMN0_IDX, n0), (PMN1_IDX, n1)] {
+            by[i] = by[i].saturating_add(n);
+        }
+    }
+
     fn headroom(&self, i: usize) -> u64 {
         match i {
             // With the divider, CCNT and its prescaler form one 38-bit counter.

@@ -181,6 +181,7 @@ impl Arm11 {
 
     /// One instruction's issue cycle, as a span of its own to attach a data reference
     /// or a branch outcome to.
+    #[inline]
     fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals) -> &'o mut crate::stream::Span {
         self.elapse(1);
         out.issue(ip, s, 1)
@@ -188,12 +189,14 @@ impl Arm11 {
 
     /// One instruction's issue cycle, merged with the cycles before it when they count
     /// the same.
+    #[inline]
     fn plain(&mut self, out: &mut Out, ip: u64, s: Signals) {
         self.elapse(1);
         out.emit(ip, 1, s.with(Signal::Instructions, 1));
     }
 
     /// Cycles in which nothing issues.
+    #[inline]
     fn wait(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
         self.elapse(cycles);
         out.stall(ip, cycles, stall);
