@@ -303,7 +303,9 @@ impl Counting for Arm11Pmu {
             n1 = n1.saturating_add(per_cycle(pmn1, s).saturating_mul(s.cycles));
         }
         for (i, n) in [(CCNT_IDX, ccnt), (PMN0_IDX, n0), (PMN1_IDX, n1)] {
-            by[i] = by[i].saturating_add(n);
+            if let Some(b) = by.get_mut(i) {
+                *b = b.saturating_add(n);
+            }
         }
     }
 
