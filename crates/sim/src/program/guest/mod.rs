@@ -168,6 +168,7 @@ impl Executed {
     }
 
     /// `done` is complete and the instruction at `next` runs after it.
+    #[inline]
     fn complete(&mut self, done: Running, next: u64, out: &mut impl FnMut(Record)) {
         if self.isa != Isa::Sparc {
             out(self.record(&done, next));
@@ -186,6 +187,7 @@ impl Executed {
         }
     }
 
+    #[inline]
     fn record(&self, r: &Running, next: u64) -> Record {
         // Where control goes when a branch is not taken: past the delay slot on SPARC.
         let fallthrough = match self.isa {
@@ -209,6 +211,7 @@ impl Executed {
 
 /// A memory instruction's record from its accesses: a load and a store together are
 /// atomic (SWP, LDSTUB, CAS), several accesses of a line or more a block transfer.
+#[inline]
 fn memory(r: &Running, fp: bool) -> Kind {
     let a = &r.accesses;
     let block = a.count > 1 && a.bytes >= BLOCK_BYTES;

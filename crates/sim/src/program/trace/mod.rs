@@ -431,6 +431,7 @@ type Streams = rustc_hash::FxHashMap<u64, u8>;
 
 /// Appends one instruction to a phase, giving each distinct data address a fixed
 /// stream in 4 KB pages (a trace says nothing of page sizes).
+#[inline]
 fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
     let mut stream = |addr: u64| {
         *streams.entry(addr).or_insert_with(|| {
