@@ -76,12 +76,7 @@ impl Local {
                 insns = &insns[..=k];
             }
         }
-        let (batch, maker) = (&mut self.batch, &mut self.maker);
-        let mut push = |r: Record| {
-            if let Some(p) = maker.push(r) {
-                batch.push(p);
-            }
-        };
+        let mut push = into_phases(&mut self.maker, &mut self.batch);
         let mut next = self.accesses.iter().peekable();
         for insn in insns {
             let mut accesses = Accesses::default();
@@ -90,6 +85,7 @@ impl Local {
             }
             self.executed.executed(insn.ip, insn.size, insn.class, accesses, &mut push);
         }
+        drop(push);
         self.accesses.clear();
         if self.batch.len() >= BATCH {
             self.send();
@@ -109,12 +105,7 @@ impl Local {
     /// The thread has ended: its last instructions go to the machine.
     fn finish(&mut self) {
         self.close(None);
-        let (batch, maker) = (&mut self.batch, &mut self.maker);
-        self.executed.finish(&mut |r: Record| {
-            if let Some(p) = maker.push(r) {
-                batch.push(p);
-            }
-        });
+        self.executed.finish(&mut into_phases(&mut self.maker, &mut self.batch));
         self.batch.extend(self.maker.take());
         if !self.batch.is_empty() {
             self.send();
@@ -122,6 +113,16 @@ impl Local {
         self.to_machine = None;
         self.batch = Vec::new();
         self.accesses = Vec::new();
+    }
+}
+
+/// Where a thread's records go: into the phase `maker` is making, and each phase they
+/// end into `batch`.
+fn into_phases<'a>(maker: &'a mut Maker, batch: &'a mut Vec<Phase>) -> impl FnMut(Record) + 'a {
+    move |r| {
+        if let Some(p) = maker.push(r) {
+            batch.push(p);
+        }
     }
 }
 
