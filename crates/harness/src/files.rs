@@ -93,6 +93,7 @@ pub fn trace(data: &[u8]) {
             if let Err(e) = phase.check() {
                 panic!("the trace reader made a phase its machines refuse: {e}");
             }
+            made_again(&phase);
         }
     }
     // `--trace` takes a file: one per fuzzing thread, rewritten each time, in memory
@@ -104,6 +105,26 @@ pub fn trace(data: &[u8]) {
     if std::fs::write(&path, rest).is_ok() {
         short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.clone()), 1);
     }
+}
+
+/// A phase's instructions as `--trace-out` gives them back (`trace::lines`) make, through
+/// the phase assembly a running program's plugin uses (`trace::Maker`), the one phase
+/// they came from: the same instructions, addresses, data streams and jump tables.
+fn made_again(phase: &pmukit_sim::program::Phase) {
+    use pmukit_sim::program::trace::{lines, Line, Maker};
+    let mut maker = Maker::new(true);
+    let mut again: Vec<_> = lines(phase, 0)
+        .filter_map(|l| match l {
+            Line::Instruction(r) => maker.push(r),
+            Line::Transfer(_) => None,
+        })
+        .collect();
+    again.extend(maker.take());
+    let [one] = &again[..] else { panic!("one phase's instructions made {} phases", again.len()) };
+    assert_eq!((&one.body, &one.addresses, &one.tables), (&phase.body, &phase.addresses, &phase.tables), "instructions made again");
+    assert_eq!((one.privilege, one.entry), (phase.privilege, phase.entry));
+    // The device transfers' streams follow the instructions'.
+    assert_eq!(Some(&one.streams[..]), phase.streams.get(..one.streams.len()), "data streams made again");
 }
 
 /// perf stat output (`-x` CSV with any of the usual separators, `-j` JSON lines) or
