@@ -374,26 +374,14 @@ impl Maker {
     /// or privilege's, or the phase is full: then returns the phase it ended.
     #[inline]
     pub fn push(&mut self, r: Record) -> Option<Phase> {
-        let ended = match &self.phase {
-            Some(p) if self.ends(p, &r) => self.take(),
-            Some(_) => {
-                if let Some(p) = &mut self.phase {
-                    add(p, &mut self.streams, r);
-                }
-                return None;
-            }
-            None => None,
-        };
+        let thread = self.thread;
+        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, thread, &r)) {
+            add(p, &mut self.streams, r);
+            return None;
+        }
+        let ended = self.take();
         self.start(r);
         ended
-    }
-
-    /// Whether `r` cannot join `p`.
-    fn ends(&self, p: &Phase, r: &Record) -> bool {
-        p.body.len() == PHASE_RECORDS
-            || p.streams.len() + p.tables.len() >= PHASE_STREAMS - PHASE_TRANSFERS
-            || p.privilege != r.privilege
-            || self.thread != r.thread
     }
 
     /// A new phase, whose first instruction is `r`.
@@ -422,6 +410,15 @@ impl Maker {
         self.streams.clear();
         self.phase.take()
     }
+}
+
+/// Whether `r` can join `p`, a phase of `thread`'s: the same thread and privilege, and
+/// room for an instruction and the streams it may take.
+fn joins(p: &Phase, thread: u8, r: &Record) -> bool {
+    p.body.len() < PHASE_RECORDS
+        && p.streams.len() + p.tables.len() < PHASE_STREAMS - PHASE_TRANSFERS
+        && p.privilege == r.privilege
+        && thread == r.thread
 }
 
 /// The stream of each data address of a phase. One lookup per record must be cheap:
