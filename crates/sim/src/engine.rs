@@ -21,10 +21,10 @@ use crate::stream::{Branch, Cursor, MemoryQueues, Privilege, Signals, Span};
 /// The view of a PMU model that the engine drives.
 ///
 /// Counter `i`'s rate in a span may depend on the model's configuration and on the
-/// span's signals, thread, privilege, memory queues, the kind of its data reference
-/// and branch, and [`Counting::address_class`]; nothing else. `add` may change rates
-/// only when it overflows a counter, and `executed` never: the engine relies on both
-/// to ask for the rates of a kind of span once.
+/// span's signals, thread, privilege, whether it is an overlay, memory queues, the
+/// kind of its data reference and branch, and [`Counting::address_class`]; nothing
+/// else. `add` may change rates only when it overflows a counter, and `executed`
+/// never: the engine relies on both to ask for the rates of a kind of span once.
 pub trait Counting {
     /// Number of virtual counters.
     fn counters(&self) -> usize;
@@ -97,9 +97,13 @@ struct Kind {
     signals: Signals,
     thread: u8,
     privilege: Privilege,
-    /// Whether the data reference writes, and its size.
-    mem: Option<(bool, u8)>,
-    branch: Option<(bool, bool)>,
+    overlay: bool,
+    /// Whether the span has a data reference, whether it writes, and its size (bits
+    /// 0, 1 and 2 up). Codes in whole integers: the slot's hash reads them back at
+    /// once, and bytes written apart and read as one stalled every look-up.
+    mem: u16,
+    /// Whether the span has a branch, whether taken, whether mispredicted (bits 0-2).
+    branch: u8,
     queues: MemoryQueues,
     class: u64,
 }
@@ -110,8 +114,9 @@ impl Kind {
             signals: span.signals,
             thread: span.thread,
             privilege: span.privilege,
-            mem: span.mem.map(|m| (m.write, m.size)),
-            branch: span.branch.map(|Branch { taken, mispredicted, .. }| (taken, mispredicted)),
+            overlay: span.overlay,
+            mem: span.mem.map_or(0, |m| 1 | u16::from(m.write) << 1 | u16::from(m.size) << 2),
+            branch: span.branch.map_or(0, |Branch { taken, mispredicted, .. }| 1 | u8::from(taken) << 1 | u8::from(mispredicted) << 2),
             queues: span.queues,
             class,
         }
@@ -120,7 +125,14 @@ impl Kind {
     /// A slot of the cache: the signals decide, mostly.
     fn slot(&self) -> usize {
         let q = &self.queues;
-        let small = u64::from(self.thread) ^ (self.privilege as u64) << 8 ^ u64::from(q.read_cycles) << 16 ^ self.class.rotate_left(32);
+        // Kinds of the same signals apart: a primary and an overlay, a span with a
+        // data reference or branch and one without.
+        let (mem, branch) = (u64::from(self.mem), u64::from(self.branch));
+        let small = u64::from(self.thread)
+            ^ (self.privilege as u64) << 8
+            ^ u64::from(q.read_cycles) << 16
+            ^ self.class.rotate_left(32)
+            ^ (u64::from(self.overlay) | mem << 1 | branch << 11) << 40;
         let h = (self.signals.fingerprint() ^ small).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (h >> (64 - SLOT_BITS)) as usize
     }
@@ -409,6 +421,51 @@ mod tests {
         assert_eq!(run_over(&mut toy, spans), (24, Exit::EndOfStream));
         // Counter 0 wrapped twice, at 12 and 24; counter 1 counted until the first.
         assert_eq!(toy.counts, [0, 12]);
+    }
+
+    /// Counter 0 counts the instructions of primary spans (as a SPARC T4 counts the
+    /// core's cycles); the others count nothing and make the model large enough for
+    /// the cache.
+    struct Primaries {
+        count: u64,
+    }
+
+    impl Counting for Primaries {
+        fn counters(&self) -> usize {
+            DIRECT + 1
+        }
+
+        fn rate(&self, i: usize, span: &Span) -> u64 {
+            if i == 0 && !span.overlay {
+                span.signals.get(Signal::Instructions)
+            } else {
+                0
+            }
+        }
+
+        fn headroom(&self, _: usize) -> u64 {
+            u64::MAX - self.count
+        }
+
+        fn add(&mut self, i: usize, n: u64) -> bool {
+            if i == 0 {
+                self.count += n;
+            }
+            false
+        }
+    }
+
+    #[test]
+    fn an_overlay_is_a_kind_of_span_of_its_own() {
+        let primary = Span::new(3, 0x1000).with(Signal::Instructions, 1).with(Signal::Loads, 2);
+        // The same thread, signals and privilege as the primary, but an overlay.
+        let overlay = Span { cycles: 7, signals: primary.signals, ..primary.lane(0) };
+        let stores = Span { cycles: 5, ..primary.with(Signal::Stores, 1) };
+        let more = Span { cycles: 11, ..primary.with(Signal::Instructions, 2) };
+        let blocks = vec![Block { body: vec![primary, overlay, stores, more], repeat: 2 }];
+        let mut model = Primaries { count: 0 };
+        run(&mut model, &mut Cursor::new(Box::new(blocks.into_iter())), u64::MAX);
+        assert_eq!(model.count, 2 * (3 + 5 + 2 * 11));
     }
 
     /// Counter `t` (for lanes 0-3) counts lane `t`'s instructions, counter 4 every
