@@ -18,7 +18,7 @@ use std::sync::mpsc::sync_channel;
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use pmukit_sim::program::guest::{Class, Isa};
+use pmukit_sim::program::guest::{Insn, Isa};
 use pmukit_sim::program::trace::{Running, TraceStatus};
 
 mod api;
@@ -34,15 +34,6 @@ pub static qemu_plugin_version: c_int = 1;
 
 /// Batches waiting for the machine: when the machine falls behind, QEMU waits.
 const QUEUE: usize = 4;
-
-/// An instruction as translated: where it is and what it does. Kept for the life of
-/// the process, since QEMU calls back with it for as long as the code stays
-/// translated.
-pub struct Insn {
-    pub ip: u64,
-    pub size: u64,
-    pub class: Class,
-}
 
 /// The plugin's state, made at installation.
 struct Plugin {

@@ -10,7 +10,7 @@ use pmukit_sim::program::guest::Class;
 use pmukit_sim::program::Op;
 
 use crate::api::*;
-use crate::Insn;
+use pmukit_sim::program::guest::Insn;
 
 /// Instructions (execution callbacks), the instructions that loaded only, stored
 /// only, or did both (memory callbacks), and the executions of instructions the

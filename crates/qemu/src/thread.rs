@@ -21,12 +21,11 @@ use std::ffi::{c_uint, c_void};
 use std::sync::mpsc::SyncSender;
 use std::sync::Mutex;
 
-use pmukit_sim::program::guest::{Accesses, Executed, Isa};
+use pmukit_sim::program::guest::{Accesses, Executed, Insn, Isa};
 use pmukit_sim::program::trace::{Made, Maker, Record};
 use pmukit_sim::program::Phase;
 
 use crate::api::*;
-use crate::Insn;
 
 /// Phases handed to the machine at a time (each of up to 1,024 instructions): enough
 /// to make the hand-over cheap.
@@ -50,7 +49,7 @@ struct Access {
 /// One host thread's guest thread.
 struct Local {
     vcpu: c_uint,
-    executed: Executed,
+    executed: Executed<'static>,
     /// The block that started last, whose accesses are being collected.
     running: Option<&'static Block>,
     /// The address of a window instruction of the running block that has started and
@@ -83,7 +82,7 @@ impl Local {
             while let Some(a) = next.next_if(|a| a.ip == insn.ip) {
                 accesses.add(a.address, a.bytes, a.store);
             }
-            self.executed.executed(insn.ip, insn.size, insn.class, accesses, &mut push);
+            self.executed.executed(insn, accesses, &mut push);
         }
         drop(push);
         self.accesses.clear();

@@ -109,13 +109,24 @@ impl Accesses {
     }
 }
 
+/// An instruction as translated: where it is, its size and what it does. Made once
+/// for code that runs many times (the QEMU plugin keeps one per translated
+/// instruction for the life of the process).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Insn {
+    pub ip: u64,
+    pub size: u64,
+    pub class: Class,
+}
+
 /// An instruction that has executed and is not yet a record: where control went after
-/// it is not known yet.
+/// it is not known yet. It refers to its translation rather than copying it: a copy
+/// of the class, written a field at a time as each instruction ran and read back
+/// whole as the next came, stalled on the store buffer (three fifths of the plugin's
+/// block callback).
 #[derive(Debug, Clone, Copy)]
-struct Running {
-    ip: u64,
-    size: u64,
-    class: Class,
+struct Running<'a> {
+    insn: &'a Insn,
     accesses: Accesses,
 }
 
@@ -124,16 +135,16 @@ struct Running {
 /// slot (SPARC V9 §6.3.4): the transfer waits for the slot's successor, and the slot
 /// follows it.
 #[derive(Debug)]
-pub struct Executed {
+pub struct Executed<'a> {
     isa: Isa,
     thread: u8,
-    current: Option<Running>,
+    current: Option<Running<'a>>,
     /// A SPARC control transfer whose delay slot is running.
-    waiting: Option<Running>,
+    waiting: Option<Running<'a>>,
 }
 
-impl Executed {
-    pub fn new(isa: Isa, thread: u8) -> Executed {
+impl<'a> Executed<'a> {
+    pub fn new(isa: Isa, thread: u8) -> Executed<'a> {
         Executed { isa, thread, current: None, waiting: None }
     }
 
@@ -142,34 +153,33 @@ impl Executed {
         self.thread
     }
 
-    /// The instruction of `size` bytes at `ip` executed, making `accesses`; the one
-    /// before it is complete. The caller sums an instruction's accesses before it
-    /// hands the instruction over, so each is written here once, whole: building it
-    /// up here field by field and copying it out whole stalled every copy on the
-    /// store buffer (three fifths of the plugin's time in its block callback).
+    /// `insn` executed, making `accesses`; the one before it is complete. The caller
+    /// sums an instruction's accesses before it hands the instruction over, so each
+    /// is written here once, whole: building it up here field by field and copying it
+    /// out whole stalled every copy on the store buffer.
     #[inline]
-    pub fn executed(&mut self, ip: u64, size: u64, class: Class, accesses: Accesses, out: &mut impl FnMut(Record)) {
-        let next = Running { ip, size, class, accesses };
+    pub fn executed(&mut self, insn: &'a Insn, accesses: Accesses, out: &mut impl FnMut(Record)) {
+        let next = Running { insn, accesses };
         if let Some(done) = self.current.replace(next) {
-            self.complete(done, ip, out);
+            self.complete(done, insn.ip, out);
         }
     }
 
     /// The thread ends: its last instruction falls through.
     pub fn finish(&mut self, out: &mut impl FnMut(Record)) {
         if let Some(done) = self.current.take() {
-            let next = done.ip + done.size;
+            let next = done.insn.ip + done.insn.size;
             self.complete(done, next, out);
         }
         if let Some(t) = self.waiting.take() {
-            let next = t.ip + 2 * t.size;
+            let next = t.insn.ip + 2 * t.insn.size;
             out(self.record(&t, next));
         }
     }
 
     /// `done` is complete and the instruction at `next` runs after it.
     #[inline]
-    fn complete(&mut self, done: Running, next: u64, out: &mut impl FnMut(Record)) {
+    fn complete(&mut self, done: Running<'a>, next: u64, out: &mut impl FnMut(Record)) {
         if self.isa != Isa::Sparc {
             out(self.record(&done, next));
             return;
@@ -177,8 +187,8 @@ impl Executed {
         if let Some(t) = self.waiting.take() {
             // `done` was `t`'s delay slot: control went on at `next`.
             out(self.record(&t, next));
-            out(self.record(&done, done.ip + done.size));
-        } else if done.class.transfers_control() && next == done.ip + done.size {
+            out(self.record(&done, done.insn.ip + done.insn.size));
+        } else if done.insn.class.transfers_control() && next == done.insn.ip + done.insn.size {
             // The delay slot runs; the outcome comes after it.
             self.waiting = Some(done);
         } else {
@@ -189,12 +199,13 @@ impl Executed {
 
     #[inline]
     fn record(&self, r: &Running, next: u64) -> Record {
+        let Insn { ip, size, class } = *r.insn;
         // Where control goes when a branch is not taken: past the delay slot on SPARC.
         let fallthrough = match self.isa {
-            Isa::Sparc => r.ip + 2 * r.size,
-            Isa::Arm => r.ip + r.size,
+            Isa::Sparc => ip + 2 * size,
+            Isa::Arm => ip + size,
         };
-        let op = match r.class {
+        let op = match class {
             Class::Branch { target, .. } => Kind::Branch(target, next != fallthrough),
             Class::Call => Kind::Call(next),
             Class::Return => Kind::Return(next),
@@ -205,7 +216,7 @@ impl Executed {
             Class::Memory { fp } => memory(r, fp),
             Class::Plain(_) => memory(r, false),
         };
-        Record { thread: self.thread, privilege: Privilege::USER, ip: r.ip, op }
+        Record { thread: self.thread, privilege: Privilege::USER, ip, op }
     }
 }
 
@@ -234,14 +245,15 @@ mod tests {
     type Step<'a> = (u64, Class, &'a [(u64, u32, bool)]);
 
     fn run(isa: Isa, steps: &[Step]) -> Vec<Kind> {
+        let insns: Vec<Insn> = steps.iter().map(|&(ip, class, _)| Insn { ip, size: 4, class }).collect();
         let mut e = Executed::new(isa, 0);
         let mut out = Vec::new();
-        for &(ip, class, accesses) in steps {
+        for (insn, &(_, _, accesses)) in insns.iter().zip(steps) {
             let mut sum = Accesses::default();
             for &(a, b, s) in accesses {
                 sum.add(a, b, s);
             }
-            e.executed(ip, 4, class, sum, &mut |r| out.push(r));
+            e.executed(insn, sum, &mut |r| out.push(r));
         }
         e.finish(&mut |r| out.push(r));
         out.iter().map(|r| r.op).collect()
