@@ -1,6 +1,7 @@
 //! `pmu record`: sample Montecito's capture registers on counter overflow into a
 //! recording file (`pmukit_sim::record`, docs/record.md), as pfmon's sampling does.
 
+use std::ffi::OsString;
 use std::io::BufWriter;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -12,7 +13,7 @@ use pmukit_sim::record::{self, Recording, Writer};
 use pmukit_sim::stat::StatOptions;
 use serde_json::json;
 
-use crate::failure::{runtime, Failure};
+use crate::failure::{runtime, usage, Failure};
 use crate::outfile::{Output, Previous};
 use crate::output::Out;
 use crate::stat::{machine_file, progress_bar, run_failure, split_events, stop_on_ctrl_c};
@@ -69,10 +70,23 @@ pub struct RecordArgs {
     machine_config: Option<PathBuf>,
     #[command(flatten)]
     qualify: crate::qualify::QualifyOpts,
+    /// A program after `--`, as `pmu stat -- PROG` takes one: refused with the
+    /// reason. Sampling needs Montecito's capture registers, and no Itanium program
+    /// runs under QEMU; the PMUs whose programs do (ARM11, SPARC) have none.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
 }
 
 /// `pmu record`: resolve the events, record, write the file and say what was written.
 pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
+    if let Some(program) = args.command.first() {
+        return Err(usage(format!(
+            "cannot sample `{}`: `pmu record` samples with Montecito's event address registers and trace buffer, and no \
+             Itanium program runs under QEMU; ARM and SPARC programs are counted with `pmu stat [--pmu PMU] -- PROG` \
+             (docs/binaries.md), and an Itanium program is recorded from a trace (`pmu record --trace FILE`)",
+            program.to_string_lossy()
+        )));
+    }
     let catalog = crate::catalog(&args.table)?;
     // A PMU without capture hardware is refused as such, before events it was never
     // asked for (the default is Montecito's) are looked up on it.

@@ -124,6 +124,12 @@ fn record_refuses_what_it_cannot_do() {
     assert!(usage_error(&["record", "--pmu", "arm1176", "-e", "CPU_CYCLES", "--cycles", "1e5", "-o", "/dev/null"], b"")
         .contains("no event address registers"));
     assert!(usage_error(&["record", "-c", "0", "--cycles", "1e5", "-o", "/dev/null"], b"").contains("sampling period must be 1 to"));
+    // A program, as `pmu stat -- PROG` takes one (issue 42): named, with what does
+    // count it, whichever PMU was asked for; nothing is written.
+    for pmu in ["montecito", "arm1176", "sparc-t4"] {
+        let e = usage_error(&["record", "--pmu", pmu, "-o", "/nonexistent-pmukit/r.json", "--", "./prog", "-x"], b"");
+        assert!(e.contains("cannot sample `./prog`") && e.contains("pmu stat [--pmu PMU] -- PROG") && e.contains("--trace FILE"), "{e}");
+    }
     // The file is made before the run: a long run is not wasted on a path that
     // cannot be written.
     let started = std::time::Instant::now();
