@@ -80,12 +80,14 @@ pub struct RecordArgs {
 /// `pmu record`: resolve the events, record, write the file and say what was written.
 pub fn run(args: &RecordArgs, out: &Out) -> Result<(), Failure> {
     if let Some(program) = args.command.first() {
-        return Err(usage(format!(
-            "cannot sample `{}`: `pmu record` samples with Montecito's event address registers and trace buffer, and no \
-             Itanium program runs under QEMU; ARM and SPARC programs are counted with `pmu stat [--pmu PMU] -- PROG` \
-             (docs/binaries.md), and an Itanium program is recorded from a trace (`pmu record --trace FILE`)",
-            program.to_string_lossy()
-        )));
+        let program = program.to_string_lossy().into_owned();
+        let mut failure = usage(format!(
+            "cannot sample `{program}`: `pmu record` samples with Montecito's event address registers and trace buffer, \
+             and no Itanium program runs under QEMU; ARM and SPARC programs are counted with `pmu stat [--pmu PMU] -- \
+             PROG` (docs/binaries.md), and an Itanium program is recorded from a trace (`pmu record --trace FILE`)"
+        ));
+        failure.detail.token = Some(program);
+        return Err(failure);
     }
     let catalog = crate::catalog(&args.table)?;
     // A PMU without capture hardware is refused as such, before events it was never

@@ -130,6 +130,9 @@ fn record_refuses_what_it_cannot_do() {
         let e = usage_error(&["record", "--pmu", pmu, "-o", "/nonexistent-pmukit/r.json", "--", "./prog", "-x"], b"");
         assert!(e.contains("cannot sample `./prog`") && e.contains("pmu stat [--pmu PMU] -- PROG") && e.contains("--trace FILE"), "{e}");
     }
+    let json = pmu_with(&["record", "--json", "--", "./prog"], b"");
+    let v: Value = serde_json::from_slice(&json.stderr).expect("a JSON error on standard error");
+    assert_eq!((v["error"]["token"].as_str(), v["error"]["exit_code"].as_u64()), (Some("./prog"), Some(2)), "{v}");
     // The file is made before the run: a long run is not wasted on a path that
     // cannot be written.
     let started = std::time::Instant::now();
