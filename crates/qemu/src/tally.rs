@@ -6,11 +6,10 @@
 use std::ffi::{c_uint, c_void};
 use std::sync::Mutex;
 
-use pmukit_sim::program::guest::Class;
+use pmukit_sim::program::guest::{Class, Insn};
 use pmukit_sim::program::Op;
 
 use crate::api::*;
-use pmukit_sim::program::guest::Insn;
 
 /// Instructions (execution callbacks), the instructions that loaded only, stored
 /// only, or did both (memory callbacks), and the executions of instructions the
