@@ -280,3 +280,59 @@ pub fn elf_program(data: &[u8]) {
         assert!(!e.is_empty());
     }
 }
+
+/// A guest thread's code as QEMU's plugin sees it run: an ISA byte, then per
+/// instruction a size (0 for ARM's kernel helpers, which come without bytes, else 2
+/// or 4), its bytes, where control goes next (on, or a jump by the next byte's
+/// multiple of four) and up to three memory accesses. Each instruction is decoded
+/// (`guest::Isa::decode`, twice: the same class) into a translation (`guest::Insn`),
+/// executed (`guest::Executed`) and its records made into phases (`trace::Maker`):
+/// every instruction gives exactly one record, every phase passes the machines'
+/// check, and the phases give the records back (`trace::lines`).
+pub fn guest_code(data: &[u8]) {
+    use pmukit_sim::program::guest::{Accesses, Executed, Insn, Isa};
+    use pmukit_sim::program::trace::{lines, Line, Maker};
+    let Some((&isa, mut rest)) = data.split_first() else { return };
+    let isa = if isa & 1 == 0 { Isa::Arm } else { Isa::Sparc };
+    let (mut ip, mut insns, mut accesses) = (0x1_0000u64, Vec::new(), Vec::new());
+    while let [size, jump, n, more @ ..] = rest {
+        let size = [0usize, 2, 4][usize::from(*size % 3)];
+        let Some((bytes, after)) = more.split_at_checked(size) else { break };
+        let class = isa.decode(ip, bytes);
+        assert_eq!(class, isa.decode(ip, bytes), "the same bytes, another class");
+        insns.push(Insn { ip, size: size as u64, class });
+        let (mut sum, mut left) = (Accesses::default(), after);
+        for _ in 0..*n % 4 {
+            let [a, b, store, tail @ ..] = left else { break };
+            sum.add(0x8000_0000 + u64::from(*a) * 8, 1 << (b % 4), store & 1 == 1);
+            left = tail;
+        }
+        accesses.push(sum);
+        rest = left;
+        ip = if jump % 4 == 0 { ip + size as u64 } else { ip.wrapping_add(u64::from(*jump) * 4) };
+    }
+    let (mut executed, mut records) = (Executed::new(isa, 0), Vec::new());
+    for (insn, &sum) in insns.iter().zip(&accesses) {
+        executed.executed(insn, sum, &mut |r| records.push(r));
+    }
+    executed.finish(&mut |r| records.push(r));
+    let mut ips: Vec<u64> = records.iter().map(|r| r.ip).collect();
+    let mut expected: Vec<u64> = insns.iter().map(|i| i.ip).collect();
+    ips.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(ips, expected, "one record for each instruction executed");
+    let mut maker = Maker::new(true);
+    let mut phases: Vec<_> = records.iter().filter_map(|&r| maker.push(r)).collect();
+    phases.extend(maker.take());
+    let mut back = Vec::new();
+    for p in &phases {
+        if let Err(e) = p.check() {
+            panic!("a running program made a phase its machines refuse: {e}");
+        }
+        back.extend(lines(p, 0).filter_map(|l| match l {
+            Line::Instruction(r) => Some(r),
+            Line::Transfer(_) => None,
+        }));
+    }
+    assert_eq!(back, records, "the phases give back the records they were made of");
+}

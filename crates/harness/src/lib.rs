@@ -12,7 +12,7 @@ mod live;
 mod models;
 mod strings;
 
-pub use files::{elf_program, events_file, machine_config, mmustat, perf_json, perf_stat, recording, sysfs, trace};
+pub use files::{elf_program, events_file, guest_code, machine_config, mmustat, perf_json, perf_stat, recording, sysfs, trace};
 pub use live::live_events;
 pub use models::{arm11_model, hypercalls, montecito_model, t4_dram_model, t4_model};
 pub use strings::{event_strings, metric_expressions, qualify, schedule};
@@ -31,6 +31,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("machine_config", machine_config),
     ("trace", trace),
     ("elf_program", elf_program),
+    ("guest_code", guest_code),
     ("mmustat", mmustat),
     ("recording", recording),
     ("perf_stat", perf_stat),

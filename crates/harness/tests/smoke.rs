@@ -204,6 +204,7 @@ smoke_tests! {
     machine_config: 2_000,
     trace: 2_000,
     elf_program: 5_000,
+    guest_code: 5_000,
     mmustat: 20_000,
     recording: 2_000,
     perf_stat: 5_000,
