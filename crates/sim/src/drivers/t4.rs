@@ -80,6 +80,11 @@ impl Counting for Chip {
         self.core.executed(span, cycles, iteration);
         self.dram.executed(span, cycles, iteration);
     }
+
+    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
+        self.core.iterated(body, k, from);
+        self.dram.iterated(body, k, from);
+    }
 }
 
 /// The DRAM events being counted: the counter of each, in set order.

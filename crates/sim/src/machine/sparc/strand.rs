@@ -86,12 +86,17 @@ impl Strand {
         if cycles == 0 {
             return;
         }
+        // Most cycles write nothing: the buffer is compacted only when one is written.
+        let mut written = false;
         for b in &mut self.store_buffer {
             b.commit = b.commit.saturating_sub(cycles);
             b.queued = b.queued.saturating_sub(cycles);
             b.left = b.left.saturating_sub(cycles);
+            written |= b.left == 0;
         }
-        self.store_buffer.retain(|b| b.left > 0);
+        if written {
+            self.store_buffer.retain(|b| b.left > 0);
+        }
         if !self.loads_in_flight.is_empty() {
             // The reorder buffer holds the oldest miss and what issued after it until
             // that miss's data is back; then the next oldest's.

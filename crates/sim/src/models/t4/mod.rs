@@ -536,4 +536,16 @@ impl Counting for T4Core {
             self.tick(cycles);
         }
     }
+
+    /// [`Counting::executed`] for each span, which does nothing while no counter has
+    /// wrapped in the step under way and no commit window is open: most blocks, each
+    /// of whose spans the engine would otherwise visit.
+    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
+        if self.wrapped.is_empty() && !self.windows {
+            return;
+        }
+        for s in body {
+            self.executed(s, s.cycles * k, from + k - 1);
+        }
+    }
 }
