@@ -290,8 +290,8 @@ struct Growth {
 /// Skip as many whole iterations as fit the budget without any counter overflowing.
 /// `growth` is empty and is left so.
 fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, cache: &mut RateCache, growth: &mut Growth) -> u64 {
+    let per_iteration = cursor.cycles_per_iteration();
     let Some(block) = cursor.block.as_ref() else { return 0 };
-    let per_iteration = block.cycles_per_iteration();
     let mut k = (block.repeat - cursor.iteration).min(budget / per_iteration);
     if k == 0 {
         return 0;

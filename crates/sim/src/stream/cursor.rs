@@ -11,6 +11,9 @@ pub struct Cursor {
     pub block: Option<Block>,
     /// Whole iterations of `block` consumed.
     pub iteration: u64,
+    /// Cycles of one iteration of `block` ([`Block::cycles_per_iteration`], summed
+    /// once: a body of a program's records is a thousand spans).
+    length: u64,
     /// The primary span of the current iteration, and cycles of it consumed.
     pub span: usize,
     pub offset: u64,
@@ -23,17 +26,29 @@ pub struct Cursor {
 
 impl Cursor {
     pub fn new(blocks: Box<dyn Iterator<Item = Block> + Send>) -> Cursor {
-        let mut c = Cursor { blocks, block: None, iteration: 0, span: 0, offset: 0, at: 0, covering: Vec::new() };
+        let mut c = Cursor { blocks, block: None, iteration: 0, length: 0, span: 0, offset: 0, at: 0, covering: Vec::new() };
         c.next_block();
         c
     }
 
     /// Move to the next non-empty block; `false` when the stream has ended.
     pub fn next_block(&mut self) -> bool {
-        self.block = self.blocks.by_ref().find(|b| b.repeat > 0 && b.cycles_per_iteration() > 0);
+        self.block = None;
+        for b in self.blocks.by_ref() {
+            let length = b.cycles_per_iteration();
+            if b.repeat > 0 && length > 0 {
+                (self.block, self.length) = (Some(b), length);
+                break;
+            }
+        }
         self.iteration = 0;
         self.restart();
         self.block.is_some()
+    }
+
+    /// Cycles of one iteration of the current block.
+    pub fn cycles_per_iteration(&self) -> u64 {
+        self.length
     }
 
     /// Is the cursor at the start of an iteration (so whole iterations may be skipped)?
