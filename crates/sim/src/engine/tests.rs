@@ -77,21 +77,21 @@ fn an_overflow_that_changes_the_rates_is_seen_at_once() {
     assert_eq!(toy.counts, [0, 12]);
 }
 
-/// Counter 0 counts the instructions of primary spans (as a SPARC T4 counts the
-/// core's cycles); the others count nothing and make the model large enough for
-/// the cache.
-struct Primaries {
+/// Counter 0 grows by `rate` of each span per cycle; the others count nothing and
+/// make the model large enough for the cache.
+struct One<F> {
+    rate: F,
     count: u64,
 }
 
-impl Counting for Primaries {
+impl<F: Fn(&Span) -> u64> Counting for One<F> {
     fn counters(&self) -> usize {
         DIRECT + 1
     }
 
     fn rate(&self, i: usize, span: &Span) -> u64 {
-        if i == 0 && !span.overlay {
-            span.signals.get(Signal::Instructions)
+        if i == 0 {
+            (self.rate)(span)
         } else {
             0
         }
@@ -117,49 +117,25 @@ fn an_overlay_is_a_kind_of_span_of_its_own() {
     let stores = Span { cycles: 5, ..primary.with(Signal::Stores, 1) };
     let more = Span { cycles: 11, ..primary.with(Signal::Instructions, 2) };
     let blocks = vec![Block { body: vec![primary, overlay, stores, more], repeat: 2 }];
-    let mut model = Primaries { count: 0 };
+    // Instructions of primary spans only, as a SPARC T4 counts the core's cycles.
+    let mut model = One { rate: |s: &Span| if s.overlay { 0 } else { s.signals.get(Signal::Instructions) }, count: 0 };
     run(&mut model, &mut Cursor::new(Box::new(blocks.into_iter())), u64::MAX);
     assert_eq!(model.count, 2 * (3 + 5 + 2 * 11));
 }
 
-/// Counter 0 counts, per cycle, a digit for each field of a span that the
-/// [`Counting`] contract lets a rate read besides its signals; the others count
-/// nothing and make the model large enough for the cache.
-struct Fields {
-    count: u64,
-}
-
-impl Counting for Fields {
-    fn counters(&self) -> usize {
-        DIRECT + 1
-    }
-
-    fn rate(&self, i: usize, s: &Span) -> u64 {
-        if i > 0 {
-            return 0;
-        }
-        let mem = s.mem.map_or(0, |m| 1 + u64::from(m.write) + 2 * u64::from(m.size));
-        let branch = s.branch.map_or(0, |b| 1 + u64::from(b.taken) + 2 * u64::from(b.mispredicted));
-        let q = &s.queues;
-        1 + u64::from(s.thread)
-            + 10 * s.privilege as u64
-            + 100 * u64::from(s.overlay)
-            + 1_000 * mem
-            + 100_000 * branch
-            + 1_000_000 * u64::from(q.read_cycles + q.write_cycles + q.bank_stall_cycles)
-            + 10_000_000 * u64::from(q.writeback_hits + q.writes_starved)
-    }
-
-    fn headroom(&self, _: usize) -> u64 {
-        u64::MAX - self.count
-    }
-
-    fn add(&mut self, i: usize, n: u64) -> bool {
-        if i == 0 {
-            self.count += n;
-        }
-        false
-    }
+/// A digit for each field of a span that the [`Counting`] contract lets a rate read
+/// besides its signals.
+fn fields(s: &Span) -> u64 {
+    let mem = s.mem.map_or(0, |m| 1 + u64::from(m.write) + 2 * u64::from(m.size));
+    let branch = s.branch.map_or(0, |b| 1 + u64::from(b.taken) + 2 * u64::from(b.mispredicted));
+    let q = &s.queues;
+    1 + u64::from(s.thread)
+        + 10 * s.privilege as u64
+        + 100 * u64::from(s.overlay)
+        + 1_000 * mem
+        + 100_000 * branch
+        + 1_000_000 * u64::from(q.read_cycles + q.write_cycles + q.bank_stall_cycles)
+        + 10_000_000 * u64::from(q.writeback_hits + q.writes_starved)
 }
 
 #[test]
@@ -185,8 +161,8 @@ fn spans_apart_in_any_field_a_rate_may_read_are_kinds_apart() {
     ];
     // Each variant once, after the base kind has filled the cache.
     let body: Vec<Span> = variants.iter().flat_map(|&v| [base, v]).collect();
-    let mut model = Fields { count: 0 };
-    let expected: u64 = body.iter().map(|s| model.rate(0, s)).sum();
+    let mut model = One { rate: fields, count: 0 };
+    let expected: u64 = body.iter().map(fields).sum();
     let blocks = vec![Block { body, repeat: 1 }];
     run(&mut model, &mut Cursor::new(Box::new(blocks.into_iter())), u64::MAX);
     assert_eq!(model.count, expected);
