@@ -24,7 +24,7 @@ use pmukit_arch::montecito::ear::Served;
 use pmukit_arch::montecito::etb::BranchKind;
 
 pub use cursor::Cursor;
-pub use signal::Signal;
+pub use signal::{Family, Signal};
 
 /// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),
 /// plus hyperprivileged for SPARC; ARM11 distinguishes only user and privileged.

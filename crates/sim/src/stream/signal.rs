@@ -24,89 +24,11 @@ signals! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u16)]
 pub enum Signal {
-    /// Instructions reaching execute (ARM11 counts condition-failed ones too).
-    Instructions,
-    /// Branch instructions executed, taken or not.
-    Branches,
-    /// Branches that changed program flow.
-    BranchesTaken,
-    /// Branches mispredicted (each flushes the pipeline).
-    BranchMispredicts,
-    /// Software writes to the PC without a mode change (taken branches included).
-    PcChanges,
-    /// Procedure calls that push the return stack.
-    Calls,
-    /// Procedure returns that pop the return stack.
-    Returns,
-    /// Returns whose address was predicted from the return stack and followed.
-    ReturnsPredicted,
-    /// Returns whose predicted address was wrong.
-    ReturnsMispredicted,
-    /// Instruction cache misses to cacheable locations.
-    ICacheMisses,
-    /// Cycles in which the instruction buffer cannot deliver an instruction.
-    IBufStallCycles,
-    /// Cycles stalled on a data dependency.
-    DataDepStallCycles,
-    /// Cycles stalled because the load/store unit's request queue is full.
-    LsuFullStallCycles,
-    /// Instruction micro-TLB misses.
-    ITlbMisses,
-    /// Data micro-TLB misses.
-    DTlbMisses,
-    /// Main TLB misses (page-table walks).
-    MainTlbMisses,
-    /// Non-sequential data cache line accesses to cacheable locations (and TCM).
-    DCacheAccessesCacheable,
-    /// Non-sequential data cache line accesses, cacheable or not.
-    DCacheAccesses,
-    /// Data accesses that miss the cache and DTCM and go to the external bus.
-    DCacheMisses,
-    /// Half-lines (four words) written back from the data cache.
-    DCacheWritebacks,
-    /// Explicit external data or peripheral accesses (refills, non-cacheable and
-    /// write-through accesses).
-    ExternalDataAccesses,
-    /// Write-buffer drains (DSB or strongly-ordered access).
-    WriteBufferDrains,
-    /// Cycles with FIQ disabled.
-    FiqDisabledCycles,
-    /// Cycles with IRQ disabled.
-    IrqDisabledCycles,
-    /// Cycles with the `ETMEXTOUT[0]` signal asserted.
-    EtmExtOut0,
-    /// Cycles with the `ETMEXTOUT[1]` signal asserted.
-    EtmExtOut1,
-    /// Instruction cache tag or valid RAM parity errors.
-    ICacheTagParityErrors,
-    /// Instruction cache data RAM parity errors.
-    ICacheDataParityErrors,
-    /// Data cache tag or valid RAM parity errors.
-    DCacheTagParityErrors,
-    /// Data cache data RAM parity errors.
-    DCacheDataParityErrors,
-    /// Data cache dirty RAM parity errors.
-    DCacheDirtyParityErrors,
-    /// Instruction TCM errors.
-    ItcmErrors,
-    /// Data TCM errors.
-    DtcmErrors,
-    /// Load instructions executed.
-    Loads,
-    /// Those of them that load a floating-point register (Montecito's L1D does not
-    /// serve them).
-    FpLoads,
-    /// Store instructions executed.
-    Stores,
-    /// Floating-point, graphics and crypto arithmetic instructions executed (SPARC T4
-    /// counts them together, TABLE 10-2 sl 3 mask 02).
-    FguCryptoInstructions,
+    // SPARC's own (T4, KT, Niagara).
     /// Accesses to internal registers over a special-register path: ASI loads and
     /// stores to control registers and writes to state registers (SPARC T4 "SPR ring
     /// ops", TABLE 10-2 footnote 8).
     SprRingOps,
-    /// Atomic read-modify-write instructions (compare-and-swap, test-and-set, swap).
-    Atomics,
     /// Software prefetch instructions.
     SoftwarePrefetches,
     /// Block load and block store instructions (whole-line transfers).
@@ -120,17 +42,6 @@ pub enum Signal {
     /// Cycles in which no hardware thread of the core fetches (SPARC T4 fetch-0-all,
     /// TABLE 10-2 sl 8 mask 02): on a span group's primary.
     NoFetchAllCycles,
-    /// Memory (DRAM) read transactions: line fills that miss every cache level, data or
-    /// instruction, and non-cacheable reads of memory (not of device registers).
-    MemoryReads,
-    /// Memory (DRAM) write transactions: dirty lines written back, and stores that
-    /// bypass the cache (non-cacheable, write-through, or write misses that do not
-    /// allocate) to memory (not to device registers).
-    MemoryWrites,
-    /// Memory reads (lines) of the thread that is *not* the span's: a background
-    /// thread's L3 misses completing while the other thread runs, which Montecito counts
-    /// as Floating events (Montecito §4.2.1). Only a switch-on-event core has them.
-    BackgroundMemoryReads,
     /// Instruction-cache misses filled from a cache of this socket: the L2, another
     /// core's L2 (cache to cache) or the L3.
     ICacheFillsFromCache,
@@ -187,8 +98,6 @@ pub enum Signal {
     BtcMisses,
     /// Taken branches whose target the branch target cache predicted wrongly.
     BtcTargetIncorrect,
-    /// Indirect branches whose target the indirect-target table predicted wrongly.
-    IndirectMispredicts,
     /// Software prefetches dropped because the line was already in the L1 data cache,
     /// and because the miss buffer was full while other strands were running (T4).
     SwPrefetchDropsCacheHit,
@@ -204,18 +113,13 @@ pub enum Signal {
     /// store in the store buffer overlapping the load).
     StoreQueueFullRawHits,
     StoreQueuePartialRawHits,
-    /// Software prefetches into the L2, by where the line was: the L2, the L3, this
-    /// socket's memory, another socket's memory.
-    L2PrefetchHitsL2,
-    L2PrefetchHitsL3,
-    L2PrefetchLocalMemory,
+    /// Software prefetches into the L2 whose line was in another socket's memory (the
+    /// other places it can be are shared with Montecito, below).
     L2PrefetchRemoteMemory,
-    /// Stores reaching the L2 (a write-through L1 sends every store there), by where
-    /// the line was (on Montecito: a store's or semaphore's L2D read for ownership,
-    /// by whether the L3 held the line).
+    /// Stores reaching the L2 (a write-through L1 sends every store there) whose line
+    /// was in the L2, and those whose line was in another socket's memory (the
+    /// others are shared with Montecito, below).
     StoresHitL2,
-    StoresHitL3,
-    StoresLocalMemory,
     StoresRemoteMemory,
     /// Lines leaving the L2, clean or to be written back.
     L2CleanEvictions,
@@ -234,8 +138,6 @@ pub enum Signal {
     /// L1 lines invalidated because the inclusive L2 evicted them.
     ICacheEvictionInvalidations,
     DCacheEvictionInvalidations,
-    /// Cycles loads and stores wait for a data-TLB miss to be served.
-    DTlbMissWaitCycles,
     /// Cycles a store waits for a free store-buffer entry.
     StoreBufferWaitCycles,
     /// Of those, the cycles in which the oldest store in the buffer has committed and
@@ -243,8 +145,6 @@ pub enum Signal {
     StoreQueueWaitCycles,
     /// Cycles correct-path instructions wait for a mispredicted branch to commit.
     SelPipeDrainCycles,
-    /// Cycles the instruction buffer is full while the back end stalls.
-    IBufFullCycles,
     /// Hardware thread (strand) k was ready to issue in the cycle but the core picked
     /// another (SPARC sel-0-ready, TABLE 10-2 sl 1 mask 04): on the span group's
     /// primary, so that a cycle of eight ready strands is one span. Not a count: 0, or
@@ -258,6 +158,137 @@ pub enum Signal {
     StrandReady5,
     StrandReady6,
     StrandReady7,
+    /// Instruction-cache way prediction by microtag (a hash of virtual address bits
+    /// kept per way): no way's microtag matched; a way's matched but the line is not
+    /// there; the matching way was not the one holding the line.
+    MicrotagMisses,
+    MicrotagFalseHits,
+    MicrotagWayMismatches,
+    /// Cycles instructions wait for a reorder-buffer entry (the buffer is full behind
+    /// an outstanding load miss), and for a load-buffer entry (all hold outstanding
+    /// loads).
+    RobWaitCycles,
+    LoadBufferWaitCycles,
+    /// SPARC L1 instruction lines another core's store or a device's write took.
+    ICacheSnoopInvalidations,
+    /// L1 data cache lines another core's store invalidated (a snoop).
+    DCacheSnoopInvalidations,
+    /// L2 misses served by another core's cache (a cache-to-cache transfer), and the
+    /// stores among them, from a core of this socket or of another.
+    CacheToCacheFills,
+    StoresLocalC2c,
+    StoresRemoteC2c,
+    // SPARC's and Montecito's.
+    /// Floating-point, graphics and crypto arithmetic instructions executed (SPARC T4
+    /// counts them together, TABLE 10-2 sl 3 mask 02).
+    FguCryptoInstructions,
+    /// Atomic read-modify-write instructions (compare-and-swap, test-and-set, swap).
+    Atomics,
+    /// Indirect branches whose target the indirect-target table predicted wrongly.
+    IndirectMispredicts,
+    /// Software prefetches into the L2, by where the line was: the L2, the L3, this
+    /// socket's memory (another socket's memory is SPARC's own, above).
+    L2PrefetchHitsL2,
+    L2PrefetchHitsL3,
+    L2PrefetchLocalMemory,
+    /// Stores reaching the L2 whose line was in the L3 or this socket's memory (on
+    /// Montecito: a store's or semaphore's L2D read for ownership, by whether the L3
+    /// held the line).
+    StoresHitL3,
+    StoresLocalMemory,
+    /// Cycles loads and stores wait for a data-TLB miss to be served.
+    DTlbMissWaitCycles,
+    /// Cycles the instruction buffer is full while the back end stalls.
+    IBufFullCycles,
+    // ARM11's and SPARC's.
+    /// Software writes to the PC without a mode change (taken branches included).
+    PcChanges,
+    /// Returns whose address was predicted from the return stack and followed.
+    ReturnsPredicted,
+    // Every family's.
+    /// Instructions reaching execute (ARM11 counts condition-failed ones too).
+    Instructions,
+    /// Branch instructions executed, taken or not.
+    Branches,
+    /// Branches that changed program flow.
+    BranchesTaken,
+    /// Branches mispredicted (each flushes the pipeline).
+    BranchMispredicts,
+    /// Procedure returns that pop the return stack.
+    Returns,
+    /// Returns whose predicted address was wrong.
+    ReturnsMispredicted,
+    /// Instruction cache misses to cacheable locations.
+    ICacheMisses,
+    /// Cycles stalled on a data dependency.
+    DataDepStallCycles,
+    /// Instruction micro-TLB misses.
+    ITlbMisses,
+    /// Data micro-TLB misses.
+    DTlbMisses,
+    /// Data accesses that miss the cache and DTCM and go to the external bus.
+    DCacheMisses,
+    /// Load instructions executed.
+    Loads,
+    /// Store instructions executed.
+    Stores,
+    /// Memory (DRAM) read transactions: line fills that miss every cache level, data or
+    /// instruction, and non-cacheable reads of memory (not of device registers).
+    MemoryReads,
+    /// Memory (DRAM) write transactions: dirty lines written back, and stores that
+    /// bypass the cache (non-cacheable, write-through, or write misses that do not
+    /// allocate) to memory (not to device registers).
+    MemoryWrites,
+    // ARM11's and Montecito's.
+    /// Procedure calls that push the return stack.
+    Calls,
+    /// Cycles in which the instruction buffer cannot deliver an instruction.
+    IBufStallCycles,
+    /// Cycles stalled because the load/store unit's request queue is full.
+    LsuFullStallCycles,
+    /// Main TLB misses (page-table walks).
+    MainTlbMisses,
+    /// Non-sequential data cache line accesses to cacheable locations (and TCM).
+    DCacheAccessesCacheable,
+    /// Non-sequential data cache line accesses, cacheable or not.
+    DCacheAccesses,
+    /// Half-lines (four words) written back from the data cache.
+    DCacheWritebacks,
+    // ARM11's own.
+    /// Explicit external data or peripheral accesses (refills, non-cacheable and
+    /// write-through accesses).
+    ExternalDataAccesses,
+    /// Write-buffer drains (DSB or strongly-ordered access).
+    WriteBufferDrains,
+    /// Cycles with FIQ disabled.
+    FiqDisabledCycles,
+    /// Cycles with IRQ disabled.
+    IrqDisabledCycles,
+    /// Cycles with the `ETMEXTOUT[0]` signal asserted.
+    EtmExtOut0,
+    /// Cycles with the `ETMEXTOUT[1]` signal asserted.
+    EtmExtOut1,
+    /// Instruction cache tag or valid RAM parity errors.
+    ICacheTagParityErrors,
+    /// Instruction cache data RAM parity errors.
+    ICacheDataParityErrors,
+    /// Data cache tag or valid RAM parity errors.
+    DCacheTagParityErrors,
+    /// Data cache data RAM parity errors.
+    DCacheDataParityErrors,
+    /// Data cache dirty RAM parity errors.
+    DCacheDirtyParityErrors,
+    /// Instruction TCM errors.
+    ItcmErrors,
+    /// Data TCM errors.
+    DtcmErrors,
+    // Montecito's own.
+    /// Loads of a floating-point register (Montecito's L1D does not serve them).
+    FpLoads,
+    /// Memory reads (lines) of the thread that is *not* the span's: a background
+    /// thread's L3 misses completing while the other thread runs, which Montecito counts
+    /// as Floating events (Montecito §4.2.1). Only a switch-on-event core has them.
+    BackgroundMemoryReads,
     /// Thread switches (switch-on-event multithreading), by cause: an L3 miss, a
     /// time-out, a pause hint; counted by the thread switched out, in the first
     /// switch cycle.
@@ -298,17 +329,6 @@ pub enum Signal {
     PrivilegeChanges,
     /// Instruction-cache reads: fetches from a new line, hit or miss.
     ICacheReads,
-    /// Instruction-cache way prediction by microtag (a hash of virtual address bits
-    /// kept per way): no way's microtag matched; a way's matched but the line is not
-    /// there; the matching way was not the one holding the line.
-    MicrotagMisses,
-    MicrotagFalseHits,
-    MicrotagWayMismatches,
-    /// Cycles instructions wait for a reorder-buffer entry (the buffer is full behind
-    /// an outstanding load miss), and for a load-buffer entry (all hold outstanding
-    /// loads).
-    RobWaitCycles,
-    LoadBufferWaitCycles,
     /// Lookups that hit the L2 data cache, and instruction fetches that hit the L2
     /// instruction cache (Montecito's split L2).
     L2DataHits,
@@ -518,12 +538,10 @@ pub enum Signal {
     IoBrilHitm,
     IoBilHitm,
     IoReadHitm,
-    /// Lines of code made coherent with fetch (`fc`, FLUSH): each a snoop of the
-    /// Montecito L1I; L2I lines that another agent's snoop or an `fc` invalidated;
-    /// SPARC L1 instruction lines another core's store or a device's write took.
+    /// Lines of code made coherent with fetch (`fc`): each a snoop of the Montecito
+    /// L1I; and L2I lines that another agent's snoop or an `fc` invalidated.
     CodeFlushes,
     L2iSnoopHits,
-    ICacheSnoopInvalidations,
     /// Montecito's register stack as a call or return retires: the registers of the
     /// current frame, and the older frames' registers not yet spilled (dirty), each in
     /// bits 2:0, 5:3 and 6 (the RSE_CURRENT_REGS and RSE_DIRTY_REGS counters).
@@ -533,13 +551,6 @@ pub enum Signal {
     RseDirtyLow,
     RseDirtyMid,
     RseDirtyHigh,
-    /// L1 data cache lines another core's store invalidated (a snoop).
-    DCacheSnoopInvalidations,
-    /// L2 misses served by another core's cache (a cache-to-cache transfer), and the
-    /// stores among them, from a core of this socket or of another.
-    CacheToCacheFills,
-    StoresLocalC2c,
-    StoresRemoteC2c,
     /// Montecito's system interface (its timeline, ERRATA MMC24): the entries live in
     /// the cycle in each queue (up to 15): the arbiter's read, write and clean-castout
     /// queues, this core's and both cores' (`Both`), the bus's in-order queue, the
@@ -609,4 +620,32 @@ impl Signal {
         Signal::DTlbWalkCyclesSize3,
         Signal::DTlbWalkCyclesSize4,
     ];
+}
+
+/// The families of machines. Each makes a contiguous range of signals, the enum's
+/// order being chosen for it (docs/engine.md E7), so that a family's spans need hold
+/// only those: ARM11's 37 signals fit three words of sixteen, SPARC's 109 seven,
+/// Montecito's 207 thirteen, against nineteen for all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Arm11,
+    Sparc,
+    Montecito,
+}
+
+impl Family {
+    pub const ALL: [Family; 3] = [Family::Arm11, Family::Sparc, Family::Montecito];
+
+    /// The discriminants of the family's signals: its machines make no other.
+    pub const fn signals(self) -> std::ops::Range<usize> {
+        match self {
+            Family::Sparc => Signal::SprRingOps as usize..Signal::MemoryWrites as usize + 1,
+            Family::Arm11 => Signal::PcChanges as usize..Signal::DtcmErrors as usize + 1,
+            Family::Montecito => Signal::FguCryptoInstructions as usize..Signal::COUNT,
+        }
+    }
+
+    pub fn makes(self, s: Signal) -> bool {
+        self.signals().contains(&(s as usize))
+    }
 }
