@@ -17,7 +17,7 @@ use pmukit_arch::{encode_set, Catalog, EncodedSet};
 use pmukit_sim::drivers::arm11::Arm11Driver;
 use pmukit_sim::drivers::montecito::MontecitoDriver;
 use pmukit_sim::drivers::t4::T4Driver;
-use pmukit_sim::drivers::Driver;
+use pmukit_sim::drivers::Runs;
 use pmukit_sim::stream::{Block, Cursor, Privilege, Signal, Span};
 
 fn main() {
@@ -75,7 +75,7 @@ fn armed(cat: &Catalog, pmu: &str) -> EncodedSet {
 }
 
 /// `driver` with `set` started counts the stream; the clock runs over `run` only.
-fn count(b: divan::Bencher, driver: impl Fn() -> Box<dyn Driver>, set: &EncodedSet, spans: &[Span]) {
+fn count(b: divan::Bencher, driver: impl Fn() -> Box<dyn Runs>, set: &EncodedSet, spans: &[Span]) {
     b.counter(divan::counter::ItemsCount::new(SPANS))
         .with_inputs(|| {
             let mut d = driver();

@@ -21,7 +21,7 @@ fn main() {
 /// Ten million spans of 100 cycles, one block each, summed.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn baseline_span_totals() -> u64 {
-    let span = Span::new(100, 0x1_0000).with(Signal::Instructions, 1);
+    let span: Span = Span::new(100, 0x1_0000).with(Signal::Instructions, 1);
     let blocks = std::iter::repeat_with(move || Block { body: vec![span], repeat: 1 });
     Totals::of(blocks, divan::black_box(CYCLES), |_| true).cycles
 }
@@ -37,6 +37,7 @@ fn machine_threads(pmu: &str, workload: &str, threads: Option<usize>) -> u64 {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: 1, threads, ..StatOptions::default() };
     let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap();
+    let blocks = blocks.every();
     Totals::of(blocks, divan::black_box(MACHINE_CYCLES), |_| true).cycles
 }
 

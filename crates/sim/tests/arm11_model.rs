@@ -334,7 +334,7 @@ proptest::proptest! {
         codes in (0u64..0x40, 0u64..0x40),
         spans in proptest::collection::vec((1u64..1000, proptest::collection::vec((0usize..Signal::COUNT, 0u8..16), 0..6)), 0..20),
     ) {
-        use pmukit_sim::engine::Counting;
+        use pmukit_sim::engine::{Counters, Counting};
         let pmu = pmu_with(model, pmcr(&[("E", u64::from(enabled)), ("EvtCount0", codes.0), ("EvtCount1", codes.1)]));
         let body: Vec<Span> = spans
             .into_iter()

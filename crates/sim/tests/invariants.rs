@@ -45,7 +45,7 @@ fn options(workload: &str, threads: Option<usize>) -> StatOptions {
 /// machine's own number for `None`).
 fn blocks(pmu: &str, workload: &str, threads: Option<usize>) -> impl Iterator<Item = Block> {
     let cat = Catalog::builtin();
-    stat::blocks(&[cat.pmu(pmu).unwrap()], &options(workload, threads), stat::Reads::ALL).unwrap().0
+    stat::blocks(&[cat.pmu(pmu).unwrap()], &options(workload, threads), stat::Reads::ALL).unwrap().0.every()
 }
 
 fn instructions(group: &[&Span]) -> u64 {
@@ -88,6 +88,7 @@ fn the_shipped_traces_keep_the_cores_width_and_issue_every_instruction() {
         for (pmu, width) in MACHINES {
             let opts = StatOptions { trace: Some(path.into()), ..StatOptions::default() };
             let (blocks, status) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap();
+            let blocks = blocks.every();
             let mut total = 0;
             for block in blocks {
                 for (cycles, group) in steady_runs(&block.body) {

@@ -10,7 +10,7 @@ use pmukit_sim::machine::{self, run::Skipping};
 use pmukit_sim::models::arm11::expected;
 use pmukit_sim::program::builtin::{self, layout};
 use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Program, INSN};
-use pmukit_sim::stream::{Block, Privilege, Signal, Totals};
+use pmukit_sim::stream::{Block, Privilege, Signal, Totals, ARM11};
 use proptest::prelude::*;
 
 const WORKLOADS: [&str; 8] = ["compute", "branchy", "stream", "mixed", "fp", "chase", "os", "shared"];
@@ -147,7 +147,7 @@ proptest! {
 }
 
 /// The first `cycles` cycles of a workload on a core, as blocks.
-fn blocks(core: Arm11Core, workload: &str, cycles: u64, fault_every: Option<u64>) -> Vec<Block> {
+fn blocks(core: Arm11Core, workload: &str, cycles: u64, fault_every: Option<u64>) -> Vec<Block<ARM11>> {
     let program = builtin::program(workload, 3, 1).unwrap();
     let mut done = 0;
     machine::arm11(config(core, fault_every), program, Skipping::On)

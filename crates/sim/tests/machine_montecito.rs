@@ -12,7 +12,7 @@ use pmukit_sim::models::montecito;
 use pmukit_sim::program::builtin::{self, WORKLOADS};
 use pmukit_sim::program::ia64;
 use pmukit_sim::program::{Access, DataStream, Memory, Op, Program};
-use pmukit_sim::stream::{Branch, FetchMiss, MemRef, Signal, Span, Totals};
+use pmukit_sim::stream::{Branch, FetchMiss, MemRef, Signal, Span, Totals, MONTECITO};
 
 /// The table of selections that count zero, with their reasons.
 const MODEL_DOC: &str = include_str!("../../../docs/montecito-model.md");
@@ -76,7 +76,7 @@ fn a_period_replayed_on_the_caches_and_tlbs_counts_exactly() {
     };
     let on = run(Skipping::On);
     assert!(on.iter().any(|b| b.repeat > 100), "no long skip: {:?}", on.iter().map(|b| b.repeat).max());
-    let totals = |blocks: Vec<pmukit_sim::stream::Block>| Totals::of(blocks, u64::MAX, |_| true);
+    let totals = |blocks: Vec<pmukit_sim::stream::Block<{ pmukit_sim::stream::MONTECITO }>>| Totals::of(blocks, u64::MAX, |_| true);
     assert_eq!(totals(on), totals(run(Skipping::Off)));
 }
 
@@ -109,7 +109,7 @@ fn turns_of_two_threads_repeat_together_and_skip_exactly() {
     let skipped: u64 = on.iter().filter(|b| b.repeat > 1).map(|b| b.cycles()).sum();
     let all: u64 = on.iter().map(|b| b.cycles()).sum();
     assert!(skipped * 2 > all, "{skipped} of {all} cycles skipped");
-    let totals = |blocks: Vec<pmukit_sim::stream::Block>| Totals::of(blocks, u64::MAX, |_| true);
+    let totals = |blocks: Vec<pmukit_sim::stream::Block<{ pmukit_sim::stream::MONTECITO }>>| Totals::of(blocks, u64::MAX, |_| true);
     assert_eq!(totals(on), totals(run(Skipping::Off)));
 }
 
@@ -760,7 +760,7 @@ fn montecito_selections_the_builtin_workloads_exercise() {
             &mut seen,
         );
     }
-    let spans: Vec<(Span, u64)> = seen
+    let spans: Vec<(Span<MONTECITO>, u64)> = seen
         .iter()
         .map(|(&(signals, mem, privilege, data_latency, data_tlb, fetch, branch), &c)| {
             let mut span = Span { signals, privilege, ..Span::new(1, 0) };

@@ -11,7 +11,7 @@ use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::machine::{self};
 use pmukit_sim::models::t4;
 use pmukit_sim::program::builtin;
-use pmukit_sim::stream::{Signal, Signals, Totals};
+use pmukit_sim::stream::{Signal, Signals, Totals, SPARC};
 
 const WORKLOADS: [&str; 8] = ["compute", "branchy", "stream", "mixed", "fp", "chase", "os", "shared"];
 const CHIPS: [SparcChip; 3] = [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara];
@@ -119,7 +119,7 @@ fn t4_selections_the_builtin_workloads_exercise() {
     // core's TLBs and caches.
     for workload in WORKLOADS {
         let program = builtin::program(workload, 3, 8).unwrap();
-        let key = |s: &pmukit_sim::stream::Span| (s.thread, s.signals);
+        let key = |s: &pmukit_sim::stream::Span<{ pmukit_sim::stream::SPARC }>| (s.thread, s.signals);
         common::profile(machine::sparc(SparcConfig::new(SparcChip::T4), program, Skipping::On), 20_000_000, key, &mut seen);
     }
     let all = common::selections(pmu);
@@ -128,7 +128,7 @@ fn t4_selections_the_builtin_workloads_exercise() {
     for (name, code, mask) in &all {
         // What the strand running a span counts, and another (the others with work
         // count alike: they wait for their turn).
-        let strands = |&(thread, signals): &(u8, Signals)| {
+        let strands = |&(thread, signals): &(u8, Signals<SPARC>)| {
             let other = usize::from(thread == 0);
             t4::per_cycle(pmu, *code, *mask, usize::from(thread), &span(thread, signals))
                 + t4::per_cycle(pmu, *code, *mask, other, &span(thread, signals))
@@ -540,10 +540,11 @@ fn table_10_2_sl_24_counts_each_l2_buffer_and_the_pipeline_stalls() {
         (0x10, Signal::L2MissBufferFull),
         (0x20, Signal::L2PipeStalls),
     ];
-    let mut all = Signals::default();
+    let mut all: Signals = Signals::default();
     for (mask, signal) in signals {
         all.set(signal, 1);
-        let span = pmukit_sim::stream::Span { signals: Signals::default().with(signal, 1), ..pmukit_sim::stream::Span::new(1, 0) };
+        let span: pmukit_sim::stream::Span =
+            pmukit_sim::stream::Span { signals: Signals::default().with(signal, 1), ..pmukit_sim::stream::Span::new(1, 0) };
         for (other, _) in signals {
             assert_eq!(t4::per_cycle(pmu, 24, other, 0, &span), u64::from(other == mask), "{signal:?} under mask {other:#x}");
         }

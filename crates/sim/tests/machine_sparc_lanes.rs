@@ -7,7 +7,7 @@ use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::machine::{self};
 use pmukit_sim::program::builtin;
-use pmukit_sim::stream::{steady_runs, Block, Signal, Span, Totals};
+use pmukit_sim::stream::{steady_runs, Block, Signal, Span, Totals, SPARC};
 
 const CHIPS: [SparcChip; 3] = [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara];
 
@@ -16,7 +16,7 @@ fn at_once(chip: SparcChip) -> SparcConfig {
 }
 
 /// The blocks of `workload` with `threads` threads, up to about `cycles` cycles.
-fn run(cfg: SparcConfig, workload: &str, threads: usize, cycles: u64) -> Vec<Block> {
+fn run(cfg: SparcConfig, workload: &str, threads: usize, cycles: u64) -> Vec<Block<SPARC>> {
     let program = builtin::program(workload, 3, threads).unwrap();
     let mut done = 0;
     machine::sparc(cfg, program, Skipping::On)
@@ -28,7 +28,7 @@ fn run(cfg: SparcConfig, workload: &str, threads: usize, cycles: u64) -> Vec<Blo
         .collect()
 }
 
-fn instructions(group: &[&Span]) -> u64 {
+fn instructions(group: &[&Span<SPARC>]) -> u64 {
     group.iter().map(|s| s.signals.get(Signal::Instructions)).sum()
 }
 
@@ -119,7 +119,7 @@ fn a_stalled_strand_is_one_overlay_over_the_cycles_it_waits() {
         let blocks = run(at_once(chip), "mixed", at_once(chip).strands, 200_000);
         // Overlays of strands that do not issue (KT's second thread group issues in an
         // overlay of its own, a cycle at a time).
-        let waits = |s: &Span| s.overlay && s.signals.get(Signal::Instructions) == 0;
+        let waits = |s: &Span<SPARC>| s.overlay && s.signals.get(Signal::Instructions) == 0;
         let overlays: u64 = blocks.iter().map(|b| b.body.iter().filter(|s| waits(s)).count() as u64 * b.repeat).sum();
         let stalled: u64 = blocks
             .iter()

@@ -7,7 +7,7 @@
 use pmukit_arch::montecito::ear::{self, DearSample, IearSample, Miss, Served};
 use pmukit_arch::montecito::etb::{self, BranchKind, Snapshot, Traced};
 use pmukit_arch::{Catalog, SetOptions};
-use pmukit_sim::engine::{self, Counting, Exit};
+use pmukit_sim::engine::{self, Counters, Counting, Exit};
 use pmukit_sim::models::montecito::{itanium_ip, Montecito};
 use pmukit_sim::record::{record, Recording, Sample, FORMAT, VERSION};
 use pmukit_sim::stat::{self, StatOptions};
@@ -42,6 +42,7 @@ fn counted(s: &Span) -> bool {
 fn walk(workload: &str, cycles: u64, mut f: impl FnMut(&Span, u64)) {
     let cat = Catalog::builtin();
     let (blocks, _) = stat::blocks(&[cat.pmu("montecito").unwrap()], &options(workload), stat::Reads::ALL).unwrap();
+    let blocks = blocks.every();
     let mut left = cycles;
     for block in blocks {
         for it in 0..block.repeat {

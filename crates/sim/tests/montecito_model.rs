@@ -1139,7 +1139,7 @@ fn a_built_in_workload_counts_its_own_totals_on_each_thread() {
     let cycles = 3_000_000;
     let cat = pmukit_arch::Catalog::builtin();
     let opts = pmukit_sim::stat::StatOptions { workload: "mixed".into(), seed: 11, threads: Some(2), ..Default::default() };
-    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, pmukit_sim::stat::Reads::ALL).unwrap().0;
+    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, pmukit_sim::stat::Reads::ALL).unwrap().0.every();
     let mut m = core();
     for t in 0..2 {
         m.write_pmc(t, 4, counting(IA64_INST_RETIRED, 0, &[])).unwrap();

@@ -38,6 +38,7 @@ fn counts(workload: &str, selections: &[(String, u64, u64)], occupancies: bool) 
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: 3, ..StatOptions::default() };
     let (blocks, _) = stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, Reads { occupancies }).unwrap();
+    let blocks = blocks.every();
     let mut kinds = HashMap::new();
     common::profile(blocks, CYCLES, kind, &mut kinds);
     let spans: Vec<(Span, u64)> = kinds.iter().map(|(k, &n)| (span_of(k), n)).collect();

@@ -46,7 +46,7 @@ fn counted(s: &Span) -> bool {
 fn blocks() -> stat::Blocks {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: "compute".into(), seed: SEED, ..StatOptions::default() };
-    stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, stat::Reads::ALL).unwrap().0
+    stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, stat::Reads::ALL).unwrap().0.every()
 }
 
 #[test]

@@ -17,7 +17,7 @@ fn opts(workload: &str, cycles: u64) -> StatOptions {
 /// What the ARM1176 machine computes for the workload: the ground truth of the counts.
 fn totals(workload: &str, cycles: u64) -> Totals {
     let cat = Catalog::builtin();
-    Totals::of(stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts(workload, cycles), stat::Reads::ALL).unwrap().0, cycles, |_| true)
+    Totals::of(stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts(workload, cycles), stat::Reads::ALL).unwrap().0.every(), cycles, |_| true)
 }
 
 #[test]

@@ -5,10 +5,10 @@
 use pmukit_arch::{encode_set, Catalog};
 use pmukit_core::report::StatReport;
 use pmukit_sim::drivers::montecito::MontecitoDriver;
-use pmukit_sim::drivers::{totals, Driver};
+use pmukit_sim::drivers::{totals, Driver, Runs};
 use pmukit_sim::program::builtin::WORKLOADS;
 use pmukit_sim::stat::{self, stat, StatError, StatOptions};
-use pmukit_sim::stream::{Block, Cursor, Privilege, Signal, Span, Totals};
+use pmukit_sim::stream::{Block, Cursor, Privilege, Signal, Span, Totals, MONTECITO};
 
 const SEED: u64 = 7;
 
@@ -17,7 +17,7 @@ const SEED: u64 = 7;
 fn blocks(workload: &str) -> stat::Blocks {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: SEED, ..StatOptions::default() };
-    stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, stat::Reads::ALL).unwrap().0
+    stat::blocks(&[cat.pmu("montecito").unwrap()], &opts, stat::Reads::ALL).unwrap().0.every()
 }
 
 fn totals_matching(workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
@@ -213,7 +213,7 @@ fn table_3_7_counts_stay_exact_across_47_bit_wraps() {
     let pmu = cat.pmu("montecito-st").unwrap();
     let set = encode_set(pmu, &[cat.resolve("IA64_INST_RETIRED", "montecito-st").unwrap()]).unwrap();
     let mut driver = MontecitoDriver::new(1);
-    let span = Span::new(1 << 20, 0x4000).with(Signal::Instructions, 6);
+    let span = Span::<MONTECITO>::new(1 << 20, 0x4000).with(Signal::Instructions, 6);
     let mut cursor = Cursor::new(Box::new(std::iter::repeat(Block { body: vec![span], repeat: 1 << 24 })));
     driver.start(&set);
     // Enough cycles for the 47-bit count to wrap twice.

@@ -10,7 +10,7 @@ use pmukit_core::event_string::EventSel;
 use pmukit_core::report::StatReport;
 use pmukit_sim::drivers::kt::KtDriver;
 use pmukit_sim::drivers::niagara::NiagaraDriver;
-use pmukit_sim::drivers::{totals, Driver};
+use pmukit_sim::drivers::{totals, Driver, Runs};
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::stat::{self, stat, StatError, StatOptions};
 use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span, Totals};
@@ -40,6 +40,7 @@ fn truth(pmu: &str, workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: SEED, cycles, ..StatOptions::default() };
     let (blocks, _) = stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap();
+    let blocks = blocks.every();
     Totals::of(blocks, cycles, keep)
 }
 
@@ -47,7 +48,7 @@ fn truth(pmu: &str, workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) -
 fn stream(pmu: &str, workload: &str) -> Cursor {
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: SEED, ..StatOptions::default() };
-    Cursor::new(stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap().0)
+    Cursor::new(stat::blocks(&[cat.pmu(pmu).unwrap()], &opts, stat::Reads::ALL).unwrap().0.every())
 }
 
 fn sum(t: &Totals, signals: &[Signal]) -> u64 {

@@ -4,9 +4,9 @@
 use pmukit_arch::{encode_set, Catalog};
 use pmukit_core::event_string::EventSel;
 use pmukit_sim::drivers::t4::T4Driver;
-use pmukit_sim::drivers::{self, Driver};
+use pmukit_sim::drivers::{self, Driver, Runs};
 use pmukit_sim::stat::{self, stat, StatOptions};
-use pmukit_sim::stream::{Block, Cursor, MemRef, Signal, Span, Totals};
+use pmukit_sim::stream::{Block, Cursor, MemRef, Signal, Span, Totals, SPARC};
 
 /// The signals the T4 machine computes for `workload` (seed 3, eight strands) over
 /// `cycles`, in the spans `keep` accepts.
@@ -14,6 +14,7 @@ fn totals_matching(workload: &str, cycles: u64, keep: impl Fn(&Span) -> bool) ->
     let cat = Catalog::builtin();
     let opts = StatOptions { workload: workload.to_string(), seed: 3, cycles, ..StatOptions::default() };
     let (blocks, _) = stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts, stat::Reads::ALL).unwrap();
+    let blocks = blocks.every();
     Totals::of(blocks, cycles, keep)
 }
 
@@ -52,7 +53,7 @@ fn t4_driver_counts_exactly_across_several_wraps() {
     let pmu = cat.pmu("sparc-t4").unwrap();
     let set = encode_set(pmu, &sels(&cat, &["INSTR.ALL:u", "INSTR.ALL:k"])).unwrap();
     let mut driver = T4Driver::new(pmu, 8);
-    let span = Span::new(100, 0x1_0000).with(Signal::Instructions, 3);
+    let span = Span::<SPARC>::new(100, 0x1_0000).with(Signal::Instructions, 3);
     let mut cursor = Cursor::new(Box::new(std::iter::repeat(Block { body: vec![span], repeat: 1 << 20 })));
     driver.start(&set);
     let cycles = 5_000_000_000u64;
@@ -138,7 +139,7 @@ fn t4_dram_counts_exactly_across_31_bit_wraps() {
     let mut driver = T4Driver::new(cat.pmu("sparc-t4").unwrap(), 8);
     // Eight reads a cycle, all to MCU 0, COU port 0 (address 0), that waited 3,000
     // cycles together: 2^31 every 715,828 cycles, about three times per 2^21-cycle poll.
-    let mut span = Span::new(1000, 0x1_0000).with(Signal::MemoryReads, 8);
+    let mut span = Span::<SPARC>::new(1000, 0x1_0000).with(Signal::MemoryReads, 8);
     span.mem = Some(MemRef { addr: 0, stride: 0, size: 64, write: false });
     span.queues.read_cycles = 3000;
     let mut cursor = Cursor::new(Box::new(std::iter::repeat(Block { body: vec![span], repeat: 1 << 20 })));

@@ -5,7 +5,7 @@
 //! readings the tests pin.
 
 use pmukit_arch::sparc::niagara::{Context, Mmu, PageSize};
-use pmukit_sim::engine::{self, Counting, Exit};
+use pmukit_sim::engine::{self, Counters, Exit};
 use pmukit_sim::models::sun4v::{
     decode_mmustat, Config, ConfigError, DecodeError, HvResult, Hypervisor, MemRange, MemoryError, Processor, ReservedWarning, Status,
     MAX_VCPUS,

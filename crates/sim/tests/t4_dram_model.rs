@@ -7,7 +7,7 @@ mod common;
 
 use pmukit_arch::sparc::t4::{DRAM_COUNTERS, DRAM_PERF_COUNT01, DRAM_PERF_COUNT23, DRAM_PERF_CTL};
 use pmukit_arch::Catalog;
-use pmukit_sim::engine::{self, Counting, Exit};
+use pmukit_sim::engine::{self, Counters, Counting, Exit};
 use pmukit_sim::models::t4_dram::{register_pa, route, select, DramError, Owner, Route, Scope, T4Dram, COUNTERS_PER_MCU, MCUS};
 use pmukit_sim::stream::{Block, Cursor, MemRef, MemoryQueues, Privilege, Signal, Span};
 use proptest::prelude::*;
@@ -510,7 +510,7 @@ fn the_combined_counters_of_every_mcu_add_up_to_a_workloads_memory_traffic() {
     let cycles = 20_000_000;
     let cat = pmukit_arch::Catalog::builtin();
     let opts = pmukit_sim::stat::StatOptions { workload: "stream".into(), seed: 1, threads: Some(2), ..Default::default() };
-    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts, pmukit_sim::stat::Reads::ALL).unwrap().0;
+    let blocks = || pmukit_sim::stat::blocks(&[cat.pmu("sparc-t4").unwrap()], &opts, pmukit_sim::stat::Reads::ALL).unwrap().0.every();
     let mut dram = T4Dram::new();
     for mcu in 0..MCUS {
         program(&mut dram, mcu, [ALL_READS, ALL_WRITES, CHANNEL0, CHANNEL1]);

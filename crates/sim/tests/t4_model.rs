@@ -6,7 +6,7 @@ mod common;
 
 use common::t4::*;
 use pmukit_arch::sparc::t4::{NTC, OV, PCR_ASI, PIC_ASI};
-use pmukit_sim::engine::{Counting, Exit};
+use pmukit_sim::engine::{Counters, Counting, Exit};
 use pmukit_sim::models::t4::{T4Core, Trap};
 use pmukit_sim::stream::{Privilege, Signal, Span};
 use proptest::prelude::*;

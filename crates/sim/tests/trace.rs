@@ -18,6 +18,7 @@ fn opts(trace: &str) -> StatOptions {
 fn totals(trace: &str) -> Totals {
     let cat = Catalog::builtin();
     let (blocks, status) = stat::blocks(&[cat.pmu("arm1176").unwrap()], &opts(trace), stat::Reads::ALL).unwrap();
+    let blocks = blocks.every();
     let t = Totals::of(blocks, u64::MAX, |_| true);
     assert_eq!(status.and_then(|s| s.error()), None);
     t

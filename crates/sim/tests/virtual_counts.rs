@@ -10,7 +10,7 @@ use pmukit_sim::drivers::arm11::Arm11Driver;
 use pmukit_sim::drivers::kt::KtDriver;
 use pmukit_sim::drivers::montecito::MontecitoDriver;
 use pmukit_sim::drivers::t4::T4Driver;
-use pmukit_sim::drivers::{totals, Driver};
+use pmukit_sim::drivers::{totals, Runs};
 use pmukit_sim::models::kt::KtConfig;
 use pmukit_sim::stream::{Block, Cursor, MemRef, Signal, Span};
 use proptest::prelude::*;
@@ -44,7 +44,7 @@ type Expect = fn(u64, u64) -> u64;
 
 /// The driver, the event's PMU and name, the span of the stream (repeated), and the
 /// count `cycles` cycles of it must give.
-fn setup(case: Case, rate: u8) -> (Box<dyn Driver>, &'static str, &'static str, Span, Expect) {
+fn setup(case: Case, rate: u8) -> (Box<dyn Runs>, &'static str, &'static str, Span, Expect) {
     let per_cycle = |signal, r| Span::new(1000, 0x1_0000).with(signal, r);
     let reads = |r| {
         let mut span = per_cycle(Signal::MemoryReads, r);
@@ -52,8 +52,8 @@ fn setup(case: Case, rate: u8) -> (Box<dyn Driver>, &'static str, &'static str, 
         span
     };
     let cat = Catalog::builtin();
-    let t4 = || Box::new(T4Driver::new(cat.pmu("sparc-t4").unwrap(), 8)) as Box<dyn Driver>;
-    let kt = || Box::new(KtDriver::new(KtConfig::default(), 8).unwrap()) as Box<dyn Driver>;
+    let t4 = || Box::new(T4Driver::new(cat.pmu("sparc-t4").unwrap(), 8)) as Box<dyn Runs>;
+    let kt = || Box::new(KtDriver::new(KtConfig::default(), 8).unwrap()) as Box<dyn Runs>;
     match case {
         Case::Arm11Pmn => {
             (Box::new(Arm11Driver::new("arm1176")), "arm1176", "INSTR_EXEC", per_cycle(Signal::Instructions, rate), |r, c| r * c)

@@ -12,7 +12,7 @@ use pmukit_arch::EncodedSet;
 
 use pmukit_core::report::Unit;
 
-use crate::drivers::{Driver, Reading};
+use crate::drivers::{Driver, Reading, Runs};
 use crate::engine::{self, Exit};
 use crate::models::arm11::Arm11Pmu;
 use crate::stream::Cursor;
@@ -78,20 +78,6 @@ impl Driver for Arm11Driver {
         self.mcr(PMCR_CP, pmcr as u32);
     }
 
-    fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64 {
-        let mut done = 0;
-        while done < cycles {
-            let (n, exit) = engine::run(&mut self.pmu, cursor, cycles - done);
-            done += n;
-            match exit {
-                Exit::Overflow => self.service(),
-                Exit::Budget => {}
-                Exit::EndOfStream => break,
-            }
-        }
-        done
-    }
-
     fn units(&self, _pmu: &str) -> Vec<Unit> {
         vec![Unit::cpu(0)]
     }
@@ -111,5 +97,21 @@ impl Driver for Arm11Driver {
 
     fn notes(&self) -> Vec<String> {
         self.pmu.unpredictable().notes().collect()
+    }
+}
+
+impl<const F: usize> Runs<F> for Arm11Driver {
+    fn run(&mut self, cursor: &mut Cursor<F>, cycles: u64) -> u64 {
+        let mut done = 0;
+        while done < cycles {
+            let (n, exit) = engine::run(&mut self.pmu, cursor, cycles - done);
+            done += n;
+            match exit {
+                Exit::Overflow => self.service(),
+                Exit::Budget => {}
+                Exit::EndOfStream => break,
+            }
+        }
+        done
     }
 }

@@ -23,7 +23,7 @@ use pmukit_arch::sparc::sun4v::{group, Status, API_SET_VERSION, KT_GET_PERFREG, 
 use pmukit_arch::EncodedSet;
 use pmukit_core::report::Unit;
 
-use crate::drivers::{Driver, Reading};
+use crate::drivers::{Driver, Reading, Runs};
 use crate::engine::{self, Exit};
 use crate::models::kt::KtConfig;
 use crate::models::sun4v::{Config, ConfigError, Hypervisor, Processor};
@@ -263,23 +263,6 @@ impl Driver for KtDriver {
         }
     }
 
-    fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64 {
-        let mut done = 0;
-        while done < cycles {
-            let (ran, exit) = engine::run(&mut self.hv, cursor, (cycles - done).min(POLL_CYCLES - self.since_poll));
-            done += ran;
-            self.since_poll += ran;
-            if self.since_poll >= POLL_CYCLES || exit == Exit::Overflow {
-                self.sample();
-                self.since_poll = 0;
-            }
-            if exit == Exit::EndOfStream {
-                break;
-            }
-        }
-        done
-    }
-
     /// The strands (virtual CPUs), or each node's memory controllers (`N1-MCU0`).
     fn units(&self, pmu: &str) -> Vec<Unit> {
         if pmu == SPARC_KT.name {
@@ -316,5 +299,24 @@ impl Driver for KtDriver {
 
     fn notes(&self) -> Vec<String> {
         self.faults.clone()
+    }
+}
+
+impl<const F: usize> Runs<F> for KtDriver {
+    fn run(&mut self, cursor: &mut Cursor<F>, cycles: u64) -> u64 {
+        let mut done = 0;
+        while done < cycles {
+            let (ran, exit) = engine::run(&mut self.hv, cursor, (cycles - done).min(POLL_CYCLES - self.since_poll));
+            done += ran;
+            self.since_poll += ran;
+            if self.since_poll >= POLL_CYCLES || exit == Exit::Overflow {
+                self.sample();
+                self.since_poll = 0;
+            }
+            if exit == Exit::EndOfStream {
+                break;
+            }
+        }
+        done
     }
 }

@@ -10,7 +10,7 @@ pub mod t4;
 use pmukit_arch::EncodedSet;
 use pmukit_core::report::Unit;
 
-use crate::stream::Cursor;
+use crate::stream::{Cursor, EVERY};
 
 /// One event's exact counts since `start`, one for each unit that counted it (an index
 /// into [`Driver::units`]); `None` when the machine let no unit count it (the driver's
@@ -26,9 +26,6 @@ pub trait Driver {
     /// Program an encoded set of events of one of the machine's PMUs (`set.pmu`) and
     /// start counting it from zero.
     fn start(&mut self, set: &EncodedSet);
-    /// Let the machine run `cycles` cycles of the stream, servicing overflow
-    /// interrupts; returns the cycles run (fewer only if the stream ended).
-    fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64;
     /// The parts of the machine that count `pmu`'s events on their own: its hardware
     /// threads (strands, virtual CPUs), or shared units such as memory controllers.
     fn units(&self, pmu: &str) -> Vec<Unit>;
@@ -38,4 +35,11 @@ pub trait Driver {
     fn interrupts(&self) -> u64;
     /// What the model reported as unpredictable.
     fn notes(&self) -> Vec<String>;
+}
+
+/// A driver's machine running a stream of spans of family `F` (their signals' words).
+pub trait Runs<const F: usize = EVERY>: Driver {
+    /// Let the machine run `cycles` cycles of the stream, servicing overflow
+    /// interrupts; returns the cycles run (fewer only if the stream ended).
+    fn run(&mut self, cursor: &mut Cursor<F>, cycles: u64) -> u64;
 }

@@ -14,7 +14,7 @@ use pmukit_arch::montecito::registers::{pmc_populated, pmc_reset, FR, OVERFLOW, 
 use pmukit_arch::EncodedSet;
 use pmukit_core::report::Unit;
 
-use crate::drivers::{Driver, Reading};
+use crate::drivers::{Driver, Reading, Runs};
 use crate::engine::{self, Exit};
 use crate::models::montecito::{Breakpoint, Montecito, BREAKPOINTS, COUNT_BITS};
 use crate::stream::Cursor;
@@ -148,20 +148,6 @@ impl Driver for MontecitoDriver {
         }
     }
 
-    fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64 {
-        let mut done = 0;
-        while done < cycles {
-            let (ran, exit) = engine::run(&mut self.core, cursor, cycles - done);
-            done += ran;
-            match exit {
-                Exit::Overflow => (0..self.threads).for_each(|t| self.service(t)),
-                Exit::Budget => {}
-                Exit::EndOfStream => break,
-            }
-        }
-        done
-    }
-
     /// The threads, and with two of them the core (`CPU0-1`), which `.all` events count.
     fn units(&self, _pmu: &str) -> Vec<Unit> {
         let mut units: Vec<Unit> = (0..self.threads).map(Unit::cpu).collect();
@@ -196,5 +182,21 @@ impl Driver for MontecitoDriver {
 
     fn notes(&self) -> Vec<String> {
         self.core.unpredictable().notes().collect()
+    }
+}
+
+impl<const F: usize> Runs<F> for MontecitoDriver {
+    fn run(&mut self, cursor: &mut Cursor<F>, cycles: u64) -> u64 {
+        let mut done = 0;
+        while done < cycles {
+            let (ran, exit) = engine::run(&mut self.core, cursor, cycles - done);
+            done += ran;
+            match exit {
+                Exit::Overflow => (0..self.threads).for_each(|t| self.service(t)),
+                Exit::Budget => {}
+                Exit::EndOfStream => break,
+            }
+        }
+        done
     }
 }

@@ -12,7 +12,7 @@ use pmukit_arch::sparc::sun4v::{Status, NIAGARA_MMUSTAT_CONF};
 use pmukit_arch::EncodedSet;
 use pmukit_core::report::Unit;
 
-use crate::drivers::{Driver, Reading};
+use crate::drivers::{Driver, Reading, Runs};
 use crate::engine::{self, Exit};
 use crate::models::sun4v::{Config, Hypervisor, Processor};
 use crate::stream::Cursor;
@@ -71,18 +71,6 @@ impl Driver for NiagaraDriver {
         }
     }
 
-    fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64 {
-        let mut done = 0;
-        while done < cycles {
-            let (ran, exit) = engine::run(&mut self.hv, cursor, cycles - done);
-            done += ran;
-            if exit == Exit::EndOfStream {
-                break;
-            }
-        }
-        done
-    }
-
     fn units(&self, _pmu: &str) -> Vec<Unit> {
         (0..self.buffers.len()).map(Unit::cpu).collect()
     }
@@ -111,5 +99,19 @@ impl Driver for NiagaraDriver {
 
     fn notes(&self) -> Vec<String> {
         self.faults.clone()
+    }
+}
+
+impl<const F: usize> Runs<F> for NiagaraDriver {
+    fn run(&mut self, cursor: &mut Cursor<F>, cycles: u64) -> u64 {
+        let mut done = 0;
+        while done < cycles {
+            let (ran, exit) = engine::run(&mut self.hv, cursor, cycles - done);
+            done += ran;
+            if exit == Exit::EndOfStream {
+                break;
+            }
+        }
+        done
     }
 }

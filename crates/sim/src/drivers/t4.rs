@@ -19,8 +19,8 @@ use pmukit_core::pmu::Pmu;
 use pmukit_core::register::Register;
 use pmukit_core::report::Unit;
 
-use crate::drivers::{Driver, Reading};
-use crate::engine::{self, Counting, Exit};
+use crate::drivers::{Driver, Reading, Runs};
+use crate::engine::{self, Counters, Counting, Exit};
 use crate::models::t4::{T4Core, Trap, PICS};
 use crate::models::t4_dram::{register_pa, Owner, T4Dram, COUNTERS_PER_MCU, MCUS};
 use crate::stream::{Cursor, Privilege, Span};
@@ -39,27 +39,9 @@ struct Chip {
     dram: T4Dram,
 }
 
-impl Counting for Chip {
+impl Counters for Chip {
     fn counters(&self) -> usize {
         self.core.counters() + self.dram.counters()
-    }
-
-    fn rate(&self, i: usize, span: &Span) -> u64 {
-        match i.checked_sub(self.core.counters()) {
-            None => self.core.rate(i, span),
-            Some(d) => self.dram.rate(d, span),
-        }
-    }
-
-    /// The class is the memory controllers' (the core's is always 0).
-    fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
-        self.core.each_rate(span, 0, f);
-        let pics = self.core.counters();
-        self.dram.each_rate(span, class, &mut |d, r| f(pics + d, r));
-    }
-
-    fn address_class(&self, span: &Span) -> u64 {
-        self.dram.address_class(span)
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -75,13 +57,33 @@ impl Counting for Chip {
             Some(d) => self.dram.add(d, n),
         }
     }
+}
 
-    fn executed(&mut self, span: &Span, cycles: u64, iteration: u64) {
+impl<const F: usize> Counting<F> for Chip {
+    fn rate(&self, i: usize, span: &Span<F>) -> u64 {
+        match i.checked_sub(self.core.counters()) {
+            None => self.core.rate(i, span),
+            Some(d) => self.dram.rate(d, span),
+        }
+    }
+
+    /// The class is the memory controllers' (the core's is always 0).
+    fn each_rate(&self, span: &Span<F>, class: u64, f: &mut dyn FnMut(usize, u64)) {
+        self.core.each_rate(span, 0, f);
+        let pics = self.core.counters();
+        self.dram.each_rate(span, class, &mut |d, r| f(pics + d, r));
+    }
+
+    fn address_class(&self, span: &Span<F>) -> u64 {
+        self.dram.address_class(span)
+    }
+
+    fn executed(&mut self, span: &Span<F>, cycles: u64, iteration: u64) {
         self.core.executed(span, cycles, iteration);
         self.dram.executed(span, cycles, iteration);
     }
 
-    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
+    fn iterated(&mut self, body: &[Span<F>], k: u64, from: u64) {
         self.core.iterated(body, k, from);
         self.dram.iterated(body, k, from);
     }
@@ -285,28 +287,6 @@ impl Driver for T4Driver {
         }
     }
 
-    fn run(&mut self, cursor: &mut Cursor, cycles: u64) -> u64 {
-        let mut done = 0;
-        while done < cycles {
-            let (n, exit) = engine::run(&mut self.chip, cursor, (cycles - done).min(POLL_CYCLES - self.since_poll));
-            done += n;
-            self.since_poll += n;
-            match exit {
-                Exit::Overflow => {
-                    self.service_traps();
-                    self.sample_dram();
-                }
-                Exit::Budget if self.since_poll >= POLL_CYCLES => {
-                    self.sample_all();
-                    self.since_poll = 0;
-                }
-                Exit::Budget => {}
-                Exit::EndOfStream => break,
-            }
-        }
-        done
-    }
-
     fn units(&self, pmu: &str) -> Vec<Unit> {
         if pmu == arch_t4::SPARC_T4_DRAM.name {
             return (0..MCUS).map(|m| Unit::shared(format!("MCU{m}"))).collect();
@@ -338,5 +318,29 @@ impl Driver for T4Driver {
 
     fn notes(&self) -> Vec<String> {
         self.chip.core.unpredictable().notes().chain(self.chip.dram.unpredictable().notes()).chain(self.faults.iter().cloned()).collect()
+    }
+}
+
+impl<const F: usize> Runs<F> for T4Driver {
+    fn run(&mut self, cursor: &mut Cursor<F>, cycles: u64) -> u64 {
+        let mut done = 0;
+        while done < cycles {
+            let (n, exit) = engine::run(&mut self.chip, cursor, (cycles - done).min(POLL_CYCLES - self.since_poll));
+            done += n;
+            self.since_poll += n;
+            match exit {
+                Exit::Overflow => {
+                    self.service_traps();
+                    self.sample_dram();
+                }
+                Exit::Budget if self.since_poll >= POLL_CYCLES => {
+                    self.sample_all();
+                    self.since_poll = 0;
+                }
+                Exit::Budget => {}
+                Exit::EndOfStream => break,
+            }
+        }
+        done
     }
 }

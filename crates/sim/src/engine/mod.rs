@@ -16,7 +16,7 @@
 //! model's configuration, so the engine asks the model once per kind (`RateCache`)
 //! and keeps the counters that count in it.
 
-use crate::stream::{Branch, Cursor, MemoryQueues, Signals, Span};
+use crate::stream::{Branch, Cursor, MemoryQueues, Signals, Span, EVERY};
 
 /// The view of a PMU model that the engine drives.
 ///
@@ -25,18 +25,19 @@ use crate::stream::{Branch, Cursor, MemoryQueues, Signals, Span};
 /// kind of its data reference and branch, and [`Counting::address_class`]; nothing
 /// else. `add` may change rates only when it overflows a counter, and `executed`
 /// never: the engine relies on both to ask for the rates of a kind of span once.
-pub trait Counting {
-    /// Number of virtual counters.
-    fn counters(&self) -> usize;
+///
+/// `F` is the family of the spans (their signals' words): a model counts its own
+/// family's machine, and spans of [`EVERY`] signal made by hand.
+pub trait Counting<const F: usize = EVERY>: Counters {
     /// Increment of counter `i` in each cycle of `span` (0 when it does not count).
-    fn rate(&self, i: usize, span: &Span) -> u64;
+    fn rate(&self, i: usize, span: &Span<F>) -> u64;
     /// Calls `f` with each counter that counts in `span` and its [`Counting::rate`],
     /// in counter order; `class` is the span's [`Counting::address_class`], which the
     /// engine has already asked for. A model whose counters share work per span (what
     /// the span's address qualifies or routes to, what its capture units make of it)
     /// overrides it to do that work once, or to read it from `class`; the answers must
     /// be [`Counting::rate`]'s.
-    fn each_rate(&self, span: &Span, _class: u64, f: &mut dyn FnMut(usize, u64)) {
+    fn each_rate(&self, span: &Span<F>, _class: u64, f: &mut dyn FnMut(usize, u64)) {
         for i in 0..self.counters() {
             let r = self.rate(i, span);
             if r > 0 {
@@ -47,18 +48,36 @@ pub trait Counting {
     /// The part of the span's address (its data reference's, else its instruction
     /// address) that the rates depend on: where a model routes or qualifies by
     /// address. Spans that differ only in addresses of the same class count the same.
-    fn address_class(&self, _span: &Span) -> u64 {
+    fn address_class(&self, _span: &Span<F>) -> u64 {
         0
     }
     /// Adds to `by[i]` what counter `i` grows by in one iteration of `body`: each
     /// span's rates ([`Counting::each_rate`]) times its cycles, saturating. The engine
     /// asks a model of a few counters (`DIRECT`) once per block; such a model may do
     /// the same sums in one pass of its own, as long as they are these.
-    fn grow(&self, body: &[Span], by: &mut [u64]) {
+    fn grow(&self, body: &[Span<F>], by: &mut [u64]) {
         for s in body {
             self.each_rate(s, self.address_class(s), &mut |i, r| by[i] = by[i].saturating_add(r.saturating_mul(s.cycles)));
         }
     }
+    /// `cycles` cycles of `span` have executed (for outputs beyond the counters), the
+    /// last of them in iteration `iteration` of its block (where its data address is
+    /// `addr + iteration * stride`).
+    fn executed(&mut self, _span: &Span<F>, _cycles: u64, _iteration: u64) {}
+    /// `k` whole iterations of `body` ran, from iteration `from` of their block, with
+    /// no counter overflowing: by default [`Counting::executed`] for each span with
+    /// its cycles of all `k` iterations.
+    fn iterated(&mut self, body: &[Span<F>], k: u64, from: u64) {
+        for s in body {
+            self.executed(s, s.cycles * k, from + k - 1);
+        }
+    }
+}
+
+/// A PMU model's virtual counters, whatever the spans that drive them.
+pub trait Counters {
+    /// Number of virtual counters.
+    fn counters(&self) -> usize;
     /// How much counter `i` can grow before it overflows; at least 1.
     fn headroom(&self, i: usize) -> u64;
     /// Add `n` to counter `i`; `n` exceeds the headroom by less than one cycle's
@@ -66,18 +85,6 @@ pub trait Counting {
     /// the overflow raised an interrupt, or (a counter without one) software must read
     /// it before it can wrap again.
     fn add(&mut self, i: usize, n: u64) -> bool;
-    /// `cycles` cycles of `span` have executed (for outputs beyond the counters), the
-    /// last of them in iteration `iteration` of its block (where its data address is
-    /// `addr + iteration * stride`).
-    fn executed(&mut self, _span: &Span, _cycles: u64, _iteration: u64) {}
-    /// `k` whole iterations of `body` ran, from iteration `from` of their block, with
-    /// no counter overflowing: by default [`Counting::executed`] for each span with
-    /// its cycles of all `k` iterations.
-    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
-        for s in body {
-            self.executed(s, s.cycles * k, from + k - 1);
-        }
-    }
 }
 
 /// Why a run stopped.
@@ -93,8 +100,8 @@ pub enum Exit {
 
 /// What a counter's rate may depend on in a span (see [`Counting`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Kind {
-    signals: Signals,
+struct Kind<const F: usize> {
+    signals: Signals<F>,
     /// The rest of the span's own fields a rate may read, as one integer
     /// ([`Kind::small`]): told apart and hashed in one operation.
     small: u64,
@@ -102,15 +109,15 @@ struct Kind {
     class: u64,
 }
 
-impl Kind {
-    fn of(span: &Span, class: u64) -> Kind {
+impl<const F: usize> Kind<F> {
+    fn of(span: &Span<F>, class: u64) -> Kind<F> {
         Kind { signals: span.signals, small: Kind::small(span), queues: span.queues, class }
     }
 
     /// The thread (bits 0-7), privilege (8-10), whether an overlay (11), whether the
     /// span has a data reference, whether it writes and its size (16, 17, 18 up),
     /// and whether it has a branch, taken, mispredicted (40-42).
-    fn small(span: &Span) -> u64 {
+    fn small(span: &Span<F>) -> u64 {
         let mem = span.mem.map_or(0, |m| 1 | u64::from(m.write) << 1 | u64::from(m.size) << 2);
         let branch = span.branch.map_or(0, |Branch { taken, mispredicted, .. }| 1 | u64::from(taken) << 1 | u64::from(mispredicted) << 2);
         u64::from(span.thread) | (span.privilege as u64) << 8 | u64::from(span.overlay) << 11 | mem << 16 | branch << 40
@@ -119,12 +126,12 @@ impl Kind {
     /// Whether `span`, whose [`Kind::small`] is `small` and address class `class`, is
     /// of this kind: the fields that differ most often first, without copying the
     /// span's signals.
-    fn holds(&self, span: &Span, small: u64, class: u64) -> bool {
+    fn holds(&self, span: &Span<F>, small: u64, class: u64) -> bool {
         self.small == small && self.class == class && self.queues == span.queues && self.signals == span.signals
     }
 
     /// A slot of the cache for a span: the signals decide, mostly.
-    fn slot(span: &Span, small: u64, class: u64) -> usize {
+    fn slot(span: &Span<F>, small: u64, class: u64) -> usize {
         let q = u64::from(span.queues.read_cycles) << 48;
         let h = (span.signals.fingerprint() ^ small ^ q ^ class.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (h >> (64 - SLOT_BITS)) as usize
@@ -142,8 +149,8 @@ const DIRECT: usize = 4;
 const SLOT_BITS: u32 = 12;
 
 /// One kind of span and the counters that count in it, with their rates.
-struct Slot {
-    kind: Kind,
+struct Slot<const F: usize> {
+    kind: Kind<F>,
     /// The cache's generation when it was filled: older ones are stale.
     generation: u64,
     counting: Vec<(usize, u64)>,
@@ -153,9 +160,9 @@ struct Slot {
 /// model's configuration stands: a new run or an overflow starts a new generation.
 /// A model of a few counters is asked directly: looking its rates up would cost more
 /// than computing them (an ARM11's three).
-struct RateCache {
+struct RateCache<const F: usize> {
     direct: bool,
-    slots: Vec<Slot>,
+    slots: Vec<Slot<F>>,
     generation: u64,
 }
 
@@ -163,19 +170,21 @@ thread_local! {
     /// The slots of the last run on this thread and its generation, for the next run
     /// to take over: a main job makes about a thousand runs (one per multiplexing
     /// interval or overflow), and allocating megabytes of slots afresh for each cost
-    /// more than the look-ups they saved.
-    static KEPT: std::cell::Cell<(Vec<Slot>, u64)> = const { std::cell::Cell::new((Vec::new(), 0)) };
+    /// more than the look-ups they saved. They are of the last run's family of spans
+    /// (a `(Vec<Slot<F>>, u64)`); a run of another family starts afresh.
+    static KEPT: std::cell::Cell<Option<Box<dyn std::any::Any>>> = const { std::cell::Cell::new(None) };
 }
 
-impl RateCache {
+impl<const F: usize> RateCache<F> {
     /// A cache in a generation of its own: nothing in the kept slots is valid for it.
-    fn new(model: &dyn Counting) -> RateCache {
-        let (slots, generation) = KEPT.take();
+    fn new(model: &dyn Counting<F>) -> RateCache<F> {
+        let kept = KEPT.take().and_then(|k| k.downcast::<(Vec<Slot<F>>, u64)>().ok());
+        let (slots, generation) = kept.map_or((Vec::new(), 0), |k| *k);
         RateCache { direct: model.counters() <= DIRECT, slots, generation: generation + 1 }
     }
 
     /// Calls `f` with each counter that counts in `span` and its rate.
-    fn each(&mut self, model: &dyn Counting, span: &Span, mut f: impl FnMut(usize, u64)) {
+    fn each(&mut self, model: &dyn Counting<F>, span: &Span<F>, mut f: impl FnMut(usize, u64)) {
         if self.direct {
             model.each_rate(span, model.address_class(span), &mut f);
         } else {
@@ -189,7 +198,7 @@ impl RateCache {
     }
 
     /// The counters that count in `span` and their rates.
-    fn counting(&mut self, model: &dyn Counting, span: &Span) -> &[(usize, u64)] {
+    fn counting(&mut self, model: &dyn Counting<F>, span: &Span<F>) -> &[(usize, u64)] {
         if self.slots.is_empty() {
             let empty = Kind::of(&Span::new(0, 0), 0);
             self.slots = (0..1 << SLOT_BITS).map(|_| Slot { kind: empty, generation: 0, counting: Vec::new() }).collect();
@@ -207,15 +216,15 @@ impl RateCache {
     }
 }
 
-impl Drop for RateCache {
+impl<const F: usize> Drop for RateCache<F> {
     fn drop(&mut self) {
-        KEPT.set((std::mem::take(&mut self.slots), self.generation));
+        KEPT.set(Some(Box::new((std::mem::take(&mut self.slots), self.generation))));
     }
 }
 
 /// Run `model` over the stream at `cursor` for at most `budget` cycles.
 /// Returns the cycles executed and why it stopped.
-pub fn run(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64) -> (u64, Exit) {
+pub fn run<const F: usize>(model: &mut dyn Counting<F>, cursor: &mut Cursor<F>, budget: u64) -> (u64, Exit) {
     let mut done = 0u64;
     let mut cache = RateCache::new(model);
     // The counters of the current span: rate and headroom.
@@ -289,7 +298,13 @@ struct Growth {
 
 /// Skip as many whole iterations as fit the budget without any counter overflowing.
 /// `growth` is empty and is left so.
-fn skip_iterations(model: &mut dyn Counting, cursor: &mut Cursor, budget: u64, cache: &mut RateCache, growth: &mut Growth) -> u64 {
+fn skip_iterations<const F: usize>(
+    model: &mut dyn Counting<F>,
+    cursor: &mut Cursor<F>,
+    budget: u64,
+    cache: &mut RateCache<F>,
+    growth: &mut Growth,
+) -> u64 {
     let per_iteration = cursor.cycles_per_iteration();
     let Some(block) = cursor.block.as_ref() else { return 0 };
     let mut k = (block.repeat - cursor.iteration).min(budget / per_iteration);

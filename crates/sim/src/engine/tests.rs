@@ -11,21 +11,9 @@ struct Toy {
     frozen: bool,
 }
 
-impl Counting for Toy {
+impl Counters for Toy {
     fn counters(&self) -> usize {
         DIRECT + 1
-    }
-
-    fn rate(&self, i: usize, span: &Span) -> u64 {
-        match i {
-            0 => span.signals.get(Signal::Instructions),
-            1 => u64::from(!self.frozen && self.address_class(span) == 1),
-            _ => 0,
-        }
-    }
-
-    fn address_class(&self, span: &Span) -> u64 {
-        span.mem.map_or(0, |m| m.addr >> 6 & 1)
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -43,6 +31,20 @@ impl Counting for Toy {
             self.frozen = true;
         }
         false
+    }
+}
+
+impl Counting for Toy {
+    fn rate(&self, i: usize, span: &Span) -> u64 {
+        match i {
+            0 => span.signals.get(Signal::Instructions),
+            1 => u64::from(!self.frozen && self.address_class(span) == 1),
+            _ => 0,
+        }
+    }
+
+    fn address_class(&self, span: &Span) -> u64 {
+        span.mem.map_or(0, |m| m.addr >> 6 & 1)
     }
 }
 
@@ -84,17 +86,9 @@ struct One<F> {
     count: u64,
 }
 
-impl<F: Fn(&Span) -> u64> Counting for One<F> {
+impl<F> Counters for One<F> {
     fn counters(&self) -> usize {
         DIRECT + 1
-    }
-
-    fn rate(&self, i: usize, span: &Span) -> u64 {
-        if i == 0 {
-            (self.rate)(span)
-        } else {
-            0
-        }
     }
 
     fn headroom(&self, _: usize) -> u64 {
@@ -106,6 +100,16 @@ impl<F: Fn(&Span) -> u64> Counting for One<F> {
             self.count += n;
         }
         false
+    }
+}
+
+impl<F: Fn(&Span) -> u64> Counting for One<F> {
+    fn rate(&self, i: usize, span: &Span) -> u64 {
+        if i == 0 {
+            (self.rate)(span)
+        } else {
+            0
+        }
     }
 }
 
@@ -177,19 +181,10 @@ struct Lanes {
     wrap: u64,
 }
 
-impl Counting for Lanes {
+impl Counters for Lanes {
     fn counters(&self) -> usize {
         // More than DIRECT: the rates go through the cache.
         6
-    }
-
-    fn rate(&self, i: usize, span: &Span) -> u64 {
-        let n = span.signals.get(Signal::Instructions);
-        match i {
-            0..4 => n * u64::from(usize::from(span.thread) == i),
-            4 => n,
-            _ => 0,
-        }
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -204,6 +199,17 @@ impl Counting for Lanes {
         let wrapped = *c >= self.wrap;
         *c %= self.wrap;
         wrapped
+    }
+}
+
+impl Counting for Lanes {
+    fn rate(&self, i: usize, span: &Span) -> u64 {
+        let n = span.signals.get(Signal::Instructions);
+        match i {
+            0..4 => n * u64::from(usize::from(span.thread) == i),
+            4 => n,
+            _ => 0,
+        }
     }
 }
 

@@ -21,16 +21,17 @@ pub mod sparc;
 pub mod tlb;
 
 use crate::program::{DataStream, Phase};
-use crate::stream::Span;
+use crate::stream::{Span, ARM11, EVERY, MONTECITO, SPARC};
 
 /// A chip's core as the runner drives it: iteration by iteration, with a complete,
-/// comparable description of its state.
-pub trait Core {
+/// comparable description of its state. `F` is its family of signals: the words its
+/// spans hold (`stream::ARM11`, `SPARC`, `MONTECITO`).
+pub trait Core<const F: usize = EVERY> {
     /// A phase starts on software thread `thread` (its first instruction at
     /// `phase.entry`).
     fn enter(&mut self, phase: &Phase, thread: usize);
     /// Executes iteration `k` of `phase`, appending the spans of its cycles.
-    fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>);
+    fn iterate(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span<F>>);
     /// Bytes a data stream must move for every structure it goes through to index it
     /// the same way again: for the structures that hold lines (the least common
     /// multiple of the caches' set spans) and for those that hold pages (of the page
@@ -111,7 +112,7 @@ pub struct Moves<'a> {
 }
 
 /// The block stream of `program` on an ARM11 core.
-pub fn arm11(cfg: arm11::Arm11Config, program: crate::program::Program, skipping: run::Skipping) -> run::Runner<arm11::Arm11> {
+pub fn arm11(cfg: arm11::Arm11Config, program: crate::program::Program, skipping: run::Skipping) -> run::Runner<arm11::Arm11, ARM11> {
     run::Runner::new(arm11::Arm11::new(cfg), program, skipping)
 }
 
@@ -128,8 +129,8 @@ pub fn sparc(cfg: sparc::SparcConfig, program: crate::program::Program, skipping
 
 /// A program's run on a SPARC core.
 pub enum SparcRun {
-    One(Box<run::Runner<sparc::Sparc>>),
-    Lanes(Box<run::lanes::LaneRunner<sparc::Sparc>>),
+    One(Box<run::Runner<sparc::Sparc, SPARC>>),
+    Lanes(Box<run::lanes::LaneRunner<sparc::Sparc, SPARC>>),
 }
 
 impl SparcRun {
@@ -151,9 +152,9 @@ impl SparcRun {
 }
 
 impl Iterator for SparcRun {
-    type Item = crate::stream::Block;
+    type Item = crate::stream::Block<SPARC>;
 
-    fn next(&mut self) -> Option<crate::stream::Block> {
+    fn next(&mut self) -> Option<crate::stream::Block<SPARC>> {
         match self {
             SparcRun::One(r) => r.next(),
             SparcRun::Lanes(r) => r.next(),
@@ -166,6 +167,6 @@ pub fn montecito(
     cfg: montecito::MontecitoConfig,
     program: crate::program::Program,
     skipping: run::Skipping,
-) -> run::Runner<montecito::Montecito> {
+) -> run::Runner<montecito::Montecito, MONTECITO> {
     run::Runner::new(montecito::Montecito::new(cfg), program, skipping)
 }

@@ -6,11 +6,11 @@ use crate::stream::{Signal, Signals, Span};
 /// one span. Spans are built where they lie in the vector (a span is a few hundred
 /// bytes, and every copy of one showed in profiles), and never merge with spans that
 /// were there before this iteration's, so each iteration's spans are its own.
-pub struct Out<'a> {
-    spans: &'a mut Vec<Span>,
+pub struct Out<'a, const F: usize> {
+    spans: &'a mut Vec<Span<F>>,
     /// Privilege, thread and the signals that hold in every cycle of the phase (ARM's
     /// interrupt masks, which no instruction sets itself).
-    template: Span,
+    template: Span<F>,
     /// Where this iteration's spans start in `spans`.
     from: usize,
     /// Whether later cycles may join the last span (an instruction's own cycle, with
@@ -22,17 +22,17 @@ pub struct Out<'a> {
     retired_end: Option<u64>,
 }
 
-impl Out<'_> {
+impl<const F: usize> Out<'_, F> {
     /// Spans appended to `spans`, each a copy of `template` (its signals hold in every
     /// cycle) with its own cycles, address and signals.
-    pub fn new(spans: &mut Vec<Span>, template: Span) -> Out<'_> {
+    pub fn new(spans: &mut Vec<Span<F>>, template: Span<F>) -> Out<'_, F> {
         let from = spans.len();
         Out { spans, template, from, open: false, cycles: 0, retired_end: None }
     }
 
     /// Appends a new span and returns it.
     #[inline]
-    fn start(&mut self, ip: u64, cycles: u64, signals: Signals, open: bool) -> &mut Span {
+    fn start(&mut self, ip: u64, cycles: u64, signals: Signals<F>, open: bool) -> &mut Span<F> {
         self.open = open;
         self.cycles += cycles;
         self.spans.push(Span { ip, cycles, signals, ..self.template });
@@ -43,7 +43,7 @@ impl Out<'_> {
     /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
     /// every cycle counts the same.
     #[inline]
-    pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals) {
+    pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals<F>) {
         let signals = signals.union(self.template.signals);
         let retires = signals.get(Signal::Instructions) > 0;
         let joins = self.open && self.spans.len() > self.from;
@@ -64,7 +64,7 @@ impl Out<'_> {
     /// An instruction's own cycle (`Instructions` set to `issued`), a span of its own
     /// so that its data reference or branch outcome can be attached.
     #[inline]
-    pub fn issue(&mut self, ip: u64, signals: Signals, issued: u8) -> &mut Span {
+    pub fn issue(&mut self, ip: u64, signals: Signals<F>, issued: u8) -> &mut Span<F> {
         let signals = signals.with(Signal::Instructions, issued).union(self.template.signals);
         self.retired_end = Some(self.cycles + 1);
         self.start(ip, 1, signals, false)
@@ -99,7 +99,7 @@ impl Out<'_> {
 /// cycle holds (`MAX_PER_CYCLE` of each signal), so that nothing is lost. An iteration
 /// too short to hold them all ends with cycles that count only the items: the core
 /// waits for the bus or the device.
-pub fn spread(out: &mut Vec<Span>, from: usize, template: Span, items: &[Signals]) {
+pub fn spread<const F: usize>(out: &mut Vec<Span<F>>, from: usize, template: Span<F>, items: &[Signals<F>]) {
     if items.is_empty() {
         return;
     }
@@ -107,7 +107,7 @@ pub fn spread(out: &mut Vec<Span>, from: usize, template: Span, items: &[Signals
     let wanted = (items.len() as u64).min(total);
     // The last `wanted` cycles, one span each, latest first (a span's branch outcome
     // stays with its last cycle).
-    let mut singles: Vec<Span> = Vec::with_capacity(items.len());
+    let mut singles: Vec<Span<F>> = Vec::with_capacity(items.len());
     let mut taken = 0;
     while taken < wanted {
         let Some(mut span) = out.pop() else { break };
@@ -150,9 +150,9 @@ pub fn spread(out: &mut Vec<Span>, from: usize, template: Span, items: &[Signals
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::{Branch, MAX_PER_CYCLE};
+    use crate::stream::{Branch, EVERY, MAX_PER_CYCLE};
 
-    fn total(out: &[Span], s: Signal) -> u64 {
+    fn total<const F: usize>(out: &[Span<F>], s: Signal) -> u64 {
         out.iter().map(|x| x.total(s)).sum()
     }
 
@@ -161,7 +161,7 @@ mod tests {
         let branch = Some(Branch { target: 0x100, taken: true, mispredicted: false });
         let before = Span { branch, ..Span::new(5, 0x40).with(Signal::Instructions, 1) };
         let earlier = Span::new(3, 0x10);
-        let mut out = vec![earlier, before];
+        let mut out: Vec<Span<EVERY>> = vec![earlier, before];
         let item = Signals::default().with(Signal::IoBrl, 1);
         spread(&mut out, 1, Span::new(1, 0), &[item; 3]);
         assert_eq!(out[0], earlier, "the iteration's spans start at 1");
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(out.iter().filter(|s| s.branch.is_some()).count(), 1);
         // More than the cycles hold: two cycles of 15 each, the rest in cycles of
         // their own at the end.
-        let mut out = vec![Span::new(2, 0x40)];
+        let mut out: Vec<Span<EVERY>> = vec![Span::new(2, 0x40)];
         let big = Signals::default().with(Signal::IoBwl, MAX_PER_CYCLE);
         spread(&mut out, 0, Span::new(1, 0x80), &[big; 5]);
         assert_eq!(total(&out, Signal::IoBwl), 5 * u64::from(MAX_PER_CYCLE));

@@ -12,7 +12,7 @@ use pmukit_arch::arm11::{self, Cp15, CCNT_IDX, CP15_MAP, PMN0_IDX, PMN1_IDX};
 use pmukit_core::register::Register;
 use thiserror::Error;
 
-use crate::engine::Counting;
+use crate::engine::{Counters, Counting};
 use crate::models::Reports;
 use crate::stream::{Signal, Span, Totals};
 
@@ -250,7 +250,7 @@ fn source_of(code: u64, model: &str) -> Source {
     }
 }
 
-fn per_cycle(source: Source, span: &Span) -> u64 {
+fn per_cycle<const F: usize>(source: Source, span: &Span<F>) -> u64 {
     match source {
         Source::Cycles => 1,
         Source::Signal(s) => span.signals.get(s),
@@ -273,40 +273,9 @@ pub fn expected(code: u64, model: &str, totals: &Totals) -> u64 {
 /// Event codes exported on EVNTBUS, in code order.
 const EXPORTED: std::ops::RangeInclusive<u8> = 0x00..=0xFF;
 
-impl Counting for Arm11Pmu {
+impl Counters for Arm11Pmu {
     fn counters(&self) -> usize {
         3
-    }
-
-    fn rate(&self, i: usize, span: &Span) -> u64 {
-        if !self.enabled() {
-            return 0;
-        }
-        match i {
-            CCNT_IDX => 1,
-            PMN0_IDX => per_cycle(self.sources[0], span),
-            _ => per_cycle(self.sources[1], span),
-        }
-    }
-
-    /// [`Counting::rate`]'s sums in one pass over the block: the engine's per-span
-    /// calls were a sixth of the machine's time on a program's records.
-    fn grow(&self, body: &[Span], by: &mut [u64]) {
-        if !self.enabled() {
-            return;
-        }
-        let [pmn0, pmn1] = self.sources;
-        let (mut ccnt, mut n0, mut n1) = (0u64, 0u64, 0u64);
-        for s in body {
-            ccnt = ccnt.saturating_add(s.cycles);
-            n0 = n0.saturating_add(per_cycle(pmn0, s).saturating_mul(s.cycles));
-            n1 = n1.saturating_add(per_cycle(pmn1, s).saturating_mul(s.cycles));
-        }
-        for (i, n) in [(CCNT_IDX, ccnt), (PMN0_IDX, n0), (PMN1_IDX, n1)] {
-            if let Some(b) = by.get_mut(i) {
-                *b = b.saturating_add(n);
-            }
-        }
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -342,8 +311,41 @@ impl Counting for Arm11Pmu {
         };
         overflowed && self.set_overflow(i)
     }
+}
 
-    fn executed(&mut self, span: &Span, cycles: u64, _iteration: u64) {
+impl<const F: usize> Counting<F> for Arm11Pmu {
+    fn rate(&self, i: usize, span: &Span<F>) -> u64 {
+        if !self.enabled() {
+            return 0;
+        }
+        match i {
+            CCNT_IDX => 1,
+            PMN0_IDX => per_cycle(self.sources[0], span),
+            _ => per_cycle(self.sources[1], span),
+        }
+    }
+
+    /// [`Counting::rate`]'s sums in one pass over the block: the engine's per-span
+    /// calls were a sixth of the machine's time on a program's records.
+    fn grow(&self, body: &[Span<F>], by: &mut [u64]) {
+        if !self.enabled() {
+            return;
+        }
+        let [pmn0, pmn1] = self.sources;
+        let (mut ccnt, mut n0, mut n1) = (0u64, 0u64, 0u64);
+        for s in body {
+            ccnt = ccnt.saturating_add(s.cycles);
+            n0 = n0.saturating_add(per_cycle(pmn0, s).saturating_mul(s.cycles));
+            n1 = n1.saturating_add(per_cycle(pmn1, s).saturating_mul(s.cycles));
+        }
+        for (i, n) in [(CCNT_IDX, ccnt), (PMN0_IDX, n0), (PMN1_IDX, n1)] {
+            if let Some(b) = by.get_mut(i) {
+                *b = b.saturating_add(n);
+            }
+        }
+    }
+
+    fn executed(&mut self, span: &Span<F>, cycles: u64, _iteration: u64) {
         if !pmcr_flag(&arm11::X, self.pmcr) {
             return;
         }

@@ -22,7 +22,7 @@ use pmukit_arch::sparc::sun4v::Status;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::engine::Counting;
+use crate::engine::{Counters, Counting};
 use crate::models::t4_dram::{select, Scope, Select};
 use crate::stream::{Privilege, Signal, Span};
 
@@ -284,7 +284,7 @@ impl Kt {
     /// L2 misses per cycle of `span` on `strand` that its L2 bank's PERF_CONFIG selects:
     /// those served by memory, local or remote by the line's home node, and those
     /// another node's cache served (`CacheToCacheFills`, TK17).
-    fn clc_rate(&self, strand: usize, span: &Span) -> u64 {
+    fn clc_rate<const F: usize>(&self, strand: usize, span: &Span<F>) -> u64 {
         if usize::from(span.thread) != strand || !self.traces(strand, span.privilege) {
             return 0;
         }
@@ -312,48 +312,9 @@ impl Kt {
 /// strands' pic0 follow, strand s at `nodes × 8 + s`. No counter raises an interrupt
 /// (the text describes none): a DRAM counter's wrap sets its sticky bit, pic0 wraps
 /// silently (TK16).
-impl Counting for Kt {
+impl Counters for Kt {
     fn counters(&self) -> usize {
         self.dram_counters() + self.pic.len()
-    }
-
-    fn rate(&self, i: usize, span: &Span) -> u64 {
-        if let Some(strand) = i.checked_sub(self.dram_counters()) {
-            return self.clc_rate(strand, span);
-        }
-        let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
-        if reads + writes == 0 {
-            return 0;
-        }
-        let (node, mcu, n) = (i / (MCUS_PER_NODE * COUNTERS_PER_MCU), i / COUNTERS_PER_MCU % MCUS_PER_NODE, i % COUNTERS_PER_MCU);
-        let Some(Select { measure, scope }) = self.program(node, mcu, n) else { return 0 };
-        // The first iteration's data address (else the instruction fetch), so the rate is
-        // constant over the span.
-        let to = route(span.address(), self.nodes);
-        let seen = match scope {
-            Scope::Port => to.port == n,
-            Scope::Combined => true,
-            Scope::Channel(c) => to.channel == c,
-        };
-        if to.node != node || to.mcu != mcu || !seen {
-            return 0;
-        }
-        measure.count(reads, writes, &span.queues)
-    }
-
-    /// Where a span's memory transactions route (node, MCU, port, channel) and the L2
-    /// bank its line is in. A span without a memory transaction or a cache-to-cache
-    /// fill counts nothing wherever its address is: every such span is of one class,
-    /// so the engine asks for their rates once a kind rather than once an address.
-    fn address_class(&self, span: &Span) -> u64 {
-        let moved = [Signal::MemoryReads, Signal::MemoryWrites, Signal::CacheToCacheFills];
-        if moved.iter().all(|&s| span.signals.get(s) == 0) {
-            return 0;
-        }
-        let addr = span.address();
-        let to = route(addr, self.nodes);
-        let bank = addr / LINE_BYTES % L2_BANKS_PER_NODE as u64;
-        to.node as u64 | (to.mcu as u64) << 16 | (to.port as u64) << 24 | (to.channel as u64) << 32 | bank << 40
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -385,5 +346,46 @@ impl Counting for Kt {
             *value = sticky.set(*value, 1);
         }
         wrapped
+    }
+}
+
+impl<const F: usize> Counting<F> for Kt {
+    fn rate(&self, i: usize, span: &Span<F>) -> u64 {
+        if let Some(strand) = i.checked_sub(self.dram_counters()) {
+            return self.clc_rate(strand, span);
+        }
+        let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
+        if reads + writes == 0 {
+            return 0;
+        }
+        let (node, mcu, n) = (i / (MCUS_PER_NODE * COUNTERS_PER_MCU), i / COUNTERS_PER_MCU % MCUS_PER_NODE, i % COUNTERS_PER_MCU);
+        let Some(Select { measure, scope }) = self.program(node, mcu, n) else { return 0 };
+        // The first iteration's data address (else the instruction fetch), so the rate is
+        // constant over the span.
+        let to = route(span.address(), self.nodes);
+        let seen = match scope {
+            Scope::Port => to.port == n,
+            Scope::Combined => true,
+            Scope::Channel(c) => to.channel == c,
+        };
+        if to.node != node || to.mcu != mcu || !seen {
+            return 0;
+        }
+        measure.count(reads, writes, &span.queues)
+    }
+
+    /// Where a span's memory transactions route (node, MCU, port, channel) and the L2
+    /// bank its line is in. A span without a memory transaction or a cache-to-cache
+    /// fill counts nothing wherever its address is: every such span is of one class,
+    /// so the engine asks for their rates once a kind rather than once an address.
+    fn address_class(&self, span: &Span<F>) -> u64 {
+        let moved = [Signal::MemoryReads, Signal::MemoryWrites, Signal::CacheToCacheFills];
+        if moved.iter().all(|&s| span.signals.get(s) == 0) {
+            return 0;
+        }
+        let addr = span.address();
+        let to = route(addr, self.nodes);
+        let bank = addr / LINE_BYTES % L2_BANKS_PER_NODE as u64;
+        to.node as u64 | (to.mcu as u64) << 16 | (to.port as u64) << 24 | (to.channel as u64) << 32 | bank << 40
     }
 }

@@ -16,7 +16,7 @@ use pmukit_arch::sparc::t4::{DRAM_COUNTERS, DRAM_MAP, DRAM_PERF_COUNT01, DRAM_PE
 use pmukit_core::register::{Field, Register, RegisterError};
 use thiserror::Error;
 
-use crate::engine::Counting;
+use crate::engine::{Counters, Counting};
 use crate::models::Reports;
 use crate::stream::{MemoryQueues, Signal, Span};
 
@@ -304,7 +304,7 @@ impl Default for T4Dram {
 
 impl T4Dram {
     /// Counter `n` of MCU `mcu`'s rate in `span`, whose transactions route `to`.
-    fn routed_rate(&self, mcu: usize, n: usize, span: &Span, to: Route) -> u64 {
+    fn routed_rate<const F: usize>(&self, mcu: usize, n: usize, span: &Span<F>, to: Route) -> u64 {
         let Some(Select { measure, scope }) = self.program(mcu, n) else { return 0 };
         let seen = match scope {
             Scope::Port => to.port == n,
@@ -442,43 +442,9 @@ fn trespass(slot: usize, owner: Owner, old: u64, value: u64) -> Option<(Option<&
 /// interrupt (§10.5 describes none): a wrap sets the sticky bit, and `add` returns true
 /// only so that the engine stops there and a driver reads the counter before it can
 /// wrap again (standing for a driver that polls often enough; TD15).
-impl Counting for T4Dram {
+impl Counters for T4Dram {
     fn counters(&self) -> usize {
         MCUS * COUNTERS_PER_MCU
-    }
-
-    fn rate(&self, i: usize, span: &Span) -> u64 {
-        let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
-        if reads + writes == 0 {
-            return 0;
-        }
-        self.routed_rate(i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU, span, route(span.address()))
-    }
-
-    /// [`Counting::rate`] of only the counters of the MCU the span's transactions
-    /// route to, which its address class holds: no other counter sees them.
-    fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
-        if span.signals.get(Signal::MemoryReads) + span.signals.get(Signal::MemoryWrites) == 0 {
-            return;
-        }
-        let to = Route::from_class(class);
-        for n in 0..COUNTERS_PER_MCU {
-            let r = self.routed_rate(to.mcu, n, span, to);
-            if r > 0 {
-                f(to.mcu * COUNTERS_PER_MCU + n, r);
-            }
-        }
-    }
-
-    /// The MCU, port and channel a span's memory transactions route to (`each_rate`
-    /// reads them back). A span without transactions counts nothing wherever its
-    /// address is: every such span is of one class, so the engine asks for their rates
-    /// once a kind rather than once an address.
-    fn address_class(&self, span: &Span) -> u64 {
-        if span.signals.get(Signal::MemoryReads) + span.signals.get(Signal::MemoryWrites) == 0 {
-            return 0;
-        }
-        route(span.address()).class()
     }
 
     fn headroom(&self, i: usize) -> u64 {
@@ -503,5 +469,41 @@ impl Counting for T4Dram {
             *reg = sticky.set(*reg, 1);
         }
         wrapped
+    }
+}
+
+impl<const F: usize> Counting<F> for T4Dram {
+    fn rate(&self, i: usize, span: &Span<F>) -> u64 {
+        let (reads, writes) = (span.signals.get(Signal::MemoryReads), span.signals.get(Signal::MemoryWrites));
+        if reads + writes == 0 {
+            return 0;
+        }
+        self.routed_rate(i / COUNTERS_PER_MCU, i % COUNTERS_PER_MCU, span, route(span.address()))
+    }
+
+    /// [`Counting::rate`] of only the counters of the MCU the span's transactions
+    /// route to, which its address class holds: no other counter sees them.
+    fn each_rate(&self, span: &Span<F>, class: u64, f: &mut dyn FnMut(usize, u64)) {
+        if span.signals.get(Signal::MemoryReads) + span.signals.get(Signal::MemoryWrites) == 0 {
+            return;
+        }
+        let to = Route::from_class(class);
+        for n in 0..COUNTERS_PER_MCU {
+            let r = self.routed_rate(to.mcu, n, span, to);
+            if r > 0 {
+                f(to.mcu * COUNTERS_PER_MCU + n, r);
+            }
+        }
+    }
+
+    /// The MCU, port and channel a span's memory transactions route to (`each_rate`
+    /// reads them back). A span without transactions counts nothing wherever its
+    /// address is: every such span is of one class, so the engine asks for their rates
+    /// once a kind rather than once an address.
+    fn address_class(&self, span: &Span<F>) -> u64 {
+        if span.signals.get(Signal::MemoryReads) + span.signals.get(Signal::MemoryWrites) == 0 {
+            return 0;
+        }
+        route(span.address()).class()
     }
 }

@@ -23,7 +23,7 @@ use crate::drivers::montecito::{kernel_psr, write_set_registers, PMI_VECTOR};
 use crate::engine::{self, Exit};
 use crate::models::montecito::{itanium_ip, Montecito, COUNT_BITS};
 use crate::stat::{self, StatError, StatOptions};
-use crate::stream::Cursor;
+use crate::stream::{Cursor, MONTECITO};
 
 /// What a recording file says it is (its `format`), and the version this build writes
 /// and reads.
@@ -209,7 +209,9 @@ pub fn record_to(
     let set = arch::encode_set_with(pmu, sels, &opts.set_options)?;
     let threads = stat::threads(&[pmu], opts)?;
     let cfg = stat::montecito_config(threads, opts)?;
-    let (blocks, _) = stat::blocks(&[pmu], opts, stat::Reads::of(sels))?;
+    let (stat::Stream::Montecito(blocks), _) = stat::blocks(&[pmu], opts, stat::Reads::of(sels))? else {
+        return Err(StatError::NoCapture { pmu: pmu.name().to_string() });
+    };
     let mut cursor = Cursor::new(blocks);
     let mut core = Montecito::new();
     let start = COUNT_MODULUS - period;
@@ -319,7 +321,7 @@ fn counters(set: &EncodedSet) -> Vec<(usize, u64)> {
 
 /// In IP-EAR mode the trace buffer freezes `delay` cycles after the PMU (§3.3.10.2):
 /// the handler runs once they have passed. Returns the cycles run.
-fn settle(core: &mut Montecito, cursor: &mut Cursor, armed: Armed, left: u64) -> u64 {
+fn settle(core: &mut Montecito, cursor: &mut Cursor<MONTECITO>, armed: Armed, left: u64) -> u64 {
     match armed.ip_ear_delay {
         Some(delay) if delay > 0 => engine::run(core, cursor, (delay + 1).min(left)).0,
         _ => 0,
@@ -334,7 +336,7 @@ fn service(
     core: &mut Montecito,
     t: usize,
     cycle: u64,
-    cursor: &Cursor,
+    cursor: &Cursor<MONTECITO>,
     counters: &[(usize, u64)],
     armed: Armed,
     start: u64,

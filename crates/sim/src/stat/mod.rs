@@ -18,16 +18,15 @@ use crate::models::kt::KtConfig;
 use crate::models::sun4v::ConfigError;
 use crate::program::builtin::{UnknownWorkload, DEFAULT_WORKLOAD};
 use crate::program::trace::{Running, TraceError, TraceStatus};
-use crate::stream::Cursor;
 
 mod metrics;
 mod source;
 
 pub use metrics::evaluate;
-pub use source::{blocks, trace_name, Blocks, Reads};
+pub use source::{blocks, trace_name, Blocks, Reads, Stream};
 pub(crate) use source::{montecito_config, threads};
 
-use source::machine_for;
+use source::machine;
 
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
 pub const CLOCK_HZ: u64 = 1_000_000_000;
@@ -316,12 +315,10 @@ pub fn stat_with(
     if plans.iter().any(Plan::rotates) && rotations > MAX_ROTATIONS && opts.running.is_none() {
         return Err(StatError::TooManyRotations { rotations, least: opts.cycles.div_ceil(MAX_ROTATIONS) });
     }
-    let mut driver = machine_for(catalog, &pmus, opts)?;
+    let (mut driver, trace) = machine(catalog, &pmus, opts, Reads::of(sels))?;
     for plan in &mut plans {
         plan.units = driver.units(plan.pmu.name());
     }
-    let (stream, trace) = blocks(&pmus, opts, Reads::of(sels))?;
-    let mut cursor = Cursor::new(stream);
 
     let split = opts.aggregation != Aggregation::Total;
     let mut counts = vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()];
@@ -354,7 +351,7 @@ pub fn stat_with(
         }
         // The run stops at least every STOP_CHECK cycles to look at the stop flag.
         let want = (slice - since_rotation).min(opts.cycles - elapsed).min(next_boundary - elapsed).min(STOP_CHECK);
-        let ran = driver.run(&mut cursor, want);
+        let ran = driver.run(want);
         elapsed += ran;
         since_rotation += ran;
         let stopped = opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
@@ -547,17 +544,7 @@ fn fitted_interval(pmus: &[&Pmu], opts: &StatOptions, turns: u64) -> Result<u64,
         // A running program's length is known only at its end.
         (None, Some(_)) => return Ok(RUNNING_MUX_INTERVAL.min(opts.mux_interval)),
         (None, None) => opts.cycles,
-        (Some(_), _) => {
-            let (stream, _) = blocks(pmus, opts, Reads::ALL)?;
-            let mut run = 0u64;
-            for block in stream {
-                run = run.saturating_add(block.cycles());
-                if run >= opts.cycles {
-                    break;
-                }
-            }
-            run.min(opts.cycles)
-        }
+        (Some(_), _) => blocks(pmus, opts, Reads::ALL)?.0.cycles(opts.cycles),
     };
     Ok((cycles / (turns * MIN_TURNS)).clamp(MIN_MUX_INTERVAL, opts.mux_interval.max(MIN_MUX_INTERVAL)))
 }

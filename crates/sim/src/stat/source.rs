@@ -21,17 +21,120 @@ use crate::drivers::kt::KtDriver;
 use crate::drivers::montecito::MontecitoDriver;
 use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
-use crate::drivers::Driver;
+use crate::drivers::{Driver, Reading, Runs};
 use crate::machine::arm11::{Arm11Config, Arm11Core};
 use crate::machine::montecito::MontecitoConfig;
 use crate::machine::sparc::{SparcChip, SparcConfig};
 use crate::machine::{self, run::Skipping};
 use crate::program::trace::{self, TraceError, TraceStatus};
 use crate::program::{builtin, ia64};
-use crate::stream::Block;
+use crate::stream::{Block, Cursor, ARM11, EVERY, MONTECITO, SPARC};
 
-/// An event stream.
-pub type Blocks = Box<dyn Iterator<Item = Block> + Send>;
+/// An event stream of spans of family `F` (their signals' words).
+pub type Blocks<const F: usize = EVERY> = Box<dyn Iterator<Item = Block<F>> + Send>;
+
+/// A run's event stream, of its machine's family of spans.
+pub enum Stream {
+    Arm11(Blocks<ARM11>),
+    Sparc(Blocks<SPARC>),
+    Montecito(Blocks<MONTECITO>),
+}
+
+impl Stream {
+    /// The stream with every span in the words of every signal: the same spans, for
+    /// whatever reads them whatever the machine (tests, benchmarks).
+    pub fn every(self) -> Blocks {
+        match self {
+            Stream::Arm11(b) => Box::new(b.map(Block::into_family)),
+            Stream::Sparc(b) => Box::new(b.map(Block::into_family)),
+            Stream::Montecito(b) => Box::new(b.map(Block::into_family)),
+        }
+    }
+
+    /// The stream's cycles, counted up to `most`.
+    pub fn cycles(self, most: u64) -> u64 {
+        fn of<const F: usize>(blocks: Blocks<F>, most: u64) -> u64 {
+            let mut run = 0u64;
+            for block in blocks {
+                run = run.saturating_add(block.cycles());
+                if run >= most {
+                    break;
+                }
+            }
+            run.min(most)
+        }
+        match self {
+            Stream::Arm11(b) => of(b, most),
+            Stream::Sparc(b) => of(b, most),
+            Stream::Montecito(b) => of(b, most),
+        }
+    }
+}
+
+/// A run's machine: the driver of its PMUs and the stream it counts, of one family.
+pub(super) trait Machine: Driver {
+    /// Let the machine run `cycles` cycles, servicing overflow interrupts; returns the
+    /// cycles run (fewer only if the stream ended).
+    fn run(&mut self, cycles: u64) -> u64;
+}
+
+struct Counted<const F: usize> {
+    driver: Box<dyn Runs<F>>,
+    cursor: Cursor<F>,
+}
+
+impl<const F: usize> Driver for Counted<F> {
+    fn start(&mut self, set: &arch::EncodedSet) {
+        self.driver.start(set);
+    }
+
+    fn units(&self, pmu: &str) -> Vec<pmukit_core::report::Unit> {
+        self.driver.units(pmu)
+    }
+
+    fn stop(&mut self, pmu: &str) -> Vec<Reading> {
+        self.driver.stop(pmu)
+    }
+
+    fn interrupts(&self) -> u64 {
+        self.driver.interrupts()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.driver.notes()
+    }
+}
+
+impl<const F: usize> Machine for Counted<F> {
+    fn run(&mut self, cycles: u64) -> u64 {
+        self.driver.run(&mut self.cursor, cycles)
+    }
+}
+
+/// The machine of `pmus` running the program of `opts`, making what `reads` asks
+/// for, and the status of the trace it reads if any.
+pub(super) fn machine(
+    catalog: &Catalog,
+    pmus: &[&Pmu],
+    opts: &StatOptions,
+    reads: Reads,
+) -> Result<(Box<dyn Machine>, Option<TraceStatus>), StatError> {
+    fn counted<const F: usize>(
+        catalog: &Catalog,
+        pmus: &[&Pmu],
+        opts: &StatOptions,
+        blocks: Blocks<F>,
+    ) -> Result<Box<dyn Machine>, StatError> {
+        Ok(Box::new(Counted { driver: driver_for(catalog, pmus, opts)?, cursor: Cursor::new(blocks) }))
+    }
+    let (stream, status) = blocks(pmus, opts, reads)?;
+    let machine = match stream {
+        Stream::Arm11(b) => counted(catalog, pmus, opts, b)?,
+        Stream::Sparc(b) => counted(catalog, pmus, opts, b)?,
+        Stream::Montecito(b) => counted(catalog, pmus, opts, b)?,
+    };
+    Ok((machine, status))
+}
 
 /// What the run's events read that a machine may leave out of its spans when none
 /// does: Montecito's occupancies (`MontecitoConfig::occupancies`).
@@ -56,7 +159,7 @@ impl Reads {
 /// The event stream of the run, and the status of the trace it reads if any: the
 /// program (a built-in workload or a trace) on the machine model of `pmus`, making
 /// what `reads` asks for.
-pub fn blocks(pmus: &[&Pmu], opts: &StatOptions, reads: Reads) -> Result<(Blocks, Option<TraceStatus>), StatError> {
+pub fn blocks(pmus: &[&Pmu], opts: &StatOptions, reads: Reads) -> Result<(Stream, Option<TraceStatus>), StatError> {
     let threads = threads(pmus, opts)?;
     if opts.fault_every == Some(0) {
         return Err(StatError::NoFaults);
@@ -78,30 +181,30 @@ pub fn blocks(pmus: &[&Pmu], opts: &StatOptions, reads: Reads) -> Result<(Blocks
         (None, Some(running)) => (running.take().ok_or(StatError::RunOnce)?, Some(running.status.clone())),
         (None, None) => (builtin::program(&opts.workload, opts.seed, threads)?, None),
     };
-    let blocks: Blocks = match chip {
+    let stream = match chip {
         Chip::Sparc(chip) => {
             let mut cfg = SparcConfig::new(chip);
             if let Some(file) = &opts.machine_config {
                 cfg = cfg.with_overrides(&file.text, &file.origin)?;
             }
-            Box::new(machine::sparc(cfg, program, Skipping::On))
+            Stream::Sparc(Box::new(machine::sparc(cfg, program, Skipping::On)))
         }
         Chip::Montecito => {
             // The built-in workloads as an Itanium compiler lays them out; a trace's
             // instructions are the ones it recorded.
             let program = if status.is_none() { ia64::compiled(program) } else { program };
             let cfg = MontecitoConfig { occupancies: reads.occupancies, ..montecito_config(threads, opts)? };
-            Box::new(machine::montecito(cfg, program, Skipping::On))
+            Stream::Montecito(Box::new(machine::montecito(cfg, program, Skipping::On)))
         }
         Chip::Arm11(core) => {
             let mut cfg = Arm11Config { fault_every: opts.fault_every, ..Arm11Config::new(core) };
             if let Some(file) = &opts.machine_config {
                 cfg = cfg.with_overrides(&file.text, &file.origin)?;
             }
-            Box::new(machine::arm11(cfg, program, Skipping::On))
+            Stream::Arm11(Box::new(machine::arm11(cfg, program, Skipping::On)))
         }
     };
-    Ok((blocks, status))
+    Ok((stream, status))
 }
 
 /// The Montecito machine of the run: `threads` threads, the options' fault injection
@@ -167,7 +270,7 @@ pub(crate) fn threads(pmus: &[&Pmu], opts: &StatOptions) -> Result<usize, StatEr
 }
 
 /// The machine that counts events of `pmus`.
-pub(super) fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn Driver>, StatError> {
+fn driver_for<const F: usize>(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn Runs<F>>, StatError> {
     if let Some(p) = pmus.iter().find(|p| !MODELLED.contains(&p.desc.family)) {
         let with_model: Vec<&str> =
             arch::FAMILIES.iter().filter(|f| MODELLED.contains(&f.name)).flat_map(|f| f.pmus.iter().map(|p| p.name)).collect();
@@ -179,7 +282,7 @@ pub(super) fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) 
         return Err(StatError::MixedMachines { pmus: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ") });
     }
     let threads = threads(pmus, opts)?;
-    let driver: Box<dyn Driver> = match pmus[0].desc.family {
+    let driver: Box<dyn Runs<F>> = match pmus[0].desc.family {
         arm11::FAMILY => Box::new(Arm11Driver::new(model)),
         niagara::FAMILY => Box::new(NiagaraDriver::new(threads)),
         montecito::FAMILY => Box::new(MontecitoDriver::new(threads)),

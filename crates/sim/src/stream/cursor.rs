@@ -1,14 +1,14 @@
 //! Where a consumer stands in a stream, and which spans count in the cycle it stands
 //! at.
 
-use super::{Block, Span};
+use super::{Block, Span, EVERY};
 
 /// Where a consumer stands in a stream: which block, how many whole iterations of it
 /// are done, how far into the current iteration, and the overlays that cover the
 /// cycle it stands at (its group's, and longer ones of groups before it).
-pub struct Cursor {
-    blocks: Box<dyn Iterator<Item = Block> + Send>,
-    pub block: Option<Block>,
+pub struct Cursor<const F: usize = EVERY> {
+    blocks: Box<dyn Iterator<Item = Block<F>> + Send>,
+    pub block: Option<Block<F>>,
     /// Whole iterations of `block` consumed.
     pub iteration: u64,
     /// Cycles of one iteration of `block` ([`Block::cycles_per_iteration`], summed
@@ -24,8 +24,8 @@ pub struct Cursor {
     covering: Vec<(usize, u64)>,
 }
 
-impl Cursor {
-    pub fn new(blocks: Box<dyn Iterator<Item = Block> + Send>) -> Cursor {
+impl<const F: usize> Cursor<F> {
+    pub fn new(blocks: Box<dyn Iterator<Item = Block<F>> + Send>) -> Cursor<F> {
         let mut c = Cursor { blocks, block: None, iteration: 0, length: 0, span: 0, offset: 0, at: 0, covering: Vec::new() };
         c.next_block();
         c
@@ -58,7 +58,7 @@ impl Cursor {
 
     /// The spans that count in the current cycle: the primary, then the overlays
     /// covering it. None once the stream has ended.
-    pub fn lanes(&self) -> impl Iterator<Item = &Span> {
+    pub fn lanes(&self) -> impl Iterator<Item = &Span<F>> {
         let body = self.block.as_ref().map_or(&[][..], |b| &b.body[..]);
         body.get(self.span).into_iter().chain(self.covering.iter().filter_map(|&(j, _)| body.get(j)))
     }
@@ -130,6 +130,6 @@ impl Cursor {
 }
 
 /// The end of the span group that starts at `start`: the next primary span.
-fn group_end(body: &[Span], start: usize) -> usize {
+fn group_end<const F: usize>(body: &[Span<F>], start: usize) -> usize {
     body.iter().skip(start + 1).position(|s| !s.overlay).map_or(body.len(), |n| start + 1 + n)
 }

@@ -24,7 +24,7 @@ use pmukit_arch::montecito::ear::Served;
 use pmukit_arch::montecito::etb::BranchKind;
 
 pub use cursor::Cursor;
-pub use signal::{Family, Signal};
+pub use signal::{family_signals, Signal, ARM11, EVERY, MONTECITO, SPARC};
 
 /// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),
 /// plus hyperprivileged for SPARC; ARM11 distinguishes only user and privileged.
@@ -120,53 +120,85 @@ pub struct Detail {
 const SIGNAL_BITS: usize = 4;
 pub const MAX_PER_CYCLE: u8 = (1 << SIGNAL_BITS) - 1;
 const PER_WORD: usize = 64 / SIGNAL_BITS;
-const SIGNAL_WORDS: usize = Signal::COUNT.div_ceil(PER_WORD);
 
-/// Per-cycle increments of every signal, four bits each, sixteen to a 64-bit word.
-/// Machines compare every cycle's signals with the span before to merge them, and
-/// spans are copied into blocks: whole words, as few as possible, keep both cheap.
-#[derive(Debug, Clone, Copy, Eq, Default)]
-pub struct Signals([u64; SIGNAL_WORDS]);
+/// Per-cycle increments of the signals of family `F` (its words: [`ARM11`],
+/// [`SPARC`], [`MONTECITO`], or [`EVERY`] signal), four bits each, sixteen to a 64-bit
+/// word. Machines compare every cycle's signals with the span before to merge them,
+/// and spans are copied into blocks: whole words, as few as possible, keep both
+/// cheap. A signal outside the family reads as 0: its machines never make one
+/// (`tests/signal_families.rs`).
+#[derive(Debug, Clone, Copy, Eq)]
+pub struct Signals<const F: usize = EVERY>([u64; F]);
 
-impl PartialEq for Signals {
-    fn eq(&self, other: &Signals) -> bool {
+impl<const F: usize> Default for Signals<F> {
+    fn default() -> Self {
+        Signals([0; F])
+    }
+}
+
+impl<const F: usize> PartialEq for Signals<F> {
+    fn eq(&self, other: &Signals<F>) -> bool {
         // OR of the XORs: no early exit and no call to memcmp.
         self.0.iter().zip(&other.0).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
     }
 }
 
-impl std::hash::Hash for Signals {
+impl<const F: usize> std::hash::Hash for Signals<F> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.0.hash(state);
     }
 }
 
-impl Signals {
+impl<const F: usize> Signals<F> {
+    /// The discriminant of the family's first signal.
+    const FIRST: usize = family_signals(F).start;
+    const END: usize = family_signals(F).end;
+
+    /// Where signal `i` (a discriminant) lies: its word and shift, if the family has it.
+    #[inline]
+    const fn place(i: usize) -> Option<(usize, usize)> {
+        if i < Self::FIRST || i >= Self::END {
+            return None;
+        }
+        let at = i - Self::FIRST;
+        Some((at / PER_WORD, SIGNAL_BITS * (at % PER_WORD)))
+    }
+
     /// Every signal of `signals` at the largest increment: a mask for
-    /// [`Signals::counts_any`], built at compile time.
-    pub const fn mask(signals: &[Signal]) -> Signals {
-        let mut words = [0u64; SIGNAL_WORDS];
+    /// [`Signals::counts_any`], built at compile time. Signals outside the family
+    /// are left out (its machines make none).
+    pub const fn mask(signals: &[Signal]) -> Signals<F> {
+        let mut words = [0u64; F];
         let mut i = 0;
         while i < signals.len() {
-            let s = signals[i] as usize;
-            words[s / PER_WORD] |= (MAX_PER_CYCLE as u64) << (SIGNAL_BITS * (s % PER_WORD));
+            if let Some((w, shift)) = Self::place(signals[i] as usize) {
+                words[w] |= (MAX_PER_CYCLE as u64) << shift;
+            }
             i += 1;
         }
         Signals(words)
     }
 
+    #[inline]
     pub fn get(&self, s: Signal) -> u64 {
-        let i = s as usize;
-        (self.0[i / PER_WORD] >> (SIGNAL_BITS * (i % PER_WORD))) & u64::from(MAX_PER_CYCLE)
+        match Self::place(s as usize) {
+            Some((w, shift)) => (self.0[w] >> shift) & u64::from(MAX_PER_CYCLE),
+            None => 0,
+        }
     }
 
     /// Sets a signal's per-cycle increment, at most [`MAX_PER_CYCLE`] (machines never
-    /// produce more; debug builds check it).
+    /// produce more, nor a signal outside their family; debug builds check both).
+    #[inline]
     pub fn set(&mut self, s: Signal, per_cycle: u8) -> &mut Self {
         debug_assert!(per_cycle <= MAX_PER_CYCLE, "{s:?} counts {per_cycle} in one cycle");
-        let (i, shift) = (s as usize / PER_WORD, SIGNAL_BITS * (s as usize % PER_WORD));
-        let mask = u64::from(MAX_PER_CYCLE) << shift;
-        self.0[i] = (self.0[i] & !mask) | (u64::from(per_cycle.min(MAX_PER_CYCLE)) << shift);
+        match Self::place(s as usize) {
+            Some((w, shift)) => {
+                let mask = u64::from(MAX_PER_CYCLE) << shift;
+                self.0[w] = (self.0[w] & !mask) | (u64::from(per_cycle.min(MAX_PER_CYCLE)) << shift);
+            }
+            None => debug_assert!(per_cycle == 0, "{s:?} is not a signal of this family's machines"),
+        }
         self
     }
 
@@ -179,6 +211,23 @@ impl Signals {
     pub fn with(mut self, s: Signal, per_cycle: u8) -> Self {
         self.set(s, per_cycle);
         self
+    }
+
+    /// These increments in family `G`'s words, those of signals `G` lacks left out:
+    /// all of them when `G` holds this family's signals (as [`EVERY`] holds all), and
+    /// a plain copy within a family.
+    pub fn into_family<const G: usize>(self) -> Signals<G> {
+        let mut out = Signals::<G>::default();
+        if F == G {
+            out.0.copy_from_slice(&self.0);
+        } else {
+            self.each_nonzero(|i, n| {
+                if let Some((w, shift)) = Signals::<G>::place(i) {
+                    out.0[w] |= n << shift;
+                }
+            });
+        }
+        out
     }
 
     /// A 64-bit digest of every increment, to tell sets apart cheaply (equal sets have
@@ -199,7 +248,7 @@ impl Signals {
             let mut bits = word;
             while bits != 0 {
                 let slot = bits.trailing_zeros() as usize / SIGNAL_BITS;
-                f(PER_WORD * w + slot, (word >> (SIGNAL_BITS * slot)) & max);
+                f(Self::FIRST + PER_WORD * w + slot, (word >> (SIGNAL_BITS * slot)) & max);
                 bits &= !(max << (SIGNAL_BITS * slot));
             }
         }
@@ -207,13 +256,13 @@ impl Signals {
 
     /// Whether any of the signals `any` has set (to any increment) counts here: one
     /// test per word, where asking signal by signal costs a shift and mask each.
-    pub fn counts_any(&self, any: &Signals) -> bool {
+    pub fn counts_any(&self, any: &Signals<F>) -> bool {
         self.0.iter().zip(&any.0).any(|(w, a)| w & a != 0)
     }
 
     /// Whether `other`'s increments can be added to these without any signal counting
     /// more than [`MAX_PER_CYCLE`] in the cycle.
-    pub fn fits(&self, other: &Signals) -> bool {
+    pub fn fits(&self, other: &Signals<F>) -> bool {
         let mut fits = true;
         other.each_nonzero(|i, n| fits &= self.get(Signal::ALL[i]) + n <= u64::from(MAX_PER_CYCLE));
         fits
@@ -221,7 +270,7 @@ impl Signals {
 
     /// These increments plus `other`'s, each signal at most [`MAX_PER_CYCLE`] (callers
     /// check [`Signals::fits`] first).
-    pub fn plus(mut self, other: &Signals) -> Signals {
+    pub fn plus(mut self, other: &Signals<F>) -> Signals<F> {
         other.each_nonzero(|i, n| {
             let s = Signal::ALL[i];
             let sum = self.get(s) + n;
@@ -237,7 +286,7 @@ impl Signals {
     /// ARM1176's main job 18 % more instructions when the compiler stopped inlining it
     /// (c122bcf, which only changed its callers on Montecito).
     #[inline]
-    pub fn union(mut self, other: Signals) -> Signals {
+    pub fn union(mut self, other: Signals<F>) -> Signals<F> {
         debug_assert!(self.0.iter().zip(&other.0).all(|(a, b)| a & b == 0), "{self:?} and {other:?} share a signal");
         for (a, b) in self.0.iter_mut().zip(&other.0) {
             *a |= b;
@@ -270,9 +319,9 @@ impl MemoryQueues {
     }
 }
 
-/// A run of identical cycles.
+/// A run of identical cycles, of a machine of family `F` (its signals' words).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
+pub struct Span<const F: usize = EVERY> {
     pub cycles: u64,
     /// The hardware thread whose lane this is.
     pub thread: u8,
@@ -287,16 +336,16 @@ pub struct Span {
     pub ip: u64,
     pub mem: Option<MemRef>,
     pub branch: Option<Branch>,
-    pub signals: Signals,
+    pub signals: Signals<F>,
     /// Per cycle of the span.
     pub queues: MemoryQueues,
     /// Of the span's last cycle (the one its instructions issue in).
     pub detail: Detail,
 }
 
-impl Span {
+impl<const F: usize> Span<F> {
     /// `cycles` cycles of user code on thread 0 at `ip`, with no signals yet.
-    pub fn new(cycles: u64, ip: u64) -> Span {
+    pub fn new(cycles: u64, ip: u64) -> Span<F> {
         Span {
             cycles,
             thread: 0,
@@ -318,7 +367,7 @@ impl Span {
         self.mem.map_or(self.ip, |m| m.addr)
     }
 
-    pub fn with(mut self, s: Signal, per_cycle: u8) -> Span {
+    pub fn with(mut self, s: Signal, per_cycle: u8) -> Span<F> {
         self.signals.set(s, per_cycle);
         self
     }
@@ -340,7 +389,7 @@ impl Span {
 
     /// The same cycles on hardware thread `thread`'s lane: an overlay of this span's
     /// group, with no signals yet.
-    pub fn lane(&self, thread: u8) -> Span {
+    pub fn lane(&self, thread: u8) -> Span<F> {
         Span {
             thread,
             overlay: true,
@@ -352,18 +401,24 @@ impl Span {
             ..*self
         }
     }
+
+    /// The same span in family `G`'s words ([`Signals::into_family`]).
+    pub fn into_family<const G: usize>(self) -> Span<G> {
+        let Span { cycles, thread, overlay, privilege, ip, mem, branch, signals, queues, detail } = self;
+        Span { cycles, thread, overlay, privilege, ip, mem, branch, signals: signals.into_family(), queues, detail }
+    }
 }
 
 /// The span groups of `body`: each a primary and the overlays after it.
-pub fn groups(body: &[Span]) -> impl Iterator<Item = &[Span]> {
+pub fn groups<const F: usize>(body: &[Span<F>]) -> impl Iterator<Item = &[Span<F>]> {
     body.chunk_by(|_, next| next.overlay)
 }
 
 /// The cycles of an iteration of `body` as runs in which the same spans count: each
 /// run's cycles, and its spans, the primary first, then the overlays covering it in
 /// body order (a span group, when overlays last as long as their primaries).
-pub fn steady_runs(body: &[Span]) -> Vec<(u64, Vec<&Span>)> {
-    let (mut runs, mut covering, mut at) = (Vec::new(), Vec::<(&Span, u64)>::new(), 0);
+pub fn steady_runs<const F: usize>(body: &[Span<F>]) -> Vec<(u64, Vec<&Span<F>>)> {
+    let (mut runs, mut covering, mut at) = (Vec::new(), Vec::<(&Span<F>, u64)>::new(), 0);
     for group in groups(body) {
         let (primary, overlays) = (&group[0], &group[1..]);
         covering.extend(overlays.iter().map(|o| (o, at + o.cycles)));
@@ -380,12 +435,12 @@ pub fn steady_runs(body: &[Span]) -> Vec<(u64, Vec<&Span>)> {
 
 /// A body of spans repeated `repeat` times.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    pub body: Vec<Span>,
+pub struct Block<const F: usize = EVERY> {
+    pub body: Vec<Span<F>>,
     pub repeat: u64,
 }
 
-impl Block {
+impl<const F: usize> Block<F> {
     /// Cycles of one iteration: its primaries'.
     pub fn cycles_per_iteration(&self) -> u64 {
         self.body.iter().map(Span::duration).sum()
@@ -393,6 +448,11 @@ impl Block {
 
     pub fn cycles(&self) -> u64 {
         self.cycles_per_iteration().saturating_mul(self.repeat)
+    }
+
+    /// The same block in family `G`'s words ([`Signals::into_family`]).
+    pub fn into_family<const G: usize>(self) -> Block<G> {
+        Block { body: self.body.into_iter().map(Span::into_family).collect(), repeat: self.repeat }
     }
 }
 
@@ -416,7 +476,7 @@ impl Totals {
     }
 
     /// Counts `cycles` cycles of `span`; an overlay's signals, but not its time.
-    pub(crate) fn add(&mut self, span: &Span, cycles: u64) {
+    pub(crate) fn add<const F: usize>(&mut self, span: &Span<F>, cycles: u64) {
         if !span.overlay {
             self.cycles += cycles;
             if span.privilege.is_user() {
@@ -435,7 +495,7 @@ impl Totals {
     /// Block-wise: whole iterations are multiplied out, only the last partial iteration
     /// is walked span by span, so the cost grows with the number of blocks, not with
     /// the cycles.
-    pub fn of(blocks: impl IntoIterator<Item = Block>, cycles: u64, keep: impl Fn(&Span) -> bool) -> Totals {
+    pub fn of<const F: usize>(blocks: impl IntoIterator<Item = Block<F>>, cycles: u64, keep: impl Fn(&Span<F>) -> bool) -> Totals {
         let mut totals = Totals::zero();
         let mut left = cycles;
         for block in blocks {
@@ -473,6 +533,40 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Every signal's words: the reference the families' are checked against.
+    type Signals = super::Signals<EVERY>;
+
+    /// Family `F`'s words against the reference, on increments of signals of `F`
+    /// (`values[k]` for the family's `k`th signal) and of `other` (added to the first
+    /// set): every operation a machine or model uses gives the same answer.
+    fn family_agrees<const F: usize>(values: &[u8], other: &[u8]) -> Result<(), TestCaseError> {
+        let of_family = family_signals(F).map(|i| Signal::ALL[i]);
+        let (mut a, mut all) = (super::Signals::<F>::default(), Signals::default());
+        let (mut b, mut all_b) = (super::Signals::<F>::default(), Signals::default());
+        for ((sig, &v), &w) in of_family.zip(values).zip(other) {
+            a.set(sig, v);
+            all.set(sig, v);
+            b.set(sig, w);
+            all_b.set(sig, w);
+        }
+        prop_assert_eq!(a.into_family::<EVERY>(), all);
+        prop_assert_eq!(all.into_family::<F>(), a);
+        for sig in Signal::ALL {
+            prop_assert_eq!(a.get(sig), all.get(sig));
+        }
+        let (mut seen, mut seen_all) = (Vec::new(), Vec::new());
+        a.each_nonzero(|i, n| seen.push((i, n)));
+        all.each_nonzero(|i, n| seen_all.push((i, n)));
+        prop_assert_eq!(seen, seen_all);
+        prop_assert_eq!(a.fits(&b), all.fits(&all_b));
+        if a.fits(&b) {
+            prop_assert_eq!(a.plus(&b).into_family::<EVERY>(), all.plus(&all_b));
+        }
+        prop_assert_eq!(a.counts_any(&b), all.counts_any(&all_b));
+        prop_assert_eq!(a == b, all == all_b);
+        Ok(())
+    }
+
     #[test]
     fn a_mask_is_its_signals_at_the_largest_increment() {
         let signals = [Signal::Instructions, Signal::IoBwl, Signal::ALL[Signal::COUNT - 1]];
@@ -496,6 +590,16 @@ mod tests {
             for (sig, &v) in Signal::ALL.iter().zip(&values) {
                 prop_assert_eq!(s.get(*sig), u64::from(v));
             }
+        }
+
+        #[test]
+        fn a_familys_signals_are_every_signals_on_its_own(
+            values in prop::collection::vec(prop::sample::select(vec![0u8, 0, 1, 2, 7, 15]), Signal::COUNT),
+            other in prop::collection::vec(prop::sample::select(vec![0u8, 0, 0, 1, 8]), Signal::COUNT),
+        ) {
+            family_agrees::<ARM11>(&values, &other)?;
+            family_agrees::<SPARC>(&values, &other)?;
+            family_agrees::<MONTECITO>(&values, &other)?;
         }
 
         #[test]

@@ -13,7 +13,12 @@ use pmukit_sim::stream::{Block, Span};
 
 /// The cycles of a stream's first `cycles` cycles, grouped by `key` of their span:
 /// what any per-cycle function of the spans counts is a sum over these groups.
-pub fn profile<K: Hash + Eq>(blocks: impl IntoIterator<Item = Block>, cycles: u64, key: impl Fn(&Span) -> K, out: &mut HashMap<K, u64>) {
+pub fn profile<K: Hash + Eq, const F: usize>(
+    blocks: impl IntoIterator<Item = Block<F>>,
+    cycles: u64,
+    key: impl Fn(&Span<F>) -> K,
+    out: &mut HashMap<K, u64>,
+) {
     let mut left = cycles;
     for block in blocks {
         let per = block.cycles_per_iteration();

@@ -2,9 +2,9 @@
 //! side and the predictors, and the cycles and signals that result.
 
 use super::{Arm11, Faults};
-use crate::machine::out::Out;
+use super::{Out, Signals};
 use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase, INSN};
-use crate::stream::{Branch, MemRef, Signal, Signals};
+use crate::stream::{Branch, MemRef, Signal};
 
 /// Structures that fault injection can hit, indexing `Faults`.
 #[derive(Debug, Clone, Copy)]
@@ -182,7 +182,7 @@ impl Arm11 {
     /// One instruction's issue cycle, as a span of its own to attach a data reference
     /// or a branch outcome to.
     #[inline]
-    fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals) -> &'o mut crate::stream::Span {
+    fn cycle<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals) -> &'o mut super::Span {
         self.elapse(1);
         out.issue(ip, s, 1)
     }

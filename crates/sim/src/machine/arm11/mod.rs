@@ -16,12 +16,17 @@ pub use config::{Arm11Config, Arm11Core};
 use crate::machine::cache::Cache;
 use crate::machine::faults::Countdown;
 use crate::machine::mem::{Occupancy, Queue};
-use crate::machine::out::Out;
 use crate::machine::predict::{ReturnStack, TargetCache};
 use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
-use crate::stream::{Signal, Span};
+use crate::stream::{Signal, ARM11};
+
+/// The spans, signals and span writer of this family's machines: its signals' words
+/// only (docs/engine.md E7).
+type Span = crate::stream::Span<ARM11>;
+type Signals = crate::stream::Signals<ARM11>;
+type Out<'a> = crate::machine::out::Out<'a, ARM11>;
 
 /// The translation structures of an MMU core.
 struct Tlbs {
@@ -96,7 +101,7 @@ fn template(phase: &Phase) -> Span {
     t
 }
 
-impl Core for Arm11 {
+impl Core<ARM11> for Arm11 {
     fn queues(&self) -> Vec<Queue> {
         vec![
             Queue { name: "write buffer", unit: None, size: self.cfg.write_buffer, occupancy: self.written },

@@ -165,8 +165,8 @@ impl Montecito {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::montecito::MontecitoConfig;
-    use crate::stream::{Signal, Span};
+    use crate::machine::montecito::{MontecitoConfig, Span};
+    use crate::stream::Signal;
     use proptest::prelude::*;
 
     fn core() -> Montecito {

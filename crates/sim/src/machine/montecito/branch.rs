@@ -5,9 +5,9 @@
 
 use super::group::{bundle_address, fe_stall, merge, Group};
 use super::Montecito;
-use crate::machine::out::Out;
+use super::{Out, Signals};
 use crate::program::INSN;
-use crate::stream::{Branch, Detail, Signal, Signals};
+use crate::stream::{Branch, Detail, Signal};
 use pmukit_arch::montecito::etb::BranchKind;
 
 /// Whether a conditional branch's prediction signals say its path was mispredicted.

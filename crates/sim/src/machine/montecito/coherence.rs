@@ -5,9 +5,10 @@
 
 use super::group::bundle_address;
 use super::Montecito;
+use super::{Signals, Span};
 use crate::machine::out::spread;
 use crate::machine::peer::{Answer, Request};
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::Signal;
 
 impl Montecito {
     /// A snoop that invalidates `line` reaches the instruction side too: the code the

@@ -6,9 +6,9 @@ use super::branch::is_wrong;
 use super::group::{address_space, be_stall, bundle_address, fe_stall, merge, Group};
 use super::levels::{translated, Side};
 use super::Montecito;
-use crate::machine::out::Out;
+use super::{Out, Signals};
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
-use crate::stream::{FetchMiss, Signal, Signals};
+use crate::stream::{FetchMiss, Signal};
 
 /// The longest `if` the compiler predicates instead of branching around it: one
 /// bundle (MMC32).

@@ -2,9 +2,9 @@
 //! being formed, adding signals, the stalls of the front and back ends, and where an
 //! instruction sits in its bundle.
 
-use crate::machine::out::Out;
+use super::{Out, Signals};
 use crate::program::{Phase, INSN};
-use crate::stream::{Branch, Detail, MemRef, Signal, Signals};
+use crate::stream::{Branch, Detail, MemRef, Signal};
 
 /// Itanium code: three instructions to a 16-byte bundle (ERRATA MMC2). Program
 /// addresses count `INSN` bytes per instruction; the core fetches bundles. A trace may

@@ -14,10 +14,11 @@
 
 use super::coherence::Effect;
 use super::Montecito;
+use super::{Signals, Span};
 use crate::machine::out::spread;
 use crate::machine::peer::Answer;
 use crate::program::Phase;
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::Signal;
 
 impl Montecito {
     /// The devices' transfers at the end of an iteration (`out[from..]`): each line's

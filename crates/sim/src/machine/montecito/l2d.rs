@@ -7,8 +7,8 @@ use super::group::{be_stall, Group};
 use super::levels::{l3_signal, Level};
 use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage};
 use super::Montecito;
-use crate::machine::out::Out;
-use crate::stream::{Signal, Signals};
+use super::{Out, Signals};
+use crate::stream::Signal;
 
 /// What the L2D made of a data request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! Where a request was served: the TLBs an address goes through, the cache level
 //! that held a line, the L3 signals of a lookup, and what served a translation.
 
-use crate::stream::{Signal, Signals};
+use super::Signals;
+use crate::stream::Signal;
 use pmukit_arch::montecito::ear::Served;
 
 /// Which TLBs an address goes through.

@@ -9,11 +9,11 @@ use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request};
 use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
 use super::{Montecito, NOMINAL_URGENCY, OUTER};
-use crate::machine::out::Out;
+use super::{Out, Signals};
 use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
-use crate::stream::{MemRef, Signal, Signals};
+use crate::stream::{MemRef, Signal};
 
 impl Montecito {
     /// What the write-coalescing buffers `sent` to memory: one write per line or piece.

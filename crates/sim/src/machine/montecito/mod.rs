@@ -30,20 +30,25 @@ pub use si::OCCUPANCIES;
 
 use crate::machine::cache::{Cache, Victims};
 use crate::machine::faults::Countdown;
-use crate::machine::out::Out;
 use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache, TargetCacheConfig};
 use crate::machine::replay::Replayed;
 use crate::machine::tlb::Tlb;
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
-use crate::stream::{Privilege, Signal, Signals, Span};
+use crate::stream::{Privilege, Signal, MONTECITO};
 use alat::Alat;
 use arbiter::Requests;
 use inflight::InFlight;
 use ozq::Ozq;
 use si::Si;
 use wcb::WriteCoalescing;
+
+/// The spans, signals and span writer of this family's machines: its signals' words
+/// only (docs/engine.md E7).
+type Span = crate::stream::Span<MONTECITO>;
+type Signals = crate::stream::Signals<MONTECITO>;
+type Out<'a> = crate::machine::out::Out<'a, MONTECITO>;
 
 /// §2.4.1.3: urgency runs 0-7; 5 is nominal.
 const NOMINAL_URGENCY: u8 = 5;
@@ -272,7 +277,7 @@ impl Montecito {
     }
 }
 
-impl Core for Montecito {
+impl Core<MONTECITO> for Montecito {
     fn queues(&self) -> Vec<crate::machine::mem::Queue> {
         self.requests.queues().to_vec()
     }

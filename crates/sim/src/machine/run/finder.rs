@@ -25,9 +25,9 @@ pub(super) const DENSE: u64 = 8;
 /// A period found: the spans of one period, shifted to stand for the next, its
 /// cycles, how many periods may be skipped as far as the streams are concerned, and
 /// the period's operations on each replayed structure.
-pub(super) struct Skip {
+pub(super) struct Skip<const F: usize> {
     pub(super) period: u64,
-    pub(super) body: Vec<Span>,
+    pub(super) body: Vec<Span<F>>,
     pub(super) cycles: u64,
     pub(super) repeat: u64,
     pub(super) logs: Vec<Range<usize>>,
@@ -47,21 +47,21 @@ struct Snapshot {
 }
 
 /// Looks for the machine repeating itself while a phase runs.
-pub(super) struct Finder {
+pub(super) struct Finder<const F: usize> {
     frame: Frame,
     snapshots: Vec<Snapshot>,
     /// The spans recorded.
-    pub(super) spans: Vec<Span>,
+    pub(super) spans: Vec<Span<F>>,
     /// The iteration the recording began at (a snapshot's), if it is on.
     recording: Option<u64>,
     taken: u64,
     next: u64,
 }
 
-impl Finder {
+impl<const F: usize> Finder<F> {
     /// `None` when the phase cannot be proved to repeat cheaply: skipping is off, a
     /// quantum is too long, or moving streams overlap each other or other data.
-    pub(super) fn new(phase: &Phase, core: &dyn Core, skipping: Skipping, spans: &mut Vec<Span>) -> Option<Finder> {
+    pub(super) fn new(phase: &Phase, core: &dyn Core<F>, skipping: Skipping, spans: &mut Vec<Span<F>>) -> Option<Finder<F>> {
         if skipping == Skipping::Off || phase.iterations < 4 {
             return None;
         }
@@ -79,7 +79,7 @@ impl Finder {
         k >= self.next && k.is_multiple_of(self.frame.quantum)
     }
 
-    pub(super) fn reset(&mut self, core: &mut dyn Core, k: u64) {
+    pub(super) fn reset(&mut self, core: &mut dyn Core<F>, k: u64) {
         self.stop(core);
         self.snapshots.clear();
         self.taken = 0;
@@ -87,7 +87,7 @@ impl Finder {
     }
 
     /// Adds an iteration's spans to the period being recorded, if one is.
-    pub(super) fn record(&mut self, core: &mut dyn Core, spans: &[Span]) {
+    pub(super) fn record(&mut self, core: &mut dyn Core<F>, spans: &[Span<F>]) {
         if self.recording.is_none() {
             return;
         }
@@ -101,18 +101,18 @@ impl Finder {
 
     /// How many of `most` repetitions of `skip` the replayed structures answer as they
     /// did in the period, performing them (`repeat`).
-    pub(super) fn repeat(&self, phase: &Phase, core: &mut dyn Core, skip: &Skip, most: u64) -> u64 {
+    pub(super) fn repeat(&self, phase: &Phase, core: &mut dyn Core<F>, skip: &Skip<F>, most: u64) -> u64 {
         repeat(core, &skip.logs, most, &|a, page, j| self.frame.moved(phase, j * skip.period, a, page))
     }
 
     /// Moves the core's structures on by `n` iterations.
-    pub(super) fn relocate(&self, core: &mut dyn Core, phase: &Phase, n: u64) {
+    pub(super) fn relocate(&self, core: &mut dyn Core<F>, phase: &Phase, n: u64) {
         core.relocate(&Moves { line: &|a| self.frame.moved(phase, n, a, false), page: &|a| self.frame.moved(phase, n, a, true) });
     }
 
     /// The canonical state of the core (`outer`: of its large structures) at
     /// iteration `k`: addresses of moving streams relative to their position.
-    fn describe(&self, phase: &Phase, core: &dyn Core, k: u64, outer: bool, out: &mut Vec<u64>) {
+    fn describe(&self, phase: &Phase, core: &dyn Core<F>, k: u64, outer: bool, out: &mut Vec<u64>) {
         let key = |a, page| match self.frame.offset(phase, k, a, page) {
             Some((stream, offset)) => (1 << 63) | (stream as u64) << 56 | (offset & ((1 << 56) - 1)),
             None => a,
@@ -129,7 +129,7 @@ impl Finder {
     /// Takes a snapshot at iteration `k`. When it equals an earlier one, the
     /// iterations between are a period: if they were recorded, they are the skip;
     /// otherwise the next period is recorded, to be confirmed at its end.
-    pub(super) fn check(&mut self, phase: &Phase, core: &mut dyn Core, k: u64) -> Option<Skip> {
+    pub(super) fn check(&mut self, phase: &Phase, core: &mut dyn Core<F>, k: u64) -> Option<Skip<F>> {
         if self.recording.is_none() && self.snapshots.is_empty() {
             // While the snapshots are dense, everything is recorded: a short period is
             // then skipped as soon as it is seen.
@@ -188,7 +188,7 @@ impl Finder {
     }
 
     /// Begins recording at iteration `k`.
-    fn start(&mut self, core: &mut dyn Core, k: u64) {
+    fn start(&mut self, core: &mut dyn Core<F>, k: u64) {
         self.stop(core);
         record(core, true);
         self.recording = Some(k);
@@ -196,7 +196,7 @@ impl Finder {
 
     /// The skip from snapshot `i`, taken while recording, to iteration `k`, whose
     /// states are equal.
-    fn skip(&self, core: &mut dyn Core, phase: &Phase, k: u64, i: usize) -> Skip {
+    fn skip(&self, core: &mut dyn Core<F>, phase: &Phase, k: u64, i: usize) -> Skip<F> {
         let then = &self.snapshots[i];
         let period = k - then.k;
         let mut body = self.spans[then.spans..].to_vec();
@@ -210,7 +210,7 @@ impl Finder {
     }
 
     /// Stops recording, forgetting what was recorded.
-    pub(super) fn stop(&mut self, core: &mut dyn Core) {
+    pub(super) fn stop(&mut self, core: &mut dyn Core<F>) {
         record(core, false);
         self.spans.clear();
         self.recording = None;
@@ -218,21 +218,25 @@ impl Finder {
 }
 
 /// Starts or stops the replayed structures' recording (stopping forgets).
-pub(super) fn record(core: &mut dyn Core, on: bool) {
+pub(super) fn record<const F: usize>(core: &mut dyn Core<F>, on: bool) {
     for r in core.replayed() {
         r.record(on);
     }
 }
 
 /// How many operations each replayed structure has recorded.
-pub(super) fn recorded(core: &mut dyn Core) -> Vec<usize> {
+pub(super) fn recorded<const F: usize>(core: &mut dyn Core<F>) -> Vec<usize> {
     core.replayed().iter().map(|r| r.recorded()).collect()
 }
 
 /// Forgets what the replayed structures recorded before `first` (the oldest
 /// snapshot kept; everything when none is), and counts the snapshots' marks from
 /// there.
-pub(super) fn forget<'a>(core: &mut dyn Core, first: Option<Vec<usize>>, marks: impl Iterator<Item = &'a mut Vec<usize>>) {
+pub(super) fn forget<'a, const F: usize>(
+    core: &mut dyn Core<F>,
+    first: Option<Vec<usize>>,
+    marks: impl Iterator<Item = &'a mut Vec<usize>>,
+) {
     let mut forgotten = Vec::new();
     for (i, r) in core.replayed().into_iter().enumerate() {
         let n = first.as_ref().map_or(r.recorded(), |l| l[i]);
@@ -261,7 +265,12 @@ enum Replay {
 /// (1-based). A repetition that changes none of them, when no repetition moves an
 /// address they see, leaves them where the next one finds them the same: every
 /// repetition after it is the same too.
-pub(super) fn repeat(core: &mut dyn Core, logs: &[Range<usize>], most: u64, moved: &dyn Fn(u64, bool, u64) -> Option<u64>) -> u64 {
+pub(super) fn repeat<const F: usize>(
+    core: &mut dyn Core<F>,
+    logs: &[Range<usize>],
+    most: u64,
+    moved: &dyn Fn(u64, bool, u64) -> Option<u64>,
+) -> u64 {
     let fixed = {
         let (line, page) = (|a| moved(a, false, 1), |a| moved(a, true, 1));
         let to = Moves { line: &line, page: &page };
@@ -282,7 +291,7 @@ pub(super) fn repeat(core: &mut dyn Core, logs: &[Range<usize>], most: u64, move
 
 /// Replays a period's operations on the replayed structures, each address moved as
 /// `to` says; nothing changes when one of them answers otherwise.
-fn replay(core: &mut dyn Core, logs: &[Range<usize>], to: &Moves) -> Replay {
+fn replay<const F: usize>(core: &mut dyn Core<F>, logs: &[Range<usize>], to: &Moves) -> Replay {
     let mut replayed = core.replayed();
     let mut undo = Vec::new();
     for (r, range) in replayed.iter_mut().zip(logs) {

@@ -52,7 +52,7 @@ impl Frame {
     /// addresses come back soon is compared as it is when that costs fewer iterations
     /// (`cyclic_is_cheaper`), unless `prefer_moving`: the turns of several threads are looked
     /// for in a few iterations of each, and want the shortest quanta.
-    pub(super) fn new(phase: &Phase, core: &dyn Core, prefer_moving: bool) -> Option<Frame> {
+    pub(super) fn new<const F: usize>(phase: &Phase, core: &dyn Core<F>, prefer_moving: bool) -> Option<Frame> {
         let reach = phase.body.iter().filter_map(|op| op.access()).map(|a| u64::from(a.offset) + u64::from(a.size)).max().unwrap_or(0);
         let mut quantum = phase.control_period();
         let mut regions = Vec::new();

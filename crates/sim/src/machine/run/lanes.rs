@@ -40,17 +40,17 @@ pub struct LaneRule {
 }
 
 /// A core whose hardware threads run at once, driven an instruction at a time.
-pub trait Lanes: Core {
+pub trait Lanes<const F: usize>: Core<F> {
     fn rule(&self) -> LaneRule;
     /// Lane `lane` starts `phase` (its first instruction at `phase.entry`).
     fn enter_lane(&mut self, phase: &Phase, lane: usize);
     /// Lane `lane` executes instruction `i` of iteration `k` of `phase`, reaching the
     /// core's shared structures at cycle `now`; appends the spans of its cycles and
     /// returns how many instructions it consumed.
-    fn step(&mut self, phase: &Phase, k: u64, i: usize, lane: usize, now: u64, out: &mut Vec<Span>) -> usize;
+    fn step(&mut self, phase: &Phase, k: u64, i: usize, lane: usize, now: u64, out: &mut Vec<Span<F>>) -> usize;
     /// Lane `lane` ended iteration `k`, whose last instruction's spans are
     /// `out[from..]`: what happens at an iteration's end (other cores, devices).
-    fn end_iteration(&mut self, phase: &Phase, k: u64, lane: usize, out: &mut Vec<Span>, from: usize);
+    fn end_iteration(&mut self, phase: &Phase, k: u64, lane: usize, out: &mut Vec<Span<F>>, from: usize);
 }
 
 /// Lanes a core may have (the arbiter keeps them as bits, the stream marks them).
@@ -78,7 +78,7 @@ struct Running {
 }
 
 /// One hardware thread.
-struct Lane {
+struct Lane<const F: usize> {
     /// The software threads that run on it (`t % lanes`), and whose turn it is.
     soft: Vec<usize>,
     turn: usize,
@@ -86,7 +86,7 @@ struct Lane {
     handlers: VecDeque<Phase>,
     next_tick: u64,
     /// The spans of executed instructions still to play, from `head`.
-    queue: Vec<Span>,
+    queue: Vec<Span<F>>,
     head: usize,
     /// The cycle it last issued in: the arbiter picks the least recent first.
     last: u64,
@@ -96,9 +96,9 @@ struct Lane {
     open: Option<(usize, u64, usize)>,
 }
 
-impl Lane {
+impl<const F: usize> Lane<F> {
     /// The next cycle to play, if any (spans of no cycles are dropped).
-    fn front(&mut self) -> Option<&Span> {
+    fn front(&mut self) -> Option<&Span<F>> {
         while self.queue.get(self.head).is_some_and(|s| s.cycles == 0) {
             self.head += 1;
         }
@@ -113,7 +113,7 @@ impl Lane {
     /// cycle `now`, to `out`, as an overlay or not. An overlay that counts as the
     /// lane's overlay of the cycles just before joins it: a strand stalled while others
     /// issue a cycle at a time is one span, not one a cycle.
-    fn take(&mut self, m: u64, out: &mut Vec<Span>, overlay: bool, now: u64) {
+    fn take(&mut self, m: u64, out: &mut Vec<Span<F>>, overlay: bool, now: u64) {
         if self.front().is_none() {
             return;
         }
@@ -151,30 +151,30 @@ impl Lane {
 }
 
 /// Which shared unit an issuing span needs, as bits: 1 load/store, 2 floating point.
-fn units(s: &Span) -> u8 {
+fn units<const F: usize>(s: &Span<F>) -> u8 {
     let memory = [Signal::Loads, Signal::Stores, Signal::Atomics, Signal::SoftwarePrefetches, Signal::BlockLoadsStores];
     u8::from(memory.iter().any(|&m| s.signals.get(m) > 0)) | u8::from(s.signals.get(Signal::FguCryptoInstructions) > 0) << 1
 }
 
 /// A program on a core's lanes: an endless iterator of blocks, produced as they are
 /// consumed.
-pub struct LaneRunner<C: Lanes> {
+pub struct LaneRunner<C: Lanes<F>, const F: usize> {
     core: C,
     threads: Vec<SoftThread>,
-    lanes: Vec<Lane>,
+    lanes: Vec<Lane<F>>,
     rule: LaneRule,
     timer: Option<Timer>,
     /// The core's cycle.
     now: u64,
-    out: VecDeque<Block>,
-    pending: Vec<Span>,
+    out: VecDeque<Block<F>>,
+    pending: Vec<Span<F>>,
     error: Option<PhaseError>,
     /// The thread group that goes first at the shared units: the one refused last.
     favoured: usize,
 }
 
-impl<C: Lanes> LaneRunner<C> {
-    pub fn new(core: C, program: Program) -> LaneRunner<C> {
+impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
+    pub fn new(core: C, program: Program) -> LaneRunner<C, F> {
         let rule = core.rule();
         let lanes = rule.lanes.max(1);
         let threads: Vec<SoftThread> = program.threads.into_iter().map(|phases| SoftThread { phases, current: None, begun: 0 }).collect();
@@ -375,7 +375,7 @@ impl<C: Lanes> LaneRunner<C> {
         // What the whole core did, on the primary: ready lanes fetch and issue nothing.
         let mut no_fetch = issued == 0 && ready == 0;
         let mut waits = [0u64; CORE_WAITS.len()];
-        let mut note = |s: &Span| {
+        let mut note = |s: &Span<F>| {
             no_fetch &= s.signals.get(Signal::NoFetchCycles) > 0;
             for (w, &signal) in waits.iter_mut().zip(&CORE_WAITS) {
                 *w = (*w).max(s.signals.get(signal));
@@ -429,10 +429,10 @@ impl<C: Lanes> LaneRunner<C> {
     }
 }
 
-impl<C: Lanes> Iterator for LaneRunner<C> {
-    type Item = Block;
+impl<C: Lanes<F>, const F: usize> Iterator for LaneRunner<C, F> {
+    type Item = Block<F>;
 
-    fn next(&mut self) -> Option<Block> {
+    fn next(&mut self) -> Option<Block<F>> {
         while self.out.is_empty() {
             if !self.cycle() {
                 self.flush();

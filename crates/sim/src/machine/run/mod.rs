@@ -69,10 +69,10 @@ struct SoftThread {
 }
 
 /// The phase the core is running, and where it stands.
-struct Running {
+struct Running<const F: usize> {
     phase: Phase,
     k: u64,
-    finder: Option<Finder>,
+    finder: Option<Finder<F>>,
     /// The timer may stop it at an iteration boundary (user code).
     interruptible: bool,
     /// It is part of the timer's handler, not of a software thread.
@@ -84,11 +84,11 @@ struct Running {
 /// A program running on one hardware thread of a core: an endless iterator of blocks,
 /// produced as they are consumed (a long loop that cannot be skipped is simulated a
 /// few blocks at a time, never held whole).
-pub struct Runner<C: Core> {
+pub struct Runner<C: Core<F>, const F: usize> {
     core: C,
     threads: Vec<SoftThread>,
     running: usize,
-    current: Option<Running>,
+    current: Option<Running<F>>,
     timer: Option<crate::program::Timer>,
     /// The timer's handler phases still to run for the tick in progress.
     handlers: VecDeque<Phase>,
@@ -107,24 +107,24 @@ pub struct Runner<C: Core> {
     /// Cycles run so far, and when the timer fires next.
     cycles: u64,
     next_tick: u64,
-    out: VecDeque<Block>,
+    out: VecDeque<Block<F>>,
     /// Spans of simulated iterations not yet emitted.
-    pending: Vec<Span>,
+    pending: Vec<Span<F>>,
     /// The room the last iteration was given in `pending`.
     room: usize,
     /// The finder's span buffer, kept between phases: it grows to megabytes, and
     /// allocating it afresh for every loop would fault in new pages each time.
-    history: Vec<Span>,
+    history: Vec<Span<F>>,
     /// The malformed phase that ended the program, if one did.
     error: Option<PhaseError>,
     /// The search for the threads' turns repeating, and how many turns in a row were
     /// short (`SHORT_TURN`).
-    turns: Option<Turns>,
+    turns: Option<Turns<F>>,
     short: usize,
 }
 
-impl<C: Core> Runner<C> {
-    pub fn new(mut core: C, program: Program, skipping: Skipping) -> Runner<C> {
+impl<C: Core<F>, const F: usize> Runner<C, F> {
+    pub fn new(mut core: C, program: Program, skipping: Skipping) -> Runner<C, F> {
         let threads: Vec<SoftThread> = program.threads.into_iter().map(|phases| SoftThread { phases, current: None, begun: 0 }).collect();
         core.software_threads(threads.len());
         let hardware = core.hardware_threads().max(1);
@@ -378,7 +378,7 @@ impl<C: Core> Runner<C> {
     /// Runs `run` from its iteration; with `interruptible`, stops at the first
     /// iteration boundary where the timer or the time-out is due. Returns whether the phase stopped
     /// (ended or was interrupted) rather than paused with blocks to hand out.
-    fn run_phase(&mut self, run: &mut Running) -> bool {
+    fn run_phase(&mut self, run: &mut Running<F>) -> bool {
         let phase = &run.phase;
         while run.k < phase.iterations {
             let k = run.k;
@@ -458,10 +458,10 @@ impl<C: Core> Runner<C> {
     }
 }
 
-impl<C: Core> Iterator for Runner<C> {
-    type Item = Block;
+impl<C: Core<F>, const F: usize> Iterator for Runner<C, F> {
+    type Item = Block<F>;
 
-    fn next(&mut self) -> Option<Block> {
+    fn next(&mut self) -> Option<Block<F>> {
         loop {
             if let Some(b) = self.out.pop_front() {
                 return Some(b);

@@ -29,23 +29,23 @@ struct Snapshot {
 /// A period of the threads' turns found: how many iterations each thread ran in it,
 /// its spans (moved to stand for the next), their cycles, how many periods the
 /// threads' phases and streams allow, and its operations on each replayed structure.
-pub(super) struct Skip {
+pub(super) struct Skip<const F: usize> {
     pub(super) deltas: Vec<u64>,
-    pub(super) body: Vec<Span>,
+    pub(super) body: Vec<Span<F>>,
     pub(super) cycles: u64,
     pub(super) repeat: u64,
     pub(super) logs: Vec<Range<usize>>,
 }
 
 /// Looks for the threads' turns repeating while every thread stays in one phase.
-pub(super) struct Turns {
+pub(super) struct Turns<const F: usize> {
     /// Which phase of each software thread this was made for (its count of phases
     /// begun), and that phase's frame.
     generations: Vec<u64>,
     frames: Vec<Frame>,
     snapshots: Vec<Snapshot>,
     /// The spans since the oldest snapshot, each with its software thread.
-    spans: VecDeque<(Span, usize)>,
+    spans: VecDeque<(Span<F>, usize)>,
     /// Turns of thread 0 begun, snapshots taken since the search began, the turn of
     /// the next one, and how long a search that found nothing pauses.
     turns: u64,
@@ -69,11 +69,11 @@ const LONGEST_PAUSE: u64 = 8192;
 /// megabytes, copied into span by span, costs its weight in cache misses.
 const MAX_TURN_SPANS: usize = 1 << 13;
 
-impl Turns {
+impl<const F: usize> Turns<F> {
     /// `None` when some thread's phase cannot be proved to repeat cheaply (its moving
     /// streams overlap, its quantum is too long) or the threads' addresses cannot be
     /// told apart.
-    pub(super) fn new(phases: &[&Phase], generations: Vec<u64>, core: &dyn Core) -> Option<Turns> {
+    pub(super) fn new(phases: &[&Phase], generations: Vec<u64>, core: &dyn Core<F>) -> Option<Turns<F>> {
         let frames: Vec<Frame> = phases.iter().map(|p| Frame::new(p, core, true)).collect::<Option<_>>()?;
         if frames.iter().any(|f| f.quantum > MAX_QUANTUM) {
             return None;
@@ -103,14 +103,14 @@ impl Turns {
 
     /// Forgets the snapshots (a timer tick came between, or a skip was made) and
     /// searches again from the next turn.
-    pub(super) fn reset(&mut self, core: &mut dyn Core) {
+    pub(super) fn reset(&mut self, core: &mut dyn Core<F>) {
         self.stop(core);
         self.next = self.turns + 1;
     }
 
     /// A skip of `cycles` was made: searching pays when the cycles skipped outweigh
     /// those simulated while recording for it; otherwise the pauses go on growing.
-    pub(super) fn skipped(&mut self, core: &mut dyn Core, cycles: u64) {
+    pub(super) fn skipped(&mut self, core: &mut dyn Core<F>, cycles: u64) {
         if cycles > self.searched {
             self.pause = PAUSE;
             self.searched = 0;
@@ -122,7 +122,7 @@ impl Turns {
         }
     }
 
-    fn stop(&mut self, core: &mut dyn Core) {
+    fn stop(&mut self, core: &mut dyn Core<F>) {
         if !self.snapshots.is_empty() {
             finder::record(core, false);
         }
@@ -132,7 +132,7 @@ impl Turns {
     }
 
     /// The spans software thread `thread` just ran, while snapshots are kept.
-    pub(super) fn record(&mut self, core: &mut dyn Core, spans: &[Span], thread: usize) {
+    pub(super) fn record(&mut self, core: &mut dyn Core<F>, spans: &[Span<F>], thread: usize) {
         if self.snapshots.is_empty() {
             return;
         }
@@ -143,7 +143,7 @@ impl Turns {
         }
     }
 
-    fn forget_oldest(&mut self, core: &mut dyn Core) {
+    fn forget_oldest(&mut self, core: &mut dyn Core<F>) {
         self.snapshots.remove(0);
         let from = self.snapshots.first().map_or(self.spans.len(), |s| s.spans);
         self.spans.drain(..from);
@@ -166,7 +166,7 @@ impl Turns {
 
     /// The core's whole state with every thread's moving streams relative to where
     /// the thread stands (`ks`).
-    fn describe(&self, phases: &[&Phase], ks: &[u64], core: &dyn Core, out: &mut Vec<u64>) {
+    fn describe(&self, phases: &[&Phase], ks: &[u64], core: &dyn Core<F>, out: &mut Vec<u64>) {
         let key = |a, page| match self.offset(phases, ks, a, page) {
             Some((t, stream, offset)) => (1 << 63) | (t as u64) << 59 | (stream as u64) << 51 | (offset & ((1 << 51) - 1)),
             None => a,
@@ -180,7 +180,7 @@ impl Turns {
     /// Thread 0 begins a turn with every thread at `ks`: a snapshot
     /// when one is due, and the skip when it equals an earlier one in a way that
     /// proves a period.
-    pub(super) fn check(&mut self, phases: &[&Phase], ks: &[u64], core: &mut dyn Core) -> Option<Skip> {
+    pub(super) fn check(&mut self, phases: &[&Phase], ks: &[u64], core: &mut dyn Core<F>) -> Option<Skip<F>> {
         self.turns += 1;
         if self.turns < self.next {
             return None;
@@ -227,10 +227,10 @@ impl Turns {
         found
     }
 
-    fn skip(&self, phases: &[&Phase], ks: &[u64], i: usize, logged: &[usize]) -> Skip {
+    fn skip(&self, phases: &[&Phase], ks: &[u64], i: usize, logged: &[usize]) -> Skip<F> {
         let then = &self.snapshots[i];
         let deltas: Vec<u64> = ks.iter().zip(&then.ks).map(|(k, j)| k - j).collect();
-        let body: Vec<Span> = self
+        let body: Vec<Span<F>> = self
             .spans
             .range(then.spans..)
             .map(|&(mut s, t)| {
@@ -256,12 +256,12 @@ impl Turns {
 
     /// How many of `most` repetitions of `skip` the replayed structures answer as they
     /// did in the period, performing them.
-    pub(super) fn repeat(&self, phases: &[&Phase], core: &mut dyn Core, skip: &Skip, most: u64) -> u64 {
+    pub(super) fn repeat(&self, phases: &[&Phase], core: &mut dyn Core<F>, skip: &Skip<F>, most: u64) -> u64 {
         finder::repeat(core, &skip.logs, most, &|a, page, j| self.moved(phases, |t| skip.deltas[t] * j, a, page))
     }
 
     /// Moves the core's structures on as if each thread had run `n[t]` iterations.
-    pub(super) fn relocate(&self, phases: &[&Phase], core: &mut dyn Core, n: &[u64]) {
+    pub(super) fn relocate(&self, phases: &[&Phase], core: &mut dyn Core<F>, n: &[u64]) {
         core.relocate(&Moves { line: &|a| self.moved(phases, |t| n[t], a, false), page: &|a| self.moved(phases, |t| n[t], a, true) });
     }
 }

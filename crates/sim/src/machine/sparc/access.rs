@@ -6,9 +6,9 @@
 use super::memory::{source, Level, Reach};
 use super::walk::{context, Side};
 use super::{Buffered, Sparc};
-use crate::machine::out::Out;
+use super::{Out, Signals};
 use crate::program::{Access, DataStream, Memory, Op, Phase};
-use crate::stream::{MemRef, Signal, Signals};
+use crate::stream::{MemRef, Signal};
 
 impl Sparc {
     /// The socket memory at `addr` of `stream` lives on: shared mappings are spread

@@ -10,8 +10,9 @@
 //! one addition, an allocation a scan of a few entries. Strands that run at once reach
 //! them a few cycles out of order, which entries allow.
 
+use super::Signals;
 use crate::machine::mem::{Entries, Queue};
-use crate::stream::{Signal, Signals};
+use crate::stream::Signal;
 
 /// Entries of the T4 L2's buffers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,10 +7,11 @@
 
 use super::memory::Level;
 use super::Sparc;
+use super::{Signals, Span};
 use crate::machine::out::spread;
 use crate::machine::peer::Answer;
 use crate::program::{DataStream, Memory, Phase};
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::Signal;
 
 impl Sparc {
     /// Whether the other core that shares `line` is on another socket: shared memory

@@ -7,9 +7,9 @@
 use super::memory::source;
 use super::walk::{code_page, context, Side};
 use super::Sparc;
-use crate::machine::out::Out;
+use super::{Out, Signals, Span};
 use crate::program::{FpOp, Op, Phase, INSN};
-use crate::stream::{Branch, Signal, Signals, Span};
+use crate::stream::{Branch, Signal};
 
 /// An instruction that needs nothing but an issue slot, and so can pair with another.
 fn simple(op: &Op, cfg: &super::SparcConfig) -> bool {

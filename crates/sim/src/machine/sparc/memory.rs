@@ -5,11 +5,12 @@
 use super::buffers::L2Buffers;
 use super::config::SparcConfig;
 use super::mcu::Mcus;
+use super::Signals;
 use crate::machine::cache::{Cache, Victim};
 use crate::machine::mem::Queue;
 use crate::machine::tlb::Tlb;
 use crate::machine::{Keys, Moves};
-use crate::stream::{MemoryQueues, Signal, Signals};
+use crate::stream::{MemoryQueues, Signal};
 
 /// Where a line came from, nearest first: another core's cache of this socket
 /// (`LocalC2c`) or of another (`RemoteC2c`) holding it modified (ERRATA MSP17).

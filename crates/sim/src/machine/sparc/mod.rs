@@ -31,13 +31,18 @@ pub use config::{SparcChip, SparcConfig};
 use self::memory::{Hierarchy, Translation};
 use self::strand::{Buffered, Strand};
 use crate::machine::mem::Queue;
-use crate::machine::out::Out;
 use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, TargetCache};
 use crate::machine::run::lanes::{LaneRule, Lanes};
 use crate::machine::{Core, Keys, Moves, Quantum};
 use crate::program::{lcm, DataStream, Phase};
-use crate::stream::{Privilege, Signal, Signals, Span};
+use crate::stream::{Privilege, Signal, SPARC};
+
+/// The spans, signals and span writer of this family's machines: its signals' words
+/// only (docs/engine.md E7).
+type Span = crate::stream::Span<SPARC>;
+type Signals = crate::stream::Signals<SPARC>;
+type Out<'a> = crate::machine::out::Out<'a, SPARC>;
 
 pub struct Sparc {
     cfg: SparcConfig,
@@ -132,7 +137,7 @@ fn alone(spans: &mut [Span]) {
     }
 }
 
-impl Lanes for Sparc {
+impl Lanes<SPARC> for Sparc {
     fn rule(&self) -> LaneRule {
         LaneRule { lanes: self.cfg.strands, groups: self.cfg.thread_groups, shared_units: self.cfg.thread_groups > 1 }
     }
@@ -167,7 +172,7 @@ impl Lanes for Sparc {
     }
 }
 
-impl Core for Sparc {
+impl Core<SPARC> for Sparc {
     fn queues(&self) -> Vec<Queue> {
         // The running strand's own state is in hand, its slot stale.
         let strand = |i: usize| if i == usize::from(self.strand) { &self.s } else { &self.strands[i] };

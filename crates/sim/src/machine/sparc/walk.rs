@@ -4,10 +4,10 @@
 
 use super::memory::Level;
 use super::Sparc;
-use crate::machine::out::Out;
+use super::{Out, Signals};
 use crate::machine::ALIAS;
 use crate::program::Phase;
-use crate::stream::{Privilege, Signal, Signals};
+use crate::stream::{Privilege, Signal};
 
 /// Which TLB a walk serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

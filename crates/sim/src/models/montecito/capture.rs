@@ -116,7 +116,7 @@ pub fn itanium_ip(ip: u64) -> u64 {
 
 /// The first bundle of the two-bundle dispersal window the span's group issued from,
 /// and whether the instruction at `ip` is in its second bundle (PMD36.bn, PMD39.b1).
-fn window(span: &Span, ip: u64) -> (u64, bool) {
+fn window<const F: usize>(span: &Span<F>, ip: u64) -> (u64, bool) {
     let first = bundle_address(span.ip);
     let own = bundle_address(ip);
     if own == first.wrapping_add(16) {
@@ -133,7 +133,7 @@ fn latency_field(latency: u16, bits: u32) -> u64 {
 }
 
 /// The span's data reference is an advanced load's check that failed (§3.3.9.3).
-fn alat_failed(span: &Span) -> bool {
+fn alat_failed<const F: usize>(span: &Span<F>) -> bool {
     span.signals.get(Signal::AlatFailedInt) + span.signals.get(Signal::AlatFailedFp) > 0
 }
 
@@ -141,7 +141,7 @@ fn alat_failed(span: &Span) -> bool {
 /// thread whose capture registers hold `registers` (PMC37, 39, 40, 42 by name, as an
 /// encoding gives them; the others at reset), with PSR.up and PSR.pp set and no
 /// qualification: what a capture event counts in the span, for listings and tests.
-pub fn capture_units(registers: &[(&str, u64)], span: &Span) -> u8 {
+pub fn capture_units<const F: usize>(registers: &[(&str, u64)], span: &Span<F>) -> u8 {
     let mut t = MontecitoThread::reset();
     for &(name, value) in registers {
         let index = name.strip_prefix("PMC").and_then(|n| n.parse::<usize>().ok()).and_then(|n| n.checked_sub(32));
@@ -155,7 +155,7 @@ pub fn capture_units(registers: &[(&str, u64)], span: &Span) -> u8 {
 
 /// What `span` could give each unit programmed to take everything it can (for listing
 /// what the machine exercises, `events::per_cycle`).
-pub(super) fn reachable(span: &Span) -> u8 {
+pub(super) fn reachable<const F: usize>(span: &Span<F>) -> u8 {
     let d = &span.detail;
     let mut bits = 0;
     if span.mem.is_some() && (d.data_latency > 0 || d.data_tlb.is_some() || alat_failed(span)) {
@@ -189,7 +189,7 @@ impl MontecitoThread {
     }
 
     /// §3.3.9: what `span` gives the data EAR as PMC40 programs it.
-    fn dear_event(&self, span: &Span, cpl: u64) -> Option<DearEvent> {
+    fn dear_event<const F: usize>(&self, span: &Span<F>, cpl: u64) -> Option<DearEvent> {
         let pmc40 = self.spmc(PMC40);
         if span.mem.is_none() || !self.monitors(pmc40, &PM, cpl) || ISM.get(pmc40) != ISM_PROPER {
             return None;
@@ -215,7 +215,7 @@ impl MontecitoThread {
 
     /// §3.3.8: what `span`'s fetch gives the instruction EAR as PMC37 programs it:
     /// PMD34.stat and the latency (cache mode).
-    fn iear_event(&self, span: &Span, cpl: u64) -> Option<(u64, Option<u16>)> {
+    fn iear_event<const F: usize>(&self, span: &Span<F>, cpl: u64) -> Option<(u64, Option<u16>)> {
         let pmc37 = self.spmc(PMC37);
         let fetch = span.detail.fetch?;
         if !self.monitors(pmc37, &IEAR_PM, cpl) {
@@ -241,7 +241,7 @@ impl MontecitoThread {
     }
 
     /// §3.3.10.1.1: whether the trace buffer in ETB mode captures `span`'s branch.
-    fn etb_event(&self, span: &Span, cpl: u64) -> bool {
+    fn etb_event<const F: usize>(&self, span: &Span<F>, cpl: u64) -> bool {
         let Some(branch) = span.branch else { return false };
         if IPEAR_MODE.get(self.spmc(PMC42)) != 0 {
             return false;
@@ -269,7 +269,7 @@ impl MontecitoThread {
 
     /// The trace buffer entries this thread writes in the spans of `body` it runs,
     /// given each span's tags.
-    pub(super) fn entries(&self, body: &[Span], t: usize, tags: impl Fn(&Span) -> u64) -> u64 {
+    pub(super) fn entries<const F: usize>(&self, body: &[Span<F>], t: usize, tags: impl Fn(&Span<F>) -> u64) -> u64 {
         body.iter()
             .filter(|s| usize::from(s.thread) == t)
             .map(|s| {
@@ -291,7 +291,7 @@ impl MontecitoThread {
 
     /// The units `span` (run by this thread at `cpl`, with qualification `tags`) gives
     /// an event to, whether or not monitoring is frozen: DEAR, IEAR, ETB, IPEAR bits.
-    pub(super) fn captured(&self, span: &Span, cpl: u64, tags: u64) -> u8 {
+    pub(super) fn captured<const F: usize>(&self, span: &Span<F>, cpl: u64, tags: u64) -> u8 {
         // Off the counting path's way when nothing is armed, as in most runs.
         if !self.arms_capture() {
             return 0;
@@ -316,7 +316,7 @@ impl MontecitoThread {
 
     /// `cycles` cycles of `span`, the last in iteration `iteration` of its block, ran
     /// as `how` says: latch what they leave in the capture registers.
-    pub(super) fn capture(&mut self, span: &Span, cycles: u64, iteration: u64, how: Ran) {
+    pub(super) fn capture<const F: usize>(&mut self, span: &Span<F>, cycles: u64, iteration: u64, how: Ran) {
         let Ran { own, live, cpl, tags } = how;
         if own && live {
             let bits = self.captured(span, cpl, tags);
@@ -335,7 +335,7 @@ impl MontecitoThread {
 
     /// Tables 3-22, 3-24, 3-25: PMD32 the data address (not in ALAT mode), PMD33 the
     /// latency and status, PMD36 the instruction's window, bundle and slot.
-    fn latch_dear(&mut self, span: &Span, iteration: u64, cpl: u64) {
+    fn latch_dear<const F: usize>(&mut self, span: &Span<F>, iteration: u64, cpl: u64) {
         let (Some(event), Some(mem)) = (self.dear_event(span, cpl), span.mem) else { return };
         let alat = DEAR_MODE.get(self.spmc(PMC40)) >> 1 == 1;
         if !alat {
@@ -351,7 +351,7 @@ impl MontecitoThread {
 
     /// Tables 3-17, 3-19: PMD34 the line and status; PMD35 the latency in cache mode
     /// (undefined in TLB mode: left as it was).
-    fn latch_iear(&mut self, span: &Span, cpl: u64) {
+    fn latch_iear<const F: usize>(&mut self, span: &Span<F>, cpl: u64) {
         let (Some((stat, latency)), Some(fetch)) = (self.iear_event(span, cpl), span.detail.fetch) else { return };
         self.set_pmd(PMD34, (fetch.addr & !0x1f) | stat);
         if let Some(l) = latency {
@@ -376,7 +376,7 @@ impl MontecitoThread {
     /// Table 3-27: the branch as a source entry (its window's first bundle, the slot
     /// of a taken branch or 11, mp; PMD39's b1 and brflush), then its target (s = 0,
     /// mp = 1): taken, the branch target; not taken, the next instruction's bundle.
-    fn trace_branch(&mut self, span: &Span) {
+    fn trace_branch<const F: usize>(&mut self, span: &Span<F>) {
         let Some(branch) = span.branch else { return };
         let ip = span.detail.branch_ip;
         let (first, second) = window(span, ip);
@@ -393,7 +393,7 @@ impl MontecitoThread {
     /// PMU froze, PMC42.delay cycles more, then a last entry (ef = 0), or an early
     /// freeze entry (ef = 1, the delay's rest) when the thread stops running or PSR
     /// disables the IP-EAR first (MD55).
-    fn ip_ear(&mut self, span: &Span, cycles: u64, own: bool, live: bool, cpl: u64) {
+    fn ip_ear<const F: usize>(&mut self, span: &Span<F>, cycles: u64, own: bool, live: bool, cpl: u64) {
         let pmc42 = self.spmc(PMC42);
         if !ip_ear_mode(pmc42) {
             return;
@@ -467,7 +467,7 @@ impl Montecito {
     /// `cycles` cycles of `span` ran, the last in iteration `iteration` of its block:
     /// each thread's capture units latch what they left (before a freeze in them, and
     /// the IP-EAR's delayed freeze after).
-    pub(super) fn latch(&mut self, span: &Span, cycles: u64, iteration: u64) {
+    pub(super) fn latch<const F: usize>(&mut self, span: &Span<F>, cycles: u64, iteration: u64) {
         if !self.threads.iter().any(MontecitoThread::arms_capture) {
             return;
         }
@@ -485,7 +485,7 @@ impl Montecito {
     /// iteration captures the same but for its data addresses): those run span by
     /// span, the earlier ones only move the trace buffer's index on. A frozen thread
     /// whose IP-EAR has its delay to run (at most 255 cycles) needs at most 256.
-    pub(super) fn latch_iterations(&mut self, body: &[Span], k: u64, from: u64) {
+    pub(super) fn latch_iterations<const F: usize>(&mut self, body: &[Span<F>], k: u64, from: u64) {
         if !self.threads.iter().any(MontecitoThread::arms_capture) {
             return;
         }
@@ -502,7 +502,7 @@ impl Montecito {
     /// How many of `k` iterations of `body` must run span by span for the capture
     /// registers to end as running all would leave them; the trace buffers' indices
     /// are moved past the entries of the others.
-    fn skip_early_iterations(&mut self, body: &[Span], k: u64) -> u64 {
+    fn skip_early_iterations<const F: usize>(&mut self, body: &[Span<F>], k: u64) -> u64 {
         let mut entries = [0u64; THREADS];
         let mut literal = 1u64;
         for (t, thread) in self.threads.iter().enumerate() {

@@ -2,19 +2,21 @@
 //! event families share: why the back end had a bubble, and the taken returns.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
-use crate::stream::{Signal, Signals};
+use crate::stream::{Signal, Signals, MONTECITO};
 
 /// One cycle as a counter sees it: the signals, whether the data reference writes, and
 /// the MESI state of the line the cycle's events concern (`None`: unknown).
-pub(super) struct Cycle<'a> {
-    pub(super) signals: &'a Signals,
+pub(super) struct Cycle {
+    /// In Montecito's words, whatever the span's family: a Montecito counts no other
+    /// signal.
+    pub(super) signals: Signals<MONTECITO>,
     pub(super) write: bool,
     pub(super) state: Option<u64>,
     /// The capture units the cycle gives an event to (`capture::DEAR`...).
     pub(super) captured: u8,
 }
 
-impl Cycle<'_> {
+impl Cycle {
     pub(super) fn get(&self, s: Signal) -> u64 {
         self.signals.get(s)
     }

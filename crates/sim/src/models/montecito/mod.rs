@@ -24,7 +24,7 @@ use pmukit_arch::montecito::registers::{
 use pmukit_core::register::{Field, RegisterError};
 use thiserror::Error;
 
-use crate::engine::Counting;
+use crate::engine::{Counters, Counting};
 use crate::models::Reports;
 use crate::stream::{Privilege, Span};
 
@@ -475,28 +475,28 @@ impl Montecito {
     }
 
     /// The qualification tags of `span`'s instructions, by its thread's registers.
-    fn tags(&self, span: &Span) -> u64 {
+    fn tags<const F: usize>(&self, span: &Span<F>) -> u64 {
         let Some(t) = self.threads.get(usize::from(span.thread)) else { return 0 };
         t.qualifier.tags(span.ip, span_cpl(span.privilege) as u8, span.mem.map(|m| m.addr))
     }
 
     /// The capture units the foreground thread's `span`, with qualification `tags`,
     /// gives an event to (`capture::DEAR`...), by that thread's registers.
-    fn captured(&self, span: &Span, tags: u64) -> u8 {
+    fn captured<const F: usize>(&self, span: &Span<F>, tags: u64) -> u8 {
         let Some(t) = self.threads.get(usize::from(span.thread)) else { return 0 };
         t.captured(span, span_cpl(span.privilege), tags)
     }
 
     /// What `span` gives every counter alike: its qualification tags, and the capture
     /// units it gives an event to (asked only when some counter counts captures).
-    fn facts(&self, span: &Span) -> SpanFacts {
+    fn facts<const F: usize>(&self, span: &Span<F>) -> SpanFacts {
         let tags = self.tags(span);
         SpanFacts { tags, captured: if self.reads.captures { self.captured(span, tags) } else { 0 } }
     }
 
     /// Per-cycle increment of PMDn of thread `t` in a cycle of `span`, whose facts are
     /// `facts`.
-    fn rate_of(&self, t: usize, n: usize, span: &Span, facts: &SpanFacts) -> u64 {
+    fn rate_of<const F: usize>(&self, t: usize, n: usize, span: &Span<F>, facts: &SpanFacts) -> u64 {
         let Some(thread) = self.threads.get(t) else { return 0 };
         let Some(program) = thread.pair(n).and_then(|p| p.program.as_ref()) else { return 0 };
         SpanCycles::of(span, facts).map_or(0, |cycles| program_rate(t, thread, program, &cycles))
@@ -504,18 +504,36 @@ impl Montecito {
 }
 
 /// Virtual counter `thread × 12 + (n − 4)` is PMDn of that thread.
-impl Counting for Montecito {
+impl Counters for Montecito {
     fn counters(&self) -> usize {
         THREADS * COUNTERS_PER_THREAD
     }
 
-    fn rate(&self, i: usize, span: &Span) -> u64 {
+    fn headroom(&self, i: usize) -> u64 {
+        let pair = self.threads.get(i / COUNTERS_PER_THREAD).and_then(|t| t.pairs.get(i % COUNTERS_PER_THREAD));
+        COUNT_MODULUS - pair.map_or(0, |p| p.count)
+    }
+
+    /// Table 3-7: the count wraps at 2^47 (carry out of bit 46).
+    fn add(&mut self, i: usize, n: u64) -> bool {
+        let (t, k) = (i / COUNTERS_PER_THREAD, i % COUNTERS_PER_THREAD);
+        let Some(thread) = self.threads.get_mut(t) else { return false };
+        let Some(pair) = thread.pairs.get_mut(k) else { return false };
+        let total = u128::from(pair.count) + u128::from(n);
+        pair.count = (total % u128::from(COUNT_MODULUS)) as u64;
+        let pmc = pair.pmc;
+        total >= u128::from(COUNT_MODULUS) && thread.overflow(GENERIC.start() + k, pmc)
+    }
+}
+
+impl<const F: usize> Counting<F> for Montecito {
+    fn rate(&self, i: usize, span: &Span<F>) -> u64 {
         self.rate_of(i / COUNTERS_PER_THREAD, GENERIC.start() + i % COUNTERS_PER_THREAD, span, &self.facts(span))
     }
 
     /// The span's tags and captures, worked out once for all 24 counters, are read
     /// from its address class.
-    fn each_rate(&self, span: &Span, class: u64, f: &mut dyn FnMut(usize, u64)) {
+    fn each_rate(&self, span: &Span<F>, class: u64, f: &mut dyn FnMut(usize, u64)) {
         let Some(cycles) = SpanCycles::of(span, &SpanFacts::from_class(class)) else { return };
         // The pairs walked in place; an unprogrammed one costs a test.
         for (t, thread) in self.threads.iter().enumerate() {
@@ -533,36 +551,20 @@ impl Counting for Montecito {
     /// MD50: the tags qualification gives the span's instruction and data addresses;
     /// MD53: what the span gives the capture units, whose events count it. The state
     /// and the captures only while some counter reads them (`Reads`).
-    fn address_class(&self, span: &Span) -> u64 {
+    fn address_class(&self, span: &Span<F>) -> u64 {
         let state = if self.reads.mesi { line_state(span.address()) } else { 0 };
         self.facts(span).class(state)
     }
 
-    fn headroom(&self, i: usize) -> u64 {
-        let pair = self.threads.get(i / COUNTERS_PER_THREAD).and_then(|t| t.pairs.get(i % COUNTERS_PER_THREAD));
-        COUNT_MODULUS - pair.map_or(0, |p| p.count)
-    }
-
     /// The capture units latch what the cycles left (before a freeze in them, and
     /// the IP-EAR's delayed freeze after).
-    fn executed(&mut self, span: &Span, cycles: u64, iteration: u64) {
+    fn executed(&mut self, span: &Span<F>, cycles: u64, iteration: u64) {
         self.latch(span, cycles, iteration);
     }
 
     /// Only the last iterations leave anything in the capture registers
     /// (`Montecito::latch_iterations`).
-    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
+    fn iterated(&mut self, body: &[Span<F>], k: u64, from: u64) {
         self.latch_iterations(body, k, from);
-    }
-
-    /// Table 3-7: the count wraps at 2^47 (carry out of bit 46).
-    fn add(&mut self, i: usize, n: u64) -> bool {
-        let (t, k) = (i / COUNTERS_PER_THREAD, i % COUNTERS_PER_THREAD);
-        let Some(thread) = self.threads.get_mut(t) else { return false };
-        let Some(pair) = thread.pairs.get_mut(k) else { return false };
-        let total = u128::from(pair.count) + u128::from(n);
-        pair.count = (total % u128::from(COUNT_MODULUS)) as u64;
-        let pmc = pair.pmc;
-        total >= u128::from(COUNT_MODULUS) && thread.overflow(GENERIC.start() + k, pmc)
     }
 }

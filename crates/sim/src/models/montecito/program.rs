@@ -128,10 +128,10 @@ pub fn reads_occupancies(code: u8, umask: u64) -> bool {
 /// What event `code` with `umask` counts in a cycle of `span`, on the thread that runs
 /// it, with every MESI state and no threshold (the span's own events; for listing what
 /// the machine exercises, and for tests).
-pub fn per_cycle(code: u8, umask: u64, span: &Span) -> u64 {
+pub fn per_cycle<const F: usize>(code: u8, umask: u64, span: &Span<F>) -> u64 {
     let Some(event) = mapped_event(code) else { return 0 };
     let Some(atoms) = (event.select)(umask) else { return 0 };
     let captured = super::capture::reachable(span);
-    let c = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state: None, captured };
+    let c = Cycle { signals: span.signals.into_family(), write: span.mem.is_some_and(|m| m.write), state: None, captured };
     atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))
 }

@@ -7,7 +7,7 @@ use super::events::{line_state, EventType};
 use super::program::Program;
 use super::qualify::passes;
 use super::{span_cpl, MontecitoThread, THREADS};
-use crate::stream::{Signal, Signals, Span};
+use crate::stream::{Signal, Signals, Span, MONTECITO};
 
 /// `Montecito::rate_of` of the counter of thread `t` (`thread`) whose PMC made
 /// `program`, in a cycle of the span `cycles` was made of. Inlined into the loop over
@@ -47,7 +47,7 @@ pub(super) fn program_rate(t: usize, thread: &MontecitoThread, program: &Program
         _ => None,
     };
     if owner.is_some_and(sees) && (qualified || program.ty == EventType::Floating) {
-        let c = Cycle { signals: &cycles.background, write: false, state: None, captured: 0 };
+        let c = Cycle { signals: cycles.background, write: false, state: None, captured: 0 };
         value += program.value(&c, mesi);
     }
     // MD11: never above the event's maximum increment; Table 3-6 threshold.
@@ -61,27 +61,27 @@ pub(super) fn program_rate(t: usize, thread: &MontecitoThread, program: &Program
 /// A cycle of a span as every counter's program reads it, made once per span: its
 /// thread and privilege level, its qualification tags, the cycle of its own events
 /// and that of the background thread's.
-pub(super) struct SpanCycles<'a> {
+pub(super) struct SpanCycles {
     fg: usize,
     cpl: u64,
     tags: u64,
-    own: Cycle<'a>,
+    own: Cycle,
     /// MD12: a span's `BackgroundMemoryReads` are the other thread's reads, each an
     /// L3 data-read miss.
-    background: Signals,
+    background: Signals<MONTECITO>,
 }
 
-impl SpanCycles<'_> {
+impl SpanCycles {
     /// `None` for a span of a thread the core lacks: nothing of this core runs. The
     /// captures are the span's whatever the program: only a program that counts
     /// them reads them (`Program::captures`).
-    pub(super) fn of<'a>(span: &'a Span, facts: &SpanFacts) -> Option<SpanCycles<'a>> {
+    pub(super) fn of<const F: usize>(span: &Span<F>, facts: &SpanFacts) -> Option<SpanCycles> {
         let fg = usize::from(span.thread);
         if fg >= THREADS {
             return None;
         }
         let state = Some(line_state(span.address()));
-        let own = Cycle { signals: &span.signals, write: span.mem.is_some_and(|m| m.write), state, captured: facts.captured };
+        let own = Cycle { signals: span.signals.into_family(), write: span.mem.is_some_and(|m| m.write), state, captured: facts.captured };
         let b = span.signals.get(Signal::BackgroundMemoryReads) as u8;
         let background = Signals::default().with(Signal::MemoryReads, b).with(Signal::L3DataReadMisses, b);
         Some(SpanCycles { fg, cpl: span_cpl(span.privilege), tags: facts.tags, own, background })

@@ -27,7 +27,7 @@ use pmukit_arch::sparc::sun4v::{
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::engine::Counting;
+use crate::engine::{Counters, Counting};
 use crate::models::kt::{Kt, KtConfig, KtConfigError};
 use crate::stream::{Privilege, Signal, Span};
 
@@ -590,17 +590,36 @@ fn context_of(privilege: Privilege) -> Option<Context> {
 
 /// The first `mmu_counters()` virtual counters are the MMU statistics (Niagara only);
 /// on KT the KT counters follow (`Kt`'s counter `i - mmu_counters()`).
-impl Counting for Hypervisor {
+impl Counters for Hypervisor {
     fn counters(&self) -> usize {
-        self.mmu_counters() + self.kt.as_ref().map_or(0, Counting::counters)
+        self.mmu_counters() + self.kt.as_ref().map_or(0, Counters::counters)
     }
 
+    /// The buffer fields are 64-bit and wrap; they never interrupt (TN14).
+    fn headroom(&self, i: usize) -> u64 {
+        self.kt_counter(i).map_or(u64::MAX, |(kt, k)| kt.headroom(k))
+    }
+
+    /// `n` more hits or ticks in the vCPU's buffer.
+    fn add(&mut self, i: usize, n: u64) -> bool {
+        let mmu_counters = self.mmu_counters();
+        if let Some(kt) = self.kt.as_mut().filter(|_| i >= mmu_counters) {
+            return kt.add(i - mmu_counters, n);
+        }
+        let (vcpu, mmu, context, size, quantity) = counter_of(i);
+        let Some(&Vcpu { mmustat: base @ 1.. }) = self.vcpus.get(vcpu) else { return false };
+        self.memory.add_u64(base + niagara::offset(mmu, context, size, quantity) as u64, n);
+        false
+    }
+}
+
+impl<const F: usize> Counting<F> for Hypervisor {
     /// The hypervisor's TSB hits of the counter's vCPU, MMU, context and page size, and
     /// the cycles it spent on them, while collection is on: the machine's fills of
     /// that page-size class and their walk cycles (TN10, TN13, TN17). The signal
     /// tables have an entry for every page-size class.
     #[allow(clippy::indexing_slicing)]
-    fn rate(&self, i: usize, span: &Span) -> u64 {
+    fn rate(&self, i: usize, span: &Span<F>) -> u64 {
         if let Some((kt, k)) = self.kt_counter(i) {
             return kt.rate(k, span);
         }
@@ -619,24 +638,7 @@ impl Counting for Hypervisor {
     }
 
     /// The MMU statistics do not depend on addresses; the KT's counters do.
-    fn address_class(&self, span: &Span) -> u64 {
+    fn address_class(&self, span: &Span<F>) -> u64 {
         self.kt.as_ref().map_or(0, |kt| kt.address_class(span))
-    }
-
-    /// The buffer fields are 64-bit and wrap; they never interrupt (TN14).
-    fn headroom(&self, i: usize) -> u64 {
-        self.kt_counter(i).map_or(u64::MAX, |(kt, k)| kt.headroom(k))
-    }
-
-    /// `n` more hits or ticks in the vCPU's buffer.
-    fn add(&mut self, i: usize, n: u64) -> bool {
-        let mmu_counters = self.mmu_counters();
-        if let Some(kt) = self.kt.as_mut().filter(|_| i >= mmu_counters) {
-            return kt.add(i - mmu_counters, n);
-        }
-        let (vcpu, mmu, context, size, quantity) = counter_of(i);
-        let Some(&Vcpu { mmustat: base @ 1.. }) = self.vcpus.get(vcpu) else { return false };
-        self.memory.add_u64(base + niagara::offset(mmu, context, size, quantity) as u64, n);
-        false
     }
 }

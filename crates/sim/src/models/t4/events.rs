@@ -39,7 +39,7 @@ const CLASSIFIED: [Signal; 5] = [Signal::Branches, Signal::FguCryptoInstructions
 
 impl Atom {
     /// The atom's count in a cycle of `span`.
-    pub(super) fn per_cycle(self, span: &Span) -> u64 {
+    pub(super) fn per_cycle<const F: usize>(self, span: &Span<F>) -> u64 {
         let get = |s| span.signals.get(s);
         let instructions = get(Signal::Instructions);
         match self {
@@ -242,7 +242,7 @@ pub(super) fn group(groups: &[Group; GROUPS], sl: u64) -> Group {
 /// that cross strands in the other strands', and the core's cycles (fetch-0-all,
 /// commit-0-all, the tag waits) in every primary. TABLE 10-2 as this model applies it
 /// (for tests and for listing what the machine exercises).
-pub fn per_cycle(pmu: &Pmu, sl: u64, mask: u64, strand: usize, span: &Span) -> u64 {
+pub fn per_cycle<const F: usize>(pmu: &Pmu, sl: u64, mask: u64, strand: usize, span: &Span<F>) -> u64 {
     Program::new(sl, mask, &group(&groups(pmu), sl)).per_cycle(span, strand, span.privilege, |_| true)
 }
 
@@ -304,7 +304,13 @@ impl Program {
     /// What it counts per cycle of `span`, a span of the counting strand's (`own`) or
     /// of another's, with the strand in `mode` (when not its own) and counting the
     /// modes `counts`.
-    pub(super) fn per_cycle(&self, span: &Span, strand: usize, mode: Privilege, counts: impl Fn(Privilege) -> bool) -> u64 {
+    pub(super) fn per_cycle<const F: usize>(
+        &self,
+        span: &Span<F>,
+        strand: usize,
+        mode: Privilege,
+        counts: impl Fn(Privilege) -> bool,
+    ) -> u64 {
         let own = usize::from(span.thread) == strand;
         let mut n = 0;
         if counts(if own { span.privilege } else { mode }) {

@@ -15,9 +15,9 @@ use pmukit_arch::Catalog;
 use pmukit_core::pmu::Pmu;
 use thiserror::Error;
 
-use crate::engine::Counting;
+use crate::engine::{Counters, Counting};
 use crate::models::Reports;
-use crate::stream::{Privilege, Signal, Signals, Span};
+use crate::stream::{Privilege, Signal, Signals, Span, SPARC};
 
 mod events;
 
@@ -84,7 +84,7 @@ fn opens_commit_window(pcr: u64, group: &Group) -> bool {
 /// An `ldxa`/`stxa` as the one-cycle instruction it is: an SPR ring op (footnote 8:
 /// LDXA_0X64, LDXA_0XB0, STXA_0X64, STXA_0XB0) and a next-to-commit instruction
 /// (footnote 1: a non-translating alternate-space access).
-fn access_span(strand: usize, mode: Privilege) -> Span {
+fn access_span(strand: usize, mode: Privilege) -> Span<SPARC> {
     let signals = Signals::default().with(Signal::Instructions, 1).with(Signal::SprRingOps, 1).with(Signal::NextToCommit, 1);
     Span { thread: strand as u8, privilege: mode, signals, ..Span::new(1, 0) }
 }
@@ -115,7 +115,7 @@ impl Counter {
 
     /// Per-cycle increment of the PIC of strand `strand` in a cycle of `span`, the
     /// strand being in `mode` between its own spans.
-    fn rate(&self, span: &Span, strand: usize, mode: Privilege) -> u64 {
+    fn rate<const F: usize>(&self, span: &Span<F>, strand: usize, mode: Privilege) -> u64 {
         self.program.per_cycle(span, strand, mode, |m| counts_in(self.pcr, m))
     }
 
@@ -230,7 +230,7 @@ impl T4Strand {
     /// Per-cycle increment of PICn of strand `strand` (this one) in a cycle of `span`.
     /// Footnote 13: subevents that cross strands count in other strands' cycles, by
     /// this strand's own mode, and so do the core's cycles in every primary span.
-    fn rate(&self, n: usize, span: &Span, strand: usize) -> u64 {
+    fn rate<const F: usize>(&self, n: usize, span: &Span<F>, strand: usize) -> u64 {
         self.counters.get(n).map_or(0, |c| c.rate(span, strand, self.mode))
     }
 }
@@ -346,7 +346,7 @@ impl T4Core {
 
     /// A PCRn write by the access `span`, with the events of its own instruction.
     /// `decode` checked the strand and `n`, so the lookups here always hit.
-    fn store_pcr(&mut self, span: &Span, n: usize, value: u64) {
+    fn store_pcr<const F: usize>(&mut self, span: &Span<F>, n: usize, value: u64) {
         let strand = usize::from(span.thread);
         // PCRn's precise (instruction) events count the write at retirement, by the old
         // setting; its asynchronous ones see the new setting at once, below.
@@ -372,7 +372,7 @@ impl T4Core {
 
     /// A PICn write by the access `span`: the instruction counts, then the PIC takes the
     /// low 32 bits (TABLE 10-3: bits 63:32 are reserved).
-    fn store_pic(&mut self, span: &Span, n: usize, value: u64) {
+    fn store_pic<const F: usize>(&mut self, span: &Span<F>, n: usize, value: u64) {
         self.retire(span, None);
         self.tick(1);
         // `decode` checked the strand and `n`.
@@ -426,7 +426,7 @@ impl T4Core {
     /// Count an access (`access_span`) on every counter but PIC `skip` of its strand;
     /// the strand is in the access's mode from now on. Returns the PICs of the strand
     /// it wrapped.
-    fn retire(&mut self, span: &Span, skip: Option<usize>) -> Vec<usize> {
+    fn retire<const F: usize>(&mut self, span: &Span<F>, skip: Option<usize>) -> Vec<usize> {
         let strand = usize::from(span.thread);
         if let Some(s) = self.strands.get_mut(strand) {
             s.mode = span.privilege;
@@ -477,7 +477,7 @@ impl T4Core {
 
     /// TABLE 10-1 ntc and footnote 1: counters that wrapped in a cycle that carries a
     /// next-to-commit instruction set ntc with ov.
-    fn mark_next_to_commit(&mut self, span: &Span, wrapped: &[usize]) {
+    fn mark_next_to_commit<const F: usize>(&mut self, span: &Span<F>, wrapped: &[usize]) {
         if span.signals.get(Signal::NextToCommit) == 0 {
             return;
         }
@@ -490,19 +490,31 @@ impl T4Core {
 }
 
 /// Virtual counter `strand × 4 + n` is PICn of that strand.
-impl Counting for T4Core {
+impl Counters for T4Core {
     fn counters(&self) -> usize {
         self.strands.len() * PICS
     }
 
-    fn rate(&self, i: usize, span: &Span) -> u64 {
+    fn headroom(&self, i: usize) -> u64 {
+        (1u64 << 32) - u64::from(self.counter(i / PICS, i % PICS).map_or(0, |c| c.pic))
+    }
+
+    fn add(&mut self, i: usize, n: u64) -> bool {
+        // A count with ht = 0 happened outside hyperprivileged mode (`counts_in`), and
+        // with ht = 1 `overflow` raises no precise trap anyway: hpriv adds nothing here.
+        self.count(i / PICS, i % PICS, n, false)
+    }
+}
+
+impl<const F: usize> Counting<F> for T4Core {
+    fn rate(&self, i: usize, span: &Span<F>) -> u64 {
         let s = i / PICS;
         self.strands.get(s).map_or(0, |strand| strand.rate(i % PICS, span, s))
     }
 
     /// [`Counting::rate`] of only the PICs a span can move: its own strand's, and the
     /// others' whose events cross strands (`crossing`), in counter order.
-    fn each_rate(&self, span: &Span, _class: u64, f: &mut dyn FnMut(usize, u64)) {
+    fn each_rate(&self, span: &Span<F>, _class: u64, f: &mut dyn FnMut(usize, u64)) {
         // A span of a strand the core does not have moves only crossing PICs.
         let own = 0b1111u64.checked_shl(u32::from(span.thread) * PICS as u32).unwrap_or(0);
         let movable = self.crossing | own;
@@ -518,17 +530,7 @@ impl Counting for T4Core {
         }
     }
 
-    fn headroom(&self, i: usize) -> u64 {
-        (1u64 << 32) - u64::from(self.counter(i / PICS, i % PICS).map_or(0, |c| c.pic))
-    }
-
-    fn add(&mut self, i: usize, n: u64) -> bool {
-        // A count with ht = 0 happened outside hyperprivileged mode (`counts_in`), and
-        // with ht = 1 `overflow` raises no precise trap anyway: hpriv adds nothing here.
-        self.count(i / PICS, i % PICS, n, false)
-    }
-
-    fn executed(&mut self, span: &Span, cycles: u64, _iteration: u64) {
+    fn executed(&mut self, span: &Span<F>, cycles: u64, _iteration: u64) {
         let wrapped = std::mem::take(&mut self.wrapped);
         self.mark_next_to_commit(span, &wrapped);
         // An overlay's cycles are its primary's: they pass once.
@@ -540,7 +542,7 @@ impl Counting for T4Core {
     /// [`Counting::executed`] for each span, which does nothing while no counter has
     /// wrapped in the step under way and no commit window is open: most blocks, each
     /// of whose spans the engine would otherwise visit.
-    fn iterated(&mut self, body: &[Span], k: u64, from: u64) {
+    fn iterated(&mut self, body: &[Span<F>], k: u64, from: u64) {
         if self.wrapped.is_empty() && !self.windows {
             return;
         }
