@@ -15,7 +15,9 @@ use pmukit_sim::models::montecito::{Breakpoint, Montecito};
 use pmukit_sim::models::sun4v::{Config, Hypervisor, Processor, Status};
 use pmukit_sim::models::t4::T4Core;
 use pmukit_sim::models::t4_dram::{Owner, T4Dram};
-use pmukit_sim::stream::{Block, Branch, Cursor, Detail, FetchMiss, MemRef, Privilege, Signal, Span, MAX_PER_CYCLE};
+use pmukit_sim::stream::{
+    Block, Branch, Cursor, Detail, FetchMiss, MemRef, Privilege, Signal, Span, ARM11, EVERY, MAX_PER_CYCLE, MONTECITO, SPARC,
+};
 
 /// Operations per input: enough for overflow, interrupts and re-programming to meet.
 const MAX_OPS: usize = 64;
@@ -84,8 +86,14 @@ fn detail(u: &mut Unstructured) -> Result<Detail> {
 }
 
 /// A block of spans of any signals, threads, privileges, data references, branch
-/// outcomes and capture details, run for an arbitrary budget of cycles.
-fn run(u: &mut Unstructured, model: &mut dyn Counting, threads: u8) -> Result<()> {
+/// outcomes and capture details, run for an arbitrary budget of cycles; and the same
+/// block in the words of the model's family `F` (as its machine makes it) on a copy of
+/// the model, which must end as the model does (docs/engine.md E7): a model reads no
+/// signal outside its family.
+fn run<M, const F: usize>(u: &mut Unstructured, model: &mut M, threads: u8) -> Result<()>
+where
+    M: Counting + Counting<F> + Clone + PartialEq + std::fmt::Debug,
+{
     let mut body = Vec::new();
     for _ in 0..u.int_in_range(1usize..=6)? {
         let mut span = Span::new(u.int_in_range(0u64..=64)?, u.arbitrary::<u64>()? & !3);
@@ -112,8 +120,13 @@ fn run(u: &mut Unstructured, model: &mut dyn Counting, threads: u8) -> Result<()
     // inputs a second, since the engine steps each overflow span by span.
     let repeat = u.int_in_range(1u64..=1 << 36)?;
     let budget = u.int_in_range(1u64..=1 << 38)?;
-    let mut cursor = Cursor::new(Box::new(std::iter::once(Block { body, repeat })));
-    engine::run(model, &mut cursor, budget);
+    let block = Block { body, repeat };
+    let mut family = model.clone();
+    let narrowed = block.clone().into_family::<F>();
+    let ran = engine::run::<EVERY>(model, &mut Cursor::new(Box::new(std::iter::once(block))), budget);
+    let ran_family = engine::run::<F>(&mut family, &mut Cursor::new(Box::new(std::iter::once(narrowed))), budget);
+    assert_eq!(ran, ran_family, "the family's words ran otherwise");
+    assert!(*model == family, "the family's words counted otherwise: {model:?} against {family:?}");
     Ok(())
 }
 
@@ -132,7 +145,7 @@ pub fn arm11_model(data: &[u8]) {
             0 => pmu.mcr(cp, value(u)? as u32).err().map(|e| format!("MCR {e}")),
             1 => pmu.mrc(cp).err().map(|e| format!("MRC {e}")),
             _ => {
-                run(u, pmu, 1)?;
+                run::<_, ARM11>(u, pmu, 1)?;
                 None
             }
         })
@@ -157,7 +170,7 @@ pub fn t4_model(data: &[u8]) {
                 None
             }
             _ => {
-                run(u, core, 4)?;
+                run::<_, SPARC>(u, core, 4)?;
                 None
             }
         })
@@ -180,7 +193,7 @@ pub fn t4_dram_model(data: &[u8]) {
             0 => dram.read(pa, owner).err().map(|e| format!("read {e}")),
             1 => dram.write(pa, value(u)?, owner).err().map(|e| format!("write {e}")),
             _ => {
-                run(u, dram, 1)?;
+                run::<_, SPARC>(u, dram, 1)?;
                 None
             }
         })
@@ -232,7 +245,7 @@ pub fn hypercalls(data: &[u8]) {
                 None
             }
             _ => {
-                run(u, hv, 3)?;
+                run::<_, SPARC>(u, hv, 3)?;
                 None
             }
         })
@@ -269,7 +282,7 @@ pub fn montecito_model(data: &[u8]) {
                 None
             }),
             _ => {
-                run(u, m, 2)?;
+                run::<_, MONTECITO>(u, m, 2)?;
                 None
             }
         })
