@@ -10,7 +10,7 @@ pub mod t4;
 use pmukit_arch::EncodedSet;
 use pmukit_core::report::Unit;
 
-use crate::stream::{Cursor, EVERY};
+use crate::stream::{Cursor, ARM11, EVERY, MONTECITO, SPARC};
 
 /// One event's exact counts since `start`, one for each unit that counted it (an index
 /// into [`Driver::units`]); `None` when the machine let no unit count it (the driver's
@@ -43,3 +43,9 @@ pub trait Runs<const F: usize = EVERY>: Driver {
     /// interrupts; returns the cycles run (fewer only if the stream ended).
     fn run(&mut self, cursor: &mut Cursor<F>, cycles: u64) -> u64;
 }
+
+/// A driver that runs a stream of any family's spans: whichever the run's machine
+/// makes (every driver is one).
+pub trait AnyRuns: Runs<ARM11> + Runs<SPARC> + Runs<MONTECITO> {}
+
+impl<T: Runs<ARM11> + Runs<SPARC> + Runs<MONTECITO>> AnyRuns for T {}

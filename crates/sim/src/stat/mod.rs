@@ -26,7 +26,7 @@ pub use metrics::evaluate;
 pub use source::{blocks, trace_name, Blocks, Reads, Stream};
 pub(crate) use source::{montecito_config, threads};
 
-use source::machine;
+use source::machine_for;
 
 /// The simulated clock: 1 GHz, so one cycle is one nanosecond of enabled/running time.
 pub const CLOCK_HZ: u64 = 1_000_000_000;
@@ -315,10 +315,12 @@ pub fn stat_with(
     if plans.iter().any(Plan::rotates) && rotations > MAX_ROTATIONS && opts.running.is_none() {
         return Err(StatError::TooManyRotations { rotations, least: opts.cycles.div_ceil(MAX_ROTATIONS) });
     }
-    let (mut driver, trace) = machine(catalog, &pmus, opts, Reads::of(sels))?;
+    let mut driver = machine_for(catalog, &pmus, opts)?;
     for plan in &mut plans {
         plan.units = driver.units(plan.pmu.name());
     }
+    let (stream, trace) = blocks(&pmus, opts, Reads::of(sels))?;
+    let mut position = stream.start();
 
     let split = opts.aggregation != Aggregation::Total;
     let mut counts = vec![Count { raw: 0, enabled: 0, running: 0 }; sels.len()];
@@ -351,7 +353,7 @@ pub fn stat_with(
         }
         // The run stops at least every STOP_CHECK cycles to look at the stop flag.
         let want = (slice - since_rotation).min(opts.cycles - elapsed).min(next_boundary - elapsed).min(STOP_CHECK);
-        let ran = driver.run(want);
+        let ran = position.run(&mut *driver, want);
         elapsed += ran;
         since_rotation += ran;
         let stopped = opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));

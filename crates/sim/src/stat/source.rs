@@ -21,7 +21,7 @@ use crate::drivers::kt::KtDriver;
 use crate::drivers::montecito::MontecitoDriver;
 use crate::drivers::niagara::NiagaraDriver;
 use crate::drivers::t4::T4Driver;
-use crate::drivers::{Driver, Reading, Runs};
+use crate::drivers::{AnyRuns, Runs};
 use crate::machine::arm11::{Arm11Config, Arm11Core};
 use crate::machine::montecito::MontecitoConfig;
 use crate::machine::sparc::{SparcChip, SparcConfig};
@@ -71,69 +71,34 @@ impl Stream {
     }
 }
 
-/// A run's machine: the driver of its PMUs and the stream it counts, of one family.
-pub(super) trait Machine: Driver {
-    /// Let the machine run `cycles` cycles, servicing overflow interrupts; returns the
-    /// cycles run (fewer only if the stream ended).
-    fn run(&mut self, cycles: u64) -> u64;
+/// Where a run stands in its stream, of its machine's family.
+pub(super) enum Position {
+    Arm11(Cursor<ARM11>),
+    Sparc(Cursor<SPARC>),
+    Montecito(Cursor<MONTECITO>),
 }
 
-struct Counted<const F: usize> {
-    driver: Box<dyn Runs<F>>,
-    cursor: Cursor<F>,
-}
-
-impl<const F: usize> Driver for Counted<F> {
-    fn start(&mut self, set: &arch::EncodedSet) {
-        self.driver.start(set);
-    }
-
-    fn units(&self, pmu: &str) -> Vec<pmukit_core::report::Unit> {
-        self.driver.units(pmu)
-    }
-
-    fn stop(&mut self, pmu: &str) -> Vec<Reading> {
-        self.driver.stop(pmu)
-    }
-
-    fn interrupts(&self) -> u64 {
-        self.driver.interrupts()
-    }
-
-    fn notes(&self) -> Vec<String> {
-        self.driver.notes()
+impl Stream {
+    /// The stream from its start.
+    pub(super) fn start(self) -> Position {
+        match self {
+            Stream::Arm11(b) => Position::Arm11(Cursor::new(b)),
+            Stream::Sparc(b) => Position::Sparc(Cursor::new(b)),
+            Stream::Montecito(b) => Position::Montecito(Cursor::new(b)),
+        }
     }
 }
 
-impl<const F: usize> Machine for Counted<F> {
-    fn run(&mut self, cycles: u64) -> u64 {
-        self.driver.run(&mut self.cursor, cycles)
+impl Position {
+    /// `driver`'s machine runs `cycles` cycles of the stream from here
+    /// ([`Runs::run`]).
+    pub(super) fn run(&mut self, driver: &mut dyn AnyRuns, cycles: u64) -> u64 {
+        match self {
+            Position::Arm11(c) => Runs::<ARM11>::run(driver, c, cycles),
+            Position::Sparc(c) => Runs::<SPARC>::run(driver, c, cycles),
+            Position::Montecito(c) => Runs::<MONTECITO>::run(driver, c, cycles),
+        }
     }
-}
-
-/// The machine of `pmus` running the program of `opts`, making what `reads` asks
-/// for, and the status of the trace it reads if any.
-pub(super) fn machine(
-    catalog: &Catalog,
-    pmus: &[&Pmu],
-    opts: &StatOptions,
-    reads: Reads,
-) -> Result<(Box<dyn Machine>, Option<TraceStatus>), StatError> {
-    fn counted<const F: usize>(
-        catalog: &Catalog,
-        pmus: &[&Pmu],
-        opts: &StatOptions,
-        blocks: Blocks<F>,
-    ) -> Result<Box<dyn Machine>, StatError> {
-        Ok(Box::new(Counted { driver: driver_for(catalog, pmus, opts)?, cursor: Cursor::new(blocks) }))
-    }
-    let (stream, status) = blocks(pmus, opts, reads)?;
-    let machine = match stream {
-        Stream::Arm11(b) => counted(catalog, pmus, opts, b)?,
-        Stream::Sparc(b) => counted(catalog, pmus, opts, b)?,
-        Stream::Montecito(b) => counted(catalog, pmus, opts, b)?,
-    };
-    Ok((machine, status))
 }
 
 /// What the run's events read that a machine may leave out of its spans when none
@@ -270,7 +235,7 @@ pub(crate) fn threads(pmus: &[&Pmu], opts: &StatOptions) -> Result<usize, StatEr
 }
 
 /// The machine that counts events of `pmus`.
-fn driver_for<const F: usize>(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn Runs<F>>, StatError> {
+pub(super) fn machine_for(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptions) -> Result<Box<dyn AnyRuns>, StatError> {
     if let Some(p) = pmus.iter().find(|p| !MODELLED.contains(&p.desc.family)) {
         let with_model: Vec<&str> =
             arch::FAMILIES.iter().filter(|f| MODELLED.contains(&f.name)).flat_map(|f| f.pmus.iter().map(|p| p.name)).collect();
@@ -282,7 +247,7 @@ fn driver_for<const F: usize>(catalog: &Catalog, pmus: &[&Pmu], opts: &StatOptio
         return Err(StatError::MixedMachines { pmus: pmus.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ") });
     }
     let threads = threads(pmus, opts)?;
-    let driver: Box<dyn Runs<F>> = match pmus[0].desc.family {
+    let driver: Box<dyn AnyRuns> = match pmus[0].desc.family {
         arm11::FAMILY => Box::new(Arm11Driver::new(model)),
         niagara::FAMILY => Box::new(NiagaraDriver::new(threads)),
         montecito::FAMILY => Box::new(MontecitoDriver::new(threads)),

@@ -2,9 +2,9 @@
 //!
 //! A workload is an endless sequence of [`Block`]s. A block is a short body of
 //! [`Span`]s repeated many times; a span is a run of identical cycles. Each cycle of a
-//! span carries, for every architecture-neutral [`Signal`], how much it increments in
-//! that cycle (so thresholds such as Montecito's "cycles in which more than N events
-//! occurred" can be evaluated), plus the privilege level, the hardware thread, the
+//! span carries, for every architecture-neutral [`Signal`] its machine's family makes
+//! ([`Signals`]), how much it increments in that cycle (so thresholds such as
+//! Montecito's "cycles in which more than N events occurred" can be evaluated), plus the privilege level, the hardware thread, the
 //! instruction address, an optional data reference and an optional branch outcome.
 //!
 //! A core with several hardware threads has a lane per thread: a cycle is a *span
