@@ -29,18 +29,40 @@ impl Faults {
     }
 }
 
-/// What the data side did for one access.
+/// What the data side's look-ups found for one access (docs/engine.md E8: an
+/// instruction's look-ups apart from its timing): the signals they count, and the
+/// cycles and write-buffer entries they cost, which `memory` then times.
 #[derive(Default)]
 struct DataSide {
     signals: Signals,
-    /// Cycles the pipeline waits before the access, in order, with the signal they
-    /// count: for ordering (a write-buffer drain, or the busy line-fill buffer), for
-    /// translation (a micro-TLB refill or page walk), for a full write buffer.
-    ordering: (u64, Option<Signal>),
+    /// Cycles of a micro-TLB refill or page walk before the access.
     translation: u64,
-    buffer_full: u64,
     /// Cycles until the data arrives (0 for a hit or a buffered write).
     latency: u64,
+    /// The bytes of each write that leaves through the write buffer, in order (a
+    /// write that misses, a dirty victim's halves).
+    writes: [Option<u8>; 2],
+}
+
+impl DataSide {
+    fn buffer(&mut self, bytes: u8) {
+        if let Some(slot) = self.writes.iter_mut().find(|w| w.is_none()) {
+            *slot = Some(bytes);
+        }
+    }
+}
+
+/// What a fetch's look-ups found when it starts a new line.
+enum Fetched {
+    /// The tightly coupled memory, with the error an injected fault raises.
+    Itcm(Option<Signal>),
+    Cached {
+        /// The micro-TLB missed: the main TLB hit (`None`), or the walk's levels.
+        tlb_miss: Option<Option<u64>>,
+        /// The error an injected fault raises (the line is fetched again).
+        fault: Option<Signal>,
+        hit: bool,
+    },
 }
 
 impl Arm11 {
@@ -225,19 +247,8 @@ impl Arm11 {
     /// statically otherwise (backward taken, forward not); unconditional direct
     /// branches (`direct`: calls) are always predicted.
     fn branch(&mut self, out: &mut Out, ip: u64, s: Signals, taken: bool, target: u64, direct: bool) {
+        let mispredicted = self.predict(ip, taken, target, direct);
         let mut s = s.with(Signal::Branches, 1);
-        let predicted = match self.btac.lookup(ip) {
-            _ if direct => Some(target),
-            Some(e) if e.counter >= 2 => Some(e.target),
-            Some(_) => None,
-            None if target <= ip => Some(target),
-            None => None,
-        };
-        let mispredicted = match predicted {
-            Some(p) => !taken || p != target,
-            None => taken,
-        };
-        self.btac.update(ip, taken, target);
         if taken {
             s.set(Signal::BranchesTaken, 1).set(Signal::PcChanges, 1);
         }
@@ -251,8 +262,24 @@ impl Arm11 {
         }
     }
 
+    /// A branch's look-up: whether it was mispredicted. The BTAC learns its outcome.
+    fn predict(&mut self, ip: u64, taken: bool, target: u64, direct: bool) -> bool {
+        let predicted = match self.btac.lookup(ip) {
+            _ if direct => Some(target),
+            Some(e) if e.counter >= 2 => Some(e.target),
+            Some(_) => None,
+            None if target <= ip => Some(target),
+            None => None,
+        };
+        self.btac.update(ip, taken, target);
+        match predicted {
+            Some(p) => !taken || p != target,
+            None => taken,
+        }
+    }
+
     /// The instruction side: a fetch from a new line looks up the micro-TLB (and the
-    /// main TLB behind it) and the I-cache or ITCM.
+    /// main TLB behind it) and the I-cache or ITCM, and waits for what they miss.
     fn fetch(&mut self, phase: &Phase, out: &mut Out) {
         let ip = self.ip;
         let line = self.icache.config().line_of(ip);
@@ -260,38 +287,62 @@ impl Arm11 {
             return;
         }
         self.fetch_line = line;
-        if self.cfg.itcm.as_ref().is_some_and(|r| r.contains(&ip)) {
-            if let Some(e) = self.faults.as_mut().and_then(|f| f.access(Part::Itcm)) {
-                out.emit(ip, 1, Signals::default().with(e, 1));
+        match self.fetch_lookups(phase, ip) {
+            Fetched::Itcm(fault) => {
+                if let Some(e) = fault {
+                    out.emit(ip, 1, Signals::default().with(e, 1));
+                }
             }
-            return;
-        }
-        let (page, context) = self.code_mapping(phase, ip);
-        if let Some(t) = &mut self.tlbs {
-            if !t.micro_i.access(ip, page, context) {
+            Fetched::Cached { tlb_miss, fault, hit } => {
                 let m = self.cfg.mmu.as_ref().map_or((0, 0), |m| (m.micro_refill_cycles, m.walk_level_cycles));
-                if t.main.access(ip, page, context) {
-                    out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::IBufStallCycles, 1));
-                    self.wait(out, ip, m.0 - 1, Some(Signal::IBufStallCycles));
-                } else {
-                    // §4: a page-table walk counts as a main TLB miss, not as a stall.
-                    out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::MainTlbMisses, 1));
-                    self.wait(out, ip, walk_levels(page) * m.1 - 1, None);
+                match tlb_miss {
+                    None => {}
+                    Some(None) => {
+                        out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::IBufStallCycles, 1));
+                        self.wait(out, ip, m.0 - 1, Some(Signal::IBufStallCycles));
+                    }
+                    Some(Some(levels)) => {
+                        // §4: a page-table walk counts as a main TLB miss, not as a stall.
+                        out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::MainTlbMisses, 1));
+                        self.wait(out, ip, levels * m.1 - 1, None);
+                    }
+                }
+                if let Some(e) = fault {
+                    out.emit(ip, 1, Signals::default().with(e, 1));
+                }
+                if !hit {
+                    // §3: each miss fills a line from external memory; the instruction
+                    // buffer runs dry every cycle until it arrives (0x1).
+                    let s = Signals::default().with(Signal::ICacheMisses, 1).with(Signal::IBufStallCycles, 1);
+                    out.emit(ip, 1, s.with(Signal::MemoryReads, 1));
+                    self.wait(out, ip, self.cfg.memory_cycles - 1, Some(Signal::IBufStallCycles));
                 }
             }
         }
+    }
+
+    /// The look-ups of a fetch from a new line at `ip`.
+    fn fetch_lookups(&mut self, phase: &Phase, ip: u64) -> Fetched {
+        if self.cfg.itcm.as_ref().is_some_and(|r| r.contains(&ip)) {
+            return Fetched::Itcm(self.faults.as_mut().and_then(|f| f.access(Part::Itcm)));
+        }
+        let (page, context) = self.code_mapping(phase, ip);
+        let tlb_miss = self.tlbs.as_mut().and_then(|t| {
+            if t.micro_i.access(ip, page, context) {
+                None
+            } else if t.main.access(ip, page, context) {
+                Some(None)
+            } else {
+                Some(Some(walk_levels(page)))
+            }
+        });
         let fault = self.faults.as_mut().and_then(|f| f.access(Part::ICache));
-        if let Some(e) = fault {
+        if fault.is_some() {
             // A parity error invalidates the line; it is fetched again.
             self.icache.invalidate(ip);
-            out.emit(ip, 1, Signals::default().with(e, 1));
         }
-        if !self.icache.access(ip, false).hit {
-            // §3: each miss fills a line from external memory; the instruction buffer
-            // runs dry every cycle until it arrives (0x1).
-            out.emit(ip, 1, Signals::default().with(Signal::ICacheMisses, 1).with(Signal::IBufStallCycles, 1).with(Signal::MemoryReads, 1));
-            self.wait(out, ip, self.cfg.memory_cycles - 1, Some(Signal::IBufStallCycles));
-        }
+        let hit = self.icache.access(ip, false).hit;
+        Fetched::Cached { tlb_miss, fault, hit }
     }
 
     /// Page size and ASID of code at `ip`: the kernel's is global and mapped with
@@ -310,9 +361,24 @@ impl Arm11 {
         let addr = stream.position(k) + u64::from(a.offset);
         let write = op.writes();
         let d = self.data_side(phase, stream, addr, a.size, op);
-        self.wait(out, ip, d.ordering.0, d.ordering.1);
+        // The timing of what the look-ups found: an ordering wait (a strongly ordered
+        // access drains the write buffer, 0x12; a busy line-fill buffer fills the LSU
+        // queue, 0x11), the translation, then a full write buffer for each write.
+        let ordering = if stream.memory == Memory::Device {
+            (self.write_buffer.last().copied().unwrap_or(0), None)
+        } else if self.fill_busy > 0 {
+            self.filled.waited += self.fill_busy;
+            (self.fill_busy, Some(Signal::LsuFullStallCycles))
+        } else {
+            (0, None)
+        };
+        let mut buffer_full = 0;
+        for bytes in d.writes.into_iter().flatten() {
+            buffer_full = self.buffer_write(ordering.0 + d.translation, buffer_full, bytes);
+        }
+        self.wait(out, ip, ordering.0, ordering.1);
         self.wait(out, ip, d.translation, None);
-        self.wait(out, ip, d.buffer_full, Some(Signal::LsuFullStallCycles));
+        self.wait(out, ip, buffer_full, Some(Signal::LsuFullStallCycles));
         let kind = if write { Signal::Stores } else { Signal::Loads };
         // The instruction's own signals (ETM, PC change) and the data side's are
         // different signals.
@@ -344,18 +410,14 @@ impl Arm11 {
         }
     }
 
-    /// Translation, lookup and external transactions of one access.
+    /// Translation, lookup and external transactions of one access: its look-ups,
+    /// which no timing state changes.
     fn data_side(&mut self, phase: &Phase, stream: &DataStream, addr: u64, size: u8, op: &Op) -> DataSide {
         let mut d = DataSide::default();
         let write = op.writes();
         if stream.memory == Memory::Device {
             // Strongly ordered: the write buffer drains first (0x12).
             d.signals.set(Signal::WriteBufferDrains, 1);
-            d.ordering = (self.write_buffer.last().copied().unwrap_or(0), None);
-        } else if self.fill_busy > 0 {
-            // The line-fill buffer is still busy: the LSU queue is full (0x11).
-            d.ordering = (self.fill_busy, Some(Signal::LsuFullStallCycles));
-            self.filled.waited += self.fill_busy;
         }
         if let Some(t) = &mut self.tlbs {
             let m = self.cfg.mmu.as_ref().map_or((0, 0, u64::MAX), |m| (m.micro_refill_cycles, m.walk_level_cycles, m.kernel_base));
@@ -400,7 +462,7 @@ impl Arm11 {
             d.signals.set(Signal::ExternalDataAccesses, 1);
             let memory = stream.memory == Memory::NonCacheable;
             if write {
-                self.buffer_write(&mut d, size);
+                d.buffer(size);
                 d.signals.set(Signal::MemoryWrites, u8::from(memory));
             } else {
                 d.latency = if memory { self.cfg.memory_cycles } else { self.cfg.device_cycles };
@@ -442,7 +504,7 @@ impl Arm11 {
             d.latency = self.cfg.memory_cycles;
         } else {
             // No write allocation: the write goes out through the write buffer.
-            self.buffer_write(&mut d, size);
+            d.buffer(size);
             d.signals.set(Signal::MemoryWrites, 1);
         }
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
@@ -451,27 +513,30 @@ impl Arm11 {
             let writes = d.signals.get(Signal::MemoryWrites) as u8 + 1;
             d.signals.set(Signal::DCacheWritebacks, v.halves).set(Signal::MemoryWrites, writes);
             let half = (self.cfg.dcache.line / 2) as u8;
-            self.buffer_write(&mut d, v.halves * half);
+            d.buffer(v.halves * half);
         }
         d
     }
 
-    /// A write joins the write buffer, waiting for a free entry when it is full
-    /// (the LSU queue backs up: 0x11). Entries hold the cycles until they have
-    /// drained, counted from now; each drains after the ones ahead of it.
-    fn buffer_write(&mut self, d: &mut DataSide, size: u8) {
-        let waited = d.ordering.0 + d.translation;
+    /// A write joins the write buffer, `waited` cycles from now, waiting for a free
+    /// entry when it is full (the LSU queue backs up: 0x11): returns the cycles it
+    /// waits for one, or `buffer_full`, an earlier write's wait in the same access,
+    /// when there is room. Entries hold the cycles until they have drained, counted
+    /// from now; each drains after the ones ahead of it.
+    fn buffer_write(&mut self, waited: u64, buffer_full: u64, size: u8) -> u64 {
+        let mut buffer_full = buffer_full;
         if self.write_buffer.len() >= self.cfg.write_buffer {
-            d.buffer_full = self.write_buffer[0].saturating_sub(waited);
+            buffer_full = self.write_buffer[0].saturating_sub(waited);
         }
-        let start = waited + d.buffer_full;
+        let start = waited + buffer_full;
         let ahead = self.write_buffer.last().copied().unwrap_or(0);
         // A write drains in 64-bit beats.
         let beats = u64::from(size).div_ceil(8).max(1);
         let drained = ahead.max(start) + beats * self.cfg.write_cycles;
         self.write_buffer.push(drained);
         let held = self.write_buffer.iter().filter(|&&w| w > start).count();
-        self.written.add(drained - start, d.buffer_full, held);
+        self.written.add(drained - start, buffer_full, held);
+        buffer_full
     }
 }
 
