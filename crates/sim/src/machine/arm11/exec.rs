@@ -264,14 +264,13 @@ impl Arm11 {
 
     /// A branch's look-up: whether it was mispredicted. The BTAC learns its outcome.
     fn predict(&mut self, ip: u64, taken: bool, target: u64, direct: bool) -> bool {
-        let predicted = match self.btac.lookup(ip) {
+        let predicted = match self.btac.resolve(ip, taken, target) {
             _ if direct => Some(target),
             Some(e) if e.counter >= 2 => Some(e.target),
             Some(_) => None,
             None if target <= ip => Some(target),
             None => None,
         };
-        self.btac.update(ip, taken, target);
         match predicted {
             Some(p) => !taken || p != target,
             None => taken,

@@ -107,8 +107,7 @@ impl Montecito {
             // FE_LOST_BW); without the zero-bubble predictor's entry, fetch resteers.
             let unreached = u8::from(bundle_address(ip) & 16 == 0) + u8::from(bundle_address(target) & 16 != 0);
             g.signals.set(Signal::UnreachedBundles, unreached);
-            let hit = self.zero_bubble.lookup(ip).is_some_and(|e| e.target == target);
-            self.zero_bubble.update(ip, true, target);
+            let hit = self.zero_bubble.resolve(ip, true, target).is_some_and(|e| e.target == target);
             !hit
         };
         let outcome = Branch { target, taken, mispredicted: wrong };

@@ -258,8 +258,7 @@ impl Montecito {
                 if let Some(a) = via {
                     self.memory(phase, k, &Op::Load(a), a, ip, g, out);
                 }
-                let predicted = self.indirect.lookup(ip).map(|e| e.target);
-                self.indirect.update(ip, true, target);
+                let predicted = self.indirect.resolve(ip, true, target).map(|e| e.target);
                 let s = Signals::default().with(Signal::IndirectBranches, 1);
                 match self.forced_taken(ip) {
                     Some(forced) => self.branch(g, out, ip, s.union(forced), true, true, target),

@@ -224,8 +224,7 @@ impl Sparc {
             Control::Indirect => match self.indirect.as_mut() {
                 None => true,
                 Some(t) => {
-                    let wrong = t.lookup(ip).map(|e| e.target) != Some(target);
-                    t.update(ip, true, target);
+                    let wrong = t.resolve(ip, true, target).map(|e| e.target) != Some(target);
                     s.set(Signal::IndirectMispredicts, u8::from(wrong));
                     wrong
                 }
@@ -237,7 +236,7 @@ impl Sparc {
         // The BTC supplies taken targets at fetch (TABLE 10-2 sl 5 mask 08, sl 8 mask 08).
         let mut bubble = 0;
         if let Some(btc) = self.btc.as_mut().filter(|_| taken) {
-            match btc.lookup(ip) {
+            match btc.resolve(ip, true, target) {
                 None => {
                     s.set(Signal::BtcMisses, 1);
                     bubble = self.cfg.btc_miss_cycles;
@@ -248,7 +247,6 @@ impl Sparc {
                 }
                 Some(_) => {}
             }
-            btc.update(ip, true, target);
         }
         if mispredicted {
             s.set(Signal::BranchMispredicts, 1);
