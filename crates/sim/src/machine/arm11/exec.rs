@@ -52,13 +52,23 @@ impl DataSide {
     }
 }
 
+/// Where an instruction fetch's translation was found.
+enum Translated {
+    /// In the micro-TLB, or with no MMU.
+    Micro,
+    /// In the main TLB, after a micro-TLB miss.
+    Main,
+    /// By a page-table walk of this many levels.
+    Walk(u64),
+}
+
 /// What a fetch's look-ups found when it starts a new line.
 enum Fetched {
     /// The tightly coupled memory, with the error an injected fault raises.
     Itcm(Option<Signal>),
     Cached {
-        /// The micro-TLB missed: the main TLB hit (`None`), or the walk's levels.
-        tlb_miss: Option<Option<u64>>,
+        /// Where the translation was found.
+        translated: Translated,
         /// The error an injected fault raises (the line is fetched again).
         fault: Option<Signal>,
         hit: bool,
@@ -292,15 +302,15 @@ impl Arm11 {
                     out.emit(ip, 1, Signals::default().with(e, 1));
                 }
             }
-            Fetched::Cached { tlb_miss, fault, hit } => {
+            Fetched::Cached { translated, fault, hit } => {
                 let m = self.cfg.mmu.as_ref().map_or((0, 0), |m| (m.micro_refill_cycles, m.walk_level_cycles));
-                match tlb_miss {
-                    None => {}
-                    Some(None) => {
+                match translated {
+                    Translated::Micro => {}
+                    Translated::Main => {
                         out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::IBufStallCycles, 1));
                         self.wait(out, ip, m.0 - 1, Some(Signal::IBufStallCycles));
                     }
-                    Some(Some(levels)) => {
+                    Translated::Walk(levels) => {
                         // §4: a page-table walk counts as a main TLB miss, not as a stall.
                         out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::MainTlbMisses, 1));
                         self.wait(out, ip, levels * m.1 - 1, None);
@@ -326,13 +336,13 @@ impl Arm11 {
             return Fetched::Itcm(self.faults.as_mut().and_then(|f| f.access(Part::Itcm)));
         }
         let (page, context) = self.code_mapping(phase, ip);
-        let tlb_miss = self.tlbs.as_mut().and_then(|t| {
+        let translated = self.tlbs.as_mut().map_or(Translated::Micro, |t| {
             if t.micro_i.access(ip, page, context) {
-                None
+                Translated::Micro
             } else if t.main.access(ip, page, context) {
-                Some(None)
+                Translated::Main
             } else {
-                Some(Some(walk_levels(page)))
+                Translated::Walk(walk_levels(page))
             }
         });
         let fault = self.faults.as_mut().and_then(|f| f.access(Part::ICache));
@@ -341,7 +351,7 @@ impl Arm11 {
             self.icache.invalidate(ip);
         }
         let hit = self.icache.access(ip, false).hit;
-        Fetched::Cached { tlb_miss, fault, hit }
+        Fetched::Cached { translated, fault, hit }
     }
 
     /// Page size and ASID of code at `ip`: the kernel's is global and mapped with
