@@ -41,8 +41,10 @@ impl<const F: usize> Out<'_, F> {
     }
 
     /// `cycles` cycles at `ip` counting `signals`, merged with the span before when
-    /// every cycle counts the same.
-    #[inline]
+    /// every cycle counts the same. Always inlined: the caller builds `signals` a word
+    /// at a time, and a call read them back in wider loads that waited for those
+    /// stores to reach memory (an eighth of SPARC's machine thread).
+    #[inline(always)]
     pub fn emit(&mut self, ip: u64, cycles: u64, signals: Signals<F>) {
         let signals = signals.union(self.template.signals);
         let retires = signals.get(Signal::Instructions) > 0;

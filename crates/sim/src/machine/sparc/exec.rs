@@ -42,7 +42,7 @@ impl Sparc {
                     self.fetch(phase, out);
                     self.s.ip += INSN;
                 }
-                self.issue(out, ip, Signals::default().with(Signal::FguCryptoInstructions, fp), issued);
+                self.plain(out, ip, Signals::default().with(Signal::FguCryptoInstructions, fp), issued);
                 if let Op::Fp(f) = *op {
                     let busy = self.cfg.fp_cycles - 1 + if matches!(f, FpOp::Div | FpOp::Sqrt) { self.cfg.fp_divide_cycles } else { 0 };
                     self.wait(out, ip, busy, Some(Signal::DataDepStallCycles));
@@ -52,19 +52,19 @@ impl Sparc {
             // A spin loop's delay on SPARC is an ordinary instruction (no switch hint),
             // and so is a nop (SPARC code carries none the compiler did not mean).
             Op::Pause | Op::Nop => {
-                self.issue(out, ip, Signals::default(), 1);
+                self.plain(out, ip, Signals::default(), 1);
             }
             Op::SpecialReg => {
                 // WRASR/WRPR and ASI register accesses: SPR ring ops, next to commit
                 // (TABLE 10-1 footnote 1, TABLE 10-2 footnote 8).
                 let s = Signals::default().with(Signal::SprRingOps, 1).with(Signal::NextToCommit, 1);
-                self.issue(out, ip, s, 1);
+                self.plain(out, ip, s, 1);
             }
             Op::Barrier => {
                 // MEMBAR #Sync counts as a store (footnote 7) and waits for the store
                 // buffer to drain.
                 let drain = self.s.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
-                self.issue(out, ip, Signals::default().with(Signal::Stores, 1), 1);
+                self.plain(out, ip, Signals::default().with(Signal::Stores, 1), 1);
                 self.wait(out, ip, drain, None);
             }
             Op::FlushCode(a) => {
@@ -76,12 +76,12 @@ impl Sparc {
                 if self.cfg.icache.line_of(addr) == self.s.fetch_line {
                     self.s.fetch_line = u64::MAX;
                 }
-                self.issue(out, ip, Signals::default(), 1);
+                self.plain(out, ip, Signals::default(), 1);
                 self.wait(out, ip, self.cfg.trap_cycles, None);
             }
             Op::Syscall | Op::ExceptionReturn => {
                 // Tcc, DONE and RETRY: "other" instructions (footnote 9), not branches.
-                self.issue(out, ip, Signals::default(), 1);
+                self.plain(out, ip, Signals::default(), 1);
                 self.wait(out, ip, self.cfg.trap_cycles, None);
             }
             Op::Load(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) | Op::Prefetch(a) | Op::BlockLoad(a) | Op::BlockStore(a) => {
@@ -120,6 +120,30 @@ impl Sparc {
     /// Issue cycle(s) of instructions, as a span of its own to attach a data reference
     /// or a branch outcome to.
     pub(super) fn issue<'o>(&mut self, out: &'o mut Out, ip: u64, s: Signals, issued: u8) -> &'o mut Span {
+        self.admit(out, ip, issued);
+        let span = out.issue(ip, s, issued);
+        span.queues = self.mem.take_queues();
+        span
+    }
+
+    /// Issue cycle(s) of instructions that carry no data reference or branch outcome:
+    /// merged with the cycles before them when those count the same, as ARM11's are,
+    /// unless memory transactions went out in them (their queues are the cycle's own).
+    /// Half of a program's instructions are such, and a span each was most of what
+    /// counting them cost.
+    fn plain(&mut self, out: &mut Out, ip: u64, s: Signals, issued: u8) {
+        self.admit(out, ip, issued);
+        let queues = self.mem.take_queues();
+        if queues.is_empty() {
+            out.emit(ip, 1, s.with(Signal::Instructions, issued));
+        } else {
+            out.issue(ip, s, issued).queues = queues;
+        }
+    }
+
+    /// What issuing `issued` instructions waits for and takes: room in the reorder
+    /// buffer, then the issue cycle.
+    fn admit(&mut self, out: &mut Out, ip: u64, issued: u8) {
         if let Some(rob) = self.cfg.reorder_buffer {
             let issuing = u64::from(issued);
             // The reorder buffer has no room behind the oldest outstanding miss: issue
@@ -139,9 +163,6 @@ impl Sparc {
         }
         self.s.issued += u64::from(issued);
         self.elapse(1);
-        let span = out.issue(ip, s, issued);
-        span.queues = self.mem.take_queues();
-        span
     }
 
     /// A cycle in which nothing issues but memory transactions go out (an I-cache or
