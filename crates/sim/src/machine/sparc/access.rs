@@ -145,7 +145,8 @@ impl Sparc {
         let overlaps = |b: &&Buffered| b.addr < end && addr < b.addr + u64::from(b.size);
         // The youngest overlapping store in the buffer; a hit there supersedes one in
         // the queue (TABLE 10-2 sl 19 note).
-        let found = match self.s.store_buffer.iter().rev().filter(overlaps).find(|b| b.in_buffer()) {
+        let at = self.s.at;
+        let found = match self.s.store_buffer.iter().rev().filter(overlaps).find(|b| b.in_buffer(at)) {
             Some(b) => Some((b, [Signal::StoreBufferFullRawHits, Signal::StoreBufferPartialRawHits])),
             None => self
                 .s
@@ -162,7 +163,7 @@ impl Sparc {
             }
             // A partial overlap waits for the store to be written, then reads the cache.
             s.set(partial, 1);
-            wait_store = b.left;
+            wait_store = b.left(at);
         }
         if self.mem.dcache.access(addr, false).hit {
             return wait_store + self.cfg.load_use_cycles;
@@ -188,15 +189,17 @@ impl Sparc {
     /// write-through L1 is updated only where it holds the line.
     fn store(&mut self, out: &mut Out, ip: u64, addr: u64, size: u8, remote: bool, s: &mut Signals) {
         s.set(Signal::Stores, 1);
-        let full = self.s.store_buffer.iter().filter(|b| b.in_buffer()).count() >= self.cfg.store_buffer;
-        if let Some(oldest) = self.s.store_buffer.iter().find(|b| b.in_buffer()).copied().filter(|_| full) {
-            self.s.stores.waited += oldest.queued;
+        let at = self.s.at;
+        let full = self.s.store_buffer.iter().filter(|b| b.in_buffer(at)).count() >= self.cfg.store_buffer;
+        if let Some(oldest) = self.s.store_buffer.iter().find(|b| b.in_buffer(at)).copied().filter(|_| full) {
+            let queued = oldest.queued(at);
+            self.s.stores.waited += queued;
             // Select waits for the oldest store in the buffer to leave it; once that one
             // has committed, it waits on behalf of a store-queue entry too.
-            let committed = oldest.commit.min(oldest.queued);
+            let committed = oldest.commit(at).min(queued);
             self.wait(out, ip, committed, Some(Signal::StoreBufferWaitCycles));
             let per_cycle = Signals::default().with(Signal::StoreBufferWaitCycles, 1).with(Signal::StoreQueueWaitCycles, 1);
-            self.stall_with(out, ip, oldest.queued - committed, per_cycle);
+            self.stall_with(out, ip, queued - committed, per_cycle);
         }
         if self.mem.l1_holds(addr) {
             self.mem.dcache.access(addr, false);
@@ -204,20 +207,22 @@ impl Sparc {
         let reach = self.mem.access(addr, true, remote, s);
         s.bump(store_hit(reach.level));
         // Entries are written in order, each after the one before, from the queue.
-        let ahead = self.s.store_buffer.iter().map(|b| b.left).max().unwrap_or(0);
+        let at = self.s.at;
+        let ahead = self.s.store_buffer.iter().map(|b| b.left(at)).max().unwrap_or(0);
         let latency = self.mem.latency(reach);
-        let stored = match self.cfg.store_queue {
-            None => Buffered { addr, size, commit: ahead + latency, queued: ahead + latency, left: ahead + latency },
+        // (commit, queued, written), in cycles from now.
+        let (commit, queued, written) = match self.cfg.store_queue {
+            None => (ahead + latency, ahead + latency, ahead + latency),
             Some(q) => {
                 // The queue has room once the store `entries` places ahead is written.
-                let room = self.s.store_buffer.len().checked_sub(q.entries).map_or(0, |i| self.s.store_buffer[i].left);
+                let room = self.s.store_buffer.len().checked_sub(q.entries).map_or(0, |i| self.s.store_buffer[i].left(at));
                 let queued = q.commit_cycles.max(room);
-                Buffered { addr, size, commit: q.commit_cycles, queued, left: ahead.max(queued) + latency }
+                (q.commit_cycles, queued, ahead.max(queued) + latency)
             }
         };
-        self.s.store_buffer.push(stored);
-        let held = self.s.store_buffer.iter().filter(|b| b.in_buffer()).count();
-        self.s.stores.add(stored.queued, 0, held);
+        self.s.store_buffer.push(Buffered { addr, size, commit_at: at + commit, queued_at: at + queued, written_at: at + written });
+        let held = self.s.store_buffer.iter().filter(|b| b.in_buffer(at)).count();
+        self.s.stores.add(queued, 0, held);
     }
 
     /// A software prefetch. One that would miss the L2 while the L2's miss buffer is

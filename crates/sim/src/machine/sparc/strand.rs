@@ -10,26 +10,43 @@ use crate::machine::Keys;
 use crate::stream::Privilege;
 
 /// A store not yet written to the L2: in the store buffer, then (T4) in the store
-/// queue. Times are cycles from the strand's `at`, and stores are kept in program
-/// order.
+/// queue. Its times are cycles of the strand's clock (`Strand::at`) by which each
+/// step is over, so that time passing changes no entry: counting every entry down
+/// each cycle was a twentieth of T4's machine thread. Stores are kept in program
+/// order, and each is written after the ones before it, so they leave in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Buffered {
     pub(super) addr: u64,
     pub(super) size: u8,
-    /// Until it commits: the part of its time in the store buffer that is not spent
+    /// When it commits: the part of its time in the store buffer that is not spent
     /// waiting for the store queue (where there is none, all of it).
-    pub(super) commit: u64,
-    /// Until it leaves the store buffer for the store queue (where there is none:
-    /// until it has been written).
-    pub(super) queued: u64,
-    /// Until it has been written.
-    pub(super) left: u64,
+    pub(super) commit_at: u64,
+    /// When it leaves the store buffer for the store queue (where there is none:
+    /// when it has been written).
+    pub(super) queued_at: u64,
+    /// When it has been written.
+    pub(super) written_at: u64,
 }
 
 impl Buffered {
-    /// It still holds a store-buffer entry.
-    pub(super) fn in_buffer(&self) -> bool {
-        self.queued > 0
+    /// Cycles from `at` until it commits (0 once it has).
+    pub(super) fn commit(&self, at: u64) -> u64 {
+        self.commit_at.saturating_sub(at)
+    }
+
+    /// Cycles from `at` until it leaves the store buffer.
+    pub(super) fn queued(&self, at: u64) -> u64 {
+        self.queued_at.saturating_sub(at)
+    }
+
+    /// Cycles from `at` until it has been written.
+    pub(super) fn left(&self, at: u64) -> u64 {
+        self.written_at.saturating_sub(at)
+    }
+
+    /// It still holds a store-buffer entry at `at`.
+    pub(super) fn in_buffer(&self, at: u64) -> bool {
+        self.queued_at > at
     }
 }
 
@@ -86,16 +103,10 @@ impl Strand {
         if cycles == 0 {
             return;
         }
-        // Most cycles write nothing: the buffer is compacted only when one is written.
-        let mut written = false;
-        for b in &mut self.store_buffer {
-            b.commit = b.commit.saturating_sub(cycles);
-            b.queued = b.queued.saturating_sub(cycles);
-            b.left = b.left.saturating_sub(cycles);
-            written |= b.left == 0;
-        }
-        if written {
-            self.store_buffer.retain(|b| b.left > 0);
+        // Stores are written in order: those written by now are the oldest.
+        let written = self.store_buffer.iter().take_while(|b| b.written_at <= self.at).count();
+        if written > 0 {
+            self.store_buffer.drain(..written);
         }
         if !self.loads_in_flight.is_empty() {
             // The reorder buffer holds the oldest miss and what issued after it until
@@ -133,8 +144,9 @@ impl Strand {
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
         let behind = now.saturating_sub(self.at);
         let left = |t: u64| t.saturating_sub(behind);
-        for b in self.store_buffer.iter().filter(|b| left(b.left) > 0) {
-            out.extend([(keys.line)(b.addr), u64::from(b.size), left(b.commit), left(b.queued), left(b.left)]);
+        let now = now.max(self.at);
+        for b in self.store_buffer.iter().filter(|b| b.left(now) > 0) {
+            out.extend([(keys.line)(b.addr), u64::from(b.size), b.commit(now), b.queued(now), b.left(now)]);
         }
         out.push(u64::MAX);
         // Each miss not back by now, and how many instructions issued after it.
@@ -159,8 +171,8 @@ mod tests {
     #[test]
     fn a_waiting_strand_is_described_as_it_will_be_when_it_runs() {
         let mut s = Strand::new(8, 0);
-        s.store_buffer.push(Buffered { addr: 64, size: 8, commit: 5, queued: 5, left: 30 });
-        s.store_buffer.push(Buffered { addr: 128, size: 4, commit: 9, queued: 9, left: 90 });
+        s.store_buffer.push(Buffered { addr: 64, size: 8, commit_at: 5, queued_at: 5, written_at: 30 });
+        s.store_buffer.push(Buffered { addr: 128, size: 4, commit_at: 9, queued_at: 9, written_at: 90 });
         s.issued = 9;
         s.loads_in_flight.extend([Miss { left: 200, issued: 2 }, Miss { left: 20, issued: 5 }]);
         let keys = Keys { line: &|a| a, page: &|a| a };
