@@ -188,10 +188,11 @@ impl Arm11Pmu {
 
     /// Events exported on EVNTBUS while PMCR.X was set: occurrences per event code.
     pub fn evntbus(&self) -> BTreeMap<u8, u64> {
+        let signal = |s: Signal| self.exported.get(s as usize).copied().unwrap_or(0);
         let count = |source| match source {
             Source::Cycles => self.exported_cycles,
-            Source::Signal(s) => self.exported[s as usize],
-            Source::EtmBoth => self.exported[Signal::EtmExtOut0 as usize] + self.exported[Signal::EtmExtOut1 as usize],
+            Source::Signal(s) => signal(s),
+            Source::EtmBoth => signal(Signal::EtmExtOut0) + signal(Signal::EtmExtOut1),
             Source::Nothing | Source::Reserved => 0,
         };
         self.exports.iter().map(|&(code, source)| (code, count(source))).filter(|&(_, n)| n > 0).collect()
@@ -362,6 +363,10 @@ impl<const F: usize> Counting<F> for Arm11Pmu {
             return;
         }
         self.exported_cycles += cycles;
-        span.signals.each_nonzero(|i, n| self.exported[i] += n * cycles);
+        span.signals.each_nonzero(|i, n| {
+            if let Some(total) = self.exported.get_mut(i) {
+                *total += n * cycles;
+            }
+        });
     }
 }
