@@ -53,6 +53,9 @@ pub struct Arm11Pmu {
     /// counting a recorded program.
     exported_cycles: u64,
     exported: Box<[u64; Signal::COUNT]>,
+    /// Whether an exported code reads each signal: only those are kept, so that what
+    /// the model holds is what it can export.
+    read: Box<[bool; Signal::COUNT]>,
     /// The codes EVNTBUS exports on this core and what each counts, worked out once:
     /// asking all 256 selectors cost more than the counting.
     exports: Vec<(u8, Source)>,
@@ -78,6 +81,7 @@ impl Arm11Pmu {
             sources: [Source::Nothing; 2],
             exported_cycles: 0,
             exported: Box::new([0; Signal::COUNT]),
+            read: Box::new([false; Signal::COUNT]),
             exports: EXPORTED
                 .map(|code| (code, source_of(u64::from(code), model)))
                 .filter(|(_, s)| !matches!(s, Source::Nothing | Source::Reserved))
@@ -85,6 +89,20 @@ impl Arm11Pmu {
             unpredictable: Reports::default(),
         };
         pmu.sources = [pmu.source(0), pmu.source(1)];
+        let read: Vec<Signal> = pmu
+            .exports
+            .iter()
+            .flat_map(|&(_, source)| match source {
+                Source::Signal(s) => vec![s],
+                Source::EtmBoth => vec![Signal::EtmExtOut0, Signal::EtmExtOut1],
+                Source::Cycles | Source::Nothing | Source::Reserved => vec![],
+            })
+            .collect();
+        for s in read {
+            if let Some(r) = pmu.read.get_mut(s as usize) {
+                *r = true;
+            }
+        }
         pmu
     }
 
@@ -364,7 +382,7 @@ impl<const F: usize> Counting<F> for Arm11Pmu {
         }
         self.exported_cycles += cycles;
         span.signals.each_nonzero(|i, n| {
-            if let Some(total) = self.exported.get_mut(i) {
+            if let (Some(total), Some(true)) = (self.exported.get_mut(i), self.read.get(i)) {
                 *total += n * cycles;
             }
         });
