@@ -47,14 +47,13 @@ pub struct Arm11Pmu {
     prescaler: u8,
     pmn: [u32; 2],
     sources: [Source; 2],
-    /// What EVNTBUS has carried while PMCR.X was set: its cycles, and each signal's
-    /// occurrences (by `Signal as usize`), from which each code's count is worked out
-    /// when read. Asking every exported code of every span cost a twentieth of
-    /// counting a recorded program.
-    exported_cycles: u64,
-    exported: Box<[u64; Signal::COUNT]>,
-    /// Whether an exported code reads each signal: only those are kept, so that what
-    /// the model holds is what it can export.
+    /// What EVNTBUS has carried while PMCR.X was set: its cycles, and the totals of
+    /// the signals an exported code reads (`read`), from which each code's count is
+    /// worked out when read ([`expected`]). Asking every exported code of every span
+    /// cost a twentieth of counting a recorded program.
+    exported: Box<Totals>,
+    /// Whether an exported code reads each signal (by `Signal as usize`): only those
+    /// are kept, so that what the model holds is what it can export.
     read: Box<[bool; Signal::COUNT]>,
     /// The codes EVNTBUS exports on this core and what each counts, worked out once:
     /// asking all 256 selectors cost more than the counting.
@@ -79,8 +78,7 @@ impl Arm11Pmu {
             prescaler: 0,
             pmn: [arm11::PMN0.reset as u32, arm11::PMN1.reset as u32],
             sources: [Source::Nothing; 2],
-            exported_cycles: 0,
-            exported: Box::new([0; Signal::COUNT]),
+            exported: Box::new(Totals::zero()),
             read: Box::new([false; Signal::COUNT]),
             exports: EXPORTED
                 .map(|code| (code, source_of(u64::from(code), model)))
@@ -89,18 +87,16 @@ impl Arm11Pmu {
             unpredictable: Reports::default(),
         };
         pmu.sources = [pmu.source(0), pmu.source(1)];
-        let read: Vec<Signal> = pmu
-            .exports
-            .iter()
-            .flat_map(|&(_, source)| match source {
-                Source::Signal(s) => vec![s],
-                Source::EtmBoth => vec![Signal::EtmExtOut0, Signal::EtmExtOut1],
-                Source::Cycles | Source::Nothing | Source::Reserved => vec![],
-            })
-            .collect();
-        for s in read {
-            if let Some(r) = pmu.read.get_mut(s as usize) {
-                *r = true;
+        for &(_, source) in &pmu.exports {
+            let read: &[Signal] = match source {
+                Source::Signal(ref s) => std::slice::from_ref(s),
+                Source::EtmBoth => &[Signal::EtmExtOut0, Signal::EtmExtOut1],
+                Source::Cycles | Source::Nothing | Source::Reserved => &[],
+            };
+            for &s in read {
+                if let Some(r) = pmu.read.get_mut(s as usize) {
+                    *r = true;
+                }
             }
         }
         pmu
@@ -206,14 +202,8 @@ impl Arm11Pmu {
 
     /// Events exported on EVNTBUS while PMCR.X was set: occurrences per event code.
     pub fn evntbus(&self) -> BTreeMap<u8, u64> {
-        let signal = |s: Signal| self.exported.get(s as usize).copied().unwrap_or(0);
-        let count = |source| match source {
-            Source::Cycles => self.exported_cycles,
-            Source::Signal(s) => signal(s),
-            Source::EtmBoth => signal(Signal::EtmExtOut0) + signal(Signal::EtmExtOut1),
-            Source::Nothing | Source::Reserved => 0,
-        };
-        self.exports.iter().map(|&(code, source)| (code, count(source))).filter(|&(_, n)| n > 0).collect()
+        let count = |code: u8| expected(u64::from(code), self.model, &self.exported);
+        self.exports.iter().map(|&(code, _)| (code, count(code))).filter(|&(_, n)| n > 0).collect()
     }
 
     /// Every programming whose behaviour the spec calls unpredictable, in order.
@@ -380,9 +370,10 @@ impl<const F: usize> Counting<F> for Arm11Pmu {
         if !pmcr_flag(&arm11::X, self.pmcr) {
             return;
         }
-        self.exported_cycles += cycles;
+        // Every span's cycles: the core has one lane, so no span is an overlay.
+        self.exported.cycles += cycles;
         span.signals.each_nonzero(|i, n| {
-            if let (Some(total), Some(true)) = (self.exported.get_mut(i), self.read.get(i)) {
+            if let (Some(total), Some(true)) = (self.exported.signals.get_mut(i), self.read.get(i)) {
                 *total += n * cycles;
             }
         });

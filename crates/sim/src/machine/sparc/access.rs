@@ -207,6 +207,7 @@ impl Sparc {
         let reach = self.mem.access(addr, true, remote, s);
         s.bump(store_hit(reach.level));
         // Entries are written in order, each after the one before, from the queue.
+        // (The wait for a free entry above moved the strand's clock on.)
         let at = self.s.at;
         let ahead = self.s.store_buffer.iter().map(|b| b.left(at)).max().unwrap_or(0);
         let latency = self.mem.latency(reach);

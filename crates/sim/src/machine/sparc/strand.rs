@@ -142,6 +142,7 @@ impl Strand {
     /// Its state as of the core's cycle `now` (it may not have run since `at`: what
     /// is over by now is left out, and what is not is counted from now).
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
+        // Misses count down from `at`; stores keep times in the strand's clock.
         let behind = now.saturating_sub(self.at);
         let left = |t: u64| t.saturating_sub(behind);
         let now = now.max(self.at);
