@@ -285,10 +285,11 @@ pub fn elf_program(data: &[u8]) {
 /// instruction a size (0 for ARM's kernel helpers, which come without bytes, else 2
 /// or 4), its bytes, where control goes next (on, or a jump by the next byte's
 /// multiple of four) and up to three memory accesses. Each instruction is decoded
-/// (`guest::Isa::decode`, twice: the same class) into a translation (`guest::Insn`),
-/// executed (`guest::Executed`) and its records made into phases (`trace::Maker`):
-/// every instruction gives exactly one record, every phase passes the machines'
-/// check, and the phases give the records back (`trace::lines`).
+/// (`guest::Isa::decode`, twice: the same class) into a translation (`guest::Insn`)
+/// and executed (`guest::Executed`), which makes the phases: every phase passes the
+/// machines' check, every instruction executed is in them exactly once, in order,
+/// and they are the phases their own records make through `trace::Maker::push`,
+/// the path recordings read from files take.
 pub fn guest_code(data: &[u8]) {
     use pmukit_sim::program::guest::{Accesses, Executed, Insn, Isa};
     use pmukit_sim::program::trace::{lines, Line, Maker};
@@ -311,28 +312,27 @@ pub fn guest_code(data: &[u8]) {
         rest = left;
         ip = if jump % 4 == 0 { ip + size as u64 } else { ip.wrapping_add(u64::from(*jump) * 4) };
     }
-    let (mut executed, mut records) = (Executed::new(isa, 0), Vec::new());
+    let mut executed = Executed::new(isa, 0);
     for (insn, &sum) in insns.iter().zip(&accesses) {
-        executed.executed(insn, sum, &mut |r| records.push(r));
+        executed.executed(insn, sum);
     }
-    executed.finish(&mut |r| records.push(r));
-    let mut ips: Vec<u64> = records.iter().map(|r| r.ip).collect();
-    let mut expected: Vec<u64> = insns.iter().map(|i| i.ip).collect();
-    ips.sort_unstable();
-    expected.sort_unstable();
-    assert_eq!(ips, expected, "one record for each instruction executed");
-    let mut maker = Maker::new(true);
-    let mut phases: Vec<_> = records.iter().filter_map(|&r| maker.push(r)).collect();
-    phases.extend(maker.take());
-    let mut back = Vec::new();
+    executed.finish();
+    let phases = executed.phases();
+    let mut records = Vec::new();
     for p in &phases {
         if let Err(e) = p.check() {
             panic!("a running program made a phase its machines refuse: {e}");
         }
-        back.extend(lines(p, 0).filter_map(|l| match l {
+        records.extend(lines(p, 0).filter_map(|l| match l {
             Line::Instruction(r) => Some(r),
             Line::Transfer(_) => None,
         }));
     }
-    assert_eq!(back, records, "the phases give back the records they were made of");
+    let ips: Vec<u64> = records.iter().map(|r| r.ip).collect();
+    let expected: Vec<u64> = insns.iter().map(|i| i.ip).collect();
+    assert_eq!(ips, expected, "each instruction executed, once, in order");
+    let mut maker = Maker::new(true);
+    let mut again: Vec<_> = records.iter().filter_map(|&r| maker.push(r)).collect();
+    again.extend(maker.take());
+    assert_eq!(again, phases, "the phases the records make one at a time");
 }

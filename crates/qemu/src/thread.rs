@@ -1,9 +1,8 @@
-//! Each guest thread's instructions, made into records on the host thread QEMU runs
+//! Each guest thread's instructions, made into phases on the host thread QEMU runs
 //! it on. QEMU calls back once as each translated block starts and once at each
-//! memory access; the block's instructions, which execute in order, become records
-//! when the next block starts, when their accesses are known and where control went
-//! after the block's last instruction is too, and the records become the machine's
-//! phases ([`Maker`]) there too. Nothing on this path takes a lock or crosses threads
+//! memory access; the block's instructions, which execute in order, go into the
+//! machine's phases ([`Executed`]) when the next block starts, when their accesses
+//! are known and where control went after the block's last instruction is too. Nothing on this path takes a lock or crosses threads
 //! but the hand-over of a full batch of phases.
 //!
 //! A block can stop part way. QEMU's user mode stops SPARC's register-window
@@ -13,7 +12,7 @@
 //! cut there keeps its instructions up to the stopped one, which runs again, as
 //! QEMU's per-instruction callbacks show it. A block that a fault leaves part way (a
 //! signal the program handles) counts as executed whole: QEMU gives a plugin no
-//! cheaper way to know. The exactness tests hold these records to QEMU's
+//! cheaper way to know. The exactness tests hold these phases to QEMU's
 //! per-instruction callbacks ([`crate::tally`]).
 
 use std::cell::Cell;
@@ -22,8 +21,7 @@ use std::sync::mpsc::SyncSender;
 use std::sync::Mutex;
 
 use pmukit_sim::program::guest::{Accesses, Executed, Insn, Isa};
-use pmukit_sim::program::trace::{Made, Maker, Record};
-use pmukit_sim::program::Phase;
+use pmukit_sim::program::trace::Made;
 
 use crate::api::*;
 
@@ -56,8 +54,6 @@ struct Local {
     /// whose successor in the block has not; `u64::MAX` for none.
     restartable: u64,
     accesses: Vec<Access>,
-    maker: Maker,
-    batch: Vec<Phase>,
     /// `None` once the machine has stopped taking phases (its run ended early) or
     /// the thread has ended.
     to_machine: Option<SyncSender<Made>>,
@@ -75,24 +71,22 @@ impl Local {
                 insns = &insns[..=k];
             }
         }
-        let mut push = into_phases(&mut self.maker, &mut self.batch);
         let mut next = self.accesses.iter().peekable();
         for insn in insns {
             let mut accesses = Accesses::default();
             while let Some(a) = next.next_if(|a| a.ip == insn.ip) {
                 accesses.add(a.address, a.bytes, a.store);
             }
-            self.executed.executed(insn, accesses, &mut push);
+            self.executed.executed(insn, accesses);
         }
-        drop(push);
         self.accesses.clear();
-        if self.batch.len() >= BATCH {
+        if self.executed.ended() >= BATCH {
             self.send();
         }
     }
 
     fn send(&mut self) {
-        let phases = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH + 1));
+        let phases = self.executed.phases();
         let thread = self.executed.thread();
         if let Some(tx) = &self.to_machine {
             if tx.send(Made { thread, phases }).is_err() {
@@ -104,24 +98,12 @@ impl Local {
     /// The thread has ended: its last instructions go to the machine.
     fn finish(&mut self) {
         self.close(None);
-        self.executed.finish(&mut into_phases(&mut self.maker, &mut self.batch));
-        self.batch.extend(self.maker.take());
-        if !self.batch.is_empty() {
+        self.executed.finish();
+        if self.executed.ended() > 0 {
             self.send();
         }
         self.to_machine = None;
-        self.batch = Vec::new();
         self.accesses = Vec::new();
-    }
-}
-
-/// Where a thread's records go: into the phase `maker` is making, and each phase they
-/// end into `batch`.
-fn into_phases<'a>(maker: &'a mut Maker, batch: &'a mut Vec<Phase>) -> impl FnMut(Record) + 'a {
-    move |r| {
-        if let Some(p) = maker.push(r) {
-            batch.push(p);
-        }
     }
 }
 
@@ -131,7 +113,7 @@ struct Shared(*mut Local);
 // stopped every vCPU (at exit) or after its thread has ended.
 unsafe impl Send for Shared {}
 
-/// Every thread's records, and the channel new threads send theirs on.
+/// Every thread's phases, and the channel new threads send theirs on.
 pub struct Threads {
     isa: Isa,
     to_machine: Mutex<Option<SyncSender<Made>>>,
@@ -149,7 +131,7 @@ impl Threads {
     }
 
     /// Calls `f` with this host thread's guest thread, made when it first runs, while
-    /// the machine takes its records.
+    /// the machine takes its phases.
     fn local(&self, vcpu: c_uint, f: impl FnOnce(&mut Local)) {
         let mut p = LOCAL.get();
         if p.is_null() {
@@ -161,9 +143,6 @@ impl Threads {
                 running: None,
                 restartable: u64::MAX,
                 accesses: Vec::with_capacity(64),
-                // The threads are one process's, in one address space.
-                maker: Maker::new(true),
-                batch: Vec::with_capacity(BATCH + 1),
                 to_machine: Some(to_machine),
             };
             let Ok(mut live) = self.live.lock() else { return };

@@ -1,14 +1,14 @@
 //! Programs of the simulated instruction sets as they execute (a binary under QEMU):
 //! each instruction's class from its bytes, decided once when it is translated
-//! ([`arm`], [`sparc`]), and the instructions of a software thread made into records
-//! as they run ([`Executed`]): an instruction is complete when the next one starts,
-//! since by then its memory accesses have been seen and where control went is known.
+//! ([`arm`], [`sparc`]), and the instructions of a software thread made into phases
+//! as they run ([`Executed`]): an instruction is complete once its memory accesses
+//! have been seen, and a control transfer once where control went is known.
 
 pub mod arm;
 pub mod sparc;
 
-use super::trace::{Kind, MemKind, Record};
-use super::Op;
+use super::trace::{Kind, Maker, MemKind, Record};
+use super::{Op, Phase};
 use crate::stream::Privilege;
 
 /// Bytes at or above which an instruction's accesses make a block transfer (ARM's
@@ -119,33 +119,37 @@ pub struct Insn {
     pub class: Class,
 }
 
-/// An instruction that has executed and is not yet a record: where control went after
-/// it is not known yet. It refers to its translation rather than copying it: a copy
-/// of the class, written a field at a time as each instruction ran and read back
-/// whole as the next came, stalled on the store buffer (three fifths of the plugin's
-/// block callback).
+/// A control transfer that has executed and waits for where control went, or its
+/// SPARC delay slot. It refers to its translation rather than copying it: a copy of
+/// the class, written a field at a time and read back whole, stalled on the store
+/// buffer.
 #[derive(Debug, Clone, Copy)]
 struct Running<'a> {
     insn: &'a Insn,
     accesses: Accesses,
 }
 
-/// One software thread's instructions as they execute, made into [`Record`]s in
-/// program order. On SPARC a control transfer's outcome is known only after its delay
-/// slot (SPARC V9 §6.3.4): the transfer waits for the slot's successor, and the slot
-/// follows it.
-#[derive(Debug)]
+/// One software thread's instructions as they execute, made into phases in program
+/// order ([`Maker`]). An instruction that transfers no control is complete as it
+/// executes and goes into the phase at once; a control transfer waits for the next
+/// instruction's address, and on SPARC, whose transfers' outcome is known only after
+/// their delay slot (SPARC V9 §6.3.4), for the slot's successor, the slot following it.
 pub struct Executed<'a> {
     isa: Isa,
     thread: u8,
-    current: Option<Running<'a>>,
-    /// A SPARC control transfer whose delay slot is running.
-    waiting: Option<Running<'a>>,
+    /// A control transfer whose outcome is not known yet.
+    held: Option<Running<'a>>,
+    /// The delay slot of `held`, executed (SPARC).
+    slot: Option<Running<'a>>,
+    maker: Maker,
+    /// Phases ended since [`Executed::phases`] last took them.
+    ended: Vec<Phase>,
 }
 
 impl<'a> Executed<'a> {
     pub fn new(isa: Isa, thread: u8) -> Executed<'a> {
-        Executed { isa, thread, current: None, waiting: None }
+        // A program's threads are one process's, in one address space.
+        Executed { isa, thread, held: None, slot: None, maker: Maker::new(true), ended: Vec::new() }
     }
 
     /// The software thread whose instructions these are.
@@ -153,52 +157,85 @@ impl<'a> Executed<'a> {
         self.thread
     }
 
-    /// `insn` executed, making `accesses`; the one before it is complete. The caller
-    /// sums an instruction's accesses before it hands the instruction over, so each
-    /// is written here once, whole: building it up here field by field and copying it
-    /// out whole stalled every copy on the store buffer.
-    #[inline]
-    pub fn executed(&mut self, insn: &'a Insn, accesses: Accesses, out: &mut impl FnMut(Record)) {
-        let next = Running { insn, accesses };
-        if let Some(done) = self.current.replace(next) {
-            self.complete(done, insn.ip, out);
-        }
+    /// How many phases have ended since they were last taken.
+    pub fn ended(&self) -> usize {
+        self.ended.len()
     }
 
-    /// The thread ends: its last instruction falls through.
-    pub fn finish(&mut self, out: &mut impl FnMut(Record)) {
-        if let Some(done) = self.current.take() {
-            let next = done.insn.ip + done.insn.size;
-            self.complete(done, next, out);
-        }
-        if let Some(t) = self.waiting.take() {
-            let next = t.insn.ip + 2 * t.insn.size;
-            out(self.record(&t, next));
-        }
+    /// The phases ended since the last call, in order.
+    pub fn phases(&mut self) -> Vec<Phase> {
+        std::mem::take(&mut self.ended)
     }
 
-    /// `done` is complete and the instruction at `next` runs after it.
+    /// `insn` executed, making `accesses`. The caller sums an instruction's accesses
+    /// before it hands the instruction over, so each is written here once, whole.
     #[inline]
-    fn complete(&mut self, done: Running<'a>, next: u64, out: &mut impl FnMut(Record)) {
-        if self.isa != Isa::Sparc {
-            out(self.record(&done, next));
-            return;
+    pub fn executed(&mut self, insn: &'a Insn, accesses: Accesses) {
+        if let Some(t) = self.held.take() {
+            if let Some(slot) = self.slot.take() {
+                // The delay slot of `t` is over: control went on at `insn`.
+                self.record(&t, insn.ip);
+                self.record(&slot, slot.insn.ip + slot.insn.size);
+            } else if self.isa == Isa::Sparc && insn.ip == t.insn.ip + t.insn.size {
+                // `insn` is the delay slot; the outcome comes after it.
+                self.held = Some(t);
+                self.slot = Some(Running { insn, accesses });
+                return;
+            } else {
+                // No delay slot (ARM), or one that was annulled.
+                self.record(&t, insn.ip);
+            }
         }
-        if let Some(t) = self.waiting.take() {
-            // `done` was `t`'s delay slot: control went on at `next`.
-            out(self.record(&t, next));
-            out(self.record(&done, done.insn.ip + done.insn.size));
-        } else if done.insn.class.transfers_control() && next == done.insn.ip + done.insn.size {
-            // The delay slot runs; the outcome comes after it.
-            self.waiting = Some(done);
+        if insn.class.transfers_control() {
+            self.held = Some(Running { insn, accesses });
         } else {
-            // No transfer, or one whose slot was annulled.
-            out(self.record(&done, next));
+            self.complete(insn, accesses);
         }
     }
 
+    /// The thread ends: a transfer still waiting falls through, and the phase being
+    /// made ends.
+    pub fn finish(&mut self) {
+        if let Some(t) = self.held.take() {
+            let size = t.insn.size;
+            match self.slot.take() {
+                Some(slot) => {
+                    self.record(&t, slot.insn.ip + slot.insn.size);
+                    self.record(&slot, slot.insn.ip + slot.insn.size);
+                }
+                None if self.isa == Isa::Sparc => self.record(&t, t.insn.ip + 2 * size),
+                None => self.record(&t, t.insn.ip + size),
+            }
+        }
+        self.ended.extend(self.maker.take());
+    }
+
+    /// An instruction that transfers no control, complete as it executes: its
+    /// operation goes into the phase from its translation, or from its accesses,
+    /// without a record between.
     #[inline]
-    fn record(&self, r: &Running, next: u64) -> Record {
+    fn complete(&mut self, insn: &Insn, a: Accesses) {
+        let (thread, ip) = (self.thread, insn.ip);
+        let ended = match insn.class {
+            Class::Plain(ref op) if a.count == 0 => self.maker.push_op(thread, Privilege::USER, ip, op),
+            Class::Memory { .. } if a.count == 0 => self.maker.push_op(thread, Privilege::USER, ip, &Op::Int),
+            Class::Memory { fp } => {
+                let (kind, low, bytes) = memory(&a, fp);
+                self.maker.push_mem(thread, Privilege::USER, ip, kind, low, bytes)
+            }
+            // A plain instruction that made accesses (code the decoder does not know,
+            // ARM's kernel helpers); control transfers never come here.
+            _ => {
+                let (kind, low, bytes) = memory(&a, false);
+                self.maker.push_mem(thread, Privilege::USER, ip, kind, low, bytes)
+            }
+        };
+        self.ended.extend(ended);
+    }
+
+    /// A control transfer's record, control having gone on at `next`; or a delay
+    /// slot's, with `next` its fall-through.
+    fn record(&mut self, r: &Running, next: u64) {
         let Insn { ip, size, class } = *r.insn;
         // Where control goes when a branch is not taken: past the delay slot on SPARC.
         let fallthrough = match self.isa {
@@ -213,18 +250,19 @@ impl<'a> Executed<'a> {
             Class::Jump => Kind::Jump(next),
             Class::Plain(op) if r.accesses.count == 0 => Kind::Plain(op),
             Class::Memory { .. } if r.accesses.count == 0 => Kind::Plain(Op::Int),
-            Class::Memory { fp } => memory(r, fp),
-            Class::Plain(_) => memory(r, false),
+            Class::Memory { fp } => memory(&r.accesses, fp).into(),
+            Class::Plain(_) => memory(&r.accesses, false).into(),
         };
-        Record { thread: self.thread, privilege: Privilege::USER, ip, op }
+        let ended = self.maker.push(Record { thread: self.thread, privilege: Privilege::USER, ip, op });
+        self.ended.extend(ended);
     }
 }
 
-/// A memory instruction's record from its accesses: a load and a store together are
-/// atomic (SWP, LDSTUB, CAS), several accesses of a line or more a block transfer.
+/// A memory instruction's kind, lowest address and bytes from its accesses: a load
+/// and a store together are atomic (SWP, LDSTUB, CAS), several accesses of a line or
+/// more a block transfer.
 #[inline]
-fn memory(r: &Running, fp: bool) -> Kind {
-    let a = &r.accesses;
+fn memory(a: &Accesses, fp: bool) -> (MemKind, u64, u8) {
     let block = a.count > 1 && a.bytes >= BLOCK_BYTES;
     let kind = match (a.loads, a.stores) {
         (true, true) => MemKind::Atomic,
@@ -234,7 +272,13 @@ fn memory(r: &Running, fp: bool) -> Kind {
         _ if block => MemKind::BlockStore,
         _ => MemKind::Store,
     };
-    Kind::Mem(kind, a.low, u8::try_from(a.bytes).unwrap_or(u8::MAX))
+    (kind, a.low, u8::try_from(a.bytes).unwrap_or(u8::MAX))
+}
+
+impl From<(MemKind, u64, u8)> for Kind {
+    fn from((kind, at, bytes): (MemKind, u64, u8)) -> Kind {
+        Kind::Mem(kind, at, bytes)
+    }
 }
 
 #[cfg(test)]
@@ -247,16 +291,22 @@ mod tests {
     fn run(isa: Isa, steps: &[Step]) -> Vec<Kind> {
         let insns: Vec<Insn> = steps.iter().map(|&(ip, class, _)| Insn { ip, size: 4, class }).collect();
         let mut e = Executed::new(isa, 0);
-        let mut out = Vec::new();
         for (insn, &(_, _, accesses)) in insns.iter().zip(steps) {
             let mut sum = Accesses::default();
             for &(a, b, s) in accesses {
                 sum.add(a, b, s);
             }
-            e.executed(insn, sum, &mut |r| out.push(r));
+            e.executed(insn, sum);
         }
-        e.finish(&mut |r| out.push(r));
-        out.iter().map(|r| r.op).collect()
+        e.finish();
+        let phases = e.phases();
+        let lines = phases.iter().flat_map(|p| crate::program::trace::lines(p, 0));
+        lines
+            .filter_map(|l| match l {
+                crate::program::trace::Line::Instruction(r) => Some(r.op),
+                crate::program::trace::Line::Transfer(_) => None,
+            })
+            .collect()
     }
 
     const LD: Class = Class::Memory { fp: false };

@@ -375,17 +375,50 @@ impl Maker {
     #[inline]
     pub fn push(&mut self, r: Record) -> Option<Phase> {
         let thread = self.thread;
-        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, thread, &r)) {
+        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, thread, r.thread, r.privilege)) {
             add(p, &mut self.streams, r);
             return None;
         }
+        self.begin(r)
+    }
+
+    /// [`Maker::push`] of an instruction without a data reference or a change of flow
+    /// (`Kind::Plain(*op)`). A running program's instructions come here from their
+    /// translations: the operation is copied from where it was decoded, never built
+    /// field by field and read back whole (which stalled on the store buffer).
+    #[inline]
+    pub fn push_op(&mut self, thread: u8, privilege: Privilege, ip: u64, op: &Op) -> Option<Phase> {
+        let current = self.thread;
+        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, current, thread, privilege)) {
+            p.body.push(*op);
+            p.addresses.push(ip);
+            return None;
+        }
+        self.begin(Record { thread, privilege, ip, op: Kind::Plain(*op) })
+    }
+
+    /// [`Maker::push`] of a data reference (`Kind::Mem(kind, at, bytes)`).
+    #[inline]
+    pub fn push_mem(&mut self, thread: u8, privilege: Privilege, ip: u64, kind: MemKind, at: u64, bytes: u8) -> Option<Phase> {
+        let current = self.thread;
+        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, current, thread, privilege)) {
+            let op = reference(p, &mut self.streams, kind, at, bytes);
+            p.body.push(op);
+            p.addresses.push(ip);
+            return None;
+        }
+        self.begin(Record { thread, privilege, ip, op: Kind::Mem(kind, at, bytes) })
+    }
+
+    /// Ends the phase being made and starts one with `r`.
+    #[cold]
+    fn begin(&mut self, r: Record) -> Option<Phase> {
         let ended = self.take();
         self.start(r);
         ended
     }
 
     /// A new phase, whose first instruction is `r`.
-    #[cold]
     fn start(&mut self, r: Record) {
         let phase = self.phase.insert(Phase {
             privilege: r.privilege,
@@ -412,13 +445,15 @@ impl Maker {
     }
 }
 
-/// Whether `r` can join `p`, a phase of `thread`'s: the same thread and privilege, and
-/// room for an instruction and the streams it may take.
-fn joins(p: &Phase, thread: u8, r: &Record) -> bool {
+/// Whether an instruction of `thread` at `privilege` can join `p`, a phase of
+/// `current`'s: the same thread and privilege, and room for an instruction and the
+/// streams it may take.
+#[inline]
+fn joins(p: &Phase, current: u8, thread: u8, privilege: Privilege) -> bool {
     p.body.len() < PHASE_RECORDS
         && p.streams.len() + p.tables.len() < PHASE_STREAMS - PHASE_TRANSFERS
-        && p.privilege == r.privilege
-        && thread == r.thread
+        && p.privilege == privilege
+        && current == thread
 }
 
 /// The stream of each data address of a phase. One lookup per record must be cheap:
@@ -426,32 +461,12 @@ fn joins(p: &Phase, thread: u8, r: &Record) -> bool {
 /// collides its addresses on purpose only slows itself down.
 type Streams = rustc_hash::FxHashMap<u64, u8>;
 
-/// Appends one instruction to a phase, giving each distinct data address a fixed
-/// stream in 4 KB pages (a trace says nothing of page sizes).
+/// Appends one instruction to a phase.
 #[inline]
 fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
-    let mut stream = |addr: u64| {
-        *streams.entry(addr).or_insert_with(|| {
-            phase.streams.push(DataStream::fixed(addr, Memory::Cacheable));
-            (phase.streams.len() - 1) as u8
-        })
-    };
     let op = match r.op {
         Kind::Plain(op) => op,
-        Kind::Mem(kind, addr, size) => {
-            let a = Access { stream: stream(addr), offset: 0, size, use_next: false };
-            match kind {
-                MemKind::Load => Op::Load(a),
-                MemKind::FpLoad => Op::FpLoad(a),
-                MemKind::Store => Op::Store(a),
-                MemKind::Modify => Op::Modify(a),
-                MemKind::Atomic => Op::Atomic(a),
-                MemKind::Prefetch => Op::Prefetch(a),
-                MemKind::BlockLoad => Op::BlockLoad(a),
-                MemKind::BlockStore => Op::BlockStore(a),
-                MemKind::FlushCode => Op::FlushCode(a),
-            }
-        }
+        Kind::Mem(kind, at, bytes) => reference(phase, streams, kind, at, bytes),
         Kind::Branch(target, taken) => Op::Branch { target, when: if taken { Pattern::Always } else { Pattern::Never } },
         Kind::Call(target) => Op::Call { target, frame: 0 },
         Kind::Return(to) => Op::Return { to },
@@ -462,6 +477,28 @@ fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
     };
     phase.body.push(op);
     phase.addresses.push(r.ip);
+}
+
+/// A data reference's operation, giving each distinct data address of the phase a
+/// fixed stream in 4 KB pages (a trace says nothing of page sizes).
+#[inline]
+fn reference(phase: &mut Phase, streams: &mut Streams, kind: MemKind, at: u64, bytes: u8) -> Op {
+    let stream = *streams.entry(at).or_insert_with(|| {
+        phase.streams.push(DataStream::fixed(at, Memory::Cacheable));
+        (phase.streams.len() - 1) as u8
+    });
+    let a = Access { stream, offset: 0, size: bytes, use_next: false };
+    match kind {
+        MemKind::Load => Op::Load(a),
+        MemKind::FpLoad => Op::FpLoad(a),
+        MemKind::Store => Op::Store(a),
+        MemKind::Modify => Op::Modify(a),
+        MemKind::Atomic => Op::Atomic(a),
+        MemKind::Prefetch => Op::Prefetch(a),
+        MemKind::BlockLoad => Op::BlockLoad(a),
+        MemKind::BlockStore => Op::BlockStore(a),
+        MemKind::FlushCode => Op::FlushCode(a),
+    }
 }
 
 /// The lines a phase made by [`Maker`] was made of, `thread`'s: its instructions,
