@@ -150,11 +150,11 @@ impl Sparc {
             // waits for that miss's data (TABLE 10-2 sl 9 mask 02), which frees what
             // issued before the next oldest.
             while self.s.reordered() + issuing >= rob {
-                let Some(oldest) = self.s.loads_in_flight.first().map(|m| m.left) else { break };
+                let Some(oldest) = self.s.misses().first().map(|m| m.left(self.s.at)) else { break };
                 self.wait(out, ip, oldest, Some(Signal::RobWaitCycles));
                 self.s.reorder.waited += oldest;
             }
-            if !self.s.loads_in_flight.is_empty() {
+            if !self.s.misses().is_empty() {
                 // Entries taken behind a miss, the miss's own among them; how long they
                 // are held is integrated as the misses return (`Strand::elapse`).
                 self.s.reorder.requests += issuing;
@@ -177,15 +177,14 @@ impl Sparc {
     /// Its `latency` is past the load-use cycles, so never 0.
     pub(super) fn outstanding(&mut self, out: &mut Out, ip: u64, latency: u64) {
         let Some(entries) = self.cfg.load_buffer else { return };
-        if self.s.loads_in_flight.len() >= entries {
-            let oldest = self.s.loads_in_flight.iter().map(|m| m.left).min().unwrap_or(0);
+        if self.s.misses().len() >= entries {
+            let oldest = self.s.misses().iter().map(|m| m.left(self.s.at)).min().unwrap_or(0);
             self.wait(out, ip, oldest, Some(Signal::LoadBufferWaitCycles));
             self.s.loads.waited += oldest;
         }
         debug_assert!(latency > 0, "a miss that is back at once is not outstanding");
-        let issued = self.s.issued;
-        self.s.loads_in_flight.push(super::strand::Miss { left: latency, issued });
-        self.s.loads.add(latency, 0, self.s.loads_in_flight.len());
+        self.s.miss(latency);
+        self.s.loads.add(latency, 0, self.s.misses().len());
     }
 
     /// Cycles in which the strand issues nothing, counting `stall`; a data stall

@@ -50,12 +50,19 @@ impl Buffered {
     }
 }
 
-/// An outstanding load miss: cycles until its data is back, and the strand's count of
-/// issued instructions when it issued.
+/// An outstanding load miss: the cycle of the strand's clock its data is back by, as
+/// for stores, and the strand's count of issued instructions when it issued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Miss {
-    pub(super) left: u64,
+    pub(super) back_at: u64,
     pub(super) issued: u64,
+}
+
+impl Miss {
+    /// Cycles from `at` until its data is back.
+    pub(super) fn left(&self, at: u64) -> u64 {
+        self.back_at.saturating_sub(at)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -70,7 +77,10 @@ pub(super) struct Strand {
     pub(super) reorder: Occupancy,
     /// The outstanding load misses that nothing waited for, in program order
     /// (out-of-order cores only), and the instructions the strand has issued.
-    pub(super) loads_in_flight: Vec<Miss>,
+    loads_in_flight: Vec<Miss>,
+    /// No miss in flight is back before this cycle (`u64::MAX` with none): until
+    /// then, time passing returns none but perhaps the oldest.
+    soonest: u64,
     pub(super) issued: u64,
     /// None where the chip has none (T1, T3).
     pub(super) return_stack: Option<ReturnStack>,
@@ -90,6 +100,7 @@ impl Strand {
             loads: Occupancy::default(),
             reorder: Occupancy::default(),
             loads_in_flight: Vec::new(),
+            soonest: u64::MAX,
             issued: 0,
             return_stack: (return_stack > 0).then(|| ReturnStack::new(return_stack)),
             at: 0,
@@ -108,24 +119,35 @@ impl Strand {
         if written > 0 {
             self.store_buffer.drain(..written);
         }
-        if !self.loads_in_flight.is_empty() {
-            // The reorder buffer holds the oldest miss and what issued after it until
-            // that miss's data is back; then the next oldest's.
-            let mut t = 0;
-            while let Some(&oldest) = self.loads_in_flight.first() {
-                let until = oldest.left.min(cycles).max(t);
-                self.reorder.residence += (self.issued - oldest.issued + 1) * (until - t);
-                t = until;
-                if oldest.left > cycles {
-                    break;
-                }
-                self.loads_in_flight.remove(0);
+        // The reorder buffer holds the oldest miss and what issued after it until that
+        // miss's data is back; then the next oldest's.
+        let mut t = self.at - cycles;
+        while let Some(&oldest) = self.loads_in_flight.first() {
+            let until = oldest.back_at.min(self.at).max(t);
+            self.reorder.residence += (self.issued - oldest.issued + 1) * (until - t);
+            t = until;
+            if oldest.back_at > self.at {
+                break;
             }
-            self.loads_in_flight.retain(|m| m.left > cycles);
-            for m in &mut self.loads_in_flight {
-                m.left -= cycles;
-            }
+            self.loads_in_flight.remove(0);
         }
+        if self.soonest <= self.at {
+            let at = self.at;
+            self.loads_in_flight.retain(|m| m.back_at > at);
+            self.soonest = self.loads_in_flight.iter().map(|m| m.back_at).min().unwrap_or(u64::MAX);
+        }
+    }
+
+    /// A load miss issues, its data back in `latency` cycles.
+    pub(super) fn miss(&mut self, latency: u64) {
+        let back_at = self.at + latency;
+        self.loads_in_flight.push(Miss { back_at, issued: self.issued });
+        self.soonest = self.soonest.min(back_at);
+    }
+
+    /// The load misses in flight, oldest first.
+    pub(super) fn misses(&self) -> &[Miss] {
+        &self.loads_in_flight
     }
 
     /// The reorder buffer's entries behind the oldest outstanding miss: the
@@ -142,17 +164,15 @@ impl Strand {
     /// Its state as of the core's cycle `now` (it may not have run since `at`: what
     /// is over by now is left out, and what is not is counted from now).
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
-        // Misses count down from `at`; stores keep times in the strand's clock.
-        let behind = now.saturating_sub(self.at);
-        let left = |t: u64| t.saturating_sub(behind);
+        // A strand that has not run since `at` is as it will be brought up to `now`.
         let now = now.max(self.at);
         for b in self.store_buffer.iter().filter(|b| b.left(now) > 0) {
             out.extend([(keys.line)(b.addr), u64::from(b.size), b.commit(now), b.queued(now), b.left(now)]);
         }
         out.push(u64::MAX);
         // Each miss not back by now, and how many instructions issued after it.
-        for m in self.loads_in_flight.iter().filter(|m| left(m.left) > 0) {
-            out.extend([left(m.left), self.issued - m.issued]);
+        for m in self.loads_in_flight.iter().filter(|m| m.left(now) > 0) {
+            out.extend([m.left(now), self.issued - m.issued]);
         }
         out.push(u64::MAX);
         if let Some(r) = &self.return_stack {
@@ -175,7 +195,10 @@ mod tests {
         s.store_buffer.push(Buffered { addr: 64, size: 8, commit_at: 5, queued_at: 5, written_at: 30 });
         s.store_buffer.push(Buffered { addr: 128, size: 4, commit_at: 9, queued_at: 9, written_at: 90 });
         s.issued = 9;
-        s.loads_in_flight.extend([Miss { left: 200, issued: 2 }, Miss { left: 20, issued: 5 }]);
+        s.issued = 2;
+        s.miss(200);
+        s.issued = 5;
+        s.miss(20);
         let keys = Keys { line: &|a| a, page: &|a| a };
         for now in [0, 10, 25, 60, 150, 300] {
             let (mut stale, mut caught) = (Vec::new(), Vec::new());
@@ -197,9 +220,9 @@ mod tests {
     #[test]
     fn msp13_the_reorder_buffer_frees_up_to_the_next_oldest_miss() {
         let mut s = Strand::new(8, 0);
-        s.loads_in_flight.push(Miss { left: 100, issued: 0 });
+        s.miss(100);
         s.issued = 10;
-        s.loads_in_flight.push(Miss { left: 300, issued: 10 });
+        s.miss(300);
         s.issued = 25;
         assert_eq!(s.reordered(), 25);
         s.elapse(100);
