@@ -230,6 +230,12 @@ impl Cache {
         Lookup { hit: false, allocated: true, victim: self.allocate(set, probe, dirty) }
     }
 
+    /// `addr`'s bits above its set index: `addr / set_span()`, as a shift (sets and
+    /// lines are powers of two; the division was a twelfth of a SPARC fetch).
+    pub fn tag(&self, addr: u64) -> u64 {
+        addr >> (self.line_bits + self.set_mask.count_ones())
+    }
+
     /// The lines of the set `addr` indexes, way by way (under LRU most recent first),
     /// `None` for an invalid way; no state changes.
     pub fn set_lines(&self, addr: u64) -> impl Iterator<Item = Option<u64>> + '_ {

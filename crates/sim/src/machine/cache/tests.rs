@@ -31,6 +31,18 @@ fn geometry_follows_the_config() {
     assert_eq!((c.sets(), c.set_span(), c.line_of(0x1234)), (128, 8192, 0x1200));
 }
 
+proptest! {
+    /// An address's tag is its bits above the set index, `addr / set_span()`, for
+    /// every geometry `check` accepts (12 and 16 ways included: T4's L2 and L3).
+    #[test]
+    fn a_tag_is_the_address_over_the_set_span(addr in any::<u64>(), line_bits in 3u32..13, ways in 1u32..=64, set_bits in 0u32..12) {
+        let line = 1u64 << line_bits;
+        let c = CacheConfig { size: (line << set_bits) * u64::from(ways), ways, line, replacement: Lru, write_allocate: true };
+        prop_assert_eq!(c.check(), Ok(()));
+        prop_assert_eq!(Cache::new(c).tag(addr), addr / c.set_span());
+    }
+}
+
 #[test]
 fn lru_evicts_the_least_recently_used_way() {
     let mut c = small(Lru);

@@ -108,12 +108,22 @@ impl Strand {
         }
     }
 
-    /// Time passes: buffered stores are written, load misses return.
+    /// Time passes: buffered stores are written, load misses return. Inlined: in most
+    /// cycles of most strands nothing is written or outstanding, and a call was most
+    /// of what such a cycle cost.
+    #[inline(always)]
     pub(super) fn elapse(&mut self, cycles: u64) {
         self.at += cycles;
-        if cycles == 0 {
-            return;
+        let written = self.store_buffer.first().is_some_and(|b| b.written_at <= self.at);
+        if cycles > 0 && (written || !self.loads_in_flight.is_empty()) {
+            self.settle(cycles);
         }
+    }
+
+    /// The stores written and the misses back in the `cycles` up to `at`, and the
+    /// reorder buffer's residence over them.
+    #[inline(never)]
+    fn settle(&mut self, cycles: u64) {
         // Stores are written in order: those written by now are the oldest.
         let written = self.store_buffer.iter().take_while(|b| b.written_at <= self.at).count();
         if written > 0 {
