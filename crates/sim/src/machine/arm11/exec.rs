@@ -99,7 +99,7 @@ impl Arm11 {
             }
             Op::Barrier => {
                 // DSB: drain the write buffer (0x12), then go on.
-                let drain = self.write_buffer.last().copied().unwrap_or(0);
+                let drain = self.drain();
                 self.plain(out, ip, s.with(Signal::WriteBufferDrains, 1));
                 self.wait(out, ip, drain, None);
             }
@@ -227,9 +227,18 @@ impl Arm11 {
         out.emit(ip, 1, s.with(Signal::Instructions, 1));
     }
 
-    /// Cycles in which nothing issues.
-    #[inline]
+    /// Cycles in which nothing issues. Most waits an access could have are of none
+    /// (no ordering wait, no translation, room in the write buffer), and the call
+    /// alone, saving and restoring registers to do nothing, was most of their cost.
+    #[inline(always)]
     fn wait(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
+        if cycles > 0 {
+            self.stalled(out, ip, cycles, stall);
+        }
+    }
+
+    #[inline(never)]
+    fn stalled(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
         self.elapse(cycles);
         out.stall(ip, cycles, stall);
     }
@@ -239,11 +248,21 @@ impl Arm11 {
         if cycles == 0 {
             return;
         }
-        self.fill_busy = self.fill_busy.saturating_sub(cycles);
-        for w in &mut self.write_buffer {
-            *w = w.saturating_sub(cycles);
+        self.clock += cycles;
+        let drained = self.write_buffer.iter().take_while(|&&w| w <= self.clock).count();
+        if drained > 0 {
+            self.write_buffer.drain(..drained);
         }
-        self.write_buffer.retain(|&w| w > 0);
+    }
+
+    /// Cycles until the write buffer has drained.
+    fn drain(&self) -> u64 {
+        self.write_buffer.last().map_or(0, |w| w.saturating_sub(self.clock))
+    }
+
+    /// Cycles until the outstanding line fill completes (0 for none).
+    pub(super) fn fill_busy(&self) -> u64 {
+        self.fill_until.saturating_sub(self.clock)
     }
 
     /// §4: a flush costs `mispredict_cycles`, of which the refill's first counts as
@@ -374,10 +393,10 @@ impl Arm11 {
         // access drains the write buffer, 0x12; a busy line-fill buffer fills the LSU
         // queue, 0x11), the translation, then a full write buffer for each write.
         let ordering = if stream.memory == Memory::Device {
-            (self.write_buffer.last().copied().unwrap_or(0), None)
-        } else if self.fill_busy > 0 {
-            self.filled.waited += self.fill_busy;
-            (self.fill_busy, Some(Signal::LsuFullStallCycles))
+            (self.drain(), None)
+        } else if self.fill_busy() > 0 {
+            self.filled.waited += self.fill_busy();
+            (self.fill_busy(), Some(Signal::LsuFullStallCycles))
         } else {
             (0, None)
         };
@@ -412,7 +431,7 @@ impl Arm11 {
             if waits && !matches!(op, Op::Prefetch(_)) {
                 self.wait(out, ip, d.latency, Some(Signal::DataDepStallCycles));
             } else {
-                self.fill_busy = d.latency;
+                self.fill_until = self.clock + d.latency;
             }
         } else if a.use_next && reads && d.latency == 0 {
             self.wait(out, ip, self.cfg.load_use_cycles, Some(Signal::DataDepStallCycles));
@@ -530,20 +549,20 @@ impl Arm11 {
     /// A write joins the write buffer, `waited` cycles from now, waiting for a free
     /// entry when it is full (the LSU queue backs up: 0x11): returns the cycles it
     /// waits for one, or `buffer_full`, an earlier write's wait in the same access,
-    /// when there is room. Entries hold the cycles until they have drained, counted
-    /// from now; each drains after the ones ahead of it.
+    /// when there is room. Each drains after the ones ahead of it.
     fn buffer_write(&mut self, waited: u64, buffer_full: u64, size: u8) -> u64 {
+        let now = self.clock;
         let mut buffer_full = buffer_full;
         if self.write_buffer.len() >= self.cfg.write_buffer {
-            buffer_full = self.write_buffer[0].saturating_sub(waited);
+            buffer_full = self.write_buffer[0].saturating_sub(now + waited);
         }
         let start = waited + buffer_full;
-        let ahead = self.write_buffer.last().copied().unwrap_or(0);
+        let ahead = self.drain();
         // A write drains in 64-bit beats.
         let beats = u64::from(size).div_ceil(8).max(1);
         let drained = ahead.max(start) + beats * self.cfg.write_cycles;
-        self.write_buffer.push(drained);
-        let held = self.write_buffer.iter().filter(|&&w| w > start).count();
+        self.write_buffer.push(now + drained);
+        let held = self.write_buffer.iter().filter(|&&w| w > now + start).count();
         self.written.add(drained - start, buffer_full, held);
         buffer_full
     }

@@ -47,10 +47,14 @@ pub struct Arm11 {
     tlbs: Option<Tlbs>,
     btac: TargetCache,
     return_stack: ReturnStack,
-    /// Cycles until each buffered write has drained, oldest first.
+    /// The cycles the core has run: the buffers' times below are cycles of it, so
+    /// that time passing changes no entry (counting each down every cycle was most
+    /// of what a cycle cost).
+    clock: u64,
+    /// When each buffered write has drained, oldest first: they drain in order.
     write_buffer: Vec<u64>,
-    /// Cycles until an outstanding line fill that nothing waited for completes.
-    fill_busy: u64,
+    /// When an outstanding line fill that nothing waited for completes.
+    fill_until: u64,
     /// What the write buffer and the line-fill buffer have held.
     written: Occupancy,
     filled: Occupancy,
@@ -78,8 +82,9 @@ impl Arm11 {
             tlbs,
             btac: TargetCache::new(cfg.btac),
             return_stack: ReturnStack::new(cfg.return_stack),
+            clock: 0,
             write_buffer: Vec::with_capacity(cfg.write_buffer),
-            fill_busy: 0,
+            fill_until: 0,
             written: Occupancy::default(),
             filled: Occupancy::default(),
             ip: 0,
@@ -150,9 +155,10 @@ impl Core<ARM11> for Arm11 {
         }
         self.btac.canonical(out);
         self.return_stack.canonical(out);
-        out.extend_from_slice(&self.write_buffer);
+        // The buffers' times from now, as the core will see them.
+        out.extend(self.write_buffer.iter().map(|w| w.saturating_sub(self.clock)));
         out.push(u64::MAX);
-        out.extend([self.fill_busy, key(self.ip), key(self.fetch_line), key(self.data_line)]);
+        out.extend([self.fill_busy(), key(self.ip), key(self.fetch_line), key(self.data_line)]);
         for c in self.faults.iter().flat_map(|f| &f.0) {
             c.canonical(out);
         }
