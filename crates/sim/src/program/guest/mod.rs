@@ -8,7 +8,7 @@ pub mod arm;
 pub mod sparc;
 
 use super::trace::{Kind, Maker, MemKind, Record};
-use super::{Op, Phase};
+use super::{Op, Pattern, Phase};
 use crate::stream::Privilege;
 
 /// Bytes at or above which an instruction's accesses make a block transfer (ARM's
@@ -233,8 +233,10 @@ impl<'a> Executed<'a> {
         self.ended.extend(ended);
     }
 
-    /// A control transfer's record, control having gone on at `next`; or a delay
-    /// slot's, with `next` its fall-through.
+    /// A control transfer into the phase, control having gone on at `next`; or a
+    /// delay slot, `next` its fall-through. A transfer's operation is made where the
+    /// phase keeps it, as a plain instruction's is; only a jump, which takes a table
+    /// of its phase, goes in as a record.
     fn record(&mut self, r: &Running, next: u64) {
         let Insn { ip, size, class } = *r.insn;
         // Where control goes when a branch is not taken: past the delay slot on SPARC.
@@ -242,18 +244,21 @@ impl<'a> Executed<'a> {
             Isa::Sparc => ip + 2 * size,
             Isa::Arm => ip + size,
         };
+        let taken = |yes: bool| if yes { Pattern::Always } else { Pattern::Never };
         let op = match class {
-            Class::Branch { target, .. } => Kind::Branch(target, next != fallthrough),
-            Class::Call => Kind::Call(next),
-            Class::Return => Kind::Return(next),
-            Class::IndirectBranch => Kind::Branch(next, true),
-            Class::Jump => Kind::Jump(next),
-            Class::Plain(op) if r.accesses.count == 0 => Kind::Plain(op),
-            Class::Memory { .. } if r.accesses.count == 0 => Kind::Plain(Op::Int),
-            Class::Memory { fp } => memory(&r.accesses, fp).into(),
-            Class::Plain(_) => memory(&r.accesses, false).into(),
+            Class::Branch { target } => Op::Branch { target, when: taken(next != fallthrough) },
+            Class::Call => Op::Call { target: next, frame: 0 },
+            Class::Return => Op::Return { to: next },
+            Class::IndirectBranch => Op::Branch { target: next, when: Pattern::Always },
+            Class::Jump => {
+                let ended = self.maker.push(Record { thread: self.thread, privilege: Privilege::USER, ip, op: Kind::Jump(next) });
+                self.ended.extend(ended);
+                return;
+            }
+            // A delay slot that transfers no control.
+            Class::Plain(_) | Class::Memory { .. } => return self.complete(r.insn, r.accesses),
         };
-        let ended = self.maker.push(Record { thread: self.thread, privilege: Privilege::USER, ip, op });
+        let ended = self.maker.push_op(self.thread, Privilege::USER, ip, &op);
         self.ended.extend(ended);
     }
 }
@@ -273,12 +278,6 @@ fn memory(a: &Accesses, fp: bool) -> (MemKind, u64, u8) {
         _ => MemKind::Store,
     };
     (kind, a.low, u8::try_from(a.bytes).unwrap_or(u8::MAX))
-}
-
-impl From<(MemKind, u64, u8)> for Kind {
-    fn from((kind, at, bytes): (MemKind, u64, u8)) -> Kind {
-        Kind::Mem(kind, at, bytes)
-    }
 }
 
 #[cfg(test)]

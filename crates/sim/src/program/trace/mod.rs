@@ -382,10 +382,11 @@ impl Maker {
         self.begin(r)
     }
 
-    /// [`Maker::push`] of an instruction without a data reference or a change of flow
-    /// (`Kind::Plain(*op)`). A running program's instructions come here from their
-    /// translations: the operation is copied from where it was decoded, never built
-    /// field by field and read back whole (which stalled on the store buffer).
+    /// [`Maker::push`] of an instruction whose operation names no data stream or jump
+    /// table (`Kind::Plain(*op)`, which goes into the phase as it is): a plain one, a
+    /// branch, a call, a return. A running program's plain instructions come here from
+    /// their translations: the operation is copied from where it was decoded, never
+    /// built field by field and read back whole (which stalled on the store buffer).
     #[inline]
     pub fn push_op(&mut self, thread: u8, privilege: Privilege, ip: u64, op: &Op) -> Option<Phase> {
         let current = self.thread;
