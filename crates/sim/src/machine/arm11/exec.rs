@@ -229,7 +229,8 @@ impl Arm11 {
 
     /// Cycles in which nothing issues. Most waits an access could have are of none
     /// (no ordering wait, no translation, room in the write buffer), and the call
-    /// alone, saving and restoring registers to do nothing, was most of their cost.
+    /// alone, saving and restoring registers to do nothing, was nearly half of their
+    /// cost.
     #[inline(always)]
     fn wait(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
         if cycles > 0 {
@@ -237,6 +238,7 @@ impl Arm11 {
         }
     }
 
+    /// A wait of some cycles: time passes and a span counts them.
     #[inline(never)]
     fn stalled(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
         self.elapse(cycles);

@@ -48,8 +48,7 @@ pub struct Arm11 {
     btac: TargetCache,
     return_stack: ReturnStack,
     /// The cycles the core has run: the buffers' times below are cycles of it, so
-    /// that time passing changes no entry (counting each down every cycle was most
-    /// of what a cycle cost).
+    /// that time passing changes no entry, as with SPARC's strands.
     clock: u64,
     /// When each buffered write has drained, oldest first: they drain in order.
     write_buffer: Vec<u64>,

@@ -108,9 +108,8 @@ impl Strand {
         }
     }
 
-    /// Time passes: buffered stores are written, load misses return. Inlined: in most
-    /// cycles of most strands nothing is written or outstanding, and a call was most
-    /// of what such a cycle cost.
+    /// Time passes: buffered stores are written, load misses return. Inlined, with
+    /// the rare work out of line: in most cycles nothing is written or comes back.
     #[inline(always)]
     pub(super) fn elapse(&mut self, cycles: u64) {
         self.at += cycles;

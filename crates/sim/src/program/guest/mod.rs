@@ -174,8 +174,8 @@ impl<'a> Executed<'a> {
         if let Some(t) = self.held.take() {
             if let Some(slot) = self.slot.take() {
                 // The delay slot of `t` is over: control went on at `insn`.
-                self.record(&t, insn.ip);
-                self.record(&slot, slot.insn.ip + slot.insn.size);
+                self.resolve(&t, insn.ip);
+                self.resolve(&slot, slot.insn.ip + slot.insn.size);
             } else if self.isa == Isa::Sparc && insn.ip == t.insn.ip + t.insn.size {
                 // `insn` is the delay slot; the outcome comes after it.
                 self.held = Some(t);
@@ -183,7 +183,7 @@ impl<'a> Executed<'a> {
                 return;
             } else {
                 // No delay slot (ARM), or one that was annulled.
-                self.record(&t, insn.ip);
+                self.resolve(&t, insn.ip);
             }
         }
         if insn.class.transfers_control() {
@@ -200,11 +200,11 @@ impl<'a> Executed<'a> {
             let size = t.insn.size;
             match self.slot.take() {
                 Some(slot) => {
-                    self.record(&t, slot.insn.ip + slot.insn.size);
-                    self.record(&slot, slot.insn.ip + slot.insn.size);
+                    self.resolve(&t, slot.insn.ip + slot.insn.size);
+                    self.resolve(&slot, slot.insn.ip + slot.insn.size);
                 }
-                None if self.isa == Isa::Sparc => self.record(&t, t.insn.ip + 2 * size),
-                None => self.record(&t, t.insn.ip + size),
+                None if self.isa == Isa::Sparc => self.resolve(&t, t.insn.ip + 2 * size),
+                None => self.resolve(&t, t.insn.ip + size),
             }
         }
         self.ended.extend(self.maker.take());
@@ -237,7 +237,7 @@ impl<'a> Executed<'a> {
     /// delay slot, `next` its fall-through. A transfer's operation is made where the
     /// phase keeps it, as a plain instruction's is; only a jump, which takes a table
     /// of its phase, goes in as a record.
-    fn record(&mut self, r: &Running, next: u64) {
+    fn resolve(&mut self, r: &Running, next: u64) {
         let Insn { ip, size, class } = *r.insn;
         // Where control goes when a branch is not taken: past the delay slot on SPARC.
         let fallthrough = match self.isa {
