@@ -284,22 +284,18 @@ pub fn elf_program(data: &[u8]) {
 /// A guest thread's code as QEMU's plugin sees it run: an ISA byte, then per
 /// instruction a size (0 for ARM's kernel helpers, which come without bytes, else 2
 /// or 4), its bytes, where control goes next (on, or a jump by the next byte's
-/// multiple of four, which ends a translated block, as does the top bit of the next
-/// byte) and up to three memory accesses. Each instruction is decoded
+/// multiple of four) and up to three memory accesses. Each instruction is decoded
 /// (`guest::Isa::decode`, twice: the same class) into a translation (`guest::Insn`)
 /// and executed (`guest::Executed`), which makes the phases: every phase passes the
 /// machines' check, every instruction executed is in them exactly once, in order,
-/// they are the phases their own records make through `trace::Maker::push`, the path
-/// recordings read from files take, and the blocks executed whole
-/// (`Executed::block`, the plugin's path) make them too.
+/// and they are the phases their own records make through `trace::Maker::push`,
+/// the path recordings read from files take.
 pub fn guest_code(data: &[u8]) {
-    use pmukit_sim::program::guest::{Accessed, Accesses, Block, Executed, Insn, Isa};
+    use pmukit_sim::program::guest::{Accesses, Executed, Insn, Isa};
     use pmukit_sim::program::trace::{lines, Line, Maker};
     let Some((&isa, mut rest)) = data.split_first() else { return };
     let isa = if isa & 1 == 0 { Isa::Arm } else { Isa::Sparc };
-    let (mut ip, mut insns, mut accesses, mut each) = (0x1_0000u64, Vec::new(), Vec::new(), Vec::new());
-    // Where each translated block ends (the index after its last instruction).
-    let mut ends = Vec::new();
+    let (mut ip, mut insns, mut accesses) = (0x1_0000u64, Vec::new(), Vec::new());
     while let [size, jump, n, more @ ..] = rest {
         let size = [0usize, 2, 4][usize::from(*size % 3)];
         let Some((bytes, after)) = more.split_at_checked(size) else { break };
@@ -309,32 +305,13 @@ pub fn guest_code(data: &[u8]) {
         let (mut sum, mut left) = (Accesses::default(), after);
         for _ in 0..*n % 4 {
             let [a, b, store, tail @ ..] = left else { break };
-            let (address, bytes, store) = (0x8000_0000 + u64::from(*a) * 8, 1 << (b % 4), store & 1 == 1);
-            sum.add(address, bytes, store);
-            each.push((insns.len() - 1, address, bytes, store));
+            sum.add(0x8000_0000 + u64::from(*a) * 8, 1 << (b % 4), store & 1 == 1);
             left = tail;
         }
         accesses.push(sum);
         rest = left;
         ip = if jump % 4 == 0 { ip + size as u64 } else { ip.wrapping_add(u64::from(*jump) * 4) };
-        if jump % 4 != 0 || n & 0x80 != 0 {
-            ends.push(insns.len());
-        }
     }
-    ends.push(insns.len());
-    let mut whole = Executed::new(isa, 0);
-    let (mut from, mut each) = (0, each.as_slice());
-    for &to in &ends {
-        let Some(code) = insns.get(from..to) else { continue };
-        let block = Block::new(code.iter().collect());
-        let mine = each.iter().take_while(|a| a.0 < to).count();
-        let (theirs, later) = each.split_at(mine);
-        let accessed: Vec<Accessed> =
-            theirs.iter().map(|&(k, address, bytes, store)| Accessed { index: (k - from) as u32, address, bytes, store }).collect();
-        whole.block(&block, code.len(), &accessed);
-        (from, each) = (to, later);
-    }
-    whole.finish();
     let mut executed = Executed::new(isa, 0);
     for (insn, &sum) in insns.iter().zip(&accesses) {
         executed.executed(insn, sum);
@@ -358,5 +335,4 @@ pub fn guest_code(data: &[u8]) {
     let mut again: Vec<_> = records.iter().filter_map(|&r| maker.push(r)).collect();
     again.extend(maker.take());
     assert_eq!(again, phases, "the phases the records make one at a time");
-    assert_eq!(whole.phases(), phases, "the phases the blocks make executed whole");
 }

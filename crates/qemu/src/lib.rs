@@ -18,7 +18,7 @@ use std::sync::mpsc::sync_channel;
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use pmukit_sim::program::guest::{Block, Insn, Isa};
+use pmukit_sim::program::guest::{Insn, Isa};
 use pmukit_sim::program::trace::{Running, TraceStatus};
 
 mod api;
@@ -26,7 +26,7 @@ mod tally;
 mod thread;
 
 use api::*;
-use thread::Threads;
+use thread::{Block, Threads};
 
 /// The plugin API version this plugin is built against.
 #[no_mangle]
@@ -54,7 +54,7 @@ struct Plugin {
 #[derive(Default)]
 struct Translations {
     insns: HashMap<(u64, u32), &'static Insn>,
-    blocks: HashMap<Box<[usize]>, &'static Block<'static>>,
+    blocks: HashMap<Box<[usize]>, &'static Block>,
 }
 
 static PLUGIN: OnceLock<Plugin> = OnceLock::new();
@@ -198,8 +198,7 @@ unsafe extern "C" fn translated(_id: QemuPluginId, tb: *mut QemuPluginTb) {
             if window {
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, thread::window_started, QEMU_PLUGIN_CB_NO_REGS, udata);
             }
-            let index = std::ptr::without_provenance_mut(i);
-            qemu_plugin_register_vcpu_mem_cb(insn, thread::accessed, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, index);
+            qemu_plugin_register_vcpu_mem_cb(insn, thread::accessed, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, udata);
             if tallied {
                 tally::watch(insn, udata);
             }
@@ -207,7 +206,7 @@ unsafe extern "C" fn translated(_id: QemuPluginId, tb: *mut QemuPluginTb) {
         after_window = window;
     }
     let key: Box<[usize]> = insns.iter().map(|i| *i as *const Insn as usize).collect();
-    let block: &'static Block = t.blocks.entry(key).or_insert_with(|| Box::leak(Box::new(Block::new(insns))));
+    let block: &'static Block = t.blocks.entry(key).or_insert_with(|| Box::leak(Box::new(Block { insns: insns.into_boxed_slice() })));
     let udata = block as *const Block as *mut c_void;
     unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, thread::block_started, QEMU_PLUGIN_CB_NO_REGS, udata) };
 }

@@ -20,7 +20,7 @@ use std::ffi::{c_uint, c_void};
 use std::sync::mpsc::SyncSender;
 use std::sync::Mutex;
 
-use pmukit_sim::program::guest::{Accessed, Block, Executed, Insn, Isa};
+use pmukit_sim::program::guest::{Accesses, Executed, Insn, Isa};
 use pmukit_sim::program::trace::Made;
 
 use crate::api::*;
@@ -29,16 +29,31 @@ use crate::api::*;
 /// to make the hand-over cheap.
 pub const BATCH: usize = 16;
 
+/// A translated block's instructions, in order. Kept for the life of the process, as
+/// QEMU calls back with it for as long as the code stays translated.
+pub struct Block {
+    pub insns: Box<[&'static Insn]>,
+}
+
+/// A memory access of the running block: the instruction's address, the access's.
+#[derive(Clone, Copy)]
+struct Access {
+    ip: u64,
+    address: u64,
+    bytes: u32,
+    store: bool,
+}
+
 /// One host thread's guest thread.
 struct Local {
     vcpu: c_uint,
     executed: Executed<'static>,
     /// The block that started last, whose accesses are being collected.
-    running: Option<&'static Block<'static>>,
+    running: Option<&'static Block>,
     /// The address of a window instruction of the running block that has started and
     /// whose successor in the block has not; `u64::MAX` for none.
     restartable: u64,
-    accesses: Vec<Accessed>,
+    accesses: Vec<Access>,
     /// `None` once the machine has stopped taking phases (its run ended early) or
     /// the thread has ended.
     to_machine: Option<SyncSender<Made>>,
@@ -50,14 +65,20 @@ impl Local {
     /// instruction that is run again at `next`.
     fn close(&mut self, next: Option<u64>) {
         let Some(block) = self.running.take() else { return };
-        let insns = block.insns();
-        let mut len = insns.len();
+        let mut insns = &block.insns[..];
         if next == Some(std::mem::replace(&mut self.restartable, u64::MAX)) {
             if let Some(k) = insns.iter().position(|i| Some(i.ip) == next) {
-                len = k + 1;
+                insns = &insns[..=k];
             }
         }
-        self.executed.block(block, len, &self.accesses);
+        let mut next = self.accesses.iter().peekable();
+        for insn in insns {
+            let mut accesses = Accesses::default();
+            while let Some(a) = next.next_if(|a| a.ip == insn.ip) {
+                accesses.add(a.address, a.bytes, a.store);
+            }
+            self.executed.executed(insn, accesses);
+        }
         self.accesses.clear();
         if self.executed.ended() >= BATCH {
             self.send();
@@ -137,9 +158,9 @@ impl Threads {
     }
 
     /// A block starts on `vcpu`: the one before it is over.
-    pub fn started(&self, vcpu: c_uint, block: &'static Block<'static>) {
+    pub fn started(&self, vcpu: c_uint, block: &'static Block) {
         self.local(vcpu, |local| {
-            local.close(block.insns().first().map(|i| i.ip));
+            local.close(block.insns.first().map(|i| i.ip));
             local.running = Some(block);
         });
     }
@@ -150,9 +171,9 @@ impl Threads {
         self.local(vcpu, |local| local.restartable = ip.unwrap_or(u64::MAX));
     }
 
-    /// The running block's instruction at `index` accesses memory.
-    pub fn accessed(&self, vcpu: c_uint, index: u32, address: u64, bytes: u32, store: bool) {
-        self.local(vcpu, |local| local.accesses.push(Accessed { index, address, bytes, store }));
+    /// The running instruction at `ip` accesses memory.
+    pub fn accessed(&self, vcpu: c_uint, ip: u64, address: u64, bytes: u32, store: bool) {
+        self.local(vcpu, |local| local.accesses.push(Access { ip, address, bytes, store }));
     }
 
     /// Whether no thread but the calling one has run: its records are the program's.
@@ -188,18 +209,17 @@ impl Threads {
 /// The `udata` of a block's execution callback: the block.
 pub unsafe extern "C" fn block_started(vcpu: c_uint, udata: *mut c_void) {
     let Some(plugin) = crate::plugin() else { return };
-    let Some(block) = (unsafe { (udata as *const Block<'static>).as_ref() }) else { return };
+    let Some(block) = (unsafe { (udata as *const Block).as_ref() }) else { return };
     plugin.threads.started(vcpu, block);
 }
 
-/// The `udata` of a memory callback: the instruction's index in its block, as an
-/// address (`std::ptr::without_provenance_mut`), never dereferenced.
+/// The `udata` of a memory callback: the instruction.
 pub unsafe extern "C" fn accessed(vcpu: c_uint, info: QemuPluginMeminfo, vaddr: u64, udata: *mut c_void) {
     let Some(plugin) = crate::plugin() else { return };
-    let index = u32::try_from(udata.addr()).unwrap_or(u32::MAX);
+    let Some(insn) = (unsafe { (udata as *const Insn).as_ref() }) else { return };
     let bytes = 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
     let store = unsafe { qemu_plugin_mem_is_store(info) };
-    plugin.threads.accessed(vcpu, index, vaddr, bytes, store);
+    plugin.threads.accessed(vcpu, insn.ip, vaddr, bytes, store);
 }
 
 /// The `udata` of a window instruction's execution callback: the instruction.

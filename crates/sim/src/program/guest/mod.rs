@@ -119,54 +119,6 @@ pub struct Insn {
     pub class: Class,
 }
 
-/// A translated block: its instructions in order, and what each of them puts into a
-/// phase when it transfers no control and makes no access, made once at translation,
-/// so that an execution copies them (docs/engine.md E8, J4) where one at a time each
-/// was a call, a test of the phase's room and a push.
-#[derive(Debug)]
-pub struct Block<'a> {
-    insns: Box<[&'a Insn]>,
-    ips: Box<[u64]>,
-    /// A plain instruction's operation; a memory instruction's when it makes no access
-    /// (an ARM condition failed: `Int`). A control transfer's is never copied.
-    ops: Box<[Op]>,
-    /// For each instruction, where the run of instructions that transfer no control
-    /// from it ends: at the first transfer at or after it, or at the block's end.
-    ends: Box<[u32]>,
-}
-
-impl<'a> Block<'a> {
-    pub fn new(insns: Vec<&'a Insn>) -> Block<'a> {
-        let ips = insns.iter().map(|i| i.ip).collect();
-        let ops = insns.iter().map(|i| if let Class::Plain(op) = i.class { op } else { Op::Int }).collect();
-        let mut ends = vec![0u32; insns.len()];
-        let mut end = u32::try_from(insns.len()).unwrap_or(u32::MAX);
-        for (k, insn) in insns.iter().enumerate().rev() {
-            if insn.class.transfers_control() {
-                end = k as u32;
-            }
-            if let Some(e) = ends.get_mut(k) {
-                *e = end;
-            }
-        }
-        Block { insns: insns.into_boxed_slice(), ips, ops, ends: ends.into_boxed_slice() }
-    }
-
-    pub fn insns(&self) -> &[&'a Insn] {
-        &self.insns
-    }
-}
-
-/// A memory access of a block's execution: the instruction's index in the block, and
-/// the access's address, bytes and direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Accessed {
-    pub index: u32,
-    pub address: u64,
-    pub bytes: u32,
-    pub store: bool,
-}
-
 /// A SPARC delay slot that has executed, waiting for where its control transfer went.
 /// It refers to its translation rather than copying it: a copy of the class, written
 /// a field at a time and read back whole, stalled on the store buffer.
@@ -186,7 +138,7 @@ pub struct Executed<'a> {
     thread: u8,
     /// A control transfer whose outcome is not known yet. Its accesses (ARM's LDR pc
     /// makes one) are not kept: a transfer's operation has no data reference, and
-    /// keeping them stalled on the store buffer as `slot` still may.
+    /// copying their sum, written a field at a time, stalled on the store buffer.
     held: Option<&'a Insn>,
     /// The delay slot of `held`, executed (SPARC).
     slot: Option<Running<'a>>,
@@ -240,55 +192,6 @@ impl<'a> Executed<'a> {
         } else {
             self.complete(insn, accesses);
         }
-    }
-
-    /// The first `len` instructions of `block` executed (all but those after one that
-    /// was stopped and runs again), making `accessed` in order: what
-    /// [`Executed::executed`] of each instruction, with its accesses summed, makes.
-    /// A run of instructions that transfer no control goes into the phase at once when
-    /// the phase has room for all of it; the rest goes one instruction at a time.
-    pub fn block(&mut self, block: &Block<'a>, len: usize, accessed: &[Accessed]) {
-        let insns = block.insns.get(..len).unwrap_or(&block.insns);
-        let mut next = accessed.iter().peekable();
-        let mut i = 0;
-        while let Some(&insn) = insns.get(i) {
-            if self.held.is_none() {
-                let end = block.ends.get(i).map_or(i, |&e| (e as usize).min(insns.len()));
-                if end > i && self.run(block, i..end, &mut next) {
-                    i = end;
-                    continue;
-                }
-            }
-            // An instruction's accesses are the next ones if they are its: accesses
-            // out of order would stay unread, as they do in a run.
-            let mut sum = Accesses::default();
-            while let Some(a) = next.next_if(|a| a.index as usize == i) {
-                sum.add(a.address, a.bytes, a.store);
-            }
-            self.executed(insn, sum);
-            i += 1;
-        }
-    }
-
-    /// The instructions `run` of `block`, none of which transfers control, into the
-    /// phase at once, each with its accesses from `next`; `false`, having done nothing,
-    /// when the phase being made has no room for all of them.
-    fn run(&mut self, block: &Block<'a>, run: std::ops::Range<usize>, next: &mut std::iter::Peekable<std::slice::Iter<Accessed>>) -> bool {
-        let (Some(ips), Some(ops)) = (block.ips.get(run.clone()), block.ops.get(run.clone())) else { return false };
-        let Some(base) = self.maker.push_ops(self.thread, Privilege::USER, ips, ops) else { return false };
-        let mut at = run.start;
-        while let Some(first) = next.next_if(|a| (at..run.end).contains(&(a.index as usize))) {
-            at = first.index as usize;
-            let mut sum = Accesses::default();
-            sum.add(first.address, first.bytes, first.store);
-            while let Some(a) = next.next_if(|a| a.index == first.index) {
-                sum.add(a.address, a.bytes, a.store);
-            }
-            let fp = block.insns.get(at).is_some_and(|i| i.class == Class::Memory { fp: true });
-            let (kind, low, bytes) = memory(&sum, fp);
-            self.maker.refer(base + (at - run.start), kind, low, bytes);
-        }
-        true
     }
 
     /// The thread ends: a transfer still waiting falls through, and the phase being
@@ -412,65 +315,6 @@ mod tests {
                 crate::program::trace::Line::Transfer(_) => None,
             })
             .collect()
-    }
-
-    use proptest::prelude::*;
-
-    proptest! {
-        /// A block's execution (`Executed::block`: runs copied at once) makes the
-        /// phases its instructions make one at a time, each with its accesses summed
-        /// (`Executed::executed`), through phase ends by length and by data streams,
-        /// blocks cut short by a restarted instruction, and accesses out of order.
-        #[test]
-        fn a_block_at_once_makes_the_phases_of_its_instructions_one_at_a_time(
-            sparc in any::<bool>(),
-            code in proptest::collection::vec((0u8..32, proptest::collection::vec((0u8..8, any::<u64>(), 0u32..4, any::<bool>()), 0..3)), 1..3000),
-            cuts in proptest::collection::vec((1usize..60, 0usize..4), 1..200),
-            spread in 1u64..1000,
-        ) {
-            let isa = if sparc { Isa::Sparc } else { Isa::Arm };
-            // Mostly instructions that transfer no control, as in compiled code.
-            let class = |c: u8| match c {
-                0..=15 => INT,
-                16..=21 => LD,
-                22 => Class::Memory { fp: true },
-                23 => Class::Plain(Op::Barrier),
-                24..=27 => Class::Branch { target: 0x40 },
-                28 => Class::Call,
-                29 => Class::Return,
-                _ => Class::Jump,
-            };
-            let insns: Vec<Insn> = code.iter().enumerate().map(|(k, &(c, _))| Insn { ip: 0x1000 + 4 * k as u64, size: 4, class: class(c) }).collect();
-            let (mut one, mut whole) = (Executed::new(isa, 0), Executed::new(isa, 0));
-            let (mut from, mut cut) = (0, cuts.iter().cycle());
-            while from < insns.len() {
-                let &(size, shorter) = cut.next().unwrap();
-                let to = (from + size).min(insns.len());
-                let block = Block::new(insns[from..to].iter().collect());
-                let len = (to - from).saturating_sub(shorter).max(1);
-                let mut accessed = Vec::new();
-                for (index, (_, accesses)) in code[from..to].iter().enumerate() {
-                    for &(swap, address, bytes, store) in accesses {
-                        // Now and then an access of the instruction before.
-                        let index = if swap == 0 { index.saturating_sub(1) } else { index };
-                        accessed.push(Accessed { index: index as u32, address: 0x8000 + 8 * (address % spread), bytes: 1 << bytes, store });
-                    }
-                }
-                let mut next = accessed.iter().peekable();
-                for (i, insn) in block.insns()[..len].iter().enumerate() {
-                    let mut sum = Accesses::default();
-                    while let Some(a) = next.next_if(|a| a.index as usize == i) {
-                        sum.add(a.address, a.bytes, a.store);
-                    }
-                    one.executed(insn, sum);
-                }
-                whole.block(&block, len, &accessed);
-                from = to;
-            }
-            one.finish();
-            whole.finish();
-            prop_assert_eq!(whole.phases(), one.phases());
-        }
     }
 
     const LD: Class = Class::Memory { fp: false };
