@@ -7,7 +7,7 @@
 use std::io::BufRead;
 
 use super::lackey::{self, lackey_line, lackey_record, Fast, Held};
-use super::native::native_line;
+use super::native::{self, native_line};
 use super::{recorded, Line, Program, Source, TraceError, TraceStatus, NATIVE_HEADER, PROCESS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,13 +120,23 @@ impl Text {
     /// The next instruction or transfer, `None` at the end or on an error.
     fn record(&mut self) -> Option<Line> {
         while !self.done {
-            if self.format == Format::Lackey {
-                if let Fast::Line(n, record) = lackey::fast(self.buf.get(self.pos..self.end).unwrap_or_default(), &mut self.held) {
-                    self.pos += n;
-                    self.line_no += 1;
-                    match record {
-                        Some(r) => return Some(Line::Instruction(r)),
-                        None => continue,
+            let unread = self.buf.get(self.pos..self.end).unwrap_or_default();
+            match self.format {
+                Format::Lackey => {
+                    if let Fast::Line(n, record) = lackey::fast(unread, &mut self.held) {
+                        self.pos += n;
+                        self.line_no += 1;
+                        match record {
+                            Some(r) => return Some(Line::Instruction(r)),
+                            None => continue,
+                        }
+                    }
+                }
+                Format::Native => {
+                    if let Some((n, line)) = native::fast(unread) {
+                        self.pos += n;
+                        self.line_no += 1;
+                        return Some(line);
                     }
                 }
             }
