@@ -555,6 +555,27 @@ fn stat_runs_a_trace_from_a_file_or_standard_input() {
     assert_eq!(v["workload"], "trace standard input");
 }
 
+/// A trace from a pipe is read once: events that take turns on the counters, whose
+/// interval a file's trace fits by a first reading, take a running program's.
+#[test]
+fn stat_multiplexes_a_trace_from_standard_input() {
+    use std::io::Write;
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/loop.trace");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
+        .args(["stat", "--trace", "-", "-e", "CPU_CYCLES,INSTR_EXEC,BR_EXEC,BR_MISPREDICT,DCACHE_HIT,DCACHE_MISS", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&std::fs::read(trace).unwrap()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["events"].as_array().map(Vec::len), Some(6));
+    assert_eq!(v["workload"], "trace standard input");
+}
+
 #[test]
 fn bad_input_malformed_trace() {
     let bad = temp_file("bad.trace", b"#pmukit-trace v1\n10000 int\n10004 ld 20000\n");

@@ -53,8 +53,9 @@ pub(crate) const STOP_CHECK: u64 = 1 << 20;
 /// perf's default multiplexing interval (perf_event_mux_interval_ms = 4), in cycles.
 pub const DEFAULT_MUX_INTERVAL: u64 = 4 * CLOCK_HZ / 1000;
 
-/// The multiplexing interval of a running program (`pmu stat -- PROG`) without
-/// `--mux-interval`: its length is unknown until it ends, so the interval is one a
+/// The multiplexing interval of a running program (`pmu stat -- PROG`), or of a trace
+/// read from standard input or a pipe, without `--mux-interval`: its length is
+/// unknown until it ends, so the interval is one a
 /// program of 10^6 cycles (a millisecond) still gives a few turns to each of several
 /// groups, whose rotations (about 13 µs each) cost 0.13 s per 10^9 cycles.
 pub const RUNNING_MUX_INTERVAL: u64 = 100_000;
@@ -543,10 +544,11 @@ pub fn stat_with(
 /// long as the trace, which the machine runs once without counting to learn.
 fn fitted_interval(pmus: &[&Pmu], opts: &StatOptions, turns: u64) -> Result<u64, StatError> {
     let cycles = match (&opts.trace, &opts.running) {
-        // A running program's length is known only at its end.
-        (None, Some(_)) => return Ok(RUNNING_MUX_INTERVAL.min(opts.mux_interval)),
+        (Some(path), _) if source::rereadable(path) => blocks(pmus, opts, Reads::ALL)?.0.cycles(opts.cycles),
+        // A running program's length is known only at its end, and so is that of a
+        // trace from a pipe, which the first pass would use up.
+        (Some(_), _) | (None, Some(_)) => return Ok(RUNNING_MUX_INTERVAL.min(opts.mux_interval)),
         (None, None) => opts.cycles,
-        (Some(_), _) => blocks(pmus, opts, Reads::ALL)?.0.cycles(opts.cycles),
     };
     Ok((cycles / (turns * MIN_TURNS)).clamp(MIN_MUX_INTERVAL, opts.mux_interval.max(MIN_MUX_INTERVAL)))
 }

@@ -198,6 +198,13 @@ pub fn trace_name(path: &Path) -> String {
     }
 }
 
+/// Whether the trace at `path` can be read again from its start: a regular file, not
+/// standard input or a stream (a pipe, a FIFO, a device), which a first reading uses
+/// up.
+pub(crate) fn rereadable(path: &Path) -> bool {
+    path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
 /// A trace file, or standard input for `-`, buffered. A stream that can block (standard
 /// input, a FIFO, a device) is read on a thread of its own when the run has a stop
 /// flag, so that Ctrl-C ends the run while it waits (the trace then ends there).
