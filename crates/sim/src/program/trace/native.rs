@@ -291,7 +291,12 @@ pub(super) mod tests {
             let privilege = if kernel { Privilege::KERNEL } else { Privilege::USER };
             native_text(&Line::Instruction(Record { thread: thread % 3, privilege, ip, op }))
         });
-        let change = (0u8..6, any::<prop::sample::Index>(), prop::sample::select(vec![' ', '#', 'x', 'X', '0', 't', 'n', '\r']), "[1-9a-f][0-9a-f]{13,17}|[0-9a-f]{0,2}");
+        let change = (
+            0u8..6,
+            any::<prop::sample::Index>(),
+            prop::sample::select(vec![' ', '#', 'x', 'X', '0', 't', 'n', '\r']),
+            "[1-9a-f][0-9a-f]{13,17}|[0-9a-f]{0,2}",
+        );
         (written, proptest::option::of(change)).prop_map(|(line, change)| {
             let Some((how, at, c, digits)) = change else { return line };
             let at = at.index(line.len() + 1);
