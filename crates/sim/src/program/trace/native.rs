@@ -159,37 +159,36 @@ pub(super) fn native_line(line: &str) -> Result<Option<Line>, (usize, String)> {
 pub(super) fn fast(buf: &[u8]) -> Option<(usize, Line)> {
     let mut at = 0;
     let ip = hex(buf, &mut at)?;
-    let start = at + 1;
-    at = start;
+    space(buf, &mut at)?;
+    let start = at;
     while buf.get(at).is_some_and(u8::is_ascii_lowercase) {
         at += 1;
     }
-    let class = if buf.get(start - 1) == Some(&b' ') { buf.get(start..at)? } else { return None };
-    let target = |at: &mut usize| (buf.get(*at) == Some(&b' ')).then(|| *at += 1).and_then(|()| hex(buf, at));
+    let class = buf.get(start..at)?;
     let op = if let Some(&(_, op)) = PLAIN.iter().find(|p| p.0.as_bytes() == class) {
         Kind::Plain(op)
     } else if let Some(&(_, kind)) = MEMORY.iter().find(|m| m.0.as_bytes() == class) {
-        let address = target(&mut at)?;
+        space(buf, &mut at)?;
+        let address = hex(buf, &mut at)?;
         let size = if sized(kind) {
-            (buf.get(at) == Some(&b' ')).then_some(())?;
-            let digits = buf.get(at + 1..)?.iter().take_while(|b| b.is_ascii_digit()).count();
-            let text = buf.get(at + 1..at + 1 + digits).filter(|_| (1..=3).contains(&digits))?;
-            at += 1 + digits;
-            text.iter().fold(0u32, |n, d| 10 * n + u32::from(d - b'0')).try_into().ok().filter(|&s: &u8| s > 0)?
+            space(buf, &mut at)?;
+            size(buf, &mut at)?
         } else {
             32
         };
         Kind::Mem(kind, address, size)
     } else {
-        let to = target(&mut at)?;
+        space(buf, &mut at)?;
+        let to = hex(buf, &mut at)?;
         match class {
             b"br" => {
-                let taken = match buf.get(at..at + 2)? {
-                    b" t" => true,
-                    b" n" => false,
+                space(buf, &mut at)?;
+                let taken = match buf.get(at)? {
+                    b't' => true,
+                    b'n' => false,
                     _ => return None,
                 };
-                at += 2;
+                at += 1;
                 Kind::Branch(to, taken)
             }
             b"call" => Kind::Call(to),
@@ -199,6 +198,11 @@ pub(super) fn fast(buf: &[u8]) -> Option<(usize, Line)> {
         }
     };
     (buf.get(at) == Some(&b'\n')).then_some((at + 1, Line::Instruction(Record { thread: 0, privilege: Privilege::USER, ip, op })))
+}
+
+/// One space at `at`, which moves past it.
+fn space(buf: &[u8], at: &mut usize) -> Option<()> {
+    (buf.get(*at) == Some(&b' ')).then(|| *at += 1)
 }
 
 /// `0x` and one to sixteen lower-case hexadecimal digits at `at`, which moves past
@@ -212,6 +216,15 @@ fn hex(buf: &[u8], at: &mut usize) -> Option<u64> {
     });
     *at += 2 + n;
     Some(value)
+}
+
+/// One to three decimal digits at `at`, which moves past them: a size of 1-255 bytes.
+fn size(buf: &[u8], at: &mut usize) -> Option<u8> {
+    let n = buf.get(*at..)?.iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits = buf.get(*at..*at + n).filter(|_| (1..=3).contains(&n))?;
+    let value = digits.iter().fold(0u32, |v, d| 10 * v + u32::from(d - b'0'));
+    *at += n;
+    u8::try_from(value).ok().filter(|&s| s > 0)
 }
 
 /// The native line of `line`, which `native_line` reads back as it is (without its
@@ -285,14 +298,15 @@ pub(super) mod tests {
     }
 
     /// Lines as `--trace-out` writes them, and near misses: another address (up to
-    /// eighteen digits), a character more or less, upper case, an option or a comment.
+    /// eighteen digits), a character more or less, upper case, an option, a comment,
+    /// a last operand of 0 or 256.
     fn lines() -> impl Strategy<Value = String> {
         let written = (any::<u64>(), op(), any::<bool>(), any::<u8>()).prop_map(|(ip, op, kernel, thread)| {
             let privilege = if kernel { Privilege::KERNEL } else { Privilege::USER };
             native_text(&Line::Instruction(Record { thread: thread % 3, privilege, ip, op }))
         });
         let change = (
-            0u8..6,
+            0u8..8,
             any::<prop::sample::Index>(),
             prop::sample::select(vec![' ', '#', 'x', 'X', '0', 't', 'n', '\r']),
             "[1-9a-f][0-9a-f]{13,17}|[0-9a-f]{0,2}",
@@ -306,6 +320,9 @@ pub(super) mod tests {
                 2 if at < line.len() => format!("{}{}", &line[..at], &line[at + 1..]),
                 3 => line.to_uppercase(),
                 4 => format!("{line} kernel"),
+                5 | 6 => {
+                    format!("{} {}", line.rsplit_once(' ').map_or(line.as_str(), |(head, _)| head), if how == 5 { "0" } else { "256" })
+                }
                 _ => format!("{line} # {c}"),
             }
         })
