@@ -87,7 +87,7 @@ impl Arm11 {
             s.set(Signal::EtmExtOut0, u8::from(self.cfg.etm_out0.contains(&ip)));
             s.set(Signal::EtmExtOut1, u8::from(self.cfg.etm_out1.contains(&ip)));
         }
-        self.ip = ip + INSN;
+        self.ip = ip.wrapping_add(INSN);
         match *op {
             // A pause hint is YIELD, which ARM11 executes as a NOP.
             Op::Int | Op::Pause | Op::Nop | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
@@ -149,11 +149,11 @@ impl Arm11 {
             }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);
-                self.branch(out, ip, s, taken, ip + INSN * (u64::from(over) + 1), false);
+                self.branch(out, ip, s, taken, ip.wrapping_add(INSN * (u64::from(over) + 1)), false);
                 return if taken { over } else { 0 };
             }
             Op::Call { target, .. } => {
-                self.return_stack.push(ip + INSN);
+                self.return_stack.push(ip.wrapping_add(INSN));
                 self.branch(out, ip, s.with(Signal::Calls, 1), true, target, true);
             }
             Op::Return { to } => {
@@ -287,7 +287,7 @@ impl Arm11 {
             s.set(Signal::BranchMispredicts, 1);
         }
         self.cycle(out, ip, s).branch = Some(Branch { target, taken, mispredicted });
-        self.ip = if taken { target } else { ip + INSN };
+        self.ip = if taken { target } else { ip.wrapping_add(INSN) };
         if mispredicted {
             self.flush(out, self.ip);
         }

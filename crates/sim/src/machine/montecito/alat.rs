@@ -32,7 +32,9 @@ pub(super) enum Check {
 pub(super) struct Alat {
     /// Bit `s` (streams 0-63) for each data stream of cacheable memory the loop stores to.
     stored: u64,
-    stores: Vec<(u8, u64, u64)>,
+    /// Each store's stream and bytes, their end as wide as it needs to be: a store
+    /// at the top of the address space ends past it.
+    stores: Vec<(u8, u64, u128)>,
     advanced: usize,
 }
 
@@ -56,7 +58,7 @@ impl Alat {
 
     /// A cacheable store of `size` bytes at `addr` to data stream `stream`.
     pub(super) fn store(&mut self, stream: u8, addr: u64, size: u64) {
-        self.stores.push((stream, addr, addr + size));
+        self.stores.push((stream, addr, u128::from(addr) + u128::from(size)));
     }
 
     /// A cacheable load of `size` bytes at `addr` from data stream `stream`: `None`
@@ -67,8 +69,8 @@ impl Alat {
             return None;
         }
         self.advanced += 1;
-        let end = addr + size;
-        Some(if self.stores.iter().any(|&(s, from, to)| s != stream && from < end && addr < to) {
+        let end = u128::from(addr) + u128::from(size);
+        Some(if self.stores.iter().any(|&(s, from, to)| s != stream && u128::from(from) < end && u128::from(addr) < to) {
             Check::Stored
         } else if self.advanced > ALAT_ENTRIES {
             Check::Displaced

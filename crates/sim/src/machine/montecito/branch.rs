@@ -47,7 +47,7 @@ impl Montecito {
             s.set(Signal::ReturnMispredictsNotTaken, u8::from(predicted));
             predicted
         };
-        self.branch(g, out, ip, s, taken, wrong, if taken { to } else { ip + INSN });
+        self.branch(g, out, ip, s, taken, wrong, if taken { to } else { ip.wrapping_add(INSN) });
         if taken {
             self.rse_return(out);
         }
@@ -128,7 +128,7 @@ impl Montecito {
             BranchKind::IpRelative
         };
         let path_mispredicted = wrong && path.iter().any(|&p| s.get(p) > 0);
-        self.ip = if taken { target } else { ip + INSN };
+        self.ip = if taken { target } else { ip.wrapping_add(INSN) };
         if taken || wrong {
             let span_ip = g.ip;
             let (signals, issued, mem, detail) = (g.signals, g.issued, g.mem, g.detail);

@@ -140,7 +140,7 @@ impl Montecito {
         let op = phase.body[i];
         let ip = self.ip;
         self.fetch(phase, ip, g, out);
-        self.ip = ip + INSN;
+        self.ip = ip.wrapping_add(INSN);
         match op {
             Op::Int => {
                 self.join(g, out, ip, false);
@@ -291,11 +291,11 @@ impl Montecito {
                     return if taken { usize::from(over) + 2 } else { 1 };
                 }
                 let s = self.predict_path(ip, taken);
-                self.branch(g, out, ip, s, taken, is_wrong(s), ip + INSN * (u64::from(over) + 1));
+                self.branch(g, out, ip, s, taken, is_wrong(s), ip.wrapping_add(INSN * (u64::from(over) + 1)));
                 return 1 + if taken { usize::from(over) } else { 0 };
             }
             Op::Call { target, frame } => {
-                self.return_stacks[self.thread].push(ip + INSN);
+                self.return_stacks[self.thread].push(ip.wrapping_add(INSN));
                 let s = self.rse_registers().with(Signal::Calls, 1);
                 match self.forced_taken(ip) {
                     // An IP-relative branch: its path was mispredicted.

@@ -83,18 +83,18 @@ impl Frame {
             let cyclic = lcm(quantum, s.cycle());
             if s.stride == 0 || (!prefer_moving && cyclic_is_cheaper(cyclic, moving, s.cycle(), phase.iterations)) {
                 quantum = cyclic;
-                fixed.push((s.base, s.base + s.footprint + reach));
+                fixed.push((s.base, s.base.saturating_add(s.footprint).saturating_add(reach)));
                 continue;
             }
             let motion = if in_page { Motion::MovingInPage } else { Motion::Moving };
             quantum = moving;
             let start = s.base / s.page * s.page;
-            let end = (s.base + s.footprint + reach).div_ceil(s.page).saturating_mul(s.page);
+            let end = s.base.saturating_add(s.footprint).saturating_add(reach).div_ceil(s.page).saturating_mul(s.page);
             regions.push(Region { stream, start, end, motion });
         }
         // Every address must belong to one moving stream at most, and fixed data and
         // code to none.
-        fixed.push((phase.entry, phase.entry + 1));
+        fixed.push((phase.entry, phase.entry.saturating_add(1)));
         let frame = Frame {
             quantum,
             bounds: (regions.iter().map(|r| r.start).min().unwrap_or(0), regions.iter().map(|r| r.end).max().unwrap_or(0)),

@@ -25,7 +25,7 @@ impl Sparc {
     pub(super) fn code_remote(&self, phase: &Phase, ip: u64) -> bool {
         let page = self.cfg.page_sizes[0];
         let maps = |s: &DataStream| {
-            s.memory == Memory::Cacheable && (s.base / page..=(s.base + s.footprint.max(1) - 1) / page).contains(&(ip / page))
+            s.memory == Memory::Cacheable && (s.base / page..=s.base.saturating_add(s.footprint.max(1) - 1) / page).contains(&(ip / page))
         };
         phase.streams.iter().any(|s| maps(s) && self.remote(s, ip))
     }
@@ -101,11 +101,11 @@ impl Sparc {
                 s.set(Signal::BlockLoadsStores, 1).set(if write { Signal::Stores } else { Signal::Loads }, 1);
                 let line = self.cfg.l2.line;
                 let mut from = Reach { level: Level::L2, waited: 0 };
-                for l in (addr & !(line - 1)..(addr & !(line - 1)) + 64).step_by(line as usize) {
+                for l in (addr & !(line - 1)..=(addr & !(line - 1)).saturating_add(63)).step_by(line as usize) {
                     if write {
                         // Every L1 line the block covers (16-byte lines on T1 and T3).
                         let l1 = self.cfg.dcache.line;
-                        for a in (l..l + line).step_by(l1 as usize) {
+                        for a in (l..=l + (line - 1)).step_by(l1 as usize) {
                             self.mem.dcache.invalidate(a);
                         }
                     }
@@ -141,8 +141,10 @@ impl Sparc {
     /// until its data is there.
     fn load(&mut self, addr: u64, size: u8, remote: bool, s: &mut Signals) -> u64 {
         s.set(Signal::Loads, 1);
-        let (end, mut wait_store) = (addr + u64::from(size), 0);
-        let overlaps = |b: &&Buffered| b.addr < end && addr < b.addr + u64::from(b.size);
+        // Ends as wide as they need to be: an access at the top of the address space
+        // ends past it.
+        let (end, mut wait_store) = (u128::from(addr) + u128::from(size), 0);
+        let overlaps = |b: &&Buffered| u128::from(b.addr) < end && u128::from(addr) < b.end();
         // The youngest overlapping store in the buffer; a hit there supersedes one in
         // the queue (TABLE 10-2 sl 19 note).
         let at = self.s.at;
@@ -157,7 +159,7 @@ impl Sparc {
                 .map(|b| (b, [Signal::StoreQueueFullRawHits, Signal::StoreQueuePartialRawHits])),
         };
         if let Some((b, [full, partial])) = found {
-            if b.addr <= addr && end <= b.addr + u64::from(b.size) {
+            if b.addr <= addr && end <= b.end() {
                 s.set(full, 1);
                 return self.cfg.load_use_cycles;
             }
@@ -173,7 +175,8 @@ impl Sparc {
         s.set(source(reach.level, [Signal::DCacheFillsFromCache, Signal::DCacheFillsFromLocalMemory, Signal::DCacheFillsFromRemote]), 1);
         if self.cfg.hardware_prefetch {
             // The next line, unless the L1 has it already (TABLE 10-2 sl 18 mask 01).
-            let next = addr - addr % self.cfg.dcache.line + self.cfg.dcache.line;
+            // After the last line of the address space comes its first.
+            let next = (addr - addr % self.cfg.dcache.line).wrapping_add(self.cfg.dcache.line);
             if self.mem.l1_holds(next) {
                 s.set(Signal::HwPrefetchDropsCacheHit, 1);
             } else {

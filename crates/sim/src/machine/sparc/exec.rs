@@ -28,7 +28,7 @@ impl Sparc {
         let op = &phase.body[i];
         let ip = self.s.ip;
         self.fetch(phase, out);
-        self.s.ip = ip + INSN;
+        self.s.ip = ip.wrapping_add(INSN);
         match *op {
             Op::Int | Op::Fp(_) => {
                 let next = phase
@@ -103,12 +103,12 @@ impl Sparc {
             }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);
-                self.control(out, ip, Control::Conditional, taken, ip + INSN * (u64::from(over) + 1));
+                self.control(out, ip, Control::Conditional, taken, ip.wrapping_add(INSN * (u64::from(over) + 1)));
                 return 1 + if taken { usize::from(over) } else { 0 };
             }
             Op::Call { target, .. } => {
                 if let Some(r) = &mut self.s.return_stack {
-                    r.push(ip + 2 * INSN);
+                    r.push(ip.wrapping_add(2 * INSN));
                 }
                 self.control(out, ip, Control::Call, true, target);
             }
@@ -283,7 +283,7 @@ impl Sparc {
             s.set(Signal::BranchMispredicts, 1);
         }
         self.issue(out, ip, s, 1).branch = Some(Branch { target, taken, mispredicted });
-        self.s.ip = if taken { target } else { ip + INSN };
+        self.s.ip = if taken { target } else { ip.wrapping_add(INSN) };
         if mispredicted {
             // Correct-path instructions wait at select for the branch to commit
             // (TABLE 10-2 sl 1 mask 01, footnote 10).

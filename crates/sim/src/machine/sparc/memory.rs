@@ -215,7 +215,7 @@ impl Hierarchy {
             [(&mut self.icache, Signal::ICacheEvictionInvalidations), (&mut self.dcache, Signal::DCacheEvictionInvalidations)]
         {
             let step = cache.config().line;
-            for a in (v.line..v.line + line).step_by(step as usize) {
+            for a in (v.line..=v.line + (line - 1)).step_by(step as usize) {
                 if cache.invalidate(a).is_some() {
                     s.bump(signal);
                 }
@@ -261,7 +261,7 @@ impl Hierarchy {
         if write {
             for (cache, count) in [(&mut self.dcache, &mut invalidated), (&mut self.icache, &mut code)] {
                 let step = cache.config().line;
-                for a in (line..line + bytes).step_by(step as usize) {
+                for a in (line..=line + (bytes - 1)).step_by(step as usize) {
                     *count += u8::from(cache.invalidate(a).is_some());
                 }
             }
@@ -272,7 +272,7 @@ impl Hierarchy {
             let levels = [Some(&mut self.l2), self.l3.as_mut().filter(|_| both)];
             for c in levels.into_iter().flatten() {
                 let step = c.config().line;
-                for a in (line..line + bytes).step_by(step as usize) {
+                for a in (line..=line + (bytes - 1)).step_by(step as usize) {
                     held |= c.contains(a);
                     dirty |= if write { c.invalidate(a).is_some_and(|v| v.dirty) } else { c.clean(a) > 0 };
                 }

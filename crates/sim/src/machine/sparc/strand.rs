@@ -29,6 +29,12 @@ pub(super) struct Buffered {
 }
 
 impl Buffered {
+    /// Where its bytes end, as wide as that needs to be (a store at the top of the
+    /// address space ends past it).
+    pub(super) fn end(&self) -> u128 {
+        u128::from(self.addr) + u128::from(self.size)
+    }
+
     /// Cycles from `at` until it commits (0 once it has).
     pub(super) fn commit(&self, at: u64) -> u64 {
         self.commit_at.saturating_sub(at)
