@@ -534,21 +534,27 @@ fn bad_input_machine_config_and_fault_rate() {
     assert!(err.contains("the sparc-t4 machine has no hardware errors to inject"), "{err}");
 }
 
+/// `pmu ARGS` with `input` on its standard input.
+fn piped(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn stat_runs_a_trace_from_a_file_or_standard_input() {
-    use std::io::Write;
     let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/loop.trace");
     let v = ok_json(&["stat", "--trace", trace, "-e", "INSTR_EXEC,BR_EXEC", "--json"]);
     assert_eq!(v["events"][0]["count"], 36);
     assert_eq!(v["events"][1]["count"], 10);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
-        .args(["stat", "--trace", "-", "-e", "INSTR_EXEC", "--json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&std::fs::read(trace).unwrap()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = piped(&["stat", "--trace", "-", "-e", "INSTR_EXEC", "--json"], &std::fs::read(trace).unwrap());
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["events"][0]["count"], 36);
@@ -559,17 +565,9 @@ fn stat_runs_a_trace_from_a_file_or_standard_input() {
 /// interval a file's trace fits by a first reading, take a running program's.
 #[test]
 fn stat_multiplexes_a_trace_from_standard_input() {
-    use std::io::Write;
     let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/loop.trace");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmu"))
-        .args(["stat", "--trace", "-", "-e", "CPU_CYCLES,INSTR_EXEC,BR_EXEC,BR_MISPREDICT,DCACHE_HIT,DCACHE_MISS", "--json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&std::fs::read(trace).unwrap()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let events = "CPU_CYCLES,INSTR_EXEC,BR_EXEC,BR_MISPREDICT,DCACHE_HIT,DCACHE_MISS";
+    let out = piped(&["stat", "--trace", "-", "-e", events, "--json"], &std::fs::read(trace).unwrap());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["events"].as_array().map(Vec::len), Some(6));
