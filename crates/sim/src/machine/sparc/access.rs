@@ -148,16 +148,16 @@ impl Sparc {
         // The youngest overlapping store in the buffer; a hit there supersedes one in
         // the queue (TABLE 10-2 sl 19 note).
         let at = self.s.at;
-        let found = match self.s.store_buffer.iter().rev().filter(overlaps).find(|b| b.in_buffer(at)) {
-            Some(b) => Some((b, [Signal::StoreBufferFullRawHits, Signal::StoreBufferPartialRawHits])),
-            None => self
-                .s
-                .store_buffer
-                .iter()
-                .rev()
-                .find(overlaps)
-                .map(|b| (b, [Signal::StoreQueueFullRawHits, Signal::StoreQueuePartialRawHits])),
-        };
+        // The stores still in the buffer are the youngest (`Strand::buffer`), so the
+        // youngest overlapping store is in the buffer if any there overlaps.
+        let found = self.s.store_buffer.iter().rev().find(overlaps).map(|b| {
+            let hits = if b.in_buffer(at) {
+                [Signal::StoreBufferFullRawHits, Signal::StoreBufferPartialRawHits]
+            } else {
+                [Signal::StoreQueueFullRawHits, Signal::StoreQueuePartialRawHits]
+            };
+            (b, hits)
+        });
         if let Some((b, [full, partial])) = found {
             if b.addr <= addr && end <= b.end() {
                 s.set(full, 1);
@@ -193,8 +193,9 @@ impl Sparc {
     fn store(&mut self, out: &mut Out, ip: u64, addr: u64, size: u8, remote: bool, s: &mut Signals) {
         s.set(Signal::Stores, 1);
         let at = self.s.at;
-        let full = self.s.store_buffer.iter().filter(|b| b.in_buffer(at)).count() >= self.cfg.store_buffer;
-        if let Some(oldest) = self.s.store_buffer.iter().find(|b| b.in_buffer(at)).copied().filter(|_| full) {
+        let first = self.s.first_buffered(at);
+        let full = self.s.store_buffer.len() - first >= self.cfg.store_buffer;
+        if let Some(oldest) = self.s.store_buffer.get(first).copied().filter(|_| full) {
             let queued = oldest.queued(at);
             self.s.stores.waited += queued;
             // Select waits for the oldest store in the buffer to leave it; once that one
@@ -212,7 +213,7 @@ impl Sparc {
         // Entries are written in order, each after the one before, from the queue.
         // (The wait for a free entry above moved the strand's clock on.)
         let at = self.s.at;
-        let ahead = self.s.store_buffer.iter().map(|b| b.left(at)).max().unwrap_or(0);
+        let ahead = self.s.drained(at);
         let latency = self.mem.latency(reach);
         // (commit, queued, written), in cycles from now.
         let (commit, queued, written) = match self.cfg.store_queue {
@@ -224,8 +225,8 @@ impl Sparc {
                 (q.commit_cycles, queued, ahead.max(queued) + latency)
             }
         };
-        self.s.store_buffer.push(Buffered { addr, size, commit_at: at + commit, queued_at: at + queued, written_at: at + written });
-        let held = self.s.store_buffer.iter().filter(|b| b.in_buffer(at)).count();
+        self.s.buffer(Buffered { addr, size, commit_at: at + commit, queued_at: at + queued, written_at: at + written });
+        let held = self.s.buffered(at);
         self.s.stores.add(queued, 0, held);
     }
 

@@ -63,7 +63,7 @@ impl Sparc {
             Op::Barrier => {
                 // MEMBAR #Sync counts as a store (footnote 7) and waits for the store
                 // buffer to drain.
-                let drain = self.s.store_buffer.iter().map(|b| b.left(self.s.at)).max().unwrap_or(0);
+                let drain = self.s.drained(self.s.at);
                 self.plain(out, ip, Signals::default().with(Signal::Stores, 1), 1);
                 self.wait(out, ip, drain, None);
             }

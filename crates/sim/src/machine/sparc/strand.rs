@@ -114,6 +114,31 @@ impl Strand {
         }
     }
 
+    /// Where the stores that still hold a store-buffer entry at `at` begin. Each
+    /// store leaves the buffer and is written no earlier than the one before it
+    /// (`Strand::buffer`), so they are the youngest and one search finds them.
+    pub(super) fn first_buffered(&self, at: u64) -> usize {
+        self.store_buffer.partition_point(|b| !b.in_buffer(at))
+    }
+
+    /// The stores holding a store-buffer entry at `at`.
+    pub(super) fn buffered(&self, at: u64) -> usize {
+        self.store_buffer.len() - self.first_buffered(at)
+    }
+
+    /// Cycles from `at` until every store has been written: the youngest is
+    /// written last.
+    pub(super) fn drained(&self, at: u64) -> u64 {
+        self.store_buffer.last().map_or(0, |b| b.left(at))
+    }
+
+    /// A store enters behind the others. What the searches above rely on: it leaves
+    /// the buffer and is written no earlier than the store before it.
+    pub(super) fn buffer(&mut self, b: Buffered) {
+        debug_assert!(self.store_buffer.last().is_none_or(|l| l.queued_at <= b.queued_at && l.written_at <= b.written_at));
+        self.store_buffer.push(b);
+    }
+
     /// Time passes: buffered stores are written, load misses return. Inlined, with
     /// the rare work out of line: in most cycles nothing is written or comes back.
     #[inline(always)]
@@ -227,6 +252,25 @@ mod tests {
         let mut c = s.clone();
         c.catch_up(300);
         assert!(c.store_buffer.is_empty() && c.loads_in_flight.is_empty() && c.reordered() == 0);
+    }
+
+    proptest::proptest! {
+        /// The searches that rely on stores leaving in order find what a scan of
+        /// every entry finds.
+        #[test]
+        fn the_store_buffer_searches_agree_with_scans(steps in proptest::collection::vec((0u64..4, 0u64..40, 0u64..40), 0..24), at in 0u64..600) {
+            let mut s = Strand::new(8, 0);
+            let (mut queued_at, mut written_at) = (0, 0);
+            for (i, (commit, queued, written)) in steps.into_iter().enumerate() {
+                queued_at += queued;
+                written_at = (written_at + written).max(queued_at);
+                s.buffer(Buffered { addr: i as u64 * 8, size: 8, commit_at: queued_at.saturating_sub(commit), queued_at, written_at });
+            }
+            let first = s.store_buffer.iter().position(|b| b.in_buffer(at)).unwrap_or(s.store_buffer.len());
+            proptest::prop_assert_eq!(s.first_buffered(at), first);
+            proptest::prop_assert_eq!(s.buffered(at), s.store_buffer.iter().filter(|b| b.in_buffer(at)).count());
+            proptest::prop_assert_eq!(s.drained(at), s.store_buffer.iter().map(|b| b.left(at)).max().unwrap_or(0));
+        }
     }
 
     /// MSP13: the reorder buffer holds the oldest outstanding miss and what issued
