@@ -9,7 +9,7 @@
 //!   themselves are not here: docs/PERFORMANCE.md measures them whole);
 //! - `phases`: the plugin's thread, the same walk making phases (`guest::Executed`);
 //! - `machine_*`: the machine's thread, those phases run on a chip's machine and its
-//!   blocks summed.
+//!   blocks' cycles summed (the PMU's counting, which is the engine's, apart).
 //!
 //! Run: `cargo bench -p pmukit-sim --bench guest`
 
@@ -18,7 +18,6 @@ use pmukit_sim::program::guest::{Accesses, Class, Executed, Insn, Isa};
 use pmukit_sim::program::trace::{Made, Running, TraceStatus};
 use pmukit_sim::program::{Op, Phase};
 use pmukit_sim::stat::{self, StatOptions};
-use pmukit_sim::stream::Totals;
 
 fn main() {
     divan::main();
@@ -160,7 +159,7 @@ fn phases(b: divan::Bencher) {
     });
 }
 
-/// The phases of the sort run on `pmu`'s machine, its blocks summed.
+/// The phases of the sort run on `pmu`'s machine, its blocks' cycles summed.
 fn machine(b: divan::Bencher, pmu: &str) {
     let mut phases = Vec::new();
     Program::sort().phases(|p| phases.push(p));
@@ -173,7 +172,7 @@ fn machine(b: divan::Bencher, pmu: &str) {
     })
     .bench_values(|opts| {
         let (blocks, _) = stat::blocks(&[pmu], &opts, stat::Reads::ALL).unwrap();
-        Totals::of(blocks.every(), u64::MAX, |_| true).cycles
+        blocks.cycles(u64::MAX)
     });
 }
 
