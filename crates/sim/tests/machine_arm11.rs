@@ -358,6 +358,15 @@ fn a_malformed_phase_ends_the_program_with_its_reason_and_never_runs() {
     let cases: Vec<(Phase, &str)> = vec![
         (Phase { streams: Vec::new(), ..good() }, "instruction 1 refers to data stream 0, but the phase has 0"),
         (Phase { body: vec![Op::Jump { table: 2, via: None }], ..good() }, "instruction 0 jumps through table 2, but the phase has 0"),
+        // A jump's own data reference is checked before its table.
+        (
+            Phase { body: vec![Op::Jump { table: 2, via: Some(Access { stream: 1, offset: 0, size: 4, use_next: false }) }], ..good() },
+            "instruction 0 refers to data stream 1, but the phase has 1",
+        ),
+        (
+            Phase { body: vec![Op::Int, Op::FlushCode(Access { stream: 4, offset: 0, size: 4, use_next: false })], ..good() },
+            "instruction 1 refers to data stream 4, but the phase has 1",
+        ),
         (Phase { tables: vec![pmukit_sim::program::Table { targets: Vec::new() }], ..good() }, "table 0 is empty"),
         (Phase { streams: vec![DataStream { page: 3000, ..good().streams[0] }], ..good() }, "page size 3000 is not a power of two"),
         (Phase { code_page: Some(512), ..good() }, "code page size 512 is not a power of two"),

@@ -404,11 +404,27 @@ impl Phase {
                 return Err(PhaseError::DmaBytes { index, bytes: d.bytes, max: DMA_MAX_BYTES });
             }
         }
+        let streams = self.streams.len();
+        let no_stream = |index, a: Access| Err(PhaseError::NoStream { index, stream: a.stream, streams });
+        // One match an operation: the machines check every phase a program hands
+        // them, and a second dispatch on the operation (for its data reference) cost
+        // as much again.
         for (index, op) in self.body.iter().enumerate() {
-            if let Some(a) = op.access().filter(|a| usize::from(a.stream) >= self.streams.len()) {
-                return Err(PhaseError::NoStream { index, stream: a.stream, streams: self.streams.len() });
-            }
             match *op {
+                Op::Load(a)
+                | Op::FpLoad(a)
+                | Op::Store(a)
+                | Op::Atomic(a)
+                | Op::Modify(a)
+                | Op::Prefetch(a)
+                | Op::BlockLoad(a)
+                | Op::BlockStore(a)
+                | Op::FlushCode(a)
+                    if usize::from(a.stream) >= streams =>
+                {
+                    return no_stream(index, a)
+                }
+                Op::Jump { via: Some(a), .. } if usize::from(a.stream) >= streams => return no_stream(index, a),
                 Op::Jump { table, .. } if usize::from(table) >= self.tables.len() => {
                     return Err(PhaseError::NoTable { index, table, tables: self.tables.len() })
                 }
