@@ -518,8 +518,10 @@ impl Arm11 {
         }
         // A store that covers its line's other half (an STM of the whole line) dirties
         // that half too: the cache keeps a dirty bit per half line.
+        // (Lines are powers of two: a mask, where `%` divided on every access.)
         let line = self.cfg.dcache.line;
-        if write && (lookup.hit || lookup.allocated) && addr % line < line / 2 && addr % line + u64::from(size) > line / 2 {
+        let offset = addr & (line - 1);
+        if write && (lookup.hit || lookup.allocated) && offset < line / 2 && offset + u64::from(size) > line / 2 {
             self.dcache.access(addr + line / 2, true);
         }
         if lookup.hit {
