@@ -27,7 +27,9 @@ impl Sparc {
         let maps = |s: &DataStream| {
             s.memory == Memory::Cacheable && (s.base / page..=s.base.saturating_add(s.footprint.max(1) - 1) / page).contains(&(ip / page))
         };
-        phase.streams.iter().any(|s| maps(s) && self.remote(s, ip))
+        // Whether a stream is remote at `ip` is cheap to tell and mostly no (one socket,
+        // private data); whether it maps `ip` divides, for each of up to 239 streams.
+        phase.streams.iter().any(|s| self.remote(s, ip) && maps(s))
     }
 
     /// A load, store, atomic, prefetch or block transfer through the data side, after
