@@ -177,6 +177,15 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
     );
     assert!(err(SparcChip::Niagara, "[memory]\nranks = 2\n").contains("unknown field `ranks`"));
     assert_eq!(err(SparcChip::T4, "[core]\nstore_queue = 0\n"), "m.toml: core.store_queue = 0: must be in 1..=64");
+    // An outer line covers at most 4 L1 lines: its eviction or snoop invalidates
+    // them in one cycle (a 4096-byte L2 line counted 16 invalidations in one).
+    assert_eq!(
+        err(SparcChip::T4, "[l2]\nline = 4096\n"),
+        "m.toml: [l2]: line = 4096: at most 4 times icache.line = 32 (128), as one evicted or snooped line invalidates every icache line it covers in a cycle"
+    );
+    assert!(err(SparcChip::Kt, "[dcache]\nline = 8\n").contains("[l2]: line = 64: at most 4 times dcache.line = 8 (32)"));
+    assert!(err(SparcChip::T4, "[l3]\nline = 256\n").starts_with("m.toml: [l3]: line = 256"));
+    assert!(SparcConfig::new(SparcChip::Kt).with_overrides("[l2]\nsize = 6291456\nline = 64\n", "m.toml").is_ok());
     let not_a_switch = err(SparcChip::T4, "[core]\nstrands_at_once = 3\n");
     assert!(not_a_switch.contains("expected a boolean") && not_a_switch.contains("strands_at_once = 3"), "{not_a_switch}");
     assert_eq!(

@@ -7,6 +7,9 @@ use serde::Deserialize;
 use super::config::SparcConfig;
 use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
 
+/// L1 lines an L2 or L3 line may cover (see `SparcConfig::with_overrides`).
+const L1_LINES_PER_OUTER: u64 = 4;
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
@@ -142,6 +145,25 @@ impl SparcConfig {
             }
             if let Some(v) = o.value("memory.write_queue", m.write_queue, 1, 64)? {
                 cfg.mcu.write_queue = v as usize;
+            }
+        }
+        // An L2 line evicted, or a coherence line snooped, invalidates in one cycle
+        // every L1 line it covers, and a cycle's signals carry at most MAX_PER_CYCLE
+        // of each count; a load can fill two L2 lines in its cycle (its own and the
+        // hardware prefetch's next). So an outer line covers at most 4 L1 lines (KT's
+        // and T1's 64-byte L2 lines over 16-byte L1 data lines are 4).
+        let outer = std::iter::once(("l2", cfg.l2.line)).chain(cfg.l3.as_ref().map(|l3| ("l3", l3.line)));
+        for (table, line) in outer {
+            for (l1, l1_line) in [("icache", cfg.icache.line), ("dcache", cfg.dcache.line)] {
+                if line > L1_LINES_PER_OUTER * l1_line {
+                    return Err(o.geometry(
+                        table,
+                        format!(
+                            "line = {line}: at most {L1_LINES_PER_OUTER} times {l1}.line = {l1_line} ({}), as one evicted or snooped line invalidates every {l1} line it covers in a cycle",
+                            L1_LINES_PER_OUTER * l1_line
+                        ),
+                    ));
+                }
             }
         }
         let mut tables = vec![
