@@ -116,9 +116,13 @@ impl Strand {
 
     /// Where the stores that still hold a store-buffer entry at `at` begin. Each
     /// store leaves the buffer and is written no earlier than the one before it
-    /// (`Strand::buffer`), so they are the youngest and one search finds them.
+    /// (`Strand::buffer`), so they are the youngest: counted from the youngest back,
+    /// they are at most the buffer's entries, where a binary search over the queue's
+    /// stores too was a chain of dependent loads (a tenth of T4's machine thread on
+    /// a program's stores).
     pub(super) fn first_buffered(&self, at: u64) -> usize {
-        self.store_buffer.partition_point(|b| !b.in_buffer(at))
+        let held = self.store_buffer.iter().rev().take_while(|b| b.in_buffer(at)).count();
+        self.store_buffer.len() - held
     }
 
     /// The stores holding a store-buffer entry at `at`.
