@@ -108,8 +108,8 @@ pub fn trace(data: &[u8]) {
 }
 
 /// A phase's instructions as `--trace-out` gives them back (`trace::lines`) make, through
-/// the phase assembly a running program's plugin uses (`trace::Maker`), the one phase
-/// they came from: the same instructions, addresses, data streams and jump tables.
+/// a trace's phase assembly (`trace::Maker`), the one phase they came from: the same
+/// instructions, addresses, data streams and jump tables.
 fn made_again(phase: &pmukit_sim::program::Phase) {
     use pmukit_sim::program::trace::{lines, Line, Maker};
     let mut maker = Maker::new(true);
@@ -331,7 +331,7 @@ pub fn guest_code(data: &[u8]) {
     let ips: Vec<u64> = records.iter().map(|r| r.ip).collect();
     let expected: Vec<u64> = insns.iter().map(|i| i.ip).collect();
     assert_eq!(ips, expected, "each instruction executed, once, in order");
-    let mut maker = Maker::new(true);
+    let mut maker = Maker::running();
     let mut again: Vec<_> = records.iter().filter_map(|&r| maker.push(r)).collect();
     again.extend(maker.take());
     assert_eq!(again, phases, "the phases the records make one at a time");

@@ -150,7 +150,7 @@ pub struct Executed<'a> {
 impl<'a> Executed<'a> {
     pub fn new(isa: Isa, thread: u8) -> Executed<'a> {
         // A program's threads are one process's, in one address space.
-        Executed { isa, thread, held: None, slot: None, maker: Maker::new(true), ended: Vec::new() }
+        Executed { isa, thread, held: None, slot: None, maker: Maker::running(), ended: Vec::new() }
     }
 
     /// The software thread whose instructions these are.

@@ -27,6 +27,11 @@ pub const PROCESS: &str = "process";
 
 /// Instructions per phase: enough to amortise a phase, small enough to stream.
 const PHASE_RECORDS: usize = 1024;
+/// Instructions per phase of a running program ([`Maker::running`]): a phase costs
+/// the machine's thread some microseconds whatever its length (its check, its
+/// allocations, freed on the other thread), and a running program's phases are as
+/// many as its instructions need; twice the length was as fast as four times.
+const RUNNING_RECORDS: usize = 2048;
 /// Data streams and jump tables a phase can name (their indices are bytes), of which
 /// the instructions may take all but those kept for the device transfers that end it.
 const PHASE_STREAMS: usize = 255;
@@ -353,10 +358,12 @@ impl<S: Source> Phases<S> {
 
 /// Records made into phases one at a time: up to `PHASE_RECORDS` instructions of
 /// one thread at one privilege level each. Recordings read here use it, and so do the
-/// QEMU plugin's threads, each making its own guest thread's phases as it runs.
+/// QEMU plugin's threads, each making its own guest thread's phases as it runs
+/// ([`Maker::running`]).
 pub struct Maker {
     /// Whether the threads are one process's (address space 1), or each its own.
     one_process: bool,
+    shape: Shape,
     phase: Option<Phase>,
     /// The thread of `phase`.
     thread: u8,
@@ -367,7 +374,30 @@ pub struct Maker {
 
 impl Maker {
     pub fn new(one_process: bool) -> Maker {
-        Maker { one_process, phase: None, thread: 0, streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()) }
+        let shape = Shape { records: PHASE_RECORDS, window_bits: 0 };
+        Maker {
+            one_process,
+            shape,
+            phase: None,
+            thread: 0,
+            streams: HashMap::with_capacity_and_hasher(2 * PHASE_STREAMS, Default::default()),
+        }
+    }
+
+    /// The maker of a running program's phases (the QEMU plugin's, one per guest
+    /// thread, whose threads are one process's): its data references name one stream
+    /// per 4 GB of addresses, the address within it their offset, and its phases are
+    /// up to `RUNNING_RECORDS` instructions long. A trace's stream per distinct address
+    /// ended a phase at every 239th, some 700 instructions of a sort, and each phase
+    /// costs the machine's thread some microseconds. The ARM and SPARC machines, the
+    /// only ones that run programs, count an access by its address, its stream's
+    /// memory type, page size and sharing, which every stream of a recording has
+    /// alike, so the counts are the same (`tests/running_phases.rs`). A trace keeps its
+    /// stream per address: Montecito's ALAT, and SPARC's prefetches (which a running
+    /// program does not make: QEMU reports no access for one), tell data apart by
+    /// stream.
+    pub fn running() -> Maker {
+        Maker { shape: Shape { records: RUNNING_RECORDS, window_bits: 32 }, ..Maker::new(true) }
     }
 
     /// Adds `r` to the phase being made, or to a new one when it is another thread's
@@ -375,8 +405,9 @@ impl Maker {
     #[inline]
     pub fn push(&mut self, r: Record) -> Option<Phase> {
         let thread = self.thread;
-        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, thread, r.thread, r.privilege)) {
-            add(p, &mut self.streams, r);
+        let shape = self.shape;
+        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, shape, thread, r.thread, r.privilege)) {
+            add(p, &mut self.streams, shape, r);
             return None;
         }
         self.begin(r)
@@ -390,7 +421,8 @@ impl Maker {
     #[inline]
     pub fn push_op(&mut self, thread: u8, privilege: Privilege, ip: u64, op: &Op) -> Option<Phase> {
         let current = self.thread;
-        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, current, thread, privilege)) {
+        let shape = self.shape;
+        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, shape, current, thread, privilege)) {
             p.body.push(*op);
             p.addresses.push(ip);
             return None;
@@ -402,8 +434,9 @@ impl Maker {
     #[inline]
     pub fn push_mem(&mut self, thread: u8, privilege: Privilege, ip: u64, kind: MemKind, at: u64, bytes: u8) -> Option<Phase> {
         let current = self.thread;
-        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, current, thread, privilege)) {
-            let op = reference(p, &mut self.streams, kind, at, bytes);
+        let shape = self.shape;
+        if let Some(p) = self.phase.as_mut().filter(|p| joins(p, shape, current, thread, privilege)) {
+            let op = reference(p, &mut self.streams, shape, kind, at, bytes);
             p.body.push(op);
             p.addresses.push(ip);
             return None;
@@ -427,15 +460,15 @@ impl Maker {
             masks: Default::default(),
             entry: r.ip,
             code_page: None,
-            body: Vec::with_capacity(PHASE_RECORDS),
+            body: Vec::with_capacity(self.shape.records),
             iterations: 1,
             streams: Vec::new(),
             tables: Vec::new(),
-            addresses: Vec::with_capacity(PHASE_RECORDS),
+            addresses: Vec::with_capacity(self.shape.records),
             dma: Vec::new(),
         });
         self.thread = r.thread;
-        add(phase, &mut self.streams, r);
+        add(phase, &mut self.streams, self.shape, r);
     }
 
     /// The phase being made, ended here; `None` when no record has come since the
@@ -446,12 +479,21 @@ impl Maker {
     }
 }
 
+/// What phases a [`Maker`] makes: how many instructions each holds at most, and the
+/// addresses one data stream covers, `2^window_bits` from a multiple of that (0: a
+/// stream per address, 32: per 4 GB, each address its offset, which is 32 bits).
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    records: usize,
+    window_bits: u32,
+}
+
 /// Whether an instruction of `thread` at `privilege` can join `p`, a phase of
 /// `current`'s: the same thread and privilege, and room for an instruction and the
 /// streams it may take.
 #[inline]
-fn joins(p: &Phase, current: u8, thread: u8, privilege: Privilege) -> bool {
-    p.body.len() < PHASE_RECORDS
+fn joins(p: &Phase, shape: Shape, current: u8, thread: u8, privilege: Privilege) -> bool {
+    p.body.len() < shape.records
         && p.streams.len() + p.tables.len() < PHASE_STREAMS - PHASE_TRANSFERS
         && p.privilege == privilege
         && current == thread
@@ -464,10 +506,10 @@ type Streams = rustc_hash::FxHashMap<u64, u8>;
 
 /// Appends one instruction to a phase.
 #[inline]
-fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
+fn add(phase: &mut Phase, streams: &mut Streams, shape: Shape, r: Record) {
     let op = match r.op {
         Kind::Plain(op) => op,
-        Kind::Mem(kind, at, bytes) => reference(phase, streams, kind, at, bytes),
+        Kind::Mem(kind, at, bytes) => reference(phase, streams, shape, kind, at, bytes),
         Kind::Branch(target, taken) => Op::Branch { target, when: if taken { Pattern::Always } else { Pattern::Never } },
         Kind::Call(target) => Op::Call { target, frame: 0 },
         Kind::Return(to) => Op::Return { to },
@@ -480,15 +522,18 @@ fn add(phase: &mut Phase, streams: &mut Streams, r: Record) {
     phase.addresses.push(r.ip);
 }
 
-/// A data reference's operation, giving each distinct data address of the phase a
-/// fixed stream in 4 KB pages (a trace says nothing of page sizes).
+/// A data reference's operation, giving each window of the phase's data addresses
+/// (each distinct address, or each 4 GB: [`Shape`]) a fixed stream in 4 KB pages (a
+/// trace says nothing of page sizes).
 #[inline]
-fn reference(phase: &mut Phase, streams: &mut Streams, kind: MemKind, at: u64, bytes: u8) -> Op {
-    let stream = *streams.entry(at).or_insert_with(|| {
-        phase.streams.push(DataStream::fixed(at, Memory::Cacheable));
+fn reference(phase: &mut Phase, streams: &mut Streams, shape: Shape, kind: MemKind, at: u64, bytes: u8) -> Op {
+    let base = at >> shape.window_bits << shape.window_bits;
+    let offset = (at - base) as u32;
+    let stream = *streams.entry(base).or_insert_with(|| {
+        phase.streams.push(DataStream::fixed(base, Memory::Cacheable));
         (phase.streams.len() - 1) as u8
     });
-    let a = Access { stream, offset: 0, size: bytes, use_next: false };
+    let a = Access { stream, offset, size: bytes, use_next: false };
     match kind {
         MemKind::Load => Op::Load(a),
         MemKind::FpLoad => Op::FpLoad(a),
