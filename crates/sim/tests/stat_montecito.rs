@@ -460,6 +460,28 @@ fn md42_l1i_purges_are_the_l2itlb_inserts() {
     assert!(c[0] > 0 && c[0] == c[1] && c[1] == c[2], "{c:?}");
 }
 
+/// §4.10 (identity I4, ERRATA MM35): every walk of the hardware page walker reads the
+/// VHPT through the data memory pipeline, a data-side walk for each L2DTLB miss and
+/// an instruction-side walk for each L1ITLB miss the L2ITLB lacks, so
+/// HPW_DATA_REFERENCES = L2DTLB_MISSES + L1ITLB_INSERTS_HPW; the walks always find
+/// their entry (MD56), so DTLB_INSERTS_HPW = L2DTLB_MISSES. On every workload, one
+/// thread and two.
+#[test]
+fn s4_10_vhpt_references_are_the_data_and_instruction_walks() {
+    let events = ["HPW_DATA_REFERENCES", "L2DTLB_MISSES", "L1ITLB_INSERTS_HPW", "DTLB_INSERTS_HPW"];
+    let (mut data, mut code) = (0, 0);
+    for w in WORKLOADS.iter() {
+        for pmu in ["montecito", "montecito-st"] {
+            let r = run_on(pmu, &events, w.name, 5_000_000);
+            let [vhpt, l2dtlb, itlb, dtlb] = events.map(|e| count(&r, e));
+            assert_eq!(vhpt, l2dtlb + itlb, "{} on {pmu}", w.name);
+            assert_eq!(dtlb, l2dtlb, "{} on {pmu}", w.name);
+            (data, code) = (data + l2dtlb, code + itlb);
+        }
+    }
+    assert!(data > 0 && code > 0, "both sides walk: {data} data, {code} instruction walks");
+}
+
 /// RSE_CURRENT_REGS and RSE_DIRTY_REGS count, bit by bit, the register stack as each
 /// call or return retires; over RSE_EVENT_RETIRED they give the average frame (the
 /// programs' frames hold 8-40 registers) and the average of the older frames' registers
