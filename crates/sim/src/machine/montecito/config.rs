@@ -4,7 +4,7 @@
 //! (§2.4.1.1-§2.4.1.3); the rest are assumptions, `docs/ERRATA.md` MMC*.
 
 use crate::machine::cache::{CacheConfig, Replacement};
-use crate::machine::predict::DirectionConfig;
+use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
 use crate::machine::tlb::TlbConfig;
 
 /// The page sizes the Itanium 2 processors implement (Intel Itanium 2 Processor
@@ -44,7 +44,10 @@ pub struct MontecitoConfig {
     pub l2i_cycles: u64,
     pub l3_cycles: u64,
     pub memory_cycles: u64,
+    /// The direction predictor and the indirect-target cache (ERRATA MMC9: sizes the
+    /// chapter does not give).
     pub direction: DirectionConfig,
+    pub indirect: TargetCacheConfig,
     /// The return stack buffer, one per thread (§2.4).
     pub return_stack: usize,
     pub mispredict_cycles: u64,
@@ -123,6 +126,7 @@ impl MontecitoConfig {
             l3_cycles: 14,
             memory_cycles: 200,
             direction: DirectionConfig { entries: 4096, history_bits: 8 },
+            indirect: TargetCacheConfig { entries: 64, ways: 1 },
             return_stack: 8,
             mispredict_cycles: 6,
             zero_bubble: 4,
@@ -141,6 +145,11 @@ impl MontecitoConfig {
             fault_every: None,
             occupancies: true,
         }
+    }
+
+    /// Whether `page` is a page size the Itanium 2 processors implement.
+    pub fn is_page_size(page: u64) -> bool {
+        PAGE_SIZES.contains(&page)
     }
 
     /// The page size a mapping of `page` bytes uses: at least the base page, and one

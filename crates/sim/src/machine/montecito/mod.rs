@@ -182,7 +182,7 @@ impl Montecito {
             l1_dtlb: Tlb::new(cfg.l1_dtlb),
             l2_dtlb: Tlb::new(cfg.l2_dtlb),
             direction: DirectionPredictor::new(cfg.direction),
-            indirect: TargetCache::new(TargetCacheConfig { entries: 64, ways: 1 }),
+            indirect: TargetCache::new(cfg.indirect),
             zero_bubble: TargetCache::new(TargetCacheConfig { entries: cfg.zero_bubble, ways: cfg.zero_bubble }),
             forced: None,
             return_stacks: (0..threads).map(|_| ReturnStack::new(cfg.return_stack)).collect(),

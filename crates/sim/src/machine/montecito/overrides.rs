@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use super::config::MontecitoConfig;
 use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
+use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -19,7 +20,23 @@ struct File {
     l2_itlb: Option<TlbKeys>,
     l1_dtlb: Option<TlbKeys>,
     l2_dtlb: Option<TlbKeys>,
+    direction: Option<DirectionKeys>,
+    indirect: Option<IndirectKeys>,
     core: Option<CoreKeys>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DirectionKeys {
+    entries: Option<u32>,
+    history_bits: Option<u8>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IndirectKeys {
+    entries: Option<u32>,
+    ways: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -44,6 +61,8 @@ struct CoreKeys {
     bus_ratio: Option<u64>,
     snoop_clocks: Option<u64>,
     hitm_clocks: Option<u64>,
+    line_clocks: Option<u64>,
+    base_page: Option<u64>,
 }
 
 const L1_SIZES: std::ops::RangeInclusive<u64> = 1 << 10..=1 << 20;
@@ -65,6 +84,18 @@ impl MontecitoConfig {
         o.tlb("l2_itlb", &file.l2_itlb, &mut cfg.l2_itlb)?;
         o.tlb("l1_dtlb", &file.l1_dtlb, &mut cfg.l1_dtlb)?;
         o.tlb("l2_dtlb", &file.l2_dtlb, &mut cfg.l2_dtlb)?;
+        if let Some(d) = &file.direction {
+            cfg.direction = DirectionConfig {
+                entries: d.entries.unwrap_or(cfg.direction.entries),
+                history_bits: d.history_bits.unwrap_or(cfg.direction.history_bits),
+            };
+            cfg.direction.check().map_err(|why| o.geometry("direction", why))?;
+        }
+        if let Some(t) = &file.indirect {
+            cfg.indirect =
+                TargetCacheConfig { entries: t.entries.unwrap_or(cfg.indirect.entries), ways: t.ways.unwrap_or(cfg.indirect.ways) };
+            cfg.indirect.check().map_err(|why| o.geometry("indirect", why))?;
+        }
         if let Some(c) = &file.core {
             o.core_entries("return_stack", c.return_stack, &mut cfg.return_stack, 0, 64)?;
             o.core("l2_tlb_cycles", c.l2_tlb_cycles, &mut cfg.l2_tlb_cycles, 0, 100)?;
@@ -86,6 +117,14 @@ impl MontecitoConfig {
             o.core("bus_ratio", c.bus_ratio, &mut cfg.bus_ratio, 1, 32)?;
             o.core("snoop_clocks", c.snoop_clocks, &mut cfg.snoop_clocks, 1, 16)?;
             o.core("hitm_clocks", c.hitm_clocks, &mut cfg.hitm_clocks, 0, 16)?;
+            // A partial transfer takes one clock: a line takes at least two, or one would read as the other.
+            o.core("line_clocks", c.line_clocks, &mut cfg.line_clocks, 2, 64)?;
+            if let Some(page) = c.base_page {
+                if !MontecitoConfig::is_page_size(page) {
+                    return Err(o.geometry("core", format!("base_page = {page}: must be a page size Itanium 2 implements (4 KB, 8 KB, 16 KB, 64 KB, 256 KB, 1 MB, 4 MB, 16 MB, 64 MB, 256 MB, 1 GB or 4 GB, in bytes)")));
+                }
+                cfg.base_page = page;
+            }
             if let Some(on) = c.clean_castouts {
                 cfg.clean_castouts = on;
             }

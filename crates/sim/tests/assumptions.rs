@@ -1,0 +1,128 @@
+//! docs/assumptions.md: every assumed value is a `--machine-config` key whose default
+//! it is, and one the machine reads: another value counts differently.
+
+use pmukit_sim::machine::montecito::MontecitoConfig;
+use pmukit_sim::machine::run::Skipping;
+use pmukit_sim::machine::{self};
+use pmukit_sim::program::builtin::{self, WORKLOADS};
+use pmukit_sim::program::{ia64, DataStream, Memory, Op, Pattern, Program, Table};
+use pmukit_sim::stream::Totals;
+
+mod common;
+
+const DOC: &str = include_str!("../../../docs/assumptions.md");
+
+/// A row of the table: machine, table, key and value.
+struct Row {
+    machine: String,
+    table: String,
+    key: String,
+    value: String,
+}
+
+fn rows() -> Vec<Row> {
+    DOC.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| machine") && !l.starts_with("|---"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let (table, key) = cells[2].trim_matches('`').split_once(' ').unwrap_or_else(|| panic!("`[table] key`: {l}"));
+            Row {
+                machine: cells[1].to_string(),
+                table: table.trim_matches(['[', ']']).to_string(),
+                key: key.to_string(),
+                value: cells[3].to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Other values of the key: a half, an eighth and twice a number (a page a fourth and
+/// four times: 4 KB and 64 KB are the page sizes nearest 16 KB on either side), the
+/// other of a boolean. A structure the workloads do not fill counts alike when it
+/// grows, and one that holds their whole footprint when it shrinks a little (the
+/// code's pages fit in 64 L2 ITLB entries), so several are tried.
+fn others(row: &Row) -> Vec<String> {
+    match row.value.as_str() {
+        "true" => vec!["false".to_string()],
+        "false" => vec!["true".to_string()],
+        v => {
+            let n: u64 = v.parse().unwrap_or_else(|_| panic!("{}: {v} is no number", row.key));
+            let by = if row.key == "base_page" { 4 } else { 2 };
+            [n / by, n * by, n / 8, n / 64].into_iter().filter(|&m| m > 0 && m != n).map(|m| m.to_string()).collect()
+        }
+    }
+}
+
+/// The default machine with `text`'s keys, or `None` when they are refused.
+fn montecito(text: &str) -> Option<MontecitoConfig> {
+    MontecitoConfig::new(2).with_overrides(text, "assumption.toml").ok()
+}
+
+fn totals(cfg: &MontecitoConfig, workload: &str) -> Totals {
+    run(cfg, ia64::compiled(builtin::program(workload, 3, 2).unwrap()))
+}
+
+fn run(cfg: &MontecitoConfig, program: Program) -> Totals {
+    Totals::of(machine::montecito(cfg.clone(), program, Skipping::On), 2_000_000, |_| true)
+}
+
+/// A program that shows a parameter no built-in workload does, for the rows that
+/// name one. The workloads' dispatch through a jump table is one site at a time
+/// (`branchy`), so the indirect-target cache's size never matters to them; a loop
+/// with two dispatch sites, each always going to its own handler, needs two entries.
+fn showing(row: &Row) -> Option<Program> {
+    (row.table == "indirect").then(|| {
+        let entry = 0x1_0000;
+        let body = vec![
+            Op::Int,
+            Op::Jump { table: 0, via: None },
+            Op::Int,
+            Op::Jump { table: 1, via: None },
+            Op::Branch { target: entry, when: Pattern::Loop },
+        ];
+        let mut phase = common::phase(body, 10_000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
+        // The two sites, at 0x1_0004 and 0x2_0044, take different entries of the 64.
+        phase.tables = vec![Table { targets: vec![0x2_0040] }, Table { targets: vec![0x3_0000] }];
+        common::program_of(phase)
+    })
+}
+
+#[test]
+fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
+    let rows = rows();
+    assert!(rows.len() >= 20, "the table has {} rows", rows.len());
+    let default = MontecitoConfig::new(2);
+    let baseline: Vec<Totals> = WORKLOADS.iter().map(|w| totals(&default, w.name)).collect();
+    for row in rows.iter().filter(|r| r.machine == "montecito") {
+        // The TLBs are fully associative: their ways follow their entries.
+        let ways =
+            |value: &str| if row.table.ends_with("tlb") && row.key == "entries" { format!("ways = {value}\n") } else { String::new() };
+        let at = |value: &str| montecito(&format!("[{}]\n{} = {value}\n{}", row.table, row.key, ways(value)));
+        assert_eq!(at(&row.value), Some(default.clone()), "[{}] {} = {} is not the default", row.table, row.key, row.value);
+        let valid: Vec<MontecitoConfig> = others(row).iter().filter_map(|v| at(v)).collect();
+        assert!(!valid.is_empty(), "[{}] {}: no other value is accepted", row.table, row.key);
+        let moved = valid.iter().any(|changed| {
+            assert_ne!(*changed, default, "[{}] {} changes nothing in the configuration", row.table, row.key);
+            WORKLOADS.iter().zip(&baseline).any(|(w, base)| totals(changed, w.name) != *base)
+                || showing(row).is_some_and(|_| showing(row).map(|p| run(changed, p)) != showing(row).map(|p| run(&default, p)))
+        });
+        assert!(
+            moved,
+            "[{}] {}: other values count as {} does on every workload: the machine does not read it",
+            row.table, row.key, row.value
+        );
+    }
+    let machines: Vec<&str> = rows.iter().map(|r| r.machine.as_str()).filter(|m| *m != "montecito").collect();
+    assert!(machines.is_empty(), "rows for machines this test does not check yet: {machines:?}");
+}
+
+#[test]
+fn the_new_keys_refuse_what_their_structures_cannot_be() {
+    let err = |text: &str| MontecitoConfig::new(2).with_overrides(text, "m.toml").unwrap_err().to_string();
+    assert!(err("[direction]\nentries = 1000\n").contains("power of two"));
+    assert!(err("[direction]\nhistory_bits = 21\n").contains("0..=20"));
+    assert!(err("[indirect]\nentries = 64\nways = 3\n").contains("divide"));
+    assert_eq!(err("[core]\nline_clocks = 1\n"), "m.toml: core.line_clocks = 1: must be in 2..=64");
+    assert!(err("[core]\nbase_page = 32768\n").contains("base_page = 32768: must be a page size"));
+    assert!(err("[direction]\nsize = 4\n").contains("unknown field `size`"));
+}
