@@ -482,6 +482,37 @@ fn s4_10_vhpt_references_are_the_data_and_instruction_walks() {
     assert!(data > 0 && code > 0, "both sides walk: {data} data, {code} instruction walks");
 }
 
+/// §4.15 BUS_HITM (identity I5, ERRATA MM34): "equivalent to: BUS_RD_INVALID_BST_HITM +
+/// BUS_RD_HITM". For this core's transactions and the other's (SELF, EITHER) it is
+/// exact: a core's BIL upgrades a line it shares, which the other cannot hold
+/// modified. For the I/O bridge's (IO, and so ANY) BUS_HITM also counts its BILs that
+/// meet a modified line (BUS_RD_INVALID_HITM) and its partial reads that do: the
+/// excess is the same under both masks, the bridge's alone.
+#[test]
+fn s4_15_bus_hitm_is_the_reads_that_met_a_modified_line() {
+    let mut bridge = 0;
+    for w in WORKLOADS.iter() {
+        let excess = |m: &str| {
+            let events = [
+                format!("BUS_HITM.{m}"),
+                format!("BUS_RD_INVALID_BST_HITM.{m}"),
+                format!("BUS_RD_HITM.{m}"),
+                format!("BUS_RD_INVALID_HITM.{m}"),
+            ];
+            let r = run_on("montecito", &events.iter().map(String::as_str).collect::<Vec<_>>(), w.name, 3_000_000);
+            let [hitm, bril, brl, bil] = events.map(|e| count(&r, &e));
+            assert!(hitm >= bril + brl + bil, "{} {m}: {hitm} < {bril} + {brl} + {bil}", w.name);
+            (hitm - bril - brl, hitm - bril - brl - bil)
+        };
+        assert_eq!(excess("SELF"), (0, 0), "{}: SELF", w.name);
+        assert_eq!(excess("EITHER"), (0, 0), "{}: EITHER", w.name);
+        let (io, any) = (excess("IO"), excess("ANY"));
+        assert_eq!(io, any, "{}: the excess of ANY is the bridge's", w.name);
+        bridge += io.0;
+    }
+    assert!(bridge > 0, "the bridge's transactions meet modified lines somewhere");
+}
+
 /// RSE_CURRENT_REGS and RSE_DIRTY_REGS count, bit by bit, the register stack as each
 /// call or return retires; over RSE_EVENT_RETIRED they give the average frame (the
 /// programs' frames hold 8-40 registers) and the average of the older frames' registers
