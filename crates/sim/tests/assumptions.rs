@@ -1,6 +1,7 @@
 //! docs/assumptions.md: every assumed value is a `--machine-config` key whose default
 //! it is, and one the machine reads: another value counts differently.
 
+use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
 use pmukit_sim::machine::montecito::MontecitoConfig;
 use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::{self};
@@ -112,12 +113,34 @@ fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
             row.table, row.key, row.value
         );
     }
-    let machines: Vec<&str> = rows.iter().map(|r| r.machine.as_str()).filter(|m| *m != "montecito").collect();
+    for core in [Arm11Core::Arm1136, Arm11Core::Arm1156, Arm11Core::Arm1176] {
+        let default = Arm11Config::new(core);
+        let arm11 = |text: &str| default.with_overrides(text, "assumption.toml").ok();
+        let totals = |cfg: &Arm11Config, workload: &str| {
+            let program = builtin::program(workload, 3, 1).unwrap();
+            Totals::of(machine::arm11(cfg.clone(), program, Skipping::On), 2_000_000, |_| true)
+        };
+        let baseline: Vec<Totals> = WORKLOADS.iter().map(|w| totals(&default, w.name)).collect();
+        // `arm11` stands for every core; the MMU's timings name the cores that have one.
+        let mine = |r: &&Row| r.machine == "arm11" || r.machine.split(", ").any(|m| m == core.name());
+        for row in rows.iter().filter(mine) {
+            let at = |value: &str| arm11(&format!("[{}]\n{} = {value}\n", row.table, row.key));
+            let name = core.name();
+            assert_eq!(at(&row.value), Some(default.clone()), "{name}: [{}] {} = {} is not the default", row.table, row.key, row.value);
+            let moved = others(row)
+                .iter()
+                .filter_map(|v| at(v))
+                .any(|changed| WORKLOADS.iter().zip(&baseline).any(|(w, base)| totals(&changed, w.name) != *base));
+            assert!(moved, "{name}: [{}] {}: other values count as {} does on every workload", row.table, row.key, row.value);
+        }
+    }
+    let machines: Vec<&str> =
+        rows.iter().map(|r| r.machine.as_str()).filter(|m| !["montecito", "arm11", "arm1136, arm1176"].contains(m)).collect();
     assert!(machines.is_empty(), "rows for machines this test does not check yet: {machines:?}");
 }
 
 #[test]
-fn the_new_keys_refuse_what_their_structures_cannot_be() {
+fn keys_refuse_what_their_structures_cannot_be() {
     let err = |text: &str| MontecitoConfig::new(2).with_overrides(text, "m.toml").unwrap_err().to_string();
     assert!(err("[direction]\nentries = 1000\n").contains("power of two"));
     assert!(err("[direction]\nhistory_bits = 21\n").contains("0..=20"));
@@ -125,4 +148,7 @@ fn the_new_keys_refuse_what_their_structures_cannot_be() {
     assert_eq!(err("[core]\nline_clocks = 1\n"), "m.toml: core.line_clocks = 1: must be in 2..=64");
     assert!(err("[core]\nbase_page = 32768\n").contains("base_page = 32768: must be a page size"));
     assert!(err("[direction]\nsize = 4\n").contains("unknown field `size`"));
+    let arm1156 =
+        Arm11Config::new(Arm11Core::Arm1156).with_overrides("[core]\nwalk_level_cycles = 20\n", "m.toml").unwrap_err().to_string();
+    assert_eq!(arm1156, "m.toml: [core]: walk_level_cycles = 20: arm1156 has an MPU and no TLBs to refill or walk");
 }

@@ -105,6 +105,14 @@ fn core_with(cfg: &mut Arm11Config, c: &CoreKeys, o: &Overrides) -> Result<(), M
     o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
     o.core("block_cycles", c.block_cycles, &mut cfg.block_cycles, 0, 100)?;
     o.core("exception_cycles", c.exception_cycles, &mut cfg.exception_cycles, 0, 1000)?;
+    if cfg.mmu.is_none() {
+        // ARM1156's MPU has no TLBs to refill or walk: a timing of them would be ignored.
+        for (key, value) in [("micro_refill_cycles", c.micro_refill_cycles), ("walk_level_cycles", c.walk_level_cycles)] {
+            if let Some(v) = value {
+                return Err(o.geometry("core", format!("{key} = {v}: {} has an MPU and no TLBs to refill or walk", cfg.core.name())));
+            }
+        }
+    }
     let (mut refill, mut walk) = cfg.mmu.as_ref().map_or((0, 0), |m| (m.micro_refill_cycles, m.walk_level_cycles));
     o.core("micro_refill_cycles", c.micro_refill_cycles, &mut refill, 1, 100)?;
     o.core("walk_level_cycles", c.walk_level_cycles, &mut walk, 1, 10_000)?;
