@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::machine::cache::{CacheConfig, Replacement};
+use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
 use crate::machine::tlb::TlbConfig;
 
 /// Why a machine configuration was refused; every message names the file and the key.
@@ -65,6 +66,22 @@ pub struct TlbKeys {
     replacement: Option<Replacement>,
 }
 
+/// A branch target cache's keys (ARM11's BTAC, T4's BTC, an indirect-target table).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetKeys {
+    entries: Option<u32>,
+    ways: Option<u32>,
+}
+
+/// A direction predictor's keys.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionKeys {
+    entries: Option<u32>,
+    history_bits: Option<u8>,
+}
+
 /// Applies one file's keys, naming the file in every refusal.
 pub struct Overrides<'a> {
     pub origin: &'a str,
@@ -97,6 +114,28 @@ impl Overrides<'_> {
         // A bound on the size keeps the machine's state small enough to compare.
         self.value(&format!("{table}.size"), Some(cache.size), *sizes.start(), *sizes.end())?;
         Ok(())
+    }
+
+    /// A target cache's keys over `target`, its geometry checked.
+    pub fn target(&self, table: &'static str, keys: &Option<TargetKeys>, target: &mut TargetCacheConfig) -> Result<(), MachineConfigError> {
+        let Some(k) = keys else { return Ok(()) };
+        *target = TargetCacheConfig { entries: k.entries.unwrap_or(target.entries), ways: k.ways.unwrap_or(target.ways) };
+        target.check().map_err(|why| self.geometry(table, why))
+    }
+
+    /// A direction predictor's keys over `direction`, its geometry checked.
+    pub fn direction(
+        &self,
+        table: &'static str,
+        keys: &Option<DirectionKeys>,
+        direction: &mut DirectionConfig,
+    ) -> Result<(), MachineConfigError> {
+        let Some(k) = keys else { return Ok(()) };
+        *direction = DirectionConfig {
+            entries: k.entries.unwrap_or(direction.entries),
+            history_bits: k.history_bits.unwrap_or(direction.history_bits),
+        };
+        direction.check().map_err(|why| self.geometry(table, why))
     }
 
     /// A TLB's keys over `tlb`, its geometry checked.

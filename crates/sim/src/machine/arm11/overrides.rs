@@ -6,8 +6,7 @@
 use serde::Deserialize;
 
 use super::config::Arm11Config;
-use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
-use crate::machine::predict::TargetCacheConfig;
+use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TargetKeys, TlbKeys};
 
 /// The L1 cache sizes a configuration may give an ARM11 core.
 const MIN_L1: u64 = 1 << 10;
@@ -21,15 +20,8 @@ struct File {
     micro_itlb: Option<TlbKeys>,
     micro_dtlb: Option<TlbKeys>,
     main_tlb: Option<TlbKeys>,
-    btac: Option<BtacKeys>,
+    btac: Option<TargetKeys>,
     core: Option<CoreKeys>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BtacKeys {
-    entries: Option<u32>,
-    ways: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -73,10 +65,7 @@ impl Arm11Config {
                 }
             }
         }
-        if let Some(b) = &file.btac {
-            cfg.btac = TargetCacheConfig { entries: b.entries.unwrap_or(cfg.btac.entries), ways: b.ways.unwrap_or(cfg.btac.ways) };
-            cfg.btac.check().map_err(|why| o.geometry("btac", why))?;
-        }
+        o.target("btac", &file.btac, &mut cfg.btac)?;
         if let Some(c) = &file.core {
             core_with(&mut cfg, c, &o)?;
         }

@@ -5,8 +5,7 @@
 use serde::Deserialize;
 
 use super::config::MontecitoConfig;
-use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
-use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
+use crate::machine::overrides::{CacheKeys, DirectionKeys, MachineConfigError, Overrides, TargetKeys, TlbKeys};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,22 +20,8 @@ struct File {
     l1_dtlb: Option<TlbKeys>,
     l2_dtlb: Option<TlbKeys>,
     direction: Option<DirectionKeys>,
-    indirect: Option<IndirectKeys>,
+    indirect: Option<TargetKeys>,
     core: Option<CoreKeys>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DirectionKeys {
-    entries: Option<u32>,
-    history_bits: Option<u8>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IndirectKeys {
-    entries: Option<u32>,
-    ways: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -84,18 +69,8 @@ impl MontecitoConfig {
         o.tlb("l2_itlb", &file.l2_itlb, &mut cfg.l2_itlb)?;
         o.tlb("l1_dtlb", &file.l1_dtlb, &mut cfg.l1_dtlb)?;
         o.tlb("l2_dtlb", &file.l2_dtlb, &mut cfg.l2_dtlb)?;
-        if let Some(d) = &file.direction {
-            cfg.direction = DirectionConfig {
-                entries: d.entries.unwrap_or(cfg.direction.entries),
-                history_bits: d.history_bits.unwrap_or(cfg.direction.history_bits),
-            };
-            cfg.direction.check().map_err(|why| o.geometry("direction", why))?;
-        }
-        if let Some(t) = &file.indirect {
-            cfg.indirect =
-                TargetCacheConfig { entries: t.entries.unwrap_or(cfg.indirect.entries), ways: t.ways.unwrap_or(cfg.indirect.ways) };
-            cfg.indirect.check().map_err(|why| o.geometry("indirect", why))?;
-        }
+        o.direction("direction", &file.direction, &mut cfg.direction)?;
+        o.target("indirect", &file.indirect, &mut cfg.indirect)?;
         if let Some(c) = &file.core {
             o.core_entries("return_stack", c.return_stack, &mut cfg.return_stack, 0, 64)?;
             o.core("l2_tlb_cycles", c.l2_tlb_cycles, &mut cfg.l2_tlb_cycles, 0, 100)?;

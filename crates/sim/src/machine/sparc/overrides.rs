@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::config::SparcConfig;
-use crate::machine::overrides::{CacheKeys, MachineConfigError, Overrides, TlbKeys};
+use crate::machine::overrides::{CacheKeys, DirectionKeys, MachineConfigError, Overrides, TargetKeys, TlbKeys};
 
 /// L1 lines an L2 or L3 line may cover (see `SparcConfig::with_overrides`).
 const L1_LINES_PER_OUTER: u64 = 4;
@@ -19,6 +19,9 @@ struct File {
     l3: Option<CacheKeys>,
     itlb: Option<TlbKeys>,
     dtlb: Option<TlbKeys>,
+    direction: Option<DirectionKeys>,
+    btc: Option<TargetKeys>,
+    indirect: Option<TargetKeys>,
     core: Option<CoreKeys>,
     memory: Option<MemoryKeys>,
 }
@@ -57,6 +60,7 @@ struct CoreKeys {
     trap_cycles: Option<u64>,
     block_cycles: Option<u64>,
     strands_at_once: Option<bool>,
+    return_stack: Option<u64>,
 }
 
 /// L1 caches of 1 KB to 1 MB, outer caches of 16 KB to 64 MB: room to model other
@@ -80,6 +84,18 @@ impl SparcConfig {
         }
         o.tlb("itlb", &file.itlb, &mut cfg.itlb)?;
         o.tlb("dtlb", &file.dtlb, &mut cfg.dtlb)?;
+        // T4's predictors; KT and Niagara predict every branch not taken (MSP2).
+        let none = "it predicts every branch not taken";
+        match &mut cfg.direction {
+            Some(d) => o.direction("direction", &file.direction, d)?,
+            None => o.absent("direction", file.direction.is_some(), self.chip.name(), none)?,
+        }
+        for (table, keys, target) in [("btc", &file.btc, &mut cfg.btc), ("indirect", &file.indirect, &mut cfg.indirect)] {
+            match target {
+                Some(t) => o.target(table, keys, t)?,
+                None => o.absent(table, keys.is_some(), self.chip.name(), none)?,
+            }
+        }
         if let Some(c) = &file.core {
             o.core_entries("store_buffer", c.store_buffer, &mut cfg.store_buffer, 1, 64)?;
             match &mut cfg.store_queue {
@@ -123,6 +139,11 @@ impl SparcConfig {
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("block_cycles", c.block_cycles, &mut cfg.block_cycles, 0, 100)?;
+            if cfg.return_stack > 0 {
+                o.core_entries("return_stack", c.return_stack, &mut cfg.return_stack, 1, 64)?;
+            } else {
+                o.absent("core.return_stack", c.return_stack.is_some(), self.chip.name(), none)?;
+            }
             if let Some(v) = c.strands_at_once {
                 cfg.strands_at_once = v;
             }
