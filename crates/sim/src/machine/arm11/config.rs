@@ -1,5 +1,6 @@
 //! The ARM11 cores' parameters, each with where it comes from (`docs/machines.md`
-//! lists the sources; assumptions are rows of `docs/ERRATA.md`, MARM*).
+//! lists the sources; assumptions are rows of `docs/ERRATA.md`, MARM*, and of
+//! `docs/assumptions.md`).
 
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::TargetCacheConfig;

@@ -1,7 +1,8 @@
 //! The Montecito core's parameters. The spec's chapter 2 gives the caches (§2.3.3,
 //! Table 2-9: size, ways, line, latency), the memory latency (Table 2-8 note 4: M ≈
 //! 180-225 cycles), the thread-switch cost (§2.4.1: 15 cycles) and the switch policy
-//! (§2.4.1.1-§2.4.1.3); the rest are assumptions, `docs/ERRATA.md` MMC*.
+//! (§2.4.1.1-§2.4.1.3); the rest are assumptions, `docs/ERRATA.md` MMC*, each a row of
+//! `docs/assumptions.md` and a `--machine-config` key.
 
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::{DirectionConfig, TargetCacheConfig};

@@ -1,6 +1,6 @@
 //! The SPARC chips' parameters, each with where it comes from. `docs/machines.md`
 //! lists the sources; what no public source gives is an assumption recorded in
-//! `docs/ERRATA.md` (MSP*).
+//! `docs/ERRATA.md` (MSP*) and listed in `docs/assumptions.md`.
 //!
 //! Sources: [HC23] J. Shah et al., "SPARC T4: A Dynamically Threaded Server-on-a-Chip",
 //! Hot Chips 23 (2011) and IEEE Micro 32(2), 2012; [T2] "OpenSPARC T2 Core
