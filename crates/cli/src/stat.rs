@@ -119,8 +119,8 @@ pub struct StatArgs {
     #[arg(long, value_name = "FILE", requires = "command")]
     trace_out: Option<PathBuf>,
     /// A TOML file overriding the simulated machine's parameters (cache and TLB
-    /// geometry and replacement, latencies; docs/machines.md lists every machine's
-    /// keys).
+    /// geometry and replacement, predictors, latencies; docs/machines.md lists every
+    /// machine's keys, docs/assumptions.md the values no public source gives).
     #[arg(long, value_name = "FILE")]
     machine_config: Option<PathBuf>,
     /// Montecito's event qualification, for every group of the run.
