@@ -70,9 +70,10 @@ fn run(cfg: &MontecitoConfig, program: Program) -> Totals {
 }
 
 /// A program that shows a parameter no built-in workload does, for the rows that
-/// name one (Montecito's and T4's indirect-target tables). The workloads' dispatch through a jump table is one site at a time
-/// (`branchy`), so the indirect-target cache's size never matters to them; a loop
-/// with two dispatch sites, each always going to its own handler, needs two entries.
+/// name one (Montecito's and T4's indirect-target tables). The workloads dispatch
+/// through one jump table at a time (`branchy`), so the table's size never matters to
+/// them; a loop with two dispatch sites, each always going to its own handler, needs
+/// two entries.
 fn showing(row: &Row) -> Option<Program> {
     (row.table == "indirect").then(|| {
         let entry = 0x1_0000;
@@ -90,6 +91,22 @@ fn showing(row: &Row) -> Option<Program> {
     })
 }
 
+/// Checks `row` on the machine `name`: its value is the default, another value is
+/// accepted and changes the configuration, and one of them counts differently
+/// (`differs`). `at(value)` is the machine with the row's key set to `value`, `None`
+/// when the value is refused.
+fn check<C: PartialEq + std::fmt::Debug>(name: &str, row: &Row, default: &C, at: impl Fn(&str) -> Option<C>, differs: impl Fn(&C) -> bool) {
+    let key = format!("{name}: [{}] {}", row.table, row.key);
+    assert_eq!(at(&row.value).as_ref(), Some(default), "{key} = {} is not the default", row.value);
+    let valid: Vec<C> = others(row).iter().filter_map(|v| at(v)).collect();
+    assert!(!valid.is_empty(), "{key}: no other value is accepted");
+    let moved = valid.iter().any(|changed| {
+        assert_ne!(changed, default, "{key} changes nothing in the configuration");
+        differs(changed)
+    });
+    assert!(moved, "{key}: other values count as {} does on every workload: the machine does not read it", row.value);
+}
+
 #[test]
 fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
     let rows = rows();
@@ -101,23 +118,13 @@ fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
         let ways =
             |value: &str| if row.table.ends_with("tlb") && row.key == "entries" { format!("ways = {value}\n") } else { String::new() };
         let at = |value: &str| montecito(&format!("[{}]\n{} = {value}\n{}", row.table, row.key, ways(value)));
-        assert_eq!(at(&row.value), Some(default.clone()), "[{}] {} = {} is not the default", row.table, row.key, row.value);
-        let valid: Vec<MontecitoConfig> = others(row).iter().filter_map(|v| at(v)).collect();
-        assert!(!valid.is_empty(), "[{}] {}: no other value is accepted", row.table, row.key);
-        let moved = valid.iter().any(|changed| {
-            assert_ne!(*changed, default, "[{}] {} changes nothing in the configuration", row.table, row.key);
+        check("montecito", row, &default, at, |changed| {
             WORKLOADS.iter().zip(&baseline).any(|(w, base)| totals(changed, w.name) != *base)
-                || showing(row).is_some_and(|p| showing(row).is_some_and(|q| run(changed, p) != run(&default, q)))
+                || showing(row).zip(showing(row)).is_some_and(|(p, q)| run(changed, p) != run(&default, q))
         });
-        assert!(
-            moved,
-            "[{}] {}: other values count as {} does on every workload: the machine does not read it",
-            row.table, row.key, row.value
-        );
     }
     for core in [Arm11Core::Arm1136, Arm11Core::Arm1156, Arm11Core::Arm1176] {
         let default = Arm11Config::new(core);
-        let arm11 = |text: &str| default.with_overrides(text, "assumption.toml").ok();
         let totals = |cfg: &Arm11Config, workload: &str| {
             let program = builtin::program(workload, 3, 1).unwrap();
             Totals::of(machine::arm11(cfg.clone(), program, Skipping::On), 2_000_000, |_| true)
@@ -126,14 +133,10 @@ fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
         // `arm11` stands for every core; the MMU's timings name the cores that have one.
         let mine = |r: &&Row| r.machine == "arm11" || r.machine.split(", ").any(|m| m == core.name());
         for row in rows.iter().filter(mine) {
-            let at = |value: &str| arm11(&format!("[{}]\n{} = {value}\n", row.table, row.key));
-            let name = core.name();
-            assert_eq!(at(&row.value), Some(default.clone()), "{name}: [{}] {} = {} is not the default", row.table, row.key, row.value);
-            let moved = others(row)
-                .iter()
-                .filter_map(|v| at(v))
-                .any(|changed| WORKLOADS.iter().zip(&baseline).any(|(w, base)| totals(&changed, w.name) != *base));
-            assert!(moved, "{name}: [{}] {}: other values count as {} does on every workload", row.table, row.key, row.value);
+            let at = |value: &str| default.with_overrides(&format!("[{}]\n{} = {value}\n", row.table, row.key), "assumption.toml").ok();
+            check(core.name(), row, &default, at, |changed| {
+                WORKLOADS.iter().zip(&baseline).any(|(w, base)| totals(changed, w.name) != *base)
+            });
         }
     }
     for chip in [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara] {
@@ -162,19 +165,16 @@ fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
             kinds.sort_by_key(|(k, c)| (format!("{k:?}"), *c));
             kinds
         };
-        let name = chip.name();
         let mut baselines = HashMap::new();
-        for row in rows.iter().filter(|r| r.machine == name) {
+        for row in rows.iter().filter(|r| r.machine == chip.name()) {
             let default = sparc(context(row)).unwrap();
             let baseline =
                 baselines.entry(context(row)).or_insert_with(|| WORKLOADS.iter().map(|w| totals(&default, w.name)).collect::<Vec<_>>());
             let at = |value: &str| sparc(&format!("{}[{}]\n{} = {value}\n", context(row), row.table, row.key));
-            assert_eq!(at(&row.value), Some(default.clone()), "{name}: [{}] {} = {} is not the default", row.table, row.key, row.value);
-            let moved = others(row).iter().filter_map(|v| at(v)).any(|changed| {
-                WORKLOADS.iter().zip(baseline.iter()).any(|(w, base)| totals(&changed, w.name) != *base)
-                    || showing(row).is_some_and(|p| showing(row).is_some_and(|q| shown(&changed, p) != shown(&default, q)))
+            check(chip.name(), row, &default, at, |changed| {
+                WORKLOADS.iter().zip(baseline.iter()).any(|(w, base)| totals(changed, w.name) != *base)
+                    || showing(row).zip(showing(row)).is_some_and(|(p, q)| shown(changed, p) != shown(&default, q))
             });
-            assert!(moved, "{name}: [{}] {}: other values count as {} does on every workload", row.table, row.key, row.value);
         }
     }
     let known = ["montecito", "arm11", "arm1136, arm1176", "sparc-t4", "sparc-kt", "niagara"];

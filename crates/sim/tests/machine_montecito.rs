@@ -29,6 +29,12 @@ fn documented(heading: &str) -> Vec<String> {
     names
 }
 
+/// Whether a table's entry names `name`: the selection itself, or its event (a name
+/// alone stands for every unit mask).
+fn covers(entry: &str, name: &str) -> bool {
+    name == entry || name.strip_prefix(entry).is_some_and(|rest| rest.starts_with('.'))
+}
+
 /// A program of one user-mode phase at 0x1_0000 whose one data stream is a fixed
 /// location.
 fn one_phase(body: Vec<pmukit_sim::program::Op>, iterations: u64) -> pmukit_sim::program::Program {
@@ -811,7 +817,6 @@ fn montecito_selections_the_builtin_workloads_exercise() {
     let all = common::selections(cat.pmu("montecito").unwrap());
     let counts = selection_counts(10_000_000);
     let zero: Vec<&str> = counts.iter().filter(|(_, c)| *c == 0).map(|(n, _)| n.as_str()).collect();
-    let covers = |entry: &str, name: &str| name == entry || name.strip_prefix(entry).is_some_and(|rest| rest.starts_with('.'));
     let covered = |entries: &[String], name: &str| entries.iter().any(|e| covers(e, name));
     // Selections the spec says count nothing leave the denominator; the model must
     // not count them either.
@@ -856,7 +861,6 @@ fn montecito_selections_the_builtin_workloads_exercise() {
 fn montecito_selections_over_long_runs() {
     let cycles = std::env::var("PMUKIT_COVERAGE_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(200_000_000);
     let counts = selection_counts(cycles);
-    let covers = |entry: &str, name: &str| name == entry || name.strip_prefix(entry).is_some_and(|rest| rest.starts_with('.'));
     let cannot = documented("## Selections that cannot count");
     let zeros = documented("## Selections that count zero");
     let counting = |entries: &[String]| -> Vec<(String, u64)> {

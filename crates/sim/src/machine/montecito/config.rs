@@ -10,7 +10,7 @@ use crate::machine::tlb::TlbConfig;
 
 /// The page sizes the Itanium 2 processors implement (Intel Itanium 2 Processor
 /// Reference Manual, "Supported page sizes"; ERRATA MMC7).
-const PAGE_SIZES: [u64; 12] =
+pub(super) const PAGE_SIZES: [u64; 12] =
     [4 << 10, 8 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30, 4 << 30];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,11 +146,6 @@ impl MontecitoConfig {
             fault_every: None,
             occupancies: true,
         }
-    }
-
-    /// Whether `page` is a page size the Itanium 2 processors implement.
-    pub fn is_page_size(page: u64) -> bool {
-        PAGE_SIZES.contains(&page)
     }
 
     /// The page size a mapping of `page` bytes uses: at least the base page, and one

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::config::MontecitoConfig;
+use super::config::{MontecitoConfig, PAGE_SIZES};
 use crate::machine::overrides::{CacheKeys, DirectionKeys, MachineConfigError, Overrides, TargetKeys, TlbKeys};
 
 #[derive(Debug, Default, Deserialize)]
@@ -95,8 +95,10 @@ impl MontecitoConfig {
             // A partial transfer takes one clock: a line takes at least two, or one would read as the other.
             o.core("line_clocks", c.line_clocks, &mut cfg.line_clocks, 2, 64)?;
             if let Some(page) = c.base_page {
-                if !MontecitoConfig::is_page_size(page) {
-                    return Err(o.geometry("core", format!("base_page = {page}: must be a page size Itanium 2 implements (4 KB, 8 KB, 16 KB, 64 KB, 256 KB, 1 MB, 4 MB, 16 MB, 64 MB, 256 MB, 1 GB or 4 GB, in bytes)")));
+                if !PAGE_SIZES.contains(&page) {
+                    let sizes: Vec<String> = PAGE_SIZES.iter().map(u64::to_string).collect();
+                    let why = format!("base_page = {page}: must be a page size Itanium 2 implements, in bytes: {}", sizes.join(", "));
+                    return Err(o.geometry("core", why));
                 }
                 cfg.base_page = page;
             }
