@@ -27,6 +27,9 @@ const NEVER: &[(&str, &str)] = &[(
     "the devices' writes land in KT's L2, no program re-reads an L2 victim within its write's few hundred cycles, and none reads non-cacheable memory it wrote",
 )];
 
+/// PMUs more than 5 % of whose selections count zero (issue 43 is open for them).
+const SHORT_OF_THE_BAR: &[&str] = &["sparc-kt-dram"];
+
 /// Counts of every selection of `pmu` summed over the built-in workloads, `per_run`
 /// selections a run.
 fn counts(pmu: &str, cycles: u64, per_run: usize) -> HashMap<String, u64> {
@@ -64,7 +67,13 @@ fn every_selection_counts_on_some_workload_or_is_listed_with_its_reason() {
     ] {
         let mut c: Vec<(String, u64)> = counts(pmu, cycles, per_run).into_iter().collect();
         c.sort();
-        eprintln!("{pmu}: {} of {} count zero", c.iter().filter(|(_, n)| *n == 0).count(), c.len());
+        let zeros = c.iter().filter(|(_, n)| *n == 0).count();
+        eprintln!("{pmu}: {zeros} of {} count zero", c.len());
+        // Issue 43's bar: at most 5 % of the selections count zero (none of these
+        // PMUs has a selection the specification says counts nothing). KT's DRAM PMU
+        // is still short of it: one of its 13 selections is 7.7 %.
+        let meets = 20 * zeros <= c.len();
+        assert_eq!(meets, !SHORT_OF_THE_BAR.contains(&pmu), "{pmu}: {zeros} of {} selections count zero", c.len());
         zero.extend(c.into_iter().filter(|(_, n)| *n == 0).map(|(name, _)| name));
     }
     let known: Vec<&str> = NEVER.iter().map(|(n, _)| *n).collect();

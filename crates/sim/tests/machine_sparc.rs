@@ -98,10 +98,16 @@ fn the_hierarchys_relations_hold() {
     }
 }
 
-/// T4 selections that count nothing on any built-in workload, with the reason
-/// (docs/t4-model.md lists the same).
+/// T4 selections no system counts, by the words of the specification (PRM 10.1,
+/// Table 10-2): they leave the denominator of the coverage below (issue 43).
+const T4_CANNOT: &[(&str, &str)] = &[(
+    "PICK.PICK_3",
+    "sl 1: \"Sel-0-wait, sel-0-ready, sel-1, and sel-2 form a disjoint set of events whose union encompasses all cycles\": select sends at most two instructions a cycle towards pick",
+)];
+
+/// T4 selections that can count but count nothing on any built-in workload, with the
+/// reason (docs/t4-model.md lists the same).
 const T4_NEVER: &[(&str, &str)] = &[
-    ("PICK.PICK_3", "Sel-0-wait, sel-0-ready, sel-1 and sel-2 encompass all cycles: at most two instructions a cycle reach the pick queue"),
     ("INSTR_SPECIAL.SW_COUNT", "the program model has no software count marker (sethi %hi(fc000), %g0), so no program uses one"),
     ("IC_MTAG.MTAG_MISS_PTAG_HIT", "needs two virtual addresses of one line; the program model maps every address to itself"),
     ("IC_MTAG.WAY_MISMATCH", "needs two lines of a set with one microtag, the older one fetched: the programs' code has none"),
@@ -139,7 +145,13 @@ fn t4_selections_the_builtin_workloads_exercise() {
         }
     }
     eprintln!("{} of {} T4 selections count zero: {zero:#?}", zero.len(), all.len());
-    let known: Vec<&str> = T4_NEVER.iter().map(|(n, _)| *n).collect();
+    let cannot: Vec<&str> = T4_CANNOT.iter().map(|(n, _)| *n).collect();
+    let impossible: Vec<&&str> = cannot.iter().filter(|c| !zero.iter().any(|z| z == *c)).collect();
+    assert!(impossible.is_empty(), "the specification says {impossible:?} count nothing, but the model counts them");
+    // Issue 43's bar: at most 5 % of the selections that can count count zero.
+    let countable = all.len() - cannot.len();
+    assert!(20 * (zero.len() - cannot.len()) <= countable, "{} of {countable} countable selections count zero", zero.len() - cannot.len());
+    let known: Vec<&str> = T4_NEVER.iter().chain(T4_CANNOT).map(|(n, _)| *n).collect();
     let unexplained: Vec<&String> = zero.iter().filter(|z| !known.contains(&z.as_str())).collect();
     assert!(unexplained.is_empty(), "count zero without a documented reason: {unexplained:?}");
     let stale: Vec<&&str> = known.iter().filter(|k| !zero.iter().any(|z| z == *k)).collect();

@@ -55,6 +55,9 @@ pub const OCCUPANCIES: Signals = Signals::mask(Signal::ALL.split_at(FIRST).1.spl
 /// How the occupancies change in one cycle.
 type Deltas = [i16; LIVE];
 
+/// §2.5: "Each core has four clean castout queues."
+const CASTOUT_ENTRIES: usize = 4;
+
 /// Cycles ahead the calendar first holds; it grows when a request reaches further.
 const FIRST_HORIZON: usize = 1024;
 
@@ -80,6 +83,9 @@ pub struct Si {
     transfers: Vec<(u64, u64)>,
     /// Scratch space of `overlay`, kept to spare an allocation per iteration.
     spans: Vec<Span>,
+    /// When each of this core's four clean-castout queue entries (§2.5: "Each core has
+    /// four clean castout queues") frees: the ADS of the castout it holds.
+    castouts: [u64; CASTOUT_ENTRIES],
     /// Whether the occupancies are laid over the spans as signals
     /// (`MontecitoConfig::occupancies`). Without, the timeline still runs (the bus's
     /// clock edges and the snoops' answers time this core's requests, and the state
@@ -97,6 +103,7 @@ impl Si {
             marked: vec![0; FIRST_HORIZON / 64],
             transfers: Vec::new(),
             spans: Vec::new(),
+            castouts: [0; CASTOUT_ENTRIES],
             lays,
         }
     }
@@ -418,8 +425,13 @@ impl Si {
                 self.add(IOQ, false, ads, answered + cfg.line_clocks * r);
             }
             Kind::CastOut => {
-                let ads = self.edge(cfg, t0 + 1 + r);
-                self.add(CCQ, false, t0 + 1, ads);
+                // The castout takes the entry that frees first, waiting for it when all
+                // four are live, and holds it until its ADS.
+                let (entry, free) = self.castouts.iter().copied().enumerate().min_by_key(|&(_, at)| at).unwrap_or_default();
+                let queued = (t0 + 1).max(free);
+                let ads = self.edge(cfg, queued + r);
+                self.castouts[entry] = ads;
+                self.add(CCQ, false, queued, ads);
                 let answered = self.snoop(cfg, ads, true, false);
                 self.add(IOQ, false, ads, answered);
             }
@@ -439,6 +451,10 @@ impl Si {
             out.extend(self.calendar[self.slot(at)].iter().map(|&d| d as u64));
             t = at + 1;
         }
+        // The castout entries still held, by how far ahead each frees.
+        let mut held: Vec<u64> = self.castouts.iter().map(|&at| at.saturating_sub(now)).collect();
+        held.sort_unstable();
+        out.extend(held);
         out.push(u64::MAX - self.transfers.len() as u64);
         // Transfers that began before now: how far back (kept as wrapping offsets).
         out.extend(self.transfers.iter().flat_map(|&(from, to)| [from.wrapping_sub(now), to.wrapping_sub(now)]));
@@ -565,6 +581,32 @@ mod tests {
         let mut si = Si::new(true);
         si.clocks(DATA, false, 6, 3, 6);
         assert_eq!(laid(&mut si, 24, DATA), [(6, 0), (1, 1), (5, 0), (1, 1), (5, 0), (1, 1), (5, 0)]);
+    }
+
+    /// §2.5: "Each core has four clean castout queues": a burst of castouts waits for
+    /// entries, each held until its ADS, so no more than four are ever live and the
+    /// last go on the bus later.
+    #[test]
+    fn s2_5_a_core_holds_four_clean_castouts_at_most() {
+        let cfg = MontecitoConfig::new(2);
+        let mut si = Si::new(true);
+        for _ in 0..10 {
+            si.request(&cfg, Kind::CastOut, 3);
+        }
+        let pieces = laid(&mut si, 200, CCQ);
+        assert_eq!(pieces.iter().map(|&(_, n)| n).max(), Some(CASTOUT_ENTRIES as u64));
+        // Four go on the bus at the first bus clock edge a bus clock after they queue
+        // (cycle 12 of 6-cycle clocks), four a bus clock later, the last two after that.
+        let mut t = 0;
+        let mut end = 0;
+        for &(c, n) in &pieces {
+            t += c;
+            if n > 0 {
+                end = t;
+            }
+        }
+        assert_eq!((cfg.bus_ratio, end), (6, 24), "three waves of castouts");
+        assert_eq!(pieces.last().map(|&(_, n)| n), Some(0), "every castout reached its ADS");
     }
 
     #[test]
