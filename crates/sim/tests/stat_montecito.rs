@@ -588,3 +588,25 @@ fn mmc31_the_kernels_status_moves_serialize() {
     let r = run_on("montecito", &["SERIALIZATION_EVENTS"], "mixed", 10_000_000);
     assert_eq!(count(&r, "SERIALIZATION_EVENTS"), kernel.get(Signal::InstructionSerializations));
 }
+
+/// Table 4-71: CPU_CPL_CHANGES counts the changes to or from each level of its mask.
+/// `services` goes 3 → 2 → 1 → 2 → 3 for each request (its command interpreter at
+/// level 2, its record services at level 1), so level 2 sees every change, levels 1
+/// and 3 half of them each, level 0 none; ALL counts each change once. The changes
+/// count at the level they enter, so `plm=15` counts them at every level.
+#[test]
+fn table_4_71_cpl_changes_count_the_levels_left_and_entered() {
+    let levels = ["LVL0", "LVL1", "LVL2", "LVL3", "ALL"].map(|l| format!("CPU_CPL_CHANGES.{l}:plm=15"));
+    let names: Vec<&str> = levels.iter().map(String::as_str).collect();
+    let r = run_on("montecito", &names, "services", 100_000_000);
+    let [lvl0, lvl1, lvl2, lvl3, all] = [0, 1, 2, 3, 4].map(|i| count(&r, names[i]));
+    assert!(lvl1 > 10, "requests reach the record services: {lvl1}");
+    assert_eq!(lvl0, 0);
+    // Each of the two threads may stop inside a request.
+    assert!(lvl1.abs_diff(lvl3) <= 2, "{lvl1} into and out of level 1, {lvl3} out of and into level 3");
+    assert_eq!((lvl2, all), (lvl1 + lvl3, lvl2));
+    // Without plm, the default user and kernel levels see only the returns to level 3.
+    let r = run_on("montecito", &["CPU_CPL_CHANGES.LVL3"], "services", 100_000_000);
+    let returns = count(&r, "CPU_CPL_CHANGES.LVL3");
+    assert!((2 * returns..=2 * returns + 2).contains(&lvl3), "{returns} returns of {lvl3} changes");
+}

@@ -325,8 +325,10 @@ pub enum Signal {
     L3DataReadMisses,
     L3WritebackHits,
     L3WritebackMisses,
-    /// Changes of privilege level (a system call, an interrupt, a return from one).
-    PrivilegeChanges,
+    /// A change of privilege level (a system call, an interrupt, a return from one):
+    /// the level left and the level entered, as bits 0-3 for levels 0-3 (the unit
+    /// mask of Montecito's CPU_CPL_CHANGES).
+    PrivilegeChange,
     /// Instruction-cache reads: fetches from a new line, hit or miss.
     ICacheReads,
     /// Lookups that hit the L2 data cache, and instruction fetches that hit the L2

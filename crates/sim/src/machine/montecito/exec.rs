@@ -63,10 +63,11 @@ impl Montecito {
     pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
         let mut g = Group::default();
         self.alat.begin();
-        if std::mem::take(&mut self.privilege_changed) {
+        let change = std::mem::take(&mut self.privilege_change);
+        if change != 0 {
             // The phase runs at another level than the thread's last one (a system
             // call, an interrupt, a return from one): CPU_CPL_CHANGES.
-            g.signals.bump(Signal::PrivilegeChanges);
+            g.signals.set(Signal::PrivilegeChange, change);
         }
         let mut i = 0;
         while i < phase.body.len() {

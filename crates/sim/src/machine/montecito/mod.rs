@@ -88,9 +88,10 @@ pub struct Montecito {
     /// Each thread's register stack (the RSE and its frames are per thread, §2.4).
     rse: Vec<Rse>,
     urgency: Vec<u8>,
-    /// Each thread's privilege level, and whether the phase just entered changed it.
+    /// Each thread's privilege level, and the levels the phase just entered left and
+    /// entered if it changed it (bit n for level n, `Signal::PrivilegeChange`).
     privilege: Vec<Privilege>,
-    privilege_changed: bool,
+    privilege_change: u8,
     /// The foreground thread.
     thread: usize,
     /// For each thread, the cycles at which the data of its L3 misses it switched away
@@ -156,6 +157,17 @@ pub struct Montecito {
 /// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
 const STALL_THRESHOLDS: [u64; 10] = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
+/// A privilege level's bit in `Signal::PrivilegeChange` (CPU_CPL_CHANGES' unit mask):
+/// SPARC's hyperprivileged mode is level 0, as in the PMU model (MD3).
+fn cpl_bit(p: Privilege) -> u8 {
+    match p {
+        Privilege::Hyper | Privilege::Cpl0 => 0b0001,
+        Privilege::Cpl1 => 0b0010,
+        Privilege::Cpl2 => 0b0100,
+        Privilege::Cpl3 => 0b1000,
+    }
+}
+
 /// A switch's stall class after `quiet` cycles without a retirement: 1, plus one for
 /// each threshold reached.
 fn stall_class(quiet: u64) -> u8 {
@@ -189,7 +201,7 @@ impl Montecito {
             rse: vec![Rse::default(); threads],
             urgency: vec![NOMINAL_URGENCY; threads],
             privilege: vec![Privilege::USER; threads],
-            privilege_changed: false,
+            privilege_change: 0,
             thread: 0,
             returns: vec![Vec::new(); threads],
             data_sent: 0,
@@ -299,7 +311,7 @@ impl Core<MONTECITO> for Montecito {
         self.switch = false;
         self.alat.enter(phase);
         let level = &mut self.privilege[self.thread];
-        self.privilege_changed = *level != phase.privilege;
+        self.privilege_change = if *level == phase.privilege { 0 } else { cpl_bit(*level) | cpl_bit(phase.privilege) };
         *level = phase.privilege;
         self.ip = phase.entry;
     }

@@ -216,11 +216,19 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(capture::BRANCH_EVENT, "BRANCH_EVENT", A, 1, |_| Some(&[Atom::Captured(capture::ETB | capture::IPEAR)])),
     // CPU_OP_CYCLES: ALL and QUAL (qualification not modelled, MD16).
     ev(pal::CPU_OP_CYCLES, "CPU_OP_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
-    // CPU_CPL_CHANGES: changes to or from level 0 or 3 (the programs' only levels)
-    // count under LVL0, LVL3 and ALL; LVL1 and LVL2 see none.
-    ev(0x13, "CPU_CPL_CHANGES", A, 1, |u| match u & 0b1001 {
-        0 => None,
-        _ => Some(&[Sig(Signal::PrivilegeChanges)]),
+    // CPU_CPL_CHANGES: the changes that leave or enter a level of the unit mask (bit n,
+    // level n; ALL every change, once).
+    ev(0x13, "CPU_CPL_CHANGES", A, 1, |u| {
+        const AT: [[Atom; 1]; 16] = {
+            let mut at = [[Atom::Cycles]; 16];
+            let mut levels = 0;
+            while levels < 16 {
+                at[levels] = [Atom::LevelsChanged(levels as u8)];
+                levels += 1;
+            }
+            at
+        };
+        AT.get((u & 0xf) as usize).filter(|_| u & 0xf != 0).map(|a| a.as_slice())
     }),
     // CPU_OP_CYCLES_HALTED: the stream has no halted cycles. Max 1, not 7 (MD26).
     ev(pmu::CYCLES_HALTED as u8, "CPU_OP_CYCLES_HALTED", C, 1, |_| None),

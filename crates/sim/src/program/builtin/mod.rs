@@ -9,6 +9,7 @@ pub mod driver;
 pub mod kernel;
 pub mod layout;
 pub mod numeric;
+pub mod services;
 pub mod system;
 pub mod user;
 
@@ -60,6 +61,12 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
                       calls, a database server's 1.3 MB of transaction code: TLB and instruction-cache pressure",
     },
     WorkloadInfo {
+        name: "services",
+        description: "system services layered as OpenVMS layers them: a command interpreter at privilege level 2 calls record \
+                      services at level 1, which copy records between buffers (levels 1 and 2 are privileged mode on \
+                      ARM11 and SPARC)",
+    },
+    WorkloadInfo {
         name: "shared",
         description: "four threads of one process: locks, atomics, false sharing, producer/consumer, a read-mostly table, \
                       a JIT patching shared code",
@@ -105,6 +112,7 @@ enum Kind {
     Fp,
     Chase,
     Os,
+    Services,
     /// Threads of one process sharing the memory at `region` and a read-mostly table
     /// at `table`.
     Shared {
@@ -129,6 +137,7 @@ impl Workload {
             "fp" => Ok(Workload::Only(Kind::Fp)),
             "chase" => Ok(Workload::Only(Kind::Chase)),
             "os" => Ok(Workload::Only(Kind::Os)),
+            "services" => Ok(Workload::Only(Kind::Services)),
             "shared" => Ok(Workload::Only(Kind::Shared { region: 0, table: 0 })),
             _ => Err(UnknownWorkload::new(name)),
         }
@@ -200,6 +209,7 @@ impl Phases {
             Kind::Fp => self.queue.extend(numeric::fp(rng, t)),
             Kind::Chase => self.queue.push_back(numeric::chase(rng, t)),
             Kind::Os => self.queue.extend(system::os(rng, t)),
+            Kind::Services => self.queue.extend(services::request(rng, t)),
             Kind::Shared { region, table } => self.queue.extend(system::shared(rng, t, region, table)),
         }
         if self.workload != Workload::Mixed {

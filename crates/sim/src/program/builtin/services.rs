@@ -1,0 +1,70 @@
+//! `services`: system services layered between the kernel and the user, as OpenVMS
+//! layers them on Integrity servers: a user program asks its command interpreter
+//! (supervisor mode, privilege level 2), which calls the record management services
+//! (executive mode, level 1) to move a record between the program's buffer and a
+//! file's. Each layer is entered by a call that raises the privilege level (Itanium's
+//! `epc`, a system call elsewhere) and left by a return to the level below.
+//!
+//! On machines with two privilege levels (ARM11, SPARC), levels 1 and 2 run as their
+//! privileged level: the program is what the software does, the machine how it runs.
+
+use super::layout::*;
+use super::user::{self, Thread};
+use crate::program::build::Body;
+use crate::program::rng::Rng;
+use crate::program::{Memory, Op, Pattern, Phase};
+use crate::stream::Privilege;
+
+/// The command interpreter's level (OpenVMS supervisor mode) and the record
+/// services' (executive mode).
+const SUPERVISOR: Privilege = Privilege::Cpl2;
+const EXECUTIVE: Privilege = Privilege::Cpl1;
+
+/// One request: the user's own work, then the interpreter's parsing of the command,
+/// the record services' copy, and the returns down the levels.
+pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    let mut phases = vec![user::compute(rng, t)];
+
+    // The user program's call into its command interpreter.
+    let mut call = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
+    call.int(rng.range(2, 6)).op(Op::Syscall);
+    phases.push(call.once());
+
+    // The interpreter (in the process's own space) parses the command a token at a
+    // time: tests of each character, stores of the parsed fields.
+    let mut mix = rng.side(SERVICES_MIX);
+    let interpreter = code_address(rng, &LIBC_TEXT);
+    let mut parse = Body::new(SUPERVISOR, t.context, interpreter);
+    let frame = parse.stream(stack_frame(rng, t.index));
+    let command = parse.stream(line_stream(buffer(rng, &HEAP, 4 * PAGE), 4, Memory::Cacheable));
+    parse.load(command, 0, 1, true);
+    parse.skip(2, Pattern::Bits { bits: rng.bits(64, 300), len: 64 }).int(2);
+    user::statements(&mut parse, &mut mix, [frame, command], rng.range(6, 16));
+    phases.push(parse.close_loop(rng.range(4, 40)));
+    let mut dispatch = Body::new(SUPERVISOR, t.context, interpreter + 0x400);
+    dispatch.int(rng.range(1, 4)).op(Op::Syscall);
+    phases.push(dispatch.once());
+
+    // The record services (shared system space) copy the record a line at a time
+    // between the process's buffer and the file's.
+    let services = code_address(rng, &SERVICE_TEXT);
+    let lines = rng.range(2, 64);
+    let mut copy = Body::new(EXECUTIVE, t.context, services);
+    let from = copy.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    let to = copy.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    copy.load(from, 0, 4, false).load(from, 4, 4, true).store(to, 0, 4).store(to, 4, 4).int(rng.range(1, 4));
+    phases.push(copy.close_loop(lines));
+    let mut done = Body::new(EXECUTIVE, t.context, services + 0x400);
+    done.int(rng.range(1, 4)).op(Op::ExceptionReturn);
+    phases.push(done.once());
+
+    // The interpreter stores the status and returns to the program.
+    let mut status = Body::new(SUPERVISOR, t.context, interpreter + 0x800);
+    let frame = status.stream(stack_frame(rng, t.index));
+    status.store(frame, 0, 4).int(rng.range(1, 4)).op(Op::ExceptionReturn);
+    phases.push(status.once());
+    phases
+}
+
+/// Salt of the interpreter's side generator (`Rng::side`).
+const SERVICES_MIX: u64 = 0x7365_7276_6d69_7831;
