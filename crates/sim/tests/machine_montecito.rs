@@ -359,6 +359,42 @@ fn mmc28_sixteen_request_buffers_bound_the_misses_outstanding() {
     assert!(t.get(Signal::L2dBackPressureCycles) <= t.get(Signal::LsuFullStallCycles));
 }
 
+/// MMC28, §2.3.3.4: L2I misses take the 16 request buffers too. Each phase runs code
+/// no cache holds after loads of lines no cache holds, whose misses take every buffer:
+/// its first fetch's L2I miss, and the next-line prefetch's, find them taken, are
+/// rejected (L2I_L3_REJECTS, once a request) and wait for one to free.
+#[test]
+fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile() {
+    use pmukit_sim::program::build::Body;
+    use pmukit_sim::stream::Privilege;
+    let phases = (0..400u64).map(|i| {
+        let mut b = Body::new(Privilege::USER, 1, 0x100_0000 + i * 0x2000);
+        let lines = DataStream {
+            base: 0x4000_0000 + i * 0x10_0000,
+            stride: 128 * 20,
+            footprint: 1 << 20,
+            memory: Memory::Cacheable,
+            page: 16 << 20,
+            shared: false,
+        };
+        let s = b.stream(lines);
+        for j in 0..20 {
+            b.load(s, j * 128, 8, false);
+        }
+        b.int(40);
+        b.close_loop(4)
+    });
+    let program = Program { threads: vec![Box::new(phases)], timer: None };
+    let mut seen = HashMap::new();
+    let key = |s: &Span<MONTECITO>| (s.signals.get(Signal::L2iL3Rejects), s.signals.get(Signal::ICacheMisses));
+    common::profile(machine::montecito(MontecitoConfig::new(1), program, Skipping::On), u64::MAX, key, &mut seen);
+    let cycles = |keep: &dyn Fn(u64) -> bool| seen.iter().filter(|((r, _), _)| keep(*r)).map(|(_, c)| c).sum::<u64>();
+    let (demand, prefetch) = (cycles(&|r| r & 1 != 0), cycles(&|r| r & 2 != 0));
+    let misses: u64 = seen.iter().filter(|((_, m), _)| *m > 0).map(|(_, c)| c).sum();
+    assert!(demand > 100 && prefetch > 100, "{demand} demand and {prefetch} prefetch requests rejected");
+    assert!(demand <= misses, "only an L1I miss that misses the L2I sends a request: {demand} > {misses}");
+}
+
 /// MMC29: a memset of 64 MB with 16-byte stores on one thread. Each 128-byte line's
 /// first store misses to memory; the seven after it are secondary misses that wait in
 /// the OzQ for the fill: the second one cycle behind the first (L1W, forced to

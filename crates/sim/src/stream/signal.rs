@@ -587,6 +587,10 @@ pub enum Signal {
     /// Memory reads of L3 misses the thread switched away from: issued now, counted as
     /// the thread's `MemoryReads` when they return (`BackgroundMemoryReads`).
     DeferredMemoryReads,
+    /// L2I misses whose request the L3 and bus controller rejected at first, every
+    /// request buffer being taken: bit 0 a demand fetch's, bit 1 a prefetch's (the
+    /// unit-mask bits 1:0 of Montecito's L2I_L3_REJECTS).
+    L2iL3Rejects,
 }
 }
 

@@ -15,6 +15,10 @@ use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
 use crate::stream::{MemRef, Signal};
 
+/// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
+const DEMAND: u8 = 0b01;
+const PREFETCH: u8 = 0b10;
+
 impl Montecito {
     /// What the write-coalescing buffers `sent` to memory: one write per line or piece.
     /// Returns the cycle the last has a write buffer (`now` if none waited).
@@ -139,24 +143,42 @@ impl Montecito {
             s.bump(Signal::L2InstructionHits);
             return ready - now;
         }
-        let (cycles, fill) = match self.outer_access(0, addr, false, now, s) {
-            Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
+        let level = self.outer_access(0, addr, false, now, s);
+        if level == Level::L2 {
+            return match self.inflight.returning(now, self.cfg.l2i.line / 32) {
                 Some(done) => {
                     s.bump(Signal::L2iHitConflictsDemand);
-                    return done - now + self.cfg.l2i_cycles;
+                    done - now + self.cfg.l2i_cycles
                 }
-                None => return self.cfg.l2i_cycles,
-            },
-            Level::L3 => (self.cfg.l3_cycles, self.cfg.l3_cycles),
+                None => self.cfg.l2i_cycles,
+            };
+        }
+        let sent = self.l3_request(now, DEMAND, s);
+        let (cycles, fill) = match level {
             // A miss the thread switched away from (no wait) still fills in the
             // background, where the other thread's fetches of the line find it pending.
             Level::Memory => {
-                let ready = self.bus_read(now, self.cfg.line_clocks);
+                let ready = self.bus_read(sent, self.cfg.line_clocks);
                 (self.memory_latency(s, Signal::L3InstructionMisses, now, ready), ready - now)
             }
+            _ => (sent - now + self.cfg.l3_cycles, sent - now + self.cfg.l3_cycles),
         };
         self.inflight.add_fill(l2_line, now + fill);
         cycles
+    }
+
+    /// The cycle an L2I miss at `now` is accepted by the L3 and the bus controller: at
+    /// once, or when the first of the 16 request buffers frees (§2.3.3.4: "All L2I and
+    /// L2D requests are allocated to one of 16 request buffers"). A request that finds
+    /// them all taken is rejected (L2I_L3_REJECTS: `kind`, a demand fetch's or a
+    /// prefetch's bit of `Signal::L2iL3Rejects`) and sent again until it is accepted
+    /// (MMC28).
+    fn l3_request(&mut self, now: u64, kind: u8, s: &mut Signals) -> u64 {
+        let free = self.inflight.buffer_free(now);
+        if free > now {
+            s.set(Signal::L2iL3Rejects, s.get(Signal::L2iL3Rejects) as u8 | kind);
+        }
+        free
     }
 
     /// Data speculation (alat.rs, MMC33): a cacheable store enters the iteration's
@@ -215,13 +237,14 @@ impl Montecito {
             },
             Level::L3 => {
                 s.bump(Signal::L2iPrefetchMisses);
-                now + self.cfg.l3_cycles
+                self.l3_request(now, PREFETCH, s) + self.cfg.l3_cycles
             }
             Level::Memory => {
                 s.bump(Signal::L2iPrefetchMisses);
                 s.bump(Signal::L3InstructionPrefetchMisses);
                 s.bump(Signal::MemoryReads);
-                self.bus_read(now, self.cfg.line_clocks)
+                let sent = self.l3_request(now, PREFETCH, s);
+                self.bus_read(sent, self.cfg.line_clocks)
             }
         };
         if level != Level::L2 {

@@ -40,9 +40,9 @@ impl EventType {
 pub(super) enum Atom {
     /// One per cycle.
     Cycles,
-    /// Privilege changes that leave or enter one of these levels (bit n, level n:
-    /// `Signal::PrivilegeChange`).
-    LevelsChanged(u8),
+    /// Cycles in which a signal that carries flags (`Signal::PrivilegeChange`,
+    /// `Signal::L2iL3Rejects`) has one of these.
+    AnyOf(Signal, u8),
     /// Cycles that give a capture unit (`capture::DEAR`, ...) an event.
     Captured(u8),
     /// A stream signal, per cycle.
@@ -165,7 +165,7 @@ impl Atom {
         let when = |cond: bool, v: u64| if cond { v } else { 0 };
         match self {
             Atom::Cycles => 1,
-            Atom::LevelsChanged(levels) => u64::from(c.get(PrivilegeChange) & u64::from(levels) != 0),
+            Atom::AnyOf(s, flags) => u64::from(c.get(s) & u64::from(flags) != 0),
             Atom::Captured(unit) => u64::from(c.captured & unit != 0),
             Atom::Sig(s) => c.get(s),
             Atom::Present(s) => u64::from(c.get(s) > 0),

@@ -83,8 +83,15 @@ const OZQ_CANCELS: [Atom; 9] = [
     Sig(Signal::L2dBankConflicts),
 ];
 
-const L3_BYPASS_CANCELS: [Atom; 4] =
-    [Sig(Signal::L2dBypassL1d), Sig(Signal::L2dBypassL1w), Sig(Signal::L2dBankConflicts), Sig(Signal::L3BypassAttributeCancels)];
+/// Then the L2D misses the external request logic rejected, every request buffer
+/// being taken (MMC28).
+const L3_BYPASS_CANCELS: [Atom; 5] = [
+    Sig(Signal::L2dBypassL1d),
+    Sig(Signal::L2dBypassL1w),
+    Sig(Signal::L2dBankConflicts),
+    Sig(Signal::L3BypassAttributeCancels),
+    Sig(Signal::L2dFillBufferFull),
+];
 const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
 const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
 const ALAT_DISPLACED: [Atom; 2] = [Sig(Signal::AlatDisplacedInt), Sig(Signal::AlatDisplacedFp)];
@@ -223,7 +230,7 @@ pub static EVENTS: &[MappedEvent] = &[
             let mut at = [[Atom::Cycles]; 16];
             let mut levels = 0;
             while levels < 16 {
-                at[levels] = [Atom::LevelsChanged(levels as u8)];
+                at[levels] = [Atom::AnyOf(Signal::PrivilegeChange, levels as u8)];
                 levels += 1;
             }
             at
@@ -414,6 +421,21 @@ pub static EVENTS: &[MappedEvent] = &[
     // that would hit: both are hits, so MISS counts nothing (MMC25, MD48).
     ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| l2i_hits(u, &RECIRCULATES)),
     ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| l2i_hits(u, &HIT_CONFLICTS)),
+    // L2I_L3_REJECTS: L2I misses that found the 16 request buffers taken, demand and
+    // prefetch as bits 1:0 say (MMC28); MISS and ALL count them, HIT none (a hit
+    // sends no request).
+    ev(0x7c, "L2I_L3_REJECTS", F, 1, |u| {
+        const REJECTED: [[Atom; 1]; 4] = [
+            [Atom::Cycles],
+            [Atom::AnyOf(Signal::L2iL3Rejects, 0b01)],
+            [Atom::AnyOf(Signal::L2iL3Rejects, 0b10)],
+            [Atom::AnyOf(Signal::L2iL3Rejects, 0b11)],
+        ];
+        match (u >> 2 & 3, u & 3) {
+            (0b10 | 0b11, kinds @ 1..=3) => REJECTED.get(kinds as usize).map(|a| a.as_slice()),
+            _ => None,
+        }
+    }),
     // L2I_SPEC_ABORTS: a demand fetch's change of a prefetch to a demand request,
     // aborted because the prefetch was already looked up (MMC25).
     ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),
@@ -598,12 +620,14 @@ pub static EVENTS: &[MappedEvent] = &[
         _ => None,
     }),
     // L2D_L3ACCESS_CANCEL bits 2:0: INV_L3_BYP the L3 accesses of bypassing hits
-    // (not true misses), SPEC_L3_BYP of uncacheable requests, ANY both; the ER's
-    // rejects, the snoops' coverage cases and the throttling count nothing (MMC36).
+    // (not true misses), SPEC_L3_BYP of uncacheable requests (MMC36), ER_REJECT the
+    // misses that found every request buffer taken (MMC28), ANY all of them; the
+    // snoops' coverage cases and the throttling count nothing.
     ev(0xe8, "L2D_L3ACCESS_CANCEL", F, 1, |u| match u & 7 {
         0b000 => Some(&L3_BYPASS_CANCELS[..3]),
-        0b001 => Some(&L3_BYPASS_CANCELS[3..]),
+        0b001 => Some(&L3_BYPASS_CANCELS[3..4]),
         0b010 => Some(&L3_BYPASS_CANCELS),
+        0b011 => Some(&L3_BYPASS_CANCELS[4..]),
         _ => None,
     }),
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2d_force_recirc),
