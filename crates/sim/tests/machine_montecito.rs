@@ -423,6 +423,11 @@ fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
     assert_eq!(l1w, primaries, "the second store of each line issues a cycle after the first");
     // Each forced recirculate issues (one a cycle) or is cancelled.
     assert_eq!(t.get(Signal::L2dRecirculates) + t.get(Signal::L2dRecirculateCancels), l1w + t.get(Signal::L2dSameIndex));
+    // A fill wakes its line's secondaries, which issue four a clock (§2.3.3.2's four
+    // tag ports): the fifth to seventh of a line are cancelled for oversubscription.
+    let over = t.get(Signal::L2dOversubscribed);
+    assert!(over > 0 && over <= 3 * primaries, "{over} oversubscribed of {primaries} lines");
+    assert!(over >= (l1w + ozq + fill).saturating_sub(4 * primaries));
     // The secondaries fill the OzQ; the request buffers never fill behind it.
     assert!(t.get(Signal::L2dOzqFull) > 0);
     assert_eq!(t.get(Signal::L2dFillBufferFull), 0);

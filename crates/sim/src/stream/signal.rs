@@ -591,6 +591,10 @@ pub enum Signal {
     /// request buffer being taken: bit 0 a demand fetch's, bit 1 a prefetch's (the
     /// unit-mask bits 1:0 of Montecito's L2I_L3_REJECTS).
     L2iL3Rejects,
+    /// Secondary L2D misses woken by their line's fill beyond the four the L2D issues
+    /// a clock: cancelled for oversubscription (Montecito's
+    /// L2D_OZQ_CANCELS0.OVER_SUB).
+    L2dOversubscribed,
 }
 }
 

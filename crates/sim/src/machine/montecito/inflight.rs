@@ -30,13 +30,15 @@ struct Fill {
 }
 
 /// An L2D miss in a request buffer: inserted into the OzQ at `inserted`, passed to
-/// the L3 at `sent`, its data back at `ready`.
+/// the L3 at `sent`, its data back at `ready`; `waiting` secondary misses suspended
+/// until its fill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct DataMiss {
     line: u64,
     pub(super) inserted: u64,
     pub(super) sent: u64,
     pub(super) ready: u64,
+    waiting: u8,
 }
 
 /// §2.3.3.4: "All L2I and L2D requests are allocated to one of 16 request buffers".
@@ -79,7 +81,16 @@ impl InFlight {
 
     /// An L2D miss of L2D line `line` holds a request buffer until its data arrives.
     pub(super) fn add_data(&mut self, line: u64, inserted: u64, sent: u64, ready: u64) {
-        self.data.push(DataMiss { line, inserted, sent, ready });
+        self.data.push(DataMiss { line, inserted, sent, ready, waiting: 0 });
+    }
+
+    /// One more secondary miss suspended until the fill of L2D line `line`: how many
+    /// are, this one included (0 when no miss of the line is outstanding).
+    pub(super) fn suspend(&mut self, line: u64) -> u8 {
+        self.data.iter_mut().find(|d| d.line == line).map_or(0, |d| {
+            d.waiting = d.waiting.saturating_add(1);
+            d.waiting
+        })
     }
 
     /// The outstanding miss of L2D line `line`, if there is one.
@@ -131,6 +142,7 @@ impl InFlight {
         for d in &self.data {
             // Insertion matters only while `now` is at most a cycle past it (ozq.rs).
             out.extend([(keys.line)(d.line), (d.inserted + 2).saturating_sub(now), d.sent.saturating_sub(now), d.ready - now]);
+            out.push(u64::from(d.waiting));
         }
     }
 

@@ -51,6 +51,10 @@ pub(super) enum Order {
     Release,
 }
 
+/// Requests the L2D issues in one clock: its tag array is "true four-ported-four
+/// fully independent accesses in the same cycle" (§2.3.3.2).
+const L2D_PORTS: u64 = 4;
+
 /// A cycle the thread waits for a semaphore's value: its acquire holds in the OzQ
 /// until the value is back (L2D_OZQ_ACQUIRE, MMC29).
 pub(super) fn semaphore_wait() -> Signals {
@@ -119,8 +123,16 @@ impl Montecito {
             if found == Secondary::L1w {
                 self.recirculate(now, s);
             }
-            self.ozq.insert(self.thread, miss.ready);
-            return L2d::Secondary(miss.ready - now);
+            // The fill wakes every request suspended on it, and the L2D's four tag
+            // ports issue four a clock (§2.3.3.2: "true four-ported"): the fifth and
+            // later are cancelled for oversubscription and issue a clock later for
+            // each four before them (L2D_OZQ_CANCELS0.OVER_SUB, MMC29).
+            let later = u64::from(self.inflight.suspend(line).saturating_sub(1)) / L2D_PORTS;
+            if later > 0 {
+                s.bump(Signal::L2dOversubscribed);
+            }
+            self.ozq.insert(self.thread, miss.ready + later);
+            return L2d::Secondary(miss.ready + later - now);
         }
         let level = self.outer_access(1, addr, write, now, s);
         if let Some(stage) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {

@@ -71,7 +71,7 @@ fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
 /// The L3 accesses the L2D cancels: bypassing hits' (the cycle's first, its second,
 /// and one that lost its bank), then uncacheable requests' (MMC36).
 /// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
-const OZQ_CANCELS: [Atom; 9] = [
+const OZQ_CANCELS: [Atom; 10] = [
     Sig(Signal::L2dRecirculateCancels),
     Sig(Signal::L2dMiscOrderCancels),
     Sig(Signal::L2dReleaseCancels),
@@ -81,6 +81,7 @@ const OZQ_CANCELS: [Atom; 9] = [
     Sig(Signal::L2dStoreMatchL2d),
     Sig(Signal::L2dStoreMatchL2c),
     Sig(Signal::L2dBankConflicts),
+    Sig(Signal::L2dOversubscribed),
 ];
 
 /// Then the L2D misses the external request logic rejected, every request buffer
@@ -581,12 +582,12 @@ pub static EVENTS: &[MappedEvent] = &[
     })),
     mesi(ev(0xdf, "L3_LINES_REPLACED", F, 1, |_| Some(&[Atom::Bus(Txn::Ewb)]))),
     // L2D_OZQ_CANCELS0.RECIRC (b0000), the store matches by stage (b0010-b0101), REL
-    // (b0111), BANK_CONF (b1000), SEMA (b1001), MISC_ORDER (b1101) and
-    // L2D_OZQ_CANCELS1.ANY (bxx00): the machine's OzQ cancels are recirculates beyond
-    // the one a clock (MMC29), reads that found a store to their bytes in the
-    // pipeline (MMC37), bypassing hits that lost their bank (MMC36), and release
-    // stores, semaphores and `sync.i`s that found older requests of their thread
-    // (MMC38).
+    // (b0111), BANK_CONF (b1000), SEMA (b1001), OVER_SUB (b1010), MISC_ORDER (b1101)
+    // and L2D_OZQ_CANCELS1.ANY (bxx00): the machine's OzQ cancels are recirculates
+    // beyond the one a clock (MMC29), reads that found a store to their bytes in the
+    // pipeline (MMC37), bypassing hits that lost their bank (MMC36), release stores,
+    // semaphores and `sync.i`s that found older requests of their thread (MMC38),
+    // and secondary misses a fill woke beyond the four a clock (MMC29).
     ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, |u| match u {
         0b0000 => Some(&[Sig(Signal::L2dRecirculateCancels)]),
         0b0010 => Some(&[Sig(Signal::L2dStoreMatchL2a)]),
@@ -596,6 +597,7 @@ pub static EVENTS: &[MappedEvent] = &[
         0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
         0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
         0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),
+        0b1010 => Some(&[Sig(Signal::L2dOversubscribed)]),
         0b1101 => Some(&[Sig(Signal::L2dMiscOrderCancels)]),
         _ => None,
     }),
