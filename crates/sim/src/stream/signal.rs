@@ -595,6 +595,9 @@ pub enum Signal {
     /// a clock: cancelled for oversubscription (Montecito's
     /// L2D_OZQ_CANCELS0.OVER_SUB).
     L2dOversubscribed,
+    /// Cycles a thread switch waits for the leaving thread's L2D hits to return their
+    /// data (Montecito's THREAD_SWITCH_CYCLE.L2D).
+    ThreadSwitchL2dStall,
 }
 }
 

@@ -459,6 +459,13 @@ impl Montecito {
                     }
                     found = Some(l2d);
                 }
+                if reads && matches!(found, Some(L2d::Found(Level::L2) | L2d::Reissued(_))) {
+                    // The L2D returns the data `latency` cycles after the access issues;
+                    // a thread switch waits for it (MD57).
+                    let back = self.started + out.elapsed() + latency;
+                    let last = &mut self.l2d_returns[self.thread];
+                    *last = (*last).max(back);
+                }
                 // The access's own L3 miss decides before it joins its group.
                 self.note_decision(g, out);
                 self.speculate(op, a.stream, addr, u64::from(a.size), &mut s);

@@ -140,6 +140,9 @@ pub struct Montecito {
     /// Each thread's cycles since it last retired an instruction, up to
     /// `STALL_THRESHOLDS`' last (the stall before a switch, MD44).
     quiet: Vec<u64>,
+    /// For each thread, the cycle its last L2D hit returns its data: a switch away
+    /// from it waits for that return (THREAD_SWITCH_CYCLE.L2D, MD57).
+    l2d_returns: Vec<u64>,
     /// The cycles without a retirement at this iteration's switch decision (an L3 miss
     /// or a hint), and the stall a switch after the last iteration counts (MD44).
     decided: Option<u64>,
@@ -225,6 +228,7 @@ impl Montecito {
             clock: 0,
             started: 0,
             quiet: vec![0; threads],
+            l2d_returns: vec![0; threads],
             decided: None,
             switch_stall: 0,
             wcb: WriteCoalescing::default(),
@@ -264,10 +268,14 @@ impl Montecito {
         };
         let mut leaving = Out::new(out, Span { thread: left as u8, ..template });
         let switching = Signals::default().with(Signal::ThreadSwitchCycles, 1).with(Signal::IBufStallCycles, 1);
+        // The switch waits for the leaving thread's L2D hits to return their data
+        // before it begins (MD57).
+        let returning = self.l2d_returns.get(left).map_or(0, |&at| at.saturating_sub(self.clock));
+        leaving.emit(template.ip, returning, switching.with(Signal::ThreadSwitchL2dStall, 1));
         let stall = stall_class(self.switch_stall);
         leaving.emit(template.ip, 1, switching.with(cause, 1).with(Signal::ThreadSwitchStall, stall));
         leaving.emit(template.ip, self.cfg.switch_cycles - 1, switching);
-        let arrived = self.clock + self.cfg.switch_cycles;
+        let arrived = self.clock + returning + self.cfg.switch_cycles;
         let t = self.thread;
         self.urgency[t] = self.urgency_at(t, u64::MAX);
         let returns = std::mem::take(&mut self.returns[t]);
@@ -396,6 +404,7 @@ impl Core<MONTECITO> for Montecito {
             out.extend(left);
         }
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
+        out.extend(self.l2d_returns.iter().map(|&at| at.saturating_sub(self.clock)));
         out.push(u64::from(stall_class(self.switch_stall)));
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);

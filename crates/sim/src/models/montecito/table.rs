@@ -200,8 +200,11 @@ pub static EVENTS: &[MappedEvent] = &[
         0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout), Sig(Signal::ThreadSwitchesHint)]),
         _ => None,
     }),
-    // THREAD_SWITCH_CYCLE: TOTAL, from a switch's start until it happens.
+    // THREAD_SWITCH_CYCLE: L2D and ANYSTALL, the cycles a switch waits for the leaving
+    // thread's L2D returns (MD57; CRAB none); TOTAL, from a switch's start until it
+    // happens, those included.
     ev(0x0e, "THREAD_SWITCH_CYCLE", A, 1, |u| match u & 7 {
+        0b010 | 0b011 => Some(&[Sig(Signal::ThreadSwitchL2dStall)]),
         0b111 => Some(&[Sig(Signal::ThreadSwitchCycles)]),
         _ => None,
     }),
