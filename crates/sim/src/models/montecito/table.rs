@@ -424,7 +424,6 @@ pub static EVENTS: &[MappedEvent] = &[
     // that recirculates matches a pending line's tag and a conflict abandons a lookup
     // that would hit: both are hits, so MISS counts nothing (MMC25, MD48).
     ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| l2i_hits(u, &RECIRCULATES)),
-    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| l2i_hits(u, &HIT_CONFLICTS)),
     // L2I_L3_REJECTS: L2I misses that found the 16 request buffers taken, demand and
     // prefetch as bits 1:0 say (MMC28); MISS and ALL count them, HIT none (a hit
     // sends no request).
@@ -440,6 +439,7 @@ pub static EVENTS: &[MappedEvent] = &[
             _ => None,
         }
     }),
+    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| l2i_hits(u, &HIT_CONFLICTS)),
     // L2I_SPEC_ABORTS: a demand fetch's change of a prefetch to a demand request,
     // aborted because the prefetch was already looked up (MMC25).
     ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),

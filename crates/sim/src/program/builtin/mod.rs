@@ -64,7 +64,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         name: "services",
         description: "system services layered as OpenVMS layers them: a command interpreter at privilege level 2 calls record \
                       services at level 1, which copy records between buffers (levels 1 and 2 are privileged mode on \
-                      ARM11 and SPARC)",
+                      ARM11 and SPARC); the program draws each record as text into the frame buffer",
     },
     WorkloadInfo {
         name: "shared",

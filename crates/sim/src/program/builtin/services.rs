@@ -3,7 +3,8 @@
 //! (supervisor mode, privilege level 2), which calls the record management services
 //! (executive mode, level 1) to move a record between the program's buffer and a
 //! file's. Each layer is entered by a call that raises the privilege level (Itanium's
-//! `epc`, a system call elsewhere) and left by a return to the level below.
+//! `epc`, a system call elsewhere) and left by a return to the level below. The program
+//! then shows the record, drawing its text into the frame buffer.
 //!
 //! On machines with two privilege levels (ARM11, SPARC), levels 1 and 2 run as their
 //! privileged level: the program is what the software does, the machine how it runs.
@@ -63,6 +64,22 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let frame = status.stream(stack_frame(rng, t.index));
     status.store(frame, 0, 4).int(rng.range(1, 4)).op(Op::ExceptionReturn);
     phases.push(status.once());
+
+    // The program shows the record: a line of text drawn into the frame buffer a glyph
+    // row at a time, each glyph's 8 pixels read, blended with the glyph and written,
+    // its first two over the last two of the glyph before (kerned text), which it
+    // reads back a few dozen cycles after writing them.
+    let glyphs = rng.range(16, 80);
+    let mut draw = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
+    let pixels = draw.stream(line_stream(buffer(rng, &FRAME_BUFFER, (glyphs + 2) * LINE), glyphs, Memory::NonCacheable));
+    for offset in [24, 32, 40, 48, 56] {
+        draw.load(pixels, offset, 8, false);
+    }
+    draw.int(rng.range(8, 16));
+    for offset in [24, 32, 40, 48, 56] {
+        draw.store(pixels, offset, 8);
+    }
+    phases.push(draw.close_loop(glyphs));
     phases
 }
 
