@@ -120,6 +120,7 @@ fn skipping_skips_a_loop_that_repeats() {
         tables: Vec::new(),
         addresses: Vec::new(),
         dma: Vec::new(),
+        watch: None,
     };
     let cfg = Arm11Config::new(Arm11Core::Arm1176);
     let blocks: Vec<_> = machine::arm11(cfg.clone(), program(vec![phase.clone()]), Skipping::On).collect();
@@ -354,6 +355,7 @@ fn a_malformed_phase_ends_the_program_with_its_reason_and_never_runs() {
         tables: Vec::new(),
         addresses: Vec::new(),
         dma: Vec::new(),
+        watch: None,
     };
     let cases: Vec<(Phase, &str)> = vec![
         (Phase { streams: Vec::new(), ..good() }, "instruction 1 refers to data stream 0, but the phase has 0"),
@@ -370,6 +372,8 @@ fn a_malformed_phase_ends_the_program_with_its_reason_and_never_runs() {
         (Phase { tables: vec![pmukit_sim::program::Table { targets: Vec::new() }], ..good() }, "table 0 is empty"),
         (Phase { streams: vec![DataStream { page: 3000, ..good().streams[0] }], ..good() }, "page size 3000 is not a power of two"),
         (Phase { code_page: Some(512), ..good() }, "code page size 512 is not a power of two"),
+        (Phase { watch: Some(pmukit_sim::program::Watch { addr: 0x100, bytes: 0, writes: true }), ..good() }, "covers 0 bytes"),
+        (Phase { watch: Some(pmukit_sim::program::Watch { addr: 0x100, bytes: 8192, writes: false }), ..good() }, "valid: 1 to 4096"),
         (Phase { body: vec![Op::Skip { over: 1, when: Pattern::Bits { bits: 1, len: 65 } }, Op::Int], ..good() }, "pattern length 65"),
         (Phase { body: vec![Op::Int, Op::Skip { over: 3, when: Pattern::Always }], ..good() }, "past the end of the body"),
         (Phase { addresses: vec![0x10000], ..good() }, "1 instruction addresses for 2 instructions"),
@@ -429,6 +433,7 @@ fn once(body: Vec<Op>) -> Totals {
         tables: Vec::new(),
         addresses: Vec::new(),
         dma: Vec::new(),
+        watch: None,
     };
     Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(vec![phase]), Skipping::Off), u64::MAX, |_| true)
 }
@@ -510,4 +515,24 @@ fn marm4_dirty_victims_leave_through_the_write_buffer() {
     // waits for the write buffer, about 200 cycles a victim once it is full.
     let waited = dirty.get(Signal::LsuFullStallCycles) - clean.get(Signal::LsuFullStallCycles);
     assert!(waited > 400 * 100, "{waited}");
+}
+
+/// A store a debugger's watchpoint covers takes a debug exception each time, which
+/// costs the exception's cycles; a load of the watched bytes does not (the watch is on
+/// stores), nor does a store beside them.
+#[test]
+fn a_watched_store_takes_a_debug_exception() {
+    use pmukit_sim::program::Watch;
+    let cycles = |watch: Option<Watch>| {
+        let at = |offset| Access { stream: 0, offset, size: 4, use_next: false };
+        let body = vec![Op::Load(at(0)), Op::Store(at(0)), Op::Store(at(8)), Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        let phase = Phase { watch, ..common::phase(body, 1000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]) };
+        let cfg = config(Arm11Core::Arm1176, None);
+        (Totals::of(machine::arm11(cfg.clone(), common::program_of(phase), Skipping::On), u64::MAX, |_| true).cycles, cfg)
+    };
+    let (plain, cfg) = cycles(None);
+    let (watched, _) = cycles(Some(Watch { addr: 0x100_0000, bytes: 4, writes: true }));
+    assert_eq!(watched - plain, 1000 * cfg.exception_cycles);
+    let (beside, _) = cycles(Some(Watch { addr: 0x100_0004, bytes: 4, writes: true }));
+    assert_eq!(beside, plain);
 }

@@ -624,3 +624,21 @@ fn msp1_a_strand_with_work_waits_ready_while_another_strand_runs() {
     let alone = run(1);
     assert!(alone.keys().all(|(_, w)| w.iter().all(|&n| n == 0)), "one strand: nobody waits");
 }
+
+/// A store the virtual-address watchpoint covers traps each time, which costs a
+/// trap's cycles (the store buffer drains meanwhile, so the stores that waited for it
+/// without the watch no longer do).
+#[test]
+fn a_watched_store_traps_to_the_debugger() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase, Watch};
+    let cycles = |watch: Option<Watch>| {
+        let at = |offset| Access { stream: 0, offset, size: 4, use_next: false };
+        let body = vec![Op::Load(at(0)), Op::Store(at(0)), Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        let phase = Phase { watch, ..common::phase(body, 1000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]) };
+        Totals::of(machine::sparc(SparcConfig::new(SparcChip::T4), common::program_of(phase), Skipping::On), u64::MAX, |_| true).cycles
+    };
+    let trap = SparcConfig::new(SparcChip::T4).trap_cycles;
+    let (plain, watched) = (cycles(None), cycles(Some(Watch { addr: 0x100_0000, bytes: 4, writes: true })));
+    assert!(watched > plain && watched >= 1000 * (trap + 2), "{watched} cycles watched, {plain} not");
+    assert_eq!(cycles(Some(Watch { addr: 0x100_0004, bytes: 4, writes: true })), plain, "a watch beside the store");
+}

@@ -27,6 +27,7 @@ impl Body {
             tables: Vec::new(),
             addresses: Vec::new(),
             dma: Vec::new(),
+            watch: None,
         };
         Body { phase, ip: entry, calls: Vec::new() }
     }

@@ -71,6 +71,27 @@ pub struct Phase {
     pub addresses: Vec<u64>,
     /// Devices' transfers at the end of every iteration, in order (see [`Dma`]).
     pub dma: Vec<Dma>,
+    /// A data breakpoint a debugger set for the phase's software thread, if any.
+    pub watch: Option<Watch>,
+}
+
+/// A debugger's data breakpoint (a watchpoint): an access of the thread to any of the
+/// `bytes` at `addr` (a store only, with `writes`) faults to the debugger, which the
+/// program's next phases are (Itanium's data breakpoint registers, ARM11's watchpoint
+/// registers, SPARC's virtual-address watchpoint). Each machine counts and times the
+/// fault; the access completes once the debugger lets the thread go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watch {
+    pub addr: u64,
+    pub bytes: u64,
+    pub writes: bool,
+}
+
+impl Watch {
+    /// Whether an access of `size` bytes at `addr` (a store when `write`) faults.
+    pub fn hits(&self, addr: u64, size: u8, write: bool) -> bool {
+        (write || !self.writes) && addr < self.addr.saturating_add(self.bytes) && self.addr < addr.saturating_add(u64::from(size.max(1)))
+    }
 }
 
 /// A device's direct memory access, which the software of the phase started (a
@@ -371,7 +392,13 @@ pub enum PhaseError {
     DmaStream { index: usize, stream: u8, streams: usize },
     #[error("device transfer {index} moves {bytes} bytes; valid: 1 to {max}")]
     DmaBytes { index: usize, bytes: u32, max: u32 },
+    #[error("the data breakpoint covers {bytes} bytes; valid: 1 to {max}")]
+    WatchBytes { bytes: u64, max: u64 },
 }
+
+/// The most bytes a [`Watch`] covers: a page, the largest range a pair of Itanium's
+/// data breakpoint registers gives below a mask of whole pages.
+pub const WATCH_MAX_BYTES: u64 = 4 << 10;
 
 /// The longest transfer of a [`Dma`]: 64 KB, a large network or disk buffer.
 pub const DMA_MAX_BYTES: u32 = 64 << 10;
@@ -403,6 +430,9 @@ impl Phase {
             if !(1..=DMA_MAX_BYTES).contains(&d.bytes) {
                 return Err(PhaseError::DmaBytes { index, bytes: d.bytes, max: DMA_MAX_BYTES });
             }
+        }
+        if let Some(w) = self.watch.filter(|w| !(1..=WATCH_MAX_BYTES).contains(&w.bytes)) {
+            return Err(PhaseError::WatchBytes { bytes: w.bytes, max: WATCH_MAX_BYTES });
         }
         let streams = self.streams.len();
         let no_stream = |index, a: Access| Err(PhaseError::NoStream { index, stream: a.stream, streams });

@@ -598,6 +598,10 @@ pub enum Signal {
     /// Cycles a thread switch waits for the leaving thread's L2D hits to return their
     /// data (Montecito's THREAD_SWITCH_CYCLE.L2D).
     ThreadSwitchL2dStall,
+    /// Accesses a data breakpoint matched, and the data debug faults they took
+    /// (Montecito's DATA_DEBUG_REGISTER_MATCHES and _FAULT).
+    DataDebugMatches,
+    DataDebugFaults,
 }
 }
 

@@ -94,6 +94,7 @@ pub fn phase(
         tables: Vec::new(),
         addresses: Vec::new(),
         dma: Vec::new(),
+        watch: None,
     }
 }
 

@@ -438,6 +438,11 @@ impl Arm11 {
         } else if a.use_next && reads && d.latency == 0 {
             self.wait(out, ip, self.cfg.load_use_cycles, Some(Signal::DataDepStallCycles));
         }
+        if phase.watch.is_some_and(|w| !matches!(op, Op::Prefetch(_)) && w.hits(addr, a.size, write)) {
+            // A watchpoint's debug exception (a data abort to the debugger, whose
+            // handling the program's next phases are): the pipeline refills.
+            self.wait(out, ip, self.cfg.exception_cycles, None);
+        }
     }
 
     /// Translation, lookup and external transactions of one access: its look-ups,

@@ -99,6 +99,7 @@ mod tests {
             tables: Vec::new(),
             addresses: Vec::new(),
             dma: Vec::new(),
+            watch: None,
         }
     }
 

@@ -534,5 +534,14 @@ impl Montecito {
             };
             be_stall(out, ip, 0, latency, waiting);
         }
+        if phase.watch.is_some_and(|w| !prefetch && w.hits(addr, a.size, write)) {
+            // A data breakpoint register pair matches (DATA_DEBUG_REGISTER_MATCHES) and
+            // the access takes its data debug fault (DATA_DEBUG_REGISTER_FAULT) to the
+            // debugger, whose handling the program's next phases are (MD58).
+            self.close(g, out);
+            let fault = Signals::default().with(Signal::DataDebugMatches, 1).with(Signal::DataDebugFaults, 1);
+            out.emit(ip, 1, fault.with(Signal::ExceptionFlushCycles, 1));
+            out.stall(ip, self.cfg.trap_cycles.saturating_sub(1), Some(Signal::ExceptionFlushCycles));
+        }
     }
 }

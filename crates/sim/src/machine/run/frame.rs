@@ -92,9 +92,12 @@ impl Frame {
             let end = s.base.saturating_add(s.footprint).saturating_add(reach).div_ceil(s.page).saturating_mul(s.page);
             regions.push(Region { stream, start, end, motion });
         }
-        // Every address must belong to one moving stream at most, and fixed data and
-        // code to none.
+        // Every address must belong to one moving stream at most, and fixed data, code
+        // and a data breakpoint (whose accesses fault) to none.
         fixed.push((phase.entry, phase.entry.saturating_add(1)));
+        if let Some(w) = phase.watch {
+            fixed.push((w.addr, w.addr.saturating_add(w.bytes)));
+        }
         let frame = Frame {
             quantum,
             bounds: (regions.iter().map(|r| r.start).min().unwrap_or(0), regions.iter().map(|r| r.end).max().unwrap_or(0)),

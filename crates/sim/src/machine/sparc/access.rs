@@ -36,9 +36,15 @@ impl Sparc {
     /// the other core had its say about a shared line (`coherence.rs`).
     pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
         let stream = &phase.streams[usize::from(a.stream)];
-        self.snoop(stream, stream.position(k) + u64::from(a.offset), op.writes());
+        let addr = stream.position(k) + u64::from(a.offset);
+        self.snoop(stream, addr, op.writes());
         self.access(phase, k, op, a, ip, out);
         self.mem.supplier = None;
+        if phase.watch.is_some_and(|w| !matches!(op, Op::Prefetch(_)) && w.hits(addr, a.size, op.writes())) {
+            // The virtual-address watchpoint's trap to the debugger, whose handling the
+            // program's next phases are.
+            self.wait(out, ip, self.cfg.trap_cycles, None);
+        }
     }
 
     fn access(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {

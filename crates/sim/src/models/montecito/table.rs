@@ -327,6 +327,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // predicate was false (MMC32).
     ev(0x51, "PREDICATE_SQUASHED_RETIRED", A, 6, |_| Some(&[Sig(Signal::PredicatedOff)])),
     // SERIALIZATION_EVENTS: the kernel's srlz.i after it sets the processor status (MMC31).
+    // DATA_DEBUG_REGISTER_FAULT: the data debug faults a debugger's breakpoint took (MD58).
+    ev(0x52, "DATA_DEBUG_REGISTER_FAULT", A, 1, |_| Some(&[Sig(Signal::DataDebugFaults)])),
     ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
     // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
     // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
@@ -503,6 +505,8 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xc3, "DATA_REFERENCES_SET0", A, 4, |_| Some(&[Atom::DataReferences])),
     ev(0xc4, "L1D_READS_SET1", A, 2, |_| Some(&[Atom::CacheableLoads])),
     ev(0xc5, "DATA_REFERENCES_SET1", A, 4, |_| Some(&[Atom::DataReferences])),
+    // DATA_DEBUG_REGISTER_MATCHES: the accesses a data breakpoint matched (MD58).
+    ev(0xc6, "DATA_DEBUG_REGISTER_MATCHES", A, 1, |_| Some(&[Sig(Signal::DataDebugMatches)])),
     // L1D_READ_MISSES: bit 0 = 0 ALL, 1 RSE_FILL (the stream has no RSE).
     ev(0xc7, "L1D_READ_MISSES", A, 2, |u| match u & 1 {
         0 => Some(&[Atom::L1dReadMisses]),

@@ -4,7 +4,9 @@
 //! (executive mode, level 1) to move a record between the program's buffer and a
 //! file's. Each layer is entered by a call that raises the privilege level (Itanium's
 //! `epc`, a system call elsewhere) and left by a return to the level below. The program
-//! then shows the record, drawing its text into the frame buffer.
+//! then shows the record, drawing its text into the frame buffer, and counts it, under
+//! a debugger that watches the count: each store to it faults to the debugger, which
+//! reads the value and lets the program go on.
 //!
 //! On machines with two privilege levels (ARM11, SPARC), levels 1 and 2 run as their
 //! privileged level: the program is what the software does, the machine how it runs.
@@ -13,7 +15,7 @@ use super::layout::*;
 use super::user::{self, Thread};
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{Memory, Op, Pattern, Phase};
+use crate::program::{DataStream, Memory, Op, Pattern, Phase, Watch};
 use crate::stream::Privilege;
 
 /// The command interpreter's level (OpenVMS supervisor mode) and the record
@@ -80,7 +82,47 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
         draw.store(pixels, offset, 8);
     }
     phases.push(draw.close_loop(glyphs));
+
+    // The program counts the request, in a global the debugger watches (a data
+    // breakpoint on stores to its four bytes, as OpenVMS DEBUG's SET WATCH sets one):
+    // the store faults, the kernel hands the exception to the debugger (which runs in
+    // the process, in user mode), the debugger reads and reports the value and lets
+    // the program go on with a system call, and the kernel returns to the store.
+    let counter = requests_counted(t);
+    let mut count = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    let global = count.stream(DataStream::fixed(counter, Memory::Cacheable));
+    count.load(global, 0, 4, true).int(1).store(global, 0, 4);
+    phases.push(count.once());
+    let mut dispatch = Body::new(Privilege::KERNEL, t.context, code_address(rng, &ENTRY_TEXT));
+    let stack = dispatch.stream(kernel_stack(t.index));
+    user::statements(&mut dispatch, &mut mix, [stack, stack], rng.range(20, 60));
+    dispatch.op(Op::ExceptionReturn);
+    phases.push(dispatch.once());
+    let mut debugger = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
+    let frame = debugger.stream(stack_frame(rng, t.index));
+    let watched = debugger.stream(DataStream::fixed(counter, Memory::Cacheable));
+    debugger.load(watched, 0, 4, true);
+    user::statements(&mut debugger, &mut mix, [frame, watched], rng.range(40, 120));
+    debugger.op(Op::Syscall);
+    phases.push(debugger.once());
+    let mut resume = Body::new(Privilege::KERNEL, t.context, code_address(rng, &ENTRY_TEXT));
+    let stack = resume.stream(kernel_stack(t.index));
+    user::statements(&mut resume, &mut mix, [stack, stack], rng.range(10, 30));
+    resume.op(Op::ExceptionReturn);
+    phases.push(resume.once());
+
+    let watch = Watch { addr: counter, bytes: 4, writes: true };
+    for phase in &mut phases {
+        phase.watch = Some(watch);
+    }
     phases
+}
+
+/// The global that counts a thread's requests: the last line of its 64 KB of globals,
+/// which no other code of the program touches.
+fn requests_counted(t: Thread) -> u64 {
+    let slots = (GLOBALS.end - GLOBALS.start) / GLOBALS_BYTES;
+    GLOBALS.start + (t.index as u64 % slots + 1) * GLOBALS_BYTES - LINE
 }
 
 /// Salt of the interpreter's side generator (`Rng::side`).

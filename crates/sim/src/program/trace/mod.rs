@@ -466,6 +466,7 @@ impl Maker {
             tables: Vec::new(),
             addresses: Vec::with_capacity(self.shape.records),
             dma: Vec::new(),
+            watch: None,
         });
         self.thread = r.thread;
         add(phase, &mut self.streams, self.shape, r);
