@@ -602,6 +602,9 @@ pub enum Signal {
     /// (Montecito's DATA_DEBUG_REGISTER_MATCHES and _FAULT).
     DataDebugMatches,
     DataDebugFaults,
+    /// This core's BILs (an `fc`) the other core answered HITM (Montecito's
+    /// BUS_RD_INVALID_HITM.SELF).
+    BilHitm,
 }
 }
 

@@ -33,12 +33,17 @@ impl Montecito {
 
     /// This core's `fc` of `line` (MMC35): every copy goes as for another agent's
     /// invalidation, a modified one written back, and the BIL it puts on the bus is a
-    /// snoop of the L1I (`CodeFlushes`).
-    pub(super) fn flush_line(&mut self, line: u64, now: u64, s: &mut Signals) {
+    /// snoop of the L1I (`CodeFlushes`). A line of `shared` data the other core
+    /// modified answers the BIL HITM (`BilHitm`, BUS_RD_INVALID_HITM.SELF): its copy
+    /// goes to memory (MMC34).
+    pub(super) fn flush_line(&mut self, line: u64, shared: bool, now: u64, s: &mut Signals) {
         if self.answer(line, Effect::Take, s) == Answer::Hitm {
             self.write_back(now);
             s.bump(Signal::MemoryWrites);
             self.write_data(s);
+        }
+        if shared && self.cfg.cores > 1 && self.peer.snoop(line, true) == Answer::Hitm {
+            s.bump(Signal::BilHitm);
         }
         s.bump(Signal::CodeFlushes);
         self.bus_invalidate(now);

@@ -221,7 +221,8 @@ impl Montecito {
                 self.join(g, out, ip, true);
                 let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
                 let now = self.started + out.elapsed();
-                self.flush_line(self.cfg.l3.line_of(addr), now, &mut g.signals);
+                let shared = phase.streams[usize::from(a.stream)].shared;
+                self.flush_line(self.cfg.l3.line_of(addr), shared, now, &mut g.signals);
                 self.sync_code(ip, g, out);
             }
             Op::Syscall => {

@@ -464,11 +464,12 @@ impl Si {
 /// The signals `requests` reads: the answers to this core's reads, the other core's
 /// transactions and answers, and the I/O bridge's (this core's own reads and writes
 /// are laid when the core makes them).
-const REQUEST_SIGNALS: [Signal; 23] = {
+const REQUEST_SIGNALS: [Signal; 24] = {
     use Signal::*;
     let cores = [
         BrlHitm,
         BrilHitm,
+        BilHitm,
         L3DataReadHits,
         StoresHitL3,
         L3InstructionHits,
@@ -479,7 +480,7 @@ const REQUEST_SIGNALS: [Signal; 23] = {
         PeerBril,
         CleanCastouts,
     ];
-    let mut all = [BrlHitm; 23];
+    let mut all = [BrlHitm; 24];
     let mut i = 0;
     while i < all.len() {
         all[i] = if i < cores.len() { cores[i] } else { Signal::IO_BRIDGE[i - cores.len()] };
@@ -494,7 +495,7 @@ const REQUESTING: Signals = Signals::mask(&REQUEST_SIGNALS);
 /// The requests a cycle with signals `s` makes, by kind.
 fn requests(cfg: &MontecitoConfig, s: &Signals) -> [(Kind, u64); 14] {
     use Signal::*;
-    let hitm = s.get(BrlHitm) + s.get(BrilHitm);
+    let hitm = s.get(BrlHitm) + s.get(BrilHitm) + s.get(BilHitm);
     let l3_hits = s.get(L3DataReadHits) + s.get(StoresHitL3) + s.get(L3InstructionHits) + s.get(L3InstructionPrefetchHits);
     let peer_hitm = s.get(PeerBrlHitm) + s.get(PeerBrilHitm);
     let peer = s.get(PeerBrl) + s.get(PeerBril);

@@ -95,7 +95,7 @@ pub(super) fn answers(who: Answers, answer: Answer, c: &Cycle) -> u64 {
     // core's (a store to a shared line invalidates a clean copy: HIT).
     let my_hit = sum(&[PeerBrlHit, PeerBrilHit, IoBrlHit, IoOtherHit]);
     let my_hitm = sum(&[PeerBrlHitm, PeerBrilHitm, IoBrlHitm, IoBrilHitm, IoBilHitm, IoReadHitm]);
-    let (its_hit, its_hitm) = (sum(&[BrlHit, BrilHit, BusInvalidates]), sum(&[BrlHitm, BrilHitm]));
+    let (its_hit, its_hitm) = (sum(&[BrlHit, BrilHit, BusInvalidates]), sum(&[BrlHitm, BrilHitm, BilHitm]));
     let (all, hit, hitm) = match who {
         Answers::ThisCore => (own + others, my_hit, my_hitm),
         Answers::BothCores => (2 * (own + others), my_hit + its_hit, my_hitm + its_hitm),

@@ -98,10 +98,11 @@ pub(super) fn bus_rd_hitm(u: u64) -> Option<&'static [Atom]> {
     by_agent!(u, [Sig(BrlHitm)], [Sig(PeerBrlHitm)], [Sig(IoBrlHitm)])
 }
 
-/// BUS_RD_INVALID_HITM (BIL and HITM): only the bridge's BIL can meet a modified
-/// line; a core's BIL upgrades a line it shares, which no other core holds modified.
+/// BUS_RD_INVALID_HITM (BIL and HITM): this core's `fc` of a line the other core
+/// modified, and the bridge's BIL of a line this core modified. (The other core's
+/// BILs are not modelled: it sends reads, MMC23.)
 pub(super) fn bus_rd_invalid_hitm(u: u64) -> Option<&'static [Atom]> {
-    by_agent!(u, [], [], [Sig(Signal::IoBilHitm)])
+    by_agent!(u, [Sig(Signal::BilHitm)], [], [Sig(Signal::IoBilHitm)])
 }
 
 pub(super) fn bus_rd_invalid_bst_hitm(u: u64) -> Option<&'static [Atom]> {
@@ -113,7 +114,7 @@ pub(super) fn bus_hitm(u: u64) -> Option<&'static [Atom]> {
     use Signal::*;
     by_agent!(
         u,
-        [Sig(BrlHitm), Sig(BrilHitm)],
+        [Sig(BrlHitm), Sig(BrilHitm), Sig(BilHitm)],
         [Sig(PeerBrlHitm), Sig(PeerBrilHitm)],
         [Sig(IoBrlHitm), Sig(IoBrilHitm), Sig(IoBilHitm), Sig(IoReadHitm)]
     )

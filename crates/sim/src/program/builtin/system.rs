@@ -183,6 +183,26 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
     }
     b.call(other, 8).int(side.range(6, 12)).ret(0);
     let mut phases = vec![b.close_loop(rng.log_range(256, 16384))];
+    if t.index.is_multiple_of(2) && side.chance(250) {
+        // Now and then the producer's JIT compiles a method into the code cache: it
+        // writes the method's code a line at a time, then makes the range coherent with
+        // instruction fetch, an `fc` (FLUSH, a clean and invalidate) a line, as a
+        // runtime's flush of a code range does once the code is written.
+        let lines = side.range(8, 63);
+        let base = code_address(&mut side, &JIT_TEXT);
+        let method = DataStream { base, stride: LINE as i64, footprint: lines * LINE, memory: Memory::Cacheable, page: PAGE, shared: true };
+        let mut emit = Body::new(Privilege::USER, 1, code_address(&mut side, &COMPUTE_TEXT));
+        let code = emit.stream(method);
+        emit.int(side.range(4, 12));
+        for offset in [0, 8, 16, 24] {
+            emit.store(code, offset, 8);
+        }
+        phases.push(emit.close_loop(lines));
+        let mut flush = Body::new(Privilege::USER, 1, code_address(&mut side, &COMPUTE_TEXT));
+        let code = flush.stream(method);
+        flush.op(Op::FlushCode(Access { stream: code, offset: 0, size: 8, use_next: false })).int(1);
+        phases.push(flush.close_loop(lines));
+    }
     // Between critical sections, some work of its own.
     phases.push(user::compute(rng, process));
     phases
