@@ -232,10 +232,10 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x13, "CPU_CPL_CHANGES", A, 1, |u| {
         const AT: [[Atom; 1]; 16] = {
             let mut at = [[Atom::Cycles]; 16];
-            let mut levels = 0;
-            while levels < 16 {
-                at[levels] = [Atom::AnyOf(Signal::PrivilegeChange, levels as u8)];
-                levels += 1;
+            let (mut rest, mut levels): (&mut [[Atom; 1]], u8) = (&mut at, 0);
+            while let [entry, tail @ ..] = rest {
+                *entry = [Atom::AnyOf(Signal::PrivilegeChange, levels)];
+                (rest, levels) = (tail, levels + 1);
             }
             at
         };
