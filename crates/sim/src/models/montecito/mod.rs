@@ -35,6 +35,7 @@ mod cycle;
 mod events;
 mod frontend;
 mod frontend_masks;
+mod l2_masks;
 mod program;
 mod qualify;
 mod rate;

@@ -11,6 +11,7 @@ use super::capture;
 use super::cycle::Cause;
 use super::events::{Agent, Atom, EventType, MappedEvent, Syllables};
 use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
+use super::l2_masks::{self as l2, first_second};
 
 use crate::stream::Signal;
 use Atom::Sig;
@@ -26,87 +27,9 @@ const fn always_all(mut e: MappedEvent) -> MappedEvent {
     e
 }
 
-/// L2I recirculates and hit conflicts, demand and prefetch.
-const RECIRCULATES: [Atom; 2] = [Sig(Signal::L2iRecirculatesDemand), Sig(Signal::L2iRecirculatesPrefetch)];
-const HIT_CONFLICTS: [Atom; 2] = [Sig(Signal::L2iHitConflictsDemand), Sig(Signal::L2iHitConflictsPrefetch)];
-
-/// An event with L2I_READS' unit masks whose requests are all hits (MD48): HIT and
-/// ALL (bits 3:2) count `kinds`' demand, prefetch or both (bits 1:0, as `first_second`);
-/// MISS nothing.
-fn l2i_hits(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
-    match u >> 2 & 3 {
-        0b01 | 0b11 => first_second(u, kinds),
-        _ => None,
-    }
-}
-
-/// L2D secondary misses by where they found the outstanding miss (MMC29).
-const SEC_L1W: Atom = Sig(Signal::L2dSecondaryL1w);
-const SEC_OZQ: Atom = Sig(Signal::L2dSecondaryOzq);
-const SEC_FILL: Atom = Sig(Signal::L2dSecondaryFill);
-
-/// L2D_FORCE_RECIRC (Table 4-90) from the OzQ (MMC29): RECIRC the forced
-/// recirculates that re-inserted, LIMBO the secondary misses suspended on their first
-/// insert (OZQ_MISS, FILL_HIT), TAG_OK the hits ("Likely identical to
-/// L2D_INSERT_HITS"), the SECONDARY masks L1W + OZQ_MISS + FILL_HIT by direction.
-/// TAG_NOTOK (snoops, mf.a), TRAN_PREF and SNP_OR_L3 have no cause in the machine.
-fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
-    match u {
-        0b0000 | 0b0010 => Some(&[Sig(Signal::L2dRecirculates)]),
-        0b0001 | 0b0011 => Some(&[SEC_OZQ, SEC_FILL]),
-        0b0111 => Some(&[Sig(Signal::L2DataHits)]),
-        0b1000 => Some(&[SEC_FILL]),
-        0b1001 => Some(&[Sig(Signal::L2dMissWhileForced)]),
-        0b1010 => Some(&[Sig(Signal::L2dSameIndex)]),
-        0b1011 => Some(&[SEC_OZQ]),
-        0b1100 => Some(&[SEC_L1W]),
-        0b1101 => Some(&[Sig(Signal::L2dSecondaryReads)]),
-        0b1110 => Some(&[Sig(Signal::L2dSecondaryWrites)]),
-        0b1111 => Some(&[SEC_L1W, SEC_OZQ, SEC_FILL]),
-        _ => None,
-    }
-}
-
-/// The ALAT's check loads, failed checks and displaced entries, integer and FP.
-/// The L3 accesses the L2D cancels: bypassing hits' (the cycle's first, its second,
-/// and one that lost its bank), then uncacheable requests' (MMC36).
-/// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
-const OZQ_CANCELS: [Atom; 10] = [
-    Sig(Signal::L2dRecirculateCancels),
-    Sig(Signal::L2dMiscOrderCancels),
-    Sig(Signal::L2dReleaseCancels),
-    Sig(Signal::L2dSemaphoreCancels),
-    Sig(Signal::L2dStoreMatchL2a),
-    Sig(Signal::L2dStoreMatchL2m),
-    Sig(Signal::L2dStoreMatchL2d),
-    Sig(Signal::L2dStoreMatchL2c),
-    Sig(Signal::L2dBankConflicts),
-    Sig(Signal::L2dOversubscribed),
-];
-
-/// Then the L2D misses the external request logic rejected, every request buffer
-/// being taken (MMC28).
-const L3_BYPASS_CANCELS: [Atom; 5] = [
-    Sig(Signal::L2dBypassL1d),
-    Sig(Signal::L2dBypassL1w),
-    Sig(Signal::L2dBankConflicts),
-    Sig(Signal::L3BypassAttributeCancels),
-    Sig(Signal::L2dFillBufferFull),
-];
 const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
 const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
 const ALAT_DISPLACED: [Atom; 2] = [Sig(Signal::AlatDisplacedInt), Sig(Signal::AlatDisplacedFp)];
-
-/// Unit-mask bits 1:0 choosing the first of `kinds` (01: demand, integer), the second
-/// (10: prefetch, FP) or both (11); 00 counts nothing.
-fn first_second(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
-    match u & 3 {
-        0b01 => Some(&kinds[..1]),
-        0b10 => Some(&kinds[1..]),
-        0b11 => Some(kinds),
-        _ => None,
-    }
-}
 
 /// A bus event: its unit mask's bits 1:0 name the agent.
 const fn bus(mut e: MappedEvent) -> MappedEvent {
@@ -425,23 +348,12 @@ pub static EVENTS: &[MappedEvent] = &[
     // L2I_RECIRCULATES and L2I_HIT_CONFLICTS have L2I_READS' unit masks. A request
     // that recirculates matches a pending line's tag and a conflict abandons a lookup
     // that would hit: both are hits, so MISS counts nothing (MMC25, MD48).
-    ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| l2i_hits(u, &RECIRCULATES)),
+    ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| l2::l2i_hits(u, &l2::RECIRCULATES)),
     // L2I_L3_REJECTS: L2I misses that found the 16 request buffers taken, demand and
     // prefetch as bits 1:0 say (MMC28); MISS and ALL count them, HIT none (a hit
     // sends no request).
-    ev(0x7c, "L2I_L3_REJECTS", F, 1, |u| {
-        const REJECTED: [[Atom; 1]; 4] = [
-            [Atom::Cycles],
-            [Atom::AnyOf(Signal::L2iL3Rejects, 0b01)],
-            [Atom::AnyOf(Signal::L2iL3Rejects, 0b10)],
-            [Atom::AnyOf(Signal::L2iL3Rejects, 0b11)],
-        ];
-        match (u >> 2 & 3, u & 3) {
-            (0b10 | 0b11, kinds @ 1..=3) => REJECTED.get(kinds as usize).map(|a| a.as_slice()),
-            _ => None,
-        }
-    }),
-    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| l2i_hits(u, &HIT_CONFLICTS)),
+    ev(0x7c, "L2I_L3_REJECTS", F, 1, l2::l2i_l3_rejects),
+    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| l2::l2i_hits(u, &l2::HIT_CONFLICTS)),
     // L2I_SPEC_ABORTS: a demand fetch's change of a prefetch to a demand request,
     // aborted because the prefetch was already looked up (MMC25).
     ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),
@@ -490,7 +402,7 @@ pub static EVENTS: &[MappedEvent] = &[
     })),
     // L2D_INSERT_MISSES / L2D_INSERT_HITS: the L2D's first lookups, missing (secondary
     // misses too: "this event will count secondary misses") or hitting.
-    ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses), SEC_L1W, SEC_OZQ, SEC_FILL])),
+    ev(0xb0, "L2D_INSERT_MISSES", F, 4, |_| Some(&[Sig(Signal::L2DataMisses), l2::SEC_L1W, l2::SEC_OZQ, l2::SEC_FILL])),
     ev(0xb1, "L2D_INSERT_HITS", F, 4, |_| Some(&[Sig(Signal::L2DataHits)])),
     ev(0xb4, "ER_MEM_READ_OUT_HI", F, 2, bus::er_mem_read_out_hi),
     ev(0xb5, "ER_MEM_READ_OUT_LO", F, 7, bus::er_mem_read_out_lo),
@@ -595,21 +507,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // pipeline (MMC37), bypassing hits that lost their bank (MMC36), release stores,
     // semaphores and `sync.i`s that found older requests of their thread (MMC38),
     // and secondary misses a fill woke beyond the four a clock (MMC29).
-    ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, |u| match u {
-        0b0000 => Some(&[Sig(Signal::L2dRecirculateCancels)]),
-        0b0010 => Some(&[Sig(Signal::L2dStoreMatchL2a)]),
-        0b0011 => Some(&[Sig(Signal::L2dStoreMatchL2m)]),
-        0b0100 => Some(&[Sig(Signal::L2dStoreMatchL2d)]),
-        0b0101 => Some(&[Sig(Signal::L2dStoreMatchL2c)]),
-        0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
-        0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
-        0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),
-        0b1010 => Some(&[Sig(Signal::L2dOversubscribed)]),
-        0b1101 => Some(&[Sig(Signal::L2dMiscOrderCancels)]),
-        _ => None,
-    }),
+    ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, l2::l2d_ozq_cancels0),
     ev(0xe1, "L2D_OZQ_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dOzqFull)]) } else { None }),
-    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| if u & 3 == 0 { Some(&OZQ_CANCELS) } else { None }),
+    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| if u & 3 == 0 { Some(&l2::OZQ_CANCELS) } else { None }),
     // L2D_BYPASS bits 1:0: L2_DATA1 hits by the first path, L2_DATA2 by the second,
     // L3_DATA1 misses the L3 served; 11 counts nothing (MMC36).
     ev(0xe4, "L2D_BYPASS", F, 4, |u| match u & 3 {
@@ -632,14 +532,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // (not true misses), SPEC_L3_BYP of uncacheable requests (MMC36), ER_REJECT the
     // misses that found every request buffer taken (MMC28), ANY all of them; the
     // snoops' coverage cases and the throttling count nothing.
-    ev(0xe8, "L2D_L3ACCESS_CANCEL", F, 1, |u| match u & 7 {
-        0b000 => Some(&L3_BYPASS_CANCELS[..3]),
-        0b001 => Some(&L3_BYPASS_CANCELS[3..4]),
-        0b010 => Some(&L3_BYPASS_CANCELS),
-        0b011 => Some(&L3_BYPASS_CANCELS[4..]),
-        _ => None,
-    }),
-    ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2d_force_recirc),
+    ev(0xe8, "L2D_L3ACCESS_CANCEL", F, 1, l2::l2d_l3access_cancel),
+    ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2::l2d_force_recirc),
     // L2D_ISSUED_RECIRC_OZQ_ACC: forced recirculates that issued, one a clock (MMC29).
     ev(0xeb, "L2D_ISSUED_RECIRC_OZQ_ACC", F, 1, |_| Some(&[Sig(Signal::L2dRecirculates)])),
     // L2D_STORE_HIT_SHARED (b0xxx ANY): stores to a line the other core shares, which

@@ -1,0 +1,128 @@
+//! The unit masks of Montecito's L2I and L2D events (Tables 4-86 to 4-104) as the
+//! machine drives them: which signals each selection counts (docs/montecito-model.md
+//! has the same with the reasons).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
+use super::events::Atom;
+use crate::stream::Signal;
+use Atom::Sig;
+
+/// L2I recirculates and hit conflicts, demand and prefetch.
+pub(super) const RECIRCULATES: [Atom; 2] = [Sig(Signal::L2iRecirculatesDemand), Sig(Signal::L2iRecirculatesPrefetch)];
+pub(super) const HIT_CONFLICTS: [Atom; 2] = [Sig(Signal::L2iHitConflictsDemand), Sig(Signal::L2iHitConflictsPrefetch)];
+
+/// An event with L2I_READS' unit masks whose requests are all hits (MD48): HIT and
+/// ALL (bits 3:2) count `kinds`' demand, prefetch or both (bits 1:0, as `first_second`);
+/// MISS nothing.
+pub(super) fn l2i_hits(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
+    match u >> 2 & 3 {
+        0b01 | 0b11 => first_second(u, kinds),
+        _ => None,
+    }
+}
+
+/// L2D secondary misses by where they found the outstanding miss (MMC29).
+pub(super) const SEC_L1W: Atom = Sig(Signal::L2dSecondaryL1w);
+pub(super) const SEC_OZQ: Atom = Sig(Signal::L2dSecondaryOzq);
+pub(super) const SEC_FILL: Atom = Sig(Signal::L2dSecondaryFill);
+
+/// L2D_FORCE_RECIRC (Table 4-90) from the OzQ (MMC29): RECIRC the forced
+/// recirculates that re-inserted, LIMBO the secondary misses suspended on their first
+/// insert (OZQ_MISS, FILL_HIT), TAG_OK the hits ("Likely identical to
+/// L2D_INSERT_HITS"), the SECONDARY masks L1W + OZQ_MISS + FILL_HIT by direction.
+/// TAG_NOTOK (snoops, mf.a), TRAN_PREF and SNP_OR_L3 have no cause in the machine.
+pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
+    match u {
+        0b0000 | 0b0010 => Some(&[Sig(Signal::L2dRecirculates)]),
+        0b0001 | 0b0011 => Some(&[SEC_OZQ, SEC_FILL]),
+        0b0111 => Some(&[Sig(Signal::L2DataHits)]),
+        0b1000 => Some(&[SEC_FILL]),
+        0b1001 => Some(&[Sig(Signal::L2dMissWhileForced)]),
+        0b1010 => Some(&[Sig(Signal::L2dSameIndex)]),
+        0b1011 => Some(&[SEC_OZQ]),
+        0b1100 => Some(&[SEC_L1W]),
+        0b1101 => Some(&[Sig(Signal::L2dSecondaryReads)]),
+        0b1110 => Some(&[Sig(Signal::L2dSecondaryWrites)]),
+        0b1111 => Some(&[SEC_L1W, SEC_OZQ, SEC_FILL]),
+        _ => None,
+    }
+}
+
+/// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
+pub(super) const OZQ_CANCELS: [Atom; 10] = [
+    Sig(Signal::L2dRecirculateCancels),
+    Sig(Signal::L2dMiscOrderCancels),
+    Sig(Signal::L2dReleaseCancels),
+    Sig(Signal::L2dSemaphoreCancels),
+    Sig(Signal::L2dStoreMatchL2a),
+    Sig(Signal::L2dStoreMatchL2m),
+    Sig(Signal::L2dStoreMatchL2d),
+    Sig(Signal::L2dStoreMatchL2c),
+    Sig(Signal::L2dBankConflicts),
+    Sig(Signal::L2dOversubscribed),
+];
+
+/// The L3 accesses the L2D cancels: bypassing hits' (the cycle's first, its second,
+/// and one that lost its bank), uncacheable requests' (MMC36), then the L2D misses
+/// the external request logic rejected, every request buffer being taken (MMC28).
+const L3_BYPASS_CANCELS: [Atom; 5] = [
+    Sig(Signal::L2dBypassL1d),
+    Sig(Signal::L2dBypassL1w),
+    Sig(Signal::L2dBankConflicts),
+    Sig(Signal::L3BypassAttributeCancels),
+    Sig(Signal::L2dFillBufferFull),
+];
+/// Unit-mask bits 1:0 choosing the first of `kinds` (01: demand, integer), the second
+/// (10: prefetch, FP) or both (11); 00 counts nothing.
+pub(super) fn first_second(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
+    match u & 3 {
+        0b01 => Some(&kinds[..1]),
+        0b10 => Some(&kinds[1..]),
+        0b11 => Some(kinds),
+        _ => None,
+    }
+}
+
+/// L2I_L3_REJECTS: L2I misses that found the 16 request buffers taken, demand and
+/// prefetch as bits 1:0 say (MMC28); MISS and ALL count them, HIT none (a hit sends
+/// no request).
+pub(super) fn l2i_l3_rejects(u: u64) -> Option<&'static [Atom]> {
+    const REJECTED: [[Atom; 1]; 4] = [
+        [Atom::Cycles],
+        [Atom::AnyOf(Signal::L2iL3Rejects, 0b01)],
+        [Atom::AnyOf(Signal::L2iL3Rejects, 0b10)],
+        [Atom::AnyOf(Signal::L2iL3Rejects, 0b11)],
+    ];
+    match (u >> 2 & 3, u & 3) {
+        (0b10 | 0b11, kinds @ 1..=3) => REJECTED.get(kinds as usize).map(|a| a.as_slice()),
+        _ => None,
+    }
+}
+
+/// L2D_OZQ_CANCELS0 by reason (Table 4-94).
+pub(super) fn l2d_ozq_cancels0(u: u64) -> Option<&'static [Atom]> {
+    match u {
+        0b0000 => Some(&[Sig(Signal::L2dRecirculateCancels)]),
+        0b0010 => Some(&[Sig(Signal::L2dStoreMatchL2a)]),
+        0b0011 => Some(&[Sig(Signal::L2dStoreMatchL2m)]),
+        0b0100 => Some(&[Sig(Signal::L2dStoreMatchL2d)]),
+        0b0101 => Some(&[Sig(Signal::L2dStoreMatchL2c)]),
+        0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
+        0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
+        0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),
+        0b1010 => Some(&[Sig(Signal::L2dOversubscribed)]),
+        0b1101 => Some(&[Sig(Signal::L2dMiscOrderCancels)]),
+        _ => None,
+    }
+}
+
+/// L2D_L3ACCESS_CANCEL bits 2:0 (Table 4-91).
+pub(super) fn l2d_l3access_cancel(u: u64) -> Option<&'static [Atom]> {
+    match u & 7 {
+        0b000 => Some(&L3_BYPASS_CANCELS[..3]),
+        0b001 => Some(&L3_BYPASS_CANCELS[3..4]),
+        0b010 => Some(&L3_BYPASS_CANCELS),
+        0b011 => Some(&L3_BYPASS_CANCELS[4..]),
+        _ => None,
+    }
+}
