@@ -48,17 +48,6 @@ impl Privilege {
         self == Privilege::Cpl3
     }
 
-    /// The level as an Itanium CPL: SPARC's hyperprivileged mode is CPL 0, Itanium's
-    /// most privileged level (ERRATA MD3).
-    pub fn cpl(self) -> u8 {
-        match self {
-            Privilege::Hyper | Privilege::Cpl0 => 0,
-            Privilege::Cpl1 => 1,
-            Privilege::Cpl2 => 2,
-            Privilege::Cpl3 => 3,
-        }
-    }
-
     /// Every level, in the order of their codes.
     pub const ALL: [Privilege; 5] = [Privilege::Hyper, Privilege::Cpl0, Privilege::Cpl1, Privilege::Cpl2, Privilege::Cpl3];
 

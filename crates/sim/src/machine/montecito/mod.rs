@@ -161,9 +161,14 @@ pub struct Montecito {
 const STALL_THRESHOLDS: [u64; 10] = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 /// A privilege level's bit in `Signal::PrivilegeChange` (CPU_CPL_CHANGES' unit mask):
-/// bit n for CPL n.
+/// SPARC's hyperprivileged mode is level 0, as in the PMU model (MD3).
 fn cpl_bit(p: Privilege) -> u8 {
-    1 << p.cpl()
+    match p {
+        Privilege::Hyper | Privilege::Cpl0 => 0b0001,
+        Privilege::Cpl1 => 0b0010,
+        Privilege::Cpl2 => 0b0100,
+        Privilege::Cpl3 => 0b1000,
+    }
 }
 
 /// A switch's stall class after `quiet` cycles without a retirement: 1, plus one for

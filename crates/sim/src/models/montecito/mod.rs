@@ -87,9 +87,15 @@ pub enum MontecitoError {
     ReservedPsrBits { thread: usize, source: RegisterError },
 }
 
-/// The CPL a span runs at (`Privilege::cpl`, MD3).
+/// The CPL a span runs at. MD3: `Privilege::Hyper` (SPARC's hyperprivileged mode) is
+/// taken as CPL 0, Itanium's most privileged level.
 fn span_cpl(p: Privilege) -> u64 {
-    u64::from(p.cpl())
+    match p {
+        Privilege::Hyper | Privilege::Cpl0 => 0,
+        Privilege::Cpl1 => 1,
+        Privilege::Cpl2 => 2,
+        Privilege::Cpl3 => 3,
+    }
 }
 
 /// A generic PMC/PMD pair.

@@ -93,53 +93,6 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let global = count.stream(DataStream::fixed(counter, Memory::Cacheable));
     count.load(global, 0, 4, true).int(1).store(global, 0, 4);
     phases.push(count.once());
-    phases.push(kernel_path(rng, &mut mix, t, 20, 60));
-
-    // The record services (shared system space) copy the record a line at a time
-    // between the process's buffer and the file's.
-    let services = code_address(rng, &SERVICE_TEXT);
-    let lines = rng.range(2, 64);
-    let mut copy = Body::new(EXECUTIVE, t.context, services);
-    let from = copy.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
-    let to = copy.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
-    copy.load(from, 0, 4, false).load(from, 4, 4, true).store(to, 0, 4).store(to, 4, 4).int(rng.range(1, 4));
-    phases.push(copy.close_loop(lines));
-    let mut done = Body::new(EXECUTIVE, t.context, services + 0x400);
-    done.int(rng.range(1, 4)).op(Op::ExceptionReturn);
-    phases.push(done.once());
-
-    // The interpreter stores the status and returns to the program.
-    let mut status = Body::new(SUPERVISOR, t.context, interpreter + 0x800);
-    let frame = status.stream(stack_frame(rng, t.index));
-    status.store(frame, 0, 4).int(rng.range(1, 4)).op(Op::ExceptionReturn);
-    phases.push(status.once());
-
-    // The program shows the record: a line of text drawn into the frame buffer a glyph
-    // row at a time, each glyph's 8 pixels read, blended with the glyph and written,
-    // its first two over the last two of the glyph before (kerned text), which it
-    // reads back a few dozen cycles after writing them.
-    let glyphs = rng.range(16, 80);
-    let mut draw = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
-    let pixels = draw.stream(line_stream(buffer(rng, &FRAME_BUFFER, (glyphs + 2) * LINE), glyphs, Memory::NonCacheable));
-    for offset in [24, 32, 40, 48, 56] {
-        draw.load(pixels, offset, 8, false);
-    }
-    draw.int(rng.range(8, 16));
-    for offset in [24, 32, 40, 48, 56] {
-        draw.store(pixels, offset, 8);
-    }
-    phases.push(draw.close_loop(glyphs));
-
-    // The program counts the request, in a global the debugger watches (a data
-    // breakpoint on stores to its four bytes, as OpenVMS DEBUG's SET WATCH sets one):
-    // the store faults, the kernel hands the exception to the debugger (which runs in
-    // the process, in user mode), the debugger reads and reports the value and lets
-    // the program go on with a system call, and the kernel returns to the store.
-    let counter = requests_counted(t);
-    let mut count = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
-    let global = count.stream(DataStream::fixed(counter, Memory::Cacheable));
-    count.load(global, 0, 4, true).int(1).store(global, 0, 4);
-    phases.push(count.once());
     let mut dispatch = Body::new(Privilege::KERNEL, t.context, code_address(rng, &ENTRY_TEXT));
     let stack = dispatch.stream(kernel_stack(t.index));
     user::statements(&mut dispatch, &mut mix, [stack, stack], rng.range(20, 60));
@@ -152,24 +105,17 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     user::statements(&mut debugger, &mut mix, [frame, watched], rng.range(40, 120));
     debugger.op(Op::Syscall);
     phases.push(debugger.once());
-    phases.push(kernel_path(rng, &mut mix, t, 10, 30));
+    let mut resume = Body::new(Privilege::KERNEL, t.context, code_address(rng, &ENTRY_TEXT));
+    let stack = resume.stream(kernel_stack(t.index));
+    user::statements(&mut resume, &mut mix, [stack, stack], rng.range(10, 30));
+    resume.op(Op::ExceptionReturn);
+    phases.push(resume.once());
 
     let watch = Watch { addr: counter, bytes: 4, writes: true };
     for phase in &mut phases {
         phase.watch = Some(watch);
     }
     phases
-}
-
-/// A kernel path of `lo..=hi` statements on the thread's kernel stack, from the
-/// exception entry text, that returns from the exception.
-fn kernel_path(rng: &mut Rng, mix: &mut Rng, t: Thread, lo: u64, hi: u64) -> Phase {
-    let mut b = Body::new(Privilege::KERNEL, t.context, code_address(rng, &ENTRY_TEXT));
-    let stack = b.stream(kernel_stack(t.index));
-    let statements = rng.range(lo, hi);
-    user::statements(&mut b, mix, [stack, stack], statements);
-    b.op(Op::ExceptionReturn);
-    b.once()
 }
 
 /// The global that counts a thread's requests: the last line of its 64 KB of globals,
