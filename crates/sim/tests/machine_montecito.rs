@@ -529,6 +529,53 @@ fn mmc40_a_skip_to_a_return_is_a_predicated_return() {
     assert!(forced > 0 && forced <= both.get(Signal::ReturnMispredictsNotTaken), "{forced}");
 }
 
+/// ERRATA MMC41: a skip over an indirect jump alone is the jump predicated on the
+/// skip's condition being false, in the skip's place. Predicated off, it retires as a
+/// branch not taken and execution goes on after the jump; its predicate is predicted
+/// like a conditional branch's, and forced by a test before it in its bundle.
+#[test]
+fn mmc41_a_skip_over_a_jump_is_a_predicated_jump() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern, Table};
+    const ITERATIONS: u64 = 6400;
+    let run = |tests: &[Pattern]| {
+        // `if (...) goto *handler[k % 2]`, then the loop's tail: the two handlers' code
+        // is the tail itself. The tests share a bundle (one of three starts at 0x1_0004).
+        let mut body = Vec::new();
+        for (n, &when) in tests.iter().enumerate() {
+            body.push(Op::Skip { over: (tests.len() - n) as u8, when });
+        }
+        body.extend([Op::Jump { table: 0, via: None }, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }]);
+        let mut phase = common::phase(body, ITERATIONS, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
+        phase.tables = vec![Table { targets: vec![0x3_0000, 0x3_1000] }];
+        Totals::of(machine::montecito(MontecitoConfig::new(1), common::program_of(phase), Skipping::Off), u64::MAX, |_| true)
+    };
+    // The range check is taken (the jump skipped) in one iteration of four: the
+    // predicate's outcome repeats, so the predictor learns it.
+    let quarter = Pattern::Bits { bits: 0x1111_1111_1111_1111, len: 64 };
+    let t = run(&[quarter]);
+    let skipped = ITERATIONS / 4;
+    assert_eq!((t.get(Signal::IndirectBranches), t.get(Signal::IndirectNotTaken)), (ITERATIONS, skipped));
+    // The predicated jump, the tail's add and its loop branch: no skip retires.
+    assert_eq!(t.get(Signal::Instructions), ITERATIONS * 3);
+    let wrong = t.get(Signal::IndirectMispredictsTaken) + t.get(Signal::IndirectMispredictsNotTaken);
+    assert!(wrong > 0 && wrong < ITERATIONS / 50, "learnt: {wrong}");
+    // The two handlers alternate at one jump: the indirect predictor, which keeps the
+    // last target, is wrong about most of them (the ones after a skipped iteration
+    // repeat the target before).
+    let targets = t.get(Signal::IndirectMispredicts);
+    assert!(targets > (ITERATIONS - skipped) / 2 && targets < ITERATIONS - skipped, "{targets}");
+    // Never skipped: every jump taken, none predicated off.
+    let never = run(&[Pattern::Never]);
+    assert_eq!((never.get(Signal::IndirectBranches), never.get(Signal::IndirectNotTaken)), (ITERATIONS, 0));
+    // A test before the range check, irregular: when it is predicted taken and falls
+    // through, the predicated jump in its bundle is forced to "predicted not taken".
+    let irregular = Pattern::Bits { bits: 0x3a5c_96e1_0f2d_b487, len: 64 };
+    let both = run(&[irregular, quarter]);
+    let forced = both.get(Signal::UnknownIndirectNotTaken);
+    assert!(forced > 0, "forced and predicated off");
+    assert!(both.get(Signal::UnknownPredTaken) > forced, "forced and jumping: three times as often");
+}
+
 /// ERRATA MMC38: a release store (a fence before a store to cacheable memory) and a
 /// semaphore that find an older request of their thread in the OzQ are cancelled
 /// (L2D_OZQ_CANCELS0.REL, SEMA) and issue once it has left, the thread waiting for the

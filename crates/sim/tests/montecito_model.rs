@@ -1340,6 +1340,54 @@ fn tables_4_46_4_50_bank_switches_ar_dependencies_and_loadrs() {
     assert_eq!([0b0000, 0b0100, 0b0111, 0b1000].map(|u| count(BE_EXE_BUBBLE, u)), [1, 0, 1, 1]);
 }
 
+/// Tables 4-51 to 4-54 for indirect jumps predicated on a condition (MMC41), the
+/// NRETIND masks: in one cycle a predicated-off jump predicted taken, forced in the
+/// next (an unknown prediction that was right), a jump predicted not taken that was
+/// taken, and one predicted rightly to a wrong target.
+#[test]
+fn tables_4_51_to_4_54_predicated_indirect_jumps() {
+    const BR_PATH_PRED: u64 = 0x54;
+    const BR_MISPRED_DETAIL2: u64 = 0x68;
+    const BR_PATH_PRED2: u64 = 0x6a;
+    let off = span(0, USER, 10)
+        .with(Signal::Branches, 1)
+        .with(Signal::IndirectBranches, 1)
+        .with(Signal::IndirectNotTaken, 1)
+        .with(Signal::IndirectMispredictsNotTaken, 1)
+        .with(Signal::BranchMispredicts, 1);
+    let forced = span(0, USER, 100)
+        .with(Signal::Branches, 1)
+        .with(Signal::IndirectBranches, 1)
+        .with(Signal::IndirectNotTaken, 1)
+        .with(Signal::UnknownIndirectNotTaken, 1);
+    let late = span(0, USER, 1000)
+        .with(Signal::Branches, 1)
+        .with(Signal::BranchesTaken, 1)
+        .with(Signal::IndirectBranches, 1)
+        .with(Signal::IndirectMispredictsTaken, 1)
+        .with(Signal::BranchMispredicts, 1);
+    let target = span(0, USER, 10000)
+        .with(Signal::Branches, 1)
+        .with(Signal::BranchesTaken, 1)
+        .with(Signal::IndirectBranches, 1)
+        .with(Signal::IndirectMispredicts, 1)
+        .with(Signal::BranchMispredicts, 1);
+    let count = |es, umask| count4(counting(es, umask, &[]), vec![off, forced, late, target]);
+    // BR_PATH_PRED.NRETIND: MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN;
+    // ALL the same, IPREL and RETURN none of them.
+    assert_eq!([0b1100, 0b1101, 0b1110, 0b1111].map(|u| count(BR_PATH_PRED, u)), [10, 1000, 100, 10000]);
+    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011].map(|u| count(BR_PATH_PRED, u)), [10, 1000, 100, 10000]);
+    assert_eq!([0b0100, 0b0101, 0b0110, 0b0111, 0b1000, 0b1001, 0b1010, 0b1011].map(|u| count(BR_PATH_PRED, u)), [0; 8]);
+    // BR_MISPRED_DETAIL.NRETIND: ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET.
+    assert_eq!([0b1100, 0b1101, 0b1110, 0b1111].map(|u| count(BR_MISPRED_DETAIL, u)), [11110, 100, 1010, 10000]);
+    // BR_MISPRED_DETAIL2.NRETIND: ALL_UNKNOWN_PRED, UNKNOWN_PATH_CORRECT_PRED,
+    // UNKNOWN_PATH_WRONG_PATH; BR_PATH_PRED2.NRETIND: UNKNOWNPRED_NOTTAKEN, _TAKEN.
+    assert_eq!([0b1100, 0b1101, 0b1110].map(|u| count(BR_MISPRED_DETAIL2, u)), [100, 100, 0]);
+    assert_eq!([0b1100, 0b1101].map(|u| count(BR_PATH_PRED2, u)), [100, 0]);
+    // ALL_UNKNOWN_PRED and UNKNOWNPRED_NOTTAKEN of every type include it.
+    assert_eq!([count(BR_MISPRED_DETAIL2, 0b0000), count(BR_PATH_PRED2, 0b0000)], [100, 100]);
+}
+
 /// Tables 4-51 to 4-54 for returns predicated on a condition (MMC40): in one cycle a
 /// predicated-off return predicted taken, forced in the next (an unknown prediction
 /// that was right), and a return predicted not taken that was taken.

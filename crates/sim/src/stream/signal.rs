@@ -364,6 +364,13 @@ pub enum Signal {
     ReturnMispredictsTaken,
     ReturnMispredictsNotTaken,
     UnknownReturnsNotTaken,
+    /// Montecito indirect jumps predicated on a condition (ERRATA MMC41), as the
+    /// returns above: predicate false (each also one of `IndirectBranches`), predicted
+    /// not taken and taken, predicted taken and not, forced and not taken.
+    IndirectNotTaken,
+    IndirectMispredictsTaken,
+    IndirectMispredictsNotTaken,
+    UnknownIndirectNotTaken,
     /// Instruction fetches that miss the L1I and find their line in the instruction
     /// streaming buffer, and 32-byte bundle pairs written into that buffer from the
     /// L2I and beyond (Montecito).

@@ -1,7 +1,7 @@
 //! Montecito branches (§2.1.2, §4.7): the direction predictor's path predictions,
 //! forced "predicted not taken" predictions behind a wrongly taken branch of a bundle
-//! (ERRATA MD40), predicated returns (MMC40), and what a branch does to its issue group
-//! and to fetch.
+//! (ERRATA MD40), predicated returns and indirect jumps (MMC40, MMC41), and what a
+//! branch does to its issue group and to fetch.
 
 use super::group::{bundle_address, fe_stall, merge, Group};
 use super::Montecito;
@@ -15,42 +15,100 @@ pub(super) fn is_wrong(s: Signals) -> bool {
     s.get(Signal::PathMispredictsTaken) + s.get(Signal::PathMispredictsNotTaken) > 0
 }
 
+/// The signals of a kind of predicated branch: those whose predicate was false, those
+/// predicted not taken and taken, those predicted taken and not, and those forced to
+/// "predicted not taken" that were not taken.
+struct Predicated {
+    not_taken: Signal,
+    mispredicts_taken: Signal,
+    mispredicts_not_taken: Signal,
+    unknown_not_taken: Signal,
+}
+
+/// Predicated returns (MMC40).
+const RETURN: Predicated = Predicated {
+    not_taken: Signal::ReturnsNotTaken,
+    mispredicts_taken: Signal::ReturnMispredictsTaken,
+    mispredicts_not_taken: Signal::ReturnMispredictsNotTaken,
+    unknown_not_taken: Signal::UnknownReturnsNotTaken,
+};
+
+/// Predicated indirect jumps (MMC41).
+const INDIRECT: Predicated = Predicated {
+    not_taken: Signal::IndirectNotTaken,
+    mispredicts_taken: Signal::IndirectMispredictsTaken,
+    mispredicts_not_taken: Signal::IndirectMispredictsNotTaken,
+    unknown_not_taken: Signal::UnknownIndirectNotTaken,
+};
+
 impl Montecito {
     /// A return predicated on a condition (`(p) br.ret`, MMC40) at `ip`, `taken` or
-    /// not: its predicate is predicted like a conditional branch's (not at all when an
-    /// earlier branch of its bundle forces it, §4.7), and taken, its target by the
-    /// return stack, which a predicated-off return leaves as it is.
+    /// not: its predicate is predicted like a conditional branch's, and taken, its
+    /// target by the return stack, which a predicated-off return leaves as it is.
     pub(super) fn predicated_return(&mut self, ip: u64, taken: bool, to: u64, g: &mut Group, out: &mut Out) {
-        let forced = self.forced(ip);
-        let predicted = !forced && self.direction.predict(ip);
-        self.direction.update(ip, taken);
-        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
-        let mut s = self.rse_registers().with(Signal::Returns, 1);
-        let wrong = if taken {
-            let target = self.return_stacks[self.thread].pop();
-            if forced {
-                s.set(Signal::UnknownPredTaken, 1);
-                true
-            } else if !predicted {
-                s.set(Signal::ReturnMispredictsTaken, 1);
-                true
-            } else {
-                let wrong = target != Some(to);
-                s.set(Signal::ReturnsMispredicted, u8::from(wrong));
-                wrong
-            }
-        } else {
-            s.set(Signal::ReturnsNotTaken, 1);
-            if forced {
-                s.set(Signal::UnknownReturnsNotTaken, 1);
-            }
-            s.set(Signal::ReturnMispredictsNotTaken, u8::from(predicted));
-            predicted
-        };
+        let base = self.rse_registers().with(Signal::Returns, 1);
+        let (s, wrong) = self.predicated(ip, taken, &RETURN, base, |m| {
+            let target = m.return_stacks[m.thread].pop();
+            (Signal::ReturnsMispredicted, target != Some(to))
+        });
         self.branch(g, out, ip, s, taken, wrong, if taken { to } else { ip.wrapping_add(INSN) });
         if taken {
             self.rse_return(out);
         }
+    }
+
+    /// An indirect jump predicated on a condition (`(p) br.cond b6`, MMC41) at `ip`,
+    /// `taken` (to `target`) or not: its predicate is predicted like a conditional
+    /// branch's, and taken, its target by the indirect predictor, which learns only
+    /// from jumps that are taken.
+    pub(super) fn predicated_jump(&mut self, ip: u64, taken: bool, target: u64, g: &mut Group, out: &mut Out) {
+        let base = Signals::default().with(Signal::IndirectBranches, 1);
+        let (s, wrong) = self.predicated(ip, taken, &INDIRECT, base, |m| {
+            let predicted = m.indirect.resolve(ip, true, target).map(|e| e.target);
+            (Signal::IndirectMispredicts, predicted != Some(target))
+        });
+        self.branch(g, out, ip, s, taken, wrong, target);
+    }
+
+    /// What a predicated branch of `kind` at `ip` signals, `taken` or not, and whether
+    /// it was mispredicted: its predicate is predicted by the direction predictor (not
+    /// at all when an earlier branch of its bundle forces it, §4.7); taken, and
+    /// predicted so, `target` says which signal a wrong target counts and whether the
+    /// target was wrong (only a taken branch consults its target predictor).
+    fn predicated(
+        &mut self,
+        ip: u64,
+        taken: bool,
+        kind: &Predicated,
+        base: Signals,
+        target: impl FnOnce(&mut Self) -> (Signal, bool),
+    ) -> (Signals, bool) {
+        let forced = self.forced(ip);
+        let predicted = !forced && self.direction.predict(ip);
+        self.direction.update(ip, taken);
+        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
+        let mut s = base;
+        let wrong = if taken {
+            let (signal, wrong_target) = target(self);
+            if forced {
+                s.set(Signal::UnknownPredTaken, 1);
+                true
+            } else if !predicted {
+                s.set(kind.mispredicts_taken, 1);
+                true
+            } else {
+                s.set(signal, u8::from(wrong_target));
+                wrong_target
+            }
+        } else {
+            s.set(kind.not_taken, 1);
+            if forced {
+                s.set(kind.unknown_not_taken, 1);
+            }
+            s.set(kind.mispredicts_not_taken, u8::from(predicted));
+            predicted
+        };
+        (s, wrong)
     }
 
     /// Whether the branch at `ip` is one the front end never predicted: a later
@@ -117,6 +175,8 @@ impl Montecito {
             Signal::PathMispredictsNotTaken,
             Signal::ReturnMispredictsTaken,
             Signal::ReturnMispredictsNotTaken,
+            Signal::IndirectMispredictsTaken,
+            Signal::IndirectMispredictsNotTaken,
             Signal::UnknownPredTaken,
             Signal::UnknownPredNotTaken,
         ];

@@ -45,6 +45,18 @@ fn returns_early(phase: &Phase, i: usize, over: u8) -> Option<u64> {
     }
 }
 
+/// The indirect jump the skip at `i` passes over, alone but for the layout's nops:
+/// `if (c) goto *table[x]`, a switch's range check, which an Itanium compiler emits as
+/// the jump predicated on the check (`(p) br.cond b6`, MMC41).
+fn guarded_jump(phase: &Phase, i: usize, over: u8) -> Option<Op> {
+    let skipped = phase.body.get(i + 1..=i + usize::from(over))?;
+    let mut jumps = skipped.iter().filter(|op| **op != Op::Nop);
+    match (jumps.next(), jumps.next()) {
+        (Some(&jump @ Op::Jump { .. }), None) => Some(jump),
+        _ => None,
+    }
+}
+
 /// Stacked general registers (r32-r127) of the physical register file.
 const STACKED_REGISTERS: u32 = 96;
 /// Call frames the register stack remembers (deeper chains forget their oldest).
@@ -292,8 +304,22 @@ impl Montecito {
                     self.predicated_return(ip, taken, to, g, out);
                     return if taken { usize::from(over) + 2 } else { 1 };
                 }
+                let past = ip.wrapping_add(INSN * (u64::from(over) + 1));
+                if let Some(Op::Jump { table, via }) = guarded_jump(phase, i, over) {
+                    // The jump predicated on the skip's condition being false (MMC41),
+                    // in the skip's place: it reads its table entry only when it jumps.
+                    let targets = &phase.tables[usize::from(table)].targets;
+                    let target = if taken { past } else { targets[(k % targets.len() as u64) as usize] };
+                    if let Some(a) = via.filter(|_| !taken) {
+                        self.memory(phase, k, &Op::Load(a), a, ip, g, out);
+                    }
+                    self.predicated_jump(ip, !taken, target, g, out);
+                    // Predicated off, it falls through to the code after the jump.
+                    self.ip = target;
+                    return usize::from(over) + 1;
+                }
                 let s = self.predict_path(ip, taken);
-                self.branch(g, out, ip, s, taken, is_wrong(s), ip.wrapping_add(INSN * (u64::from(over) + 1)));
+                self.branch(g, out, ip, s, taken, is_wrong(s), past);
                 return 1 + if taken { usize::from(over) } else { 0 };
             }
             Op::Call { target, frame } => {

@@ -33,6 +33,12 @@ pub(super) fn taken_returns(c: &Cycle) -> u64 {
     c.get(Signal::Returns).saturating_sub(c.get(Signal::ReturnsNotTaken))
 }
 
+/// The cycle's other indirect branches that were taken: all but the predicated ones
+/// whose predicate was false (MMC41).
+pub(super) fn taken_indirect(c: &Cycle) -> u64 {
+    c.get(Signal::IndirectBranches).saturating_sub(c.get(Signal::IndirectNotTaken))
+}
+
 /// Why the back end had a bubble (§4.6): an exception or interruption flush (a trap,
 /// a thread switch: Table 4-47 XPN), the L1D or FPU, an execution dependency, the RSE,
 /// the front end; a bubble with no cause of its own is a branch mispredict's refill

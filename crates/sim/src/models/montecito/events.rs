@@ -4,7 +4,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use super::bus::{self, Txn};
-use super::cycle::{taken_returns, Cause, Cycle};
+use super::cycle::{taken_indirect, taken_returns, Cause, Cycle};
 use super::frontend::{Front, FORCED_INDIRECT, FORCED_RETURNS};
 use crate::stream::Signal;
 
@@ -77,13 +77,15 @@ pub(super) enum Atom {
         taken: bool,
         ip_relative: bool,
     },
-    /// Returns whose path was predicted rightly, taken or not (their predicate false,
-    /// MMC40), and other indirect branches (always taken): all but those forced to
-    /// "predicted not taken" (§4.7) and the mispredicted predicated returns.
+    /// Returns and other indirect branches whose path was predicted rightly, taken or
+    /// not (their predicate false, MMC40, MMC41): all but those forced to "predicted
+    /// not taken" (§4.7) and the mispredicted predicated ones.
     ReturnsPathRight {
         taken: bool,
     },
-    IndirectPathRight,
+    IndirectPathRight {
+        taken: bool,
+    },
     /// Returns predicted correctly.
     CorrectReturns,
     /// L1D misses of reads (L1D is write-through: write misses are not counted).
@@ -192,25 +194,32 @@ impl Atom {
                 .get(Branches)
                 .saturating_sub(c.get(Returns) + c.get(IndirectBranches))
                 .saturating_sub(c.get(PathMispredictsTaken) + c.get(PathMispredictsNotTaken)),
-            Atom::IndirectCorrect => c.get(IndirectBranches).saturating_sub(c.get(IndirectMispredicts) + FORCED_INDIRECT.value(c)),
+            Atom::IndirectCorrect => c.get(IndirectBranches).saturating_sub(
+                c.get(IndirectMispredicts)
+                    + FORCED_INDIRECT.value(c)
+                    + c.get(IndirectMispredictsTaken)
+                    + c.get(IndirectMispredictsNotTaken),
+            ),
             Atom::PathRight { taken, ip_relative } => {
-                // Other indirect branches are always taken; returns are taken but for
-                // the predicated ones whose predicate was false (MMC40).
+                // Returns and other indirect branches are taken but for the predicated
+                // ones whose predicate was false (MMC40, MMC41).
                 let (all, wrong) = if taken {
                     // Forced returns and indirect branches (§4.7) are path mispredicts.
                     let all = c.get(BranchesTaken);
                     if ip_relative {
-                        (all.saturating_sub(taken_returns(c) + c.get(IndirectBranches)), c.get(PathMispredictsTaken))
+                        (all.saturating_sub(taken_returns(c) + taken_indirect(c)), c.get(PathMispredictsTaken))
                     } else {
                         let forced = FORCED_RETURNS.value(c) + FORCED_INDIRECT.value(c);
-                        (all, c.get(PathMispredictsTaken) + c.get(ReturnMispredictsTaken) + forced)
+                        let predicated = c.get(ReturnMispredictsTaken) + c.get(IndirectMispredictsTaken);
+                        (all, c.get(PathMispredictsTaken) + predicated + forced)
                     }
                 } else {
                     let all = c.get(Branches).saturating_sub(c.get(BranchesTaken));
                     if ip_relative {
-                        (all.saturating_sub(c.get(ReturnsNotTaken)), c.get(PathMispredictsNotTaken))
+                        (all.saturating_sub(c.get(ReturnsNotTaken) + c.get(IndirectNotTaken)), c.get(PathMispredictsNotTaken))
                     } else {
-                        (all, c.get(PathMispredictsNotTaken) + c.get(ReturnMispredictsNotTaken))
+                        let predicated = c.get(ReturnMispredictsNotTaken) + c.get(IndirectMispredictsNotTaken);
+                        (all, c.get(PathMispredictsNotTaken) + predicated)
                     }
                 };
                 all.saturating_sub(wrong)
@@ -219,7 +228,10 @@ impl Atom {
                 taken_returns(c).saturating_sub(FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken))
             }
             Atom::ReturnsPathRight { taken: false } => c.get(ReturnsNotTaken).saturating_sub(c.get(ReturnMispredictsNotTaken)),
-            Atom::IndirectPathRight => c.get(IndirectBranches).saturating_sub(FORCED_INDIRECT.value(c)),
+            Atom::IndirectPathRight { taken: true } => {
+                taken_indirect(c).saturating_sub(FORCED_INDIRECT.value(c) + c.get(IndirectMispredictsTaken))
+            }
+            Atom::IndirectPathRight { taken: false } => c.get(IndirectNotTaken).saturating_sub(c.get(IndirectMispredictsNotTaken)),
             Atom::CorrectReturns => c.get(Returns).saturating_sub(
                 c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken) + c.get(ReturnMispredictsNotTaken),
             ),

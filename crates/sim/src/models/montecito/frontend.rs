@@ -4,7 +4,7 @@
 //! BR_MISPRED_DETAIL2, BR_PATH_PRED2; MD40).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
-use super::cycle::{taken_returns, Cause, Cycle};
+use super::cycle::{taken_indirect, taken_returns, Cause, Cycle};
 use crate::stream::Signal;
 
 /// Why the front end delivers nothing (or less than two bundles) in a cycle, in the
@@ -104,7 +104,7 @@ impl Front {
             }
             Front::UnknownTaken(kind) => {
                 let taken = c.get(Signal::UnknownPredTaken);
-                let (returns, indirect) = (taken.min(taken_returns(c)), taken.min(c.get(Signal::IndirectBranches)));
+                let (returns, indirect) = (taken.min(taken_returns(c)), taken.min(taken_indirect(c)));
                 match kind {
                     Kind::Return => returns,
                     Kind::Indirect => indirect,

@@ -78,6 +78,7 @@ lost_bandwidth!(be_lost_bw, Stage::BackEnd, false);
 
 const UNKNOWN_NOT_TAKEN: Atom = Atom::Sig(Signal::UnknownPredNotTaken);
 const UNKNOWN_RETURN_NOT_TAKEN: Atom = Atom::Sig(Signal::UnknownReturnsNotTaken);
+const UNKNOWN_INDIRECT_NOT_TAKEN: Atom = Atom::Sig(Signal::UnknownIndirectNotTaken);
 const UNKNOWN_TAKEN: Atom = Atom::Sig(Signal::UnknownPredTaken);
 const UNKNOWN_RETURN: Atom = Atom::Front(super::frontend::FORCED_RETURNS);
 const UNKNOWN_INDIRECT: Atom = Atom::Front(super::frontend::FORCED_INDIRECT);
@@ -86,12 +87,12 @@ const UNKNOWN_IPREL: Atom = Atom::Front(Front::UnknownTaken(Kind::IpRelative));
 /// BR_MISPRED_DETAIL2 (Table 4-52): bits 3:2 the branch type (ALL, IPREL, RETURN,
 /// NRETIND), bits 1:0 ALL_UNKNOWN_PRED, UNKNOWN_PATH_CORRECT_PRED (forced not taken,
 /// and not taken), UNKNOWN_PATH_WRONG_PATH (forced not taken, and taken); 11 counts
-/// nothing. Other indirect branches are always taken in the machine; returns but for
-/// the predicated ones (MMC40).
+/// nothing. Returns and other indirect branches are taken in the machine but for the
+/// predicated ones (MMC40, MMC41).
 pub(super) fn br_mispred_detail2(u: u64) -> Option<&'static [Atom]> {
     match (u >> 2 & 3, u & 3) {
-        (0b00, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN, UNKNOWN_TAKEN]),
-        (0b00, 0b01) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b00, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN, UNKNOWN_INDIRECT_NOT_TAKEN, UNKNOWN_TAKEN]),
+        (0b00, 0b01) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN, UNKNOWN_INDIRECT_NOT_TAKEN]),
         (0b01, 0b01) => Some(&[UNKNOWN_NOT_TAKEN]),
         (0b00, 0b10) => Some(&[UNKNOWN_TAKEN]),
         (0b01, 0b00) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_IPREL]),
@@ -99,7 +100,9 @@ pub(super) fn br_mispred_detail2(u: u64) -> Option<&'static [Atom]> {
         (0b10, 0b00) => Some(&[UNKNOWN_RETURN, UNKNOWN_RETURN_NOT_TAKEN]),
         (0b10, 0b01) => Some(&[UNKNOWN_RETURN_NOT_TAKEN]),
         (0b10, 0b10) => Some(&[UNKNOWN_RETURN]),
-        (0b11, 0b00 | 0b10) => Some(&[UNKNOWN_INDIRECT]),
+        (0b11, 0b00) => Some(&[UNKNOWN_INDIRECT, UNKNOWN_INDIRECT_NOT_TAKEN]),
+        (0b11, 0b01) => Some(&[UNKNOWN_INDIRECT_NOT_TAKEN]),
+        (0b11, 0b10) => Some(&[UNKNOWN_INDIRECT]),
         _ => None,
     }
 }
@@ -108,9 +111,10 @@ pub(super) fn br_mispred_detail2(u: u64) -> Option<&'static [Atom]> {
 /// (0) or UNKNOWNPRED_TAKEN (1); bit 1 is ignored.
 pub(super) fn br_path_pred2(u: u64) -> Option<&'static [Atom]> {
     match (u >> 2 & 3, u & 1) {
-        (0b00, 0) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b00, 0) => Some(&[UNKNOWN_NOT_TAKEN, UNKNOWN_RETURN_NOT_TAKEN, UNKNOWN_INDIRECT_NOT_TAKEN]),
         (0b01, 0) => Some(&[UNKNOWN_NOT_TAKEN]),
         (0b10, 0) => Some(&[UNKNOWN_RETURN_NOT_TAKEN]),
+        (0b11, 0) => Some(&[UNKNOWN_INDIRECT_NOT_TAKEN]),
         (0b00, 1) => Some(&[UNKNOWN_TAKEN]),
         (0b01, 1) => Some(&[UNKNOWN_IPREL]),
         (0b10, 1) => Some(&[UNKNOWN_RETURN]),

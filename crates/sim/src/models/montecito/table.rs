@@ -255,15 +255,23 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
     // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
     // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
-    // Other indirect branches are always taken and predicted taken, but for those
-    // forced to "predicted not taken" (§4.7, MD40); so are returns, but for the
-    // predicated ones, whose predicate is predicted (MMC40). Their other misses are
-    // wrong targets (BR_MISPRED_DETAIL).
+    // Returns and other indirect branches are taken and predicted taken, but for
+    // those forced to "predicted not taken" (§4.7, MD40) and the predicated ones, whose
+    // predicate is predicted (MMC40, MMC41). Their other misses are wrong targets
+    // (BR_MISPRED_DETAIL).
     ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
-        (0b00, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken), Sig(Signal::ReturnMispredictsNotTaken)]),
+        (0b00, 0b00) => {
+            Some(&[Sig(Signal::PathMispredictsNotTaken), Sig(Signal::ReturnMispredictsNotTaken), Sig(Signal::IndirectMispredictsNotTaken)])
+        }
         (0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
         (0b10, 0b00) => Some(&[Sig(Signal::ReturnMispredictsNotTaken)]),
-        (0b00, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::ReturnMispredictsTaken), FORCED_RETURNS, FORCED_INDIRECT]),
+        (0b00, 0b01) => Some(&[
+            Sig(Signal::PathMispredictsTaken),
+            Sig(Signal::ReturnMispredictsTaken),
+            Sig(Signal::IndirectMispredictsTaken),
+            FORCED_RETURNS,
+            FORCED_INDIRECT,
+        ]),
         (0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
         (0b00, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: false }]),
         (0b00, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: false }]),
@@ -272,8 +280,10 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b10, 0b01) => Some(&[FORCED_RETURNS, Sig(Signal::ReturnMispredictsTaken)]),
         (0b10, 0b10) => Some(&[Atom::ReturnsPathRight { taken: false }]),
         (0b10, 0b11) => Some(&[Atom::ReturnsPathRight { taken: true }]),
-        (0b11, 0b01) => Some(&[FORCED_INDIRECT]),
-        (0b11, 0b11) => Some(&[Atom::IndirectPathRight]),
+        (0b11, 0b00) => Some(&[Sig(Signal::IndirectMispredictsNotTaken)]),
+        (0b11, 0b01) => Some(&[FORCED_INDIRECT, Sig(Signal::IndirectMispredictsTaken)]),
+        (0b11, 0b10) => Some(&[Atom::IndirectPathRight { taken: false }]),
+        (0b11, 0b11) => Some(&[Atom::IndirectPathRight { taken: true }]),
         _ => None,
     }),
     // INST_CHKA_LDC_ALAT, INST_FAILED_CHKA_LDC_ALAT, ALAT_CAPACITY_MISS (bits 1:0: 01
@@ -291,6 +301,8 @@ pub static EVENTS: &[MappedEvent] = &[
             Sig(Signal::PathMispredictsNotTaken),
             Sig(Signal::ReturnMispredictsTaken),
             Sig(Signal::ReturnMispredictsNotTaken),
+            Sig(Signal::IndirectMispredictsTaken),
+            Sig(Signal::IndirectMispredictsNotTaken),
             FORCED_RETURNS,
             FORCED_INDIRECT,
         ]),
@@ -304,7 +316,7 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b10, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted)]),
         (0b11, 0b00) => Some(&[Sig(Signal::IndirectBranches)]),
         (0b11, 0b01) => Some(&[Atom::IndirectCorrect]),
-        (0b11, 0b10) => Some(&[FORCED_INDIRECT]),
+        (0b11, 0b10) => Some(&[FORCED_INDIRECT, Sig(Signal::IndirectMispredictsTaken), Sig(Signal::IndirectMispredictsNotTaken)]),
         (0b11, 0b11) => Some(&[Sig(Signal::IndirectMispredicts)]),
         // IP-relative targets are never wrong.
         _ => None,

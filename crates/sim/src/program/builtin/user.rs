@@ -181,7 +181,13 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
         let table = b.table(opcodes);
         // The switch's range check: an opcode past the table (one in sixteen) goes
         // to the default case, which runs the code after the jump.
-        b.skip(1, Pattern::Bits { bits: side.bits(64, 62), len: 64 });
+        let range_check = Pattern::Bits { bits: side.bits(64, 62), len: 64 };
+        if side.chance(500) {
+            // A test before it (`if (!pending && op < n)`) that skips both to the
+            // default case.
+            b.skip(2, Pattern::Bits { bits: side.bits(64, 500), len: 64 });
+        }
+        b.skip(1, range_check);
         b.jump(table, Some(Access { stream: entries, offset: 0, size: 4, use_next: false }));
         b.int(rng.range(4, 24));
     }
