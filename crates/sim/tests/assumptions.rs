@@ -69,25 +69,12 @@ fn run(cfg: &MontecitoConfig, program: Program) -> Totals {
     Totals::of(machine::montecito(cfg.clone(), program, Skipping::On), 2_000_000, |_| true)
 }
 
-/// A program that shows a parameter no built-in workload does in the run the test
-/// measures, for the rows that name one. The workloads dispatch through one jump
-/// table at a time (`branchy`), so the indirect-target table's size never matters to
-/// them (Montecito's and T4's): a loop with two dispatch sites, each always going to
-/// its own handler, needs two entries. Their code fits the first-level ITLB for the
-/// first two million cycles, so the second level's size shows only in a loop calling
-/// functions on more pages than the first level holds.
+/// A program that shows a parameter no built-in workload does, for the rows that
+/// name one (Montecito's and T4's indirect-target tables). The workloads dispatch
+/// through one jump table at a time (`branchy`), so the table's size never matters to
+/// them; a loop with two dispatch sites, each always going to its own handler, needs
+/// two entries.
 fn showing(row: &Row) -> Option<Program> {
-    if row.table == "l2_itlb" {
-        // 48 functions, each on a 16 KB page of its own, called in turn.
-        let mut body = Vec::new();
-        for f in 0..48u64 {
-            let call = 0x1_0000 + 4 * f;
-            body.extend([Op::Call { target: 0x100_0000 + (f << 14), frame: 0 }, Op::Int, Op::Return { to: call + 4 }]);
-        }
-        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
-        let phase = common::phase(body, 10_000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
-        return Some(common::program_of(phase));
-    }
     (row.table == "indirect").then(|| {
         let entry = 0x1_0000;
         let body = vec![

@@ -61,6 +61,7 @@ fn phase() -> impl Strategy<Value = Phase> {
         memory: [Memory::Cacheable, Memory::NonCacheable, Memory::Device][usize::from(kind)],
         page: if big { layout::SECTION } else { layout::PAGE },
         shared: false,
+        nullable: false,
     });
     let op = (0u8..9, 0u8..3, 0u32..64, any::<u64>(), prop::bool::ANY).prop_map(|(kind, stream, offset, bits, flag)| {
         let a = Access { stream, offset: offset * 4, size: 4, use_next: flag };
@@ -99,6 +100,7 @@ fn skipping_skips_a_loop_that_repeats() {
         memory: Memory::Cacheable,
         page: layout::SECTION,
         shared: false,
+        nullable: false,
     };
     let a = Access { stream: 0, offset: 0, size: 4, use_next: true };
     let body = vec![
@@ -472,7 +474,15 @@ fn an195_s4_page_table_walks_count_as_main_tlb_misses_not_stalls() {
 /// that misses is an access (0x9, 0xA) and a miss (0xB), and it is no load.
 #[test]
 fn marm11_a_preload_that_misses_is_an_access_and_a_miss() {
-    let stream = DataStream { base: 0x100_0000, stride: 32, footprint: 1 << 20, memory: Memory::Cacheable, page: 4096, shared: false };
+    let stream = DataStream {
+        base: 0x100_0000,
+        stride: 32,
+        footprint: 1 << 20,
+        memory: Memory::Cacheable,
+        page: 4096,
+        shared: false,
+        nullable: false,
+    };
     let preload = Op::Prefetch(Access { stream: 0, offset: 0, size: 4, use_next: false });
     let phase = common::phase(vec![preload, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Always }], 1000, vec![stream]);
     let t = Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(vec![phase]), Skipping::Off), u64::MAX, |_| true);

@@ -72,8 +72,15 @@ fn skipping_is_exact_on_every_builtin_workload() {
 #[test]
 fn a_period_replayed_on_the_caches_and_tlbs_counts_exactly() {
     use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
-    let stream =
-        DataStream { base: 0x4000_0000, stride: 64, footprint: 16 << 20, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+    let stream = DataStream {
+        base: 0x4000_0000,
+        stride: 64,
+        footprint: 16 << 20,
+        memory: Memory::Cacheable,
+        page: 16 << 10,
+        shared: false,
+        nullable: false,
+    };
     let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
     let body = vec![load, Op::Int, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let run = |skipping| {
@@ -101,6 +108,7 @@ fn turns_of_two_threads_repeat_together_and_skip_exactly() {
             memory: Memory::Cacheable,
             page: 16 << 10,
             shared: false,
+            nullable: false,
         };
         let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
         let entry = 0x1_0000 + n * 0x1000;
@@ -216,8 +224,15 @@ fn mmc22_write_coalescing_and_clean_castouts() {
 /// each over data of its own.
 fn chasing(threads: usize, footprint: u64, ints: usize) -> Program {
     let phase = |t: u64| {
-        let stream =
-            DataStream { base: 0x1000_0000 * (t + 1), stride: 256, footprint, memory: Memory::Cacheable, page: 1 << 14, shared: false };
+        let stream = DataStream {
+            base: 0x1000_0000 * (t + 1),
+            stride: 256,
+            footprint,
+            memory: Memory::Cacheable,
+            page: 1 << 14,
+            shared: false,
+            nullable: false,
+        };
         let mut body = vec![Op::Int; ints];
         body.push(Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true }));
         body.push(Op::Int);
@@ -299,6 +314,7 @@ fn mmc14_processes_keep_their_hardware_thread_across_switches_and_ticks() {
             memory: Memory::Cacheable,
             page: 1 << 14,
             shared: false,
+            nullable: false,
         };
         let mut body = vec![Op::Int; 20];
         body.push(Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true }));
@@ -376,6 +392,7 @@ fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile
             memory: Memory::Cacheable,
             page: 16 << 20,
             shared: false,
+            nullable: false,
         };
         let s = b.stream(lines);
         for j in 0..20 {
@@ -404,8 +421,15 @@ fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile
 #[test]
 fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
     use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
-    let buffer =
-        DataStream { base: 0x1000_0000, stride: 32, footprint: 64 << 20, memory: Memory::Cacheable, page: 16 << 20, shared: false };
+    let buffer = DataStream {
+        base: 0x1000_0000,
+        stride: 32,
+        footprint: 64 << 20,
+        memory: Memory::Cacheable,
+        page: 16 << 20,
+        shared: false,
+        nullable: false,
+    };
     let store = |offset| Op::Store(Access { stream: 0, offset, size: 16, use_next: false });
     let body = vec![store(0), store(16), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let program = common::one_phase(body, 1 << 21, buffer);
@@ -576,6 +600,60 @@ fn mmc41_a_skip_over_a_jump_is_a_predicated_jump() {
     assert!(both.get(Signal::UnknownPredTaken) > forced, "forced and jumping: three times as often");
 }
 
+/// ERRATA MMC42: a skip's block that begins with a load has it hoisted above the skip
+/// as an `ld.s`, with the load its value addresses, and a `chk.s` in each one's place.
+/// Through a NULL pointer, in the iterations the test skips the block, the first faults
+/// to the OS, which defers it (PSR.ed): it returns a NaT, and so does the second, whose
+/// address it is (NaT consumption). No check fails.
+#[test]
+fn mmc42_a_null_guarded_load_is_speculated_and_natted() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    const ITERATIONS: u64 = 6400;
+    let run = |nullable: bool, cfg: MontecitoConfig| {
+        let load = |stream, use_next| Op::Load(Access { stream, offset: 0, size: 4, use_next });
+        // `if (c) w += weight[c->key]`, skipped in one iteration of four.
+        let quarter = Pattern::Bits { bits: 0x1111_1111_1111_1111, len: 64 };
+        let body = vec![
+            Op::Skip { over: 3, when: quarter },
+            load(0, true),
+            load(1, true),
+            Op::Int,
+            Op::Branch { target: 0x1_0000, when: Pattern::Loop },
+        ];
+        let child = DataStream {
+            base: 0x1000_0000,
+            stride: 64,
+            footprint: 1 << 16,
+            memory: Memory::Cacheable,
+            page: 16 << 10,
+            shared: false,
+            nullable,
+        };
+        let weights = DataStream::fixed(0x200_0000, Memory::Cacheable);
+        let program = common::program_of(common::phase(body, ITERATIONS, vec![child, weights]));
+        Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let skipped = ITERATIONS / 4;
+    let t = run(true, MontecitoConfig::new(1));
+    assert_eq!((t.get(Signal::SpecNatPsrEd), t.get(Signal::SpecNatConsumption)), (skipped, skipped));
+    // Both loads issue in every iteration: the skip, the two `ld.s` and the loop branch,
+    // and the two `chk.s` and the add when the block runs.
+    assert_eq!(t.get(Signal::Loads), 2 * ITERATIONS);
+    assert_eq!(t.get(Signal::Instructions), 4 * ITERATIONS + 3 * (ITERATIONS - skipped));
+    assert_eq!(t.get(Signal::L1dNatRecircCycles), 2 * skipped, "one recirculate for each NaT");
+    // Each NULL load walks for page 0 and faults: the walk counts, page 0 stays out of
+    // the TLBs.
+    assert!(t.get(Signal::MainTlbMisses) >= skipped);
+    // The handler's cycles are the assumption's (misses in flight end at other points
+    // of the slower run, a cycle or two apart).
+    let slower = run(true, MontecitoConfig { fault_handler_cycles: 500, ..MontecitoConfig::new(1) });
+    assert!((slower.cycles - t.cycles).abs_diff(100 * skipped) <= 8, "{} {}", slower.cycles, t.cycles);
+    // A pointer that is never NULL: the skipped iterations' loads read their nodes.
+    let valid = run(false, MontecitoConfig::new(1));
+    assert_eq!((valid.get(Signal::SpecNatPsrEd), valid.get(Signal::SpecNatConsumption)), (0, 0));
+    assert_eq!(valid.get(Signal::Loads), 2 * ITERATIONS);
+}
+
 /// ERRATA MMC38: a release store (a fence before a store to cacheable memory) and a
 /// semaphore that find an older request of their thread in the OzQ are cancelled
 /// (L2D_OZQ_CANCELS0.REL, SEMA) and issue once it has left, the thread waiting for the
@@ -587,8 +665,15 @@ fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
     let run = |body: Vec<Op>| {
         // Every store to the data misses the L2D: it holds an OzQ entry until it is
         // passed to the L3, at least the L2D's 5 cycles of lookup.
-        let data =
-            DataStream { base: 0x1000_0000, stride: 128, footprint: 64 << 20, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+        let data = DataStream {
+            base: 0x1000_0000,
+            stride: 128,
+            footprint: 64 << 20,
+            memory: Memory::Cacheable,
+            page: 16 << 10,
+            shared: false,
+            nullable: false,
+        };
         let lock = DataStream { base: 0x200_0000, stride: 0, footprint: 1, ..data };
         let mut body = body;
         // Long enough an iteration (40 cycles) for the bus to carry each miss's line
@@ -634,7 +719,15 @@ fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
 fn mmc37_a_read_of_bytes_a_store_still_in_the_pipeline_writes_is_cancelled_by_its_stage() {
     use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
     let run = |ints: usize, offset: u32| {
-        let y = DataStream { base: 0x100_0000, stride: 32, footprint: 8 << 10, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+        let y = DataStream {
+            base: 0x100_0000,
+            stride: 32,
+            footprint: 8 << 10,
+            memory: Memory::Cacheable,
+            page: 16 << 10,
+            shared: false,
+            nullable: false,
+        };
         let mut body = vec![Op::Store(Access { stream: 0, offset: 0, size: 8, use_next: false })];
         body.extend(std::iter::repeat_n(Op::Int, ints));
         body.push(Op::FpLoad(Access { stream: 0, offset, size: 8, use_next: true }));
@@ -676,7 +769,7 @@ fn mmc36_hits_bypass_an_empty_ozq_by_two_paths_and_conflict_on_a_bank() {
     // The second load's value is used at once: the next group finds the OzQ empty.
     let load = |stream, use_next| Op::FpLoad(Access { stream, offset: 0, size: 8, use_next });
     let run = |gap: u64, memory: Memory| {
-        let x = DataStream { base: 0x100_0000, stride: 8, footprint: lap, memory, page: 16 << 10, shared: false };
+        let x = DataStream { base: 0x100_0000, stride: 8, footprint: lap, memory, page: 16 << 10, shared: false, nullable: false };
         let y = DataStream { base: 0x200_0000 + gap, ..x };
         let body = vec![load(0, false), load(1, true), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
         let program = common::program_of(common::phase(body, 100_000, vec![x, y]));
@@ -706,7 +799,15 @@ fn mmc36_hits_bypass_an_empty_ozq_by_two_paths_and_conflict_on_a_bank() {
     // A line a lap of 1 MB each: the L2D (256 KB) holds neither array, the L3 both,
     // so after the first lap every x load bypasses, misses the L2D and keeps the L3
     // access it began (L2D_BYPASS.L3_DATA1).
-    let far = |base: u64| DataStream { base, stride: 128, footprint: 1 << 20, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+    let far = |base: u64| DataStream {
+        base,
+        stride: 128,
+        footprint: 1 << 20,
+        memory: Memory::Cacheable,
+        page: 16 << 10,
+        shared: false,
+        nullable: false,
+    };
     let body = vec![load(0, false), load(1, true), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let program = common::program_of(common::phase(body, 100_000, vec![far(0x100_0000), far(0x200_0000)]));
     let l3 = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
@@ -770,7 +871,15 @@ fn mmc33_advanced_loads_are_checked_in_the_alat() {
     let run = |store_stream: u8, load_base: u64| {
         let store = Op::Store(Access { stream: store_stream, offset: 0, size: 8, use_next: false });
         let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
-        let stream = |base| DataStream { base, stride: 8, footprint: 4096, memory: Memory::Cacheable, page: 16 << 10, shared: false };
+        let stream = |base| DataStream {
+            base,
+            stride: 8,
+            footprint: 4096,
+            memory: Memory::Cacheable,
+            page: 16 << 10,
+            shared: false,
+            nullable: false,
+        };
         let body = vec![store, load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
         let program = common::program_of(common::phase(body, 1_000, vec![stream(load_base), stream(0x200_0000)]));
         let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
@@ -815,7 +924,7 @@ fn md44_a_switch_stall_runs_to_the_event_that_decided_it() {
 /// the built-in programs do not: docs/montecito-model.md.)
 #[test]
 fn mmc25_instruction_requests_in_flight() {
-    let t = totals("branchy", 2, 20_000_000, Skipping::On);
+    let t = totals("os", 2, 20_000_000, Skipping::On);
     for s in [Signal::L1iFetchRabHits, Signal::L2iSpecAborts, Signal::L2iRecirculatesPrefetch, Signal::L2iHitConflictsPrefetch] {
         assert!(t.get(s) > 0, "{s:?}");
     }

@@ -216,8 +216,15 @@ fn memory_banks_that_take_longer_slow_a_stream_down() {
         let cfg = base.with_overrides(text, "m.toml").unwrap();
         // A read a line over 64 MB, none waited for: every one misses to memory, the
         // misses overlap, and the lines of a bank's row come back to it in turn.
-        let lines =
-            DataStream { base: 0x1000_0000, stride: 64, footprint: 64 << 20, memory: Memory::Cacheable, page: 4 << 20, shared: false };
+        let lines = DataStream {
+            base: 0x1000_0000,
+            stride: 64,
+            footprint: 64 << 20,
+            memory: Memory::Cacheable,
+            page: 4 << 20,
+            shared: false,
+            nullable: false,
+        };
         let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
         let program = common::one_phase(vec![load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }], 1 << 20, lines);
         Totals::of(machine::sparc(cfg, program, Skipping::On), 20_000_000, |_| true).get(Signal::Instructions)

@@ -1340,6 +1340,27 @@ fn tables_4_46_4_50_bank_switches_ar_dependencies_and_loadrs() {
     assert_eq!([0b0000, 0b0100, 0b0111, 0b1000].map(|u| count(BE_EXE_BUBBLE, u)), [1, 0, 1, 1]);
 }
 
+/// Table 4-125 (MMC42): SPEC_LOADS_NATTED counts the integer speculative loads that
+/// returned a NaT, by cause: the OS's PSR.ed (DEF_PSR_ED) and a NaT address (NAT_CNSM);
+/// the hardware deferrals (VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT) count none.
+#[test]
+fn table_4_125_spec_loads_natted() {
+    const SPEC_LOADS_NATTED: u64 = 0xd9;
+    let spans = vec![
+        span(0, USER, 1)
+            .with(Signal::Instructions, 2)
+            .with(Signal::Loads, 2)
+            .with(Signal::SpecNatPsrEd, 1)
+            .with(Signal::SpecNatConsumption, 1),
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::SpecNatPsrEd, 1),
+        span(0, USER, 100).with(Signal::Instructions, 1).with(Signal::Loads, 1),
+    ];
+    let count = |umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.clone());
+    // ALL, VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT, NAT_CNSM, DEF_PSR_ED (a span's signals
+    // count in each of its cycles).
+    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(count), [12, 0, 0, 0, 1, 11]);
+}
+
 /// Tables 4-51 to 4-54 for indirect jumps predicated on a condition (MMC41), the
 /// NRETIND masks: in one cycle a predicated-off jump predicted taken, forced in the
 /// next (an unknown prediction that was right), a jump predicted not taken that was

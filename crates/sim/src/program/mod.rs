@@ -309,12 +309,18 @@ pub struct DataStream {
     pub page: u64,
     /// Whether other threads of the program access it too.
     pub shared: bool,
+    /// Whether it is reached through a pointer the code tests before each use (`if (p)
+    /// x = p->key`): in an iteration in which a skip passes over an access to it, the
+    /// pointer is NULL, and the access would read page 0, which nothing maps. No
+    /// program makes such an access; a compiler's speculative load hoisted above the
+    /// test does (Itanium's `ld.s`, ERRATA MMC42).
+    pub nullable: bool,
 }
 
 impl DataStream {
     /// A fixed location (a stack slot, a lock, a device register) in 4 KB pages.
     pub fn fixed(base: u64, memory: Memory) -> DataStream {
-        DataStream { base, stride: 0, footprint: 1, memory, page: 4 << 10, shared: false }
+        DataStream { base, stride: 0, footprint: 1, memory, page: 4 << 10, shared: false, nullable: false }
     }
 
     /// The stream's position in iteration `k`.

@@ -371,6 +371,12 @@ pub enum Signal {
     IndirectMispredictsTaken,
     IndirectMispredictsNotTaken,
     UnknownIndirectNotTaken,
+    /// Montecito integer speculative loads (`ld.s`, ERRATA MMC42) that returned a NaT:
+    /// deferred by the operating system's PSR.ed, and those whose address was a NaT.
+    SpecNatPsrEd,
+    SpecNatConsumption,
+    /// Cycles the L1D recirculates a speculative load's return to generate its NaT.
+    L1dNatRecircCycles,
     /// Instruction fetches that miss the L1I and find their line in the instruction
     /// streaming buffer, and 32-byte bundle pairs written into that buffer from the
     /// L2I and beyond (Montecito).

@@ -67,6 +67,13 @@ pub struct MontecitoConfig {
     pub fp_divide_cycles: u64,
     /// Cycles of a system call (break/epc and the kernel's entry) and of rfi.
     pub trap_cycles: u64,
+    /// Cycles of the operating system's handler of a data TLB fault that finds no
+    /// mapping (Linux's `ia64_do_page_fault`), which defers a speculative load (PSR.ed)
+    /// rather than signal the process (ERRATA MMC42: an assumption).
+    pub fault_handler_cycles: u64,
+    /// Cycles the L1D recirculates a speculative load's return to generate its NaT
+    /// (BE_L1D_FPU_BUBBLE.L1D_NAT; MMC42: an assumption, one pass).
+    pub nat_recirculate_cycles: u64,
     /// Table 2-8 note 5: a move to or from a control register takes C = 10-12 cycles
     /// ("FPSR and CR accesses"); its consumer waits for it (ERRATA MMC20).
     pub cr_cycles: u64,
@@ -136,6 +143,8 @@ impl MontecitoConfig {
             thread_quantum: 1 << 18,
             fp_divide_cycles: 30,
             trap_cycles: 20,
+            fault_handler_cycles: 400,
+            nat_recirculate_cycles: 1,
             cr_cycles: 10,
             clean_castouts: true,
             cores: 2,

@@ -5,6 +5,7 @@
 use super::branch::is_wrong;
 use super::group::{address_space, be_stall, bundle_address, fe_stall, merge, Group};
 use super::levels::{translated, Side};
+use super::speculation;
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
@@ -75,6 +76,7 @@ impl Montecito {
     pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
         let mut g = Group::default();
         self.alat.begin();
+        self.hoisted.clear();
         let change = std::mem::take(&mut self.privilege_change);
         if change != 0 {
             // The phase runs at another level than the thread's last one (a system
@@ -154,6 +156,10 @@ impl Montecito {
         let ip = self.ip;
         self.fetch(phase, ip, g, out);
         self.ip = ip.wrapping_add(INSN);
+        if !self.hoisted.is_empty() && self.check(phase, i, ip, g, out) {
+            // A load hoisted above its skip (MMC42): its `chk.s` is here.
+            return 1;
+        }
         match op {
             Op::Int => {
                 self.join(g, out, ip, false);
@@ -318,6 +324,9 @@ impl Montecito {
                     self.ip = target;
                     return usize::from(over) + 1;
                 }
+                // Control speculation (MMC42): the block's first load issues as an
+                // `ld.s` ahead of the skip, whether the block runs or not.
+                self.speculative_loads(phase, k, &speculation::hoisted(phase, i, over), taken, ip, g, out);
                 let s = self.predict_path(ip, taken);
                 self.branch(g, out, ip, s, taken, is_wrong(s), past);
                 return 1 + if taken { usize::from(over) } else { 0 };

@@ -79,7 +79,7 @@ impl Montecito {
     /// The hardware page walker reads the VHPT entry of the page through the L2D and
     /// the L3; returns its cycles. The entry is cached as a line of its own at an alias
     /// of its page (as on SPARC, ERRATA MSP3).
-    fn walk(&mut self, addr: u64, page: u64, context: u32, now: u64, s: &mut Signals) -> u64 {
+    pub(super) fn walk(&mut self, addr: u64, page: u64, context: u32, now: u64, s: &mut Signals) -> u64 {
         let entry = ALIAS | (addr & !(page - 1)) | (u64::from(context % 8) * 128);
         match self.outer_access(1, entry, false, now, s) {
             Level::L2 => self.cfg.l2d_cycles,
@@ -336,7 +336,9 @@ impl Montecito {
 
     /// A load, store, semaphore, lfetch or line transfer.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, g: &mut Group, out: &mut Out) {
+    /// One data access of `op`; returns the cycles until a read's data is back (0 when
+    /// the L1D served it).
+    pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, g: &mut Group, out: &mut Out) -> u64 {
         let stream = &phase.streams[usize::from(a.stream)];
         let addr = stream.position(k) + u64::from(a.offset);
         let write = op.writes();
@@ -543,5 +545,6 @@ impl Montecito {
             out.emit(ip, 1, fault.with(Signal::ExceptionFlushCycles, 1));
             out.stall(ip, self.cfg.trap_cycles.saturating_sub(1), Some(Signal::ExceptionFlushCycles));
         }
+        latency
     }
 }

@@ -22,6 +22,7 @@ mod memory;
 mod overrides;
 mod ozq;
 mod si;
+mod speculation;
 mod wcb;
 
 pub use config::MontecitoConfig;
@@ -123,6 +124,8 @@ pub struct Montecito {
     squashing: u8,
     /// The next store is a release (`st.rel`, MMC38).
     release: bool,
+    /// The loads hoisted above the skip being executed, until their checks (MMC42).
+    hoisted: Vec<speculation::Hoisted>,
     ip: u64,
     fetch_line: u64,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
@@ -219,6 +222,7 @@ impl Montecito {
             switching: None,
             squashing: 0,
             release: false,
+            hoisted: Vec::new(),
             ip: 0,
             fetch_line: u64::MAX,
             isb: None,

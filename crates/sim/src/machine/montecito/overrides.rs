@@ -40,6 +40,8 @@ struct CoreKeys {
     thread_quantum: Option<u64>,
     fp_divide_cycles: Option<u64>,
     trap_cycles: Option<u64>,
+    fault_handler_cycles: Option<u64>,
+    nat_recirculate_cycles: Option<u64>,
     cr_cycles: Option<u64>,
     clean_castouts: Option<bool>,
     cores: Option<u64>,
@@ -87,6 +89,8 @@ impl MontecitoConfig {
             o.core("thread_quantum", c.thread_quantum, &mut cfg.thread_quantum, 64, 1 << 32)?;
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
+            o.core("fault_handler_cycles", c.fault_handler_cycles, &mut cfg.fault_handler_cycles, 0, 100_000)?;
+            o.core("nat_recirculate_cycles", c.nat_recirculate_cycles, &mut cfg.nat_recirculate_cycles, 0, 100)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;
             o.core_entries("cores", c.cores, &mut cfg.cores, 1, 2)?;
             o.core("bus_ratio", c.bus_ratio, &mut cfg.bus_ratio, 1, 32)?;

@@ -440,13 +440,14 @@ pub static EVENTS: &[MappedEvent] = &[
     // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
     ev(0xc9, "DTLB_INSERTS_HPW", F, 4, |_| Some(&[Atom::L2DtlbMisses])),
     // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall), of which L1D_HPW (the page
-    // walker) and L1D_TLB (an L2DTLB to L1DTLB transfer); FPU and the other L1D
-    // reasons are not in the stream.
+    // walker), L1D_TLB (an L2DTLB to L1DTLB transfer) and L1D_NAT (a NaT's recirculate,
+    // MMC42); FPU and the other L1D reasons are not in the stream.
     ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
         0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
         0b0101 => Some(&[Atom::L1dBubble(Signal::HpwStallCycles)]),
         0b1001 => Some(&[Atom::L1dBubble(Signal::L2dBackPressureCycles)]),
         0b1010 => Some(&[Atom::L1dBubble(Signal::DTlbMissWaitCycles)]),
+        0b1101 => Some(&[Atom::L1dBubble(Signal::L1dNatRecircCycles)]),
         _ => None,
     }),
     // L2D_MISSES: Table 4-42 leaves its type blank; the description says F (MD26).
@@ -456,6 +457,16 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xd0, "UC_STORES_RETIRED", A, 2, |_| Some(&[Atom::UncacheableStores])),
     ev(0xd1, "STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::Stores)])),
     ev(0xd8, "LOADS_RETIRED_INTG", A, 2, |_| Some(&[Atom::IntegerLoads])),
+    // SPEC_LOADS_NATTED (Table 4-125): the integer ld.s that returned a NaT (MMC42):
+    // deferred by the OS's PSR.ed (DEF_PSR_ED) or for a NaT address (NAT_CNSM). The
+    // OS defers no TLB miss or fault in hardware (DCR), so VHPT_MISS, DEF_TLB_MISS and
+    // DEF_TLB_FAULT have none.
+    ev(0xd9, "SPEC_LOADS_NATTED", A, 2, |u| match u {
+        0b0000 => Some(&[Sig(Signal::SpecNatPsrEd), Sig(Signal::SpecNatConsumption)]),
+        0b0100 => Some(&[Sig(Signal::SpecNatConsumption)]),
+        0b0101 => Some(&[Sig(Signal::SpecNatPsrEd)]),
+        _ => None,
+    }),
     // L3 events from the machine's L3 lookups: instruction fetches from the L2I, data
     // reads from the L2D (a miss switching threads counts in the background, MD12),
     // and the L2D's write-backs. Inserts are the lookups that missed and allocated.

@@ -65,8 +65,15 @@ fn aliased(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     called(rng, t, |rng, b| {
         let n = 1 << rng.range(10, 16);
         let base = buffer(rng, &HEAP, (n + 1) * DOUBLE);
-        let from =
-            DataStream { base, stride: 2 * DOUBLE as i64, footprint: n * DOUBLE, memory: Memory::Cacheable, page: PAGE, shared: false };
+        let from = DataStream {
+            base,
+            stride: 2 * DOUBLE as i64,
+            footprint: n * DOUBLE,
+            memory: Memory::Cacheable,
+            page: PAGE,
+            shared: false,
+            nullable: false,
+        };
         let src = b.stream(from);
         let dst = b.stream(DataStream { base: base + DOUBLE, ..from });
         let float = rng.chance(500);
@@ -99,6 +106,7 @@ fn dense(rng: &mut Rng, t: Thread) -> Vec<Phase> {
             memory: Memory::Cacheable,
             page: PAGE,
             shared: false,
+            nullable: false,
         };
         match rng.below(3) {
             0 => {
@@ -147,6 +155,7 @@ fn blocks(rng: &mut Rng, t: Thread) -> Vec<Phase> {
             memory: Memory::Cacheable,
             page: PAGE,
             shared: false,
+            nullable: false,
         };
         if rng.chance(500) {
             const BLOCK: u64 = 64 * 2;
@@ -198,6 +207,7 @@ pub fn chase(rng: &mut Rng, t: Thread) -> Phase {
         memory: Memory::Cacheable,
         page: PAGE,
         shared: false,
+        nullable: false,
     });
     b.load(chain, 0, 4, true).int(2);
     b.close_loop((size / stride as u64) * rng.range(2, 8))

@@ -15,7 +15,7 @@ use super::layout::*;
 use super::user::{self, Thread};
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{DataStream, Memory, Op, Pattern, Phase, Watch};
+use crate::program::{Access, DataStream, Memory, Op, Pattern, Phase, Watch, INSN};
 use crate::stream::Privilege;
 
 /// The command interpreter's level (OpenVMS supervisor mode) and the record
@@ -43,6 +43,23 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     parse.load(command, 0, 1, true);
     parse.skip(2, Pattern::Bits { bits: rng.bits(64, 300), len: 64 }).int(2);
     user::statements(&mut parse, &mut mix, [frame, command], rng.range(6, 16));
+    // Each token's class (a table of 64) dispatches to one of 4-11 handlers through
+    // the lexer's jump table, behind its range check (one token in sixteen is past the
+    // table: the code after the jump takes it), itself behind a test for the
+    // command's end (`if (!end && class < n)`), either of which skips the jump.
+    let mut lexer = rng.side(SERVICES_LEXER);
+    let handlers: Vec<u64> = (0..lexer.range(4, 12)).map(|_| code_address(&mut lexer, &LIBC_TEXT)).collect();
+    let classes = (0..64).map(|_| handlers[lexer.below(handlers.len() as u64) as usize]).collect();
+    let table = parse.table(classes);
+    let class = parse.stream(DataStream {
+        stride: INSN as i64,
+        footprint: 64 * INSN,
+        ..DataStream::fixed(buffer(&mut lexer, &HEAP, PAGE), Memory::Cacheable)
+    });
+    parse.skip(2, Pattern::Bits { bits: lexer.bits(64, 250), len: 64 });
+    parse.skip(1, Pattern::Bits { bits: lexer.bits(64, 62), len: 64 });
+    parse.jump(table, Some(Access { stream: class, offset: 0, size: 4, use_next: false }));
+    parse.int(lexer.range(2, 6));
     phases.push(parse.close_loop(rng.range(4, 40)));
     let mut dispatch = Body::new(SUPERVISOR, t.context, interpreter + 0x400);
     dispatch.int(rng.range(1, 4)).op(Op::Syscall);
@@ -98,6 +115,27 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     user::statements(&mut dispatch, &mut mix, [stack, stack], rng.range(20, 60));
     dispatch.op(Op::ExceptionReturn);
     phases.push(dispatch.once());
+    // The debugger finds the watched location's symbol in its symbol table: it probes
+    // 2-15 of the table's 64-4096 hash buckets, testing each bucket's first entry
+    // before it reads the entry's name and the name's slot in its string cache (`if
+    // (e) slot = names[e->name]`); an empty bucket's entry is NULL, and the test skips
+    // the block.
+    let mut symbols = rng.side(SERVICES_SYMBOLS);
+    let buckets = 1 << symbols.range(6, 13);
+    let mut find = Body::new(Privilege::USER, t.context, code_address(&mut symbols, &LIBC_TEXT));
+    let entries = find.stream(DataStream {
+        base: buffer(&mut symbols, &HEAP, buckets * 2 * LINE),
+        stride: 2 * LINE as i64,
+        footprint: buckets * 2 * LINE,
+        memory: Memory::Cacheable,
+        page: PAGE,
+        shared: false,
+        nullable: true,
+    });
+    let names = find.stream(DataStream::fixed(buffer(&mut symbols, &HEAP, PAGE), Memory::Cacheable));
+    find.skip(3, Pattern::Bits { bits: symbols.bits(64, 300), len: 64 });
+    find.load(entries, 0, 4, true).load(names, 4 * symbols.below(64) as u32, 4, true).int(1);
+    phases.push(find.close_loop(symbols.range(2, 16)));
     let mut debugger = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
     let frame = debugger.stream(stack_frame(rng, t.index));
     let watched = debugger.stream(DataStream::fixed(counter, Memory::Cacheable));
@@ -125,5 +163,8 @@ fn requests_counted(t: Thread) -> u64 {
     GLOBALS.start + (t.index as u64 % slots + 1) * GLOBALS_BYTES - LINE
 }
 
-/// Salt of the interpreter's side generator (`Rng::side`).
+/// Salts of the side generators (`Rng::side`): the interpreter's statements, its
+/// lexer's dispatch, the debugger's symbol table.
 const SERVICES_MIX: u64 = 0x7365_7276_6d69_7831;
+const SERVICES_LEXER: u64 = 0x7365_7276_6c65_7831;
+const SERVICES_SYMBOLS: u64 = 0x7365_7276_7379_6d31;

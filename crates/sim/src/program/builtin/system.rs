@@ -53,7 +53,7 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     };
     // A sparse walk, one access per 1-4 KB, so that the TLBs rather than the caches feel it.
     let stride = 1 << rng.range(10, 12);
-    let data = b.stream(DataStream { base, stride, footprint: bytes, memory: Memory::Cacheable, page, shared: false });
+    let data = b.stream(DataStream { base, stride, footprint: bytes, memory: Memory::Cacheable, page, shared: false, nullable: false });
     // Choices added later come from `mix`, so the rest of the program stays as it was.
     let mut mix = rng.side(OS_MIX);
     let frame = b.stream(stack_frame(&mut mix, t.index));
@@ -132,6 +132,7 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
         memory: Memory::Cacheable,
         page: PAGE,
         shared: true,
+        nullable: false,
     });
     // Spin until the swap returns 0: the lock is mostly free, sometimes held, and
     // then the thread pauses (a spin-wait hint) before it tries again.
@@ -161,6 +162,7 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
         memory: Memory::Cacheable,
         page: PAGE,
         shared: true,
+        nullable: false,
     });
     b.load(lookups, 0, 8, true);
     // A method of the runtime's code cache, which every thread calls; once in 64
@@ -190,7 +192,15 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
         // runtime's flush of a code range does once the code is written.
         let lines = side.range(8, 63);
         let base = code_address(&mut side, &JIT_TEXT);
-        let method = DataStream { base, stride: LINE as i64, footprint: lines * LINE, memory: Memory::Cacheable, page: PAGE, shared: true };
+        let method = DataStream {
+            base,
+            stride: LINE as i64,
+            footprint: lines * LINE,
+            memory: Memory::Cacheable,
+            page: PAGE,
+            shared: true,
+            nullable: false,
+        };
         let mut emit = Body::new(Privilege::USER, 1, code_address(&mut side, &COMPUTE_TEXT));
         let code = emit.stream(method);
         emit.int(side.range(4, 12));

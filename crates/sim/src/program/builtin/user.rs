@@ -132,6 +132,7 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
         memory: Memory::Cacheable,
         page: PAGE,
         shared: false,
+        nullable: false,
     });
     let mut mix = rng.side(BRANCHY_MIX);
     for _ in 0..rng.range(3, 5) {
@@ -181,13 +182,7 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
         let table = b.table(opcodes);
         // The switch's range check: an opcode past the table (one in sixteen) goes
         // to the default case, which runs the code after the jump.
-        let range_check = Pattern::Bits { bits: side.bits(64, 62), len: 64 };
-        if side.chance(500) {
-            // A test before it (`if (!pending && op < n)`) that skips both to the
-            // default case.
-            b.skip(2, Pattern::Bits { bits: side.bits(64, 500), len: 64 });
-        }
-        b.skip(1, range_check);
+        b.skip(1, Pattern::Bits { bits: side.bits(64, 62), len: 64 });
         b.jump(table, Some(Access { stream: entries, offset: 0, size: 4, use_next: false }));
         b.int(rng.range(4, 24));
     }
@@ -314,6 +309,7 @@ fn sum_field(rng: &mut Rng, t: Thread) -> Phase {
         memory: Memory::Cacheable,
         page: SECTION,
         shared: false,
+        nullable: false,
     });
     if prefetching(records) {
         for r in 0..4 {
@@ -341,6 +337,7 @@ fn column(rng: &mut Rng, t: Thread) -> Phase {
         memory: Memory::Cacheable,
         page: PAGE,
         shared: false,
+        nullable: false,
     });
     b.load(col, 0, 4, true);
     b.int(2);

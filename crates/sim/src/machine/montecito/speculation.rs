@@ -1,0 +1,156 @@
+//! Control speculation (ERRATA MMC42): the compiler hoists the load that begins a
+//! skipped block above the skip as a speculative load (`ld.s`), and a chained load
+//! whose address it gives with it, leaving a `chk.s` where each was. The `ld.s` issues
+//! whether or not the block runs; in an iteration that skips the block, a load through
+//! a pointer the skip tests (`DataStream::nullable`) reads page 0, which nothing maps:
+//! the page walker finds no translation, the Data TLB fault goes to the operating
+//! system, which sees a speculative load (ISR.sp) and sets PSR.ed, and the load,
+//! executed again, returns a NaT (Intel Itanium Architecture SDM Vol. 2 §5.5.5; Linux's
+//! `ia64_do_page_fault`). A load whose address is a NaT is NaT'd in turn.
+
+use super::group::{address_space, be_stall, Group};
+use super::Montecito;
+use super::{Out, Signals};
+use crate::program::{Access, Memory, Op, Phase};
+use crate::stream::{MemRef, Signal};
+use pmukit_arch::montecito::ear::Served;
+
+/// A load hoisted above the skip being executed: its place in the body, the cycle its
+/// data is back, and whether the `ld.s` returned a NaT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Hoisted {
+    pub(super) index: usize,
+    pub(super) ready: u64,
+    pub(super) nat: bool,
+}
+
+/// The loads the compiler hoists above the skip at `i` over `over` instructions: the
+/// block's first instruction (nops aside) when it is a load from cacheable memory,
+/// and the next one too when it is such a load and the first's value is its address
+/// (`use_next`). At most two.
+pub(super) fn hoisted(phase: &Phase, i: usize, over: u8) -> Vec<usize> {
+    let block = i + 1..=i + usize::from(over);
+    let mut loads = phase.body.get(block.clone()).into_iter().flatten().zip(block).filter(|(op, _)| **op != Op::Nop);
+    let hoistable = |op: &Op| match *op {
+        Op::Load(a) | Op::FpLoad(a) => (phase.streams[usize::from(a.stream)].memory == Memory::Cacheable).then_some(a),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    if let Some((first, at)) = loads.next() {
+        if let Some(a) = hoistable(first) {
+            out.push(at);
+            if let Some((second, next)) = loads.next().filter(|_| a.use_next) {
+                if hoistable(second).is_some() {
+                    out.push(next);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Montecito {
+    /// The `ld.s` of the loads at body indices `hoist`, issued in order at `ip` ahead of
+    /// the skip, whose block is `skipped` in this iteration. The last leaves the wait
+    /// for its value to its `chk.s`; an earlier one gives the next its address.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn speculative_loads(
+        &mut self,
+        phase: &Phase,
+        k: u64,
+        hoist: &[usize],
+        skipped: bool,
+        ip: u64,
+        g: &mut Group,
+        out: &mut Out,
+    ) {
+        self.hoisted.clear();
+        for (n, &index) in hoist.iter().enumerate() {
+            let op = phase.body[index];
+            let (Op::Load(a) | Op::FpLoad(a)) = op else { continue };
+            let consumed = self.hoisted.last().is_some_and(|h| h.nat);
+            let nat = if consumed {
+                // Its address is a NaT: no memory reference (NAT_CNSM).
+                self.nat_load(&op, Signal::SpecNatConsumption, 0, ip, g, out);
+                true
+            } else if skipped && phase.streams[usize::from(a.stream)].nullable {
+                self.null_load(phase, &op, ip, g, out);
+                true
+            } else {
+                false
+            };
+            let ready = if nat {
+                0
+            } else {
+                let issued = Access { use_next: a.use_next && n + 1 < hoist.len(), ..a };
+                let latency = self.memory(phase, k, &op, issued, ip, g, out);
+                self.started + out.elapsed() + latency
+            };
+            self.hoisted.push(Hoisted { index, ready, nat });
+        }
+        if skipped {
+            self.hoisted.clear();
+        }
+    }
+
+    /// A speculative load through a NULL pointer: page 0 misses both DTLBs, the walker
+    /// reads its VHPT entry and finds no translation, and the Data TLB fault's handler
+    /// defers the load (PSR.ed), which returns a NaT when it issues again (DEF_PSR_ED).
+    fn null_load(&mut self, phase: &Phase, op: &Op, ip: u64, g: &mut Group, out: &mut Out) {
+        let Some(a) = op.access() else { return };
+        let stream = &phase.streams[usize::from(a.stream)];
+        let addr = u64::from(a.offset);
+        let page = self.cfg.page(stream.page);
+        self.close(g, out);
+        let now = self.started + out.elapsed();
+        let mut s = Signals::default().with(Signal::DTlbMisses, 1).with(Signal::MainTlbMisses, 1);
+        let walk = self.cfg.l2_tlb_cycles + self.walk(addr, page, address_space(phase), now, &mut s);
+        let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::HpwStallCycles, 1);
+        out.emit(ip, 1, s.union(stall));
+        be_stall(out, ip, 1, walk - 1, stall);
+        // The fault: an interruption to the handler and back.
+        out.emit(ip, 1, Signals::default().with(Signal::ExceptionFlushCycles, 1));
+        let handler = self.cfg.trap_cycles + self.cfg.fault_handler_cycles;
+        out.stall(ip, handler.saturating_sub(1), Some(Signal::ExceptionFlushCycles));
+        self.nat_load(op, Signal::SpecNatPsrEd, addr, ip, g, out);
+    }
+
+    /// A speculative load that returns a NaT for `why` (integer loads only count it,
+    /// SPEC_LOADS_NATTED) without reading memory: the L1D recirculates its return to
+    /// generate the NaT (BE_L1D_FPU_BUBBLE.L1D_NAT), and the data EAR sees an L1DTLB
+    /// miss that faulted when its address `addr` needed a walk.
+    fn nat_load(&mut self, op: &Op, why: Signal, addr: u64, ip: u64, g: &mut Group, out: &mut Out) {
+        let size = op.access().map_or(0, |a| a.size);
+        self.join(g, out, ip, true);
+        let mut s = Signals::default().with(Signal::Loads, 1);
+        if matches!(op, Op::Load(_)) {
+            s.set(why, 1);
+        }
+        super::group::merge(&mut g.signals, s);
+        if g.mem.is_none() {
+            g.mem = Some(MemRef { addr, stride: 0, size, write: false });
+            g.detail.data_ip = ip;
+            g.detail.data_latency = 0;
+            g.detail.data_tlb = (why == Signal::SpecNatPsrEd).then_some(Served::Fault);
+        }
+        self.close(g, out);
+        let recirculate = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L1dNatRecircCycles, 1);
+        be_stall(out, ip, 0, self.cfg.nat_recirculate_cycles, recirculate);
+    }
+
+    /// The `chk.s` in the place of the hoisted load at `index`: it waits for a value the
+    /// next instruction needs. (Its load was NaT'd only in an iteration that skips it.)
+    pub(super) fn check(&mut self, phase: &Phase, index: usize, ip: u64, g: &mut Group, out: &mut Out) -> bool {
+        let Some(at) = self.hoisted.iter().position(|h| h.index == index) else { return false };
+        let h = self.hoisted.remove(at);
+        self.join(g, out, ip, false);
+        let needed = phase.body[index].access().is_some_and(|a| a.use_next);
+        let now = self.started + out.elapsed();
+        if needed && h.ready > now {
+            g.signals.bump(Signal::ExplicitStops);
+            self.close(g, out);
+            be_stall(out, ip, 0, h.ready - now, Signals::default().with(Signal::DataDepStallCycles, 1));
+        }
+        true
+    }
+}
