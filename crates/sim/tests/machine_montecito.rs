@@ -376,12 +376,13 @@ fn mmc28_sixteen_request_buffers_bound_the_misses_outstanding() {
 }
 
 /// MMC28, §2.3.3.4: L2I misses take the 16 request buffers too. Each phase runs code
-/// no cache holds after loads of lines no cache holds, whose misses take every buffer:
+/// no cache holds after FP loads of lines no cache holds, whose misses take every buffer:
 /// its first fetch's L2I miss, and the next-line prefetch's, find them taken, are
 /// rejected (L2I_L3_REJECTS, once a request) and wait for one to free.
 #[test]
 fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile() {
     use pmukit_sim::program::build::Body;
+    use pmukit_sim::program::{Access, Op};
     use pmukit_sim::stream::Privilege;
     let phases = (0..400u64).map(|i| {
         let mut b = Body::new(Privilege::USER, 1, 0x100_0000 + i * 0x2000);
@@ -395,8 +396,9 @@ fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile
             nullable: false,
         };
         let s = b.stream(lines);
+        // FP loads, which the L2D serves: the L1D's eight fills do not hold them back.
         for j in 0..20 {
-            b.load(s, j * 128, 8, false);
+            b.op(Op::FpLoad(Access { stream: s, offset: j * 128, size: 8, use_next: false }));
         }
         b.int(40);
         b.close_loop(4)
@@ -640,7 +642,8 @@ fn mmc42_a_null_guarded_load_is_speculated_and_natted() {
     // and the two `chk.s` and the add when the block runs.
     assert_eq!(t.get(Signal::Loads), 2 * ITERATIONS);
     assert_eq!(t.get(Signal::Instructions), 4 * ITERATIONS + 3 * (ITERATIONS - skipped));
-    assert_eq!(t.get(Signal::L1dNatRecircCycles), 2 * skipped, "one recirculate for each NaT");
+    // One recirculate for each NaT: the conflict's code is in each of their cycles.
+    assert_eq!(t.get(Signal::L1dConflict), 2 * skipped * pmukit_sim::stream::L1dConflict::Nat as u64);
     // Each NULL load walks for page 0 and faults: the walk counts, page 0 stays out of
     // the TLBs.
     assert!(t.get(Signal::MainTlbMisses) >= skipped);
@@ -652,6 +655,81 @@ fn mmc42_a_null_guarded_load_is_speculated_and_natted() {
     let valid = run(false, MontecitoConfig::new(1));
     assert_eq!((valid.get(Signal::SpecNatPsrEd), valid.get(Signal::SpecNatConsumption)), (0, 0));
     assert_eq!(valid.get(Signal::Loads), 2 * ITERATIONS);
+}
+
+/// ERRATA MMC43: a counted loop's first back edge waits in the front end for the loop
+/// count its perfect-loop prediction reads: the `mov ar.lc` at the loop's entry writes
+/// it `mispredict_cycles` (fetch to execution) and `lc_cycles` (Table 2-8 note 5)
+/// after the loop begins. A loop of one add: once its code is in the L1I, its entry
+/// waits 8 - 1 cycles; the later iterations, none.
+#[test]
+fn mmc43_a_counted_loops_first_branch_waits_for_its_count() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern, Program};
+    let run = |entries: usize, cfg: MontecitoConfig| {
+        let body = vec![Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        let phase = common::phase(body, 100, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
+        let program = Program { threads: vec![Box::new(std::iter::repeat_n(phase, entries))], timer: None };
+        Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true).get(Signal::LoopCountStallCycles)
+    };
+    let cfg = MontecitoConfig::new(1);
+    assert_eq!(run(3, cfg.clone()) - run(2, cfg.clone()), cfg.mispredict_cycles + cfg.lc_cycles - 1);
+    let longer = MontecitoConfig { lc_cycles: 5, ..MontecitoConfig::new(1) };
+    assert_eq!(run(3, longer.clone()) - run(2, longer), cfg.mispredict_cycles + 5 - 1);
+}
+
+/// ERRATA MMC44: the L1D pipeline holds back a load of bytes a store has not yet
+/// written (`store_write_cycles` after the store; an advanced load's check load is an
+/// LDCHK), a store to a line whose fill is under way, and a read miss that finds the
+/// eight fills taken (Table 2-9).
+#[test]
+fn mmc44_the_l1d_pipeline_holds_conflicting_accesses() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    use pmukit_sim::stream::L1dConflict::{self, Check, Fill, Recirculate, Store};
+    const ITERATIONS: u64 = 1_000;
+    let at = |stream, offset, use_next| Access { stream, offset, size: 8, use_next };
+    // The cycles the L1D holds accesses back for `why`.
+    let run = |body: &[Op], cfg: &MontecitoConfig, why: L1dConflict| {
+        let mut body = body.to_vec();
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        // A slot on the stack, lines far apart that every access misses, and the slot
+        // again through another pointer.
+        let slot = DataStream::fixed(0x100_0000, Memory::Cacheable);
+        let far = DataStream {
+            base: 0x1000_0000,
+            stride: 1 << 12,
+            footprint: 256 << 20,
+            memory: Memory::Cacheable,
+            page: 16 << 20,
+            shared: false,
+            nullable: false,
+        };
+        let program = common::program_of(common::phase(body, ITERATIONS, vec![slot, far, slot]));
+        let held = |s: &pmukit_sim::stream::Span<{ pmukit_sim::stream::MONTECITO }>| s.signals.get(Signal::L1dConflict) == why as u64;
+        Totals::of(machine::montecito(cfg.clone(), program, Skipping::Off), u64::MAX, held).cycles
+    };
+    // A store, then a load of the same bytes in the next group: it waits the cycle
+    // left of the store's two (four when the write takes four).
+    let reload = [Op::Store(at(0, 0, false)), Op::Load(at(0, 0, true)), Op::Int];
+    let cfg = MontecitoConfig::new(1);
+    assert_eq!(run(&reload, &cfg, Store), ITERATIONS);
+    let slow = MontecitoConfig { store_write_cycles: 4, ..MontecitoConfig::new(1) };
+    assert_eq!(run(&reload, &slow, Store), 3 * ITERATIONS);
+    // Another word of the line: no conflict.
+    let other = [Op::Store(at(0, 0, false)), Op::Load(at(0, 8, true)), Op::Int];
+    assert_eq!(run(&other, &cfg, Store), 0);
+    // The same bytes through another stream (aliasing pointers): the load is advanced
+    // above the store (MMC33), and its check load meets the store (L1D_LDCHK).
+    let aliased = [Op::Store(at(2, 0, false)), Op::Load(at(0, 0, true)), Op::Int];
+    assert_eq!((run(&aliased, &cfg, Check), run(&aliased, &cfg, Store)), (ITERATIONS, 0));
+    // A load that misses, its value not waited for, then a store to its line: the
+    // store waits for the fill.
+    let fill = [Op::Load(at(1, 0, false)), Op::Store(at(1, 8, false)), Op::Int];
+    let waited = run(&fill, &cfg, Fill);
+    assert!(waited >= ITERATIONS * cfg.l2d_cycles, "{waited}");
+    // Twelve misses not waited for: the ninth recirculates until the first fill is in.
+    let misses: Vec<Op> = (0..12).map(|i| Op::Load(at(1, 128 * i, false))).collect();
+    assert!(run(&misses, &cfg, Recirculate) > 0);
+    assert_eq!(run(&misses, &cfg, Fill) + run(&misses, &cfg, Store), 0);
 }
 
 /// ERRATA MMC38: a release store (a fence before a store to cacheable memory) and a

@@ -1340,6 +1340,25 @@ fn tables_4_46_4_50_bank_switches_ar_dependencies_and_loadrs() {
     assert_eq!([0b0000, 0b0100, 0b0111, 0b1000].map(|u| count(BE_EXE_BUBBLE, u)), [1, 0, 1, 1]);
 }
 
+/// Tables 4-74, 4-75, 4-79 and 4-49 for the perfect-loop prediction's wait (MMC43): a
+/// front-end stall for the loop count is FE_BUBBLE's BRANCH (in GROUP1 and GROUP3)
+/// and PLP at the instruction buffer's entrance and exit and at the back end, two
+/// bundles a cycle; a cycle with an instruction-cache stall too is IMISS's, which
+/// §4.15's order puts first.
+#[test]
+fn tables_4_74_and_4_75_the_loop_count_wait_is_plp() {
+    let plp = span(0, USER, 7).with(Signal::IBufStallCycles, 1).with(Signal::LoopCountStallCycles, 1);
+    let both = span(0, USER, 100).with(Signal::IBufStallCycles, 1).with(Signal::LoopCountStallCycles, 1).with(Signal::ICacheStallCycles, 1);
+    let count = |es, umask| count4(counting(es, umask, &[]), vec![plp, both]);
+    // FE_BUBBLE: ALL, GROUP1, IMISS, BRANCH, GROUP3, ALLBUT_FEFLUSH_BUBBLE, BUBBLE.
+    assert_eq!([0x0, 0x3, 0x6, 0x9, 0xa, 0xb, 0xd].map(|u| count(0x71, u)), [107, 7, 100, 7, 7, 107, 0]);
+    // FE_LOST_BW, BE_LOST_BW_DUE_TO_FE, IDEAL_BE_LOST_BW_DUE_TO_FE: PLP (b1011), and
+    // BI, BRQ, BR_ILOCK none.
+    for es in [0x70, 0x72, 0x73] {
+        assert_eq!([0xb, 0x9, 0xa, 0xc].map(|u| count(es, u)), [14, 0, 0, 0], "{es:#x}");
+    }
+}
+
 /// Table 4-125 (MMC42): SPEC_LOADS_NATTED counts the integer speculative loads that
 /// returned a NaT, by cause: the OS's PSR.ed (DEF_PSR_ED) and a NaT address (NAT_CNSM);
 /// the hardware deferrals (VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT) count none.

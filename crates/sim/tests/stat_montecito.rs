@@ -343,8 +343,8 @@ fn mmc19_the_streaming_buffer_serves_the_other_half_of_a_line() {
 
 /// Table 4-47: flush bubbles are exception flushes (traps, thread switches) or branch
 /// refills; Table 4-48: the L1D's stalls are L2DTLB transfers, page walks, L2D back
-/// pressure (MMC28) or a speculative load's NaT (MMC42: the NULL entries of `services`'
-/// symbol table);
+/// pressure (MMC28), a speculative load's NaT (MMC42: the NULL entries of `services`'
+/// symbol table) or the L1D pipeline's conflicts (MMC44);
 /// Tables 4-105, 4-106 and §4.11: a store's line read for ownership is an L3 data write
 /// and a BRIL on the bus (MD19, MD37).
 #[test]
@@ -358,9 +358,10 @@ fn flush_tlb_and_ownership_reads_split_their_totals() {
         let d = run(&["BE_L1D_FPU_BUBBLE.L1D_TLB", "BE_L1D_FPU_BUBBLE.L1D_HPW", "L3_WRITES.ALL.ALL", "L3_WRITES.DATA_WRITE.ALL"]);
         let e = run(&["L3_WRITES.L2_WB.ALL", "BUS_MEM_READ.ALL.SELF", "BUS_MEM_READ.BRL.SELF", "BUS_MEM_READ.BRIL.SELF"]);
         assert_eq!(c[0], c[1] + c[2], "{w}: flushes");
-        let [back_pressure, nat] = run(&["BE_L1D_FPU_BUBBLE.L1D_L2BPRESS", "BE_L1D_FPU_BUBBLE.L1D_NAT"])[..] else { unreachable!() };
-        assert_eq!(c[3], d[0] + d[1] + back_pressure + nat, "{w}: L1D stalls");
-        assert_eq!(nat > 0, w == "services", "{w}: NaTs");
+        let l1d = run(&["BE_L1D_FPU_BUBBLE.L1D_L2BPRESS", "BE_L1D_FPU_BUBBLE.L1D_NAT", "BE_L1D_FPU_BUBBLE.L1D_PIPE_RECIRC"]);
+        let conflicts = run(&["BE_L1D_FPU_BUBBLE.L1D_FILLCONF", "BE_L1D_FPU_BUBBLE.L1D_LDCONF", "BE_L1D_FPU_BUBBLE.L1D_LDCHK"]);
+        assert_eq!(c[3], d[0] + d[1] + l1d.iter().sum::<u64>() + conflicts.iter().sum::<u64>(), "{w}: L1D stalls");
+        assert_eq!(l1d[1] > 0, w == "services", "{w}: NaTs");
         // At most one a cycle (Table 4-42): a cycle with both kinds counts one in ALL.
         assert!(d[3].max(e[0]) <= d[2] && d[2] <= d[3] + e[0], "{w}: L3 writes {d:?} {e:?}");
         // BUS_MEM_READ.ALL is BRL + BRIL + BIL (a store to a line the other core
@@ -549,8 +550,9 @@ fn rse_register_counts_average_over_rse_events() {
 /// cycle after a read reaches the arbiter until its first data is back through it;
 /// over the line reads issued they give the read's lifetime beyond the L3 (Little's
 /// law), and less the arbiter's read queue, the text's "memory latency approximation"
-/// (ERRATA MMC24): at least the 200-cycle memory latency less the L3 lookup, and on
-/// `stream`, whose reads queue for the data bus (`arbiter.rs`), well beyond it.
+/// (ERRATA MMC24): at least the 200-cycle memory latency less the L3 lookup and the
+/// line's transfer after its first data (14 and 18 cycles), and on `stream`, whose
+/// reads queue for the data bus (`arbiter.rs`), beyond the approximation.
 #[test]
 fn er_mem_read_out_gives_the_bus_latency_by_littles_law() {
     let events = ["ER_MEM_READ_OUT_HI", "ER_MEM_READ_OUT_LO", "BUS_MEM_READ.BRL.SELF", "BUS_MEM_READ.BRIL.SELF"];
@@ -558,12 +560,12 @@ fn er_mem_read_out_gives_the_bus_latency_by_littles_law() {
     let c: Vec<u64> = events.iter().map(|e| count(&r, e)).collect();
     let (outstanding, reads) = (8 * c[0] + c[1], c[2] + c[3]);
     let latency = outstanding as f64 / reads as f64;
-    assert!(reads > 1000 && latency > 220.0, "{latency} cycles over {reads} reads");
+    assert!(reads > 1000 && latency > 168.0, "{latency} cycles over {reads} reads");
     let queued = ["SI_RQ_LIVE_REQ_HI.SELF", "SI_RQ_LIVE_REQ_LO.SELF"];
     let r = run_on("montecito-st", &queued, "stream", 10_000_000);
     let in_rq = 8 * count(&r, queued[0]) + count(&r, queued[1]);
     let approximation = (outstanding - in_rq) as f64 / reads as f64;
-    assert!(in_rq > 0 && approximation < latency && approximation > 150.0, "{approximation} against {latency}");
+    assert!(in_rq > 0 && approximation < latency && approximation > 160.0, "{approximation} against {latency}");
     // The BRQ holds each read from the L2 miss to its data, longer than the ER does.
     let brq = ["ER_BRQ_LIVE_REQ_HI", "ER_BRQ_LIVE_REQ_LO", "ER_MEM_READ_OUT_HI", "ER_MEM_READ_OUT_LO"];
     let r = run_on("montecito-st", &brq, "stream", 10_000_000);

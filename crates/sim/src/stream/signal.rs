@@ -348,6 +348,9 @@ pub enum Signal {
     ICacheStallCycles,
     ICacheFillRecircCycles,
     ResteerBubbleCycles,
+    /// Front-end stall cycles in which a counted loop's first `br.cloop` waits for the
+    /// loop count its perfect-loop prediction reads (Montecito's PLP, ERRATA MMC43).
+    LoopCountStallCycles,
     /// Bundles a taken branch leaves unreached in its fetched pair (the rest of the
     /// pair after it, and a target's pair entered in its second bundle).
     UnreachedBundles,
@@ -375,8 +378,9 @@ pub enum Signal {
     /// deferred by the operating system's PSR.ed, and those whose address was a NaT.
     SpecNatPsrEd,
     SpecNatConsumption,
-    /// Cycles the L1D recirculates a speculative load's return to generate its NaT.
-    L1dNatRecircCycles,
+    /// Why Montecito's L1D pipeline holds an access back, in each of its stall cycles:
+    /// an [`L1dConflict`] (ERRATA MMC42, MMC44).
+    L1dConflict,
     /// Instruction fetches that miss the L1I and find their line in the instruction
     /// streaming buffer, and 32-byte bundle pairs written into that buffer from the
     /// L2I and beyond (Montecito).
@@ -653,4 +657,22 @@ impl Signal {
         Signal::DTlbWalkCyclesSize3,
         Signal::DTlbWalkCyclesSize4,
     ];
+}
+
+/// The values of [`Signal::L1dConflict`]: what Montecito's L1D pipeline holds an
+/// access back for (BE_L1D_FPU_BUBBLE's reasons).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum L1dConflict {
+    /// A speculative load's return recirculates to generate its NaT (L1D_NAT, MMC42).
+    Nat = 1,
+    /// A load's miss recirculates until one of the eight fills is free
+    /// (L1D_PIPE_RECIRC, MMC44).
+    Recirculate,
+    /// A store waits for a fill of its line (L1D_FILLCONF).
+    Fill,
+    /// A load waits for a store to its bytes to be written (L1D_LDCONF).
+    Store,
+    /// An advanced load's check load does so (L1D_LDCHK).
+    Check,
 }

@@ -61,11 +61,16 @@ impl Alat {
         self.stores.push((stream, addr, u128::from(addr) + u128::from(size)));
     }
 
+    /// Whether a cacheable load from data stream `stream` is advanced: its loop stores
+    /// to another stream.
+    pub(super) fn advances(&self, stream: u8) -> bool {
+        self.stored & !1u64.checked_shl(u32::from(stream)).unwrap_or(0) != 0
+    }
+
     /// A cacheable load of `size` bytes at `addr` from data stream `stream`: `None`
-    /// when its loop stores to no other stream (it is not advanced), else what its
-    /// check finds.
+    /// when it is not advanced, else what its check finds.
     pub(super) fn load(&mut self, stream: u8, addr: u64, size: u64) -> Option<Check> {
-        if self.stored & !1u64.checked_shl(u32::from(stream)).unwrap_or(0) == 0 {
+        if !self.advances(stream) {
             return None;
         }
         self.advanced += 1;

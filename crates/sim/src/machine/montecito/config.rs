@@ -74,6 +74,14 @@ pub struct MontecitoConfig {
     /// Cycles the L1D recirculates a speculative load's return to generate its NaT
     /// (BE_L1D_FPU_BUBBLE.L1D_NAT; MMC42: an assumption, one pass).
     pub nat_recirculate_cycles: u64,
+    /// Cycles from a store's issue until its bytes are in the L1D, in which a load of
+    /// them waits (BE_L1D_FPU_BUBBLE.L1D_LDCONF; ERRATA MMC44: an assumption, the
+    /// store's write in the stage after the one a load reads in).
+    pub store_write_cycles: u64,
+    /// Table 2-8 note 5: "EC and LC accesses are 2 cycles": a counted loop's first
+    /// branch waits this long after the loop's entry for the count the front end's
+    /// perfect-loop prediction reads (ERRATA MMC43).
+    pub lc_cycles: u64,
     /// Table 2-8 note 5: a move to or from a control register takes C = 10-12 cycles
     /// ("FPSR and CR accesses"); its consumer waits for it (ERRATA MMC20).
     pub cr_cycles: u64,
@@ -145,6 +153,8 @@ impl MontecitoConfig {
             trap_cycles: 20,
             fault_handler_cycles: 400,
             nat_recirculate_cycles: 1,
+            lc_cycles: 2,
+            store_write_cycles: 2,
             cr_cycles: 10,
             clean_castouts: true,
             cores: 2,

@@ -140,6 +140,22 @@ impl Montecito {
         g.memory += u8::from(memory);
     }
 
+    /// A counted loop's back edge (`br.cloop`) in its first iteration: the front end's
+    /// perfect-loop prediction reads the loop count (ar.lc), which the `mov ar.lc` at
+    /// the loop's entry writes once it has gone down the pipeline from fetch to
+    /// execution (`mispredict_cycles`) and `lc_cycles` more (Table 2-8 note 5); the
+    /// branch's fetch waits for it (FE_LOST_BW.PLP, MMC43).
+    fn wait_for_loop_count(&mut self, g: &mut Group, out: &mut Out, ip: u64) {
+        // The branch would issue in the iteration's cycle `out.elapsed()`, with the
+        // open group; too soon, the group issues without it and the front end waits.
+        let known = self.cfg.mispredict_cycles + self.cfg.lc_cycles;
+        if out.elapsed() < known {
+            self.close(g, out);
+            let wait = known.saturating_sub(out.elapsed());
+            fe_stall(out, ip, wait, Signals::default(), Signal::LoopCountStallCycles);
+        }
+    }
+
     /// Cycles in which nothing issues, after the group so far, which ends at an
     /// architected stop (its last instruction's consumer follows): a back-end stall
     /// counting `stall`.
@@ -289,6 +305,9 @@ impl Montecito {
                 }
             }
             Op::Branch { target, when } => {
+                if when == Pattern::Loop && k == 0 {
+                    self.wait_for_loop_count(g, out, ip);
+                }
                 let taken = when.taken(k, phase.iterations);
                 let s = self.predict_path(ip, taken);
                 self.branch(g, out, ip, s, taken, is_wrong(s), target);

@@ -13,7 +13,7 @@ use super::{Out, Signals};
 use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
-use crate::stream::{MemRef, Signal};
+use crate::stream::{L1dConflict, MemRef, Signal};
 
 /// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
 const DEMAND: u8 = 0b01;
@@ -421,11 +421,25 @@ impl Montecito {
                     };
                     found = Some(l2d);
                 } else if reads || prefetch {
+                    if !write && !prefetch {
+                        // A load of bytes a store has not written yet (MMC44): an
+                        // advanced load's check load (`ld.c`, MMC33) is ordered against
+                        // the store by its check.
+                        let why = if self.alat.advances(a.stream) { L1dConflict::Check } else { L1dConflict::Store };
+                        self.l1d_conflict(self.l1d_pipe.storing(addr & !7, self.now(out)), why, ip, g, out);
+                    }
                     // The L1D allocates on reads only (write-through, Table 2-9).
                     if !self.l1d.access(addr, false).hit {
                         l1d_missed = true;
                         if !prefetch {
                             s.set(Signal::DCacheMisses, 1);
+                        }
+                        // A load's miss needs one of the L1D's eight fills (MMC44); an
+                        // lfetch is the L2D's (below).
+                        if !prefetch {
+                            let now = self.now(out);
+                            let free = self.l1d_pipe.fill_buffer(now);
+                            self.l1d_conflict((free > now).then_some(free), L1dConflict::Recirculate, ip, g, out);
                         }
                         let l2d = self.l2d(addr, Request { write, reads: !prefetch, order }, ip, g, out, &mut s);
                         if prefetch {
@@ -438,6 +452,9 @@ impl Montecito {
                             s.set(served, 1);
                         }
                         latency = self.data_latency(l2d, write, &mut s);
+                        if latency > 0 && !prefetch {
+                            self.l1d_pipe.fill(self.cfg.l1d.line_of(addr), self.now(out) + latency);
+                        }
                         found = Some(l2d);
                     } else if write {
                         // A semaphore is performed in the L2D (L2D_OPS_ISSUED.RMW), also
@@ -451,7 +468,12 @@ impl Montecito {
                         found = Some(l2d);
                     }
                 } else {
-                    // A store writes through to the L2D, which allocates it.
+                    // A store waits for a fill of its line under way (MMC44), then
+                    // writes through to the L2D, which allocates it.
+                    let line = self.cfg.l1d.line_of(addr);
+                    self.l1d_conflict(self.l1d_pipe.filling(line, self.now(out)), L1dConflict::Fill, ip, g, out);
+                    let written = self.now(out) + self.cfg.store_write_cycles;
+                    self.l1d_pipe.store(addr & !7, written);
                     if self.l1d.contains(addr) {
                         self.l1d.access(addr, false);
                     }

@@ -16,6 +16,7 @@ mod exec;
 mod group;
 mod inflight;
 mod io;
+mod l1d_pipe;
 mod l2d;
 mod levels;
 mod memory;
@@ -124,6 +125,8 @@ pub struct Montecito {
     squashing: u8,
     /// The next store is a release (`st.rel`, MMC38).
     release: bool,
+    /// The L1D's fills on their way and its latest stores (MMC44).
+    l1d_pipe: l1d_pipe::L1dPipe,
     /// The loads hoisted above the skip being executed, until their checks (MMC42).
     hoisted: Vec<speculation::Hoisted>,
     ip: u64,
@@ -223,6 +226,7 @@ impl Montecito {
             squashing: 0,
             release: false,
             hoisted: Vec::new(),
+            l1d_pipe: Default::default(),
             ip: 0,
             fetch_line: u64::MAX,
             isb: None,
@@ -417,6 +421,7 @@ impl Core<MONTECITO> for Montecito {
         self.requests.canonical(self.clock, out);
         self.inflight.canonical(keys, self.clock, out);
         self.ozq.canonical(keys, self.clock, out);
+        self.l1d_pipe.canonical(keys, self.clock, out);
         if let Some(f) = &self.faults {
             f.canonical(out);
         }
@@ -440,6 +445,7 @@ impl Core<MONTECITO> for Montecito {
         self.peer.relocate(to);
         self.inflight.relocate(to);
         self.ozq.relocate(to);
+        self.l1d_pipe.relocate(to);
     }
 
     fn replayed(&mut self) -> Vec<&mut dyn Replayed> {

@@ -42,6 +42,8 @@ struct CoreKeys {
     trap_cycles: Option<u64>,
     fault_handler_cycles: Option<u64>,
     nat_recirculate_cycles: Option<u64>,
+    lc_cycles: Option<u64>,
+    store_write_cycles: Option<u64>,
     cr_cycles: Option<u64>,
     clean_castouts: Option<bool>,
     cores: Option<u64>,
@@ -91,6 +93,9 @@ impl MontecitoConfig {
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("fault_handler_cycles", c.fault_handler_cycles, &mut cfg.fault_handler_cycles, 0, 100_000)?;
             o.core("nat_recirculate_cycles", c.nat_recirculate_cycles, &mut cfg.nat_recirculate_cycles, 0, 100)?;
+            o.core("lc_cycles", c.lc_cycles, &mut cfg.lc_cycles, 1, 100)?;
+            // The L1D pipeline remembers eight stores, one a cycle at most.
+            o.core("store_write_cycles", c.store_write_cycles, &mut cfg.store_write_cycles, 0, 8)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;
             o.core_entries("cores", c.cores, &mut cfg.cores, 1, 2)?;
             o.core("bus_ratio", c.bus_ratio, &mut cfg.bus_ratio, 1, 32)?;

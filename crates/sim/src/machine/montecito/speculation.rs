@@ -12,7 +12,7 @@ use super::group::{address_space, be_stall, Group};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{Access, Memory, Op, Phase};
-use crate::stream::{MemRef, Signal};
+use crate::stream::{L1dConflict, MemRef, Signal};
 use pmukit_arch::montecito::ear::Served;
 
 /// A load hoisted above the skip being executed: its place in the body, the cycle its
@@ -134,8 +134,7 @@ impl Montecito {
             g.detail.data_tlb = (why == Signal::SpecNatPsrEd).then_some(Served::Fault);
         }
         self.close(g, out);
-        let recirculate = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L1dNatRecircCycles, 1);
-        be_stall(out, ip, 0, self.cfg.nat_recirculate_cycles, recirculate);
+        be_stall(out, ip, 0, self.cfg.nat_recirculate_cycles, super::l1d_pipe::l1d_stall(L1dConflict::Nat));
     }
 
     /// The `chk.s` in the place of the hoisted load at `index`: it waits for a value the

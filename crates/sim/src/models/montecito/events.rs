@@ -6,7 +6,7 @@
 use super::bus::{self, Txn};
 use super::cycle::{taken_indirect, taken_returns, Cause, Cycle};
 use super::frontend::{Front, FORCED_INDIRECT, FORCED_RETURNS};
-use crate::stream::Signal;
+use crate::stream::{L1dConflict, Signal};
 
 /// Itanium L3 lines are 128 bytes; the MESI rule (MD13) reads the line number.
 const LINE_SHIFT: u32 = 7;
@@ -59,6 +59,8 @@ pub(super) enum Atom {
     /// An L1D/FPU or EXE bubble cycle with this stall signal (their reasons are not
     /// prioritised among themselves, §4.6).
     L1dBubble(Signal),
+    /// An L1D bubble the pipeline's conflict of this kind holds (MMC42, MMC44).
+    L1dConflict(L1dConflict),
     ExeBubble(Signal),
     /// Syllables not dispersed in a cycle that dispersed some (6 minus those dispersed,
     /// §4.4; MD38), by reason: the unreached bundles' three each (FE), then the rest
@@ -174,6 +176,7 @@ impl Atom {
             Atom::NoRetire => u64::from(c.get(Instructions) == 0),
             Atom::Bubble(cause) => u64::from(Cause::of(c) == Some(cause)),
             Atom::L1dBubble(s) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(s) > 0),
+            Atom::L1dConflict(why) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(Signal::L1dConflict) == why as u64),
             Atom::ExeBubble(s) => u64::from(Cause::of(c) == Some(Cause::Exe) && c.get(s) > 0),
             Atom::SyllablesNotDispersed(why) => {
                 let lost = match c.get(Instructions) {

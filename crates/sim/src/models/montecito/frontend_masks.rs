@@ -10,52 +10,59 @@ const fn at(stage: Stage, fe: Fe) -> Atom {
     Atom::Front(Front::Lost(stage, fe))
 }
 
-/// FE_BUBBLE's unit masks (Table 4-74). BRANCH ("any of 4 branch recirculates") has no
-/// cause in the machine: it counts nothing, and the groups holding it count the rest.
+/// FE_BUBBLE's unit masks (Table 4-74). BRANCH ("any of 4 branch recirculates") is
+/// the one the machine has, the perfect-loop prediction's wait (PLP, MMC43).
 pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
     use Fe::*;
     use Stage::Bubbles as S;
-    const ALL: [Atom; 6] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, Bubble), at(S, IbFull)];
+    const ALL: [Atom; 7] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, Bubble), at(S, IbFull)];
     const FLUSH: [Atom; 1] = [at(S, Flush)];
-    const BUBBLE: [Atom; 1] = [at(S, Bubble)];
+    const GROUP1: [Atom; 2] = [at(S, Bubble), at(S, Plp)];
     const GROUP2: [Atom; 2] = [at(S, IMiss), at(S, TlbMiss)];
     const IBFULL: [Atom; 1] = [at(S, IbFull)];
     const IMISS: [Atom; 1] = [at(S, IMiss)];
     const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
     const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
-    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 4] = [at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, IbFull)];
-    const ALLBUT_IBFULL: [Atom; 5] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, Bubble)];
+    const BRANCH: [Atom; 1] = [at(S, Plp)];
+    const GROUP3: [Atom; 2] = [at(S, FillRecirc), at(S, Plp)];
+    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 5] = [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, IbFull)];
+    const ALLBUT_IBFULL: [Atom; 6] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, Bubble)];
+    const BUBBLE: [Atom; 1] = [at(S, Bubble)];
     match u {
         0x0 => Some(&ALL),
         0x1 => Some(&FLUSH),
-        0x3 | 0xd => Some(&BUBBLE),
+        0x3 => Some(&GROUP1),
         0x4 => Some(&GROUP2),
         0x5 => Some(&IBFULL),
         0x6 => Some(&IMISS),
         0x7 => Some(&TLBMISS),
-        0x8 | 0xa => Some(&RECIRC),
+        0x8 => Some(&RECIRC),
+        0x9 => Some(&BRANCH),
+        0xa => Some(&GROUP3),
         0xb => Some(&ALLBUT_FEFLUSH_BUBBLE),
         0xc => Some(&ALLBUT_IBFULL),
+        0xd => Some(&BUBBLE),
         _ => None,
     }
 }
 
 /// The unit masks of FE_LOST_BW, IDEAL_BE_LOST_BW_DUE_TO_FE and BE_LOST_BW_DUE_TO_FE
-/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BI, BRQ, PLP and BR_ILOCK have no
-/// cause in the machine; IBFULL is "meaningless" at the buffer's exit.
+/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BI, BRQ and BR_ILOCK have no cause
+/// in the machine; IBFULL is "meaningless" at the buffer's exit.
 macro_rules! lost_bandwidth {
     ($name:ident, $stage:expr, $ib_full:expr) => {
         pub(super) fn $name(u: u64) -> Option<&'static [Atom]> {
             use Fe::*;
             const S: Stage = $stage;
-            const ALL: [Atom; 7] =
-                [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, FillRecirc), at(S, Bubble), at(S, IbFull), at(S, Unreached)];
+            const ALL: [Atom; 8] =
+                [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, Bubble), at(S, IbFull), at(S, Unreached)];
             const FLUSH: [Atom; 1] = [at(S, Flush)];
             const UNREACHED: [Atom; 1] = [at(S, Unreached)];
             const IBFULL: [Atom; 1] = [at(S, IbFull)];
             const IMISS: [Atom; 1] = [at(S, IMiss)];
             const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
             const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
+            const PLP: [Atom; 1] = [at(S, Plp)];
             const BUBBLE: [Atom; 1] = [at(S, Bubble)];
             match u {
                 0x0 => Some(&ALL),
@@ -65,6 +72,7 @@ macro_rules! lost_bandwidth {
                 0x6 => Some(&IMISS),
                 0x7 => Some(&TLBMISS),
                 0x8 => Some(&RECIRC),
+                0xb => Some(&PLP),
                 0xd => Some(&BUBBLE),
                 _ => None,
             }

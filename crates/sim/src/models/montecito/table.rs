@@ -13,7 +13,7 @@ use super::events::{Agent, Atom, EventType, MappedEvent, Syllables};
 use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
-use crate::stream::Signal;
+use crate::stream::{L1dConflict, Signal};
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
@@ -440,14 +440,19 @@ pub static EVENTS: &[MappedEvent] = &[
     // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
     ev(0xc9, "DTLB_INSERTS_HPW", F, 4, |_| Some(&[Atom::L2DtlbMisses])),
     // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall), of which L1D_HPW (the page
-    // walker), L1D_TLB (an L2DTLB to L1DTLB transfer) and L1D_NAT (a NaT's recirculate,
-    // MMC42); FPU and the other L1D reasons are not in the stream.
+    // walker), L1D_TLB (an L2DTLB to L1DTLB transfer), L1D_NAT (a NaT's recirculate,
+    // MMC42), L1D_PIPE_RECIRC, L1D_FILLCONF, L1D_LDCONF and L1D_LDCHK (MMC44); FPU and
+    // the other L1D reasons are not in the stream.
     ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
         0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        0b0100 => Some(&[Atom::L1dConflict(L1dConflict::Recirculate)]),
         0b0101 => Some(&[Atom::L1dBubble(Signal::HpwStallCycles)]),
+        0b0111 => Some(&[Atom::L1dConflict(L1dConflict::Fill)]),
         0b1001 => Some(&[Atom::L1dBubble(Signal::L2dBackPressureCycles)]),
         0b1010 => Some(&[Atom::L1dBubble(Signal::DTlbMissWaitCycles)]),
-        0b1101 => Some(&[Atom::L1dBubble(Signal::L1dNatRecircCycles)]),
+        0b1011 => Some(&[Atom::L1dConflict(L1dConflict::Store)]),
+        0b1100 => Some(&[Atom::L1dConflict(L1dConflict::Check)]),
+        0b1101 => Some(&[Atom::L1dConflict(L1dConflict::Nat)]),
         _ => None,
     }),
     // L2D_MISSES: Table 4-42 leaves its type blank; the description says F (MD26).
