@@ -732,6 +732,32 @@ fn mmc44_the_l1d_pipeline_holds_conflicting_accesses() {
     assert_eq!(run(&misses, &cfg, Fill) + run(&misses, &cfg, Store), 0);
 }
 
+/// ERRATA MMC45: a function that has called another restores its return link right
+/// before its `br.ret`, and the return waits `br_interlock_cycles` for it; a leaf's
+/// does not.
+#[test]
+fn mmc45_a_return_that_restores_its_link_waits_for_it() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern};
+    const ITERATIONS: u64 = 1_000;
+    let run = |cfg: MontecitoConfig| {
+        // The loop calls f, which calls the leaf g: g's return is a leaf's, f's not.
+        let body = vec![
+            Op::Call { target: 0x2_0000, frame: 8 },
+            Op::Call { target: 0x3_0000, frame: 8 },
+            Op::Int,
+            Op::Return { to: 0x2_0004 },
+            Op::Int,
+            Op::Return { to: 0x1_0004 },
+            Op::Branch { target: 0x1_0000, when: Pattern::Loop },
+        ];
+        let program = common::program_of(common::phase(body, ITERATIONS, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]));
+        Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true).get(Signal::BranchInterlockCycles)
+    };
+    assert_eq!(run(MontecitoConfig::new(1)), ITERATIONS);
+    assert_eq!(run(MontecitoConfig { br_interlock_cycles: 3, ..MontecitoConfig::new(1) }), 3 * ITERATIONS);
+    assert_eq!(run(MontecitoConfig { br_interlock_cycles: 0, ..MontecitoConfig::new(1) }), 0);
+}
+
 /// ERRATA MMC38: a release store (a fence before a store to cacheable memory) and a
 /// semaphore that find an older request of their thread in the OzQ are cancelled
 /// (L2D_OZQ_CANCELS0.REL, SEMA) and issue once it has left, the thread waiting for the

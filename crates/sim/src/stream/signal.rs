@@ -351,6 +351,9 @@ pub enum Signal {
     /// Front-end stall cycles in which a counted loop's first `br.cloop` waits for the
     /// loop count its perfect-loop prediction reads (Montecito's PLP, ERRATA MMC43).
     LoopCountStallCycles,
+    /// Front-end stall cycles in which a return waits for the link register its
+    /// function restores right before it (Montecito's BR_ILOCK, ERRATA MMC45).
+    BranchInterlockCycles,
     /// Bundles a taken branch leaves unreached in its fetched pair (the rest of the
     /// pair after it, and a target's pair entered in its second bundle).
     UnreachedBundles,

@@ -74,6 +74,9 @@ pub struct MontecitoConfig {
     /// Cycles the L1D recirculates a speculative load's return to generate its NaT
     /// (BE_L1D_FPU_BUBBLE.L1D_NAT; MMC42: an assumption, one pass).
     pub nat_recirculate_cycles: u64,
+    /// Cycles a return whose function restored its link register right before it
+    /// waits in the front end (FE_LOST_BW.BR_ILOCK; ERRATA MMC45: an assumption).
+    pub br_interlock_cycles: u64,
     /// Cycles from a store's issue until its bytes are in the L1D, in which a load of
     /// them waits (BE_L1D_FPU_BUBBLE.L1D_LDCONF; ERRATA MMC44: an assumption, the
     /// store's write in the stage after the one a load reads in).
@@ -155,6 +158,7 @@ impl MontecitoConfig {
             nat_recirculate_cycles: 1,
             lc_cycles: 2,
             store_write_cycles: 2,
+            br_interlock_cycles: 1,
             cr_cycles: 10,
             clean_castouts: true,
             cores: 2,

@@ -58,11 +58,6 @@ fn guarded_jump(phase: &Phase, i: usize, over: u8) -> Option<Op> {
     }
 }
 
-/// Stacked general registers (r32-r127) of the physical register file.
-const STACKED_REGISTERS: u32 = 96;
-/// Call frames the register stack remembers (deeper chains forget their oldest).
-const MAX_FRAMES: usize = 256;
-
 /// The stalls of an interruption's entry or exit sequence (MMC39), in order: each so
 /// many cycles counting its signal, nothing issuing.
 fn switch_stacks(out: &mut Out, ip: u64, steps: &[(u64, Signal)]) {
@@ -153,6 +148,17 @@ impl Montecito {
             self.close(g, out);
             let wait = known.saturating_sub(out.elapsed());
             fe_stall(out, ip, wait, Signals::default(), Signal::LoopCountStallCycles);
+        }
+    }
+
+    /// A return of a function that has called others: its epilogue restores the
+    /// return link (`mov b0 = r`, the register its prologue saved b0 in) right before
+    /// the `br.ret`, and the front end waits `br_interlock_cycles` for the branch
+    /// register (FE_LOST_BW.BR_ILOCK; MMC45, an assumption).
+    fn wait_for_link(&mut self, g: &mut Group, out: &mut Out, ip: u64) {
+        if self.rse[self.thread].restores_link() && self.cfg.br_interlock_cycles > 0 {
+            self.close(g, out);
+            fe_stall(out, ip, self.cfg.br_interlock_cycles, Signals::default(), Signal::BranchInterlockCycles);
         }
     }
 
@@ -326,6 +332,7 @@ impl Montecito {
                 if let Some(to) = returns_early(phase, i, over) {
                     // A return predicated on the skip's condition (MMC40): taken, the
                     // function returns at once, past the skipped code and its own return.
+                    self.wait_for_link(g, out, ip);
                     self.predicated_return(ip, taken, to, g, out);
                     return if taken { usize::from(over) + 2 } else { 1 };
                 }
@@ -361,6 +368,7 @@ impl Montecito {
                 self.rse_call(frame, out);
             }
             Op::Return { to } => {
+                self.wait_for_link(g, out, ip);
                 let predicted = self.return_stacks[self.thread].pop();
                 let s = self.rse_registers().with(Signal::Returns, 1);
                 match self.forced_taken(ip) {
@@ -374,64 +382,6 @@ impl Montecito {
             }
         }
         1
-    }
-
-    /// The register stack before a call or return retires: the current frame's
-    /// registers and the older frames' still in the register file (dirty: the RSE has
-    /// not spilled them), each as bits 2:0, 5:3 and 6 (RSE_CURRENT_REGS_*,
-    /// RSE_DIRTY_REGS_*: "The Montecito processor can have a total of 96").
-    pub(super) fn rse_registers(&self) -> Signals {
-        let r = &self.rse[self.thread];
-        let current = r.frames.last().map_or(0, |&f| u32::from(f));
-        let dirty = (r.depth - r.spilled.min(r.depth)).saturating_sub(current);
-        let mut s = Signals::default();
-        for (n, [low, mid, high]) in [
-            (current, [Signal::RseCurrentLow, Signal::RseCurrentMid, Signal::RseCurrentHigh]),
-            (dirty, [Signal::RseDirtyLow, Signal::RseDirtyMid, Signal::RseDirtyHigh]),
-        ] {
-            s.set(low, (n & 7) as u8).set(mid, (n >> 3 & 7) as u8).set(high, (n >> 6 & 1) as u8);
-        }
-        s
-    }
-
-    /// A call allocates its frame on the register stack; what no longer fits in the
-    /// physical stacked registers is spilled to the backing store, two registers a
-    /// cycle (RSE_REFERENCES_RETIRED's maximum), while the pipeline waits.
-    fn rse_call(&mut self, frame: u8, out: &mut Out) {
-        let r = &mut self.rse[self.thread];
-        if r.frames.len() == MAX_FRAMES {
-            // A chain this deep has long spilled its oldest frames: forget the oldest.
-            let oldest = u32::from(r.frames.remove(0));
-            r.depth -= oldest;
-            r.spilled = r.spilled.saturating_sub(oldest);
-        }
-        r.frames.push(frame);
-        r.depth += u32::from(frame);
-        let over = (r.depth - r.spilled).saturating_sub(STACKED_REGISTERS);
-        r.spilled += over;
-        self.rse_transfer(over, Signal::RseStores, Signal::RseSpillStallCycles, out);
-    }
-
-    /// A return frees its frame; when the caller's frame was spilled it is filled
-    /// back before the caller goes on.
-    pub(super) fn rse_return(&mut self, out: &mut Out) {
-        let r = &mut self.rse[self.thread];
-        let Some(frame) = r.frames.pop() else { return };
-        r.depth -= u32::from(frame);
-        let caller = r.frames.last().map_or(0, |&f| u32::from(f));
-        let short = caller.saturating_sub(r.depth - r.spilled.min(r.depth));
-        let fill = short.min(r.spilled);
-        r.spilled -= fill;
-        self.rse_transfer(fill, Signal::RseLoads, Signal::RseFillStallCycles, out);
-    }
-
-    /// `registers` moved between the stacked registers and memory, two a cycle.
-    fn rse_transfer(&mut self, registers: u32, moved: Signal, stall: Signal, out: &mut Out) {
-        let (pairs, odd) = (u64::from(registers / 2), registers % 2 == 1);
-        be_stall(out, self.ip, 0, pairs, Signals::default().with(moved, 2).with(stall, 1));
-        if odd {
-            be_stall(out, self.ip, pairs, 1, Signals::default().with(moved, 1).with(stall, 1));
-        }
     }
 
     /// The front end: a fetch from a new line translates through the I-TLBs and reads

@@ -22,6 +22,7 @@ mod levels;
 mod memory;
 mod overrides;
 mod ozq;
+mod rse;
 mod si;
 mod speculation;
 mod wcb;
@@ -43,6 +44,7 @@ use alat::Alat;
 use arbiter::Requests;
 use inflight::InFlight;
 use ozq::Ozq;
+use rse::Rse;
 use si::Si;
 use wcb::WriteCoalescing;
 
@@ -58,15 +60,6 @@ const MAX_URGENCY: u8 = 7;
 
 /// The caches beyond the L1s: L2I, L2D, L3.
 const OUTER: usize = 3;
-
-/// One thread's register stack: the frames of the calls in progress, the stacked
-/// registers they hold, and how many of those (the oldest) the RSE has spilled.
-#[derive(Debug, Clone, Default)]
-struct Rse {
-    frames: Vec<u8>,
-    depth: u32,
-    spilled: u32,
-}
 
 pub struct Montecito {
     cfg: MontecitoConfig,
@@ -399,9 +392,7 @@ impl Core<MONTECITO> for Montecito {
             r.canonical(out);
         }
         for r in &self.rse {
-            out.push(r.frames.len() as u64);
-            out.extend(r.frames.iter().map(|&f| u64::from(f)));
-            out.extend([u64::from(r.depth), u64::from(r.spilled)]);
+            r.canonical(out);
         }
         out.extend(self.urgency.iter().map(|&u| u64::from(u)));
         for r in &self.returns {

@@ -44,6 +44,7 @@ struct CoreKeys {
     nat_recirculate_cycles: Option<u64>,
     lc_cycles: Option<u64>,
     store_write_cycles: Option<u64>,
+    br_interlock_cycles: Option<u64>,
     cr_cycles: Option<u64>,
     clean_castouts: Option<bool>,
     cores: Option<u64>,
@@ -94,6 +95,7 @@ impl MontecitoConfig {
             o.core("fault_handler_cycles", c.fault_handler_cycles, &mut cfg.fault_handler_cycles, 0, 100_000)?;
             o.core("nat_recirculate_cycles", c.nat_recirculate_cycles, &mut cfg.nat_recirculate_cycles, 0, 100)?;
             o.core("lc_cycles", c.lc_cycles, &mut cfg.lc_cycles, 1, 100)?;
+            o.core("br_interlock_cycles", c.br_interlock_cycles, &mut cfg.br_interlock_cycles, 0, 100)?;
             // The L1D pipeline remembers eight stores, one a cycle at most.
             o.core("store_write_cycles", c.store_write_cycles, &mut cfg.store_write_cycles, 0, 8)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;

@@ -10,8 +10,7 @@ use crate::stream::Signal;
 /// Why the front end delivers nothing (or less than two bundles) in a cycle, in the
 /// priority order of §4.15's FE_LOST_BW note: "FEFLUSH, TLBMISS, IMISS, PLP, BR_ILOCK,
 /// BRQ, BI, FILL_RECIRC, BUBBLE, IBFULL, UNREACHED". The machine has no branch
-/// interlocks, branch retirement queue or branch initialization: those causes never
-/// hold.
+/// retirement queue or branch initialization: those causes never hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Fe {
     /// The pipeline refills: a thread switch (and the data it returns), a mispredicted
@@ -21,6 +20,8 @@ pub(super) enum Fe {
     IMiss,
     /// A counted loop's first branch waits for the loop count (PLP, MMC43).
     Plp,
+    /// A return waits for its link register (BR_ILOCK, MMC45).
+    BrIlock,
     FillRecirc,
     /// A taken branch's resteer.
     Bubble,
@@ -43,6 +44,7 @@ impl Fe {
             (c.get(ITlbStallCycles) > 0, Fe::TlbMiss),
             (c.get(ICacheStallCycles) > 0, Fe::IMiss),
             (c.get(LoopCountStallCycles) > 0, Fe::Plp),
+            (c.get(BranchInterlockCycles) > 0, Fe::BrIlock),
             (c.get(ICacheFillRecircCycles) > 0, Fe::FillRecirc),
             (c.get(ResteerBubbleCycles) > 0, Fe::Bubble),
             (c.get(IBufFullCycles) > 0, Fe::IbFull),

@@ -11,22 +11,25 @@ const fn at(stage: Stage, fe: Fe) -> Atom {
 }
 
 /// FE_BUBBLE's unit masks (Table 4-74). BRANCH ("any of 4 branch recirculates") is
-/// the one the machine has, the perfect-loop prediction's wait (PLP, MMC43).
+/// the two the machine has: the perfect-loop prediction's wait (PLP, MMC43) and the
+/// link register's (BR_ILOCK, MMC45).
 pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
     use Fe::*;
     use Stage::Bubbles as S;
-    const ALL: [Atom; 7] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, Bubble), at(S, IbFull)];
+    const ALL: [Atom; 8] =
+        [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, FillRecirc), at(S, Bubble), at(S, IbFull)];
     const FLUSH: [Atom; 1] = [at(S, Flush)];
-    const GROUP1: [Atom; 2] = [at(S, Bubble), at(S, Plp)];
+    const GROUP1: [Atom; 3] = [at(S, Bubble), at(S, Plp), at(S, BrIlock)];
     const GROUP2: [Atom; 2] = [at(S, IMiss), at(S, TlbMiss)];
     const IBFULL: [Atom; 1] = [at(S, IbFull)];
     const IMISS: [Atom; 1] = [at(S, IMiss)];
     const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
     const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
-    const BRANCH: [Atom; 1] = [at(S, Plp)];
-    const GROUP3: [Atom; 2] = [at(S, FillRecirc), at(S, Plp)];
-    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 5] = [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, IbFull)];
-    const ALLBUT_IBFULL: [Atom; 6] = [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, Bubble)];
+    const BRANCH: [Atom; 2] = [at(S, Plp), at(S, BrIlock)];
+    const GROUP3: [Atom; 3] = [at(S, FillRecirc), at(S, Plp), at(S, BrIlock)];
+    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 6] = [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, FillRecirc), at(S, IbFull)];
+    const ALLBUT_IBFULL: [Atom; 7] =
+        [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, FillRecirc), at(S, Bubble)];
     const BUBBLE: [Atom; 1] = [at(S, Bubble)];
     match u {
         0x0 => Some(&ALL),
@@ -47,15 +50,24 @@ pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// The unit masks of FE_LOST_BW, IDEAL_BE_LOST_BW_DUE_TO_FE and BE_LOST_BW_DUE_TO_FE
-/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BI, BRQ and BR_ILOCK have no cause
-/// in the machine; IBFULL is "meaningless" at the buffer's exit.
+/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BI and BRQ have no cause in the
+/// machine; IBFULL is "meaningless" at the buffer's exit.
 macro_rules! lost_bandwidth {
     ($name:ident, $stage:expr, $ib_full:expr) => {
         pub(super) fn $name(u: u64) -> Option<&'static [Atom]> {
             use Fe::*;
             const S: Stage = $stage;
-            const ALL: [Atom; 8] =
-                [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, FillRecirc), at(S, Bubble), at(S, IbFull), at(S, Unreached)];
+            const ALL: [Atom; 9] = [
+                at(S, Flush),
+                at(S, TlbMiss),
+                at(S, IMiss),
+                at(S, Plp),
+                at(S, BrIlock),
+                at(S, FillRecirc),
+                at(S, Bubble),
+                at(S, IbFull),
+                at(S, Unreached),
+            ];
             const FLUSH: [Atom; 1] = [at(S, Flush)];
             const UNREACHED: [Atom; 1] = [at(S, Unreached)];
             const IBFULL: [Atom; 1] = [at(S, IbFull)];
@@ -63,6 +75,7 @@ macro_rules! lost_bandwidth {
             const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
             const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
             const PLP: [Atom; 1] = [at(S, Plp)];
+            const BR_ILOCK: [Atom; 1] = [at(S, BrIlock)];
             const BUBBLE: [Atom; 1] = [at(S, Bubble)];
             match u {
                 0x0 => Some(&ALL),
@@ -73,6 +86,7 @@ macro_rules! lost_bandwidth {
                 0x7 => Some(&TLBMISS),
                 0x8 => Some(&RECIRC),
                 0xb => Some(&PLP),
+                0xc => Some(&BR_ILOCK),
                 0xd => Some(&BUBBLE),
                 _ => None,
             }
