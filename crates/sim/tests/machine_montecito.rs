@@ -263,6 +263,23 @@ fn l3_misses_switch_threads_and_complete_in_the_background() {
     assert!(misses <= 2 * 20_000_000 / MontecitoConfig::new(2).memory_cycles, "{misses} misses");
 }
 
+/// ERRATA MMC46: a thread switched in retires an instruction before an L3 miss can
+/// switch it out again: its miss before then is gated (and a missed opportunity), and
+/// the cycles from its switch-in to its first retirement are gated cycles. Each
+/// thread's loop here begins with its miss.
+#[test]
+fn mmc46_a_thread_switched_in_retires_before_it_is_switched_out() {
+    let run = |threads| {
+        Totals::of(machine::montecito(MontecitoConfig::new(threads), chasing(threads, 256 << 20, 0), Skipping::On), 20_000_000, |_| true)
+    };
+    let two = run(2);
+    let gated = two.get(Signal::ThreadSwitchesGated);
+    assert!(gated > 0 && gated <= two.get(Signal::ThreadSwitchesMissed), "{gated}");
+    assert!(two.get(Signal::ThreadSwitchGatedCycles) >= gated, "each gated miss comes in a gated cycle");
+    let one = run(1);
+    assert_eq!((one.get(Signal::ThreadSwitchesGated), one.get(Signal::ThreadSwitchGatedCycles)), (0, 0));
+}
+
 /// MMC14, §2.4.1.1: a thread that never misses holds the pipeline until the core's
 /// time-out, `thread_quantum` cycles after the last switch, and then hands it to the
 /// other thread: two such threads alternate every quantum and retire alike, and

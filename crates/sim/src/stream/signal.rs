@@ -351,6 +351,12 @@ pub enum Signal {
     /// Front-end stall cycles in which a counted loop's first `br.cloop` waits for the
     /// loop count its perfect-loop prediction reads (Montecito's PLP, ERRATA MMC43).
     LoopCountStallCycles,
+    /// Montecito switch events gated for forward progress (ERRATA MMC46): an L3 miss
+    /// that would switch threads before the thread switched in has retired anything;
+    /// and the cycles from a switch-in until that first retirement, in which every
+    /// switch is gated.
+    ThreadSwitchesGated,
+    ThreadSwitchGatedCycles,
     /// Front-end stall cycles in which a return waits for the link register its
     /// function restores right before it (Montecito's BR_ILOCK, ERRATA MMC45).
     BranchInterlockCycles,

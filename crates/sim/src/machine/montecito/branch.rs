@@ -193,6 +193,7 @@ impl Montecito {
             let span_ip = g.ip;
             let (signals, issued, mem, detail) = (g.signals, g.issued, g.mem, g.detail);
             *g = Group::default();
+            self.progressed = true;
             let span = out.issue(span_ip, signals, issued);
             span.mem = mem;
             span.detail = Detail { branch_ip: ip, branch_kind, path_mispredicted, ..detail };

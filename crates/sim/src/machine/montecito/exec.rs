@@ -109,6 +109,7 @@ impl Montecito {
     /// that forms after the stall.
     pub(super) fn close(&mut self, g: &mut Group, out: &mut Out) {
         if g.issued > 0 {
+            self.progressed = true;
             let span = out.issue(g.ip, g.signals, g.issued);
             span.mem = g.mem;
             span.detail = g.detail;

@@ -101,14 +101,19 @@ impl Montecito {
         let t = self.thread;
         self.urgency[t] = self.urgency[t].saturating_sub(1);
         let other = (0..self.urgency.len()).filter(|&o| o != t).map(|o| self.urgency_at(o, now)).max();
-        if self.may_switch && other.is_some_and(|u| u > self.urgency[t]) {
+        let wins = self.may_switch && other.is_some_and(|u| u > self.urgency[t]);
+        if wins && !self.progressed {
+            // The thread switched in has retired nothing yet: the switch is gated for
+            // forward progress (MMC46), a missed opportunity too.
+            s.bump(Signal::ThreadSwitchesGated);
+        } else if wins {
             self.switch = true;
             self.returns[t].push(ready);
             s.bump(Signal::DeferredMemoryReads);
             return 0;
         }
         if self.may_switch && other.is_some() {
-            // A switch event the urgencies turned down (THREAD_SWITCH_EVENTS.MISSED).
+            // A switch event the urgencies turned down, or gated (THREAD_SWITCH_EVENTS.MISSED).
             s.bump(Signal::ThreadSwitchesMissed);
         }
         // The thread waits for its data, whose return raises its urgency again, as far

@@ -87,8 +87,10 @@ pub struct Montecito {
     /// entered if it changed it (bit n for level n, `Signal::PrivilegeChange`).
     privilege: Vec<Privilege>,
     privilege_change: u8,
-    /// The foreground thread.
+    /// The foreground thread, and whether it has retired an instruction since it was
+    /// switched in (until then, switches are gated: MMC46).
     thread: usize,
+    progressed: bool,
     /// For each thread, the cycles at which the data of its L3 misses it switched away
     /// from are back (docs/engine.md, step D): they complete in the background, and a
     /// thread that comes back before they do waits for them.
@@ -218,6 +220,7 @@ impl Montecito {
             switching: None,
             squashing: 0,
             release: false,
+            progressed: true,
             hoisted: Vec::new(),
             l1d_pipe: Default::default(),
             ip: 0,
@@ -261,6 +264,7 @@ impl Montecito {
     /// there, raises its urgency, and what is not back yet it waits for, since what it
     /// does next uses it.
     fn switch_from(&mut self, left: usize, template: Span, out: &mut Vec<Span>) {
+        self.progressed = false;
         let pending = self.returns.get(left).map_or(0, Vec::len);
         let cause = match (std::mem::take(&mut self.hint_switch), std::mem::take(&mut self.timed_out), pending) {
             (true, _, _) => Signal::ThreadSwitchesHint,
@@ -335,8 +339,18 @@ impl Core<MONTECITO> for Montecito {
         template.thread = self.thread as u8;
         let from = out.len();
         self.started = self.clock + out[start..].iter().map(|s| s.cycles).sum::<u64>();
+        let gated = !self.progressed;
         let mut run = Out::new(out, template);
         self.run(phase, k, &mut run);
+        if gated {
+            // The thread's cycles from its switch-in to its first retirement (MMC46).
+            for span in out[start..].iter_mut().filter(|s| usize::from(s.thread) == self.thread) {
+                if span.signals.get(Signal::Instructions) > 0 {
+                    break;
+                }
+                span.signals.set(Signal::ThreadSwitchGatedCycles, 1);
+            }
+        }
         self.peer_turn(out, from, template);
         self.io_turn(phase, k, out, from, template);
         // The thread switches, if it does, at the end of the iteration (MMC12). The
@@ -405,6 +419,7 @@ impl Core<MONTECITO> for Montecito {
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         out.extend(self.l2d_returns.iter().map(|&at| at.saturating_sub(self.clock)));
         out.push(u64::from(stall_class(self.switch_stall)));
+        out.push(u64::from(self.progressed));
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
         self.si.canonical(&self.cfg, out);

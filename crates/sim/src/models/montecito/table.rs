@@ -123,11 +123,19 @@ pub static EVENTS: &[MappedEvent] = &[
         0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout), Sig(Signal::ThreadSwitchesHint)]),
         _ => None,
     }),
+    // THREAD_SWITCH_GATED: FWDPRO and ALL, the L3 misses that would have switched
+    // before the thread switched in retired anything (MMC46; LP and PIPE none).
+    ev(0x0d, "THREAD_SWITCH_GATED", A, 1, |u| match u & 7 {
+        0b101 | 0b111 => Some(&[Sig(Signal::ThreadSwitchesGated)]),
+        _ => None,
+    }),
     // THREAD_SWITCH_CYCLE: L2D and ANYSTALL, the cycles a switch waits for the leaving
-    // thread's L2D returns (MD57; CRAB none); TOTAL, from a switch's start until it
+    // thread's L2D returns (MD57; CRAB none); ALL_GATED, a thread's cycles from its
+    // switch-in to its first retirement (MMC46); TOTAL, from a switch's start until it
     // happens, those included.
     ev(0x0e, "THREAD_SWITCH_CYCLE", A, 1, |u| match u & 7 {
         0b010 | 0b011 => Some(&[Sig(Signal::ThreadSwitchL2dStall)]),
+        0b110 => Some(&[Sig(Signal::ThreadSwitchGatedCycles)]),
         0b111 => Some(&[Sig(Signal::ThreadSwitchCycles)]),
         _ => None,
     }),
