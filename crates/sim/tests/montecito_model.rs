@@ -1320,6 +1320,18 @@ fn tables_4_94_4_95_store_matches_and_ordering_cancels() {
     assert_eq!(count(L2D_OZQ_RELEASE, 0), 10, "two releases in the OzQ are one cycle with a release");
 }
 
+/// Table 4-46 (MMC47): a wait for a load the L2D cancelled is a GRALL bubble and a
+/// CANCEL one, which ARCR_PR_CANCEL_BANK holds too; GRGR and PR have none.
+#[test]
+fn table_4_46_a_cancelled_loads_wait_is_cancel() {
+    const BE_EXE_BUBBLE: u64 = 0x02;
+    let wait = |cycles| span(0, USER, cycles).with(Signal::DataDepStallCycles, 1);
+    let spans = vec![wait(10), wait(100).with(Signal::CancelledLoadCycles, 1)];
+    let count = |umask| count4(counting(BE_EXE_BUBBLE, umask, &[]), spans.clone());
+    // ALL, GRALL, PR, GRGR, CANCEL, ARCR_PR_CANCEL_BANK.
+    assert_eq!([0b0000, 0b0001, 0b0011, 0b0101, 0b0110, 0b1000].map(count), [110, 110, 0, 0, 100, 100]);
+}
+
 /// Tables 4-46 and 4-50: an interruption's bank switches, its RSE AR dependency and
 /// `loadrs` (MMC39) count under their own unit masks, each bubble cycle once.
 #[test]
@@ -1366,14 +1378,11 @@ fn tables_4_74_and_4_75_branch_recirculates_are_plp_and_br_ilock() {
 /// the hardware deferrals (VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT) count none.
 #[test]
 fn table_4_125_spec_loads_natted() {
+    use pmukit_sim::stream::{SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED};
     const SPEC_LOADS_NATTED: u64 = 0xd9;
     let spans = vec![
-        span(0, USER, 1)
-            .with(Signal::Instructions, 2)
-            .with(Signal::Loads, 2)
-            .with(Signal::SpecNatPsrEd, 1)
-            .with(Signal::SpecNatConsumption, 1),
-        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::SpecNatPsrEd, 1),
+        span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::SpecNat, SPEC_NAT_PSR_ED | SPEC_NAT_CONSUMED),
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::SpecNat, SPEC_NAT_PSR_ED),
         span(0, USER, 100).with(Signal::Instructions, 1).with(Signal::Loads, 1),
     ];
     let count = |umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.clone());

@@ -383,10 +383,13 @@ pub enum Signal {
     IndirectMispredictsTaken,
     IndirectMispredictsNotTaken,
     UnknownIndirectNotTaken,
-    /// Montecito integer speculative loads (`ld.s`, ERRATA MMC42) that returned a NaT:
-    /// deferred by the operating system's PSR.ed, and those whose address was a NaT.
-    SpecNatPsrEd,
-    SpecNatConsumption,
+    /// Montecito integer speculative loads (`ld.s`, ERRATA MMC42) that returned a NaT,
+    /// as flags of why: bit 0 ([`SPEC_NAT_PSR_ED`]) the operating system deferred the
+    /// load's fault (PSR.ed), bit 1 ([`SPEC_NAT_CONSUMED`]) its address was a NaT.
+    SpecNat,
+    /// Montecito stall cycles waiting for a load the L2D cancelled and issued again
+    /// (ERRATA MMC47).
+    CancelledLoadCycles,
     /// Why Montecito's L1D pipeline holds an access back, in each of its stall cycles:
     /// an [`L1dConflict`] (ERRATA MMC42, MMC44).
     L1dConflict,
@@ -685,3 +688,8 @@ pub enum L1dConflict {
     /// An advanced load's check load does so (L1D_LDCHK).
     Check,
 }
+
+/// [`Signal::SpecNat`]'s flags: a speculative load the operating system deferred
+/// (PSR.ed), and one whose address was a NaT.
+pub const SPEC_NAT_PSR_ED: u8 = 0b01;
+pub const SPEC_NAT_CONSUMED: u8 = 0b10;

@@ -15,6 +15,18 @@ use crate::machine::ALIAS;
 use crate::program::{Access, Memory, Op, Phase};
 use crate::stream::{L1dConflict, MemRef, Signal};
 
+/// The L2D's cancels of a request that it issues again (L2D_OZQ_CANCELS0: a cancelled
+/// recirculate, a bank conflict, a store match, oversubscription).
+const LOAD_CANCELS: [Signal; 7] = [
+    Signal::L2dRecirculateCancels,
+    Signal::L2dBankConflicts,
+    Signal::L2dStoreMatchL2a,
+    Signal::L2dStoreMatchL2m,
+    Signal::L2dStoreMatchL2d,
+    Signal::L2dStoreMatchL2c,
+    Signal::L2dOversubscribed,
+];
+
 /// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
 const DEMAND: u8 = 0b01;
 const PREFETCH: u8 = 0b10;
@@ -559,7 +571,10 @@ impl Montecito {
             let waiting = if matches!(op, Op::Atomic(_)) && stream.memory == Memory::Cacheable {
                 semaphore_wait()
             } else {
-                Signals::default().with(Signal::DataDepStallCycles, 1)
+                // A load the L2D cancelled and issued again: the wait for it is a
+                // cancelled load's too (BE_EXE_BUBBLE.CANCEL, MMC47).
+                let cancelled = LOAD_CANCELS.iter().any(|&c| s.get(c) > 0);
+                Signals::default().with(Signal::DataDepStallCycles, 1).with(Signal::CancelledLoadCycles, u8::from(cancelled))
             };
             be_stall(out, ip, 0, latency, waiting);
         }

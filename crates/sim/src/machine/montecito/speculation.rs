@@ -12,7 +12,7 @@ use super::group::{address_space, be_stall, Group};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{Access, Memory, Op, Phase};
-use crate::stream::{L1dConflict, MemRef, Signal};
+use crate::stream::{L1dConflict, MemRef, Signal, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED};
 use pmukit_arch::montecito::ear::Served;
 
 /// A load hoisted above the skip being executed: its place in the body, the cycle its
@@ -71,7 +71,7 @@ impl Montecito {
             let consumed = self.hoisted.last().is_some_and(|h| h.nat);
             let nat = if consumed {
                 // Its address is a NaT: no memory reference (NAT_CNSM).
-                self.nat_load(&op, Signal::SpecNatConsumption, 0, ip, g, out);
+                self.nat_load(&op, SPEC_NAT_CONSUMED, 0, ip, g, out);
                 true
             } else if skipped && phase.streams[usize::from(a.stream)].nullable {
                 self.null_load(phase, &op, ip, g, out);
@@ -112,26 +112,26 @@ impl Montecito {
         out.emit(ip, 1, Signals::default().with(Signal::ExceptionFlushCycles, 1));
         let handler = self.cfg.trap_cycles + self.cfg.fault_handler_cycles;
         out.stall(ip, handler.saturating_sub(1), Some(Signal::ExceptionFlushCycles));
-        self.nat_load(op, Signal::SpecNatPsrEd, addr, ip, g, out);
+        self.nat_load(op, SPEC_NAT_PSR_ED, addr, ip, g, out);
     }
 
-    /// A speculative load that returns a NaT for `why` (integer loads only count it,
-    /// SPEC_LOADS_NATTED) without reading memory: the L1D recirculates its return to
-    /// generate the NaT (BE_L1D_FPU_BUBBLE.L1D_NAT), and the data EAR sees an L1DTLB
-    /// miss that faulted when its address `addr` needed a walk.
-    fn nat_load(&mut self, op: &Op, why: Signal, addr: u64, ip: u64, g: &mut Group, out: &mut Out) {
+    /// A speculative load that returns a NaT for `why` (a `Signal::SpecNat` flag, which
+    /// integer loads only raise: SPEC_LOADS_NATTED) without reading memory: the L1D
+    /// recirculates its return to generate the NaT (BE_L1D_FPU_BUBBLE.L1D_NAT), and the
+    /// data EAR sees an L1DTLB miss that faulted when its address `addr` needed a walk.
+    fn nat_load(&mut self, op: &Op, why: u8, addr: u64, ip: u64, g: &mut Group, out: &mut Out) {
         let size = op.access().map_or(0, |a| a.size);
         self.join(g, out, ip, true);
-        let mut s = Signals::default().with(Signal::Loads, 1);
+        g.signals.bump(Signal::Loads);
         if matches!(op, Op::Load(_)) {
-            s.set(why, 1);
+            let flags = g.signals.get(Signal::SpecNat) as u8 | why;
+            g.signals.set(Signal::SpecNat, flags);
         }
-        super::group::merge(&mut g.signals, s);
         if g.mem.is_none() {
             g.mem = Some(MemRef { addr, stride: 0, size, write: false });
             g.detail.data_ip = ip;
             g.detail.data_latency = 0;
-            g.detail.data_tlb = (why == Signal::SpecNatPsrEd).then_some(Served::Fault);
+            g.detail.data_tlb = (why == SPEC_NAT_PSR_ED).then_some(Served::Fault);
         }
         self.close(g, out);
         be_stall(out, ip, 0, self.cfg.nat_recirculate_cycles, super::l1d_pipe::l1d_stall(L1dConflict::Nat));

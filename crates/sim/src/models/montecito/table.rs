@@ -13,7 +13,7 @@ use super::events::{Agent, Atom, EventType, MappedEvent, Syllables};
 use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
-use crate::stream::{L1dConflict, Signal};
+use crate::stream::{L1dConflict, Signal, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED};
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
@@ -87,16 +87,21 @@ pub static EVENTS: &[MappedEvent] = &[
         _ => None,
     }),
     // BE_EXE_BUBBLE: ALL; GRALL (a general register's value), FRALL (a floating-point
-    // register's: an FP divide), ARCR (a control register's, MMC20), BANK_SWITCH (an
-    // interruption's entry, MMC39) and ARCR_PR_CANCEL_BANK (both); predicates and
-    // cancelled loads are not in the stream.
+    // register's: an FP divide), ARCR (a control register's, MMC20), CANCEL (a load the
+    // L2D cancelled, MMC47), BANK_SWITCH (an interruption's entry, MMC39) and
+    // ARCR_PR_CANCEL_BANK (those three); predicates are not in the stream.
     ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
         0b0000 => Some(&[Atom::Bubble(Cause::Exe)]),
         0b0001 => Some(&[Atom::ExeBubble(Signal::DataDepStallCycles)]),
         0b0010 => Some(&[Atom::ExeBubble(Signal::FrDepStallCycles)]),
         0b0100 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles)]),
+        0b0110 => Some(&[Atom::ExeBubble(Signal::CancelledLoadCycles)]),
         0b0111 => Some(&[Atom::ExeBubble(Signal::BankSwitchStallCycles)]),
-        0b1000 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles), Atom::ExeBubble(Signal::BankSwitchStallCycles)]),
+        0b1000 => Some(&[
+            Atom::ExeBubble(Signal::ArCrStallCycles),
+            Atom::ExeBubble(Signal::CancelledLoadCycles),
+            Atom::ExeBubble(Signal::BankSwitchStallCycles),
+        ]),
         _ => None,
     }),
     // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a mispredict's refill), bxx10 XPN (traps
@@ -475,9 +480,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // OS defers no TLB miss or fault in hardware (DCR), so VHPT_MISS, DEF_TLB_MISS and
     // DEF_TLB_FAULT have none.
     ev(0xd9, "SPEC_LOADS_NATTED", A, 2, |u| match u {
-        0b0000 => Some(&[Sig(Signal::SpecNatPsrEd), Sig(Signal::SpecNatConsumption)]),
-        0b0100 => Some(&[Sig(Signal::SpecNatConsumption)]),
-        0b0101 => Some(&[Sig(Signal::SpecNatPsrEd)]),
+        0b0000 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_PSR_ED), Atom::AnyOf(Signal::SpecNat, SPEC_NAT_CONSUMED)]),
+        0b0100 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_CONSUMED)]),
+        0b0101 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_PSR_ED)]),
         _ => None,
     }),
     // L3 events from the machine's L3 lookups: instruction fetches from the L2I, data
