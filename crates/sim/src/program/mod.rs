@@ -284,6 +284,14 @@ pub struct Table {
     pub targets: Vec<u64>,
 }
 
+impl Table {
+    /// The target in iteration `k`: entry `k mod len` (`Phase::check` refuses an empty
+    /// table).
+    pub fn target(&self, k: u64) -> u64 {
+        self.targets[(k % self.targets.len() as u64) as usize]
+    }
+}
+
 /// How a mapping may be cached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Memory {

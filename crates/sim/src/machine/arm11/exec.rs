@@ -131,8 +131,7 @@ impl Arm11 {
             Op::Jump { table, via } => {
                 // LDR pc: a PC write that is no branch instruction (§5: 0xD counts it,
                 // 0x5 does not); nothing predicts it, so fetch restarts.
-                let targets = &phase.tables[usize::from(table)].targets;
-                let target = targets[(k % targets.len() as u64) as usize];
+                let target = phase.tables[usize::from(table)].target(k);
                 s.set(Signal::PcChanges, 1);
                 match via {
                     Some(a) => self.memory(phase, k, &Op::Load(a), a, ip, s, out),

@@ -296,8 +296,7 @@ impl Montecito {
                 self.memory(phase, k, &op, a, ip, g, out);
             }
             Op::Jump { table, via } => {
-                let targets = &phase.tables[usize::from(table)].targets;
-                let target = targets[(k % targets.len() as u64) as usize];
+                let target = phase.tables[usize::from(table)].target(k);
                 if let Some(a) = via {
                     self.memory(phase, k, &Op::Load(a), a, ip, g, out);
                 }
@@ -341,8 +340,7 @@ impl Montecito {
                 if let Some(Op::Jump { table, via }) = guarded_jump(phase, i, over) {
                     // The jump predicated on the skip's condition being false (MMC41),
                     // in the skip's place: it reads its table entry only when it jumps.
-                    let targets = &phase.tables[usize::from(table)].targets;
-                    let target = if taken { past } else { targets[(k % targets.len() as u64) as usize] };
+                    let target = if taken { past } else { phase.tables[usize::from(table)].target(k) };
                     if let Some(a) = via.filter(|_| !taken) {
                         self.memory(phase, k, &Op::Load(a), a, ip, g, out);
                     }

@@ -90,8 +90,7 @@ impl Sparc {
             // LDF/LDDF go through the L1 data cache like integer loads.
             Op::FpLoad(a) => self.memory(phase, k, &Op::Load(a), a, ip, out),
             Op::Jump { table, via } => {
-                let targets = &phase.tables[usize::from(table)].targets;
-                let target = targets[(k % targets.len() as u64) as usize];
+                let target = phase.tables[usize::from(table)].target(k);
                 if let Some(a) = via {
                     self.memory(phase, k, &Op::Load(a), a, ip, out);
                 }
