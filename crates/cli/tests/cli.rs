@@ -126,6 +126,31 @@ fn describe_shows_availability_and_encoding() {
     assert_eq!(v["encoding"]["registers"]["PMCR"], "0x1300000");
 }
 
+/// Issue 43, item 1: an event whose simulated count an assumed value shapes says so,
+/// with the `--machine-config` key and its value (docs/assumptions.md).
+#[test]
+fn describe_names_the_assumptions_an_event_depends_on() {
+    let v = ok_json(&["describe", "montecito::FE_LOST_BW.BR_ILOCK", "--json"])["event"].clone();
+    let listed = v["assumptions"].as_array().unwrap();
+    assert!(listed.contains(&serde_json::json!({"key": "[core] br_interlock_cycles", "value": "1"})), "{listed:?}");
+    assert!(!listed.iter().any(|a| a["key"] == "[direction] entries"), "a predictor's size does not shape it: {listed:?}");
+    // The text wraps at 80 columns.
+    let words = |args: &[&str]| String::from_utf8_lossy(&pmu(args).stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = words(&["describe", "montecito::FE_LOST_BW.BR_ILOCK"]);
+    assert!(text.contains("[core] br_interlock_cycles = 1") && text.contains("docs/assumptions.md"), "{text}");
+    // Without a unit mask: what any of them depends on.
+    let v = ok_json(&["describe", "montecito::FE_LOST_BW", "--json"])["event"].clone();
+    let keys: Vec<&str> = v["assumptions"].as_array().unwrap().iter().map(|a| a["key"].as_str().unwrap()).collect();
+    assert!(keys.contains(&"[core] br_interlock_cycles") && keys.contains(&"[core] resteer_cycles"), "{keys:?}");
+    // Every cycle counts alike, whatever stalls it: no assumption shapes the cycle
+    // counters first-hand.
+    assert_eq!(ok_json(&["describe", "montecito::CPU_OP_CYCLES.ALL", "--json"])["event"]["assumptions"], serde_json::json!([]));
+    let text = words(&["describe", "arm1176::CPU_CYCLES"]);
+    assert!(text.contains("none: no labelled assumption"), "{text}");
+    let text = words(&["describe", "montecito::BACK_END_BUBBLE.ALL"]);
+    assert!(text.contains("all 25 labelled assumptions") && text.contains("stalled cycles"), "{text}");
+}
+
 #[test]
 fn bad_input_unknown_event_suggests_the_nearest() {
     let err = usage_error(&["encode", "INSTR_EXE"]);

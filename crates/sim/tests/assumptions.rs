@@ -2,12 +2,15 @@
 //! it is, and one the machine reads: another value counts differently.
 
 use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
+use pmukit_sim::machine::assumption::Assumption;
 use pmukit_sim::machine::montecito::MontecitoConfig;
 use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::machine::{self};
 use pmukit_sim::program::builtin::{self, WORKLOADS};
 use pmukit_sim::program::{ia64, DataStream, Memory, Op, Pattern, Program, Table};
+use pmukit_sim::stat::assumed;
+use pmukit_sim::stream::Signal;
 use pmukit_sim::stream::{Span, Totals, SPARC};
 use std::collections::HashMap;
 
@@ -91,6 +94,15 @@ fn showing(row: &Row) -> Option<Program> {
     })
 }
 
+/// Whether two runs' totals differ in what `row`'s assumption shapes first-hand
+/// (`assumptions()`, which `pmu describe` reads): its signals, or, for a wait no signal
+/// marks (it shapes none), anything.
+fn shaped(list: Vec<Assumption>, row: &Row) -> impl Fn(&Totals, &Totals) -> bool {
+    let name = format!("[{}] {}", row.table, row.key);
+    let a = list.into_iter().find(|a| a.name() == name).unwrap_or_else(|| panic!("{name} is not in the machine's assumptions()"));
+    move |x, y| if a.shapes.is_empty() { x != y } else { a.shapes.iter().any(|&s| x.get(s) != y.get(s)) }
+}
+
 /// Checks `row` on the machine `name`: its value is the default, another value is
 /// accepted and changes the configuration, and one of them counts differently
 /// (`differs`). `at(value)` is the machine with the row's key set to `value`, `None`
@@ -118,9 +130,10 @@ fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
         let ways =
             |value: &str| if row.table.ends_with("tlb") && row.key == "entries" { format!("ways = {value}\n") } else { String::new() };
         let at = |value: &str| montecito(&format!("[{}]\n{} = {value}\n{}", row.table, row.key, ways(value)));
+        let shaped = shaped(default.assumptions(), row);
         check("montecito", row, &default, at, |changed| {
-            WORKLOADS.iter().zip(&baseline).any(|(w, base)| totals(changed, w.name) != *base)
-                || showing(row).zip(showing(row)).is_some_and(|(p, q)| run(changed, p) != run(&default, q))
+            WORKLOADS.iter().zip(&baseline).any(|(w, base)| shaped(&totals(changed, w.name), base))
+                || showing(row).zip(showing(row)).is_some_and(|(p, q)| shaped(&run(changed, p), &run(&default, q)))
         });
     }
     for core in [Arm11Core::Arm1136, Arm11Core::Arm1156, Arm11Core::Arm1176] {
@@ -134,8 +147,9 @@ fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
         let mine = |r: &&Row| r.machine == "arm11" || r.machine.split(", ").any(|m| m == core.name());
         for row in rows.iter().filter(mine) {
             let at = |value: &str| default.with_overrides(&format!("[{}]\n{} = {value}\n", row.table, row.key), "assumption.toml").ok();
+            let shaped = shaped(default.assumptions(), row);
             check(core.name(), row, &default, at, |changed| {
-                WORKLOADS.iter().zip(&baseline).any(|(w, base)| totals(changed, w.name) != *base)
+                WORKLOADS.iter().zip(&baseline).any(|(w, base)| shaped(&totals(changed, w.name), base))
             });
         }
     }
@@ -180,6 +194,68 @@ fn every_assumed_value_is_a_machine_config_key_the_machine_reads() {
     let known = ["montecito", "arm11", "arm1136, arm1176", "sparc-t4", "sparc-kt", "niagara"];
     let machines: Vec<&str> = rows.iter().map(|r| r.machine.as_str()).filter(|m| !known.contains(m)).collect();
     assert!(machines.is_empty(), "rows for machines this test does not check: {machines:?}");
+}
+
+/// The machines' own lists of their assumptions (`assumptions()`, which `pmu
+/// describe` reads) are the table's rows, in its order, with its values.
+#[test]
+fn the_table_lists_each_machines_assumptions() {
+    let rows = rows();
+    let listed = |machine: &dyn Fn(&str) -> bool| -> Vec<(String, String)> {
+        rows.iter().filter(|r| machine(&r.machine)).map(|r| (format!("[{}] {}", r.table, r.key), r.value.clone())).collect()
+    };
+    let own = |list: Vec<Assumption>| -> Vec<(String, String)> { list.iter().map(|a| (a.name(), a.value.clone())).collect() };
+    assert_eq!(own(MontecitoConfig::new(2).assumptions()), listed(&|m| m == "montecito"));
+    for core in [Arm11Core::Arm1136, Arm11Core::Arm1156, Arm11Core::Arm1176] {
+        let mine = |m: &str| m == "arm11" || m.split(", ").any(|c| c == core.name());
+        let mut expected = listed(&mine);
+        let mut got = own(Arm11Config::new(core).assumptions());
+        // The rows of all cores come first in the table; the config's order may differ.
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected, "{}", core.name());
+    }
+    for chip in [SparcChip::T4, SparcChip::Kt, SparcChip::Niagara] {
+        assert_eq!(own(SparcConfig::new(chip).assumptions()), listed(&|m| m == chip.name()), "{}", chip.name());
+    }
+}
+
+/// `pmu describe` names the assumptions whose shaped signals an event reads: the
+/// probe finds what Montecito's events read, priorities included.
+#[test]
+fn an_event_reads_the_signals_its_count_weighs() {
+    let catalog = pmukit_arch::Catalog::builtin();
+    let read = |event: &str| {
+        let sel = catalog.resolve(event, "montecito").unwrap();
+        let pmu = catalog.pmu(sel.pmu).unwrap();
+        (
+            assumed::inputs(pmu, &sel).unwrap(),
+            assumed::depends_on(pmu, &[sel.clone()]).unwrap().iter().map(Assumption::name).collect::<Vec<_>>(),
+        )
+    };
+    // An L1D bubble of a store conflict: the conflict's code, the L1D stall, and the
+    // flush that outranks it (§4.6), of the signals assumptions shape.
+    let (inputs, names) = read("montecito::BE_L1D_FPU_BUBBLE.L1D_LDCONF");
+    for s in [Signal::L1dConflict, Signal::LsuFullStallCycles, Signal::ExceptionFlushCycles] {
+        assert!(inputs.signals.contains(&s), "{s:?} not in {:?}", inputs.signals);
+    }
+    assert!(!inputs.signals.contains(&Signal::DataDepStallCycles), "an EXE stall ranks below the L1D's");
+    assert!(names.contains(&"[core] store_write_cycles".to_string()), "{names:?}");
+    assert!(!names.contains(&"[core] br_interlock_cycles".to_string()), "{names:?}");
+    // Every cycle counts alike whatever stalls it: no assumption shapes it first-hand.
+    let (inputs, names) = read("montecito::CPU_OP_CYCLES.ALL");
+    assert!(inputs.signals.is_empty() && !inputs.bare_bubbles && names.is_empty(), "{inputs:?} {names:?}");
+    // A mispredict's refill is a bubble no signal marks: the BRU bubbles count it.
+    let (inputs, names) = read("montecito::BE_FLUSH_BUBBLE.BRU");
+    assert!(inputs.bare_bubbles);
+    assert!(names.contains(&"[core] mispredict_cycles".to_string()), "{names:?}");
+    // A return's wait for its link register, unless a flush or a miss of the front end
+    // outranks it (§4.15 FE_LOST_BW's priorities): not the predictors' sizes.
+    let (_, names) = read("montecito::FE_LOST_BW.BR_ILOCK");
+    for name in ["[core] br_interlock_cycles", "[core] trap_cycles", "[core] l2_tlb_cycles"] {
+        assert!(names.contains(&name.to_string()), "{name} not in {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.starts_with("[direction]") || n.starts_with("[indirect]")), "{names:?}");
 }
 
 #[test]

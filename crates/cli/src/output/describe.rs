@@ -6,6 +6,8 @@ use pmukit_arch::metrics::Metric;
 use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::{ModifierDef, ModifierKind, Pmu};
 use pmukit_core::table::{Combinations, EventDef, UmaskDef};
+use pmukit_sim::machine::assumption::Assumption;
+use pmukit_sim::stat::assumed;
 use serde_json::{json, Value};
 
 use super::layout::{self, ranges};
@@ -118,6 +120,31 @@ pub fn event_json(pmu: &Pmu, e: &EventDef) -> Value {
     })
 }
 
+/// The labelled assumptions (docs/assumptions.md) the simulated machine's count of
+/// the selection depends on: of `sel`, or of any of the event's unit masks when none
+/// is chosen, and how many the machine has. `None` when no machine model counts the
+/// PMU's events.
+fn assumptions(pmu: &Pmu, e: &EventDef, sel: Option<&EventSel>) -> Option<(Vec<Assumption>, usize)> {
+    let machine = assumed::assumptions(pmu)?.len();
+    let selection = |umask: u64| EventSel {
+        input: e.name.to_string(),
+        pmu: pmu.name(),
+        event: Some(e.clone()),
+        code: e.code,
+        umask,
+        umask_names: Vec::new(),
+        modifiers: Vec::new(),
+        numeric: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let sels: Vec<EventSel> = match sel {
+        Some(s) => vec![s.clone()],
+        None if e.umasks.is_empty() => vec![selection(0)],
+        None => e.umasks.iter().map(|u| selection(u.value)).collect(),
+    };
+    Some((assumed::depends_on(pmu, &sels)?, machine))
+}
+
 /// A derived metric as `pmu list --metrics --json` and `pmu describe --json` give it.
 pub fn metric_json(m: &Metric, pmus: &[&str]) -> Value {
     json!({
@@ -147,10 +174,14 @@ impl Out {
             event.registers.extend(extra);
             Some(event)
         });
+        let assumed = assumptions(pmu, e, sel);
         if self.json {
             let mut v = event_json(pmu, e);
             if let Some(s) = sel {
                 v["selected_umasks"] = json!(s.umask_names);
+            }
+            if let Some((list, _)) = &assumed {
+                v["assumptions"] = list.iter().map(|a| json!({"key": a.name(), "value": a.value})).collect();
             }
             if let Some(p) = &placed {
                 v["encoding"] = json!({"counter": p.counter, "registers": registers_json(&p.registers)});
@@ -204,6 +235,21 @@ impl Out {
                 row("encoding", format!("choose a unit mask, e.g. {}::{}.{first}", pmu.name(), e.name));
             }
             (None, Some(_)) => {}
+        }
+        match assumed.as_ref().map(|(list, all)| (list.as_slice(), list.len() == *all)) {
+            Some(([], _)) => row("assumptions", "none: no labelled assumption shapes what the simulated machine counts for it".to_string()),
+            Some((list, true)) => row(
+                "assumptions",
+                format!(
+                    "all {} labelled assumptions of the simulated machine (docs/assumptions.md): it counts stalled cycles, which every assumed size and timing moves",
+                    list.len()
+                ),
+            ),
+            Some((list, false)) => {
+                let values: Vec<String> = list.iter().map(|a| format!("{} = {}", a.name(), a.value)).collect();
+                row("assumptions", format!("{}: labelled assumptions of the simulated machine (docs/assumptions.md)", values.join(", ")))
+            }
+            None => {}
         }
         s.push_str(&format!("{}\n", layout::render(t, &[0])));
 

@@ -6,6 +6,7 @@
 //! events: each PMU model (`crate::models`).
 
 pub mod arm11;
+pub mod assumption;
 pub mod cache;
 mod faults;
 pub mod mem;

@@ -280,6 +280,11 @@ fn per_cycle<const F: usize>(source: Source, span: &Span<F>) -> u64 {
     }
 }
 
+/// What event `code` counts on `model` in a cycle of `span`.
+pub fn per_span(code: u64, model: &str, span: &Span) -> u64 {
+    per_cycle(source_of(code, model), span)
+}
+
 /// What event `code` counts on `model` over a stream whose signal totals are
 /// `totals`: the ground truth a counter programmed with it must reach.
 pub fn expected(code: u64, model: &str, totals: &Totals) -> u64 {

@@ -19,6 +19,7 @@ use crate::models::sun4v::ConfigError;
 use crate::program::builtin::{UnknownWorkload, DEFAULT_WORKLOAD};
 use crate::program::trace::{Running, TraceError, TraceStatus};
 
+pub mod assumed;
 mod metrics;
 mod source;
 

@@ -2,9 +2,11 @@
 //! lists the sources; assumptions are rows of `docs/ERRATA.md`, MARM*, and of
 //! `docs/assumptions.md`).
 
+use crate::machine::assumption::Assumption;
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::TargetCacheConfig;
 use crate::machine::tlb::TlbConfig;
+use crate::stream::Signal;
 use std::ops::Range;
 
 use crate::program::builtin::layout::{ENTRY_TEXT, FIQ_VECTOR, IRQ_VECTOR, KERNEL_DATA, SWI_VECTOR};
@@ -149,5 +151,31 @@ impl Arm11Config {
             etm_out1: vec![IRQ_VECTOR, FIQ_VECTOR],
             fault_every: None,
         }
+    }
+
+    /// The labelled assumptions among these parameters (docs/assumptions.md), each
+    /// with the signals it shapes first-hand; the MMU's only on ARM1136 and ARM1176.
+    pub fn assumptions(&self) -> Vec<Assumption> {
+        use Signal::*;
+        let a = |table, key, value: &dyn ToString, shapes| Assumption::new(table, key, value.to_string(), shapes);
+        let mut v = Vec::new();
+        if let Some(m) = &self.mmu {
+            // Both the instruction side's and the data side's translations; only the
+            // instruction side's main-TLB refill marks its wait.
+            v.push(a("core", "walk_level_cycles", &m.walk_level_cycles, &[]));
+            v.push(a("core", "micro_refill_cycles", &m.micro_refill_cycles, &[IBufStallCycles]));
+        }
+        v.extend([
+            a("core", "write_buffer", &self.write_buffer, &[LsuFullStallCycles]),
+            // A full buffer's wait, and the drains of a barrier and a strongly ordered access.
+            a("core", "write_cycles", &self.write_cycles, &[LsuFullStallCycles]),
+            a("core", "memory_cycles", &self.memory_cycles, &[IBufStallCycles, DataDepStallCycles, LsuFullStallCycles]),
+            a("core", "device_cycles", &self.device_cycles, &[DataDepStallCycles, LsuFullStallCycles]),
+            a("core", "load_use_cycles", &self.load_use_cycles, &[DataDepStallCycles]),
+            a("core", "block_cycles", &self.block_cycles, &[]),
+            a("core", "fp_divide_cycles", &self.fp_divide_cycles, &[DataDepStallCycles]),
+            a("core", "exception_cycles", &self.exception_cycles, &[]),
+        ]);
+        v
     }
 }

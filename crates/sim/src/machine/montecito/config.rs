@@ -4,9 +4,11 @@
 //! (§2.4.1.1-§2.4.1.3); the rest are assumptions, `docs/ERRATA.md` MMC*, each a row of
 //! `docs/assumptions.md` and a `--machine-config` key.
 
+use crate::machine::assumption::Assumption;
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
 use crate::machine::tlb::TlbConfig;
+use crate::stream::Signal;
 
 /// The page sizes the Itanium 2 processors implement (Intel Itanium 2 Processor
 /// Reference Manual, "Supported page sizes"; ERRATA MMC7).
@@ -176,6 +178,70 @@ impl MontecitoConfig {
     pub fn page(&self, page: u64) -> u64 {
         let page = page.max(self.base_page);
         PAGE_SIZES.iter().rev().copied().find(|&s| s <= page).unwrap_or(page)
+    }
+
+    /// The labelled assumptions among these parameters (docs/assumptions.md), each
+    /// with the signals it shapes first-hand.
+    pub fn assumptions(&self) -> Vec<Assumption> {
+        use Signal::*;
+        const ITLB: &[Signal] = &[ITlbMisses, MainTlbMisses, ITlbStallCycles];
+        const DTLB: &[Signal] = &[DTlbMisses, MainTlbMisses, DTlbMissWaitCycles, HpwStallCycles];
+        // The system interface's timeline (`si.rs`): its occupancies and bus clocks.
+        const BUS: &[Signal] = &[
+            SiRqLive,
+            SiRqLiveBoth,
+            SiWriteqLive,
+            SiWriteqLiveBoth,
+            SiCcqLive,
+            SiIoqLive,
+            SiScbLive,
+            SiScbLiveBoth,
+            ErSnoopqLive,
+            ErBrqLive,
+            ErMemReadOut,
+            BusDataClocks,
+            BusDataClocksSelf,
+            BusB2bClocks,
+            BusB2bClocksSelf,
+            BusSnoopStallClocks,
+            BusSnoopStallClocksSelf,
+            BusDataClocksIo,
+            BusB2bClocksIo,
+        ];
+        const SNOOP: &[Signal] = &[SiScbLive, SiScbLiveBoth, ErSnoopqLive, BusSnoopStallClocks, BusSnoopStallClocksSelf];
+        let a = |table, key, value: &dyn ToString, shapes| Assumption::new(table, key, value.to_string(), shapes);
+        vec![
+            a("l1_itlb", "entries", &self.l1_itlb.entries, &ITLB[..1]),
+            a("l1_dtlb", "entries", &self.l1_dtlb.entries, &DTLB[..1]),
+            a("l2_itlb", "entries", &self.l2_itlb.entries, ITLB),
+            a("l2_dtlb", "entries", &self.l2_dtlb.entries, DTLB),
+            a("core", "l2_tlb_cycles", &self.l2_tlb_cycles, &[ITlbStallCycles, DTlbMissWaitCycles, HpwStallCycles]),
+            a("core", "base_page", &self.base_page, &[ITlbMisses, DTlbMisses, MainTlbMisses]),
+            a("direction", "entries", &self.direction.entries, &[BranchMispredicts, PathMispredictsTaken, PathMispredictsNotTaken]),
+            a(
+                "direction",
+                "history_bits",
+                &self.direction.history_bits,
+                &[BranchMispredicts, PathMispredictsTaken, PathMispredictsNotTaken],
+            ),
+            a("indirect", "entries", &self.indirect.entries, &[BranchMispredicts, IndirectMispredicts]),
+            a("core", "return_stack", &self.return_stack, &[BranchMispredicts, ReturnsMispredicted]),
+            a("core", "mispredict_cycles", &self.mispredict_cycles, &[LoopCountStallCycles]),
+            a("core", "fp_divide_cycles", &self.fp_divide_cycles, &[FrDepStallCycles]),
+            a("core", "trap_cycles", &self.trap_cycles, &[ExceptionFlushCycles, LsuFullStallCycles, HpwStallCycles]),
+            a("core", "fault_handler_cycles", &self.fault_handler_cycles, &[LsuFullStallCycles, HpwStallCycles]),
+            a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
+            a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
+            a("core", "nat_recirculate_cycles", &self.nat_recirculate_cycles, &[LsuFullStallCycles, L1dConflict]),
+            a("core", "thread_quantum", &self.thread_quantum, &[ThreadSwitchesTimeout, ThreadSwitchCycles]),
+            a("core", "zero_bubble", &self.zero_bubble, &[ResteerBubbleCycles]),
+            a("core", "resteer_cycles", &self.resteer_cycles, &[ResteerBubbleCycles]),
+            a("core", "clean_castouts", &self.clean_castouts, &[CleanCastouts, SiCcqLive]),
+            a("core", "bus_ratio", &self.bus_ratio, BUS),
+            a("core", "line_clocks", &self.line_clocks, BUS),
+            a("core", "snoop_clocks", &self.snoop_clocks, SNOOP),
+            a("core", "hitm_clocks", &self.hitm_clocks, SNOOP),
+        ]
     }
 }
 

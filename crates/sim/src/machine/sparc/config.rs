@@ -14,9 +14,11 @@
 
 use super::buffers::L2BufferSizes;
 use super::mcu::McuConfig;
+use crate::machine::assumption::Assumption;
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
 use crate::machine::tlb::TlbConfig;
+use crate::stream::Signal;
 
 /// Which chip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,5 +317,172 @@ impl SparcConfig {
     /// TTE, its 1 MB section 64 KB TTEs, as Solaris maps them).
     pub fn size_class(&self, page: u64) -> usize {
         self.page_sizes.iter().rposition(|&s| s <= page).unwrap_or(0)
+    }
+
+    /// The labelled assumptions among these parameters (docs/assumptions.md), each
+    /// with the signals it shapes first-hand: the rows of this chip.
+    pub fn assumptions(&self) -> Vec<Assumption> {
+        use Signal::*;
+        // What waits for a line from a level: a load's consumer (a long wait fills the
+        // instruction buffer), a fetch, a table walk, and a store's write (the store
+        // buffer's entries, T4's store queue's), T4's outstanding misses too; and,
+        // marked by no signal, a MEMBAR's wait for the stores to be written (``).
+        const LINE: &[Signal] = &[
+            DataDepStallCycles,
+            IBufFullCycles,
+            NoFetchCycles,
+            NoFetchAllCycles,
+            DTlbMissWaitCycles,
+            ITlbWalkCyclesSize0,
+            ITlbWalkCyclesSize1,
+            ITlbWalkCyclesSize2,
+            ITlbWalkCyclesSize3,
+            DTlbWalkCyclesSize0,
+            DTlbWalkCyclesSize1,
+            DTlbWalkCyclesSize2,
+            DTlbWalkCyclesSize3,
+            StoreBufferWaitCycles,
+        ];
+        const LINE_T4: &[Signal] = &[
+            DataDepStallCycles,
+            IBufFullCycles,
+            NoFetchCycles,
+            NoFetchAllCycles,
+            DTlbMissWaitCycles,
+            ITlbWalkCyclesSize0,
+            ITlbWalkCyclesSize1,
+            ITlbWalkCyclesSize2,
+            ITlbWalkCyclesSize3,
+            ITlbWalkCyclesSize4,
+            DTlbWalkCyclesSize0,
+            DTlbWalkCyclesSize1,
+            DTlbWalkCyclesSize2,
+            DTlbWalkCyclesSize3,
+            DTlbWalkCyclesSize4,
+            StoreBufferWaitCycles,
+            StoreQueueWaitCycles,
+            RobWaitCycles,
+            LoadBufferWaitCycles,
+        ];
+        // A wait the data side's result stalls with.
+        const DATA: &[Signal] = &[DataDepStallCycles, IBufFullCycles];
+        // What a TSB-miss trap stalls: the fetch or the loads and stores.
+        const TRAP: &[Signal] = &[NoFetchCycles, NoFetchAllCycles, DTlbMissWaitCycles];
+        // T4's store queue: the stores held in the buffer for it, where a load finds
+        // the store it reads.
+        const STORE_QUEUE: &[Signal] = &[
+            StoreBufferWaitCycles,
+            StoreQueueWaitCycles,
+            StoreBufferFullRawHits,
+            StoreBufferPartialRawHits,
+            StoreQueueFullRawHits,
+            StoreQueuePartialRawHits,
+        ];
+        // Where a line comes from: memory or another core's cache on this socket or
+        // another, and the outer levels the other core's accesses reach (T4: the L3
+        // too when the line's home is remote; KT: the L2 only then).
+        const SOCKETS_T4: &[Signal] = &[
+            DCacheFillsFromCache,
+            DCacheFillsFromLocalMemory,
+            DCacheFillsFromRemote,
+            ICacheFillsFromCache,
+            ICacheFillsFromLocalMemory,
+            ICacheFillsFromRemote,
+            L2PrefetchHitsL3,
+            L2PrefetchLocalMemory,
+            L2PrefetchRemoteMemory,
+            StoresHitL3,
+            StoresLocalC2c,
+            StoresRemoteC2c,
+            StoresLocalMemory,
+            StoresRemoteMemory,
+        ];
+        const SOCKETS_KT: &[Signal] = &[
+            DCacheFillsFromCache,
+            DCacheFillsFromLocalMemory,
+            DCacheFillsFromRemote,
+            ICacheFillsFromCache,
+            ICacheFillsFromLocalMemory,
+            ICacheFillsFromRemote,
+            L2PrefetchHitsL2,
+            L2PrefetchLocalMemory,
+            L2PrefetchRemoteMemory,
+            StoresHitL2,
+            StoresRemoteC2c,
+            StoresLocalMemory,
+            StoresRemoteMemory,
+            CacheToCacheFills,
+        ];
+        let t4 = self.chip == SparcChip::T4;
+        let niagara = self.chip == SparcChip::Niagara;
+        let line = if t4 { LINE_T4 } else { LINE };
+        let a = |table, key, value: &dyn ToString, shapes| Assumption::new(table, key, value.to_string(), shapes);
+        let mut v = vec![a("core", "load_use_cycles", &self.load_use_cycles, DATA), a("core", "l2_cycles", &self.l2_cycles, line)];
+        if self.l3.is_some() {
+            v.push(a("core", "l3_cycles", &self.l3_cycles, line));
+        }
+        v.push(a("core", "memory_cycles", &self.memory_cycles, line));
+        if !niagara {
+            v.push(a("core", "remote_cycles", &self.remote_cycles, line));
+        }
+        v.push(a("core", "mispredict_cycles", &self.mispredict_cycles, &[SelPipeDrainCycles]));
+        if self.btc.is_some() {
+            v.push(a("core", "btc_miss_cycles", &self.btc_miss_cycles, &[NoFetchCycles, NoFetchAllCycles]));
+        }
+        if let Some(d) = &self.direction {
+            v.push(a("direction", "entries", &d.entries, &[BranchMispredicts]));
+            v.push(a("direction", "history_bits", &d.history_bits, &[BranchMispredicts]));
+        }
+        if let Some(b) = &self.btc {
+            v.push(a("btc", "entries", &b.entries, &[BtcMisses, BtcTargetIncorrect]));
+        }
+        if let Some(i) = &self.indirect {
+            v.push(a("indirect", "entries", &i.entries, &[BranchMispredicts, IndirectMispredicts]));
+        }
+        if self.return_stack > 0 {
+            v.push(a("core", "return_stack", &self.return_stack, &[BranchMispredicts, ReturnsPredicted, ReturnsMispredicted]));
+        }
+        let store_buffer: &'static [Signal] =
+            if self.store_queue.is_some() { &[StoreBufferWaitCycles, StoreQueueWaitCycles] } else { &[StoreBufferWaitCycles] };
+        v.push(a("core", "store_buffer", &self.store_buffer, store_buffer));
+        if let Some(q) = &self.store_queue {
+            v.push(a("core", "store_queue", &q.entries, STORE_QUEUE));
+            v.push(a("core", "store_commit_cycles", &q.commit_cycles, STORE_QUEUE));
+        }
+        if let Some(b) = &self.l2_buffers {
+            v.push(a("core", "l2_miss_buffer", &b.miss, &[L2MissBufferFull, L2PrefetchDrops, SwPrefetchDropsMissBufferFull]));
+            v.push(a("core", "l2_fill_buffer", &b.fill, &[L2FillBufferFull]));
+            v.push(a("core", "l2_writeback_buffer", &b.writeback, &[L2WritebackBufferFull]));
+        }
+        v.extend([
+            a("core", "fp_divide_cycles", &self.fp_divide_cycles, DATA),
+            a("core", "trap_cycles", &self.trap_cycles, &[]),
+            a("core", "block_cycles", &self.block_cycles, &[]),
+        ]);
+        if niagara {
+            // The hypervisor's handler times every walk, whether or not it traps on.
+            const WALK: &[Signal] = &[
+                NoFetchCycles,
+                NoFetchAllCycles,
+                DTlbMissWaitCycles,
+                ITlbWalkCyclesSize0,
+                ITlbWalkCyclesSize1,
+                ITlbWalkCyclesSize2,
+                ITlbWalkCyclesSize3,
+                DTlbWalkCyclesSize0,
+                DTlbWalkCyclesSize1,
+                DTlbWalkCyclesSize2,
+                DTlbWalkCyclesSize3,
+            ];
+            v.push(a("core", "walk_trap_cycles", &self.walk_trap_cycles, WALK));
+        }
+        v.push(a("core", "fill_trap_cycles", &self.fill_trap_cycles, TRAP));
+        if !niagara {
+            v.push(a("core", "sockets", &self.sockets, if t4 { SOCKETS_T4 } else { SOCKETS_KT }).queues());
+        }
+        // A write that finds the queue full waits where it is, and what waits on the
+        // level that sent it waits too.
+        v.push(a("memory", "write_queue", &self.mcu.write_queue, line).queues());
+        v
     }
 }

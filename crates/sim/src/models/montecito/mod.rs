@@ -43,7 +43,7 @@ mod table;
 
 pub use capture::{capture_units, itanium_ip};
 pub use events::{line_state, Agent, EventType, MappedEvent};
-pub use program::{mapped_event, per_cycle, reads_occupancies};
+pub use program::{counter, mapped_event, per_cycle, reads_occupancies};
 use program::{Program, Reads};
 pub use qualify::Breakpoint;
 use qualify::Qualifier;

@@ -129,9 +129,16 @@ pub fn reads_occupancies(code: u8, umask: u64) -> bool {
 /// it, with every MESI state and no threshold (the span's own events; for listing what
 /// the machine exercises, and for tests).
 pub fn per_cycle<const F: usize>(code: u8, umask: u64, span: &Span<F>) -> u64 {
-    let Some(event) = mapped_event(code) else { return 0 };
-    let Some(atoms) = (event.select)(umask) else { return 0 };
-    let captured = super::capture::reachable(span);
-    let c = Cycle { signals: span.signals.into_family(), write: span.mem.is_some_and(|m| m.write), state: None, captured };
-    atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(u64::from(event.max_inc))
+    counter(code, umask)(span)
+}
+
+/// [`per_cycle`] of one selection, its atoms looked up once: for asking many spans.
+pub fn counter<const F: usize>(code: u8, umask: u64) -> impl Fn(&Span<F>) -> u64 {
+    let selected = mapped_event(code).and_then(|e| Some(((e.select)(umask)?, u64::from(e.max_inc))));
+    move |span| {
+        let Some((atoms, max_inc)) = selected else { return 0 };
+        let captured = super::capture::reachable(span);
+        let c = Cycle { signals: span.signals.into_family(), write: span.mem.is_some_and(|m| m.write), state: None, captured };
+        atoms.iter().map(|a| a.value(&c)).sum::<u64>().min(max_inc)
+    }
 }

@@ -577,6 +577,21 @@ fn counter_of(i: usize) -> (usize, Mmu, Context, PageSize, Quantity) {
     (i / COUNTERS_PER_VCPU, Mmu::ALL[slot / Context::ALL.len()], Context::ALL[slot % Context::ALL.len()], size, quantity)
 }
 
+/// The signal MMU-statistics counter `i` (of any vCPU) adds: the machine's fills of
+/// its MMU and page-size class, or their walk cycles (TN10, TN13, TN17). The signal
+/// tables have an entry for every page-size class.
+#[allow(clippy::indexing_slicing)]
+pub fn mmustat_signal(i: usize) -> Signal {
+    let (_, mmu, _, size, quantity) = counter_of(i);
+    let class = size as usize;
+    match (mmu, quantity) {
+        (Mmu::Immu, Quantity::Hits) => Signal::ITLB_FILLS[class],
+        (Mmu::Immu, Quantity::Ticks) => Signal::ITLB_WALK_CYCLES[class],
+        (Mmu::Dmmu, Quantity::Hits) => Signal::DTLB_FILLS[class],
+        (Mmu::Dmmu, Quantity::Ticks) => Signal::DTLB_WALK_CYCLES[class],
+    }
+}
+
 /// The context a span's translations use: the nucleus context 0 for privileged code,
 /// a user context otherwise; `None` for hyperprivileged code, which runs untranslated
 /// (TN11, TN12).
@@ -615,26 +630,17 @@ impl Counters for Hypervisor {
 
 impl<const F: usize> Counting<F> for Hypervisor {
     /// The hypervisor's TSB hits of the counter's vCPU, MMU, context and page size, and
-    /// the cycles it spent on them, while collection is on: the machine's fills of
-    /// that page-size class and their walk cycles (TN10, TN13, TN17). The signal
-    /// tables have an entry for every page-size class.
-    #[allow(clippy::indexing_slicing)]
+    /// the cycles it spent on them, while collection is on ([`mmustat_signal`]).
     fn rate(&self, i: usize, span: &Span<F>) -> u64 {
         if let Some((kt, k)) = self.kt_counter(i) {
             return kt.rate(k, span);
         }
-        let (vcpu, mmu, context, size, quantity) = counter_of(i);
+        let (vcpu, _, context, _, _) = counter_of(i);
         let enabled = self.vcpus.get(vcpu).is_some_and(|v| v.mmustat != 0);
         if !enabled || usize::from(span.thread) != vcpu || context_of(span.privilege) != Some(context) {
             return 0;
         }
-        let class = size as usize;
-        span.signals.get(match (mmu, quantity) {
-            (Mmu::Immu, Quantity::Hits) => Signal::ITLB_FILLS[class],
-            (Mmu::Immu, Quantity::Ticks) => Signal::ITLB_WALK_CYCLES[class],
-            (Mmu::Dmmu, Quantity::Hits) => Signal::DTLB_FILLS[class],
-            (Mmu::Dmmu, Quantity::Ticks) => Signal::DTLB_WALK_CYCLES[class],
-        })
+        span.signals.get(mmustat_signal(i))
     }
 
     /// The MMU statistics do not depend on addresses; the KT's counters do.

@@ -243,7 +243,13 @@ pub(super) fn group(groups: &[Group; GROUPS], sl: u64) -> Group {
 /// commit-0-all, the tag waits) in every primary. TABLE 10-2 as this model applies it
 /// (for tests and for listing what the machine exercises).
 pub fn per_cycle<const F: usize>(pmu: &Pmu, sl: u64, mask: u64, strand: usize, span: &Span<F>) -> u64 {
-    Program::new(sl, mask, &group(&groups(pmu), sl)).per_cycle(span, strand, span.privilege, |_| true)
+    counter(pmu, sl, mask)(span, strand)
+}
+
+/// [`per_cycle`] of one selection, its program worked out once: for asking many spans.
+pub fn counter<const F: usize>(pmu: &Pmu, sl: u64, mask: u64) -> impl Fn(&Span<F>, usize) -> u64 {
+    let program = Program::new(sl, mask, &group(&groups(pmu), sl));
+    move |span, strand| program.per_cycle(span, strand, span.privilege, |_| true)
 }
 
 /// The subevents that cross strands and are cycles of the whole core, not events of

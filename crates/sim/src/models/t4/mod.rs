@@ -21,7 +21,7 @@ use crate::stream::{Privilege, Signal, Signals, Span, SPARC};
 
 mod events;
 
-pub use events::per_cycle;
+pub use events::{counter, per_cycle};
 use events::{group, groups, Group, Program};
 
 /// §10.1 item 1: four PCR/PIC pairs per virtual processor.
