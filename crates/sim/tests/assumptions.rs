@@ -230,7 +230,7 @@ fn an_event_reads_the_signals_its_count_weighs() {
         let pmu = catalog.pmu(sel.pmu).unwrap();
         (
             assumed::inputs(pmu, &sel).unwrap(),
-            assumed::depends_on(pmu, &[sel.clone()]).unwrap().iter().map(Assumption::name).collect::<Vec<_>>(),
+            assumed::depends_on(pmu, std::slice::from_ref(&sel)).unwrap().iter().map(Assumption::name).collect::<Vec<_>>(),
         )
     };
     // An L1D bubble of a store conflict: the conflict's code, the L1D stall, and the
