@@ -519,7 +519,7 @@ fn mmc29_a_semaphore_waits_for_the_l2d_with_its_acquire_in_the_ozq() {
     // All but the first find the line in the L2D.
     assert_eq!(t.get(Signal::L2DataHits), 9_999);
     let cfg = MontecitoConfig::new(1);
-    let acquire = t.get(Signal::L2dOzqAcquireCycles);
+    let acquire = t.get(Signal::L2dOzqAcquireLive);
     assert!(acquire >= 5 * 9_999 && acquire <= 5 * 9_999 + cfg.memory_cycles + cfg.bus_ratio + 1, "{acquire}");
 }
 
@@ -855,11 +855,64 @@ fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
     let alone = run(vec![Op::Int, Op::Atomic(at(1, 0))]);
     assert!(sema.get(Signal::L2dSemaphoreCancels) > 900, "{}", sema.get(Signal::L2dSemaphoreCancels));
     assert_eq!(alone.get(Signal::L2dSemaphoreCancels), 0);
-    assert!(sema.get(Signal::L2dOzqAcquireCycles) > alone.get(Signal::L2dOzqAcquireCycles) + 1000);
+    assert!(sema.get(Signal::L2dOzqAcquireLive) > alone.get(Signal::L2dOzqAcquireLive) + 1000);
     // Each fc is followed by sync.i (cancelled) and srlz.i (a serialization).
     let jit = run(vec![Op::Store(at(0, 0)), Op::FlushCode(at(0, 0))]);
     assert_eq!((jit.get(Signal::L2dMiscOrderCancels), jit.get(Signal::InstructionSerializations)), (1000, 1000));
     assert_eq!(plain.get(Signal::L2dMiscOrderCancels), 0);
+}
+
+/// ERRATA MMC48: a load with a fence right after it is an acquire (`ld.acq`). One the
+/// L1D does not serve is in the L2D until its data is back, and the thread's requests
+/// that reach the L2D meanwhile are cancelled (L2D_OZQ_CANCELS0.ACQ), those of its
+/// issue group as late cancels (CANCELS1.SIBLING_ACQ_REL), and wait for its data. A
+/// plain load, or an acquire the L1D serves, holds nothing back.
+#[test]
+fn mmc48_an_acquire_holds_back_the_threads_younger_requests() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let at = |stream, use_next| Access { stream, offset: 0, size: 8, use_next };
+    let run = |acquire: bool, stride: i64| {
+        // Lines of 128 KB the L1D misses each iteration and the L2D holds.
+        let flag = DataStream {
+            base: 0x1000_0000,
+            stride,
+            footprint: 128 << 10,
+            memory: Memory::Cacheable,
+            page: 16 << 10,
+            shared: false,
+            nullable: false,
+        };
+        let data = DataStream { base: 0x2000_0000, stride: 64, ..flag };
+        let more = DataStream { base: 0x3000_0000, stride: 64, ..flag };
+        let mut body = vec![Op::Load(at(0, false))];
+        body.extend(acquire.then_some(Op::Barrier));
+        // A load in the acquire's issue group, six instructions (a group), and a load
+        // of the next.
+        body.push(Op::Load(at(1, false)));
+        body.extend(std::iter::repeat_n(Op::Int, 6));
+        body.extend([Op::Load(at(2, true)), Op::Int]);
+        body.extend(std::iter::repeat_n(Op::Int, 40));
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        let program = common::program_of(common::phase(body, 10_000, vec![flag, data, more]));
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let acquired = run(true, 64);
+    let (late, later) = (acquired.get(Signal::L2dSiblingAcquireCancels), acquired.get(Signal::L2dAcquireCancels));
+    // Once the lines are in the L2D, every iteration's two younger loads meet the
+    // acquire: the first in its group, the second a group later.
+    assert!(late > 9_000 && later > 9_000, "{late} {later}");
+    // The acquire is in the L2D for its data's 5 cycles at least.
+    assert!(acquired.get(Signal::L2dOzqAcquireLive) >= 5 * 9_000, "{}", acquired.get(Signal::L2dOzqAcquireLive));
+    let plain = run(false, 64);
+    assert_eq!((plain.get(Signal::L2dSiblingAcquireCancels), plain.get(Signal::L2dAcquireCancels)), (0, 0));
+    assert_eq!(plain.get(Signal::L2dOzqAcquireLive), 0);
+    // The fence issues nothing: the acquire is the load's.
+    assert_eq!(acquired.get(Signal::Instructions), plain.get(Signal::Instructions));
+    // The cancelled loads' data comes later: the thread waits longer.
+    assert!(acquired.cycles > plain.cycles, "{} {}", acquired.cycles, plain.cycles);
+    // An acquire the L1D serves (the same line every time) is performed at once.
+    let hit = run(true, 0);
+    assert_eq!((hit.get(Signal::L2dSiblingAcquireCancels), hit.get(Signal::L2dAcquireCancels)), (0, 0));
 }
 
 /// ERRATA MMC37 (Table 4-94's store matches): an FP load (always an L2D read) of the

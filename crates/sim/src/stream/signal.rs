@@ -478,8 +478,6 @@ pub enum Signal {
     /// the 16 request buffers taken.
     L2dOzqFull,
     L2dFillBufferFull,
-    /// Cycles a semaphore's acquire is in the L2D's OzQ (Montecito).
-    L2dOzqAcquireCycles,
     /// Montecito L2D requests that found the OzQ empty and bypassed it (ERRATA
     /// MMC36): hits by the first path of their cycle (L1D to L2A) and by the second
     /// (L1W to L2I), hits cancelled for the bank of the cycle's first, and misses the
@@ -503,6 +501,11 @@ pub enum Signal {
     /// Montecito `sync.i`s cancelled while the `fc` before them was in the L2D's
     /// OzQ (ERRATA MMC38).
     L2dMiscOrderCancels,
+    /// Montecito L2D requests cancelled while an older acquire load of their thread
+    /// was in the OzQ or beyond, and those of them in the acquire's own issue group
+    /// (late cancels; ERRATA MMC48).
+    L2dAcquireCancels,
+    L2dSiblingAcquireCancels,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,
@@ -601,6 +604,9 @@ pub enum Signal {
     /// Release stores in the L2D's OzQ (ERRATA MMC38), laid over the cycles like the
     /// system interface's queues.
     L2dOzqReleaseLive,
+    /// Acquires in the L2D's OzQ, a semaphore's or a load's, from their request to
+    /// their data (ERRATA MMC29, MMC48), laid over the cycles the same way.
+    L2dOzqAcquireLive,
     /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
     /// another transfer's, and snoop stalls; of both cores' transactions and of this
     /// core's (`Self`).

@@ -36,6 +36,21 @@ fn releases(phase: &Phase, i: usize) -> bool {
     }
 }
 
+/// Whether the load at `i` is an acquire: a fence right after it that is no store's
+/// release orders the thread's later accesses after it, which the compiler gives the
+/// load (`ld.acq`) rather than emit an `mf` (MMC48).
+fn acquires(phase: &Phase, i: usize) -> bool {
+    let Some(Op::Load(a)) = phase.body.get(i) else { return false };
+    let next = phase.body[i + 1..].iter().position(|op| *op != Op::Nop).map(|n| i + 1 + n);
+    phase.streams[usize::from(a.stream)].memory == Memory::Cacheable
+        && next.is_some_and(|j| phase.body[j] == Op::Barrier && !releases(phase, j))
+}
+
+/// Whether the fence at `i` is the acquire of the load before it ([`acquires`]).
+fn acquired(phase: &Phase, i: usize) -> bool {
+    phase.body[..i].iter().rposition(|op| *op != Op::Nop).is_some_and(|j| acquires(phase, j))
+}
+
 /// Whether the skip at `i` jumps to a return, past `over` instructions: `if (c) { ... }
 /// return;`, which an Itanium compiler turns into a return predicated on `c` ahead of
 /// the skipped code (the return duplicated into the branch's target, MMC40).
@@ -244,6 +259,7 @@ impl Montecito {
                 // `mf` (MMC38).
                 self.release = true;
             }
+            Op::Barrier if acquired(phase, i) => {}
             Op::Barrier => {
                 // A fence drains the write-coalescing buffers (MMC22).
                 self.join(g, out, ip, false);
@@ -293,6 +309,7 @@ impl Montecito {
             | Op::Prefetch(a)
             | Op::BlockLoad(a)
             | Op::BlockStore(a) => {
+                self.acquiring = acquires(phase, i);
                 self.memory(phase, k, &op, a, ip, g, out);
             }
             Op::Jump { table, via } => {

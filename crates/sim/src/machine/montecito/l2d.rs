@@ -34,7 +34,7 @@ impl L2d {
 }
 
 /// What a data request asks of the L2D: whether it writes, whether it returns data
-/// (a load's, a semaphore's), and the ordering it carries (MMC38).
+/// (a load's, a semaphore's), and the ordering it carries (MMC38, MMC48).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Request {
     pub(super) write: bool,
@@ -42,29 +42,40 @@ pub(super) struct Request {
     pub(super) order: Option<Order>,
 }
 
-/// A request the L2D performs only after the thread's older requests (MMC38).
+/// A request with an ordering attribute: one the L2D performs only after the
+/// thread's older requests (MMC38), or an acquire, before which none of the thread's
+/// younger requests is performed (MMC48).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Order {
     /// A semaphore (`xchg`, `cmpxchg`, `fetchadd`), performed in the L2D.
     Semaphore,
     /// A release store (`st.rel`).
     Release,
+    /// An acquire load (`ld.acq`).
+    Acquire,
 }
 
 /// Requests the L2D issues in one clock: its tag array is "true four-ported-four
 /// fully independent accesses in the same cycle" (§2.3.3.2).
 const L2D_PORTS: u64 = 4;
 
-/// A cycle the thread waits for a semaphore's value: its acquire holds in the OzQ
-/// until the value is back (L2D_OZQ_ACQUIRE, MMC29).
+/// A cycle the thread waits for a semaphore's value (MMC29).
 pub(super) fn semaphore_wait() -> Signals {
-    Signals::default().with(Signal::DataDepStallCycles, 1).with(Signal::L2dOzqAcquireCycles, 1)
+    Signals::default().with(Signal::DataDepStallCycles, 1)
 }
 
 /// A cycle the L1D holds the core back because the L2D takes no request: its OzQ or
 /// its request buffers are full (BE_L1D_FPU_BUBBLE.L1D_L2BPRESS).
 pub(super) fn back_pressure() -> Signals {
     Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L2dBackPressureCycles, 1)
+}
+
+/// A thread's latest acquire that the L1D did not serve: the cycle it issued, and
+/// the cycle its data is back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Acquire {
+    pub(super) issued: u64,
+    pub(super) done: u64,
 }
 
 impl Montecito {
@@ -74,24 +85,40 @@ impl Montecito {
     /// beyond through a request buffer. A hit or a miss that finds the OzQ empty
     /// bypasses it (MMC36): a hit takes no entry, unless it lost its bank to the
     /// cycle's first bypass.
+    ///
+    /// A request that reaches the L2D while an acquire of its thread is there is
+    /// cancelled and issues again once the acquire has its data (MMC48): the second
+    /// value is the cycles it was held.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
-        let Request { write, reads, order } = req;
+    pub(super) fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> (L2d, u64) {
         let now = self.started + out.elapsed();
+        let Acquire { issued, done } = self.acquires[self.thread];
+        let held = done.saturating_sub(now);
+        if held > 0 {
+            // A request of the acquire's own issue group is a late cancel.
+            s.bump(if issued == now { Signal::L2dSiblingAcquireCancels } else { Signal::L2dAcquireCancels });
+        }
+        (self.l2d_at(now + held, req, addr, ip, g, out, s), held)
+    }
+
+    /// A data request that issues to the L2D at `now`.
+    #[allow(clippy::too_many_arguments)]
+    fn l2d_at(&mut self, now: u64, req: Request, addr: u64, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
+        let Request { write, reads, order } = req;
         self.ozq.expire(now);
         let free = self.ozq.free(now);
         self.back_pressure(now, free, Signal::L2dOzqFull, ip, g, out, s);
         let empty = free == now && self.ozq.is_empty();
-        let now = match order.zip(self.ozq.older(self.thread).filter(|&last| last > free)) {
+        let ordered = order.filter(|&o| o != Order::Acquire);
+        let now = match ordered.zip(self.ozq.older(self.thread).filter(|&last| last > free)) {
             // An ordered request that finds older requests of its thread in the queue is
             // cancelled and issues again once the last has left (MMC38); the thread
             // waits for a semaphore's value, not for a release store.
             Some((order, last)) => {
-                s.bump(match order {
-                    Order::Semaphore => Signal::L2dSemaphoreCancels,
-                    Order::Release => Signal::L2dReleaseCancels,
-                });
+                s.bump(if order == Order::Semaphore { Signal::L2dSemaphoreCancels } else { Signal::L2dReleaseCancels });
                 if order == Order::Semaphore {
+                    // Its acquire is in the OzQ meanwhile (L2D_OZQ_ACQUIRE, MMC48).
+                    self.si.hold(Signal::L2dOzqAcquireLive, free, last);
                     self.close(g, out);
                     be_stall(out, ip, 0, last - free, semaphore_wait());
                 } else {
@@ -224,11 +251,20 @@ impl Montecito {
         sent
     }
 
-    /// Cycles until a load's data is there from the L2D on: an L2D hit, a secondary
-    /// miss's wait for its fill (at least a hit's), the L3, or memory (which may
-    /// switch threads, and then costs this thread nothing).
-    pub(super) fn data_latency(&mut self, found: L2d, write: bool, s: &mut Signals) -> u64 {
-        match found {
+    /// An acquire that issued at `now` and has its data `latency` cycles later: until
+    /// then the L2D performs none of the thread's younger requests, and the acquire
+    /// is in its OzQ (L2D_OZQ_ACQUIRE; MMC29, MMC48).
+    pub(super) fn acquire(&mut self, now: u64, latency: u64) {
+        self.acquires[self.thread] = Acquire { issued: now, done: now + latency };
+        self.si.hold(Signal::L2dOzqAcquireLive, now, now + latency);
+    }
+
+    /// Cycles until a load's data is there from the L2D on, after the `held` cycles
+    /// an acquire held its request: an L2D hit, a secondary miss's wait for its fill
+    /// (at least a hit's), the L3, or memory (which may switch threads, and then
+    /// costs this thread nothing).
+    pub(super) fn data_latency(&mut self, (found, held): (L2d, u64), write: bool, s: &mut Signals) -> u64 {
+        held + match found {
             L2d::Found(Level::L2) => self.cfg.l2d_cycles,
             L2d::Reissued(cycles) => self.cfg.l2d_cycles + cycles,
             L2d::Secondary(wait) => wait.max(self.cfg.l2d_cycles),

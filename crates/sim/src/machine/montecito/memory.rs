@@ -16,8 +16,8 @@ use crate::program::{Access, Memory, Op, Phase};
 use crate::stream::{L1dConflict, MemRef, Signal};
 
 /// The L2D's cancels of a request that it issues again (L2D_OZQ_CANCELS0: a cancelled
-/// recirculate, a bank conflict, a store match, oversubscription).
-const LOAD_CANCELS: [Signal; 7] = [
+/// recirculate, a bank conflict, a store match, oversubscription, an older acquire).
+const LOAD_CANCELS: [Signal; 9] = [
     Signal::L2dRecirculateCancels,
     Signal::L2dBankConflicts,
     Signal::L2dStoreMatchL2a,
@@ -25,6 +25,8 @@ const LOAD_CANCELS: [Signal; 7] = [
     Signal::L2dStoreMatchL2d,
     Signal::L2dStoreMatchL2c,
     Signal::L2dOversubscribed,
+    Signal::L2dAcquireCancels,
+    Signal::L2dSiblingAcquireCancels,
 ];
 
 /// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
@@ -386,6 +388,7 @@ impl Montecito {
         let order = match op {
             Op::Atomic(_) => Some(Order::Semaphore),
             Op::Store(_) if std::mem::take(&mut self.release) => Some(Order::Release),
+            Op::Load(_) if std::mem::take(&mut self.acquiring) => Some(Order::Acquire),
             _ => None,
         };
         let fp_load = matches!(op, Op::FpLoad(_));
@@ -436,7 +439,7 @@ impl Montecito {
                         0 => 0,
                         cycles => cycles + 1,
                     };
-                    found = Some(l2d);
+                    found = Some(l2d.0);
                 } else if reads || prefetch {
                     if !write && !prefetch {
                         // A load of bytes a store has not written yet (MMC44): an
@@ -461,7 +464,7 @@ impl Montecito {
                         let l2d = self.l2d(addr, Request { write, reads: !prefetch, order }, ip, g, out, &mut s);
                         if prefetch {
                             // An lfetch the L1D misses is an L2D operation (L2D_OPS_ISSUED).
-                            let served = match l2d.level() {
+                            let served = match l2d.0.level() {
                                 Level::L2 => Signal::L2PrefetchHitsL2,
                                 Level::L3 => Signal::L2PrefetchHitsL3,
                                 Level::Memory => Signal::L2PrefetchLocalMemory,
@@ -472,7 +475,7 @@ impl Montecito {
                         if latency > 0 && !prefetch {
                             self.l1d_pipe.fill(self.cfg.l1d.line_of(addr), self.now(out) + latency);
                         }
-                        found = Some(l2d);
+                        found = Some(l2d.0);
                     } else if write {
                         // A semaphore is performed in the L2D (L2D_OPS_ISSUED.RMW), also
                         // when the L1D holds its line, and returns its value from there.
@@ -482,7 +485,7 @@ impl Montecito {
                             latency = cycles;
                             l1d_missed = true;
                         }
-                        found = Some(l2d);
+                        found = Some(l2d.0);
                     }
                 } else {
                     // A store waits for a fill of its line under way (MMC44), then
@@ -494,11 +497,14 @@ impl Montecito {
                     if self.l1d.contains(addr) {
                         self.l1d.access(addr, false);
                     }
-                    let l2d = self.l2d(addr, Request { write: true, reads: false, order }, ip, g, out, &mut s);
+                    let (l2d, _) = self.l2d(addr, Request { write: true, reads: false, order }, ip, g, out, &mut s);
                     if l2d == L2d::Found(Level::Memory) {
                         self.memory_latency(&mut s, l3_signal(1, true).1, self.data_sent, self.data_ready);
                     }
                     found = Some(l2d);
+                }
+                if l1d_missed && matches!(order, Some(Order::Acquire | Order::Semaphore)) {
+                    self.acquire(self.now(out), latency);
                 }
                 if reads && matches!(found, Some(L2d::Found(Level::L2) | L2d::Reissued(_))) {
                     // The L2D returns the data `latency` cycles after the access issues;

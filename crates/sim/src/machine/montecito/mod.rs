@@ -118,8 +118,12 @@ pub struct Montecito {
     switching: Option<usize>,
     /// Instructions still to issue with a false predicate (an if-converted skip, MMC32).
     squashing: u8,
-    /// The next store is a release (`st.rel`, MMC38).
+    /// The next store is a release (`st.rel`, MMC38); the access being made is an
+    /// acquire load (`ld.acq`, MMC48).
     release: bool,
+    acquiring: bool,
+    /// Each thread's latest acquire the L1D did not serve (MMC48).
+    acquires: Vec<l2d::Acquire>,
     /// The L1D's fills on their way and its latest stores (MMC44).
     l1d_pipe: l1d_pipe::L1dPipe,
     /// The loads hoisted above the skip being executed, until their checks (MMC42).
@@ -220,6 +224,8 @@ impl Montecito {
             switching: None,
             squashing: 0,
             release: false,
+            acquiring: false,
+            acquires: vec![l2d::Acquire::default(); threads],
             progressed: true,
             hoisted: Vec::new(),
             l1d_pipe: Default::default(),
@@ -418,6 +424,7 @@ impl Core<MONTECITO> for Montecito {
         }
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         out.extend(self.l2d_returns.iter().map(|&at| at.saturating_sub(self.clock)));
+        out.extend(self.acquires.iter().flat_map(|a| [a.issued, a.done]).map(|at| at.saturating_sub(self.clock)));
         out.push(u64::from(stall_class(self.switch_stall)));
         out.push(u64::from(self.progressed));
         self.wcb.canonical(keys, out);

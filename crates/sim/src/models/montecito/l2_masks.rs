@@ -49,7 +49,7 @@ pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
-pub(super) const OZQ_CANCELS: [Atom; 10] = [
+pub(super) const OZQ_CANCELS: [Atom; 12] = [
     Sig(Signal::L2dRecirculateCancels),
     Sig(Signal::L2dMiscOrderCancels),
     Sig(Signal::L2dReleaseCancels),
@@ -60,7 +60,20 @@ pub(super) const OZQ_CANCELS: [Atom; 10] = [
     Sig(Signal::L2dStoreMatchL2c),
     Sig(Signal::L2dBankConflicts),
     Sig(Signal::L2dOversubscribed),
+    Sig(Signal::L2dAcquireCancels),
+    Sig(Signal::L2dSiblingAcquireCancels),
 ];
+
+/// L2D_OZQ_CANCELS1 by unit mask bits 1:0 (Table 4-95): every cancel, or the late
+/// cancels of requests in an acquire's issue group (MMC48); releases cancel none of
+/// their group, and speculative bypasses are not modelled.
+pub(super) fn l2d_ozq_cancels1(u: u64) -> Option<&'static [Atom]> {
+    match u & 3 {
+        0b00 => Some(&OZQ_CANCELS),
+        0b10 => Some(&OZQ_CANCELS[11..]),
+        _ => None,
+    }
+}
 
 /// The L3 accesses the L2D cancels: bypassing hits' (the cycle's first, its second,
 /// and one that lost its bank), uncacheable requests' (MMC36), then the L2D misses
@@ -107,6 +120,7 @@ pub(super) fn l2d_ozq_cancels0(u: u64) -> Option<&'static [Atom]> {
         0b0011 => Some(&[Sig(Signal::L2dStoreMatchL2m)]),
         0b0100 => Some(&[Sig(Signal::L2dStoreMatchL2d)]),
         0b0101 => Some(&[Sig(Signal::L2dStoreMatchL2c)]),
+        0b0110 => Some(&OZQ_CANCELS[10..]),
         0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
         0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
         0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),

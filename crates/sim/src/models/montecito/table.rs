@@ -550,7 +550,7 @@ pub static EVENTS: &[MappedEvent] = &[
     // and secondary misses a fill woke beyond the four a clock (MMC29).
     ev(0xe0, "L2D_OZQ_CANCELS0", F, 4, l2::l2d_ozq_cancels0),
     ev(0xe1, "L2D_OZQ_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dOzqFull)]) } else { None }),
-    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, |u| if u & 3 == 0 { Some(&l2::OZQ_CANCELS) } else { None }),
+    ev(0xe2, "L2D_OZQ_CANCELS1", F, 4, l2::l2d_ozq_cancels1),
     // L2D_BYPASS bits 1:0: L2_DATA1 hits by the first path, L2_DATA2 by the second,
     // L3_DATA1 misses the L3 served; 11 counts nothing (MMC36).
     ev(0xe4, "L2D_BYPASS", F, 4, |u| match u & 3 {
@@ -581,7 +581,7 @@ pub static EVENTS: &[MappedEvent] = &[
     // the L2D upgrades with a BIL (MMC23).
     ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
     // L2D_OZQ_ACQUIRE: cycles a semaphore's acquire is in the OzQ (MMC29).
-    ev(0xef, "L2D_OZQ_ACQUIRE", F, 1, |_| Some(&[Sig(Signal::L2dOzqAcquireCycles)])),
+    ev(0xef, "L2D_OZQ_ACQUIRE", F, 1, |_| Some(&[Atom::Present(Signal::L2dOzqAcquireLive)])),
     // L2D_OPS_ISSUED (bit 3 ignored): the L2D's operations by kind, each issued as a
     // hit in the end: integer loads (L1D read misses), FP loads (all of them: the L1D
     // holds no FP data), semaphores (RMW), other stores, lfetches the L1D missed, and

@@ -113,8 +113,9 @@ fn transaction(rng: &mut Rng, t: Thread, page: u64) -> Vec<Phase> {
 
 /// One step of a thread of a shared-memory program (all threads in address space 1):
 /// take a lock with an atomic swap, update shared counters that sit in one cache line
-/// (false sharing), produce into or consume from a shared ring buffer, release the
-/// lock, and do some private work.
+/// (false sharing), produce into or consume from a shared ring buffer (its head index
+/// published with a release store and read with an acquire load), release the lock,
+/// and do some private work.
 pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
     // Choices added later come from `side`, so the rest of the program stays as it was.
     let mut side = rng.side(SHARED_SIDE);
@@ -145,9 +146,13 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
         // The producer prefetches the slots it will write next.
         b.op(Op::Prefetch(Access { stream: ring, offset: 4 * LINE as u32, size: 8, use_next: false }));
         b.op(Op::BlockStore(Access { stream: ring, offset: 0, size: LINE as u8, use_next: false }));
-        // and publishes the new head index, a word on a page of its own.
-        b.store(head, 0, 4);
+        // and publishes the new head index, a word on a page of its own, with a
+        // release store (C11's memory_order_release: a fence before the store).
+        b.op(Op::Barrier).store(head, 0, 4);
     } else {
+        // The consumer reads the head index with an acquire load (memory_order_acquire:
+        // a fence after the load), then the slot it points to.
+        b.load(head, 0, 4, false).op(Op::Barrier);
         b.load(ring, 0, 8, true);
     }
     b.op(Op::Barrier).store(lock, 0, 4);
