@@ -915,6 +915,52 @@ fn mmc48_an_acquire_holds_back_the_threads_younger_requests() {
     assert_eq!((hit.get(Signal::L2dSiblingAcquireCancels), hit.get(Signal::L2dAcquireCancels)), (0, 0));
 }
 
+/// ERRATA MMC49: an L2D fill writes its line into the data array over the 4 cycles the
+/// L3 delivers it in (§2.3.3.3), and a dirty victim is read out as long after its
+/// miss's lookup: a hit meeting either is cancelled (L2D_OZQ_CANCELS0: a read meeting
+/// a fill OZQ_PREEMPT, a store FILL_ST_CONF, either meeting a victim WB_CONF) and
+/// issues again once the array is free.
+#[test]
+fn mmc49_hits_meeting_a_fill_or_a_victim_in_the_data_array_are_cancelled() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let at = |stream| Access { stream, offset: 0, size: 8, use_next: false };
+    let run = |miss: Op| {
+        // A line the L2D misses every iteration (64 MB), and hits: FP loads (the
+        // L2D's, never the L1D's) and stores of 8 KB it holds.
+        let misses = DataStream {
+            base: 0x1000_0000,
+            stride: 128,
+            footprint: 64 << 20,
+            memory: Memory::Cacheable,
+            page: 16 << 10,
+            shared: false,
+            nullable: false,
+        };
+        let hits = DataStream { base: 0x2000_0000, stride: 8, footprint: 8 << 10, ..misses };
+        let written = DataStream { base: 0x3000_0000, ..hits };
+        let mut body = vec![miss];
+        for _ in 0..12 {
+            body.extend([Op::FpLoad(at(1)), Op::Int, Op::Store(at(2)), Op::Int]);
+        }
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        let program = common::program_of(common::phase(body, 20_000, vec![misses, hits, written]));
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let loads = run(Op::Load(at(0)));
+    let (preempts, stores) = (loads.get(Signal::L2dFillPreempts), loads.get(Signal::L2dFillStoreConflicts));
+    assert!(preempts > 1_000 && stores > 1_000, "{preempts} {stores}");
+    // Stores that miss dirty the lines the L2D later evicts: their read-out cancels
+    // too. The clean misses' victims are clean but for the stored lines among them.
+    let dirty = run(Op::Store(at(0)));
+    let (clean, written) = (loads.get(Signal::L2dWritebackConflicts), dirty.get(Signal::L2dWritebackConflicts));
+    assert!(written > 1_000 && written > 10 * clean, "{written} {clean}");
+    // Without misses the array is busy only while the hits' 128 lines first come in.
+    let resident = run(Op::Int);
+    let conflicts = [Signal::L2dFillPreempts, Signal::L2dFillStoreConflicts, Signal::L2dOzDataConflicts, Signal::L2dWritebackConflicts];
+    let first = conflicts.iter().map(|&c| resident.get(c)).sum::<u64>();
+    assert!(first < 2 * 128, "{first}");
+}
+
 /// ERRATA MMC37 (Table 4-94's store matches): an FP load (always an L2D read) of the
 /// 16 bytes a store wrote one, two or three cycles before finds the store in the L2D
 /// pipeline's L2M, L2D or L2C stage, is cancelled, and hits once the store has left;

@@ -506,6 +506,15 @@ pub enum Signal {
     /// (late cancels; ERRATA MMC48).
     L2dAcquireCancels,
     L2dSiblingAcquireCancels,
+    /// Montecito L2D hits cancelled while the data array wrote a fill (a read's,
+    /// OZQ_PREEMPT; a store's, FILL_ST_CONF; a store's when the fill merges stores'
+    /// data, OZDATA_CONF) or read a dirty victim out (WB_CONF), and reads that met a
+    /// store the L2D had cancelled (CANC_L2M_TO_L2C_ST) (ERRATA MMC49).
+    L2dFillPreempts,
+    L2dFillStoreConflicts,
+    L2dOzDataConflicts,
+    L2dWritebackConflicts,
+    L2dCancelledStoreMatches,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,

@@ -31,7 +31,8 @@ struct Fill {
 
 /// An L2D miss in a request buffer: inserted into the OzQ at `inserted`, passed to
 /// the L3 at `sent`, its data back at `ready`; `waiting` secondary misses suspended
-/// until its fill.
+/// until its fill, and whether a store is among them (`merges`: the fill merges its
+/// data from the OzQ's data buffer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct DataMiss {
     line: u64,
@@ -39,6 +40,7 @@ pub(super) struct DataMiss {
     pub(super) sent: u64,
     pub(super) ready: u64,
     waiting: u8,
+    merges: bool,
 }
 
 /// §2.3.3.4: "All L2I and L2D requests are allocated to one of 16 request buffers".
@@ -63,6 +65,9 @@ pub(super) struct InFlight {
     fills: Vec<Fill>,
     /// The outstanding L2D misses.
     data: Vec<DataMiss>,
+    /// When the L2D's data array is done reading out each dirty victim (ERRATA
+    /// MMC49).
+    victim_reads: Vec<u64>,
 }
 
 impl InFlight {
@@ -71,6 +76,7 @@ impl InFlight {
         self.prefetches.retain(|p| p.ready > now);
         self.fills.retain(|f| f.ready > now);
         self.data.retain(|d| d.ready > now);
+        self.victim_reads.retain(|&done| done > now);
     }
 
     /// The cycle an L2D miss at `now` gets a request buffer: `now`, or when the first
@@ -81,7 +87,33 @@ impl InFlight {
 
     /// An L2D miss of L2D line `line` holds a request buffer until its data arrives.
     pub(super) fn add_data(&mut self, line: u64, inserted: u64, sent: u64, ready: u64) {
-        self.data.push(DataMiss { line, inserted, sent, ready, waiting: 0 });
+        self.data.push(DataMiss { line, inserted, sent, ready, waiting: 0, merges: false });
+    }
+
+    /// A store suspended until the fill of L2D line `line` (after `suspend`).
+    pub(super) fn merge(&mut self, line: u64) {
+        if let Some(d) = self.data.iter_mut().find(|d| d.line == line) {
+            d.merges = true;
+        }
+    }
+
+    /// The L2D fill writing its data into the array at `now` (over its last `cycles`
+    /// cycles), if one is: when it is done, and whether it merges a store's data
+    /// (ERRATA MMC49).
+    pub(super) fn data_returning(&self, now: u64, cycles: u64) -> Option<(u64, bool)> {
+        let filling = self.data.iter().filter(|d| d.ready.saturating_sub(cycles) <= now && now < d.ready);
+        filling.map(|d| (d.ready, d.merges)).max()
+    }
+
+    /// The L2D's data array reads a dirty victim out until `done`.
+    pub(super) fn add_victim_read(&mut self, done: u64) {
+        self.victim_reads.push(done);
+    }
+
+    /// When the victim the data array is reading out at `now` (over its last `cycles`
+    /// cycles) is done, if it is reading one.
+    pub(super) fn victim_reading(&self, now: u64, cycles: u64) -> Option<u64> {
+        self.victim_reads.iter().copied().filter(|&done| done.saturating_sub(cycles) <= now && now < done).max()
     }
 
     /// One more secondary miss suspended until the fill of L2D line `line`: how many
@@ -142,8 +174,10 @@ impl InFlight {
         for d in &self.data {
             // Insertion matters only while `now` is at most a cycle past it (ozq.rs).
             out.extend([(keys.line)(d.line), (d.inserted + 2).saturating_sub(now), d.sent.saturating_sub(now), d.ready - now]);
-            out.push(u64::from(d.waiting));
+            out.extend([u64::from(d.waiting), u64::from(d.merges)]);
         }
+        out.push(u64::MAX - self.victim_reads.len() as u64);
+        out.extend(self.victim_reads.iter().map(|&done| done - now));
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {

@@ -59,6 +59,10 @@ pub(super) enum Order {
 /// fully independent accesses in the same cycle" (§2.3.3.2).
 const L2D_PORTS: u64 = 4;
 
+/// §2.3.3.3: the L3 "delivers this data in four cycles": a 128-byte line, 32 bytes a
+/// cycle.
+pub(super) const L3_BYTES_PER_CYCLE: u64 = 32;
+
 /// A cycle the thread waits for a semaphore's value (MMC29).
 pub(super) fn semaphore_wait() -> Signals {
     Signals::default().with(Signal::DataDepStallCycles, 1)
@@ -147,6 +151,10 @@ impl Montecito {
             if write {
                 s.bump(Signal::L2dSecondaryWrites);
             }
+            let later = u64::from(self.inflight.suspend(line).saturating_sub(1)) / L2D_PORTS;
+            if write && !reads {
+                self.inflight.merge(line);
+            }
             if found == Secondary::L1w {
                 self.recirculate(now, s);
             }
@@ -154,7 +162,6 @@ impl Montecito {
             // ports issue four a clock (§2.3.3.2: "true four-ported"): the fifth and
             // later are cancelled for oversubscription and issue a clock later for
             // each four before them (L2D_OZQ_CANCELS0.OVER_SUB, MMC29).
-            let later = u64::from(self.inflight.suspend(line).saturating_sub(1)) / L2D_PORTS;
             if later > 0 {
                 s.bump(Signal::L2dOversubscribed);
             }
@@ -162,11 +169,13 @@ impl Montecito {
             return L2d::Secondary(miss.ready + later - now);
         }
         let level = self.outer_access(1, addr, write, now, s);
-        if let Some(stage) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {
+        if let Some((stage, cancelled)) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {
             // A store to its bytes is ahead in the pipeline: the read is cancelled,
-            // waits in the OzQ for the store to leave, and hits (MMC37).
+            // waits in the OzQ for the store to leave, and hits (MMC37); a store the
+            // L2D cancelled past its first stage cancels it too (MMC49).
             s.bump(match stage {
                 Stage::L2a => Signal::L2dStoreMatchL2a,
+                _ if cancelled => Signal::L2dCancelledStoreMatches,
                 Stage::L2m => Signal::L2dStoreMatchL2m,
                 Stage::L2d => Signal::L2dStoreMatchL2d,
                 Stage::L2c => Signal::L2dStoreMatchL2c,
@@ -174,9 +183,22 @@ impl Montecito {
             self.ozq.insert(self.thread, now + stage.remaining() + self.cfg.l2d_cycles);
             return L2d::Reissued(stage.remaining());
         }
+        let store = write && !reads;
+        if level == Level::L2 {
+            if let Some((done, why)) = self.array_busy(now, store) {
+                // The data array is writing a fill or reading a victim out: the hit
+                // is cancelled and issues again once it is done (MMC49).
+                s.bump(why);
+                if store {
+                    self.ozq.store(now, addr, true);
+                }
+                self.ozq.insert(self.thread, done + self.cfg.l2d_cycles);
+                return L2d::Reissued(done - now);
+            }
+        }
         let bypass = empty.then(|| self.ozq.bypass(now, bank(addr)));
-        if write && !reads && bypass != Some(Bypass::BankConflict) {
-            self.ozq.store(now, addr);
+        if store && bypass != Some(Bypass::BankConflict) {
+            self.ozq.store(now, addr, false);
         }
         if level == Level::L2 {
             // A hit that bypassed takes no OzQ entry (L2D_BYPASS; MMC36).
@@ -208,6 +230,26 @@ impl Montecito {
         let sent = self.request_buffer(level, line, ip, g, out, s);
         self.ozq.insert(self.thread, sent);
         L2d::Found(level)
+    }
+
+    /// Whether the L2D's data array is busy at `now` for a hit (a `store`'s or a
+    /// read's): writing a fill, which takes the array for the cycles the L3 delivers
+    /// the line in (§2.3.3.3: "in four cycles"), or reading a dirty victim out, which
+    /// takes it as long (MMC49). Returns when it is free, and the cancel: a store
+    /// meeting a fill (FILL_ST_CONF; OZDATA_CONF when the fill merges stores' data from
+    /// the OzQ's data buffer, which the store needs too), a read meeting a fill
+    /// (OZQ_PREEMPT), either meeting a victim's read (WB_CONF).
+    fn array_busy(&self, now: u64, store: bool) -> Option<(u64, Signal)> {
+        let transfer = self.cfg.l2d.line / L3_BYTES_PER_CYCLE;
+        let fill = self.inflight.data_returning(now, transfer).map(|(done, merges)| {
+            let why = match (store, merges) {
+                (true, true) => Signal::L2dOzDataConflicts,
+                (true, false) => Signal::L2dFillStoreConflicts,
+                (false, _) => Signal::L2dFillPreempts,
+            };
+            (done, why)
+        });
+        fill.or_else(|| self.inflight.victim_reading(now, transfer).map(|done| (done, Signal::L2dWritebackConflicts)))
     }
 
     /// A request forced to recirculate at `now`: one recirculate issues per clock, a

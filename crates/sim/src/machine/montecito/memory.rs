@@ -5,7 +5,7 @@
 
 use super::alat::Check;
 use super::group::{address_space, be_stall, merge, Group};
-use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request};
+use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request, L3_BYTES_PER_CYCLE};
 use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
 use super::{Montecito, NOMINAL_URGENCY, OUTER};
@@ -16,8 +16,9 @@ use crate::program::{Access, Memory, Op, Phase};
 use crate::stream::{L1dConflict, MemRef, Signal};
 
 /// The L2D's cancels of a request that it issues again (L2D_OZQ_CANCELS0: a cancelled
-/// recirculate, a bank conflict, a store match, oversubscription, an older acquire).
-const LOAD_CANCELS: [Signal; 9] = [
+/// recirculate, a bank conflict, a store match, oversubscription, an older acquire, a
+/// fill or a victim in the data array, a cancelled store).
+const LOAD_CANCELS: [Signal; 12] = [
     Signal::L2dRecirculateCancels,
     Signal::L2dBankConflicts,
     Signal::L2dStoreMatchL2a,
@@ -27,6 +28,9 @@ const LOAD_CANCELS: [Signal; 9] = [
     Signal::L2dOversubscribed,
     Signal::L2dAcquireCancels,
     Signal::L2dSiblingAcquireCancels,
+    Signal::L2dFillPreempts,
+    Signal::L2dWritebackConflicts,
+    Signal::L2dCancelledStoreMatches,
 ];
 
 /// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
@@ -279,6 +283,11 @@ impl Montecito {
             s.bump(Signal::L2iVictims);
         }
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
+            if which == 1 {
+                // The L2D reads the victim out after the miss's lookup (MMC49).
+                let read = now + self.cfg.l2d_cycles + self.cfg.l2d.line / L3_BYTES_PER_CYCLE;
+                self.inflight.add_victim_read(read);
+            }
             let l3 = &mut self.outer[OUTER - 1];
             s.bump(if l3.contains(v.line) { Signal::L3WritebackHits } else { Signal::L3WritebackMisses });
             let evicted = l3.fill(v.line, true);

@@ -106,9 +106,9 @@ pub(super) struct Ozq {
     forced: Option<u64>,
     /// The cycle of the last request that bypassed the queue, and its bank.
     bypassed: Option<(u64, u64)>,
-    /// The stores still in the pipeline's stages: the cycle each entered them, and
-    /// its chunk (`chunk`).
-    stores: Vec<(u64, u64)>,
+    /// The stores still in the pipeline's stages: the cycle each entered them, its
+    /// chunk (`chunk`), and whether the L2D cancelled it (MMC49).
+    stores: Vec<(u64, u64, bool)>,
 }
 
 impl Ozq {
@@ -118,25 +118,27 @@ impl Ozq {
         if self.forced.is_some_and(|f| f < now) {
             self.forced = None;
         }
-        self.stores.retain(|&(entered, _)| entered + STAGES.len() as u64 > now);
+        self.stores.retain(|&(entered, _, _)| entered + STAGES.len() as u64 > now);
     }
 
-    /// A store to `addr` entered the pipeline at `now` (after `expire(now)`).
-    pub(super) fn store(&mut self, now: u64, addr: u64) {
-        self.stores.push((now, chunk(addr)));
+    /// A store to `addr` entered the pipeline at `now` (after `expire(now)`), and was
+    /// `cancelled` there or not.
+    pub(super) fn store(&mut self, now: u64, addr: u64, cancelled: bool) {
+        self.stores.push((now, chunk(addr), cancelled));
     }
 
     /// The stage of the youngest store to `addr`'s chunk still in the pipeline when a
-    /// read enters it at `now` (after `expire(now)`): the read is cancelled and
-    /// issues again once the store has left (L2D_OZQ_CANCELS0.*_ST_MAT, MMC37).
-    pub(super) fn store_match(&self, now: u64, addr: u64) -> Option<Stage> {
+    /// read enters it at `now` (after `expire(now)`), and whether the store was
+    /// cancelled: the read is cancelled and issues again once the store has left
+    /// (L2D_OZQ_CANCELS0.*_ST_MAT, MMC37; CANC_L2M_TO_L2C_ST, MMC49).
+    pub(super) fn store_match(&self, now: u64, addr: u64) -> Option<(Stage, bool)> {
         let chunk = chunk(addr);
-        let entered = self.stores.iter().filter(|&&(_, c)| c == chunk).map(|&(at, _)| at).max()?;
-        STAGES.get(now.checked_sub(entered)? as usize).copied()
+        let &(entered, _, cancelled) = self.stores.iter().filter(|&&(_, c, _)| c == chunk).max_by_key(|&&(at, _, _)| at)?;
+        STAGES.get(now.checked_sub(entered)? as usize).map(|&stage| (stage, cancelled))
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
-        for (_, chunk) in &mut self.stores {
+        for (_, chunk, _) in &mut self.stores {
             if let Some(moved) = (to.line)(*chunk) {
                 *chunk = moved;
             }
@@ -205,10 +207,10 @@ impl Ozq {
         out.extend(left.into_iter().flat_map(|(l, t)| [l, t]));
         out.push(u64::from(self.forcing(now)));
         out.push(self.bypassed.filter(|&(at, _)| at == now).map_or(0, |(_, bank)| bank + 1));
-        let live: Vec<_> = self.stores.iter().filter(|&&(entered, _)| entered + STAGES.len() as u64 > now).collect();
+        let live: Vec<_> = self.stores.iter().filter(|&&(entered, _, _)| entered + STAGES.len() as u64 > now).collect();
         out.push(u64::MAX - live.len() as u64);
-        for &&(entered, chunk) in &live {
-            out.extend([(keys.line)(chunk), entered + STAGES.len() as u64 - now]);
+        for &&(entered, chunk, cancelled) in &live {
+            out.extend([(keys.line)(chunk), entered + STAGES.len() as u64 - now, u64::from(cancelled)]);
         }
     }
 }

@@ -49,7 +49,7 @@ pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
-pub(super) const OZQ_CANCELS: [Atom; 12] = [
+pub(super) const OZQ_CANCELS: [Atom; 17] = [
     Sig(Signal::L2dRecirculateCancels),
     Sig(Signal::L2dMiscOrderCancels),
     Sig(Signal::L2dReleaseCancels),
@@ -60,6 +60,11 @@ pub(super) const OZQ_CANCELS: [Atom; 12] = [
     Sig(Signal::L2dStoreMatchL2c),
     Sig(Signal::L2dBankConflicts),
     Sig(Signal::L2dOversubscribed),
+    Sig(Signal::L2dFillPreempts),
+    Sig(Signal::L2dFillStoreConflicts),
+    Sig(Signal::L2dOzDataConflicts),
+    Sig(Signal::L2dWritebackConflicts),
+    Sig(Signal::L2dCancelledStoreMatches),
     Sig(Signal::L2dAcquireCancels),
     Sig(Signal::L2dSiblingAcquireCancels),
 ];
@@ -70,7 +75,7 @@ pub(super) const OZQ_CANCELS: [Atom; 12] = [
 pub(super) fn l2d_ozq_cancels1(u: u64) -> Option<&'static [Atom]> {
     match u & 3 {
         0b00 => Some(&OZQ_CANCELS),
-        0b10 => Some(&OZQ_CANCELS[11..]),
+        0b10 => Some(&OZQ_CANCELS[16..]),
         _ => None,
     }
 }
@@ -116,16 +121,21 @@ pub(super) fn l2i_l3_rejects(u: u64) -> Option<&'static [Atom]> {
 pub(super) fn l2d_ozq_cancels0(u: u64) -> Option<&'static [Atom]> {
     match u {
         0b0000 => Some(&[Sig(Signal::L2dRecirculateCancels)]),
+        0b0001 => Some(&OZQ_CANCELS[14..15]),
         0b0010 => Some(&[Sig(Signal::L2dStoreMatchL2a)]),
         0b0011 => Some(&[Sig(Signal::L2dStoreMatchL2m)]),
         0b0100 => Some(&[Sig(Signal::L2dStoreMatchL2d)]),
         0b0101 => Some(&[Sig(Signal::L2dStoreMatchL2c)]),
-        0b0110 => Some(&OZQ_CANCELS[10..]),
+        0b0110 => Some(&OZQ_CANCELS[15..]),
         0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
         0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
         0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),
         0b1010 => Some(&[Sig(Signal::L2dOversubscribed)]),
+        0b1011 => Some(&OZQ_CANCELS[10..11]),
+        0b1100 => Some(&OZQ_CANCELS[13..14]),
         0b1101 => Some(&[Sig(Signal::L2dMiscOrderCancels)]),
+        0b1110 => Some(&OZQ_CANCELS[11..12]),
+        0b1111 => Some(&OZQ_CANCELS[12..13]),
         _ => None,
     }
 }
