@@ -265,7 +265,7 @@ impl Montecito {
                 self.join(g, out, ip, false);
                 let mut sent = Vec::new();
                 self.wcb.drain(&mut sent);
-                let now = self.started + out.elapsed();
+                let now = self.now(out);
                 let buffered = self.bus_writes(&mut g.signals, &sent, now);
                 self.close(g, out);
                 self.write_wait(now, buffered, ip, g, out);
@@ -277,7 +277,7 @@ impl Montecito {
                 // request to L1I after it goes out on the bus") and its L2I (MMC35).
                 self.join(g, out, ip, true);
                 let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
-                let now = self.started + out.elapsed();
+                let now = self.now(out);
                 let shared = phase.streams[usize::from(a.stream)].shared;
                 self.flush_line(self.cfg.l3.line_of(addr), shared, now, &mut g.signals);
                 self.sync_code(ip, g, out);
@@ -410,7 +410,7 @@ impl Montecito {
         }
         self.fetch_line = line;
         g.signals.bump(Signal::ICacheReads);
-        let now = self.started + out.elapsed();
+        let now = self.now(out);
         self.inflight.expire(now);
         let mut tlb = Signals::default();
         let translating =
@@ -438,6 +438,8 @@ impl Montecito {
             } else {
                 miss.set(Signal::ICacheMisses, 1);
                 filling = self.demand_instruction(addr, now, &mut miss);
+                // The miss holds the RAB's demand entry until its line is there.
+                self.si.hold(Signal::RabLive, now, now + filling);
                 self.isb = Some(l2_line);
                 // The L2I line arrives a 32-byte bundle pair a cycle, in the miss's
                 // last cycles (one that returns in the background is not seen).
@@ -448,7 +450,7 @@ impl Montecito {
         // (its L2I line in the streaming buffer serves both halves); the request goes
         // out with the next issue group.
         let mut prefetch = Signals::default();
-        self.prefetch_instruction(line, now, &mut prefetch);
+        self.prefetch_instructions(line, now, &mut prefetch);
         if translating + filling + rab_wait > 0 {
             self.close(g, out);
         }

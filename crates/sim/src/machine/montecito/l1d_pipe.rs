@@ -60,11 +60,7 @@ impl L1dPipe {
     /// addresses as `keys` give them and their times from `now`.
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
         for list in [&self.fills, &self.stores] {
-            let mut live: Vec<(u64, u64)> =
-                list.iter().filter(|&&(_, at)| at > now).map(|&(addr, at)| ((keys.line)(addr), at - now)).collect();
-            live.sort_unstable();
-            out.push(u64::MAX - live.len() as u64);
-            out.extend(live.into_iter().flat_map(|(a, t)| [a, t]));
+            super::multiset(out, list.iter().filter(|&&(_, at)| at > now).map(|&(addr, at)| [(keys.line)(addr), at - now]).collect());
         }
     }
 
@@ -79,11 +75,6 @@ impl L1dPipe {
 }
 
 impl Montecito {
-    /// The core's cycle now.
-    pub(super) fn now(&self, out: &Out) -> u64 {
-        self.started + out.elapsed()
-    }
-
     /// An access the L1D holds back until `until` (if later than now) for `why`: the
     /// group so far issues, and the back end waits.
     pub(super) fn l1d_conflict(&mut self, until: Option<u64>, why: L1dConflict, ip: u64, g: &mut Group, out: &mut Out) {

@@ -95,7 +95,7 @@ impl Montecito {
     /// value is the cycles it was held.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> (L2d, u64) {
-        let now = self.started + out.elapsed();
+        let now = self.now(out);
         let Acquire { issued, done } = self.acquires[self.thread];
         let held = done.saturating_sub(now);
         if held > 0 {
@@ -278,7 +278,7 @@ impl Montecito {
     /// first to free: L2D back pressure (§2.3.3.4, MMC28). Returns the cycle the miss
     /// is passed to the L3 and leaves the OzQ.
     fn request_buffer(&mut self, level: Level, line: u64, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> u64 {
-        let now = self.started + out.elapsed();
+        let now = self.now(out);
         self.inflight.expire(now);
         let free = self.inflight.buffer_free(now);
         self.back_pressure(now, free, Signal::L2dFillBufferFull, ip, g, out, s);
@@ -322,7 +322,7 @@ impl Montecito {
     /// (L2D_OZQ_CANCELS0.MISC_ORDER); then `srlz.i`, whose microtrap flushes the
     /// pipeline (SERIALIZATION_EVENTS) while the core waits for the `sync.i`.
     pub(super) fn sync_code(&mut self, ip: u64, g: &mut Group, out: &mut Out) {
-        let now = self.started + out.elapsed();
+        let now = self.now(out);
         self.ozq.expire(now);
         let flushed = self.ozq.free(now) + self.cfg.l2d_cycles;
         self.ozq.insert(self.thread, flushed);

@@ -33,10 +33,6 @@ const LOAD_CANCELS: [Signal; 12] = [
     Signal::L2dCancelledStoreMatches,
 ];
 
-/// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
-const DEMAND: u8 = 0b01;
-const PREFETCH: u8 = 0b10;
-
 impl Montecito {
     /// What the write-coalescing buffers `sent` to memory: one write per line or piece.
     /// Returns the cycle the last has a write buffer (`now` if none waited).
@@ -155,55 +151,6 @@ impl Montecito {
         self.lookup(which, addr, write, [l2_hit, l3_hit], now, s)
     }
 
-    /// A demand fetch that missed the L1I, from the L2I on, at cycle `now`: returns
-    /// the cycles until its line is there. A line whose L2I miss is still pending
-    /// recirculates until the fill and then hits; a hit while another line's fill
-    /// returns its data waits for that fill (MMC25).
-    pub(super) fn demand_instruction(&mut self, addr: u64, now: u64, s: &mut Signals) -> u64 {
-        let l2_line = self.cfg.l2i.line_of(addr);
-        if let Some(ready) = self.inflight.pending(l2_line) {
-            s.bump(Signal::L2iRecirculatesDemand);
-            s.bump(Signal::L2InstructionHits);
-            return ready - now;
-        }
-        let level = self.outer_access(0, addr, false, now, s);
-        if level == Level::L2 {
-            return match self.inflight.returning(now, self.cfg.l2i.line / 32) {
-                Some(done) => {
-                    s.bump(Signal::L2iHitConflictsDemand);
-                    done - now + self.cfg.l2i_cycles
-                }
-                None => self.cfg.l2i_cycles,
-            };
-        }
-        let sent = self.l3_request(now, DEMAND, s);
-        let (cycles, fill) = match level {
-            // A miss the thread switched away from (no wait) still fills in the
-            // background, where the other thread's fetches of the line find it pending.
-            Level::Memory => {
-                let ready = self.bus_read(sent, self.cfg.line_clocks);
-                (self.memory_latency(s, Signal::L3InstructionMisses, now, ready), ready - now)
-            }
-            _ => (sent - now + self.cfg.l3_cycles, sent - now + self.cfg.l3_cycles),
-        };
-        self.inflight.add_fill(l2_line, now + fill);
-        cycles
-    }
-
-    /// The cycle an L2I miss at `now` is accepted by the L3 and the bus controller: at
-    /// once, or when the first of the 16 request buffers frees (§2.3.3.4: "All L2I and
-    /// L2D requests are allocated to one of 16 request buffers"). A request that finds
-    /// them all taken is rejected (L2I_L3_REJECTS: `kind`, a demand fetch's or a
-    /// prefetch's bit of `Signal::L2iL3Rejects`) and sent again until it is accepted
-    /// (MMC28).
-    fn l3_request(&mut self, now: u64, kind: u8, s: &mut Signals) -> u64 {
-        let free = self.inflight.buffer_free(now);
-        if free > now {
-            s.set(Signal::L2iL3Rejects, s.get(Signal::L2iL3Rejects) as u8 | kind);
-        }
-        free
-    }
-
     /// Data speculation (alat.rs, MMC33): a cacheable store enters the iteration's
     /// stores; a load the compiler advanced above one of them is checked.
     fn speculate(&mut self, op: &Op, stream: u8, addr: u64, size: u64, s: &mut Signals) {
@@ -227,57 +174,8 @@ impl Montecito {
         }
     }
 
-    /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
-    /// at cycle `now` asks for the next line; one the L1I, the streaming buffer and the
-    /// RAB lack is read from the L2I, the L3 or memory, and arrives after that level's
-    /// latency (MMC25): the L1I holds it from the request on, and a fetch before it
-    /// arrives waits in the RAB.
-    pub(super) fn prefetch_instruction(&mut self, line: u64, now: u64, s: &mut Signals) {
-        let next = line + self.cfg.l1i.line;
-        s.bump(Signal::L1iPrefetches);
-        let l2_line = self.cfg.l2i.line_of(next);
-        if self.l1i.contains(next) || self.isb == Some(l2_line) {
-            return;
-        }
-        self.l1i.fill(next, false);
-        let looked_up = now + self.cfg.l2i_cycles;
-        if let Some(ready) = self.inflight.pending(l2_line) {
-            // Its L2I line is on its way for another request: the prefetch
-            // recirculates until the fill, then hits.
-            s.bump(Signal::L2iRecirculatesPrefetch);
-            s.bump(Signal::L2iPrefetchHits);
-            self.inflight.add_prefetch(next, looked_up, ready);
-            return;
-        }
-        let level = self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], now, s);
-        let ready = match level {
-            Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
-                Some(done) => {
-                    s.bump(Signal::L2iHitConflictsPrefetch);
-                    done + self.cfg.l2i_cycles
-                }
-                None => looked_up,
-            },
-            Level::L3 => {
-                s.bump(Signal::L2iPrefetchMisses);
-                self.l3_request(now, PREFETCH, s) + self.cfg.l3_cycles
-            }
-            Level::Memory => {
-                s.bump(Signal::L2iPrefetchMisses);
-                s.bump(Signal::L3InstructionPrefetchMisses);
-                s.bump(Signal::MemoryReads);
-                let sent = self.l3_request(now, PREFETCH, s);
-                self.bus_read(sent, self.cfg.line_clocks)
-            }
-        };
-        if level != Level::L2 {
-            self.inflight.add_fill(l2_line, ready);
-        }
-        self.inflight.add_prefetch(next, looked_up, ready);
-    }
-
     /// The lookup of `outer_access`, counting `hits` (the outer cache's, the L3's).
-    fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], now: u64, s: &mut Signals) -> Level {
+    pub(super) fn lookup(&mut self, which: usize, addr: u64, write: bool, hits: [Signal; 2], now: u64, s: &mut Signals) -> Level {
         let lookup = self.outer[which].access(addr, write);
         if which == 0 && lookup.victim.is_some() {
             s.bump(Signal::L2iVictims);
@@ -378,7 +276,7 @@ impl Montecito {
         }
         self.make_room(g, out, true);
         let mut s = Signals::default();
-        let now = self.started + out.elapsed();
+        let now = self.now(out);
         let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), now, &mut s);
         let data_tlb = (cycles > 0).then(|| translated(&s));
         if cycles > 0 {
@@ -424,7 +322,7 @@ impl Montecito {
             // An uncacheable request reaches the L2D too: one that finds the OzQ empty
             // begins an L3 access as it bypasses, which the L2D cancels for its memory
             // attribute (L2D_L3ACCESS_CANCEL.SPEC_L3_BYP; MMC36).
-            let now = self.started + out.elapsed();
+            let now = self.now(out);
             self.ozq.expire(now);
             if self.ozq.is_empty() {
                 s.bump(Signal::L3BypassAttributeCancels);
@@ -518,7 +416,7 @@ impl Montecito {
                 if reads && matches!(found, Some(L2d::Found(Level::L2) | L2d::Reissued(_))) {
                     // The L2D returns the data `latency` cycles after the access issues;
                     // a thread switch waits for it (MD57).
-                    let back = self.started + out.elapsed() + latency;
+                    let back = self.now(out) + latency;
                     let last = &mut self.l2d_returns[self.thread];
                     *last = (*last).max(back);
                 }
@@ -526,13 +424,13 @@ impl Montecito {
                 self.note_decision(g, out);
                 self.speculate(op, a.stream, addr, u64::from(a.size), &mut s);
                 let level = found.map(L2d::level);
-                let now = self.started + out.elapsed();
+                let now = self.now(out);
                 self.coherence(stream.shared, addr, write, level, now, &mut s);
             }
             Memory::NonCacheable => {
                 // Non-cacheable memory is write-coalescing (MMC22): reads go to the
                 // bus as partial reads, stores gather in the coalescing buffers.
-                let now = self.started + out.elapsed();
+                let now = self.now(out);
                 if reads {
                     s.bump(Signal::MemoryReads);
                     s.bump(Signal::PartialMemoryReads);
@@ -547,7 +445,7 @@ impl Montecito {
             Memory::Device => {
                 // Uncacheable: each access is its own partial bus transaction.
                 s.bump(if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
-                let now = self.started + out.elapsed();
+                let now = self.now(out);
                 if reads {
                     latency = self.bus_read(now, 1) - now;
                 } else {

@@ -200,11 +200,7 @@ impl Ozq {
     /// The state relative to `now`: each entry's remaining time, and whether a request
     /// was forced this cycle.
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
-        out.push(u64::MAX - self.entries.len() as u64);
-        let mut left: Vec<(u64, u64)> = self.entries.iter().map(|&(l, t)| (l.saturating_sub(now), t as u64)).collect();
-        // The entries are a multiset: their order says nothing.
-        left.sort_unstable();
-        out.extend(left.into_iter().flat_map(|(l, t)| [l, t]));
+        super::multiset(out, self.entries.iter().map(|&(l, t)| [l.saturating_sub(now), t as u64]).collect());
         out.push(u64::from(self.forcing(now)));
         out.push(self.bypassed.filter(|&(at, _)| at == now).map_or(0, |(_, bank)| bank + 1));
         let live: Vec<_> = self.stores.iter().filter(|&&(entered, _, _)| entered + STAGES.len() as u64 > now).collect();

@@ -84,7 +84,7 @@ impl Montecito {
             } else {
                 let issued = Access { use_next: a.use_next && n + 1 < hoist.len(), ..a };
                 let latency = self.memory(phase, k, &op, issued, ip, g, out);
-                self.started + out.elapsed() + latency
+                self.now(out) + latency
             };
             self.hoisted.push(Hoisted { index, ready, nat });
         }
@@ -102,7 +102,7 @@ impl Montecito {
         let addr = u64::from(a.offset);
         let page = self.cfg.page(stream.page);
         self.close(g, out);
-        let now = self.started + out.elapsed();
+        let now = self.now(out);
         let mut s = Signals::default().with(Signal::DTlbMisses, 1).with(Signal::MainTlbMisses, 1);
         let walk = self.cfg.l2_tlb_cycles + self.walk(addr, page, address_space(phase), now, &mut s);
         let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::HpwStallCycles, 1);
@@ -144,7 +144,7 @@ impl Montecito {
         let h = self.hoisted.remove(at);
         self.join(g, out, ip, false);
         let needed = phase.body[index].access().is_some_and(|a| a.use_next);
-        let now = self.started + out.elapsed();
+        let now = self.now(out);
         if needed && h.ready > now {
             g.signals.bump(Signal::ExplicitStops);
             self.close(g, out);

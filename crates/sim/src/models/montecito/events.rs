@@ -5,7 +5,7 @@
 
 use super::bus::{self, Txn};
 use super::cycle::{taken_indirect, taken_returns, Cause, Cycle};
-use super::frontend::{Front, FORCED_INDIRECT, FORCED_RETURNS};
+use super::frontend::{Front, Kind, FORCED_INDIRECT, FORCED_RETURNS};
 use crate::stream::{L1dConflict, Signal};
 
 /// Itanium L3 lines are 128 bytes; the MESI rule (MD13) reads the line number.
@@ -79,13 +79,11 @@ pub(super) enum Atom {
         taken: bool,
         ip_relative: bool,
     },
-    /// Returns and other indirect branches whose path was predicted rightly, taken or
-    /// not (their predicate false, MMC40, MMC41): all but those forced to "predicted
-    /// not taken" (§4.7) and the mispredicted predicated ones.
-    ReturnsPathRight {
-        taken: bool,
-    },
-    IndirectPathRight {
+    /// Returns or other indirect branches (`kind`) whose path was predicted rightly,
+    /// taken or not (their predicate false, MMC40, MMC41): all but those forced to
+    /// "predicted not taken" (§4.7) and the mispredicted predicated ones.
+    PredicatedPathRight {
+        kind: Kind,
         taken: bool,
     },
     /// Returns predicted correctly.
@@ -227,14 +225,20 @@ impl Atom {
                 };
                 all.saturating_sub(wrong)
             }
-            Atom::ReturnsPathRight { taken: true } => {
-                taken_returns(c).saturating_sub(FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken))
+            Atom::PredicatedPathRight { kind, taken } => {
+                // The kind's branches, those whose predicate was false, and those
+                // mispredicted taken and not taken.
+                let [all, not_taken, wrong_taken, wrong_not_taken] = match kind {
+                    Kind::Return => [Returns, ReturnsNotTaken, ReturnMispredictsTaken, ReturnMispredictsNotTaken],
+                    _ => [IndirectBranches, IndirectNotTaken, IndirectMispredictsTaken, IndirectMispredictsNotTaken],
+                };
+                if taken {
+                    let forced = Front::UnknownTaken(kind).value(c);
+                    c.get(all).saturating_sub(c.get(not_taken)).saturating_sub(forced + c.get(wrong_taken))
+                } else {
+                    c.get(not_taken).saturating_sub(c.get(wrong_not_taken))
+                }
             }
-            Atom::ReturnsPathRight { taken: false } => c.get(ReturnsNotTaken).saturating_sub(c.get(ReturnMispredictsNotTaken)),
-            Atom::IndirectPathRight { taken: true } => {
-                taken_indirect(c).saturating_sub(FORCED_INDIRECT.value(c) + c.get(IndirectMispredictsTaken))
-            }
-            Atom::IndirectPathRight { taken: false } => c.get(IndirectNotTaken).saturating_sub(c.get(IndirectMispredictsNotTaken)),
             Atom::CorrectReturns => c.get(Returns).saturating_sub(
                 c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken) + c.get(ReturnMispredictsNotTaken),
             ),

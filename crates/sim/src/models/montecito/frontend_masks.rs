@@ -2,7 +2,7 @@
 //! the atoms each selects (MD39, MD40).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
-use super::events::Atom;
+use super::events::Atom::{self, Sig};
 use super::frontend::{Fe, Front, Kind, Stage};
 use crate::stream::Signal;
 
@@ -149,3 +149,39 @@ pub(super) fn br_path_pred2(u: u64) -> Option<&'static [Atom]> {
 /// taken, as atoms.
 pub(super) const FORCED_RETURNS: Atom = UNKNOWN_RETURN;
 pub(super) const FORCED_INDIRECT: Atom = UNKNOWN_INDIRECT;
+
+/// BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
+/// path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
+/// Returns and other indirect branches are taken and predicted taken, but for
+/// those forced to "predicted not taken" (§4.7, MD40) and the predicated ones, whose
+/// predicate is predicted (MMC40, MMC41). Their other misses are wrong targets
+/// (BR_MISPRED_DETAIL).
+pub(super) fn br_path_pred(u: u64) -> Option<&'static [Atom]> {
+    match (u >> 2 & 3, u & 3) {
+        (0b00, 0b00) => {
+            Some(&[Sig(Signal::PathMispredictsNotTaken), Sig(Signal::ReturnMispredictsNotTaken), Sig(Signal::IndirectMispredictsNotTaken)])
+        }
+        (0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
+        (0b10, 0b00) => Some(&[Sig(Signal::ReturnMispredictsNotTaken)]),
+        (0b00, 0b01) => Some(&[
+            Sig(Signal::PathMispredictsTaken),
+            Sig(Signal::ReturnMispredictsTaken),
+            Sig(Signal::IndirectMispredictsTaken),
+            FORCED_RETURNS,
+            FORCED_INDIRECT,
+        ]),
+        (0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
+        (0b00, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: false }]),
+        (0b00, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: false }]),
+        (0b01, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: true }]),
+        (0b01, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: true }]),
+        (0b10, 0b01) => Some(&[FORCED_RETURNS, Sig(Signal::ReturnMispredictsTaken)]),
+        (0b10, 0b10) => Some(&[Atom::PredicatedPathRight { kind: Kind::Return, taken: false }]),
+        (0b10, 0b11) => Some(&[Atom::PredicatedPathRight { kind: Kind::Return, taken: true }]),
+        (0b11, 0b00) => Some(&[Sig(Signal::IndirectMispredictsNotTaken)]),
+        (0b11, 0b01) => Some(&[FORCED_INDIRECT, Sig(Signal::IndirectMispredictsTaken)]),
+        (0b11, 0b10) => Some(&[Atom::PredicatedPathRight { kind: Kind::Indirect, taken: false }]),
+        (0b11, 0b11) => Some(&[Atom::PredicatedPathRight { kind: Kind::Indirect, taken: true }]),
+        _ => None,
+    }
+}

@@ -266,39 +266,7 @@ pub static EVENTS: &[MappedEvent] = &[
     // DATA_DEBUG_REGISTER_FAULT: the data debug faults a debugger's breakpoint took (MD58).
     ev(0x52, "DATA_DEBUG_REGISTER_FAULT", A, 1, |_| Some(&[Sig(Signal::DataDebugFaults)])),
     ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
-    // BR_PATH_PRED: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0 the
-    // path outcome (MISPRED_NOTTAKEN, MISPRED_TAKEN, OKPRED_NOTTAKEN, OKPRED_TAKEN).
-    // Returns and other indirect branches are taken and predicted taken, but for
-    // those forced to "predicted not taken" (§4.7, MD40) and the predicated ones, whose
-    // predicate is predicted (MMC40, MMC41). Their other misses are wrong targets
-    // (BR_MISPRED_DETAIL).
-    ev(0x54, "BR_PATH_PRED", A, 3, |u| match (u >> 2 & 3, u & 3) {
-        (0b00, 0b00) => {
-            Some(&[Sig(Signal::PathMispredictsNotTaken), Sig(Signal::ReturnMispredictsNotTaken), Sig(Signal::IndirectMispredictsNotTaken)])
-        }
-        (0b01, 0b00) => Some(&[Sig(Signal::PathMispredictsNotTaken)]),
-        (0b10, 0b00) => Some(&[Sig(Signal::ReturnMispredictsNotTaken)]),
-        (0b00, 0b01) => Some(&[
-            Sig(Signal::PathMispredictsTaken),
-            Sig(Signal::ReturnMispredictsTaken),
-            Sig(Signal::IndirectMispredictsTaken),
-            FORCED_RETURNS,
-            FORCED_INDIRECT,
-        ]),
-        (0b01, 0b01) => Some(&[Sig(Signal::PathMispredictsTaken)]),
-        (0b00, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: false }]),
-        (0b00, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: false }]),
-        (0b01, 0b10) => Some(&[Atom::PathRight { taken: false, ip_relative: true }]),
-        (0b01, 0b11) => Some(&[Atom::PathRight { taken: true, ip_relative: true }]),
-        (0b10, 0b01) => Some(&[FORCED_RETURNS, Sig(Signal::ReturnMispredictsTaken)]),
-        (0b10, 0b10) => Some(&[Atom::ReturnsPathRight { taken: false }]),
-        (0b10, 0b11) => Some(&[Atom::ReturnsPathRight { taken: true }]),
-        (0b11, 0b00) => Some(&[Sig(Signal::IndirectMispredictsNotTaken)]),
-        (0b11, 0b01) => Some(&[FORCED_INDIRECT, Sig(Signal::IndirectMispredictsTaken)]),
-        (0b11, 0b10) => Some(&[Atom::IndirectPathRight { taken: false }]),
-        (0b11, 0b11) => Some(&[Atom::IndirectPathRight { taken: true }]),
-        _ => None,
-    }),
+    ev(0x54, "BR_PATH_PRED", A, 3, frontend::br_path_pred),
     // INST_CHKA_LDC_ALAT, INST_FAILED_CHKA_LDC_ALAT, ALAT_CAPACITY_MISS (bits 1:0: 01
     // INT, 10 FP, 11 ALL): the check loads of advanced loads (MMC33).
     ev(0x56, "INST_CHKA_LDC_ALAT", A, 2, |u| first_second(u, &ALAT_CHECKS)),
@@ -334,6 +302,10 @@ pub static EVENTS: &[MappedEvent] = &[
         // IP-relative targets are never wrong.
         _ => None,
     }),
+    // The streaming prefetcher (MMC50): its requests, the RAB's eight entries all taken
+    // or all but one.
+    ev(0x5f, "L1I_STRM_PREFETCHES", A, 1, |_| Some(&[Sig(Signal::L1iStrmPrefetches)])),
+    ev(0x60, "L1I_RAB_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 8)])),
     // ENCBR_MISPRED_DETAIL: branches "only if there is a branch on port B0": with no
     // templates modelled, the first branch of every group is on B0 (MD41). 00xx and
     // 11xx (ALL, ALL2) are BR_MISPRED_DETAIL's ALL rows; 01xx counts nothing; 10xx
@@ -342,12 +314,20 @@ pub static EVENTS: &[MappedEvent] = &[
         0b00 | 0b11 => EVENTS.iter().find(|e| e.code == 0x5b).and_then(|e| (e.select)(u & 3)),
         _ => None,
     }),
+    ev(0x64, "L1I_RAB_ALMOST_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 7)])),
     // L1I_FETCH_RAB_HIT: demand fetches of a line a prefetch is still bringing (MMC25).
     ev(0x65, "L1I_FETCH_RAB_HIT", A, 1, |_| Some(&[Sig(Signal::L1iFetchRabHits)])),
     // L1I_FETCH_ISB_HIT: fetches bypassed from the streaming buffer, all "just in
     // time" (the line is there when fetched, MMC19).
     ev(0x66, "L1I_FETCH_ISB_HIT", A, 1, |_| Some(&[Sig(Signal::IsbHits)])),
+    // L1I_PREFETCH_STALL: bxx10 FLOW, bxx11 ALL (Table 4-85); L1I_PVAB_OVERFLOW (MMC50).
+    ev(0x67, "L1I_PREFETCH_STALL", A, 1, |u| match u & 3 {
+        0b10 => Some(&[Atom::Present(Signal::PrefetchFlowLive)]),
+        0b11 => Some(&[Atom::Present(Signal::PrefetchStallLive)]),
+        _ => None,
+    }),
     ev(0x68, "BR_MISPRED_DETAIL2", A, 2, frontend::br_mispred_detail2),
+    ev(0x69, "L1I_PVAB_OVERFLOW", A, 1, |_| Some(&[Sig(Signal::PvabOverflows)])),
     ev(0x6a, "BR_PATH_PRED2", A, 2, frontend::br_path_pred2),
     // The front end's stalls by cause (§4.6, MD39).
     ev(0x70, "FE_LOST_BW", A, 2, frontend::fe_lost_bw),

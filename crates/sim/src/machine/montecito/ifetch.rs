@@ -1,0 +1,169 @@
+//! The instruction side's requests beyond the L1I (ERRATA MMC21, MMC25, MMC28): demand
+//! fetches that missed it, and the prefetches that ask for the lines ahead, each from
+//! the L2I on, through the request buffers the L2I shares with the L2D.
+
+use super::levels::Level;
+use super::Montecito;
+use super::Signals;
+use crate::stream::Signal;
+
+/// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
+const DEMAND: u8 = 0b01;
+const PREFETCH: u8 = 0b10;
+
+impl Montecito {
+    /// A demand fetch that missed the L1I, from the L2I on, at cycle `now`: returns
+    /// the cycles until its line is there. A line whose L2I miss is still pending
+    /// recirculates until the fill and then hits; a hit while another line's fill
+    /// returns its data waits for that fill (MMC25).
+    pub(super) fn demand_instruction(&mut self, addr: u64, now: u64, s: &mut Signals) -> u64 {
+        let l2_line = self.cfg.l2i.line_of(addr);
+        if let Some(ready) = self.inflight.pending(l2_line) {
+            s.bump(Signal::L2iRecirculatesDemand);
+            s.bump(Signal::L2InstructionHits);
+            return ready - now;
+        }
+        let level = self.outer_access(0, addr, false, now, s);
+        if level == Level::L2 {
+            return match self.inflight.returning(now, self.cfg.l2i.line / 32) {
+                Some(done) => {
+                    s.bump(Signal::L2iHitConflictsDemand);
+                    done - now + self.cfg.l2i_cycles
+                }
+                None => self.cfg.l2i_cycles,
+            };
+        }
+        let sent = self.l3_request(now, DEMAND, s);
+        let (cycles, fill) = match level {
+            // A miss the thread switched away from (no wait) still fills in the
+            // background, where the other thread's fetches of the line find it pending.
+            Level::Memory => {
+                let ready = self.bus_read(sent, self.cfg.line_clocks);
+                (self.memory_latency(s, Signal::L3InstructionMisses, now, ready), ready - now)
+            }
+            _ => (sent - now + self.cfg.l3_cycles, sent - now + self.cfg.l3_cycles),
+        };
+        self.inflight.add_fill(l2_line, now + fill);
+        cycles
+    }
+
+    /// The cycle an L2I miss at `now` is accepted by the L3 and the bus controller: at
+    /// once, or when the first of the 16 request buffers frees (§2.3.3.4: "All L2I and
+    /// L2D requests are allocated to one of 16 request buffers"). A request that finds
+    /// them all taken is rejected (L2I_L3_REJECTS: `kind`, a demand fetch's or a
+    /// prefetch's bit of `Signal::L2iL3Rejects`) and sent again until it is accepted
+    /// (MMC28).
+    fn l3_request(&mut self, now: u64, kind: u8, s: &mut Signals) -> u64 {
+        let free = self.inflight.buffer_free(now);
+        if free > now {
+            s.set(Signal::L2iL3Rejects, s.get(Signal::L2iL3Rejects) as u8 | kind);
+        }
+        free
+    }
+
+    /// The IFR's prefetches after a fetch from a new L1I line `line` at cycle `now`: the
+    /// stream's, while a `.many` branch's stream runs (MMC50), or else the next-line
+    /// prefetcher's request for the line after (MMC21).
+    pub(super) fn prefetch_instructions(&mut self, line: u64, now: u64, s: &mut Signals) {
+        match self.streaming {
+            Some(next) => self.stream(next, line, now, s),
+            None => self.prefetch_line(line + self.cfg.l1i.line, now, s),
+        }
+    }
+
+    /// A taken branch to `target`: a call or a return, which the compiler gives the
+    /// `.many` hint (`br.call.sptk.many`, `br.ret.sptk.many`), starts streaming from
+    /// the line after the target's; any other ends the stream (MMC50).
+    pub(super) fn redirect(&mut self, target: u64, many: bool) {
+        self.streaming = many.then(|| self.cfg.l1i.line_of(target) + self.cfg.l1i.line);
+    }
+
+    /// The stream, whose next line is `next`, asks the prefetch pipeline for the lines
+    /// up to `stream_lines` ahead of the demand fetch's `line`, one a cycle from `now`.
+    /// A line the L1I lacks needs one of the RAB's 7 prefetch entries (Table 2-9):
+    /// with none free the pipeline stalls until one is (L1I_PREFETCH_STALL; FLOW when
+    /// the stream is no further ahead than the line after the demand fetch's), while
+    /// the PVAB holds the addresses the stream computes meanwhile, one a cycle; a stall
+    /// longer than its `pvab_entries` overflows it, and the stream ends.
+    fn stream(&mut self, next: u64, line: u64, now: u64, s: &mut Signals) {
+        let bytes = self.cfg.l1i.line;
+        let (mut next, mut at) = (next.max(line + bytes), now);
+        while next <= line + self.cfg.stream_lines * bytes {
+            s.bump(Signal::L1iStrmPrefetches);
+            if self.prefetch_needs_entry(next) {
+                let free = self.inflight.rab_free(at);
+                if free > at {
+                    self.si.hold(Signal::PrefetchStallLive, at, free);
+                    if next == line + bytes {
+                        self.si.hold(Signal::PrefetchFlowLive, at, free);
+                    }
+                    if free - at > self.cfg.pvab_entries {
+                        s.bump(Signal::PvabOverflows);
+                        self.streaming = None;
+                        return;
+                    }
+                    at = free;
+                }
+            }
+            self.prefetch_line(next, at, s);
+            (next, at) = (next + bytes, at + 1);
+        }
+        self.streaming = Some(next);
+    }
+
+    /// Whether a prefetch of L1I line `line` would take a RAB entry: the L1I and the
+    /// streaming buffer lack it.
+    fn prefetch_needs_entry(&self, line: u64) -> bool {
+        !self.l1i.contains(line) && self.isb != Some(self.cfg.l2i.line_of(line))
+    }
+
+    /// A prefetch of L1I line `next` at cycle `now` (MMC21): one the L1I, the
+    /// streaming buffer and the RAB lack is read from the L2I, the L3 or memory, and
+    /// arrives after that level's latency (MMC25): the L1I holds it from the request
+    /// on, a fetch before it arrives waits in the RAB, and it holds a RAB entry until
+    /// then.
+    fn prefetch_line(&mut self, next: u64, now: u64, s: &mut Signals) {
+        s.bump(Signal::L1iPrefetches);
+        let l2_line = self.cfg.l2i.line_of(next);
+        if self.l1i.contains(next) || self.isb == Some(l2_line) {
+            return;
+        }
+        self.l1i.fill(next, false);
+        let looked_up = now + self.cfg.l2i_cycles;
+        if let Some(ready) = self.inflight.pending(l2_line) {
+            // Its L2I line is on its way for another request: the prefetch
+            // recirculates until the fill, then hits.
+            s.bump(Signal::L2iRecirculatesPrefetch);
+            s.bump(Signal::L2iPrefetchHits);
+            self.inflight.add_prefetch(next, looked_up, ready);
+            self.si.hold(Signal::RabLive, now, ready);
+            return;
+        }
+        let level = self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], now, s);
+        let ready = match level {
+            Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
+                Some(done) => {
+                    s.bump(Signal::L2iHitConflictsPrefetch);
+                    done + self.cfg.l2i_cycles
+                }
+                None => looked_up,
+            },
+            Level::L3 => {
+                s.bump(Signal::L2iPrefetchMisses);
+                self.l3_request(now, PREFETCH, s) + self.cfg.l3_cycles
+            }
+            Level::Memory => {
+                s.bump(Signal::L2iPrefetchMisses);
+                s.bump(Signal::L3InstructionPrefetchMisses);
+                s.bump(Signal::MemoryReads);
+                let sent = self.l3_request(now, PREFETCH, s);
+                self.bus_read(sent, self.cfg.line_clocks)
+            }
+        };
+        if level != Level::L2 {
+            self.inflight.add_fill(l2_line, ready);
+        }
+        self.inflight.add_prefetch(next, looked_up, ready);
+        self.si.hold(Signal::RabLive, now, ready);
+    }
+}
