@@ -314,9 +314,13 @@ impl Si {
     }
 
     /// An entry of the core's own, live from `from` to `to` (a release store in the
-    /// L2D's OzQ, MMC38): the machine knows its times when it makes the request.
+    /// L2D's OzQ, MMC38; the RAB's entries, MMC50): the machine knows its times when it
+    /// makes the request. Nothing in the timeline waits for these, so a run whose
+    /// events read no occupancy does not lay them.
     pub fn hold(&mut self, signal: Signal, from: u64, to: u64) {
-        self.add(signal, false, from, to);
+        if self.lays {
+            self.add(signal, false, from, to);
+        }
     }
 
     pub(super) fn add(&mut self, signal: Signal, own: bool, from: u64, to: u64) {
