@@ -1007,6 +1007,23 @@ fn mmc50_calls_and_returns_stream_instruction_prefetches_into_the_rab() {
     assert!(large.get(Signal::L1iStrmPrefetches) > stream, "streams that do not end ask for more");
 }
 
+/// A trace may call code in the address space's last line (found by the `trace`
+/// harness): its stream has no line after it, and the machine runs on.
+#[test]
+fn mmc50_a_stream_stops_at_the_end_of_the_address_space() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern};
+    let top = u64::MAX - 15;
+    let body = vec![
+        Op::Call { target: top, frame: 8 },
+        Op::Int,
+        Op::Return { to: 0x1_0004 },
+        Op::Branch { target: 0x1_0000, when: Pattern::Loop },
+    ];
+    let program = common::program_of(common::phase(body, 100, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]));
+    let t = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true);
+    assert_eq!(t.get(Signal::Calls), 100);
+}
+
 /// ERRATA MMC37 (Table 4-94's store matches): an FP load (always an L2D read) of the
 /// 16 bytes a store wrote one, two or three cycles before finds the store in the L2D
 /// pipeline's L2M, L2D or L2C stage, is cancelled, and hits once the store has left;

@@ -65,9 +65,11 @@ impl Montecito {
     /// stream's, while a `.many` branch's stream runs (MMC50), or else the next-line
     /// prefetcher's request for the line after (MMC21).
     pub(super) fn prefetch_instructions(&mut self, line: u64, now: u64, s: &mut Signals) {
+        // The address space's last line has none after it (a trace may run code there).
+        let Some(after) = line.checked_add(self.cfg.l1i.line) else { return };
         match self.streaming {
-            Some(next) => self.stream(next, line, now, s),
-            None => self.prefetch_line(line + self.cfg.l1i.line, now, s),
+            Some(next) => self.stream(next, after, now, s),
+            None => self.prefetch_line(after, now, s),
         }
     }
 
@@ -75,26 +77,28 @@ impl Montecito {
     /// `.many` hint (`br.call.sptk.many`, `br.ret.sptk.many`), starts streaming from
     /// the line after the target's; any other ends the stream (MMC50).
     pub(super) fn redirect(&mut self, target: u64, many: bool) {
-        self.streaming = many.then(|| self.cfg.l1i.line_of(target) + self.cfg.l1i.line);
+        self.streaming = if many { self.cfg.l1i.line_of(target).checked_add(self.cfg.l1i.line) } else { None };
     }
 
     /// The stream, whose next line is `next`, asks the prefetch pipeline for the lines
-    /// up to `stream_lines` ahead of the demand fetch's `line`, one a cycle from `now`.
+    /// from `after`, the one after the demand fetch's, up to `stream_lines` ahead of the
+    /// demand fetch, one a cycle from `now`.
     /// A line the L1I lacks needs one of the RAB's 7 prefetch entries (Table 2-9):
     /// with none free the pipeline stalls until one is (L1I_PREFETCH_STALL; FLOW when
     /// the stream is no further ahead than the line after the demand fetch's), while
     /// the PVAB holds the addresses the stream computes meanwhile, one a cycle; a stall
     /// longer than its `pvab_entries` overflows it, and the stream ends.
-    fn stream(&mut self, next: u64, line: u64, now: u64, s: &mut Signals) {
+    fn stream(&mut self, next: u64, after: u64, now: u64, s: &mut Signals) {
         let bytes = self.cfg.l1i.line;
-        let (mut next, mut at) = (next.max(line + bytes), now);
-        while next <= line + self.cfg.stream_lines * bytes {
+        let last = after.saturating_add((self.cfg.stream_lines - 1) * bytes);
+        let (mut next, mut at) = (next.max(after), now);
+        while next <= last {
             s.bump(Signal::L1iStrmPrefetches);
             if self.prefetch_needs_entry(next) {
                 let free = self.inflight.rab_free(at);
                 if free > at {
                     self.si.hold(Signal::PrefetchStallLive, at, free);
-                    if next == line + bytes {
+                    if next == after {
                         self.si.hold(Signal::PrefetchFlowLive, at, free);
                     }
                     if free - at > self.cfg.pvab_entries {
@@ -106,7 +110,13 @@ impl Montecito {
                 }
             }
             self.prefetch_line(next, at, s);
-            (next, at) = (next + bytes, at + 1);
+            at += 1;
+            // A stream that reaches the address space's end stops there.
+            let Some(following) = next.checked_add(bytes) else {
+                self.streaming = None;
+                return;
+            };
+            next = following;
         }
         self.streaming = Some(next);
     }
