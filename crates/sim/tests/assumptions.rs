@@ -265,8 +265,6 @@ fn keys_refuse_what_their_structures_cannot_be() {
     assert!(err("[direction]\nhistory_bits = 21\n").contains("0..=20"));
     assert!(err("[indirect]\nentries = 64\nways = 3\n").contains("divide"));
     assert_eq!(err("[core]\nline_clocks = 1\n"), "m.toml: core.line_clocks = 1: must be in 2..=64");
-    assert_eq!(err("[core]\nstream_lines = 0\n"), "m.toml: core.stream_lines = 0: must be in 1..=64");
-    assert_eq!(err("[core]\npvab_entries = 65\n"), "m.toml: core.pvab_entries = 65: must be in 1..=64");
     assert!(err("[core]\nbase_page = 32768\n").contains("base_page = 32768: must be a page size"));
     assert!(err("[direction]\nsize = 4\n").contains("unknown field `size`"));
     let arm1156 =

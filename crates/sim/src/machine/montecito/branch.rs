@@ -189,9 +189,6 @@ impl Montecito {
         };
         let path_mispredicted = wrong && path.iter().any(|&p| s.get(p) > 0);
         self.ip = if taken { target } else { ip.wrapping_add(INSN) };
-        if taken {
-            self.redirect(target, s.get(Signal::Calls) + s.get(Signal::Returns) > 0);
-        }
         if taken || wrong {
             let span_ip = g.ip;
             let (signals, issued, mem, detail) = (g.signals, g.issued, g.mem, g.detail);

@@ -76,11 +76,6 @@ pub struct MontecitoConfig {
     /// Cycles the L1D recirculates a speculative load's return to generate its NaT
     /// (BE_L1D_FPU_BUBBLE.L1D_NAT; MMC42: an assumption, one pass).
     pub nat_recirculate_cycles: u64,
-    /// How many L1I lines the streaming prefetcher runs ahead of the demand fetch, and
-    /// how many addresses its PVAB holds while the prefetch pipeline stalls (ERRATA
-    /// MMC50: assumptions).
-    pub stream_lines: u64,
-    pub pvab_entries: u64,
     /// Cycles a return whose function restored its link register right before it
     /// waits in the front end (FE_LOST_BW.BR_ILOCK; ERRATA MMC45: an assumption).
     pub br_interlock_cycles: u64,
@@ -166,8 +161,6 @@ impl MontecitoConfig {
             lc_cycles: 2,
             store_write_cycles: 2,
             br_interlock_cycles: 1,
-            stream_lines: 8,
-            pvab_entries: 4,
             cr_cycles: 10,
             clean_castouts: true,
             cores: 2,
@@ -241,13 +234,6 @@ impl MontecitoConfig {
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "nat_recirculate_cycles", &self.nat_recirculate_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "thread_quantum", &self.thread_quantum, &[ThreadSwitchesTimeout, ThreadSwitchCycles]),
-            a(
-                "core",
-                "stream_lines",
-                &self.stream_lines,
-                &[L1iStrmPrefetches, RabLive, PrefetchStallLive, PrefetchFlowLive, PvabOverflows],
-            ),
-            a("core", "pvab_entries", &self.pvab_entries, &[PvabOverflows, L1iStrmPrefetches]),
             a("core", "zero_bubble", &self.zero_bubble, &[ResteerBubbleCycles]),
             a("core", "resteer_cycles", &self.resteer_cycles, &[ResteerBubbleCycles]),
             a("core", "clean_castouts", &self.clean_castouts, &[CleanCastouts, SiCcqLive]),

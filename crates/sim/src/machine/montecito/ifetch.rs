@@ -61,78 +61,14 @@ impl Montecito {
         free
     }
 
-    /// The IFR's prefetches after a fetch from a new L1I line `line` at cycle `now`: the
-    /// stream's, while a `.many` branch's stream runs (MMC50), or else the next-line
-    /// prefetcher's request for the line after (MMC21).
-    pub(super) fn prefetch_instructions(&mut self, line: u64, now: u64, s: &mut Signals) {
+    /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
+    /// at cycle `now` asks for the next line; one the L1I, the streaming buffer and the
+    /// RAB lack is read from the L2I, the L3 or memory, and arrives after that level's
+    /// latency (MMC25): the L1I holds it from the request on, and a fetch before it
+    /// arrives waits in the RAB.
+    pub(super) fn prefetch_instruction(&mut self, line: u64, now: u64, s: &mut Signals) {
         // The address space's last line has none after it (a trace may run code there).
-        let Some(after) = line.checked_add(self.cfg.l1i.line) else { return };
-        match self.streaming {
-            Some(next) => self.stream(next, after, now, s),
-            None => self.prefetch_line(after, now, s),
-        }
-    }
-
-    /// A taken branch to `target`: a call or a return, which the compiler gives the
-    /// `.many` hint (`br.call.sptk.many`, `br.ret.sptk.many`), starts streaming from
-    /// the line after the target's; any other ends the stream (MMC50).
-    pub(super) fn redirect(&mut self, target: u64, many: bool) {
-        self.streaming = if many { self.cfg.l1i.line_of(target).checked_add(self.cfg.l1i.line) } else { None };
-    }
-
-    /// The stream, whose next line is `next`, asks the prefetch pipeline for the lines
-    /// from `after`, the one after the demand fetch's, up to `stream_lines` ahead of the
-    /// demand fetch, one a cycle from `now`.
-    /// A line the L1I lacks needs one of the RAB's 7 prefetch entries (Table 2-9):
-    /// with none free the pipeline stalls until one is (L1I_PREFETCH_STALL; FLOW when
-    /// the stream is no further ahead than the line after the demand fetch's), while
-    /// the PVAB holds the addresses the stream computes meanwhile, one a cycle; a stall
-    /// longer than its `pvab_entries` overflows it, and the stream ends.
-    fn stream(&mut self, next: u64, after: u64, now: u64, s: &mut Signals) {
-        let bytes = self.cfg.l1i.line;
-        let last = after.saturating_add((self.cfg.stream_lines - 1) * bytes);
-        let (mut next, mut at) = (next.max(after), now);
-        while next <= last {
-            s.bump(Signal::L1iStrmPrefetches);
-            if self.prefetch_needs_entry(next) {
-                let free = self.inflight.rab_free(at);
-                if free > at {
-                    self.si.hold(Signal::PrefetchStallLive, at, free);
-                    if next == after {
-                        self.si.hold(Signal::PrefetchFlowLive, at, free);
-                    }
-                    if free - at > self.cfg.pvab_entries {
-                        s.bump(Signal::PvabOverflows);
-                        self.streaming = None;
-                        return;
-                    }
-                    at = free;
-                }
-            }
-            self.prefetch_line(next, at, s);
-            at += 1;
-            // A stream that reaches the address space's end stops there.
-            let Some(following) = next.checked_add(bytes) else {
-                self.streaming = None;
-                return;
-            };
-            next = following;
-        }
-        self.streaming = Some(next);
-    }
-
-    /// Whether a prefetch of L1I line `line` would take a RAB entry: the L1I and the
-    /// streaming buffer lack it.
-    fn prefetch_needs_entry(&self, line: u64) -> bool {
-        !self.l1i.contains(line) && self.isb != Some(self.cfg.l2i.line_of(line))
-    }
-
-    /// A prefetch of L1I line `next` at cycle `now` (MMC21): one the L1I, the
-    /// streaming buffer and the RAB lack is read from the L2I, the L3 or memory, and
-    /// arrives after that level's latency (MMC25): the L1I holds it from the request
-    /// on, a fetch before it arrives waits in the RAB, and it holds a RAB entry until
-    /// then.
-    fn prefetch_line(&mut self, next: u64, now: u64, s: &mut Signals) {
+        let Some(next) = line.checked_add(self.cfg.l1i.line) else { return };
         s.bump(Signal::L1iPrefetches);
         let l2_line = self.cfg.l2i.line_of(next);
         if self.l1i.contains(next) || self.isb == Some(l2_line) {
@@ -146,7 +82,6 @@ impl Montecito {
             s.bump(Signal::L2iRecirculatesPrefetch);
             s.bump(Signal::L2iPrefetchHits);
             self.inflight.add_prefetch(next, looked_up, ready);
-            self.si.hold(Signal::RabLive, now, ready);
             return;
         }
         let level = self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], now, s);
@@ -174,6 +109,5 @@ impl Montecito {
             self.inflight.add_fill(l2_line, ready);
         }
         self.inflight.add_prefetch(next, looked_up, ready);
-        self.si.hold(Signal::RabLive, now, ready);
     }
 }
