@@ -42,9 +42,9 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// Other values of the key: a half, an eighth and twice a number (a page a fourth and
-/// four times: 4 KB and 64 KB are the page sizes nearest 16 KB on either side), the
-/// other of a boolean. A structure the workloads do not fill counts alike when it
+/// Other values of the key: a half, an eighth and twice a number (a few cycles for a
+/// delay of 0; a page a fourth and four times: 4 KB and 64 KB are the page sizes
+/// nearest 16 KB on either side), the other of a boolean. A structure the workloads do not fill counts alike when it
 /// grows, and one that holds their whole footprint when it shrinks a little (the
 /// code's pages fit in 64 L2 ITLB entries), so several are tried.
 fn others(row: &Row) -> Vec<String> {
@@ -54,7 +54,9 @@ fn others(row: &Row) -> Vec<String> {
         v => {
             let n: u64 = v.parse().unwrap_or_else(|_| panic!("{}: {v} is no number", row.key));
             let by = if row.key == "base_page" { 4 } else { 2 };
-            [n / by, n * by, n / 8, n / 64].into_iter().filter(|&m| m > 0 && m != n).map(|m| m.to_string()).collect()
+            // A delay of none (`victim_read_delay`) has no half: a few cycles instead.
+            let tried = if n == 0 { [1, 4, 16, 64] } else { [n / by, n * by, n / 8, n / 64] };
+            tried.into_iter().filter(|&m| m > 0 && m != n).map(|m| m.to_string()).collect()
         }
     }
 }
@@ -73,11 +75,14 @@ fn run(cfg: &MontecitoConfig, program: Program) -> Totals {
 }
 
 /// A program that shows a parameter no built-in workload does, for the rows that
-/// name one (Montecito's and T4's indirect-target tables). The workloads dispatch
+/// name one (Montecito's and T4's indirect-target tables, the PVAB). The workloads dispatch
 /// through one jump table at a time (`branchy`), so the table's size never matters to
 /// them; a loop with two dispatch sites, each always going to its own handler, needs
 /// two entries.
 fn showing(row: &Row) -> Option<Program> {
+    if row.key == "pvab_entries" {
+        return Some(streaming());
+    }
     (row.table == "indirect").then(|| {
         let entry = 0x1_0000;
         let body = vec![
@@ -92,6 +97,17 @@ fn showing(row: &Row) -> Option<Program> {
         phase.tables = vec![Table { targets: vec![0x2_0040] }, Table { targets: vec![0x3_0000] }];
         common::program_of(phase)
     })
+}
+
+/// A function of 6,000 instructions (32 KB of bundles, twice the L1I) called in a loop:
+/// its call starts a stream of instruction prefetches that misses the L1I line after
+/// line and waits for RAB entries (MMC50), as the workloads' short calls seldom do,
+/// so that the PVAB's size shows.
+fn streaming() -> Program {
+    let mut body = vec![Op::Call { target: 0x4_0000, frame: 8 }];
+    body.extend(std::iter::repeat_n(Op::Int, 6_000));
+    body.extend([Op::Return { to: 0x1_0004 }, Op::Branch { target: 0x1_0000, when: Pattern::Loop }]);
+    common::program_of(common::phase(body, 200, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]))
 }
 
 /// Whether two runs' totals differ in what `row`'s assumption shapes first-hand
@@ -265,6 +281,8 @@ fn keys_refuse_what_their_structures_cannot_be() {
     assert!(err("[direction]\nhistory_bits = 21\n").contains("0..=20"));
     assert!(err("[indirect]\nentries = 64\nways = 3\n").contains("divide"));
     assert_eq!(err("[core]\nline_clocks = 1\n"), "m.toml: core.line_clocks = 1: must be in 2..=64");
+    assert_eq!(err("[core]\nstream_lines = 0\n"), "m.toml: core.stream_lines = 0: must be in 1..=64");
+    assert_eq!(err("[core]\npvab_entries = 65\n"), "m.toml: core.pvab_entries = 65: must be in 1..=64");
     assert!(err("[core]\nbase_page = 32768\n").contains("base_page = 32768: must be a page size"));
     assert!(err("[direction]\nsize = 4\n").contains("unknown field `size`"));
     let arm1156 =

@@ -515,6 +515,10 @@ pub enum Signal {
     L2dOzDataConflicts,
     L2dWritebackConflicts,
     L2dCancelledStoreMatches,
+    /// Montecito's streaming instruction prefetches, and the PVAB's overflows (ERRATA
+    /// MMC50).
+    L1iStrmPrefetches,
+    PvabOverflows,
     /// ECC errors in writes entering the system interface's write data queue, single-
     /// and double-bit (Montecito, under fault injection).
     WdqEccSingle,
@@ -616,6 +620,12 @@ pub enum Signal {
     /// Acquires in the L2D's OzQ, a semaphore's or a load's, from their request to
     /// their data (ERRATA MMC29, MMC48), laid over the cycles the same way.
     L2dOzqAcquireLive,
+    /// Montecito's RAB entries taken (a demand miss's, the prefetches'), and the cycles
+    /// its prefetch pipeline is stalled for one, of which those it stalls with its
+    /// stream no further ahead than the demand fetch's next line (ERRATA MMC50).
+    RabLive,
+    PrefetchStallLive,
+    PrefetchFlowLive,
     /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
     /// another transfer's, and snoop stalls; of both cores' transactions and of this
     /// core's (`Self`).

@@ -190,6 +190,14 @@ impl Montecito {
         let path_mispredicted = wrong && path.iter().any(|&p| s.get(p) > 0);
         self.ip = if taken { target } else { ip.wrapping_add(INSN) };
         if taken || wrong {
+            // The group issues below: the stream that was running asks in its cycle.
+            let now = self.now(out);
+            self.stream_step(now, &mut g.signals);
+        }
+        if taken {
+            self.redirect(target, s.get(Signal::Calls) + s.get(Signal::Returns) > 0);
+        }
+        if taken || wrong {
             let span_ip = g.ip;
             let (signals, issued, mem, detail) = (g.signals, g.issued, g.mem, g.detail);
             *g = Group::default();

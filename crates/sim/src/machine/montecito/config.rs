@@ -76,6 +76,11 @@ pub struct MontecitoConfig {
     /// Cycles the L1D recirculates a speculative load's return to generate its NaT
     /// (BE_L1D_FPU_BUBBLE.L1D_NAT; MMC42: an assumption, one pass).
     pub nat_recirculate_cycles: u64,
+    /// How many L1I lines the streaming prefetcher runs ahead of the demand fetch, and
+    /// how many addresses its PVAB holds while the prefetch pipeline stalls (ERRATA
+    /// MMC50: assumptions).
+    pub stream_lines: u64,
+    pub pvab_entries: u64,
     /// Cycles a return whose function restored its link register right before it
     /// waits in the front end (FE_LOST_BW.BR_ILOCK; ERRATA MMC45: an assumption).
     pub br_interlock_cycles: u64,
@@ -83,6 +88,9 @@ pub struct MontecitoConfig {
     /// them waits (BE_L1D_FPU_BUBBLE.L1D_LDCONF; ERRATA MMC44: an assumption, the
     /// store's write in the stage after the one a load reads in).
     pub store_write_cycles: u64,
+    /// Cycles after a miss's L2D lookup that the data array starts reading its dirty
+    /// victim out (L2D_OZQ_CANCELS1.WB_CONF; ERRATA MMC49: an assumption, at once).
+    pub victim_read_delay: u64,
     /// Table 2-8 note 5: "EC and LC accesses are 2 cycles": a counted loop's first
     /// branch waits this long after the loop's entry for the count the front end's
     /// perfect-loop prediction reads (ERRATA MMC43).
@@ -160,7 +168,10 @@ impl MontecitoConfig {
             nat_recirculate_cycles: 1,
             lc_cycles: 2,
             store_write_cycles: 2,
+            victim_read_delay: 0,
             br_interlock_cycles: 1,
+            stream_lines: 8,
+            pvab_entries: 4,
             cr_cycles: 10,
             clean_castouts: true,
             cores: 2,
@@ -232,8 +243,16 @@ impl MontecitoConfig {
             a("core", "fault_handler_cycles", &self.fault_handler_cycles, &[LsuFullStallCycles, HpwStallCycles]),
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
+            a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]),
             a("core", "nat_recirculate_cycles", &self.nat_recirculate_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "thread_quantum", &self.thread_quantum, &[ThreadSwitchesTimeout, ThreadSwitchCycles]),
+            a(
+                "core",
+                "stream_lines",
+                &self.stream_lines,
+                &[L1iStrmPrefetches, RabLive, PrefetchStallLive, PrefetchFlowLive, PvabOverflows],
+            ),
+            a("core", "pvab_entries", &self.pvab_entries, &[PvabOverflows, L1iStrmPrefetches]),
             a("core", "zero_bubble", &self.zero_bubble, &[ResteerBubbleCycles]),
             a("core", "resteer_cycles", &self.resteer_cycles, &[ResteerBubbleCycles]),
             a("core", "clean_castouts", &self.clean_castouts, &[CleanCastouts, SiCcqLive]),

@@ -125,6 +125,8 @@ impl Montecito {
     pub(super) fn close(&mut self, g: &mut Group, out: &mut Out) {
         if g.issued > 0 {
             self.progressed = true;
+            let now = self.now(out);
+            self.stream_step(now, &mut g.signals);
             let span = out.issue(g.ip, g.signals, g.issued);
             span.mem = g.mem;
             span.detail = g.detail;
@@ -438,6 +440,8 @@ impl Montecito {
             } else {
                 miss.set(Signal::ICacheMisses, 1);
                 filling = self.demand_instruction(addr, now, &mut miss);
+                // The miss holds the RAB's demand entry until its line is there.
+                self.si.hold(Signal::RabLive, now, now + filling);
                 self.isb = Some(l2_line);
                 // The L2I line arrives a 32-byte bundle pair a cycle, in the miss's
                 // last cycles (one that returns in the background is not seen).
@@ -448,7 +452,7 @@ impl Montecito {
         // (its L2I line in the streaming buffer serves both halves); the request goes
         // out with the next issue group.
         let mut prefetch = Signals::default();
-        self.prefetch_instruction(line, now, &mut prefetch);
+        self.prefetch_instructions(line, now, &mut prefetch);
         if translating + filling + rab_wait > 0 {
             self.close(g, out);
         }

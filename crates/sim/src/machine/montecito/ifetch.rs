@@ -7,6 +7,15 @@ use super::Montecito;
 use super::Signals;
 use crate::stream::Signal;
 
+/// A `.many` branch's instruction stream (MMC50): the line after the demand fetch's,
+/// the next line the stream asks for, and the cycle a stall for a RAB entry ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stream {
+    pub(super) after: u64,
+    pub(super) next: u64,
+    pub(super) resume: u64,
+}
+
 /// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
 const DEMAND: u8 = 0b01;
 const PREFETCH: u8 = 0b10;
@@ -61,14 +70,85 @@ impl Montecito {
         free
     }
 
-    /// The next-line instruction prefetcher (ERRATA MMC21): a fetch from a new L1I line
-    /// at cycle `now` asks for the next line; one the L1I, the streaming buffer and the
-    /// RAB lack is read from the L2I, the L3 or memory, and arrives after that level's
-    /// latency (MMC25): the L1I holds it from the request on, and a fetch before it
-    /// arrives waits in the RAB.
-    pub(super) fn prefetch_instruction(&mut self, line: u64, now: u64, s: &mut Signals) {
+    /// The IFR's prefetches after a fetch from a new L1I line `line`, issued at cycle
+    /// `now`: while a `.many` branch's stream runs (MMC50) the stream may now run up
+    /// to `stream_lines` past the line after it, and asks for them one an issue group
+    /// ([`Montecito::stream_step`]); otherwise the next-line prefetcher asks for the
+    /// line after (MMC21).
+    pub(super) fn prefetch_instructions(&mut self, line: u64, now: u64, s: &mut Signals) {
         // The address space's last line has none after it (a trace may run code there).
-        let Some(next) = line.checked_add(self.cfg.l1i.line) else { return };
+        let Some(after) = line.checked_add(self.cfg.l1i.line) else {
+            self.streaming = None;
+            return;
+        };
+        match &mut self.streaming {
+            Some(stream) => {
+                stream.after = after;
+                stream.next = stream.next.max(after);
+            }
+            None => self.prefetch_line(after, now, s),
+        }
+    }
+
+    /// A taken branch to `target`: a call or a return, which the compiler gives the
+    /// `.many` hint (`br.call.sptk.many`, `br.ret.sptk.many`), starts streaming from
+    /// the line after the target's; any other ends the stream (MMC50).
+    pub(super) fn redirect(&mut self, target: u64, many: bool) {
+        let after = self.cfg.l1i.line_of(target).checked_add(self.cfg.l1i.line);
+        self.streaming = after.filter(|_| many).map(|after| Stream { after, next: after, resume: 0 });
+    }
+
+    /// The stream's request in the cycle an issue group issues, `now`: the prefetch
+    /// pipeline takes one address a cycle, and the machine gives each issue group's
+    /// cycle one, so a stream's lines are asked for over the groups after its branch
+    /// (a stall's cycles, in which the hardware could ask for more, ask for none).
+    /// The stream runs up to `stream_lines` past the line after the demand fetch's.
+    /// A line the L1I lacks needs one of the RAB's 7 prefetch entries (Table 2-9):
+    /// with none free the pipeline stalls until one is (L1I_PREFETCH_STALL; FLOW when
+    /// the stream is no further ahead than the line after the demand fetch's), while
+    /// the PVAB holds the addresses the stream computes meanwhile, one a cycle; a stall
+    /// longer than its `pvab_entries` overflows it, and the stream ends.
+    pub(super) fn stream_step(&mut self, now: u64, s: &mut Signals) {
+        let Some(stream) = self.streaming else { return };
+        let bytes = self.cfg.l1i.line;
+        let last = stream.after.saturating_add((self.cfg.stream_lines - 1) * bytes);
+        if stream.next > last || now < stream.resume {
+            return;
+        }
+        if self.prefetch_needs_entry(stream.next) {
+            let free = self.inflight.rab_free(now);
+            if free > now {
+                self.si.hold(Signal::PrefetchStallLive, now, free);
+                if stream.next == stream.after {
+                    self.si.hold(Signal::PrefetchFlowLive, now, free);
+                }
+                if free - now > self.cfg.pvab_entries {
+                    s.bump(Signal::PvabOverflows);
+                    self.streaming = None;
+                } else {
+                    self.streaming = Some(Stream { resume: free, ..stream });
+                }
+                return;
+            }
+        }
+        s.bump(Signal::L1iStrmPrefetches);
+        self.prefetch_line(stream.next, now, s);
+        // A stream that reaches the address space's end stops there.
+        self.streaming = stream.next.checked_add(bytes).map(|next| Stream { next, ..stream });
+    }
+
+    /// Whether a prefetch of L1I line `line` would take a RAB entry: the L1I and the
+    /// streaming buffer lack it.
+    fn prefetch_needs_entry(&self, line: u64) -> bool {
+        !self.l1i.contains(line) && self.isb != Some(self.cfg.l2i.line_of(line))
+    }
+
+    /// A prefetch of L1I line `next` at cycle `now` (MMC21): one the L1I, the
+    /// streaming buffer and the RAB lack is read from the L2I, the L3 or memory, and
+    /// arrives after that level's latency (MMC25): the L1I holds it from the request
+    /// on, a fetch before it arrives waits in the RAB, and it holds a RAB entry until
+    /// then.
+    fn prefetch_line(&mut self, next: u64, now: u64, s: &mut Signals) {
         s.bump(Signal::L1iPrefetches);
         let l2_line = self.cfg.l2i.line_of(next);
         if self.l1i.contains(next) || self.isb == Some(l2_line) {
@@ -82,6 +162,7 @@ impl Montecito {
             s.bump(Signal::L2iRecirculatesPrefetch);
             s.bump(Signal::L2iPrefetchHits);
             self.inflight.add_prefetch(next, looked_up, ready);
+            self.si.hold(Signal::RabLive, now, ready);
             return;
         }
         let level = self.lookup(0, next, false, [Signal::L2iPrefetchHits, Signal::L3InstructionPrefetchHits], now, s);
@@ -109,5 +190,6 @@ impl Montecito {
             self.inflight.add_fill(l2_line, ready);
         }
         self.inflight.add_prefetch(next, looked_up, ready);
+        self.si.hold(Signal::RabLive, now, ready);
     }
 }

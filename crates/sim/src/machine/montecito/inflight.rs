@@ -46,6 +46,9 @@ pub(super) struct DataMiss {
 /// §2.3.3.4: "All L2I and L2D requests are allocated to one of 16 request buffers".
 pub(super) const REQUEST_BUFFERS: usize = 16;
 
+/// Table 2-9: the L1I's "1 Demand + 7 Prefetch Fills", the RAB's entries.
+const RAB_PREFETCHES: usize = 7;
+
 /// The cycle a request at `now` gets one of `places` that free at `frees`: `now`, or
 /// when the first of the taken ones frees.
 pub(super) fn first_free(frees: impl Iterator<Item = u64> + Clone, now: u64, places: usize) -> u64 {
@@ -134,6 +137,12 @@ impl InFlight {
     /// `now`: in the same issue group.
     pub(super) fn same_index(&self, line: u64, now: u64, same_set: impl Fn(u64) -> bool) -> bool {
         self.data.iter().any(|d| d.inserted == now && d.line != line && same_set(d.line))
+    }
+
+    /// The cycle a prefetch at `at` gets one of the RAB's prefetch entries: `at`, or
+    /// when the first of the taken ones frees (its line arrives).
+    pub(super) fn rab_free(&self, at: u64) -> u64 {
+        first_free(self.prefetches.iter().map(|p| p.ready), at, RAB_PREFETCHES)
     }
 
     /// The prefetch of L1I line `line` still on its way.

@@ -183,7 +183,7 @@ impl Montecito {
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
             if which == 1 {
                 // The L2D reads the victim out after the miss's lookup (MMC49).
-                let read = now + self.cfg.l2d_cycles + self.cfg.l2d.line / L3_BYTES_PER_CYCLE;
+                let read = now + self.cfg.l2d_cycles + self.cfg.victim_read_delay + self.cfg.l2d.line / L3_BYTES_PER_CYCLE;
                 self.inflight.add_victim_read(read);
             }
             let l3 = &mut self.outer[OUTER - 1];

@@ -125,6 +125,8 @@ pub struct Montecito {
     acquiring: bool,
     /// Each thread's latest acquire the L1D did not serve (MMC48).
     acquires: Vec<l2d::Acquire>,
+    /// The instruction stream a `.many` branch started (MMC50).
+    streaming: Option<ifetch::Stream>,
     /// The L1D's fills on their way and its latest stores (MMC44).
     l1d_pipe: l1d_pipe::L1dPipe,
     /// The loads hoisted above the skip being executed, until their checks (MMC42).
@@ -227,6 +229,7 @@ impl Montecito {
             release: false,
             acquiring: false,
             acquires: vec![l2d::Acquire::default(); threads],
+            streaming: None,
             progressed: true,
             hoisted: Vec::new(),
             l1d_pipe: Default::default(),
@@ -285,6 +288,9 @@ impl Montecito {
     /// does next uses it.
     fn switch_from(&mut self, left: usize, template: Span, out: &mut Vec<Span>) {
         self.progressed = false;
+        // §2.4.1: the switch invalidates the PVAB and cancels the prefetch pipeline's
+        // requests: the stream ends (MMC50).
+        self.streaming = None;
         let pending = self.returns.get(left).map_or(0, Vec::len);
         let cause = match (std::mem::take(&mut self.hint_switch), std::mem::take(&mut self.timed_out), pending) {
             (true, _, _) => Signal::ThreadSwitchesHint,
@@ -439,6 +445,10 @@ impl Core<MONTECITO> for Montecito {
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         out.extend(self.l2d_returns.iter().map(|&at| at.saturating_sub(self.clock)));
         out.extend(self.acquires.iter().flat_map(|a| [a.issued, a.done]).map(|at| at.saturating_sub(self.clock)));
+        match self.streaming {
+            Some(st) => out.extend([(keys.line)(st.after), (keys.line)(st.next), st.resume.saturating_sub(self.clock)]),
+            None => out.push(u64::MAX),
+        }
         out.push(u64::from(stall_class(self.switch_stall)));
         out.push(u64::from(self.progressed));
         self.wcb.canonical(keys, out);

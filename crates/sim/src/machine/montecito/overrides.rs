@@ -44,7 +44,10 @@ struct CoreKeys {
     nat_recirculate_cycles: Option<u64>,
     lc_cycles: Option<u64>,
     store_write_cycles: Option<u64>,
+    victim_read_delay: Option<u64>,
     br_interlock_cycles: Option<u64>,
+    stream_lines: Option<u64>,
+    pvab_entries: Option<u64>,
     cr_cycles: Option<u64>,
     clean_castouts: Option<bool>,
     cores: Option<u64>,
@@ -96,8 +99,11 @@ impl MontecitoConfig {
             o.core("nat_recirculate_cycles", c.nat_recirculate_cycles, &mut cfg.nat_recirculate_cycles, 0, 100)?;
             o.core("lc_cycles", c.lc_cycles, &mut cfg.lc_cycles, 1, 100)?;
             o.core("br_interlock_cycles", c.br_interlock_cycles, &mut cfg.br_interlock_cycles, 0, 100)?;
+            o.core("stream_lines", c.stream_lines, &mut cfg.stream_lines, 1, 64)?;
+            o.core("pvab_entries", c.pvab_entries, &mut cfg.pvab_entries, 1, 64)?;
             // The L1D pipeline remembers eight stores, one a cycle at most.
             o.core("store_write_cycles", c.store_write_cycles, &mut cfg.store_write_cycles, 0, 8)?;
+            o.core("victim_read_delay", c.victim_read_delay, &mut cfg.victim_read_delay, 0, 1000)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;
             o.core_entries("cores", c.cores, &mut cfg.cores, 1, 2)?;
             o.core("bus_ratio", c.bus_ratio, &mut cfg.bus_ratio, 1, 32)?;

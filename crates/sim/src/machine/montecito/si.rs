@@ -314,7 +314,7 @@ impl Si {
     }
 
     /// An entry of the core's own, live from `from` to `to` (a release store in the
-    /// L2D's OzQ, MMC38; an acquire there, MMC48): the machine knows its times when it
+    /// L2D's OzQ, MMC38; an acquire there, MMC48; the RAB's entries, MMC50): the machine knows its times when it
     /// makes the request. Nothing in the timeline waits for these, so a run whose
     /// events read no occupancy does not lay them.
     pub fn hold(&mut self, signal: Signal, from: u64, to: u64) {

@@ -302,6 +302,10 @@ pub static EVENTS: &[MappedEvent] = &[
         // IP-relative targets are never wrong.
         _ => None,
     }),
+    // The streaming prefetcher (MMC50): its requests, the RAB's eight entries all taken
+    // or all but one.
+    ev(0x5f, "L1I_STRM_PREFETCHES", A, 1, |_| Some(&[Sig(Signal::L1iStrmPrefetches)])),
+    ev(0x60, "L1I_RAB_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 8)])),
     // ENCBR_MISPRED_DETAIL: branches "only if there is a branch on port B0": with no
     // templates modelled, the first branch of every group is on B0 (MD41). 00xx and
     // 11xx (ALL, ALL2) are BR_MISPRED_DETAIL's ALL rows; 01xx counts nothing; 10xx
@@ -310,12 +314,20 @@ pub static EVENTS: &[MappedEvent] = &[
         0b00 | 0b11 => EVENTS.iter().find(|e| e.code == 0x5b).and_then(|e| (e.select)(u & 3)),
         _ => None,
     }),
+    ev(0x64, "L1I_RAB_ALMOST_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 7)])),
     // L1I_FETCH_RAB_HIT: demand fetches of a line a prefetch is still bringing (MMC25).
     ev(0x65, "L1I_FETCH_RAB_HIT", A, 1, |_| Some(&[Sig(Signal::L1iFetchRabHits)])),
     // L1I_FETCH_ISB_HIT: fetches bypassed from the streaming buffer, all "just in
     // time" (the line is there when fetched, MMC19).
     ev(0x66, "L1I_FETCH_ISB_HIT", A, 1, |_| Some(&[Sig(Signal::IsbHits)])),
+    // L1I_PREFETCH_STALL: bxx10 FLOW, bxx11 ALL (Table 4-85); L1I_PVAB_OVERFLOW (MMC50).
+    ev(0x67, "L1I_PREFETCH_STALL", A, 1, |u| match u & 3 {
+        0b10 => Some(&[Atom::Present(Signal::PrefetchFlowLive)]),
+        0b11 => Some(&[Atom::Present(Signal::PrefetchStallLive)]),
+        _ => None,
+    }),
     ev(0x68, "BR_MISPRED_DETAIL2", A, 2, frontend::br_mispred_detail2),
+    ev(0x69, "L1I_PVAB_OVERFLOW", A, 1, |_| Some(&[Sig(Signal::PvabOverflows)])),
     ev(0x6a, "BR_PATH_PRED2", A, 2, frontend::br_path_pred2),
     // The front end's stalls by cause (§4.6, MD39).
     ev(0x70, "FE_LOST_BW", A, 2, frontend::fe_lost_bw),
