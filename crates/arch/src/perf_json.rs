@@ -73,17 +73,8 @@ fn entry(pmu: &Pmu, e: &EventDef, u: Option<&UmaskDef>) -> Value {
     let umask = u.map_or(0, |u| u.value);
     let mut m = Map::new();
     m.insert("EventName".into(), json!(name));
-    let sel = pmukit_core::event_string::EventSel {
-        input: name.clone(),
-        pmu: pmu.name(),
-        event: Some(e.clone()),
-        code: e.code,
-        umask,
-        umask_names: Vec::new(),
-        modifiers: Vec::new(),
-        numeric: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let sel =
+        pmukit_core::event_string::EventSel { input: name.clone(), ..pmukit_core::event_string::EventSel::bare(pmu.name(), e, umask) };
     match linux::config(pmu, &sel).filter(|_| pmu.desc.linux_pmu.is_some()) {
         Some(config) => {
             m.insert("ConfigCode".into(), json!(format!("{config:#x}")));

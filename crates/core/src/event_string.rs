@@ -696,6 +696,23 @@ fn resolve_modifiers(
 }
 
 impl EventSel {
+    /// The selection of table event `event` of `pmu` with unit mask `umask` and no
+    /// modifier, as a tool that lists a table's selections builds them (perf's JSON,
+    /// `pmu describe`'s probes), not as an event string parses.
+    pub fn bare(pmu: &'static str, event: &EventDef, umask: u64) -> EventSel {
+        EventSel {
+            input: event.name.to_string(),
+            pmu,
+            event: Some(event.clone()),
+            code: event.code,
+            umask,
+            umask_names: Vec::new(),
+            modifiers: Vec::new(),
+            numeric: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
     /// Canonical spelling: `EVENT[.UMASK…][:MOD[=VALUE]…]`, or `r<hex>` for raw codes.
     pub fn name(&self) -> String {
         let mut s = match &self.event {

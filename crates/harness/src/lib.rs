@@ -15,7 +15,7 @@ mod strings;
 pub use files::{elf_program, events_file, guest_code, machine_config, mmustat, perf_json, perf_stat, recording, sysfs, trace};
 pub use live::live_events;
 pub use models::{arm11_model, hypercalls, montecito_model, t4_dram_model, t4_model};
-pub use strings::{event_strings, metric_expressions, qualify, schedule};
+pub use strings::{describe, event_strings, metric_expressions, qualify, schedule};
 
 /// A harness: arbitrary bytes in, a panic only when pmukit is wrong.
 pub type Harness = fn(&[u8]);
@@ -24,6 +24,7 @@ pub type Harness = fn(&[u8]);
 /// corpus folder (`fuzz/corpus/NAME`).
 pub const TARGETS: &[(&str, Harness)] = &[
     ("event_strings", event_strings),
+    ("describe", describe),
     ("metric_expressions", metric_expressions),
     ("schedule", schedule),
     ("qualify", qualify),

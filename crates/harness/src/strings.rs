@@ -10,6 +10,7 @@ use pmukit_core::event_string::EventSel;
 use pmukit_core::metric::{MetricContext, MetricExpr};
 use pmukit_core::pmu::Pmu;
 use pmukit_core::schedule::has_own_counter;
+use pmukit_sim::stat::assumed;
 
 /// The built-in catalog, built once per process.
 pub(crate) static CATALOG: LazyLock<Catalog> = LazyLock::new(Catalog::builtin);
@@ -242,5 +243,30 @@ pub fn qualify(data: &[u8]) {
             let expect = allowed && (range.contains(ip) != inverse);
             assert_eq!(q.channel_tag(channel, &insn), expect, "{request:?}: channel {channel}, ip {ip:#x}");
         }
+    }
+}
+
+/// `pmu describe`'s question of an event string: which labelled assumptions its count
+/// depends on (`stat::assumed`). The first byte picks the default PMU; the rest's first
+/// line is the event string. A selection it resolves to is probed, which must not
+/// panic and must name only its machine's assumptions, in the machine's order. One
+/// selection an input: a Montecito selection's probe takes about 50 ms.
+pub fn describe(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else { return };
+    let catalog = &*CATALOG;
+    let pmu = pick_pmu(catalog, first);
+    let text = String::from_utf8_lossy(rest);
+    let Some(line) = text.lines().next() else { return };
+    let Ok(sel) = catalog.resolve(line, pmu.name()) else { return };
+    let owner = catalog.pmus.iter().find(|p| p.name() == sel.pmu).expect("a selection's PMU is in the catalog");
+    let Some(machine) = assumed::assumptions(owner) else {
+        assert!(assumed::depends_on(owner, std::slice::from_ref(&sel)).is_none(), "{line:?}: no machine, yet assumptions");
+        return;
+    };
+    let found = assumed::depends_on(owner, std::slice::from_ref(&sel)).expect("a PMU with a machine answers");
+    let mut order = machine.iter().map(|a| a.name());
+    for a in &found {
+        let name = a.name();
+        assert!(order.any(|m| m == name), "{line:?}: {name} is not the machine's, or out of its order");
     }
 }

@@ -197,6 +197,7 @@ macro_rules! smoke_tests {
 
 smoke_tests! {
     event_strings: 10_000,
+    describe: 1_000,
     metric_expressions: 20_000,
     schedule: 5_000,
     qualify: 5_000,

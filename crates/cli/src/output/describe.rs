@@ -126,17 +126,7 @@ pub fn event_json(pmu: &Pmu, e: &EventDef) -> Value {
 /// PMU's events.
 fn assumptions(pmu: &Pmu, e: &EventDef, sel: Option<&EventSel>) -> Option<(Vec<Assumption>, usize)> {
     let machine = assumed::assumptions(pmu)?.len();
-    let selection = |umask: u64| EventSel {
-        input: e.name.to_string(),
-        pmu: pmu.name(),
-        event: Some(e.clone()),
-        code: e.code,
-        umask,
-        umask_names: Vec::new(),
-        modifiers: Vec::new(),
-        numeric: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let selection = |umask: u64| EventSel::bare(pmu.name(), e, umask);
     let sels: Vec<EventSel> = match sel {
         Some(s) => vec![s.clone()],
         None if e.umasks.is_empty() => vec![selection(0)],

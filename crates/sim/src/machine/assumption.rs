@@ -19,15 +19,15 @@ pub struct Assumption {
     /// the stall cycles of a wait it times. Signals that follow from those (the
     /// cycles, the instructions a run retires) are not listed: every timing moves
     /// them.
-    pub shapes: &'static [Signal],
+    pub shapes: Vec<Signal>,
     /// Whether it shapes the memory controllers' queues, whose waits the DRAM events
     /// read ([`crate::stream::MemoryQueues`]) rather than a signal.
     pub queues: bool,
 }
 
 impl Assumption {
-    pub fn new(table: &'static str, key: &'static str, value: impl ToString, shapes: &'static [Signal]) -> Assumption {
-        Assumption { table, key, value: value.to_string(), shapes, queues: false }
+    pub fn new(table: &'static str, key: &'static str, value: impl ToString, shapes: &[Signal]) -> Assumption {
+        Assumption { table, key, value: value.to_string(), shapes: shapes.to_vec(), queues: false }
     }
 
     /// The assumption shapes the memory controllers' queues, as well as `shapes`.

@@ -323,51 +323,22 @@ impl SparcConfig {
     /// with the signals it shapes first-hand: the rows of this chip.
     pub fn assumptions(&self) -> Vec<Assumption> {
         use Signal::*;
-        // What waits for a line from a level: a load's consumer (a long wait fills the
-        // instruction buffer), a fetch, a table walk, and a store's write (the store
-        // buffer's entries, T4's store queue's), T4's outstanding misses too; and,
-        // marked by no signal, a MEMBAR's wait for the stores to be written (``).
-        const LINE: &[Signal] = &[
-            DataDepStallCycles,
-            IBufFullCycles,
-            NoFetchCycles,
-            NoFetchAllCycles,
-            DTlbMissWaitCycles,
-            ITlbWalkCyclesSize0,
-            ITlbWalkCyclesSize1,
-            ITlbWalkCyclesSize2,
-            ITlbWalkCyclesSize3,
-            DTlbWalkCyclesSize0,
-            DTlbWalkCyclesSize1,
-            DTlbWalkCyclesSize2,
-            DTlbWalkCyclesSize3,
-            StoreBufferWaitCycles,
-        ];
-        const LINE_T4: &[Signal] = &[
-            DataDepStallCycles,
-            IBufFullCycles,
-            NoFetchCycles,
-            NoFetchAllCycles,
-            DTlbMissWaitCycles,
-            ITlbWalkCyclesSize0,
-            ITlbWalkCyclesSize1,
-            ITlbWalkCyclesSize2,
-            ITlbWalkCyclesSize3,
-            ITlbWalkCyclesSize4,
-            DTlbWalkCyclesSize0,
-            DTlbWalkCyclesSize1,
-            DTlbWalkCyclesSize2,
-            DTlbWalkCyclesSize3,
-            DTlbWalkCyclesSize4,
-            StoreBufferWaitCycles,
-            StoreQueueWaitCycles,
-            RobWaitCycles,
-            LoadBufferWaitCycles,
-        ];
-        // A wait the data side's result stalls with.
-        const DATA: &[Signal] = &[DataDepStallCycles, IBufFullCycles];
         // What a TSB-miss trap stalls: the fetch or the loads and stores.
         const TRAP: &[Signal] = &[NoFetchCycles, NoFetchAllCycles, DTlbMissWaitCycles];
+        // The table walks' cycles by page size (T4 has a fifth size).
+        const WALKS: &[Signal] = &[
+            ITlbWalkCyclesSize0,
+            ITlbWalkCyclesSize1,
+            ITlbWalkCyclesSize2,
+            ITlbWalkCyclesSize3,
+            DTlbWalkCyclesSize0,
+            DTlbWalkCyclesSize1,
+            DTlbWalkCyclesSize2,
+            DTlbWalkCyclesSize3,
+        ];
+        const WALKS_T4: &[Signal] = &[ITlbWalkCyclesSize4, DTlbWalkCyclesSize4];
+        // A wait the data side's result stalls with.
+        const DATA: &[Signal] = &[DataDepStallCycles, IBufFullCycles];
         // T4's store queue: the stores held in the buffer for it, where a load finds
         // the store it reads.
         const STORE_QUEUE: &[Signal] = &[
@@ -381,42 +352,33 @@ impl SparcConfig {
         // Where a line comes from: memory or another core's cache on this socket or
         // another, and the outer levels the other core's accesses reach (T4: the L3
         // too when the line's home is remote; KT: the L2 only then).
-        const SOCKETS_T4: &[Signal] = &[
+        const FILLS: &[Signal] = &[
             DCacheFillsFromCache,
             DCacheFillsFromLocalMemory,
             DCacheFillsFromRemote,
             ICacheFillsFromCache,
             ICacheFillsFromLocalMemory,
             ICacheFillsFromRemote,
-            L2PrefetchHitsL3,
             L2PrefetchLocalMemory,
             L2PrefetchRemoteMemory,
-            StoresHitL3,
-            StoresLocalC2c,
             StoresRemoteC2c,
             StoresLocalMemory,
             StoresRemoteMemory,
         ];
-        const SOCKETS_KT: &[Signal] = &[
-            DCacheFillsFromCache,
-            DCacheFillsFromLocalMemory,
-            DCacheFillsFromRemote,
-            ICacheFillsFromCache,
-            ICacheFillsFromLocalMemory,
-            ICacheFillsFromRemote,
-            L2PrefetchHitsL2,
-            L2PrefetchLocalMemory,
-            L2PrefetchRemoteMemory,
-            StoresHitL2,
-            StoresRemoteC2c,
-            StoresLocalMemory,
-            StoresRemoteMemory,
-            CacheToCacheFills,
-        ];
+        const OUTER_T4: &[Signal] = &[L2PrefetchHitsL3, StoresHitL3, StoresLocalC2c];
+        const OUTER_KT: &[Signal] = &[L2PrefetchHitsL2, StoresHitL2, CacheToCacheFills];
         let t4 = self.chip == SparcChip::T4;
         let niagara = self.chip == SparcChip::Niagara;
-        let line = if t4 { LINE_T4 } else { LINE };
-        let a = |table, key, value: &dyn ToString, shapes| Assumption::new(table, key, value.to_string(), shapes);
+        // What waits for a line from a level: a load's consumer (a long wait fills the
+        // instruction buffer), a fetch, a table walk, and a store's write (the store
+        // buffer's entries, T4's store queue's), T4's outstanding misses too; and,
+        // marked by no signal, a MEMBAR's wait for the stores to be written (``).
+        let mut line = [DATA, TRAP, WALKS, &[StoreBufferWaitCycles]].concat();
+        if t4 {
+            line.extend(WALKS_T4.iter().chain(&[StoreQueueWaitCycles, RobWaitCycles, LoadBufferWaitCycles]));
+        }
+        let line = line.as_slice();
+        let a = |table, key, value: &dyn ToString, shapes: &[Signal]| Assumption::new(table, key, value.to_string(), shapes);
         let mut v = vec![a("core", "load_use_cycles", &self.load_use_cycles, DATA), a("core", "l2_cycles", &self.l2_cycles, line)];
         if self.l3.is_some() {
             v.push(a("core", "l3_cycles", &self.l3_cycles, line));
@@ -461,24 +423,13 @@ impl SparcConfig {
         ]);
         if niagara {
             // The hypervisor's handler times every walk, whether or not it traps on.
-            const WALK: &[Signal] = &[
-                NoFetchCycles,
-                NoFetchAllCycles,
-                DTlbMissWaitCycles,
-                ITlbWalkCyclesSize0,
-                ITlbWalkCyclesSize1,
-                ITlbWalkCyclesSize2,
-                ITlbWalkCyclesSize3,
-                DTlbWalkCyclesSize0,
-                DTlbWalkCyclesSize1,
-                DTlbWalkCyclesSize2,
-                DTlbWalkCyclesSize3,
-            ];
-            v.push(a("core", "walk_trap_cycles", &self.walk_trap_cycles, WALK));
+            let walk = [TRAP, WALKS].concat();
+            v.push(a("core", "walk_trap_cycles", &self.walk_trap_cycles, &walk));
         }
         v.push(a("core", "fill_trap_cycles", &self.fill_trap_cycles, TRAP));
         if !niagara {
-            v.push(a("core", "sockets", &self.sockets, if t4 { SOCKETS_T4 } else { SOCKETS_KT }).queues());
+            let sockets = [FILLS, if t4 { OUTER_T4 } else { OUTER_KT }].concat();
+            v.push(a("core", "sockets", &self.sockets, &sockets).queues());
         }
         // A write that finds the queue full waits where it is, and what waits on the
         // level that sent it waits too.
