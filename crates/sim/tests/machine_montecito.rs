@@ -197,7 +197,12 @@ fn mmc23_the_other_core_snoops_the_shared_lines() {
     assert!(t.get(Signal::PeerBrilHit) + t.get(Signal::PeerBrilHitm) <= t.get(Signal::PeerBril));
     let answered: u64 = [Signal::BrlHit, Signal::BrlHitm, Signal::BrilHit, Signal::BrilHitm].iter().map(|&s| t.get(s)).sum();
     assert!(answered <= t.get(Signal::MemoryReads) + t.get(Signal::BackgroundMemoryReads), "answers only to bus reads");
-    assert!(t.get(Signal::L2dFillsModified) + t.get(Signal::L2dFillsShared) <= t.get(Signal::L2DataMisses));
+    let states =
+        [Signal::L2dFillsModified, Signal::L2dFillsExclusive, Signal::L2dFillsShared, Signal::L2dFillsInvalid, Signal::L2dFillsPending];
+    let fills: u64 = states.iter().map(|&s| t.get(s)).sum();
+    // Every L2D miss fills its line in one state; those still on their way when the
+    // run ends (16 request buffers' worth at most) are not laid yet.
+    assert!(fills <= t.get(Signal::L2DataMisses) && t.get(Signal::L2DataMisses) - fills <= 16, "{fills} fills");
     let quiet =
         |t: &Totals| [Signal::PeerBrl, Signal::PeerBril, Signal::BrlHitm, Signal::BusInvalidates].iter().map(|&s| t.get(s)).sum::<u64>();
     assert_eq!(quiet(&totals("compute", 2, 5_000_000, Skipping::On)), 0, "no shared data");
@@ -1013,6 +1018,36 @@ fn mmc50_calls_and_returns_stream_instruction_prefetches_into_the_rab() {
     assert!(large.get(Signal::L1iStrmPrefetches) > stream, "streams that do not end ask for more");
 }
 
+/// ERRATA MMC51 (Table 4-89: "the fill states of I and P correspond to inflight snoop
+/// vs. fill conflicts"; Table 4-91 P2_COV_SNP_FILL_NOSNP, "a snoop and a fill to the
+/// same address reached the L2D within a 3 cycle window of each other"): the other
+/// core's snoops in the last cycles of an iteration meet fills of `shared`'s lines
+/// still on their way, which then fill Invalid (a read for ownership took the line)
+/// or Pending (a read); a one-core package has no snoop to meet them.
+#[test]
+fn mmc51_snoops_meet_fills_on_their_way() {
+    let t = totals("shared", 2, 20_000_000, Skipping::On);
+    for s in [Signal::L2dFillsInvalid, Signal::L2dFillsPending] {
+        assert!(t.get(s) > 0, "{s:?}");
+    }
+    // A snoop within three cycles of a fill is rare (the coverage matrix finds some;
+    // `fills.rs` pins the window): at most one a snoop.
+    assert!(t.get(Signal::L2dSnoopFillConflicts) <= t.get(Signal::PeerBrl) + t.get(Signal::PeerBril));
+    let cfg = MontecitoConfig::new(2)
+        .with_overrides(
+            "[core]
+cores = 1
+",
+            "m.toml",
+        )
+        .unwrap();
+    let alone = Totals::of(machine::montecito(cfg, builtin::program("shared", 3, 2).unwrap(), Skipping::On), 20_000_000, |_| true);
+    for s in [Signal::L2dFillsInvalid, Signal::L2dFillsPending, Signal::L2dSnoopFillConflicts] {
+        assert_eq!(alone.get(s), 0, "{s:?}");
+    }
+    assert!(alone.get(Signal::L2dFillsExclusive) > 0);
+}
+
 /// A trace may call code in the address space's last line (found by the `trace`
 /// harness): its stream has no line after it, and the machine runs on.
 #[test]
@@ -1338,16 +1373,25 @@ fn montecito_selections_the_builtin_workloads_exercise() {
     // not count them either.
     let cannot = documented("## Selections that cannot count");
     let zeros = documented("## Selections that count zero");
+    // Rare selections count in the long job's runs (checked there), and at this length
+    // may or may not: they are neither unreached nor in need of a reason.
+    let rare = documented("## Selections that count only in long runs");
     for entry in &cannot {
         let names: Vec<&str> = all.iter().map(|(n, _, _)| n.as_str()).filter(|n| covers(entry, n)).collect();
         assert!(!names.is_empty(), "docs/montecito-model.md says `{entry}` cannot count, but it is no selection");
         let counting: Vec<&&str> = names.iter().filter(|n| !zero.contains(n)).collect();
         assert!(counting.is_empty(), "the spec says {counting:?} count nothing, but the model counts them");
+        let twice: Vec<&&str> = names.iter().filter(|n| covered(&zeros, n) || covered(&rare, n)).collect();
+        assert!(twice.is_empty(), "{twice:?} are in two tables of docs/montecito-model.md");
+    }
+    for entry in &rare {
+        let names: Vec<&str> = all.iter().map(|(n, _, _)| n.as_str()).filter(|n| covers(entry, n)).collect();
+        assert!(!names.is_empty(), "docs/montecito-model.md lists `{entry}`, which is no selection");
         let twice: Vec<&&str> = names.iter().filter(|n| covered(&zeros, n)).collect();
-        assert!(twice.is_empty(), "{twice:?} are in both tables of docs/montecito-model.md");
+        assert!(twice.is_empty(), "{twice:?} are in two tables of docs/montecito-model.md");
     }
     let countable = all.iter().filter(|(n, _, _)| !covered(&cannot, n)).count();
-    let unreached: Vec<&&str> = zero.iter().filter(|z| !covered(&cannot, z)).collect();
+    let unreached: Vec<&&str> = zero.iter().filter(|z| !covered(&cannot, z) && !covered(&rare, z)).collect();
     eprintln!(
         "{} of {} Montecito selections count zero; of the {countable} that can count, {} ({:.1} %)",
         zero.len(),
@@ -1367,9 +1411,10 @@ fn montecito_selections_the_builtin_workloads_exercise() {
 }
 
 /// The same matrix as `montecito_selections_the_builtin_workloads_exercise`, each run
-/// `PMUKIT_COVERAGE_CYCLES` cycles (2×10^8 unless set): the job that finds which of
-/// the zero table's selections are rare rather than unreachable. It prints those that
-/// count, with their counts, and fails if one the spec says counts nothing does.
+/// `PMUKIT_COVERAGE_CYCLES` cycles (2×10^8 unless set): the whole matrix issue 43's
+/// coverage is measured on. The zero table's selections must count zero here too
+/// (one that counts belongs in the table of rare ones), the rare table's must count,
+/// and those the spec says count nothing must not.
 /// `cargo test --release -p pmukit-sim --test machine_montecito -- --ignored long_runs
 /// --nocapture` (about ten minutes on one core).
 #[test]
@@ -1382,8 +1427,13 @@ fn montecito_selections_over_long_runs() {
     let counting = |entries: &[String]| -> Vec<(String, u64)> {
         counts.iter().filter(|(n, c)| *c > 0 && entries.iter().any(|e| covers(e, n))).cloned().collect()
     };
-    let rare = counting(&zeros);
-    eprintln!("{} of the zero table's selections count in {cycles} cycles a run: {rare:#?}", rare.len());
+    let counted = counting(&zeros);
+    assert!(counted.is_empty(), "rare rather than unreachable in {cycles} cycles a run (the table of rare ones): {counted:#?}");
+    let rare = documented("## Selections that count only in long runs");
+    let found = counting(&rare);
+    eprintln!("the rare selections' counts in {cycles} cycles a run: {found:#?}");
+    let missing: Vec<&String> = rare.iter().filter(|r| !found.iter().any(|(n, _)| covers(r, n))).collect();
+    assert!(missing.is_empty(), "docs/montecito-model.md calls these rare, but they count zero: {missing:?}");
     let impossible = counting(&cannot);
     assert!(impossible.is_empty(), "the spec says these count nothing: {impossible:?}");
 }

@@ -1042,14 +1042,20 @@ fn md46_coalesced_writes_uncacheable_accesses_and_castouts_are_their_own_transac
 fn mmc23_snoop_answers_count_by_agent_and_by_core() {
     // Per 10-cycle span: this core's BRL answered HITM by the other core; the other
     // core's BRIL answered HITM by this one (an implicit write-back); this core's BIL;
-    // the other's BRL answered HIT; L2D fills in M, S and E.
+    // the other's BRL answered HIT; L2D fills in M, S and E, and two the other core's
+    // snoops met on their way, I and P (MMC51).
     let spans = || {
         vec![
             span(0, USER, 10).with(Signal::MemoryReads, 1).with(Signal::L3DataReadMisses, 1).with(Signal::BrlHitm, 1),
             span(0, USER, 10).with(Signal::PeerBril, 1).with(Signal::PeerBrilHitm, 1),
             span(0, USER, 10).with(Signal::Stores, 1).with(Signal::BusInvalidates, 1).with(Signal::StoresHitShared, 1),
             span(0, USER, 10).with(Signal::PeerBrl, 1).with(Signal::PeerBrlHit, 1),
-            span(0, USER, 10).with(Signal::L2DataMisses, 3).with(Signal::L2dFillsModified, 1).with(Signal::L2dFillsShared, 1),
+            span(0, USER, 10)
+                .with(Signal::L2DataMisses, 3)
+                .with(Signal::L2dFillsModified, 1)
+                .with(Signal::L2dFillsShared, 1)
+                .with(Signal::L2dFillsExclusive, 1),
+            span(0, USER, 10).with(Signal::L2dFillsInvalid, 1).with(Signal::L2dFillsPending, 1),
         ]
     };
     let c = |code, umask| count4(counting(code, umask, &[]), spans());
@@ -1070,7 +1076,8 @@ fn mmc23_snoop_answers_count_by_agent_and_by_core() {
     // Table 4-119: the final answer, one per transaction.
     assert_eq!([c(0xae, 0b1100), c(0xae, 0b1000), c(0xae, 0b0100), c(0xae, 0b0000)], [40, 20, 20, 0]);
     assert_eq!(c(0xed, 0), 10, "L2D_STORE_HIT_SHARED");
-    assert_eq!([c(0xf2, 0b000), c(0xf2, 0b001), c(0xf2, 0b010), c(0xf2, 0b011)], [10, 10, 10, 0], "L2D_FILL_MESI_STATE M, E, S, I");
+    let fills = [0b000, 0b001, 0b010, 0b011, 0b100, 0b111].map(|u| c(0xf2, u));
+    assert_eq!(fills, [10, 10, 10, 10, 10, 10], "L2D_FILL_MESI_STATE M, E, S, I, P (1xx)");
 }
 
 #[test]

@@ -552,10 +552,6 @@ pub enum Signal {
     /// core, which drops its copy; and the stores that found their line shared.
     BusInvalidates,
     StoresHitShared,
-    /// L2D fills in the Modified (a store's line) or Shared (another core holds it too)
-    /// state; the other fills are Exclusive.
-    L2dFillsModified,
-    L2dFillsShared,
     /// The other core's transactions on the bus for the lines both run on (BRL,
     /// BRIL), and this core's snoop answers to them: a clean copy (HIT) or a modified
     /// one (HITM, written back implicitly).
@@ -626,6 +622,15 @@ pub enum Signal {
     RabLive,
     PrefetchStallLive,
     PrefetchFlowLive,
+    /// L2D fills by the state they leave their line in, each in the cycle its data is
+    /// back, laid the same way (ERRATA MMC51): Modified (a store's line), Exclusive,
+    /// Shared (the other core holds it too), Invalid (a snoop in flight took it),
+    /// Pending (a snoop in flight read it).
+    L2dFillsModified,
+    L2dFillsExclusive,
+    L2dFillsShared,
+    L2dFillsInvalid,
+    L2dFillsPending,
     /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
     /// another transfer's, and snoop stalls; of both cores' transactions and of this
     /// core's (`Self`).
@@ -656,6 +661,9 @@ pub enum Signal {
     /// (Montecito's DATA_DEBUG_REGISTER_MATCHES and _FAULT).
     DataDebugMatches,
     DataDebugFaults,
+    /// Snoops that reached the L2D within three cycles of a fill of their line
+    /// (Montecito's L2D_L3ACCESS_CANCEL.P2_COV_SNP_FILL_NOSNP; ERRATA MMC51).
+    L2dSnoopFillConflicts,
     /// This core's BILs (an `fc`) the other core answered HITM (Montecito's
     /// BUS_RD_INVALID_HITM.SELF).
     BilHitm,

@@ -64,18 +64,28 @@ impl Montecito {
     /// The other core's turn at the end of an iteration: it accesses each shared line
     /// this core touched, as this core did. What it sends on the bus, and this core's
     /// answers, count in a cycle of their own per request, from the iteration's last
-    /// (`out[from..]`).
+    /// (`out[from..]`). A snoop that meets its line's fill changes the state the fill
+    /// leaves, and the fills back by the iteration's end are laid (MMC51).
     pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize, template: Span) {
+        let end = self.started + out[from..].iter().map(|s| s.cycles).sum::<u64>();
         let mut peer = std::mem::take(&mut self.peer);
         // One answer (and its item's signals) per request sent, in order.
         let mut items = Vec::new();
         let sent = peer.turn(|line, write| {
             let mut s = Signals::default();
+            // `spread` gives the i-th request the i-th cycle from the iteration's end.
+            let at = end.saturating_sub(1 + items.len() as u64).max(self.started);
+            if self.fills.snoop(line, at, write).window {
+                s.bump(Signal::L2dSnoopFillConflicts);
+            }
             let answer = self.answer(line, if write { Effect::Take } else { Effect::Clean }, &mut s);
             items.push(s);
             answer
         });
         self.peer = peer;
+        for (state, ready) in self.fills.settle(end) {
+            self.si.hold(state, ready, ready + 1);
+        }
         for ((request, answer), s) in sent.into_iter().zip(&mut items) {
             let (txn, hit, hitm) = match request {
                 Request::Read => (Signal::PeerBrl, Signal::PeerBrlHit, Signal::PeerBrlHitm),

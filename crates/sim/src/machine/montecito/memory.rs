@@ -95,11 +95,17 @@ impl Montecito {
     /// of its page (as on SPARC, ERRATA MSP3).
     pub(super) fn walk(&mut self, addr: u64, page: u64, context: u32, now: u64, s: &mut Signals) -> u64 {
         let entry = ALIAS | (addr & !(page - 1)) | (u64::from(context % 8) * 128);
+        // An entry the L2D lacks fills its line, Exclusive (the VHPT is no shared
+        // data), in the cycle it is back.
         match self.outer_access(1, entry, false, now, s) {
             Level::L2 => self.cfg.l2d_cycles,
-            Level::L3 => self.cfg.l3_cycles,
+            Level::L3 => {
+                self.si.hold(Signal::L2dFillsExclusive, now + self.cfg.l3_cycles, now + self.cfg.l3_cycles + 1);
+                self.cfg.l3_cycles
+            }
             Level::Memory => {
                 let ready = self.bus_read(now, self.cfg.line_clocks);
+                self.si.hold(Signal::L2dFillsExclusive, ready, ready + 1);
                 self.memory_latency(s, Signal::L3DataReadMisses, now, ready)
             }
         }
@@ -227,7 +233,7 @@ impl Montecito {
     /// What the other core has to say about a cacheable access that found its line at
     /// `level` (MMC23), for a line of shared data: a line read from the bus is snooped
     /// (HIT, HITM); a store to a line it shares takes its copy away (BIL). Then the
-    /// state the L2D filled the line in, when it missed: Modified for a store, Shared
+    /// state the L2D fills the line in, when it missed: Modified for a store, Shared
     /// when the other core kept a copy, else Exclusive.
     fn coherence(&mut self, shared: bool, addr: u64, write: bool, level: Option<Level>, now: u64, s: &mut Signals) {
         let line = self.cfg.l3.line_of(addr);
@@ -252,10 +258,20 @@ impl Montecito {
             }
         }
         if matches!(level, Some(Level::L3 | Level::Memory)) {
-            if write {
-                s.bump(Signal::L2dFillsModified);
+            let state = if write {
+                Signal::L2dFillsModified
             } else if shared && self.peer.holds(line) {
-                s.bump(Signal::L2dFillsShared);
+                Signal::L2dFillsShared
+            } else {
+                Signal::L2dFillsExclusive
+            };
+            // The fill is laid in the cycle its data is back; the other core's snoop
+            // may yet meet one of a shared line on its way (MMC51).
+            let ready = self.inflight.data_pending(line).map_or(now, |d| d.ready);
+            if shared && self.cfg.cores > 1 {
+                self.fills.add(line, ready, state);
+            } else {
+                self.si.hold(state, ready, ready + 1);
             }
         }
     }

@@ -13,6 +13,7 @@ mod branch;
 mod coherence;
 pub mod config;
 mod exec;
+mod fills;
 mod group;
 mod ifetch;
 mod inflight;
@@ -127,6 +128,8 @@ pub struct Montecito {
     acquires: Vec<l2d::Acquire>,
     /// The instruction stream a `.many` branch started (MMC50).
     streaming: Option<ifetch::Stream>,
+    /// The L2D's fills of shared lines, which the other core's snoops may meet (MMC51).
+    fills: fills::Fills,
     /// The L1D's fills on their way and its latest stores (MMC44).
     l1d_pipe: l1d_pipe::L1dPipe,
     /// The loads hoisted above the skip being executed, until their checks (MMC42).
@@ -230,6 +233,7 @@ impl Montecito {
             acquiring: false,
             acquires: vec![l2d::Acquire::default(); threads],
             streaming: None,
+            fills: Default::default(),
             progressed: true,
             hoisted: Vec::new(),
             l1d_pipe: Default::default(),
@@ -453,6 +457,7 @@ impl Core<MONTECITO> for Montecito {
         out.push(u64::from(self.progressed));
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
+        self.fills.canonical(keys, self.clock, out);
         self.si.canonical(&self.cfg, out);
         out.push(self.written_back.saturating_sub(self.clock));
         self.requests.canonical(self.clock, out);
@@ -480,6 +485,7 @@ impl Core<MONTECITO> for Montecito {
         self.l1i.relocate(to.line);
         self.wcb.relocate(to);
         self.peer.relocate(to);
+        self.fills.relocate(to);
         self.inflight.relocate(to);
         self.ozq.relocate(to);
         self.l1d_pipe.relocate(to);

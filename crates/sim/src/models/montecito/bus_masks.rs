@@ -209,16 +209,18 @@ pub(super) fn er_brq_req_inserted(_: u64) -> Option<&'static [Atom]> {
 }
 
 /// L2D_FILL_MESI_STATE bits 2:0: 000 M, 001 E, 010 S, 011 I, 1xx P. Every L2D miss
-/// fills a line: Modified for a store, Shared when the other core kept a copy,
-/// Exclusive otherwise; I and P are fills that met a snoop in flight, which the
-/// machine's sequential snoops never do.
+/// fills a line, in the cycle its data is back: Modified for a store, Shared when the
+/// other core kept a copy, Exclusive otherwise; Invalid when the other core's snoop
+/// took the line while the fill was on its way, Pending when it read it (MMC51).
 pub(super) fn l2d_fill_mesi_state(u: u64) -> Option<&'static [Atom]> {
-    match u & 0b111 {
-        0b000 => Some(&[Sig(Signal::L2dFillsModified)]),
-        0b001 => Some(&[Atom::ExclusiveFills]),
-        0b010 => Some(&[Sig(Signal::L2dFillsShared)]),
-        _ => None,
-    }
+    use Signal::*;
+    Some(match u & 0b111 {
+        0b000 => &[Sig(L2dFillsModified)],
+        0b001 => &[Sig(L2dFillsExclusive)],
+        0b010 => &[Sig(L2dFillsShared)],
+        0b011 => &[Sig(L2dFillsInvalid)],
+        _ => &[Sig(L2dFillsPending)],
+    })
 }
 
 /// An occupancy's bits 2:0 (a _LO event) and bits 4:3 (_HI): "In each core cycle …

@@ -118,8 +118,6 @@ pub(super) enum Atom {
     Bus(Txn),
     /// Snoop answers (`bus.rs`).
     Snoop(bus::Answers, bus::Answer),
-    /// L2D fills in the Exclusive state: those neither Modified nor Shared.
-    ExclusiveFills,
     /// An occupancy signal's bits 2:0, and its bits 4:3 (_LO and _HI events).
     Low(Signal),
     High(Signal),
@@ -261,7 +259,6 @@ impl Atom {
             Atom::Snoop(who, answer) => bus::answers(who, answer, c),
             Atom::Low(s) => c.get(s) & 7,
             Atom::High(s) => c.get(s) >> 3,
-            Atom::ExclusiveFills => c.get(L2DataMisses).saturating_sub(c.get(L2dFillsModified) + c.get(L2dFillsShared)),
             Atom::Front(f) => f.value(c),
             Atom::AtLeast(s, n) => u64::from(c.get(s) >= u64::from(n)),
         }
