@@ -928,6 +928,15 @@ fn loads_stores_and_data_references() {
     assert_eq!(count4(counting(STORES_RETIRED, 0, &[]), spans()), 5);
     assert_eq!(count4(counting(UC_STORES_RETIRED, 0, &[]), spans()), 5);
     assert_eq!(count4(counting(DATA_REFERENCES_SET1, 0, &[]), spans()), 25);
+    // §4.15: L1D_READS counts "RSE loads", DATA_REFERENCES "RSE operations"; the RSE's
+    // fills and spills are no retired loads or stores (MMC17).
+    let fills = span(0, USER, 3).with(Signal::RseLoads, 2).with(Signal::RseFillStallCycles, 1);
+    let spills = span(0, USER, 4).with(Signal::RseStores, 2).with(Signal::RseSpillStallCycles, 1);
+    let rse = || vec![loads, fills, spills];
+    assert_eq!(count4(counting(0xc2, 0, &[]), rse()), 20 + 6, "L1D_READS_SET0");
+    assert_eq!(count4(counting(DATA_REFERENCES_SET1, 0, &[]), rse()), 20 + 6 + 8);
+    assert_eq!(count4(counting(LOADS_RETIRED, 0, &[]), rse()), 20);
+    assert_eq!(count4(counting(STORES_RETIRED, 0, &[]), rse()), 0);
 }
 
 #[test]

@@ -101,12 +101,13 @@ pub(super) enum Atom {
     L2dStores,
     /// Cacheable data requests that miss the L2D (every miss misses every level).
     L2dMisses,
-    /// Loads served by the L1D: cacheable integer loads; all integer loads.
+    /// Loads served by the L1D: cacheable integer loads and the RSE's fills; all
+    /// integer loads.
     CacheableLoads,
     IntegerLoads,
     UncacheableLoads,
     UncacheableStores,
-    /// Loads and stores issued to the memory pipeline.
+    /// Loads and stores issued to the memory pipeline, the RSE's included.
     DataReferences,
     /// ITLB misses that also miss the L2ITLB (a page walk).
     L2ItlbMisses,
@@ -247,11 +248,13 @@ impl Atom {
             Atom::CacheableAtomics => when(c.cacheable(), c.get(Atomics)),
             Atom::L2dStores => when(c.cacheable(), c.get(Stores).saturating_sub(c.get(Atomics))),
             Atom::L2dMisses => c.get(L2DataMisses),
-            Atom::CacheableLoads => when(c.cacheable(), c.get(Loads).saturating_sub(c.get(FpLoads))),
+            // The RSE's fills are L1D reads too, and its spills and fills data references
+            // (§4.15 L1D_READS_SET0: "RSE loads"; DATA_REFERENCES: "RSE operations").
+            Atom::CacheableLoads => when(c.cacheable(), c.get(Loads).saturating_sub(c.get(FpLoads))) + c.get(RseLoads),
             Atom::IntegerLoads => c.get(Loads).saturating_sub(c.get(FpLoads)),
             Atom::UncacheableLoads => when(!c.cacheable(), c.get(Loads)),
             Atom::UncacheableStores => when(!c.cacheable(), c.get(Stores)),
-            Atom::DataReferences => c.get(Loads) + c.get(Stores),
+            Atom::DataReferences => c.get(Loads) + c.get(Stores) + c.get(RseLoads) + c.get(RseStores),
             Atom::L2ItlbMisses => c.get(ITlbMisses).min(c.get(MainTlbMisses)),
             Atom::L2DtlbMisses => c.get(DTlbMisses).min(c.get(MainTlbMisses)),
             Atom::L1dtlbTransfers => c.get(DTlbMisses) - c.get(DTlbMisses).min(c.get(MainTlbMisses)),
