@@ -937,6 +937,11 @@ fn loads_stores_and_data_references() {
     assert_eq!(count4(counting(DATA_REFERENCES_SET1, 0, &[]), rse()), 20 + 6 + 8);
     assert_eq!(count4(counting(LOADS_RETIRED, 0, &[]), rse()), 20);
     assert_eq!(count4(counting(STORES_RETIRED, 0, &[]), rse()), 0);
+    // L1D_READ_MISSES (0xc7): ALL counts every read miss, RSE_FILL those of the cycles
+    // the RSE fills in (MMC17).
+    let missed = span(0, USER, 2).with(Signal::RseFillStallCycles, 1).with(Signal::DCacheMisses, 1);
+    let load_miss = span(0, USER, 7).with(Signal::Loads, 1).with(Signal::DCacheMisses, 1);
+    assert_eq!([0, 1].map(|u| count4(counting(0xc7, u, &[]), vec![missed, load_miss])), [9, 2], "L1D_READ_MISSES ALL, RSE_FILL");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The register stack engine (RSE): each thread's stacked registers, the frames calls
 //! allocate in them, and the spills and fills to the backing store when the 96
 //! physical registers run out (§2.4: per thread); and whether a frame has made calls,
-//! which decides how its function returns (MMC45).
+//! which decides how its function returns (MMC45). Fills read the backing store
+//! through the L1D (MMC17).
 
 use super::group::be_stall;
 use super::{Montecito, Out, Signals};
@@ -11,6 +12,11 @@ use crate::stream::Signal;
 const STACKED_REGISTERS: u32 = 96;
 /// Call frames the register stack remembers (deeper chains forget their oldest).
 const MAX_FRAMES: usize = 256;
+
+/// Where each thread's backing store begins: a region of its own (Itanium region 1),
+/// which no built-in program's data uses; a thread's stacked register `i` (counted
+/// from the bottom of its register stack) is kept at `+ 8 i`.
+const BACKING_STORE: u64 = 0x2000_0000_0000_0000;
 
 /// One thread's register stack: the frames of the calls in progress, the stacked
 /// registers they hold, and how many of those (the oldest) the RSE has spilled; for
@@ -91,7 +97,39 @@ impl Montecito {
         let short = caller.saturating_sub(r.depth - r.spilled.min(r.depth));
         let fill = short.min(r.spilled);
         r.spilled -= fill;
-        self.rse_transfer(fill, Signal::RseLoads, Signal::RseFillStallCycles, out);
+        let from = r.spilled;
+        self.rse_fill(from, fill, out);
+    }
+
+    /// Fills stacked registers `from..from + registers` from the backing store, two a
+    /// cycle, each line of them read through the L1D (§4.15: L1D_READS counts "RSE
+    /// loads"): a line the L1D lacks (a spill writes through to the L2D and leaves it
+    /// none) is an L1D read miss (L1D_READ_MISSES.RSE_FILL), brought from the L2D,
+    /// where the spill wrote it, in the L2D's latency (Table 2-8 note 3: N = 5), for
+    /// which the fill waits.
+    fn rse_fill(&mut self, from: u32, registers: u32, out: &mut Out) {
+        let base = BACKING_STORE + ((self.thread as u64) << 40);
+        let per_line = (self.cfg.l1d.line / 8) as u32;
+        let mut i = from;
+        let mut already = 0;
+        while i < from + registers {
+            // The registers of this L1D line, to the fill's end.
+            let n = (per_line - i % per_line).min(from + registers - i);
+            let stall = Signals::default().with(Signal::RseFillStallCycles, 1);
+            if !self.l1d.access(base + 8 * u64::from(i), false).hit {
+                let wait = self.cfg.l2d_cycles;
+                be_stall(out, self.ip, already, 1, stall.with(Signal::DCacheMisses, 1));
+                be_stall(out, self.ip, already + 1, wait - 1, stall);
+                already += wait;
+            }
+            let (pairs, odd) = (u64::from(n / 2), n % 2 == 1);
+            be_stall(out, self.ip, already, pairs, stall.with(Signal::RseLoads, 2));
+            if odd {
+                be_stall(out, self.ip, already + pairs, 1, stall.with(Signal::RseLoads, 1));
+            }
+            already += pairs + u64::from(odd);
+            i += n;
+        }
     }
 
     /// `registers` moved between the stacked registers and memory, two a cycle.

@@ -90,6 +90,8 @@ pub(super) enum Atom {
     CorrectReturns,
     /// L1D misses of reads (L1D is write-through: write misses are not counted).
     L1dReadMisses,
+    /// Those of the RSE's fills: the misses of a cycle the RSE fills in (MMC17).
+    RseFillMisses,
     /// Reads sent to the L2D: cacheable L1D read misses (integer loads), and FP loads,
     /// which the L1D does not serve (§4.15 L1D_READS_SET0).
     L2dReads,
@@ -242,6 +244,7 @@ impl Atom {
                 c.get(ReturnsMispredicted) + FORCED_RETURNS.value(c) + c.get(ReturnMispredictsTaken) + c.get(ReturnMispredictsNotTaken),
             ),
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
+            Atom::RseFillMisses => when(c.get(RseFillStallCycles) > 0, c.get(DCacheMisses)),
             Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
             Atom::FpL2dReads => when(c.cacheable(), c.get(FpLoads)),
             Atom::L2dWrites => when(c.cacheable(), c.get(Stores)),

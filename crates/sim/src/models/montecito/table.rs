@@ -424,10 +424,10 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xc5, "DATA_REFERENCES_SET1", A, 4, |_| Some(&[Atom::DataReferences])),
     // DATA_DEBUG_REGISTER_MATCHES: the accesses a data breakpoint matched (MD58).
     ev(0xc6, "DATA_DEBUG_REGISTER_MATCHES", A, 1, |_| Some(&[Sig(Signal::DataDebugMatches)])),
-    // L1D_READ_MISSES: bit 0 = 0 ALL, 1 RSE_FILL (the stream has no RSE).
+    // L1D_READ_MISSES: bit 0 = 0 ALL, 1 RSE_FILL (the RSE's fills' misses, MMC17).
     ev(0xc7, "L1D_READ_MISSES", A, 2, |u| match u & 1 {
         0 => Some(&[Atom::L1dReadMisses]),
-        _ => None,
+        _ => Some(&[Atom::RseFillMisses]),
     }),
     ev(capture::DATA_EAR_EVENTS, "DATA_EAR_EVENTS", F, 1, |_| Some(&[Atom::Captured(capture::DEAR)])),
     // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
