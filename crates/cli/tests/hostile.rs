@@ -211,6 +211,13 @@ fn an_error_never_repeats_a_huge_input() {
     let r = plain(&["encode", &long_event]);
     exits(&r, 2, "a 100,000-character event");
     assert!(r.stderr_bytes < 4096, "{} bytes of stderr", r.stderr_bytes);
+    // Montecito's dotted unit-mask names (`ALL.ALL_PRED`) are put back together from
+    // the tokens: 60,000 bytes of dotted tokens are refused at once, not after the
+    // minutes a search over every run of tokens took (found by the `describe` target).
+    let dotted = format!("montecito::ENCBR_MISPRED_DETAIL.{}X", "A.".repeat(30_000));
+    let r = plain(&["encode", &dotted]);
+    exits(&r, 2, "60,000 bytes of dotted unit masks");
+    assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
 }
 
 /// Row 9: Ctrl-C while the input is blocked, and while the machine runs.
