@@ -77,6 +77,18 @@ pub trait Core<const F: usize = EVERY> {
     fn take_switch(&mut self) -> bool {
         false
     }
+    /// The next interrupt (the program's timer tick) comes `cycles` cycles after the
+    /// start of the next iteration the runner hands the core (or, on lanes, the next
+    /// instruction), `None` when none is coming: told before each iteration of a phase
+    /// that halts (`Phase::halts`), whose `Op::Halt` waits until then.
+    fn interrupt_in(&mut self, cycles: Option<u64>);
+    /// The timer's tick: its interrupt wakes every halted hardware thread.
+    fn tick(&mut self) {}
+    /// Whether hardware thread `h` can run: a core whose halted thread gives the
+    /// pipeline to the other (Montecito's low-power switch) keeps it until the tick.
+    fn runnable(&self, _h: usize) -> bool {
+        true
+    }
     /// Moves every held line and page address for which `to` gives a new one, as if
     /// the stream that brought them had run on (the outer caches excepted).
     fn relocate(&mut self, to: &Moves);

@@ -272,12 +272,22 @@ fn source_of(code: u64, model: &str) -> Source {
 }
 
 fn per_cycle<const F: usize>(source: Source, span: &Span<F>) -> u64 {
+    if halted(span) {
+        return 0;
+    }
     match source {
         Source::Cycles => 1,
         Source::Signal(s) => span.signals.get(s),
         Source::EtmBoth => span.signals.get(Signal::EtmExtOut0) + span.signals.get(Signal::EtmExtOut1),
         Source::Nothing | Source::Reserved => 0,
     }
+}
+
+/// Whether the core is in standby in the span: a WFI's wait for an interrupt, which
+/// "disables most of the clocks" (ARM1176JZF-S TRM, ARM DDI 0301H §10.2.2), the
+/// cycle counter's and the events' among them: nothing counts.
+fn halted<const F: usize>(span: &Span<F>) -> bool {
+    span.signals.get(Signal::HaltedCycles) > 0
 }
 
 /// What event `code` counts on `model` in a cycle of `span`.
@@ -289,7 +299,8 @@ pub fn per_span(code: u64, model: &str, span: &Span) -> u64 {
 /// `totals`: the ground truth a counter programmed with it must reach.
 pub fn expected(code: u64, model: &str, totals: &Totals) -> u64 {
     match source_of(code, model) {
-        Source::Cycles => totals.cycles,
+        // Standby (WFI) stops the core's clock (`halted`).
+        Source::Cycles => totals.cycles - totals.get(Signal::HaltedCycles),
         Source::Signal(s) => totals.get(s),
         Source::EtmBoth => totals.get(Signal::EtmExtOut0) + totals.get(Signal::EtmExtOut1),
         Source::Nothing | Source::Reserved => 0,
@@ -341,7 +352,7 @@ impl Counters for Arm11Pmu {
 
 impl<const F: usize> Counting<F> for Arm11Pmu {
     fn rate(&self, i: usize, span: &Span<F>) -> u64 {
-        if !self.enabled() {
+        if !self.enabled() || halted(span) {
             return 0;
         }
         match i {
@@ -359,7 +370,7 @@ impl<const F: usize> Counting<F> for Arm11Pmu {
         }
         let [pmn0, pmn1] = self.sources;
         let (mut ccnt, mut n0, mut n1) = (0u64, 0u64, 0u64);
-        for s in body {
+        for s in body.iter().filter(|s| !halted(s)) {
             ccnt = ccnt.saturating_add(s.cycles);
             n0 = n0.saturating_add(per_cycle(pmn0, s).saturating_mul(s.cycles));
             n1 = n1.saturating_add(per_cycle(pmn1, s).saturating_mul(s.cycles));
@@ -372,7 +383,7 @@ impl<const F: usize> Counting<F> for Arm11Pmu {
     }
 
     fn executed(&mut self, span: &Span<F>, cycles: u64, _iteration: u64) {
-        if !pmcr_flag(&arm11::X, self.pmcr) {
+        if !pmcr_flag(&arm11::X, self.pmcr) || halted(span) {
             return;
         }
         // Every span's cycles: the core has one lane, so no span is an overlay.

@@ -36,8 +36,8 @@ const ANY: u16 = (1 << TEMPLATES.len()) - 1;
 
 /// The units an instruction can issue on: integer ALU instructions (A-type) on an M
 /// or an I unit, memory and system-register instructions on M, floating point on F,
-/// branches, calls, returns, system calls (`epc`, `break.b`) and `rfi` on B. A nop
-/// fits any slot.
+/// branches, calls, returns, system calls (`epc`, `break.b`), `rfi` and the idle
+/// loop's call of PAL_HALT_LIGHT on B. A nop fits any slot.
 pub fn units(op: &Op) -> &'static [Unit] {
     match op {
         Op::Int | Op::Pause => &[M, I],
@@ -54,9 +54,14 @@ pub fn units(op: &Op) -> &'static [Unit] {
         | Op::Barrier
         | Op::SpecialReg
         | Op::FlushCode(_) => &[M],
-        Op::Branch { .. } | Op::Skip { .. } | Op::Call { .. } | Op::Return { .. } | Op::Jump { .. } | Op::Syscall | Op::ExceptionReturn => {
-            &[B]
-        }
+        Op::Branch { .. }
+        | Op::Skip { .. }
+        | Op::Call { .. }
+        | Op::Return { .. }
+        | Op::Jump { .. }
+        | Op::Syscall
+        | Op::ExceptionReturn
+        | Op::Halt => &[B],
     }
 }
 

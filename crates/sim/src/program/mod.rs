@@ -187,6 +187,12 @@ pub enum Op {
     Pause,
     /// An access to an internal register (CP15, ASI, state register).
     SpecialReg,
+    /// The idle loop's wait for an interrupt (ARM's WFI, Itanium's PAL_HALT_LIGHT,
+    /// the sun4v `cpu_yield` hypervisor call): the thread executes nothing until the
+    /// program's next timer tick, whose interrupt wakes it; without a timer no
+    /// interrupt comes, and it goes on at once. It ends the loop body
+    /// (`Phase::check`), and a phase with one may be interrupted in the kernel.
+    Halt,
     /// Makes the line at the access coherent with instruction fetch after the program
     /// wrote code there (a JIT compiler, a patched call site): Itanium's `fc`, SPARC's
     /// FLUSH, ARM's clean of the data line and invalidation of the instruction line.
@@ -408,6 +414,8 @@ pub enum PhaseError {
     DmaBytes { index: usize, bytes: u32, max: u32 },
     #[error("the data breakpoint covers {bytes} bytes; valid: 1 to {max}")]
     WatchBytes { bytes: u64, max: u64 },
+    #[error("instruction {index} halts, but only the body's last instruction may (of {instructions})")]
+    HaltNotLast { index: usize, instructions: usize },
 }
 
 /// The most bytes a [`Watch`] covers: a page, the largest range a pair of Itanium's
@@ -480,10 +488,16 @@ impl Phase {
                 Op::Skip { over, .. } if index + usize::from(over) >= self.body.len() => {
                     return Err(PhaseError::SkipPastEnd { index, over })
                 }
+                Op::Halt if index + 1 != self.body.len() => return Err(PhaseError::HaltNotLast { index, instructions: self.body.len() }),
                 _ => {}
             }
         }
         Ok(())
+    }
+
+    /// Whether an iteration ends in a wait for an interrupt (the idle loop).
+    pub fn halts(&self) -> bool {
+        self.body.last() == Some(&Op::Halt)
     }
 
     /// Iterations after which every branch pattern and table repeats.

@@ -206,6 +206,11 @@ pub enum Signal {
     /// Returns whose address was predicted from the return stack and followed.
     ReturnsPredicted,
     // Every family's.
+    /// Cycles the thread is halted: an idle loop's wait for an interrupt
+    /// (`program::Op::Halt`: ARM's WFI, Itanium's PAL_HALT_LIGHT, sun4v's cpu_yield),
+    /// in which it executes nothing until the next timer tick. Each PMU model decides
+    /// what its counters do in them (most stop: the clocks are gated).
+    HaltedCycles,
     /// Instructions reaching execute (ARM11 counts condition-failed ones too).
     Instructions,
     /// Branch instructions executed, taken or not.
@@ -295,6 +300,9 @@ pub enum Signal {
     ThreadSwitchesL3Miss,
     ThreadSwitchesTimeout,
     ThreadSwitchesHint,
+    /// A switch away from a thread that halted (PAL_HALT_LIGHT) while the other had
+    /// work (Montecito's low-power switch).
+    ThreadSwitchesLowPower,
     /// Cycles from a thread switch's start until the other thread runs.
     ThreadSwitchCycles,
     /// Register stack engine loads (fills) and stores (spills) of stacked registers.
@@ -357,6 +365,9 @@ pub enum Signal {
     /// switch is gated.
     ThreadSwitchesGated,
     ThreadSwitchGatedCycles,
+    /// Switch events (an L3 miss, a hint, a time-out) while the other thread is halted
+    /// in low power: the switch is gated (Montecito's THREAD_SWITCH_GATED.LP).
+    ThreadSwitchesGatedLowPower,
     /// Front-end stall cycles in which a return waits for the link register its
     /// function restores right before it (Montecito's BR_ILOCK, ERRATA MMC45).
     BranchInterlockCycles,
@@ -631,6 +642,10 @@ pub enum Signal {
     L2dFillsShared,
     L2dFillsInvalid,
     L2dFillsPending,
+    /// This core's writes that found all 8 write buffers taken (§2.3.3.4: "A modified
+    /// L2D victim or partial write may be allocated to one of 8 write buffers"), in
+    /// the cycle each was made (ERRATA MMC52).
+    L2dVictimBufferFull,
     /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
     /// another transfer's, and snoop stalls; of both cores' transactions and of this
     /// core's (`Self`).

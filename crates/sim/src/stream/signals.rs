@@ -5,11 +5,11 @@ use super::Signal;
 
 /// The families of machines, each named by the number of words of sixteen signals
 /// its spans hold. Each family makes a contiguous range of signals, the enum's order
-/// being chosen for it (docs/engine.md E7): ARM11's 37 fit three words, SPARC's 109
-/// seven, Montecito's 240 fifteen, against twenty-one for all 322 ([`EVERY`]).
+/// being chosen for it (docs/engine.md E7): ARM11's 38 fit three words, SPARC's 110
+/// seven, Montecito's 243 sixteen, against twenty-one for all 325 ([`EVERY`]).
 pub const ARM11: usize = 3;
 pub const SPARC: usize = 7;
-pub const MONTECITO: usize = 15;
+pub const MONTECITO: usize = 16;
 /// Every signal: the reference the families' spans are checked against, and the
 /// spans a test or a fuzz target makes by hand.
 pub const EVERY: usize = Signal::COUNT.div_ceil(16);

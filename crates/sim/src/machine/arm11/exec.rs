@@ -103,6 +103,13 @@ impl Arm11 {
                 self.plain(out, ip, s.with(Signal::WriteBufferDrains, 1));
                 self.wait(out, ip, drain, None);
             }
+            Op::Halt => {
+                // Wait For Interrupt (MCR p15 c7 c0 4): standby mode, "most of the
+                // clocks" stopped until the interrupt (ARM DDI 0301H §10.2.2).
+                self.plain(out, ip, s);
+                let idle = self.wake.map_or(0, |w| w.saturating_sub(out.elapsed()));
+                self.wait(out, ip, idle, Some(Signal::HaltedCycles));
+            }
             Op::Syscall | Op::ExceptionReturn => {
                 // A mode change: not a PC change (§5); the pipeline refills.
                 self.plain(out, ip, s);

@@ -65,6 +65,9 @@ pub struct Arm11 {
     faults: Option<Faults>,
     /// The addresses from the lowest ETM comparator to the highest.
     etm_span: std::ops::RangeInclusive<u64>,
+    /// Cycles from the iteration's start until the next interrupt, which ends a WFI
+    /// (`Core::interrupt_in`).
+    wake: Option<u64>,
 }
 
 impl Arm11 {
@@ -91,6 +94,7 @@ impl Arm11 {
             data_line: u64::MAX,
             faults,
             etm_span,
+            wake: None,
             cfg,
         }
     }
@@ -161,6 +165,10 @@ impl Core<ARM11> for Arm11 {
         for c in self.faults.iter().flat_map(|f| &f.0) {
             c.canonical(out);
         }
+    }
+
+    fn interrupt_in(&mut self, cycles: Option<u64>) {
+        self.wake = cycles;
     }
 
     fn relocate(&mut self, to: &Moves) {

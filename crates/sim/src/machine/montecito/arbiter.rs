@@ -23,6 +23,7 @@ use crate::machine::mem::{Pool, Queue, Server};
 
 use super::si::{BRQ, IOQ, READ_OUT, RQ_BOTH, WRITEQ_BOTH};
 use super::Montecito;
+use crate::stream::Signal;
 
 /// §2.5: request-queue entries and write data buffers for explicit write-backs per core.
 pub const REQUEST_QUEUE: usize = 4;
@@ -132,6 +133,10 @@ impl Montecito {
         let r = self.cfg.bus_ratio;
         let made = in_order(&mut self.requests.latest[1], t0);
         let buffered = self.requests.buffers.free_at(made);
+        if buffered > made {
+            // All 8 taken: the L2D's victim buffer is full (L2D_VICTIMB_FULL, MMC52).
+            self.si.hold(Signal::L2dVictimBufferFull, made, made + 1);
+        }
         // The write reaches the arbiter the cycle after, once a data buffer is free.
         let arrives = in_order(&mut self.requests.latest[2], buffered + 1);
         let queued = self.requests.data_buffers.free_at(arrives);
@@ -166,7 +171,6 @@ impl Montecito {
 mod tests {
     use super::*;
     use crate::machine::montecito::{MontecitoConfig, Span};
-    use crate::stream::Signal;
     use proptest::prelude::*;
 
     fn core() -> Montecito {
@@ -210,8 +214,13 @@ mod tests {
         assert!(buffered[..WRITE_BUFFERS].iter().all(|&b| b == 5), "{buffered:?}");
         assert_eq!(buffered[WRITE_BUFFERS..WRITE_BUFFERS + WRITE_DATA], [6, 6]);
         assert!(buffered[10] > 6 + line * m.cfg.bus_ratio && buffered[11] > buffered[10], "{buffered:?}");
-        let [_, (writeq, most)] = laid(&mut m, 4000);
-        assert!(writeq > 0 && most <= WRITE_DATA as u64);
+        let mut out = Vec::new();
+        m.si.lay(&mut out, &Span::new(4000, 0), 4000);
+        let total = |s| out.iter().map(|x| x.total(s)).sum::<u64>();
+        let most = out.iter().map(|x| x.signals.get(Signal::SiWriteqLive)).max().unwrap_or(0);
+        assert!(total(Signal::SiWriteqLive) > 0 && most <= WRITE_DATA as u64);
+        // MMC52: the ninth to twelfth writes found the eight write buffers taken.
+        assert_eq!(total(Signal::L2dVictimBufferFull), 4);
         let [_, buffers, data, bus] = m.requests.queues().map(|q| q.occupancy);
         assert_eq!((buffers.most, data.most, bus.requests), (WRITE_BUFFERS, WRITE_DATA, 12));
     }

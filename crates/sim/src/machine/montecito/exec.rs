@@ -221,10 +221,29 @@ impl Montecito {
                     g.signals.bump(Signal::Nops);
                 }
             }
+            Op::Halt => {
+                // The idle loop's call of PAL_HALT_LIGHT: the thread halts until an
+                // interrupt, event monitoring frozen (§3.3.12). With the other thread
+                // awake the core switches to it at the end of the iteration (a
+                // low-power switch); otherwise the core halts (CPU_OP_CYCLES_HALTED).
+                self.join(g, out, ip, false);
+                self.close(g, out);
+                if let Some(wake) = self.wake {
+                    self.halted[self.thread] = true;
+                    if self.may_switch && self.other_awake() {
+                        self.switch = true;
+                        self.low_power = true;
+                        self.note_decision(g, out);
+                    } else {
+                        let idle = wake.saturating_sub(self.now(out));
+                        out.stall(ip, idle, Some(Signal::HaltedCycles));
+                    }
+                }
+            }
             Op::Pause => {
                 // hint@pause: the thread gives the core to the other thread, after its
                 // issue group retires (§2.4.1.2), at the end of the iteration (MMC12).
-                if self.may_switch {
+                if self.may_switch && self.other_awake() {
                     self.switch = true;
                     self.hinted = true;
                     self.note_decision(g, out);

@@ -122,7 +122,11 @@ impl Montecito {
         self.urgency[t] = self.urgency[t].saturating_sub(1);
         let other = (0..self.urgency.len()).filter(|&o| o != t).map(|o| self.urgency_at(o, now)).max();
         let wins = self.may_switch && other.is_some_and(|u| u > self.urgency[t]);
-        if wins && !self.progressed {
+        if wins && !self.other_awake() {
+            // The other thread is halted in low power: the switch is gated
+            // (THREAD_SWITCH_GATED.LP), a missed opportunity too.
+            s.bump(Signal::ThreadSwitchesGatedLowPower);
+        } else if wins && !self.progressed {
             // The thread switched in has retired nothing yet: the switch is gated for
             // forward progress (MMC46), a missed opportunity too.
             s.bump(Signal::ThreadSwitchesGated);

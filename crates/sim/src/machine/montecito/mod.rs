@@ -113,6 +113,12 @@ pub struct Montecito {
     hint_switch: bool,
     /// The switch under way is the thread quantum's time-out (the runner's).
     timed_out: bool,
+    /// Each thread halted by PAL_HALT_LIGHT until the next interrupt (the runner's
+    /// tick), and whether the switch under way leaves a halted thread.
+    halted: Vec<bool>,
+    low_power: bool,
+    /// The cycle the next interrupt comes at (`Core::interrupt_in`).
+    wake: Option<u64>,
     /// The runner can switch now (another software thread exists; no handler runs).
     may_switch: bool,
     /// The next iteration starts with a thread switch (its cycles, and the data that
@@ -226,6 +232,9 @@ impl Montecito {
             hinted: false,
             hint_switch: false,
             timed_out: false,
+            halted: vec![false; threads],
+            low_power: false,
+            wake: None,
             may_switch: false,
             switching: None,
             squashing: 0,
@@ -284,6 +293,12 @@ impl Montecito {
         }
     }
 
+    /// Whether the other thread, if there is one, is awake: not halted by
+    /// PAL_HALT_LIGHT (a switch to a halted thread is gated, THREAD_SWITCH_GATED.LP).
+    pub(super) fn other_awake(&self) -> bool {
+        self.halted.iter().enumerate().any(|(o, &h)| o != self.thread && !h)
+    }
+
     /// §2.4.1: the switch from thread `left` takes 15 cycles until the new thread
     /// retires; they are the switched-out thread's (THREAD_SWITCH_EVENTS counts "the
     /// number of times the thread is switched out"). The thread switched to gets the
@@ -296,7 +311,9 @@ impl Montecito {
         // requests: the stream ends (MMC50).
         self.streaming = None;
         let pending = self.returns.get(left).map_or(0, Vec::len);
+        let low_power = std::mem::take(&mut self.low_power);
         let cause = match (std::mem::take(&mut self.hint_switch), std::mem::take(&mut self.timed_out), pending) {
+            _ if low_power => Signal::ThreadSwitchesLowPower,
             (true, _, _) => Signal::ThreadSwitchesHint,
             (false, true, _) | (false, false, 0) => Signal::ThreadSwitchesTimeout,
             (false, false, _) => Signal::ThreadSwitchesL3Miss,
@@ -387,7 +404,14 @@ impl Core<MONTECITO> for Montecito {
         // stall before it runs from its last retirement to the L3 miss or hint that
         // decided it, or, for a time-out, to the end of the iteration (MD44).
         let spans = &out[from..];
-        let trailing: u64 = spans.iter().rev().take_while(|s| s.signals.get(Signal::Instructions) == 0).map(|s| s.cycles).sum();
+        // A halt ends the stall: the thread retired its call of PAL_HALT_LIGHT and
+        // executed nothing since, by its own choice.
+        let trailing: u64 = spans
+            .iter()
+            .rev()
+            .take_while(|s| s.signals.get(Signal::Instructions) == 0 && s.signals.get(Signal::HaltedCycles) == 0)
+            .map(|s| s.cycles)
+            .sum();
         let retired = spans.iter().any(|s| s.signals.get(Signal::Instructions) > 0);
         let longest = STALL_THRESHOLDS[STALL_THRESHOLDS.len() - 1];
         let quiet = &mut self.quiet[self.thread];
@@ -409,6 +433,18 @@ impl Core<MONTECITO> for Montecito {
 
     fn timed_out(&mut self) {
         self.timed_out = true;
+    }
+
+    fn interrupt_in(&mut self, cycles: Option<u64>) {
+        self.wake = cycles.map(|c| self.clock + c);
+    }
+
+    fn tick(&mut self) {
+        self.halted.fill(false);
+    }
+
+    fn runnable(&self, h: usize) -> bool {
+        !self.halted.get(h).copied().unwrap_or(false)
     }
 
     fn may_switch(&mut self, allowed: bool) {
@@ -439,6 +475,7 @@ impl Core<MONTECITO> for Montecito {
             r.canonical(out);
         }
         out.extend(self.urgency.iter().map(|&u| u64::from(u)));
+        out.extend(self.halted.iter().map(|&h| u64::from(h)));
         for r in &self.returns {
             // Relative to the clock: the same waits ahead are the same state.
             let mut left: Vec<u64> = r.iter().map(|&at| at.saturating_sub(self.clock)).collect();
@@ -473,6 +510,8 @@ impl Core<MONTECITO> for Montecito {
             u64::from(self.hinted),
             u64::from(self.hint_switch),
             u64::from(self.timed_out),
+            u64::from(self.low_power),
+            self.wake.map_or(u64::MAX, |w| w.saturating_sub(self.clock)),
             u64::from(self.may_switch),
             (keys.line)(self.ip),
             (keys.line)(self.fetch_line),

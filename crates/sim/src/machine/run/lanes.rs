@@ -164,6 +164,8 @@ pub struct LaneRunner<C: Lanes<F>, const F: usize> {
     lanes: Vec<Lane<F>>,
     rule: LaneRule,
     timer: Option<Timer>,
+    /// The program's own timer interrupts: a halted lane waits for its next tick.
+    interrupts: bool,
     /// The core's cycle.
     now: u64,
     out: VecDeque<Block<F>>,
@@ -180,6 +182,7 @@ impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
         let threads: Vec<SoftThread> = program.threads.into_iter().map(|phases| SoftThread { phases, current: None, begun: 0 }).collect();
         // Software threads beyond the lanes take turns on theirs, at the program's
         // timer or, without one, every `TURN_CYCLES`.
+        let interrupts = program.timer.is_some();
         let timer = match program.timer {
             None if threads.len() > lanes => Some(Timer { period: TURN_CYCLES, handler: Vec::new() }),
             timer => timer,
@@ -198,7 +201,19 @@ impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
                 open: None,
             })
             .collect();
-        LaneRunner { core, threads, lanes, rule, timer, now: 0, out: VecDeque::new(), pending: Vec::new(), error: None, favoured: 0 }
+        LaneRunner {
+            core,
+            threads,
+            lanes,
+            rule,
+            timer,
+            interrupts,
+            now: 0,
+            out: VecDeque::new(),
+            pending: Vec::new(),
+            error: None,
+            favoured: 0,
+        }
     }
 
     /// The core's queues (`Core::queues`).
@@ -249,7 +264,8 @@ impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
                 return false;
             }
             self.core.enter_lane(&phase, l);
-            let interruptible = !handler && phase.privilege.is_user() && self.timer.is_some();
+            // The idle loop takes its interrupt in the kernel.
+            let interruptible = !handler && (phase.privilege.is_user() || phase.halts()) && self.timer.is_some();
             if let Some(lane) = self.lanes.get_mut(l) {
                 lane.running = Some(Running { phase, k, i: 0, interruptible, thread });
             }
@@ -267,6 +283,10 @@ impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
             lane.open = None;
         }
         let from = lane.queue.len();
+        let halts = r.phase.body.get(r.i) == Some(&crate::program::Op::Halt);
+        if halts {
+            self.core.interrupt_in(self.interrupts.then(|| lane.next_tick.saturating_sub(t)));
+        }
         let n = self.core.step(&r.phase, r.k, r.i, l, t, &mut lane.queue);
         r.i += n.max(1);
         if r.i < r.phase.body.len() {
@@ -275,17 +295,21 @@ impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
         self.core.end_iteration(&r.phase, r.k, l, &mut lane.queue, from);
         r.i = 0;
         r.k += 1;
-        if r.k >= r.phase.iterations {
+        // A halt lasts until the tick: its interrupt is due once the halt is played,
+        // whether or not the idle loop goes on.
+        let woken = halts && self.interrupts && r.interruptible;
+        if r.k >= r.phase.iterations && !woken {
             lane.running = None;
-        } else if r.interruptible && t >= lane.next_tick {
+        } else if woken || r.interruptible && t >= lane.next_tick {
             // The tick: the thread stops here, the handler runs, then the lane's next
             // software thread.
-            if let Some(st) = self.threads.get_mut(r.thread) {
-                st.current = lane.running.take().map(|r| (r.phase, r.k));
+            let left = lane.running.take().filter(|r| r.k < r.phase.iterations);
+            if let (Some(st), Some(r)) = (left.as_ref().and_then(|r| self.threads.get_mut(r.thread)), left) {
+                st.current = Some((r.phase, r.k));
             }
             if let Some(timer) = &self.timer {
                 lane.handlers.extend(timer.handler.iter().cloned());
-                lane.next_tick = t + timer.period;
+                lane.next_tick = t.max(lane.next_tick) + timer.period;
             }
             lane.turn = (lane.turn + 1) % lane.soft.len().max(1);
         }

@@ -77,6 +77,8 @@ struct Running<const F: usize> {
     interruptible: bool,
     /// It is part of the timer's handler, not of a software thread.
     handler: bool,
+    /// Its iterations end in a halt until the next interrupt (`Phase::halts`).
+    halts: bool,
     /// The iteration the turn began at.
     first: u64,
 }
@@ -90,6 +92,9 @@ pub struct Runner<C: Core<F>, const F: usize> {
     running: usize,
     current: Option<Running<F>>,
     timer: Option<crate::program::Timer>,
+    /// The program's own timer interrupts (not turns without a handler): what wakes
+    /// a halted thread.
+    interrupts: bool,
     /// The timer's handler phases still to run for the tick in progress.
     handlers: VecDeque<Phase>,
     ticking: bool,
@@ -133,6 +138,7 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
         // hardware all the same (strands of one core, ERRATA MSP1), unless the core's
         // own time-out hands the pipeline round: a turn is a timer tick without a
         // handler.
+        let interrupts = program.timer.is_some();
         let timer = match program.timer {
             None if threads.len() > 1 && quantum.is_none() => Some(crate::program::Timer { period: TURN_CYCLES, handler: Vec::new() }),
             timer => timer,
@@ -144,6 +150,7 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
             running: 0,
             current: None,
             timer,
+            interrupts,
             handlers: VecDeque::new(),
             ticking: false,
             switch: false,
@@ -194,10 +201,12 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
         self.next_tick.min(self.next_turn)
     }
 
-    /// The software thread the next hardware thread with one holds.
+    /// The software thread the next hardware thread with one holds, passing over
+    /// those the core has halted; the running one when every other is halted.
     fn next_hardware(&self) -> usize {
         let used = self.hardware.min(self.threads.len()).max(1);
-        self.loaded[(self.running % self.hardware + 1) % used]
+        let h = self.running % self.hardware;
+        (1..=used).map(|i| (h + i) % used).find(|&n| self.core.runnable(n)).map_or(self.running, |n| self.loaded[n])
     }
 
     /// A tick: the operating system hands the running hardware thread to the next
@@ -245,8 +254,10 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
             Some(_) => None,
             None => Finder::new(&phase, &self.core, self.skipping, &mut self.history),
         };
-        let interruptible = !handler && phase.privilege.is_user() && (self.timer.is_some() || self.quantum.is_some());
-        self.current = Some(Running { phase, k, finder, interruptible, handler, first: k });
+        // The idle loop takes its interrupt in the kernel.
+        let halts = phase.halts();
+        let interruptible = !handler && (phase.privilege.is_user() || halts) && (self.timer.is_some() || self.quantum.is_some());
+        self.current = Some(Running { phase, k, finder, interruptible, handler, halts, first: k });
         true
     }
 
@@ -254,7 +265,9 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
     /// look for them repeating, and skip the periods found (moving `k` and the other
     /// threads' iterations on).
     fn turn(&mut self, phase: &Phase, k: &mut u64) {
-        if self.skipping == Skipping::Off || self.threads.len() < 2 || self.short < self.threads.len() {
+        // A halted thread's turn is the tick's to give back: not a repeating one.
+        let halted = (0..self.hardware).any(|h| !self.core.runnable(h));
+        if self.skipping == Skipping::Off || self.threads.len() < 2 || self.short < self.threads.len() || halted {
             self.drop_turns();
             return;
         }
@@ -328,9 +341,14 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
             self.history = f.spans;
         }
         if !self.switch && run.interruptible && !self.timer_due() && self.cycles >= self.next_turn {
-            // The core's time-out: the other hardware thread gets the pipeline.
-            self.core.timed_out();
-            self.switch = true;
+            if self.next_hardware() == self.running {
+                // Every other hardware thread is halted: the quantum starts again.
+                self.restart_quantum();
+            } else {
+                // The core's time-out: the other hardware thread gets the pipeline.
+                self.core.timed_out();
+                self.switch = true;
+            }
         }
         if !run.handler && self.threads.len() > 1 {
             // A turn the core ended soon keeps the search for the turns repeating going;
@@ -350,6 +368,10 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
             if let Some(timer) = &self.timer {
                 self.handlers.extend(timer.handler.iter().cloned());
                 self.ticking = true;
+            }
+            if self.interrupts {
+                // Its interrupt wakes every halted hardware thread.
+                self.core.tick();
             }
             // A period of the turns cannot hold a tick.
             if let Some(t) = self.turns.as_mut() {
@@ -428,6 +450,9 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
                 }
             }
             let start = self.pending.len();
+            if run.halts {
+                self.core.interrupt_in(self.interrupts.then(|| self.next_tick.saturating_sub(self.cycles)));
+            }
             self.core.iterate(phase, k, &mut self.pending);
             let spans = &self.pending[start..];
             self.cycles += spans.iter().map(Span::duration).sum::<u64>();

@@ -79,6 +79,15 @@ impl Sparc {
                 self.plain(out, ip, Signals::default(), 1);
                 self.wait(out, ip, self.cfg.trap_cycles, None);
             }
+            Op::Halt => {
+                // The idle loop's sun4v CPU_YIELD (a fast trap to the hypervisor, in
+                // the Hypervisor API specification): the strand executes nothing
+                // until an interrupt.
+                self.plain(out, ip, Signals::default(), 1);
+                self.wait(out, ip, self.cfg.trap_cycles, None);
+                let idle = self.wake.map_or(0, |w| w.saturating_sub(out.elapsed()));
+                self.wait(out, ip, idle, Some(Signal::HaltedCycles));
+            }
             Op::Syscall | Op::ExceptionReturn => {
                 // Tcc, DONE and RETRY: "other" instructions (footnote 9), not branches.
                 self.plain(out, ip, Signals::default(), 1);

@@ -67,6 +67,9 @@ pub struct Sparc {
     peer: Peer,
     /// The user code pages mapped so far, by address space (MSP21).
     mapped_code: rustc_hash::FxHashSet<(u32, u64)>,
+    /// Cycles from the iteration's (on lanes, the instruction's) start until the next
+    /// interrupt, which ends a `cpu_yield` (`Core::interrupt_in`).
+    wake: Option<u64>,
 }
 
 impl Sparc {
@@ -85,6 +88,7 @@ impl Sparc {
             waiting: Signals::default(),
             peer: Peer::default(),
             mapped_code: Default::default(),
+            wake: None,
             cfg,
         }
     }
@@ -264,6 +268,10 @@ impl Core<SPARC> for Sparc {
 
     fn canonical_outer(&self, keys: &Keys, out: &mut Vec<u64>) {
         self.mem.canonical_outer(keys, out);
+    }
+
+    fn interrupt_in(&mut self, cycles: Option<u64>) {
+        self.wake = cycles;
     }
 
     fn relocate(&mut self, to: &Moves) {

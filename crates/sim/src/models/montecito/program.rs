@@ -33,6 +33,8 @@ pub(super) struct Program {
     pub(super) reach: Reach,
     /// It counts what the capture units capture.
     pub(super) captures: bool,
+    /// It is CPU_OP_CYCLES_HALTED: the one event a halted cycle counts (§3.3.12).
+    pub(super) halted: bool,
     /// The PMC's fields the count reads in every span, decoded once at the write.
     pub(super) plm: u64,
     pub(super) pm: bool,
@@ -73,6 +75,7 @@ impl Program {
             both_threads: !banked && (ALL.get(pmc) == 1 || event.all),
             reach,
             captures,
+            halted: code == CYCLES_HALTED,
             plm: PLM.get(pmc),
             pm: PM.get(pmc) == 1,
             ism_proper: ISM.get(pmc) == ISM_PROPER,

@@ -30,6 +30,12 @@ pub(super) fn program_rate(t: usize, thread: &MontecitoThread, program: &Program
     if !thread.enabled(program, cpl) {
         return 0;
     }
+    // §3.3.12: "PAL_LIGHT_HALT freezes event monitoring prior to powering down the
+    // processor": a halted cycle counts only CPU_OP_CYCLES_HALTED, "the number of core
+    // clock cycles the thread is halted".
+    if cycles.halted {
+        return u64::from(program.halted);
+    }
     let mesi = program.mesi;
     let mut value = 0;
     // The span's own events belong to (or are assigned to) the foreground thread,
@@ -66,6 +72,8 @@ pub(super) struct SpanCycles {
     cpl: u64,
     tags: u64,
     own: Cycle,
+    /// The thread is halted (PAL_HALT_LIGHT) in the span.
+    halted: bool,
     /// MD12: a span's `BackgroundMemoryReads` are the other thread's reads, each an
     /// L3 data-read miss.
     background: Signals<MONTECITO>,
@@ -84,7 +92,8 @@ impl SpanCycles {
         let own = Cycle { signals: span.signals.into_family(), write: span.mem.is_some_and(|m| m.write), state, captured: facts.captured };
         let b = span.signals.get(Signal::BackgroundMemoryReads) as u8;
         let background = Signals::default().with(Signal::MemoryReads, b).with(Signal::L3DataReadMisses, b);
-        Some(SpanCycles { fg, cpl: span_cpl(span.privilege), tags: facts.tags, own, background })
+        let halted = span.signals.get(Signal::HaltedCycles) > 0;
+        Some(SpanCycles { fg, cpl: span_cpl(span.privilege), tags: facts.tags, own, halted, background })
     }
 }
 

@@ -118,20 +118,29 @@ pub static EVENTS: &[MappedEvent] = &[
     // FP_OPS_RETIRED: the machine's floating-point instructions.
     ev(0x09, "FP_OPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::FguCryptoInstructions)])),
     // THREAD_SWITCH_EVENTS: MISSED (L3 misses the urgencies did not switch on, MD45),
-    // L3MISS, TIMER, HINT and ALL ("all taken"); low-power and debug switches do not
-    // happen in the machine.
+    // L3MISS, TIMER, HINT, LP (a halted thread's, PAL_HALT_LIGHT) and ALL ("all
+    // taken"); debug switches do not happen in the machine.
     ev(0x0c, "THREAD_SWITCH_EVENTS", A, 1, |u| match u & 7 {
         0b000 => Some(&[Sig(Signal::ThreadSwitchesMissed)]),
         0b001 => Some(&[Sig(Signal::ThreadSwitchesL3Miss)]),
         0b010 => Some(&[Sig(Signal::ThreadSwitchesTimeout)]),
         0b011 => Some(&[Sig(Signal::ThreadSwitchesHint)]),
-        0b111 => Some(&[Sig(Signal::ThreadSwitchesL3Miss), Sig(Signal::ThreadSwitchesTimeout), Sig(Signal::ThreadSwitchesHint)]),
+        0b100 => Some(&[Sig(Signal::ThreadSwitchesLowPower)]),
+        0b111 => Some(&[
+            Sig(Signal::ThreadSwitchesL3Miss),
+            Sig(Signal::ThreadSwitchesTimeout),
+            Sig(Signal::ThreadSwitchesHint),
+            Sig(Signal::ThreadSwitchesLowPower),
+        ]),
         _ => None,
     }),
-    // THREAD_SWITCH_GATED: FWDPRO and ALL, the L3 misses that would have switched
-    // before the thread switched in retired anything (MMC46; LP and PIPE none).
+    // THREAD_SWITCH_GATED: FWDPRO, the L3 misses that would have switched before the
+    // thread switched in retired anything (MMC46); LP, those that would have switched
+    // to a halted thread; ALL both (PIPE none).
     ev(0x0d, "THREAD_SWITCH_GATED", A, 1, |u| match u & 7 {
-        0b101 | 0b111 => Some(&[Sig(Signal::ThreadSwitchesGated)]),
+        0b001 => Some(&[Sig(Signal::ThreadSwitchesGatedLowPower)]),
+        0b101 => Some(&[Sig(Signal::ThreadSwitchesGated)]),
+        0b111 => Some(&[Sig(Signal::ThreadSwitchesGated), Sig(Signal::ThreadSwitchesGatedLowPower)]),
         _ => None,
     }),
     // THREAD_SWITCH_CYCLE: L2D and ANYSTALL, the cycles a switch waits for the leaving
@@ -177,8 +186,9 @@ pub static EVENTS: &[MappedEvent] = &[
         };
         AT.get((u & 0xf) as usize).filter(|_| u & 0xf != 0).map(|a| a.as_slice())
     }),
-    // CPU_OP_CYCLES_HALTED: the stream has no halted cycles. Max 1, not 7 (MD26).
-    ev(pmu::CYCLES_HALTED as u8, "CPU_OP_CYCLES_HALTED", C, 1, |_| None),
+    // CPU_OP_CYCLES_HALTED: the cycles the thread is halted (PAL_HALT_LIGHT), the only
+    // ones a halted cycle counts (`rate.rs`). Max 1, not 7 (MD26).
+    ev(pmu::CYCLES_HALTED as u8, "CPU_OP_CYCLES_HALTED", C, 1, |_| Some(&[Sig(Signal::HaltedCycles)])),
     // RSE_REFERENCES_RETIRED: LOAD (fills), STORE (spills), ALL.
     ev(0x20, "RSE_REFERENCES_RETIRED", A, 2, |u| match u & 3 {
         0b01 => Some(&[Sig(Signal::RseLoads)]),
@@ -579,4 +589,6 @@ pub static EVENTS: &[MappedEvent] = &[
     // L2D_FILLB_FULL: L2D misses that found the 16 request buffers taken (MMC28).
     ev(0xf1, "L2D_FILLB_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dFillBufferFull)]) } else { None }),
     ev(0xf2, "L2D_FILL_MESI_STATE", F, 1, bus::l2d_fill_mesi_state),
+    // L2D_VICTIMB_FULL: writes that found the 8 write buffers taken (MMC52).
+    ev(0xf3, "L2D_VICTIMB_FULL", F, 1, |u| if u == 0 { Some(&[Sig(Signal::L2dVictimBufferFull)]) } else { None }),
 ];

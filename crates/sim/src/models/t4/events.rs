@@ -318,10 +318,15 @@ impl Program {
         counts: impl Fn(Privilege) -> bool,
     ) -> u64 {
         let own = usize::from(span.thread) == strand;
+        // A strand halted in CPU_YIELD executes nothing, and counts nothing of its own
+        // (ERRATA MSP27); the core's cycles go on.
+        let halted = own && span.signals.get(Signal::HaltedCycles) > 0;
         let mut n = 0;
         if counts(if own { span.privilege } else { mode }) {
             let atoms = if own { &self.own } else { &self.shared };
-            n += atoms.iter().map(|a| a.per_cycle(span)).sum::<u64>();
+            if !halted {
+                n += atoms.iter().map(|a| a.per_cycle(span)).sum::<u64>();
+            }
             if !span.overlay {
                 n += self.core.iter().map(|a| a.per_cycle(span)).sum::<u64>();
             }

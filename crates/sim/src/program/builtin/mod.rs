@@ -67,6 +67,11 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
                       ARM11 and SPARC); the program draws each record as text into the frame buffer",
     },
     WorkloadInfo {
+        name: "idle",
+        description: "a lightly loaded server: a request with each 1 kHz timer tick (the adapter's interrupt, a little work, a \
+                      reply by system call), then the idle loop halts until the next tick (WFI, PAL_HALT_LIGHT, CPU_YIELD)",
+    },
+    WorkloadInfo {
         name: "shared",
         description: "four threads of one process: locks, atomics, false sharing, producer/consumer, a read-mostly table, \
                       a JIT patching shared code",
@@ -113,6 +118,7 @@ enum Kind {
     Chase,
     Os,
     Services,
+    Idle,
     /// Threads of one process sharing the memory at `region` and a read-mostly table
     /// at `table`.
     Shared {
@@ -138,6 +144,7 @@ impl Workload {
             "chase" => Ok(Workload::Only(Kind::Chase)),
             "os" => Ok(Workload::Only(Kind::Os)),
             "services" => Ok(Workload::Only(Kind::Services)),
+            "idle" => Ok(Workload::Only(Kind::Idle)),
             "shared" => Ok(Workload::Only(Kind::Shared { region: 0, table: 0 })),
             _ => Err(UnknownWorkload::new(name)),
         }
@@ -153,6 +160,7 @@ pub fn program(name: &str, seed: u64, threads: usize) -> Result<Program, Unknown
     let mut seeds = Rng(seed);
     let (software, period) = match workload {
         Workload::Only(Kind::Os) => (system::PROCESSES, Some(system::OS_TICK_CYCLES)),
+        Workload::Only(Kind::Idle) => (threads.max(1), Some(system::OS_TICK_CYCLES)),
         Workload::Only(Kind::Shared { .. }) => {
             const REGION_BYTES: u64 = 1 << 20;
             let mut draw = Rng(seed);
@@ -210,6 +218,7 @@ impl Phases {
             Kind::Chase => self.queue.push_back(numeric::chase(rng, t)),
             Kind::Os => self.queue.extend(system::os(rng, t)),
             Kind::Services => self.queue.extend(services::request(rng, t)),
+            Kind::Idle => self.queue.extend(system::served(rng, t)),
             Kind::Shared { region, table } => self.queue.extend(system::shared(rng, t, region, table)),
         }
         if self.workload != Workload::Mixed {

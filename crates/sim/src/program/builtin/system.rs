@@ -222,3 +222,31 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
     phases.push(user::compute(rng, process));
     phases
 }
+
+/// Iterations of `idle`'s work on a request: from a few thousand cycles to most of
+/// a tick (`OS_TICK_CYCLES`), depending on the machine.
+const REQUEST_WORK: (u64, u64) = (32, 4096);
+
+/// One request of a lightly loaded server (`idle`), which arrives with the timer's
+/// tick: the network adapter's interrupt, the server's work on the request (a short
+/// piece of `compute`), its reply or its next read by system call; then the idle
+/// loop, which finds the run queue empty and waits for the next interrupt.
+pub fn served(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    let mut phases = kernel::interrupt(rng, t, kernel::Interrupt::Device);
+    let mut work = user::compute(rng, t);
+    work.iterations = rng.log_range(REQUEST_WORK.0, REQUEST_WORK.1);
+    phases.push(work);
+    phases.extend(kernel::syscall(rng, t, kernel::Mapping::BASE));
+    phases.push(idle_loop(rng, t));
+    phases
+}
+
+/// The kernel's idle loop: it reads the run queue's flag, finds nothing to run,
+/// completes its memory accesses (ARMv6's DSB before WFI, Linux's `cpu_do_idle`) and
+/// waits for an interrupt (`Op::Halt`: WFI, PAL_HALT_LIGHT, sun4v's CPU_YIELD).
+fn idle_loop(rng: &mut Rng, t: Thread) -> Phase {
+    let mut b = Body::new(Privilege::KERNEL, t.context, code_address(rng, &SERVICE_TEXT));
+    let run_queue = b.stream(DataStream::fixed(KERNEL_DATA.start + 0x100 * t.index as u64, Memory::Cacheable));
+    b.load(run_queue, 0, 4, true).int(rng.range(1, 3)).op(Op::Barrier).op(Op::Halt);
+    b.once()
+}
