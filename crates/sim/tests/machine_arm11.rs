@@ -123,6 +123,7 @@ fn skipping_skips_a_loop_that_repeats() {
         addresses: Vec::new(),
         dma: Vec::new(),
         watch: None,
+        fp: Default::default(),
     };
     let cfg = Arm11Config::new(Arm11Core::Arm1176);
     let blocks: Vec<_> = machine::arm11(cfg.clone(), program(vec![phase.clone()]), Skipping::On).collect();
@@ -358,6 +359,7 @@ fn a_malformed_phase_ends_the_program_with_its_reason_and_never_runs() {
         addresses: Vec::new(),
         dma: Vec::new(),
         watch: None,
+        fp: Default::default(),
     };
     let cases: Vec<(Phase, &str)> = vec![
         (Phase { streams: Vec::new(), ..good() }, "instruction 1 refers to data stream 0, but the phase has 0"),
@@ -436,6 +438,7 @@ fn once(body: Vec<Op>) -> Totals {
         addresses: Vec::new(),
         dma: Vec::new(),
         watch: None,
+        fp: Default::default(),
     };
     Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), program(vec![phase]), Skipping::Off), u64::MAX, |_| true)
 }

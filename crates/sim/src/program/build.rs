@@ -1,7 +1,7 @@
 //! Writing phases instruction by instruction, following the program counter so that
 //! calls know their return addresses and loops their entry.
 
-use super::{Access, DataStream, Dma, FpOp, Masks, Op, Pattern, Phase, Table, INSN};
+use super::{Access, DataStream, Dma, FpOp, FpValues, Masks, Op, Pattern, Phase, Table, INSN};
 use crate::stream::Privilege;
 
 /// A phase under construction.
@@ -28,6 +28,7 @@ impl Body {
             addresses: Vec::new(),
             dma: Vec::new(),
             watch: None,
+            fp: Default::default(),
         };
         Body { phase, ip: entry, calls: Vec::new() }
     }
@@ -39,6 +40,12 @@ impl Body {
     /// Maps the code with pages of `page` bytes.
     pub fn code_page(&mut self, page: u64) -> &mut Self {
         self.phase.code_page = Some(page);
+        self
+    }
+
+    /// What the floating-point arithmetic computes ([`FpValues`]).
+    pub fn fp_values(&mut self, fp: FpValues) -> &mut Self {
+        self.phase.fp = fp;
         self
     }
 

@@ -73,6 +73,38 @@ pub struct Phase {
     pub dma: Vec<Dma>,
     /// A data breakpoint a debugger set for the phase's software thread, if any.
     pub watch: Option<Watch>,
+    /// What its floating-point arithmetic computes: when results are subnormal, and
+    /// whether the thread flushes them to zero.
+    pub fp: FpValues,
+}
+
+/// The values a phase's floating-point arithmetic (`FpOp` Add, Mul, Fma, Div, Sqrt)
+/// produces, as far as machines treat them differently: a subnormal ("tiny") result,
+/// below the normal range of its format, is one many FPUs cannot deliver at full speed
+/// (Itanium's software assist, ARM's VFP support code), unless the thread runs with
+/// flush-to-zero, which makes it zero. Data, not instructions: like a branch's
+/// `Pattern`, the iterations with tiny results repeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FpValues {
+    /// The iterations whose arithmetic results are tiny: values decaying towards zero
+    /// (an audio filter's state on silence, a converging iteration's residuals).
+    pub tiny: Pattern,
+    /// Flush-to-zero (Itanium's FPSR.sf0.ftz, ARM's FPSCR.FZ, SPARC's FSR.NS), as a
+    /// compiler's fast-math options set it at the program's start.
+    pub flush: bool,
+}
+
+impl Default for FpValues {
+    fn default() -> FpValues {
+        FpValues { tiny: Pattern::Never, flush: false }
+    }
+}
+
+impl FpValues {
+    /// Whether `op`'s result is tiny in iteration `k` of `iterations`.
+    pub fn tiny(&self, op: FpOp, k: u64, iterations: u64) -> bool {
+        op != FpOp::Convert && self.tiny != Pattern::Never && self.tiny.taken(k, iterations)
+    }
 }
 
 /// A debugger's data breakpoint (a watchpoint): an access of the thread to any of the
@@ -414,6 +446,8 @@ pub enum PhaseError {
     DmaBytes { index: usize, bytes: u32, max: u32 },
     #[error("the data breakpoint covers {bytes} bytes; valid: 1 to {max}")]
     WatchBytes { bytes: u64, max: u64 },
+    #[error("the floating-point values' pattern length {len} is outside 1..=64")]
+    FpPatternLength { len: u8 },
     #[error("instruction {index} halts, but only the body's last instruction may (of {instructions})")]
     HaltNotLast { index: usize, instructions: usize },
 }
@@ -451,6 +485,11 @@ impl Phase {
             }
             if !(1..=DMA_MAX_BYTES).contains(&d.bytes) {
                 return Err(PhaseError::DmaBytes { index, bytes: d.bytes, max: DMA_MAX_BYTES });
+            }
+        }
+        if let Pattern::Bits { len, .. } = self.fp.tiny {
+            if !(1..=64).contains(&len) {
+                return Err(PhaseError::FpPatternLength { len });
             }
         }
         if let Some(w) = self.watch.filter(|w| !(1..=WATCH_MAX_BYTES).contains(&w.bytes)) {
@@ -502,7 +541,7 @@ impl Phase {
 
     /// Iterations after which every branch pattern and table repeats.
     pub fn control_period(&self) -> u64 {
-        let mut p = 1;
+        let mut p = self.fp.tiny.period();
         for op in &self.body {
             match op {
                 Op::Branch { when, .. } | Op::Skip { when, .. } => p = lcm(p, when.period()),

@@ -290,6 +290,14 @@ pub enum Signal {
     // Montecito's own.
     /// Loads of a floating-point register (Montecito's L1D does not serve them).
     FpLoads,
+    /// Floating-point results that are subnormal (`program::FpValues`): flushed to
+    /// zero by a thread in flush-to-zero mode, or, without it, delivered by the
+    /// software-assist trap its Safe Instruction Recognition stall leads to, and the
+    /// cycles of that stall (ERRATA MMC53).
+    FpFlushedToZero,
+    FpSubnormalResults,
+    FpSirStallsTrapping,
+    FpuStallCycles,
     /// Memory reads (lines) of the thread that is *not* the span's: a background
     /// thread's L3 misses completing while the other thread runs, which Montecito counts
     /// as Floating events (Montecito §4.2.1). Only a switch-on-event core has them.

@@ -95,6 +95,7 @@ pub fn phase(
         addresses: Vec::new(),
         dma: Vec::new(),
         watch: None,
+        fp: Default::default(),
     }
 }
 

@@ -100,6 +100,9 @@ pub struct Arm11Config {
     pub block_cycles: u64,
     /// Cycles of exception entry or return (the pipeline refills).
     pub exception_cycles: u64,
+    /// Cycles of the VFP support code that computes an operation whose result is
+    /// subnormal, which VFP11 hands it (ERRATA MARM13: an assumption).
+    pub vfp_support_cycles: u64,
     /// Instruction addresses whose execution asserts ETMEXTOUT[0] / ETMEXTOUT[1]: the
     /// ETM's address comparators, here on the exception vectors.
     pub etm_out0: Vec<u64>,
@@ -147,6 +150,7 @@ impl Arm11Config {
             fp_divide_cycles: 14,
             block_cycles: 3,
             exception_cycles: 3,
+            vfp_support_cycles: 500,
             etm_out0: vec![SWI_VECTOR, FIQ_VECTOR],
             etm_out1: vec![IRQ_VECTOR, FIQ_VECTOR],
             fault_every: None,
@@ -175,6 +179,7 @@ impl Arm11Config {
             a("core", "block_cycles", &self.block_cycles, &[]),
             a("core", "fp_divide_cycles", &self.fp_divide_cycles, &[DataDepStallCycles]),
             a("core", "exception_cycles", &self.exception_cycles, &[]),
+            a("core", "vfp_support_cycles", &self.vfp_support_cycles, &[]),
         ]);
         v
     }

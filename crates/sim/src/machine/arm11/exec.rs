@@ -89,6 +89,12 @@ impl Arm11 {
         }
         self.ip = ip.wrapping_add(INSN);
         match *op {
+            Op::Fp(f) if !phase.fp.flush && phase.fp.tiny(f, k, phase.iterations) => {
+                // VFP11 bounces an operation whose result is subnormal to the support
+                // code, through the undefined-instruction exception (MARM13).
+                self.plain(out, ip, s);
+                self.wait(out, ip, self.cfg.exception_cycles + self.cfg.vfp_support_cycles, None);
+            }
             // A pause hint is YIELD, which ARM11 executes as a NOP.
             Op::Int | Op::Pause | Op::Nop | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
                 self.plain(out, ip, s);

@@ -105,6 +105,7 @@ mod tests {
             addresses: Vec::new(),
             dma: Vec::new(),
             watch: None,
+            fp: Default::default(),
         }
     }
 

@@ -88,6 +88,12 @@ pub struct MontecitoConfig {
     /// them waits (BE_L1D_FPU_BUBBLE.L1D_LDCONF; ERRATA MMC44: an assumption, the
     /// store's write in the stage after the one a load reads in).
     pub store_write_cycles: u64,
+    /// Cycles a floating-point operation with a subnormal result stalls the pipeline in
+    /// Safe Instruction Recognition until the FPU knows it traps (FP_TRUE_SIRSTALL),
+    /// and the cycles of the software-assist trap that delivers the result beyond the
+    /// trap's own (ERRATA MMC53: assumptions).
+    pub sir_cycles: u64,
+    pub fp_assist_cycles: u64,
     /// Cycles after a miss's L2D lookup that the data array starts reading its dirty
     /// victim out (L2D_OZQ_CANCELS1.WB_CONF; ERRATA MMC49: an assumption, at once).
     pub victim_read_delay: u64,
@@ -165,6 +171,8 @@ impl MontecitoConfig {
             fp_divide_cycles: 30,
             trap_cycles: 20,
             fault_handler_cycles: 400,
+            sir_cycles: 4,
+            fp_assist_cycles: 1000,
             nat_recirculate_cycles: 1,
             lc_cycles: 2,
             store_write_cycles: 2,
@@ -241,6 +249,8 @@ impl MontecitoConfig {
             a("core", "fp_divide_cycles", &self.fp_divide_cycles, &[FrDepStallCycles]),
             a("core", "trap_cycles", &self.trap_cycles, &[ExceptionFlushCycles, LsuFullStallCycles, HpwStallCycles]),
             a("core", "fault_handler_cycles", &self.fault_handler_cycles, &[LsuFullStallCycles, HpwStallCycles]),
+            a("core", "sir_cycles", &self.sir_cycles, &[FpuStallCycles]),
+            a("core", "fp_assist_cycles", &self.fp_assist_cycles, &[ExceptionFlushCycles]),
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]),

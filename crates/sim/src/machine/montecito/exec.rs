@@ -273,6 +273,9 @@ impl Montecito {
                 if matches!(f, FpOp::Div | FpOp::Sqrt) {
                     self.wait(g, out, self.cfg.fp_divide_cycles, Signal::FrDepStallCycles);
                 }
+                if phase.fp.tiny(f, k, phase.iterations) {
+                    self.subnormal(g, out, ip, phase.fp.flush);
+                }
             }
             Op::Barrier if releases(phase, i) => {
                 // A fence before a store to cacheable memory (releasing a lock) is

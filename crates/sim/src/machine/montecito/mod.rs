@@ -14,6 +14,7 @@ mod coherence;
 pub mod config;
 mod exec;
 mod fills;
+mod fpu;
 mod group;
 mod ifetch;
 mod inflight;

@@ -116,6 +116,9 @@ pub struct SparcConfig {
     /// square root takes.
     pub fp_cycles: u64,
     pub fp_divide_cycles: u64,
+    /// Cycles an FP operation with a subnormal result takes beyond its normal latency
+    /// (ERRATA MSP28: an assumption, none).
+    pub subnormal_cycles: u64,
     /// Cycles of a trap (Tcc) or DONE/RETRY, and of a block load or store beyond its
     /// issue.
     pub trap_cycles: u64,
@@ -207,6 +210,7 @@ impl SparcConfig {
                 hardware_prefetch: true,
                 fp_cycles: 1,
                 fp_divide_cycles: 24,
+                subnormal_cycles: 0,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
@@ -253,6 +257,7 @@ impl SparcConfig {
                 hardware_prefetch: false,
                 fp_cycles: 1,
                 fp_divide_cycles: 30,
+                subnormal_cycles: 0,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
@@ -300,6 +305,7 @@ impl SparcConfig {
                 hardware_prefetch: false,
                 fp_cycles: 40,
                 fp_divide_cycles: 40,
+                subnormal_cycles: 0,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 1,
@@ -418,6 +424,7 @@ impl SparcConfig {
         }
         v.extend([
             a("core", "fp_divide_cycles", &self.fp_divide_cycles, DATA),
+            a("core", "subnormal_cycles", &self.subnormal_cycles, &[]),
             a("core", "trap_cycles", &self.trap_cycles, &[]),
             a("core", "block_cycles", &self.block_cycles, &[]),
         ]);

@@ -63,7 +63,7 @@ impl Cause {
         }
         Some(if c.get(ExceptionFlushCycles) + c.get(ThreadSwitchCycles) > 0 {
             Cause::Xpn
-        } else if c.get(LsuFullStallCycles) > 0 {
+        } else if c.get(LsuFullStallCycles) + c.get(FpuStallCycles) > 0 {
             Cause::L1dFpu
         } else if c.get(DataDepStallCycles) + c.get(FrDepStallCycles) + c.get(ArCrStallCycles) + c.get(BankSwitchStallCycles) > 0 {
             Cause::Exe

@@ -104,6 +104,9 @@ pub static EVENTS: &[MappedEvent] = &[
         ]),
         _ => None,
     }),
+    // FP_TRUE_SIRSTALL: SIR stalls of subnormal results, each leading to the
+    // software-assist trap (MMC53).
+    ev(0x03, "FP_TRUE_SIRSTALL", A, 1, |_| Some(&[Sig(Signal::FpSirStallsTrapping)])),
     // BE_FLUSH_BUBBLE: bxx00 ALL, bxx01 BRU (a mispredict's refill), bxx10 XPN (traps
     // and thread switches, Table 4-47).
     ev(0x04, "BE_FLUSH_BUBBLE", A, 1, |u| match u & 3 {
@@ -117,6 +120,12 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x08, "IA64_INST_RETIRED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
     // FP_OPS_RETIRED: the machine's floating-point instructions.
     ev(0x09, "FP_OPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::FguCryptoInstructions)])),
+    // FP_FLUSH_TO_ZERO: FTZ_Real, subnormal results flushed; FTZ_Poss, those delivered
+    // without flush-to-zero (MMC53).
+    ev(0x0b, "FP_FLUSH_TO_ZERO", A, 2, |u| match u & 1 {
+        0 => Some(&[Sig(Signal::FpFlushedToZero)]),
+        _ => Some(&[Sig(Signal::FpSubnormalResults)]),
+    }),
     // THREAD_SWITCH_EVENTS: MISSED (L3 misses the urgencies did not switch on, MD45),
     // L3MISS, TIMER, HINT, LP (a halted thread's, PAL_HALT_LIGHT) and ALL ("all
     // taken"); debug switches do not happen in the machine.
@@ -442,12 +451,14 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(capture::DATA_EAR_EVENTS, "DATA_EAR_EVENTS", F, 1, |_| Some(&[Atom::Captured(capture::DEAR)])),
     // DTLB_INSERTS_HPW: every L2DTLB miss is walked and inserted by the HPW.
     ev(0xc9, "DTLB_INSERTS_HPW", F, 4, |_| Some(&[Atom::L2DtlbMisses])),
-    // BE_L1D_FPU_BUBBLE: ALL and L1D (an LSU-full stall), of which L1D_HPW (the page
-    // walker), L1D_TLB (an L2DTLB to L1DTLB transfer), L1D_NAT (a NaT's recirculate,
-    // MMC42), L1D_PIPE_RECIRC, L1D_FILLCONF, L1D_LDCONF and L1D_LDCHK (MMC44); FPU and
-    // the other L1D reasons are not in the stream.
+    // BE_L1D_FPU_BUBBLE: ALL; FPU (a SIR stall, MMC53); L1D (an LSU-full stall), of
+    // which L1D_HPW (the page walker), L1D_TLB (an L2DTLB to L1DTLB transfer), L1D_NAT
+    // (a NaT's recirculate, MMC42), L1D_PIPE_RECIRC, L1D_FILLCONF, L1D_LDCONF and
+    // L1D_LDCHK (MMC44); the other L1D reasons are not in the stream.
     ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
-        0b0000 | 0b0010 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        0b0000 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
+        0b0001 => Some(&[Atom::L1dBubble(Signal::FpuStallCycles)]),
+        0b0010 => Some(&[Atom::L1dBubble(Signal::LsuFullStallCycles)]),
         0b0100 => Some(&[Atom::L1dConflict(L1dConflict::Recirculate)]),
         0b0101 => Some(&[Atom::L1dBubble(Signal::HpwStallCycles)]),
         0b0111 => Some(&[Atom::L1dConflict(L1dConflict::Fill)]),

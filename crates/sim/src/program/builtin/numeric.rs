@@ -5,7 +5,7 @@ use super::layout::*;
 use super::user::Thread;
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{Access, DataStream, FpOp, Memory, Op, Phase, INSN};
+use crate::program::{Access, DataStream, FpOp, FpValues, Memory, Op, Pattern, Phase, INSN};
 use crate::stream::Privilege;
 
 /// Bytes of a double.
@@ -34,7 +34,34 @@ pub fn fp(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     if side.chance(400) {
         phases.extend(if side.chance(500) { aliased(&mut side, t) } else { blocks(&mut side, t) });
     }
+    let mut audio = rng.side(FILTER_SIDE);
+    if audio.chance(500) {
+        phases.extend(filter(&mut audio, t));
+    }
     phases
+}
+
+/// Salt of the generator of `fp`'s audio filters (`Rng::side`).
+const FILTER_SIDE: u64 = 0x6669_6c74_6572_5f31;
+
+/// An audio filter (a biquad section: `y = b0 x + b1 x1 + b2 x2 - a1 y1 - a2 y2`) over
+/// a block of 256-2,048 samples whose input has gone quiet: its state decays towards
+/// zero, and in the last 4-15 of every 64 samples its results are subnormal, the classic slowdown of
+/// audio code on silence. The second process's program (and every other one after
+/// it) is built with flush-to-zero (a compiler's fast-math options), which makes those
+/// results zero.
+fn filter(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    called(rng, t, |rng, b| {
+        let n = 1 << rng.range(8, 11);
+        let samples = buffer(rng, &HEAP, 2 * n * DOUBLE);
+        let block = DataStream { stride: DOUBLE as i64, footprint: n * DOUBLE, ..DataStream::fixed(samples, Memory::Cacheable) };
+        let input = b.stream(block);
+        let output = b.stream(DataStream { base: samples + n * DOUBLE, ..block });
+        b.fp_load(input, 0, 8, true).fp(FpOp::Mul, 1).fp(FpOp::Fma, 4).store(output, 0, 8).int(1);
+        let quiet = rng.range(4, 15);
+        b.fp_values(FpValues { tiny: Pattern::Bits { bits: u64::MAX << (64 - quiet), len: 64 }, flush: t.index % 2 == 1 });
+        n
+    })
 }
 
 /// Salt of `fp`'s side generator (`Rng::side`).

@@ -467,6 +467,7 @@ impl Maker {
             addresses: Vec::with_capacity(self.shape.records),
             dma: Vec::new(),
             watch: None,
+            fp: Default::default(),
         });
         self.thread = r.thread;
         add(phase, &mut self.streams, self.shape, r);
