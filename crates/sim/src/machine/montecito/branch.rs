@@ -189,26 +189,15 @@ impl Montecito {
         };
         let path_mispredicted = wrong && path.iter().any(|&p| s.get(p) > 0);
         self.ip = if taken { target } else { ip.wrapping_add(INSN) };
+        g.branch = Some(outcome);
+        g.detail = Detail { branch_ip: ip, branch_kind, path_mispredicted, ..g.detail };
         if taken || wrong {
-            // The group issues below: the stream that was running asks in its cycle.
-            let now = self.now(out);
-            self.stream_step(now, &mut g.signals);
+            // The group, which the branch joined, issues with it; the stream that was
+            // running asks in its cycle, before a taken branch redirects it.
+            self.close(g, out);
         }
         if taken {
             self.redirect(target, s.get(Signal::Calls) + s.get(Signal::Returns) > 0);
-        }
-        if taken || wrong {
-            let span_ip = g.ip;
-            let (signals, issued, mem, detail) = (g.signals, g.issued, g.mem, g.detail);
-            *g = Group::default();
-            self.progressed = true;
-            let span = out.issue(span_ip, signals, issued);
-            span.mem = mem;
-            span.detail = Detail { branch_ip: ip, branch_kind, path_mispredicted, ..detail };
-            span.branch = Some(outcome);
-        } else {
-            g.branch = Some(outcome);
-            g.detail = Detail { branch_ip: ip, branch_kind, path_mispredicted, ..g.detail };
         }
         if wrong {
             out.stall(ip, self.cfg.mispredict_cycles, None);

@@ -75,7 +75,7 @@ impl Montecito {
             let mut s = Signals::default();
             // `spread` gives the i-th request the i-th cycle from the iteration's end.
             let at = end.saturating_sub(1 + items.len() as u64).max(self.started);
-            if self.fills.snoop(line, at, write).window {
+            if self.fills.snoop(line, at, write) {
                 s.bump(Signal::L2dSnoopFillConflicts);
             }
             let answer = self.answer(line, if write { Effect::Take } else { Effect::Clean }, &mut s);

@@ -22,15 +22,6 @@ struct Fill {
     laid: bool,
 }
 
-/// What a snoop did to a fill of its line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) struct Met {
-    /// The snoop and the fill were within [`WINDOW`] cycles of each other.
-    pub(super) window: bool,
-    /// The fill was on its way: the state it now leaves the line in.
-    pub(super) state: Option<Signal>,
-}
-
 #[derive(Debug, Clone, Default)]
 pub(super) struct Fills {
     fills: Vec<Fill>,
@@ -44,17 +35,18 @@ impl Fills {
 
     /// The other core's snoop of `line` at cycle `at`, which takes the line (a read
     /// for ownership) or only reads it: a fill still on its way leaves it Invalid, or
-    /// Pending until the snoop's answer is given.
-    pub(super) fn snoop(&mut self, line: u64, at: u64, takes: bool) -> Met {
-        let mut met = Met::default();
+    /// Pending until the snoop's answer is given (`settle` lays the state). Returns
+    /// whether the snoop and a fill of the line were within [`WINDOW`] cycles of each
+    /// other.
+    pub(super) fn snoop(&mut self, line: u64, at: u64, takes: bool) -> bool {
+        let mut window = false;
         for f in self.fills.iter_mut().filter(|f| f.line == line) {
-            met.window |= f.ready.abs_diff(at) <= WINDOW;
+            window |= f.ready.abs_diff(at) <= WINDOW;
             if !f.laid && f.ready > at {
                 f.state = if takes { Signal::L2dFillsInvalid } else { Signal::L2dFillsPending };
-                met.state = Some(f.state);
             }
         }
-        met
+        window
     }
 
     /// The fills no snoop can change any more once the iteration ends at `end` (those
@@ -99,11 +91,11 @@ mod tests {
         let mut f = Fills::default();
         f.add(0x1000, 100, Signal::L2dFillsExclusive);
         f.add(0x2000, 50, Signal::L2dFillsModified);
-        assert_eq!(f.snoop(0x1000, 90, true), Met { window: false, state: Some(Signal::L2dFillsInvalid) });
-        assert_eq!(f.snoop(0x2000, 52, false), Met { window: true, state: None });
-        assert_eq!(f.settle(60), vec![(Signal::L2dFillsModified, 50)]);
-        // Laid, it is kept for a snoop within the window only.
-        assert_eq!(f.snoop(0x2000, 53, true).state, None);
+        assert!(!f.snoop(0x1000, 90, true), "ten cycles before the fill");
+        assert!(f.snoop(0x2000, 52, false), "two cycles after the fill");
+        assert_eq!(f.settle(60), vec![(Signal::L2dFillsModified, 50)], "back before the snoop: unchanged");
+        // Laid, and no later snoop can come within the window of it: forgotten.
+        assert!(!f.snoop(0x2000, 53, true));
         assert_eq!(f.settle(100), vec![(Signal::L2dFillsInvalid, 100)]);
         assert_eq!(f.fills.len(), 1);
         assert_eq!(f.settle(200), vec![]);
@@ -114,6 +106,7 @@ mod tests {
     fn a_read_leaves_a_fill_pending() {
         let mut f = Fills::default();
         f.add(0x1000, 100, Signal::L2dFillsShared);
-        assert_eq!(f.snoop(0x1000, 98, false), Met { window: true, state: Some(Signal::L2dFillsPending) });
+        assert!(f.snoop(0x1000, 98, false));
+        assert_eq!(f.settle(100), vec![(Signal::L2dFillsPending, 100)]);
     }
 }
