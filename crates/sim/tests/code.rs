@@ -43,7 +43,15 @@ fn code_flushes_on_every_machine() {
     assert_eq!(m.get(Signal::CodeFlushes), ITERATIONS);
     assert!((1..=ITERATIONS).contains(&m.get(Signal::L2iSnoopHits)), "{}", m.get(Signal::L2iSnoopHits));
     assert_eq!(m.get(Signal::BusInvalidates), 0, "an fc's BIL is not a store's upgrade");
+    // The store left the line modified: the fc writes it back, and its BIL meets the
+    // write-back in the in-order queue (SI_IOQ_COLLISIONS) unless the write-back waits
+    // for one of the two write data buffers (MMC24) until the BIL, whose request goes
+    // out at once, has left the queue: the loop makes writes faster than the bus
+    // takes them.
+    assert_eq!(m.get(Signal::MemoryWrites), ITERATIONS);
+    let met = m.get(Signal::SiIoqCollisions);
+    assert!((ITERATIONS / 4..ITERATIONS).contains(&met), "{met}");
     let cfg = MontecitoConfig { threads: 1, ..MontecitoConfig::new(1) };
     let stores = Totals::of(machine::montecito(cfg, patching(false), Skipping::On), u64::MAX, |_| true);
-    assert_eq!((stores.get(Signal::CodeFlushes), stores.get(Signal::L2iSnoopHits)), (0, 0));
+    assert_eq!((stores.get(Signal::CodeFlushes), stores.get(Signal::L2iSnoopHits), stores.get(Signal::SiIoqCollisions)), (0, 0, 0));
 }

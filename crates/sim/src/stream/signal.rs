@@ -654,6 +654,10 @@ pub enum Signal {
     /// L2D victim or partial write may be allocated to one of 8 write buffers"), in
     /// the cycle each was made (ERRATA MMC52).
     L2dVictimBufferFull,
+    /// This core's bus transactions whose request phase met one of its own for the
+    /// same line in the in-order queue: an `fc`'s BIL and the write-back of its
+    /// modified line (ERRATA MMC35).
+    SiIoqCollisions,
     /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
     /// another transfer's, and snoop stalls; of both cores' transactions and of this
     /// core's (`Self`).

@@ -79,6 +79,23 @@ impl Requests {
     }
 }
 
+/// A transaction's time in the bus's in-order queue: from its request phase (ADS) to
+/// its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct OnBus {
+    pub(super) ads: u64,
+    pub(super) done: u64,
+}
+
+impl OnBus {
+    /// The cycle the later of two transactions' request phase meets the earlier one
+    /// still in the in-order queue, if it does.
+    pub(super) fn meets(self, other: OnBus) -> Option<u64> {
+        let (first, second) = if self.ads <= other.ads { (self, other) } else { (other, self) };
+        (second.ads < first.done).then_some(second.ads)
+    }
+}
+
 /// `at`, or the latest arrival before it if that was later; `at` becomes the latest.
 fn in_order(latest: &mut u64, at: u64) -> u64 {
     *latest = (*latest).max(at);
@@ -127,9 +144,9 @@ impl Montecito {
     }
 
     /// This core's write of `clocks` data clocks (a line, or a partial write) made at
-    /// `t0`. Returns the cycle it has a write buffer: a requester that cannot go on
-    /// without one waits until then.
-    pub(super) fn bus_write(&mut self, t0: u64, clocks: u64) -> u64 {
+    /// `t0`. Returns the cycle it has a write buffer (a requester that cannot go on
+    /// without one waits until then), and its time in the in-order queue.
+    pub(super) fn bus_write(&mut self, t0: u64, clocks: u64) -> (u64, OnBus) {
         let r = self.cfg.bus_ratio;
         let made = in_order(&mut self.requests.latest[1], t0);
         let buffered = self.requests.buffers.free_at(made);
@@ -148,22 +165,24 @@ impl Montecito {
         self.si.add(WRITEQ_BOTH, true, queued, ads);
         self.si.data(data, clocks, true, r);
         self.si.add(IOQ, false, ads, done);
-        buffered
+        (buffered, OnBus { ads, done })
     }
 
     /// A modified line this core writes back at `now` (an L3 victim, an `fc`'s): the
     /// L3's next fill from memory waits until it has a write buffer.
-    pub(super) fn write_back(&mut self, now: u64) {
-        let buffered = self.bus_write(now, self.cfg.line_clocks);
+    pub(super) fn write_back(&mut self, now: u64) -> OnBus {
+        let (buffered, on_bus) = self.bus_write(now, self.cfg.line_clocks);
         self.written_back = self.written_back.max(buffered);
+        on_bus
     }
 
     /// This core's invalidation (BIL, 0 bytes) at `t0`: a request-queue entry, and the
     /// bus until the snoop's answer.
-    pub(super) fn bus_invalidate(&mut self, t0: u64) {
+    pub(super) fn bus_invalidate(&mut self, t0: u64) -> OnBus {
         let (_, _, ads) = self.queue_entry(t0 + 1);
         let answered = self.si.snoop(&self.cfg, ads, true, false);
         self.si.add(IOQ, false, ads, answered);
+        OnBus { ads, done: answered }
     }
 }
 
@@ -204,10 +223,19 @@ mod tests {
     }
 
     #[test]
+    fn the_later_request_phase_meets_the_earlier_transaction_in_the_in_order_queue() {
+        let write = OnBus { ads: 30, done: 80 };
+        assert_eq!(write.meets(OnBus { ads: 42, done: 66 }), Some(42));
+        assert_eq!(OnBus { ads: 42, done: 66 }.meets(write), Some(42), "in either order");
+        assert_eq!(write.meets(OnBus { ads: 80, done: 90 }), None, "the write has left it");
+        assert_eq!(OnBus { ads: 12, done: 30 }.meets(write), None);
+    }
+
+    #[test]
     fn writes_wait_for_write_buffers_and_then_hold_back_their_requester() {
         let mut m = core();
         let line = m.cfg.line_clocks;
-        let buffered: Vec<u64> = (0..12).map(|_| m.bus_write(5, line)).collect();
+        let buffered: Vec<u64> = (0..12).map(|_| m.bus_write(5, line).0).collect();
         // Eight write buffers; the first two writes leave theirs for the two data
         // buffers the cycle after, and the next two take them; the eleventh waits until
         // the first write's data has gone over the bus and the third moves on.
@@ -260,7 +288,9 @@ mod tests {
                     1 => {
                         m.bus_write(t, clocks);
                     }
-                    _ => m.bus_invalidate(t),
+                    _ => {
+                        m.bus_invalidate(t);
+                    }
                 }
             }
             let [(rq, rq_most), (writeq, writeq_most)] = laid(&mut m, t + 20_000);

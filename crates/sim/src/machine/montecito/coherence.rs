@@ -37,8 +37,9 @@ impl Montecito {
     /// modified answers the BIL HITM (`BilHitm`, BUS_RD_INVALID_HITM.SELF): its copy
     /// goes to memory (MMC34).
     pub(super) fn flush_line(&mut self, line: u64, shared: bool, now: u64, s: &mut Signals) {
+        let mut written = None;
         if self.answer(line, Effect::Take, s) == Answer::Hitm {
-            self.write_back(now);
+            written = Some(self.write_back(now));
             s.bump(Signal::MemoryWrites);
             self.write_data(s);
         }
@@ -46,7 +47,12 @@ impl Montecito {
             s.bump(Signal::BilHitm);
         }
         s.bump(Signal::CodeFlushes);
-        self.bus_invalidate(now);
+        let bil = self.bus_invalidate(now);
+        // The BIL and the write-back are of one line: the later one's request phase
+        // meets the earlier one in the in-order queue (SI_IOQ_COLLISIONS).
+        if let Some(at) = written.and_then(|w| w.meets(bil)) {
+            self.si.hold(Signal::SiIoqCollisions, at, at + 1);
+        }
     }
 }
 

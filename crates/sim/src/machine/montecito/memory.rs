@@ -40,7 +40,7 @@ impl Montecito {
         let mut buffered = now;
         for piece in sent {
             let clocks = if *piece == Piece::Line { self.cfg.line_clocks } else { 1 };
-            buffered = buffered.max(self.bus_write(now, clocks));
+            buffered = buffered.max(self.bus_write(now, clocks).0);
             s.bump(Signal::MemoryWrites);
             s.bump(match piece {
                 Piece::Line => Signal::WcLines,
@@ -470,7 +470,7 @@ impl Montecito {
                     latency = self.bus_read(now, 1) - now;
                 } else {
                     self.write_data(&mut s);
-                    let buffered = self.bus_write(now, 1);
+                    let (buffered, _) = self.bus_write(now, 1);
                     self.write_wait(now, buffered, ip, g, out);
                 }
             }

@@ -413,6 +413,8 @@ pub static EVENTS: &[MappedEvent] = &[
     si(ev(0xa5, "SI_CCQ_INSERTS", S, 2, bus::si_ccq_inserts)),
     si(ev(0xa6, "SI_CCQ_LIVE_REQ_LO", C, 7, bus::si_ccq_live_lo)),
     si(ev(0xa7, "SI_CCQ_LIVE_REQ_HI", C, 1, bus::si_ccq_live_hi)),
+    // SI_IOQ_COLLISIONS: an fc's BIL and its line's write-back meeting (MMC35).
+    ev(0xaa, "SI_IOQ_COLLISIONS", C, 1, |_| Some(&[Sig(Signal::SiIoqCollisions)])),
     si(ev(0xab, "SI_SCB_INSERTS", C, 1, bus::si_scb_inserts)),
     si(ev(0xac, "SI_SCB_LIVE_REQ_LO", C, 7, bus::si_scb_live_lo)),
     si(ev(0xad, "SI_SCB_LIVE_REQ_HI", C, 1, bus::si_scb_live_hi)),
