@@ -51,6 +51,10 @@ fn code_flushes_on_every_machine() {
     assert_eq!(m.get(Signal::MemoryWrites), ITERATIONS);
     let met = m.get(Signal::SiIoqCollisions);
     assert!((ITERATIONS / 4..ITERATIONS).contains(&met), "{met}");
+    // The BIL's request phase meets the write-back in the write address queue when the
+    // write has its data buffer but not yet its own request phase (SI_WAQ_COLLISIONS).
+    let waq = m.get(Signal::SiWaqCollisions);
+    assert!((1..ITERATIONS).contains(&waq), "{waq}");
     let cfg = MontecitoConfig { threads: 1, ..MontecitoConfig::new(1) };
     let stores = Totals::of(machine::montecito(cfg, patching(false), Skipping::On), u64::MAX, |_| true);
     assert_eq!((stores.get(Signal::CodeFlushes), stores.get(Signal::L2iSnoopHits), stores.get(Signal::SiIoqCollisions)), (0, 0, 0));

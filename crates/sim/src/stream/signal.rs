@@ -658,6 +658,9 @@ pub enum Signal {
     /// same line in the in-order queue: an `fc`'s BIL and the write-back of its
     /// modified line (ERRATA MMC35).
     SiIoqCollisions,
+    /// This core's transactions whose request phase met its own write of the same line
+    /// in the write address queue: an `fc`'s BIL and its line's write-back (MMC35).
+    SiWaqCollisions,
     /// Bus clocks (1 in a bus clock's first cycle) carrying data, data that follows
     /// another transfer's, and snoop stalls; of both cores' transactions and of this
     /// core's (`Self`).

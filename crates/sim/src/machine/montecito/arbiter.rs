@@ -79,10 +79,12 @@ impl Requests {
     }
 }
 
-/// A transaction's time in the bus's in-order queue: from its request phase (ADS) to
-/// its end.
+/// A transaction's time in the bus's queues: its write address queue entry's (a
+/// write's, from when it has a write data buffer; `queued` is `ads` for others), and
+/// the in-order queue's, from its request phase (ADS) to its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct OnBus {
+    pub(super) queued: u64,
     pub(super) ads: u64,
     pub(super) done: u64,
 }
@@ -93,6 +95,12 @@ impl OnBus {
     pub(super) fn meets(self, other: OnBus) -> Option<u64> {
         let (first, second) = if self.ads <= other.ads { (self, other) } else { (other, self) };
         (second.ads < first.done).then_some(second.ads)
+    }
+
+    /// Whether `other`'s request phase comes while this write waits in the write
+    /// address queue.
+    pub(super) fn in_write_queue(self, other: OnBus) -> bool {
+        (self.queued..self.ads).contains(&other.ads)
     }
 }
 
@@ -165,7 +173,7 @@ impl Montecito {
         self.si.add(WRITEQ_BOTH, true, queued, ads);
         self.si.data(data, clocks, true, r);
         self.si.add(IOQ, false, ads, done);
-        (buffered, OnBus { ads, done })
+        (buffered, OnBus { queued, ads, done })
     }
 
     /// A modified line this core writes back at `now` (an L3 victim, an `fc`'s): the
@@ -182,7 +190,7 @@ impl Montecito {
         let (_, _, ads) = self.queue_entry(t0 + 1);
         let answered = self.si.snoop(&self.cfg, ads, true, false);
         self.si.add(IOQ, false, ads, answered);
-        OnBus { ads, done: answered }
+        OnBus { queued: ads, ads, done: answered }
     }
 }
 
@@ -224,11 +232,15 @@ mod tests {
 
     #[test]
     fn the_later_request_phase_meets_the_earlier_transaction_in_the_in_order_queue() {
-        let write = OnBus { ads: 30, done: 80 };
-        assert_eq!(write.meets(OnBus { ads: 42, done: 66 }), Some(42));
-        assert_eq!(OnBus { ads: 42, done: 66 }.meets(write), Some(42), "in either order");
-        assert_eq!(write.meets(OnBus { ads: 80, done: 90 }), None, "the write has left it");
-        assert_eq!(OnBus { ads: 12, done: 30 }.meets(write), None);
+        let on = |ads, done| OnBus { queued: ads, ads, done };
+        let write = OnBus { queued: 24, ..on(30, 80) };
+        assert_eq!(write.meets(on(42, 66)), Some(42));
+        assert_eq!(on(42, 66).meets(write), Some(42), "in either order");
+        assert_eq!(write.meets(on(80, 90)), None, "the write has left it");
+        assert_eq!(on(12, 30).meets(write), None);
+        // Its write address queue entry lives from its data buffer to its ADS.
+        assert!(write.in_write_queue(on(24, 50)) && write.in_write_queue(on(29, 50)));
+        assert!(!write.in_write_queue(on(30, 50)) && !write.in_write_queue(on(23, 50)));
     }
 
     #[test]

@@ -49,9 +49,16 @@ impl Montecito {
         s.bump(Signal::CodeFlushes);
         let bil = self.bus_invalidate(now);
         // The BIL and the write-back are of one line: the later one's request phase
-        // meets the earlier one in the in-order queue (SI_IOQ_COLLISIONS).
-        if let Some(at) = written.and_then(|w| w.meets(bil)) {
-            self.si.hold(Signal::SiIoqCollisions, at, at + 1);
+        // meets the earlier one in the in-order queue (SI_IOQ_COLLISIONS), and the
+        // BIL's may meet the write waiting in the write address queue
+        // (SI_WAQ_COLLISIONS).
+        if let Some(w) = written {
+            if let Some(at) = w.meets(bil) {
+                self.si.hold(Signal::SiIoqCollisions, at, at + 1);
+            }
+            if w.in_write_queue(bil) {
+                self.si.hold(Signal::SiWaqCollisions, bil.ads, bil.ads + 1);
+            }
         }
     }
 }

@@ -410,6 +410,9 @@ pub static EVENTS: &[MappedEvent] = &[
     si(ev(0xa1, "SI_WRITEQ_INSERTS", S, 2, bus::si_writeq_inserts)),
     si(ev(0xa2, "SI_WRITEQ_LIVE_REQ_LO", C, 7, bus::si_writeq_live_lo)),
     si(ev(0xa3, "SI_WRITEQ_LIVE_REQ_HI", C, 1, bus::si_writeq_live_hi)),
+    // SI_WAQ_COLLISIONS: an fc's BIL meeting its line's write-back in the write
+    // address queue (MMC35): this core's own, so SELF and EITHER alike.
+    si(ev(0xa4, "SI_WAQ_COLLISIONS", S, 1, |_| Some(&[Sig(Signal::SiWaqCollisions)]))),
     si(ev(0xa5, "SI_CCQ_INSERTS", S, 2, bus::si_ccq_inserts)),
     si(ev(0xa6, "SI_CCQ_LIVE_REQ_LO", C, 7, bus::si_ccq_live_lo)),
     si(ev(0xa7, "SI_CCQ_LIVE_REQ_HI", C, 1, bus::si_ccq_live_hi)),
