@@ -539,6 +539,13 @@ impl Phase {
         self.body.last() == Some(&Op::Halt)
     }
 
+    /// Whether the timer's interrupt may stop the phase at an iteration boundary: user
+    /// code, and the idle loop, which takes its interrupt in the kernel (an interrupt
+    /// due in other kernel code waits for the return to user mode).
+    pub fn takes_ticks(&self) -> bool {
+        self.privilege.is_user() || self.halts()
+    }
+
     /// Iterations after which every branch pattern and table repeats.
     pub fn control_period(&self) -> u64 {
         let mut p = self.fp.tiny.period();

@@ -264,8 +264,7 @@ impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
                 return false;
             }
             self.core.enter_lane(&phase, l);
-            // The idle loop takes its interrupt in the kernel.
-            let interruptible = !handler && (phase.privilege.is_user() || phase.halts()) && self.timer.is_some();
+            let interruptible = !handler && phase.takes_ticks() && self.timer.is_some();
             if let Some(lane) = self.lanes.get_mut(l) {
                 lane.running = Some(Running { phase, k, i: 0, interruptible, thread });
             }
@@ -303,9 +302,10 @@ impl<C: Lanes<F>, const F: usize> LaneRunner<C, F> {
         } else if woken || r.interruptible && t >= lane.next_tick {
             // The tick: the thread stops here, the handler runs, then the lane's next
             // software thread.
-            let left = lane.running.take().filter(|r| r.k < r.phase.iterations);
-            if let (Some(st), Some(r)) = (left.as_ref().and_then(|r| self.threads.get_mut(r.thread)), left) {
-                st.current = Some((r.phase, r.k));
+            if let Some(r) = lane.running.take().filter(|r| r.k < r.phase.iterations) {
+                if let Some(st) = self.threads.get_mut(r.thread) {
+                    st.current = Some((r.phase, r.k));
+                }
             }
             if let Some(timer) = &self.timer {
                 lane.handlers.extend(timer.handler.iter().cloned());

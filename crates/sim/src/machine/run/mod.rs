@@ -254,9 +254,8 @@ impl<C: Core<F>, const F: usize> Runner<C, F> {
             Some(_) => None,
             None => Finder::new(&phase, &self.core, self.skipping, &mut self.history),
         };
-        // The idle loop takes its interrupt in the kernel.
         let halts = phase.halts();
-        let interruptible = !handler && (phase.privilege.is_user() || halts) && (self.timer.is_some() || self.quantum.is_some());
+        let interruptible = !handler && phase.takes_ticks() && (self.timer.is_some() || self.quantum.is_some());
         self.current = Some(Running { phase, k, finder, interruptible, handler, halts, first: k });
         true
     }
