@@ -104,6 +104,22 @@ fn marm12_wfi_stops_the_counters_until_the_tick() {
     assert_eq!(count("arm1176", "INSTR_EXEC", "idle", 1, CYCLES), t.get(Signal::Instructions));
 }
 
+/// MARM12 with the interrupts masked: the interrupt-mask cycles are counted by the
+/// clocks standby stops, so the halted cycles count none of them, and every cycle
+/// that is not halted counts both masks.
+#[test]
+fn marm12_a_halt_with_interrupts_masked_counts_no_masked_cycles() {
+    let masked = || Program {
+        threads: vec![Box::new(std::iter::once(Phase { masks: pmukit_sim::program::Masks { irq: true, fiq: true }, ..idle(TICKS) }))],
+        timer: Some(Timer { period: PERIOD, handler: Vec::new() }),
+    };
+    let t = Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), masked(), Skipping::Off), u64::MAX, |_| true);
+    let halted = t.get(Signal::HaltedCycles);
+    assert!(halted > TICKS * PERIOD / 2, "{halted}");
+    assert_eq!(t.get(Signal::IrqDisabledCycles), t.cycles - halted);
+    assert_eq!(t.get(Signal::FiqDisabledCycles), t.cycles - halted);
+}
+
 /// §3.3.12: "PAL_LIGHT_HALT freezes event monitoring prior to powering down the
 /// processor": with no thread awake, the core's halted cycles count only in
 /// CPU_OP_CYCLES_HALTED, and CPU_OP_CYCLES and BACK_END_BUBBLE leave them out.

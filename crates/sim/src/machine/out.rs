@@ -84,6 +84,15 @@ impl<const F: usize> Out<'_, F> {
         }
     }
 
+    /// Cycles of a core whose clocks are stopped (ARM11's standby, MARM12): a span of
+    /// its own that counts `signal` and none of the template's, since the interrupt
+    /// masks' cycles are counted by the clocks that stopped.
+    pub fn stopped(&mut self, ip: u64, cycles: u64, signal: Signal) {
+        if cycles > 0 {
+            self.start(ip, cycles, Signals::default().with(signal, 1), false);
+        }
+    }
+
     /// Cycles emitted so far: where in its run the core is.
     pub fn elapsed(&self) -> u64 {
         self.cycles

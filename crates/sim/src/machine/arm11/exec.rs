@@ -114,7 +114,8 @@ impl Arm11 {
                 // clocks" stopped until the interrupt (ARM DDI 0301H §10.2.2).
                 self.plain(out, ip, s);
                 let idle = self.wake.map_or(0, |w| w.saturating_sub(out.elapsed()));
-                self.wait(out, ip, idle, Some(Signal::HaltedCycles));
+                self.elapse(idle);
+                out.stopped(ip, idle, Signal::HaltedCycles);
             }
             Op::Syscall | Op::ExceptionReturn => {
                 // A mode change: not a PC change (§5); the pipeline refills.
