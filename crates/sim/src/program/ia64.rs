@@ -13,7 +13,7 @@
 //! nops. Stops are not placed: the machine ends issue groups where a result is not
 //! ready (MMC1).
 
-use super::{Op, Phase, Program, INSN};
+use super::{FpOp, Op, Phase, Program, INSN};
 
 /// An execution-unit type of a slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,8 @@ pub fn units(op: &Op) -> &'static [Unit] {
     match op {
         Op::Int | Op::Pause => &[M, I],
         Op::Nop => &[M, I, F, B],
+        // getf is an M-unit instruction (performed by the L2D, Table 2-8 note 2).
+        Op::Fp(FpOp::ToInt) => &[M],
         Op::Fp(_) => &[F],
         Op::Load(_)
         | Op::FpLoad(_)

@@ -103,7 +103,7 @@ impl Default for FpValues {
 impl FpValues {
     /// Whether `op`'s result is tiny in iteration `k` of `iterations`.
     pub fn tiny(&self, op: FpOp, k: u64, iterations: u64) -> bool {
-        op != FpOp::Convert && self.tiny != Pattern::Never && self.tiny.taken(k, iterations)
+        !matches!(op, FpOp::Convert | FpOp::ToInt) && self.tiny != Pattern::Never && self.tiny.taken(k, iterations)
     }
 }
 
@@ -268,8 +268,12 @@ pub enum FpOp {
     Fma,
     Div,
     Sqrt,
-    /// Conversions and moves between register files.
+    /// Conversions, and moves from the integer side.
     Convert,
+    /// A move of a floating-point register's value to an integer register (Itanium
+    /// `getf`, VFP `fmrs`, VIS3 `movdtox`), which the next instruction uses: the
+    /// output half of a conversion to an integer.
+    ToInt,
 }
 
 /// A data reference of one instruction: stream, byte offset from the stream's

@@ -429,6 +429,13 @@ pub enum Signal {
     /// application or control register's (Montecito's BE_EXE_BUBBLE.FRALL, ARCR).
     FrDepStallCycles,
     ArCrStallCycles,
+    /// Cycles the pipeline waits for a predicate an FP instruction writes: frcpa's
+    /// and frsqrta's, which qualify the next step of a divide or square root
+    /// (Montecito's BE_EXE_BUBBLE.PR).
+    PrDepStallCycles,
+    /// Cycles the pipeline waits for a general register's value from a producer
+    /// slower than the ALU's one cycle: `getf`'s (Montecito's BE_EXE_BUBBLE.GRGR).
+    GrGrStallCycles,
     /// Instruction serializations (Itanium `srlz.i`) after a privileged processor-state
     /// move.
     InstructionSerializations,

@@ -96,7 +96,7 @@ impl Arm11 {
                 self.wait(out, ip, self.cfg.exception_cycles + self.cfg.vfp_support_cycles, None);
             }
             // A pause hint is YIELD, which ARM11 executes as a NOP.
-            Op::Int | Op::Pause | Op::Nop | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => {
+            Op::Int | Op::Pause | Op::Nop | Op::SpecialReg | Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert | FpOp::ToInt) => {
                 self.plain(out, ip, s);
             }
             Op::Fp(FpOp::Div | FpOp::Sqrt) => {

@@ -11,6 +11,9 @@ use super::{Out, Signals};
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
 use crate::stream::{FetchMiss, Signal};
 
+/// Table 2-8: a `getf` result reaches an ALU operation 5 cycles after it issues.
+const GETF_TO_ALU: u64 = 5;
+
 /// The longest `if` the compiler predicates instead of branching around it: one
 /// bundle (MMC32).
 const PREDICATED_IF: u8 = 3;
@@ -189,6 +192,23 @@ impl Montecito {
         be_stall(out, self.ip, 0, cycles, Signals::default().with(stall, 1));
     }
 
+    /// A divide or square root: a software sequence that starts with frcpa or frsqrta,
+    /// whose result the next step waits for (`fp_divide_cycles` in all, FRALL), and
+    /// whose predicate qualifies it (Table 2-8: "FP side predicate write: frcpa,
+    /// fprcpa, frsqta, fpsqta" to "Qual. Pred." 2 cycles): in the first cycle it waits
+    /// for both, which BE_EXE_BUBBLE counts under each ("causes are independent and
+    /// several of them fire at the same time, they all should be counted", MMC10).
+    fn divide(&mut self, g: &mut Group, out: &mut Out) {
+        const PREDICATE_WAIT: u64 = 2 - 1;
+        let cycles = self.cfg.fp_divide_cycles;
+        g.signals.bump(Signal::ExplicitStops);
+        self.close(g, out);
+        let both = PREDICATE_WAIT.min(cycles);
+        let fr = Signals::default().with(Signal::FrDepStallCycles, 1);
+        be_stall(out, self.ip, 0, both, fr.with(Signal::PrDepStallCycles, 1));
+        be_stall(out, self.ip, both, cycles - both, fr);
+    }
+
     /// Executes instruction `i`; returns how many instructions it consumed (a taken
     /// skip passes over the ones it skips).
     fn execute(&mut self, phase: &Phase, k: u64, i: usize, g: &mut Group, out: &mut Out) -> usize {
@@ -271,7 +291,12 @@ impl Montecito {
                 self.join(g, out, ip, false);
                 g.signals.bump(Signal::FguCryptoInstructions);
                 if matches!(f, FpOp::Div | FpOp::Sqrt) {
-                    self.wait(g, out, self.cfg.fp_divide_cycles, Signal::FrDepStallCycles);
+                    self.divide(g, out);
+                }
+                if f == FpOp::ToInt {
+                    // getf: its consumer, the next instruction, an ALU operation,
+                    // waits Table 2-8's getf to ALU latency (MMC54).
+                    self.wait(g, out, GETF_TO_ALU - 1, Signal::GrGrStallCycles);
                 }
                 if phase.fp.tiny(f, k, phase.iterations) {
                     self.subnormal(g, out, ip, phase.fp.flush);

@@ -15,7 +15,7 @@ use crate::stream::{Branch, Signal};
 fn simple(op: &Op, cfg: &super::SparcConfig) -> bool {
     match op {
         Op::Int => true,
-        Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert) => cfg.fp_cycles == 1,
+        Op::Fp(FpOp::Add | FpOp::Mul | FpOp::Fma | FpOp::Convert | FpOp::ToInt) => cfg.fp_cycles == 1,
         _ => false,
     }
 }

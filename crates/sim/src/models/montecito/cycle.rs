@@ -65,7 +65,14 @@ impl Cause {
             Cause::Xpn
         } else if c.get(LsuFullStallCycles) + c.get(FpuStallCycles) > 0 {
             Cause::L1dFpu
-        } else if c.get(DataDepStallCycles) + c.get(FrDepStallCycles) + c.get(ArCrStallCycles) + c.get(BankSwitchStallCycles) > 0 {
+        } else if c.get(DataDepStallCycles)
+            + c.get(GrGrStallCycles)
+            + c.get(FrDepStallCycles)
+            + c.get(PrDepStallCycles)
+            + c.get(ArCrStallCycles)
+            + c.get(BankSwitchStallCycles)
+            > 0
+        {
             Cause::Exe
         } else if c.get(RseSpillStallCycles)
             + c.get(RseFillStallCycles)

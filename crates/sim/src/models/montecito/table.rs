@@ -86,19 +86,24 @@ pub static EVENTS: &[MappedEvent] = &[
         0b101 => Some(&[Sig(Signal::RseLoadrsStallCycles)]),
         _ => None,
     }),
-    // BE_EXE_BUBBLE: ALL; GRALL (a general register's value), FRALL (a floating-point
-    // register's: an FP divide), ARCR (a control register's, MMC20), CANCEL (a load the
-    // L2D cancelled, MMC47), BANK_SWITCH (an interruption's entry, MMC39) and
-    // ARCR_PR_CANCEL_BANK (those three); predicates are not in the stream.
+    // BE_EXE_BUBBLE: ALL; GRALL (a general register's value: a load's, or `getf`'s,
+    // which is GRGR, MMC54), FRALL (a floating-point
+    // register's: an FP divide), PR (frcpa's predicate, in a divide's first cycle:
+    // MMC10), ARCR (a control register's, MMC20), CANCEL (a load the L2D cancelled,
+    // MMC47), BANK_SWITCH (an interruption's entry, MMC39) and ARCR_PR_CANCEL_BANK
+    // (those four).
     ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
         0b0000 => Some(&[Atom::Bubble(Cause::Exe)]),
-        0b0001 => Some(&[Atom::ExeBubble(Signal::DataDepStallCycles)]),
+        0b0001 => Some(&[Atom::ExeBubble(Signal::DataDepStallCycles), Atom::ExeBubble(Signal::GrGrStallCycles)]),
         0b0010 => Some(&[Atom::ExeBubble(Signal::FrDepStallCycles)]),
+        0b0011 => Some(&[Atom::ExeBubble(Signal::PrDepStallCycles)]),
         0b0100 => Some(&[Atom::ExeBubble(Signal::ArCrStallCycles)]),
+        0b0101 => Some(&[Atom::ExeBubble(Signal::GrGrStallCycles)]),
         0b0110 => Some(&[Atom::ExeBubble(Signal::CancelledLoadCycles)]),
         0b0111 => Some(&[Atom::ExeBubble(Signal::BankSwitchStallCycles)]),
         0b1000 => Some(&[
             Atom::ExeBubble(Signal::ArCrStallCycles),
+            Atom::ExeBubble(Signal::PrDepStallCycles),
             Atom::ExeBubble(Signal::CancelledLoadCycles),
             Atom::ExeBubble(Signal::BankSwitchStallCycles),
         ]),

@@ -45,24 +45,31 @@ pub fn fp(rng: &mut Rng, t: Thread) -> Vec<Phase> {
 const FILTER_SIDE: u64 = 0x6669_6c74_6572_5f31;
 
 /// An audio filter (a biquad section: `y = b0 x + b1 x1 + b2 x2 - a1 y1 - a2 y2`) over
-/// a block of 256-2,048 samples whose input has gone quiet: its state decays towards
-/// zero, and in the last 4-15 of every 64 samples its results are subnormal, the classic slowdown of
-/// audio code on silence. The second process's program (and every other one after
-/// it) is built with flush-to-zero (a compiler's fast-math options), which makes those
-/// results zero.
+/// a block of 256-2,048 16-bit PCM samples whose input has gone quiet. Each sample is
+/// loaded and moved to the FP side (Itanium `setf`, then `fcvt.xf`), filtered, and
+/// converted back (`fcvt.fx`, `getf`) for the clamp to 16 bits (a compare and a
+/// select) and the store. The filter's state decays towards zero, and in the last 4-15
+/// of every 64 samples its results are subnormal, the classic slowdown of audio code
+/// on silence. The second process's program (and every other one after it) is built
+/// with flush-to-zero (a compiler's fast-math options), which makes those results
+/// zero.
 fn filter(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     called(rng, t, |rng, b| {
         let n = 1 << rng.range(8, 11);
-        let samples = buffer(rng, &HEAP, 2 * n * DOUBLE);
-        let block = DataStream { stride: DOUBLE as i64, footprint: n * DOUBLE, ..DataStream::fixed(samples, Memory::Cacheable) };
+        let samples = buffer(rng, &HEAP, 2 * n * SAMPLE);
+        let block = DataStream { stride: SAMPLE as i64, footprint: n * SAMPLE, ..DataStream::fixed(samples, Memory::Cacheable) };
         let input = b.stream(block);
-        let output = b.stream(DataStream { base: samples + n * DOUBLE, ..block });
-        b.fp_load(input, 0, 8, true).fp(FpOp::Mul, 1).fp(FpOp::Fma, 4).store(output, 0, 8).int(1);
+        let output = b.stream(DataStream { base: samples + n * SAMPLE, ..block });
+        b.load(input, 0, SAMPLE as u8, true).fp(FpOp::Convert, 2).fp(FpOp::Mul, 1).fp(FpOp::Fma, 4);
+        b.fp(FpOp::Convert, 1).fp(FpOp::ToInt, 1).int(2).store(output, 0, SAMPLE as u8).int(1);
         let quiet = rng.range(4, 15);
         b.fp_values(FpValues { tiny: Pattern::Bits { bits: u64::MAX << (64 - quiet), len: 64 }, flush: t.index % 2 == 1 });
         n
     })
 }
+
+/// Bytes of a 16-bit PCM sample.
+const SAMPLE: u64 = 2;
 
 /// Salt of `fp`'s side generator (`Rng::side`).
 const FP_SIDE: u64 = 0x6670_5f6b_6572_6e31;

@@ -113,6 +113,8 @@ fn coprocessor(w: u32) -> Class {
     let cp = field(w, 11, 8);
     let transfer = field(w, 4, 4) == 1;
     match cp {
+        // A transfer to an ARM register (bit 20, L: FMRS, FMRX, FMSTAT) or from one.
+        10 | 11 if transfer && field(w, 20, 20) == 1 => Class::Plain(Op::Fp(FpOp::ToInt)),
         10 | 11 if transfer => Class::Plain(Op::Fp(FpOp::Convert)),
         10 | 11 => {
             // VFP data processing: opcode p, q, r, s in bits 23, 21, 20, 6.
@@ -205,12 +207,14 @@ mod tests {
         // mul r0, r1, r2; add r0, r1, r2
         assert_eq!(a(0, 0xe000_0291), Class::Plain(Op::Int));
         assert_eq!(a(0, 0xe081_0002), Class::Plain(Op::Int));
-        // vadd.f64 d0, d1, d2; vmul.f64; vdiv.f64; vsqrt.f64 d0, d1; vmov r0, s0
+        // vadd.f64 d0, d1, d2; vmul.f64; vdiv.f64; vsqrt.f64 d0, d1; vmov r0, s0;
+        // vmov s0, r0
         assert_eq!(a(0, 0xee31_0b02), Class::Plain(Op::Fp(FpOp::Add)));
         assert_eq!(a(0, 0xee21_0b02), Class::Plain(Op::Fp(FpOp::Mul)));
         assert_eq!(a(0, 0xee81_0b02), Class::Plain(Op::Fp(FpOp::Div)));
         assert_eq!(a(0, 0xeeb1_0bc1), Class::Plain(Op::Fp(FpOp::Sqrt)));
-        assert_eq!(a(0, 0xee10_0a10), Class::Plain(Op::Fp(FpOp::Convert)));
+        assert_eq!(a(0, 0xee10_0a10), Class::Plain(Op::Fp(FpOp::ToInt)));
+        assert_eq!(a(0, 0xee00_0a10), Class::Plain(Op::Fp(FpOp::Convert)));
         // mrs r0, cpsr; mrc p15, 0, r0, c13, c0, 3 (the TLS register); mcr p15, 0, r0, c7, c10, 4
         assert_eq!(a(0, 0xe10f_0000), Class::Plain(Op::SpecialReg));
         assert_eq!(a(0, 0xee1d_0f70), Class::Plain(Op::SpecialReg));

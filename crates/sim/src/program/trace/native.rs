@@ -9,13 +9,14 @@ use crate::stream::Privilege;
 
 /// The classes of instructions without operands, as the reader and the writer name
 /// them.
-const PLAIN: [(&str, Op); 13] = [
+const PLAIN: [(&str, Op); 14] = [
     ("int", Op::Int),
     ("nop", Op::Nop),
     ("fp", Op::Fp(FpOp::Fma)),
     ("fadd", Op::Fp(FpOp::Add)),
     ("fmul", Op::Fp(FpOp::Mul)),
     ("fcvt", Op::Fp(FpOp::Convert)),
+    ("ftoi", Op::Fp(FpOp::ToInt)),
     ("fdiv", Op::Fp(FpOp::Div)),
     ("fsqrt", Op::Fp(FpOp::Sqrt)),
     ("spr", Op::SpecialReg),
@@ -275,6 +276,7 @@ pub(super) mod tests {
             Op::Fp(FpOp::Add),
             Op::Fp(FpOp::Mul),
             Op::Fp(FpOp::Convert),
+            Op::Fp(FpOp::ToInt),
             Op::Fp(FpOp::Div),
             Op::Fp(FpOp::Sqrt),
             Op::SpecialReg,
