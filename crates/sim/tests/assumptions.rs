@@ -86,6 +86,9 @@ fn showing(row: &Row) -> Option<Program> {
     if ["sir_cycles", "fp_assist_cycles", "vfp_support_cycles", "subnormal_cycles"].contains(&row.key.as_str()) {
         return Some(subnormals());
     }
+    if row.key == "page_fault_cycles" {
+        return Some(faulting());
+    }
     (row.table == "indirect").then(|| {
         let entry = 0x1_0000;
         let body = vec![
@@ -120,6 +123,15 @@ fn subnormals() -> Program {
     let body = vec![Op::Fp(FpOp::Mul), Op::Fp(FpOp::Fma), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let phase = common::phase(body, 1000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
     common::program_of(Phase { fp: FpValues { tiny: Pattern::Always, flush: false }, ..phase })
+}
+
+/// A walk through a freshly mapped file, a page fault every eight iterations: `os`'s
+/// mapped files come now and then, and not in every run of the test's length.
+fn faulting() -> Program {
+    let file = DataStream { stride: 512, footprint: 512 * 1000, fresh: true, ..DataStream::fixed(0x400_0000, Memory::Cacheable) };
+    let load = Op::Load(pmukit_sim::program::Access { stream: 0, offset: 0, size: 8, use_next: true });
+    let body = vec![load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+    common::program_of(common::phase(body, 1000, vec![file]))
 }
 
 /// Whether two runs' totals differ in what `row`'s assumption shapes first-hand

@@ -62,6 +62,7 @@ fn phase() -> impl Strategy<Value = Phase> {
         page: if big { layout::SECTION } else { layout::PAGE },
         shared: false,
         nullable: false,
+        fresh: false,
     });
     let op = (0u8..9, 0u8..3, 0u32..64, any::<u64>(), prop::bool::ANY).prop_map(|(kind, stream, offset, bits, flag)| {
         let a = Access { stream, offset: offset * 4, size: 4, use_next: flag };
@@ -101,6 +102,7 @@ fn skipping_skips_a_loop_that_repeats() {
         page: layout::SECTION,
         shared: false,
         nullable: false,
+        fresh: false,
     };
     let a = Access { stream: 0, offset: 0, size: 4, use_next: true };
     let body = vec![
@@ -485,6 +487,7 @@ fn marm11_a_preload_that_misses_is_an_access_and_a_miss() {
         page: 4096,
         shared: false,
         nullable: false,
+        fresh: false,
     };
     let preload = Op::Prefetch(Access { stream: 0, offset: 0, size: 4, use_next: false });
     let phase = common::phase(vec![preload, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Always }], 1000, vec![stream]);

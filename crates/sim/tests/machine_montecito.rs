@@ -80,6 +80,7 @@ fn a_period_replayed_on_the_caches_and_tlbs_counts_exactly() {
         page: 16 << 10,
         shared: false,
         nullable: false,
+        fresh: false,
     };
     let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
     let body = vec![load, Op::Int, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
@@ -109,6 +110,7 @@ fn turns_of_two_threads_repeat_together_and_skip_exactly() {
             page: 16 << 10,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
         let entry = 0x1_0000 + n * 0x1000;
@@ -243,6 +245,7 @@ fn chasing(threads: usize, footprint: u64, ints: usize) -> Program {
             page: 1 << 14,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let mut body = vec![Op::Int; ints];
         body.push(Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true }));
@@ -308,6 +311,7 @@ fn mmc47_the_wait_for_a_cancelled_load_is_a_cancel_bubble() {
             page: 16 << 10,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let program = common::program_of(common::phase(body, 1_000, vec![data]));
         Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
@@ -372,6 +376,7 @@ fn mmc14_processes_keep_their_hardware_thread_across_switches_and_ticks() {
             page: 1 << 14,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let mut body = vec![Op::Int; 20];
         body.push(Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true }));
@@ -451,6 +456,7 @@ fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile
             page: 16 << 20,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let s = b.stream(lines);
         // FP loads, which the L2D serves: the L1D's eight fills do not hold them back.
@@ -488,6 +494,7 @@ fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
         page: 16 << 20,
         shared: false,
         nullable: false,
+        fresh: false,
     };
     let store = |offset| Op::Store(Access { stream: 0, offset, size: 16, use_next: false });
     let body = vec![store(0), store(16), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
@@ -688,6 +695,7 @@ fn mmc42_a_null_guarded_load_is_speculated_and_natted() {
             page: 16 << 10,
             shared: false,
             nullable,
+            fresh: false,
         };
         let weights = DataStream::fixed(0x200_0000, Memory::Cacheable);
         let program = common::program_of(common::phase(body, ITERATIONS, vec![child, weights]));
@@ -760,6 +768,7 @@ fn mmc44_the_l1d_pipeline_holds_conflicting_accesses() {
             page: 16 << 20,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let program = common::program_of(common::phase(body, ITERATIONS, vec![slot, far, slot]));
         let held = |s: &pmukit_sim::stream::Span<{ pmukit_sim::stream::MONTECITO }>| s.signals.get(Signal::L1dConflict) == why as u64;
@@ -835,6 +844,7 @@ fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
             page: 16 << 10,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let lock = DataStream { base: 0x200_0000, stride: 0, footprint: 1, ..data };
         let mut body = body;
@@ -892,6 +902,7 @@ fn mmc48_an_acquire_holds_back_the_threads_younger_requests() {
             page: 16 << 10,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let data = DataStream { base: 0x2000_0000, stride: 64, ..flag };
         let more = DataStream { base: 0x3000_0000, stride: 64, ..flag };
@@ -946,6 +957,7 @@ fn mmc49_hits_meeting_a_fill_or_a_victim_in_the_data_array_are_cancelled() {
             page: 16 << 10,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let hits = DataStream { base: 0x2000_0000, stride: 8, footprint: 8 << 10, ..misses };
         let written = DataStream { base: 0x3000_0000, ..hits };
@@ -1082,6 +1094,7 @@ fn mmc37_a_read_of_bytes_a_store_still_in_the_pipeline_writes_is_cancelled_by_it
             page: 16 << 10,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let mut body = vec![Op::Store(Access { stream: 0, offset: 0, size: 8, use_next: false })];
         body.extend(std::iter::repeat_n(Op::Int, ints));
@@ -1124,7 +1137,16 @@ fn mmc36_hits_bypass_an_empty_ozq_by_two_paths_and_conflict_on_a_bank() {
     // The second load's value is used at once: the next group finds the OzQ empty.
     let load = |stream, use_next| Op::FpLoad(Access { stream, offset: 0, size: 8, use_next });
     let run = |gap: u64, memory: Memory| {
-        let x = DataStream { base: 0x100_0000, stride: 8, footprint: lap, memory, page: 16 << 10, shared: false, nullable: false };
+        let x = DataStream {
+            base: 0x100_0000,
+            stride: 8,
+            footprint: lap,
+            memory,
+            page: 16 << 10,
+            shared: false,
+            nullable: false,
+            fresh: false,
+        };
         let y = DataStream { base: 0x200_0000 + gap, ..x };
         let body = vec![load(0, false), load(1, true), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
         let program = common::program_of(common::phase(body, 100_000, vec![x, y]));
@@ -1162,6 +1184,7 @@ fn mmc36_hits_bypass_an_empty_ozq_by_two_paths_and_conflict_on_a_bank() {
         page: 16 << 10,
         shared: false,
         nullable: false,
+        fresh: false,
     };
     let body = vec![load(0, false), load(1, true), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let program = common::program_of(common::phase(body, 100_000, vec![far(0x100_0000), far(0x200_0000)]));
@@ -1234,6 +1257,7 @@ fn mmc33_advanced_loads_are_checked_in_the_alat() {
             page: 16 << 10,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let body = vec![store, load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
         let program = common::program_of(common::phase(body, 1_000, vec![stream(load_base), stream(0x200_0000)]));

@@ -224,6 +224,7 @@ fn memory_banks_that_take_longer_slow_a_stream_down() {
             page: 4 << 20,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
         let program = common::one_phase(vec![load, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }], 1 << 20, lines);

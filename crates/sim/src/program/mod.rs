@@ -17,6 +17,7 @@ pub mod build;
 pub mod builtin;
 pub mod guest;
 pub mod ia64;
+mod paging;
 pub mod rng;
 pub mod trace;
 
@@ -365,12 +366,18 @@ pub struct DataStream {
     /// program makes such an access; a compiler's speculative load hoisted above the
     /// test does (Itanium's `ld.s`, ERRATA MMC42).
     pub nullable: bool,
+    /// Whether it is freshly mapped memory (a file just `mmap`ed, a heap just grown):
+    /// no page is present until the program touches it, and the first access that
+    /// executes in a page faults, for the kernel to map it (a minor fault, `[core]
+    /// page_fault_cycles`; `Phase::present`). One instruction accesses it, and it
+    /// walks forward through its pages once (`Phase::check`).
+    pub fresh: bool,
 }
 
 impl DataStream {
     /// A fixed location (a stack slot, a lock, a device register) in 4 KB pages.
     pub fn fixed(base: u64, memory: Memory) -> DataStream {
-        DataStream { base, stride: 0, footprint: 1, memory, page: 4 << 10, shared: false, nullable: false }
+        DataStream { base, stride: 0, footprint: 1, memory, page: 4 << 10, shared: false, nullable: false, fresh: false }
     }
 
     /// The stream's position in iteration `k`.
@@ -454,6 +461,8 @@ pub enum PhaseError {
     FpPatternLength { len: u8 },
     #[error("instruction {index} halts, but only the body's last instruction may (of {instructions})")]
     HaltNotLast { index: usize, instructions: usize },
+    #[error("data stream {stream} is freshly mapped, so it {why}")]
+    Fresh { stream: usize, why: &'static str },
 }
 
 /// The most bytes a [`Watch`] covers: a page, the largest range a pair of Itanium's
@@ -499,6 +508,7 @@ impl Phase {
         if let Some(w) = self.watch.filter(|w| !(1..=WATCH_MAX_BYTES).contains(&w.bytes)) {
             return Err(PhaseError::WatchBytes { bytes: w.bytes, max: WATCH_MAX_BYTES });
         }
+        self.check_fresh()?;
         let streams = self.streams.len();
         let no_stream = |index, a: Access| Err(PhaseError::NoStream { index, stream: a.stream, streams });
         // One match an operation: the machines check every phase a program hands
@@ -550,9 +560,10 @@ impl Phase {
         self.privilege.is_user() || self.halts()
     }
 
-    /// Iterations after which every branch pattern and table repeats.
+    /// Iterations after which every branch pattern and table repeats, and the pages
+    /// fresh streams map (`Phase::present`).
     pub fn control_period(&self) -> u64 {
-        let mut p = self.fp.tiny.period();
+        let mut p = lcm(self.fp.tiny.period(), self.paging_period());
         for op in &self.body {
             match op {
                 Op::Branch { when, .. } | Op::Skip { when, .. } => p = lcm(p, when.period()),

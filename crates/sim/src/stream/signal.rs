@@ -404,8 +404,13 @@ pub enum Signal {
     UnknownIndirectNotTaken,
     /// Montecito integer speculative loads (`ld.s`, ERRATA MMC42) that returned a NaT,
     /// as flags of why: bit 0 ([`SPEC_NAT_PSR_ED`]) the operating system deferred the
-    /// load's fault (PSR.ed), bit 1 ([`SPEC_NAT_CONSUMED`]) its address was a NaT.
+    /// load's fault (PSR.ed), bit 1 ([`SPEC_NAT_CONSUMED`]) its address was a NaT, bit 2
+    /// ([`SPEC_NAT_TLB_FAULT`]) the hardware deferred its page's fault (DCR, MMC55).
     SpecNat,
+    /// Montecito `chk.s` instructions that failed (their load returned a NaT), as flags:
+    /// bit 0 ([`FAILED_CHECK_INT`]) an integer load's, bit 1 ([`FAILED_CHECK_FP`]) a
+    /// floating-point load's (INST_FAILED_CHKS_RETIRED, MMC55).
+    FailedChecks,
     /// Montecito stall cycles waiting for a load the L2D cancelled and issued again
     /// (ERRATA MMC47).
     CancelledLoadCycles,
@@ -763,3 +768,10 @@ pub enum L1dConflict {
 /// (PSR.ed), and one whose address was a NaT.
 pub const SPEC_NAT_PSR_ED: u8 = 0b01;
 pub const SPEC_NAT_CONSUMED: u8 = 0b10;
+/// [`Signal::SpecNat`]'s flag of a load whose page was not present, a fault the
+/// hardware defers (DCR.dp).
+pub const SPEC_NAT_TLB_FAULT: u8 = 0b100;
+
+/// [`Signal::FailedChecks`]' flags: an integer `chk.s`, a floating-point one.
+pub const FAILED_CHECK_INT: u8 = 0b01;
+pub const FAILED_CHECK_FP: u8 = 0b10;

@@ -103,6 +103,10 @@ pub struct Arm11Config {
     /// Cycles of the VFP support code that computes an operation whose result is
     /// subnormal, which VFP11 hands it (ERRATA MARM13: an assumption).
     pub vfp_support_cycles: u64,
+    /// Cycles of the operating system's handler of a page fault that maps a page of
+    /// freshly mapped memory (`DataStream::fresh`: a minor fault) beyond the trap's
+    /// own (ERRATA MARM14: an assumption).
+    pub page_fault_cycles: u64,
     /// Instruction addresses whose execution asserts ETMEXTOUT[0] / ETMEXTOUT[1]: the
     /// ETM's address comparators, here on the exception vectors.
     pub etm_out0: Vec<u64>,
@@ -151,6 +155,7 @@ impl Arm11Config {
             block_cycles: 3,
             exception_cycles: 3,
             vfp_support_cycles: 500,
+            page_fault_cycles: 2000,
             etm_out0: vec![SWI_VECTOR, FIQ_VECTOR],
             etm_out1: vec![IRQ_VECTOR, FIQ_VECTOR],
             fault_every: None,
@@ -180,6 +185,7 @@ impl Arm11Config {
             a("core", "fp_divide_cycles", &self.fp_divide_cycles, &[DataDepStallCycles]),
             a("core", "exception_cycles", &self.exception_cycles, &[]),
             a("core", "vfp_support_cycles", &self.vfp_support_cycles, &[]),
+            a("core", "page_fault_cycles", &self.page_fault_cycles, &[]),
         ]);
         v
     }

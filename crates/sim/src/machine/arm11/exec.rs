@@ -402,6 +402,12 @@ impl Arm11 {
     fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, s: Signals, out: &mut Out) {
         let stream = &phase.streams[usize::from(a.stream)];
         let addr = stream.position(k) + u64::from(a.offset);
+        if stream.fresh && !phase.present(a.stream, k) {
+            // A page of freshly mapped memory not present yet (MARM14): the walk finds
+            // a fault entry, and the data abort's handler maps the page; the access
+            // then issues again.
+            self.wait(out, ip, 2 * self.cfg.exception_cycles + self.cfg.page_fault_cycles, None);
+        }
         let write = op.writes();
         let d = self.data_side(phase, stream, addr, a.size, op);
         // The timing of what the look-ups found: an ordering wait (a strongly ordered

@@ -216,7 +216,7 @@ impl Montecito {
         let ip = self.ip;
         self.fetch(phase, ip, g, out);
         self.ip = ip.wrapping_add(INSN);
-        if !self.hoisted.is_empty() && self.check(phase, i, ip, g, out) {
+        if !self.hoisted.is_empty() && self.check(phase, k, i, ip, g, out) {
             // A load hoisted above its skip (MMC42): its `chk.s` is here.
             return 1;
         }

@@ -287,6 +287,9 @@ impl Montecito {
     pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, g: &mut Group, out: &mut Out) -> u64 {
         let stream = &phase.streams[usize::from(a.stream)];
         let addr = stream.position(k) + u64::from(a.offset);
+        if stream.fresh && !phase.present(a.stream, k) {
+            self.page_fault(phase, addr, a.stream, ip, g, out);
+        }
         let write = op.writes();
         // A store cannot share a cycle with a load in this model: the span's data
         // reference says whether the cycle writes. A full group issues first, so that

@@ -6,13 +6,18 @@
 //! the page walker finds no translation, the Data TLB fault goes to the operating
 //! system, which sees a speculative load (ISR.sp) and sets PSR.ed, and the load,
 //! executed again, returns a NaT (Intel Itanium Architecture SDM Vol. 2 §5.5.5; Linux's
-//! `ia64_do_page_fault`). A load whose address is a NaT is NaT'd in turn.
+//! `ia64_do_page_fault`). A load whose address is a NaT is NaT'd in turn. A load from a
+//! page of freshly mapped memory that is not present yet (`Phase::present`) is NaT'd by
+//! the hardware, which defers the fault (DCR.dp, MMC55): when the block runs, its
+//! `chk.s` fails and the recovery code loads again, taking the page fault.
 
-use super::group::{address_space, be_stall, Group};
+use super::group::{address_space, be_stall, fe_stall, Group};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{Access, Memory, Op, Phase};
-use crate::stream::{L1dConflict, MemRef, Signal, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED};
+use crate::stream::{
+    L1dConflict, MemRef, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT,
+};
 use pmukit_arch::montecito::ear::Served;
 
 /// A load hoisted above the skip being executed: its place in the body, the cycle its
@@ -76,6 +81,13 @@ impl Montecito {
             } else if skipped && phase.streams[usize::from(a.stream)].nullable {
                 self.null_load(phase, &op, ip, g, out);
                 true
+            } else if !phase.present(a.stream, k) {
+                // The page is not present: the walker finds its entry so, and the
+                // hardware defers the fault (DEF_TLB_FAULT).
+                let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
+                self.failed_walk(phase, addr, a.stream, ip, g, out);
+                self.nat_load(&op, SPEC_NAT_TLB_FAULT, addr, ip, g, out);
+                true
             } else {
                 false
             };
@@ -98,9 +110,17 @@ impl Montecito {
     /// defers the load (PSR.ed), which returns a NaT when it issues again (DEF_PSR_ED).
     fn null_load(&mut self, phase: &Phase, op: &Op, ip: u64, g: &mut Group, out: &mut Out) {
         let Some(a) = op.access() else { return };
-        let stream = &phase.streams[usize::from(a.stream)];
         let addr = u64::from(a.offset);
-        let page = self.cfg.page(stream.page);
+        self.failed_walk(phase, addr, a.stream, ip, g, out);
+        self.fault(ip, self.cfg.fault_handler_cycles, out);
+        self.nat_load(op, SPEC_NAT_PSR_ED, addr, ip, g, out);
+    }
+
+    /// A translation of `addr` (of stream `stream`) that finds no valid entry: both
+    /// DTLBs miss, and the walker reads the page's VHPT entry to find it invalid or not
+    /// present.
+    fn failed_walk(&mut self, phase: &Phase, addr: u64, stream: u8, ip: u64, g: &mut Group, out: &mut Out) {
+        let page = self.cfg.page(phase.streams[usize::from(stream)].page);
         self.close(g, out);
         let now = self.now(out);
         let mut s = Signals::default().with(Signal::DTlbMisses, 1).with(Signal::MainTlbMisses, 1);
@@ -108,11 +128,22 @@ impl Montecito {
         let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::HpwStallCycles, 1);
         out.emit(ip, 1, s.union(stall));
         be_stall(out, ip, 1, walk - 1, stall);
-        // The fault: an interruption to the handler and back.
+    }
+
+    /// A fault's interruption: to the operating system's handler, `handler` cycles of
+    /// it, and back.
+    fn fault(&mut self, ip: u64, handler: u64, out: &mut Out) {
         out.emit(ip, 1, Signals::default().with(Signal::ExceptionFlushCycles, 1));
-        let handler = self.cfg.trap_cycles + self.cfg.fault_handler_cycles;
-        out.stall(ip, handler.saturating_sub(1), Some(Signal::ExceptionFlushCycles));
-        self.nat_load(op, SPEC_NAT_PSR_ED, addr, ip, g, out);
+        out.stall(ip, (self.cfg.trap_cycles + handler).saturating_sub(1), Some(Signal::ExceptionFlushCycles));
+    }
+
+    /// A demand access to `addr` of fresh stream `stream` whose page is not present
+    /// (MMC55): the walker finds the page's entry not present, and the Data Page Not
+    /// Present fault's handler maps the page (`page_fault_cycles`). The access then
+    /// issues again, and translates as any other.
+    pub(super) fn page_fault(&mut self, phase: &Phase, addr: u64, stream: u8, ip: u64, g: &mut Group, out: &mut Out) {
+        self.failed_walk(phase, addr, stream, ip, g, out);
+        self.fault(ip, self.cfg.page_fault_cycles, out);
     }
 
     /// A speculative load that returns a NaT for `why` (a `Signal::SpecNat` flag, which
@@ -138,11 +169,33 @@ impl Montecito {
     }
 
     /// The `chk.s` in the place of the hoisted load at `index`: it waits for a value the
-    /// next instruction needs. (Its load was NaT'd only in an iteration that skips it.)
-    pub(super) fn check(&mut self, phase: &Phase, index: usize, ip: u64, g: &mut Group, out: &mut Out) -> bool {
+    /// next instruction needs. A load NaT'd in an iteration that runs the block (its
+    /// page was not present) fails it (MMC55): the check branches to the recovery code
+    /// the compiler put out of line, the pipeline flushed as for a mispredicted
+    /// branch; the recovery code loads again, not speculatively, taking the page fault,
+    /// and branches back.
+    pub(super) fn check(&mut self, phase: &Phase, k: u64, index: usize, ip: u64, g: &mut Group, out: &mut Out) -> bool {
         let Some(at) = self.hoisted.iter().position(|h| h.index == index) else { return false };
         let h = self.hoisted.remove(at);
         self.join(g, out, ip, false);
+        if h.nat {
+            let op = phase.body[index];
+            let (Op::Load(a) | Op::FpLoad(a)) = op else { return true };
+            g.signals.set(Signal::FailedChecks, if matches!(op, Op::FpLoad(_)) { FAILED_CHECK_FP } else { FAILED_CHECK_INT });
+            self.close(g, out);
+            out.stall(ip, self.cfg.mispredict_cycles, None);
+            // The load takes its page fault (`memory`); its consumer, after the branch
+            // back, waits for what is left of its latency.
+            let latency = self.memory(phase, k, &op, Access { use_next: false, ..a }, ip, g, out);
+            self.close(g, out);
+            let back = self.cfg.resteer_cycles;
+            fe_stall(out, ip, back, Signals::default(), Signal::ResteerBubbleCycles);
+            if a.use_next && latency > back {
+                g.signals.bump(Signal::ExplicitStops);
+                be_stall(out, ip, 0, latency - back, Signals::default().with(Signal::DataDepStallCycles, 1));
+            }
+            return true;
+        }
         let needed = phase.body[index].access().is_some_and(|a| a.use_next);
         let now = self.now(out);
         if needed && h.ready > now {

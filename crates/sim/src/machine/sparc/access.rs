@@ -37,6 +37,12 @@ impl Sparc {
     pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
         let stream = &phase.streams[usize::from(a.stream)];
         let addr = stream.position(k) + u64::from(a.offset);
+        if stream.fresh && !phase.present(a.stream, k) {
+            // A page of freshly mapped memory not present yet (MSP29): the TSB miss's
+            // trap (MSP7) finds no page either, and the kernel's page fault handler
+            // maps it.
+            self.wait(out, ip, self.cfg.page_fault_cycles, None);
+        }
         self.snoop(stream, addr, op.writes());
         self.access(phase, k, op, a, ip, out);
         self.mem.supplier = None;

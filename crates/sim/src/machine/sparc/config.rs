@@ -119,6 +119,10 @@ pub struct SparcConfig {
     /// Cycles an FP operation with a subnormal result takes beyond its normal latency
     /// (ERRATA MSP28: an assumption, none).
     pub subnormal_cycles: u64,
+    /// Cycles of the operating system's handler of a page fault that maps a page of
+    /// freshly mapped memory (`DataStream::fresh`: a minor fault) beyond the trap's
+    /// own (ERRATA MSP29: an assumption).
+    pub page_fault_cycles: u64,
     /// Cycles of a trap (Tcc) or DONE/RETRY, and of a block load or store beyond its
     /// issue.
     pub trap_cycles: u64,
@@ -211,6 +215,7 @@ impl SparcConfig {
                 fp_cycles: 1,
                 fp_divide_cycles: 24,
                 subnormal_cycles: 0,
+                page_fault_cycles: 2000,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
@@ -258,6 +263,7 @@ impl SparcConfig {
                 fp_cycles: 1,
                 fp_divide_cycles: 30,
                 subnormal_cycles: 0,
+                page_fault_cycles: 2000,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
@@ -306,6 +312,7 @@ impl SparcConfig {
                 fp_cycles: 40,
                 fp_divide_cycles: 40,
                 subnormal_cycles: 0,
+                page_fault_cycles: 2000,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 1,
@@ -425,6 +432,7 @@ impl SparcConfig {
         v.extend([
             a("core", "fp_divide_cycles", &self.fp_divide_cycles, DATA),
             a("core", "subnormal_cycles", &self.subnormal_cycles, &[]),
+            a("core", "page_fault_cycles", &self.page_fault_cycles, &[]),
             a("core", "trap_cycles", &self.trap_cycles, &[]),
             a("core", "block_cycles", &self.block_cycles, &[]),
         ]);

@@ -13,7 +13,7 @@ use super::events::{Agent, Atom, EventType, MappedEvent, Syllables};
 use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
-use crate::stream::{L1dConflict, Signal, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED};
+use crate::stream::{L1dConflict, Signal, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT};
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
@@ -291,6 +291,16 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x52, "DATA_DEBUG_REGISTER_FAULT", A, 1, |_| Some(&[Sig(Signal::DataDebugFaults)])),
     ev(0x53, "SERIALIZATION_EVENTS", A, 1, |_| Some(&[Sig(Signal::InstructionSerializations)])),
     ev(0x54, "BR_PATH_PRED", A, 3, frontend::br_path_pred),
+    // INST_FAILED_CHKS_RETIRED (Table 4-82, bits 1:0: 01 INT, 10 FP, 11 ALL): the chk.s
+    // whose load a page not present NaT'd (MMC55).
+    ev(0x55, "INST_FAILED_CHKS_RETIRED", A, 1, |u| match u & 3 {
+        0b00 => None,
+        kinds => Some(match kinds {
+            0b01 => &[Atom::AnyOf(Signal::FailedChecks, 0b01)],
+            0b10 => &[Atom::AnyOf(Signal::FailedChecks, 0b10)],
+            _ => &[Atom::AnyOf(Signal::FailedChecks, 0b11)],
+        }),
+    }),
     // INST_CHKA_LDC_ALAT, INST_FAILED_CHKA_LDC_ALAT, ALAT_CAPACITY_MISS (bits 1:0: 01
     // INT, 10 FP, 11 ALL): the check loads of advanced loads (MMC33).
     ev(0x56, "INST_CHKA_LDC_ALAT", A, 2, |u| first_second(u, &ALAT_CHECKS)),
@@ -487,11 +497,16 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xd1, "STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::Stores)])),
     ev(0xd8, "LOADS_RETIRED_INTG", A, 2, |_| Some(&[Atom::IntegerLoads])),
     // SPEC_LOADS_NATTED (Table 4-125): the integer ld.s that returned a NaT (MMC42):
-    // deferred by the OS's PSR.ed (DEF_PSR_ED) or for a NaT address (NAT_CNSM). The
-    // OS defers no TLB miss or fault in hardware (DCR), so VHPT_MISS, DEF_TLB_MISS and
-    // DEF_TLB_FAULT have none.
+    // deferred by the OS's PSR.ed (DEF_PSR_ED), for a NaT address (NAT_CNSM), or by the
+    // hardware for a page not present (DEF_TLB_FAULT: Linux's DCR.dp, MMC55). The DCR
+    // defers no TLB miss, so VHPT_MISS and DEF_TLB_MISS have none.
     ev(0xd9, "SPEC_LOADS_NATTED", A, 2, |u| match u {
-        0b0000 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_PSR_ED), Atom::AnyOf(Signal::SpecNat, SPEC_NAT_CONSUMED)]),
+        0b0000 => Some(&[
+            Atom::AnyOf(Signal::SpecNat, SPEC_NAT_PSR_ED),
+            Atom::AnyOf(Signal::SpecNat, SPEC_NAT_CONSUMED),
+            Atom::AnyOf(Signal::SpecNat, SPEC_NAT_TLB_FAULT),
+        ]),
+        0b0011 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_TLB_FAULT)]),
         0b0100 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_CONSUMED)]),
         0b0101 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_PSR_ED)]),
         _ => None,

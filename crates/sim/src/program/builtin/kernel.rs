@@ -199,6 +199,7 @@ fn lookup(rng: &mut Rng, t: Thread, start: u64, heap: Option<u64>) -> Phase {
         page: heap.unwrap_or(PAGE),
         shared: false,
         nullable: false,
+        fresh: false,
     });
     b.load(chain, 0, 4, true).int(rng.range(2, 6));
     b.load(chain, 4, 4, true);

@@ -79,5 +79,5 @@ pub fn kernel_stack(thread: usize) -> DataStream {
 
 /// `lines` whole lines walked one per iteration from `base`, in sections.
 pub fn line_stream(base: u64, lines: u64, memory: Memory) -> DataStream {
-    DataStream { base, stride: LINE as i64, footprint: lines * LINE, memory, page: SECTION, shared: false, nullable: false }
+    DataStream { base, stride: LINE as i64, footprint: lines * LINE, memory, page: SECTION, shared: false, nullable: false, fresh: false }
 }

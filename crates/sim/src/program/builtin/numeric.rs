@@ -107,6 +107,7 @@ fn aliased(rng: &mut Rng, t: Thread) -> Vec<Phase> {
             page: PAGE,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         let src = b.stream(from);
         let dst = b.stream(DataStream { base: base + DOUBLE, ..from });
@@ -141,6 +142,7 @@ fn dense(rng: &mut Rng, t: Thread) -> Vec<Phase> {
             page: PAGE,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         match rng.below(3) {
             0 => {
@@ -190,6 +192,7 @@ fn blocks(rng: &mut Rng, t: Thread) -> Vec<Phase> {
             page: PAGE,
             shared: false,
             nullable: false,
+            fresh: false,
         };
         if rng.chance(500) {
             const BLOCK: u64 = 64 * 2;
@@ -242,6 +245,7 @@ pub fn chase(rng: &mut Rng, t: Thread) -> Phase {
         page: PAGE,
         shared: false,
         nullable: false,
+        fresh: false,
     });
     b.load(chain, 0, 4, true).int(2);
     b.close_loop((size / stride as u64) * rng.range(2, 8))

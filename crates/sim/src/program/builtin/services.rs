@@ -131,6 +131,7 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
         page: PAGE,
         shared: false,
         nullable: true,
+        fresh: false,
     });
     let names = find.stream(DataStream::fixed(buffer(&mut symbols, &HEAP, PAGE), Memory::Cacheable));
     find.skip(3, Pattern::Bits { bits: symbols.bits(64, 300), len: 64 });

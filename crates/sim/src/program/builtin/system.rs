@@ -6,7 +6,7 @@ use super::layout::*;
 use super::user::{self, Thread};
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{Access, DataStream, Memory, Op, Pattern, Phase};
+use crate::program::{Access, DataStream, FpOp, Memory, Op, Pattern, Phase};
 use crate::stream::Privilege;
 
 /// Salt of `shared`'s side generator (`Rng::side`).
@@ -53,7 +53,16 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     };
     // A sparse walk, one access per 1-4 KB, so that the TLBs rather than the caches feel it.
     let stride = 1 << rng.range(10, 12);
-    let data = b.stream(DataStream { base, stride, footprint: bytes, memory: Memory::Cacheable, page, shared: false, nullable: false });
+    let data = b.stream(DataStream {
+        base,
+        stride,
+        footprint: bytes,
+        memory: Memory::Cacheable,
+        page,
+        shared: false,
+        nullable: false,
+        fresh: false,
+    });
     // Choices added later come from `mix`, so the rest of the program stays as it was.
     let mut mix = rng.side(OS_MIX);
     let frame = b.stream(stack_frame(&mut mix, t.index));
@@ -69,11 +78,52 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
         let map = kernel::Mapping { module_text: Some(PAGE_SIZES[rng.below(6) as usize]), heap: Some(PAGE_SIZES[rng.below(6) as usize]) };
         phases.extend(kernel::syscall(rng, t, map));
     }
+    let mut files = rng.side(OS_FILES);
+    if files.chance(500) {
+        phases.push(mapped_file(&mut files, t));
+    }
     phases
 }
 
 /// Salt of `os`'s side generator (`Rng::side`).
 const OS_MIX: u64 = 0x6f73_5f6d_6978_3031;
+/// Salt of the generator of `os`'s mapped files (`Rng::side`).
+const OS_FILES: u64 = 0x6f73_5f66_696c_6531;
+
+/// A process reads a file it has just mapped (`mmap`, as a database reads its data
+/// file or a search tool its input): for each of 64-1,024 entries of an index it
+/// holds, a flag says whether the entry's record (256 bytes to 1 KB, in the file's
+/// order) is wanted, and the record is read only then: its length, or in one file of
+/// two a value in floating point (`if (idx->live) n += rec->len`, `sum +=
+/// rec->price`). The file's pages are not present until touched (`DataStream::fresh`):
+/// the first read in each page faults and the kernel maps it from the page cache. An
+/// Itanium compiler hoists the record's read above the test (`ld.s`, ERRATA MMC42),
+/// which a page not yet present NaTs: the check fails when the record is wanted
+/// (MMC55).
+fn mapped_file(rng: &mut Rng, t: Thread) -> Phase {
+    let records = rng.log_range(64, 1024);
+    let record = 256 << rng.below(3);
+    let mut b = Body::new(Privilege::USER, t.context, code_address(rng, &COMPUTE_TEXT));
+    let entries = DataStream { stride: 8, footprint: records * 8, ..DataStream::fixed(buffer(rng, &HEAP, records * 8), Memory::Cacheable) };
+    let index = b.stream(entries);
+    let bytes = records * record;
+    let file = b.stream(DataStream {
+        base: buffer(rng, &HEAP, bytes) / PAGE * PAGE,
+        stride: record as i64,
+        footprint: bytes,
+        fresh: true,
+        ..DataStream::fixed(0, Memory::Cacheable)
+    });
+    b.load(index, 0, 4, true);
+    b.skip(3, Pattern::Bits { bits: rng.bits(64, 400), len: 64 });
+    if rng.chance(500) {
+        b.load(file, 0, 4, true).int(2);
+    } else {
+        b.fp_load(file, 8, 8, true).fp(FpOp::Add, 1).int(1);
+    }
+    b.int(rng.range(2, 6));
+    b.close_loop(records)
+}
 
 /// Transaction paths of the database server: how many its text has, how many blocks of
 /// code each runs, and how many paths a transaction takes.
@@ -134,6 +184,7 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
         page: PAGE,
         shared: true,
         nullable: false,
+        fresh: false,
     });
     // Spin until the swap returns 0: the lock is mostly free, sometimes held, and
     // then the thread pauses (a spin-wait hint) before it tries again.
@@ -168,6 +219,7 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
         page: PAGE,
         shared: true,
         nullable: false,
+        fresh: false,
     });
     b.load(lookups, 0, 8, true);
     // A method of the runtime's code cache, which every thread calls; once in 64
@@ -205,6 +257,7 @@ pub fn shared(rng: &mut Rng, t: Thread, region: u64, table: u64) -> Vec<Phase> {
             page: PAGE,
             shared: true,
             nullable: false,
+            fresh: false,
         };
         let mut emit = Body::new(Privilege::USER, 1, code_address(&mut side, &COMPUTE_TEXT));
         let code = emit.stream(method);

@@ -133,6 +133,7 @@ pub fn branchy(rng: &mut Rng, t: Thread) -> Phase {
         page: PAGE,
         shared: false,
         nullable: false,
+        fresh: false,
     });
     let mut mix = rng.side(BRANCHY_MIX);
     for _ in 0..rng.range(3, 5) {
@@ -310,6 +311,7 @@ fn sum_field(rng: &mut Rng, t: Thread) -> Phase {
         page: SECTION,
         shared: false,
         nullable: false,
+        fresh: false,
     });
     if prefetching(records) {
         for r in 0..4 {
@@ -338,6 +340,7 @@ fn column(rng: &mut Rng, t: Thread) -> Phase {
         page: PAGE,
         shared: false,
         nullable: false,
+        fresh: false,
     });
     b.load(col, 0, 4, true);
     b.int(2);

@@ -1,0 +1,139 @@
+//! Demand paging (`DataStream::fresh`, `Phase::present`): a page of freshly mapped
+//! memory faults on the first access that executes in it, on every machine (ERRATA
+//! MARM14, MSP29, MMC55), and Montecito's speculative loads of a page not present are
+//! NaT'd, their checks failing when the block runs (MMC55).
+
+mod common;
+
+use pmukit_arch::Catalog;
+use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
+use pmukit_sim::machine::montecito::MontecitoConfig;
+use pmukit_sim::machine::run::Skipping;
+use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
+use pmukit_sim::machine::{self};
+use pmukit_sim::program::{ia64, Access, DataStream, Memory, Op, Pattern, Phase, PhaseError, Program};
+use pmukit_sim::stat::{self, StatOptions};
+use pmukit_sim::stream::{Signal, Totals, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_TLB_FAULT};
+
+/// 4 KB pages of 512-byte records: eight records a page, 32 pages.
+const RECORD: u64 = 512;
+const RECORDS: u64 = 256;
+const PAGES: u64 = RECORDS * RECORD / 4096;
+
+/// A loop over a mapped file's records: a flag's load, a skip (`when`) over the
+/// record's load and its use, and the loop branch. `fresh` says whether the file is
+/// freshly mapped; `fp` whether the record's field is a double.
+fn phase(fresh: bool, when: Pattern, fp: bool) -> Phase {
+    let flags = DataStream { stride: 8, footprint: RECORDS * 8, ..DataStream::fixed(0x200_0000, Memory::Cacheable) };
+    let file = DataStream { stride: RECORD as i64, footprint: RECORDS * RECORD, fresh, ..DataStream::fixed(0x400_0000, Memory::Cacheable) };
+    let record = Access { stream: 1, offset: 0, size: 8, use_next: true };
+    let read = if fp { Op::FpLoad(record) } else { Op::Load(record) };
+    let body = vec![
+        Op::Load(Access { stream: 0, offset: 0, size: 4, use_next: true }),
+        Op::Skip { over: 3, when },
+        read,
+        Op::Int,
+        Op::Int,
+        Op::Int,
+        Op::Branch { target: 0x1_0000, when: Pattern::Loop },
+    ];
+    common::phase(body, RECORDS, vec![flags, file])
+}
+
+fn everywhere(p: &dyn Fn() -> Program) -> Vec<(&'static str, Totals)> {
+    let all = |run: &mut dyn Iterator<Item = _>| Totals::of(run, u64::MAX, |_| true);
+    let arm = Totals::of(machine::arm11(Arm11Config::new(Arm11Core::Arm1176), p(), Skipping::On), u64::MAX, |_| true);
+    let t4 = Totals::of(machine::sparc(SparcConfig::new(SparcChip::T4), p(), Skipping::On), u64::MAX, |_| true);
+    let mut mt = machine::montecito(MontecitoConfig::new(1), ia64::compiled(p()), Skipping::On);
+    vec![("arm1176", arm), ("t4", t4), ("montecito", all(&mut mt))]
+}
+
+/// Each page faults once, at the first access that executes in it; the fault costs
+/// each machine its handler: ARM11's data abort (entry, handler, return), SPARC's
+/// handler after its TSB miss's trap, Montecito's Data Page Not Present fault.
+#[test]
+fn a_fresh_page_faults_once_on_every_machine() {
+    let p = phase(true, Pattern::Never, false);
+    assert_eq!((0..RECORDS).filter(|&k| !p.present(1, k)).count() as u64, PAGES);
+    let fresh = everywhere(&|| common::program_of(phase(true, Pattern::Never, false)));
+    let mapped = everywhere(&|| common::program_of(phase(false, Pattern::Never, false)));
+    let arm = Arm11Config::new(Arm11Core::Arm1176);
+    let t4 = SparcConfig::new(SparcChip::T4);
+    let mt = MontecitoConfig::new(1);
+    for ((name, f), (_, m)) in fresh.iter().zip(&mapped) {
+        let handler = match *name {
+            "arm1176" => 2 * arm.exception_cycles + arm.page_fault_cycles,
+            "t4" => t4.page_fault_cycles,
+            _ => {
+                let traps = f.get(Signal::ExceptionFlushCycles) - m.get(Signal::ExceptionFlushCycles);
+                assert_eq!(traps, PAGES * (mt.trap_cycles + mt.page_fault_cycles), "{name}");
+                mt.trap_cycles + mt.page_fault_cycles
+            }
+        };
+        assert!(f.cycles >= m.cycles + PAGES * handler, "{name}: {} against {}", f.cycles, m.cycles);
+        assert!(f.cycles < m.cycles + PAGES * (handler + 200), "{name}: {} against {}", f.cycles, m.cycles);
+    }
+}
+
+/// MMC55: the record's load is hoisted above the test as an `ld.s`, which issues in
+/// every iteration; in a page not yet present it returns a NaT, the fault deferred by
+/// the hardware. Where the block runs, its `chk.s` fails and the recovery code takes
+/// the page fault: once for each page some iteration of which runs the block.
+#[test]
+fn mmc55_a_speculative_load_of_a_page_not_present_is_natted_and_its_check_fails() {
+    // The block runs in iterations 3, 7, 11, ... (a quarter), wanted records.
+    let when = Pattern::Bits { bits: 0x7777_7777_7777_7777, len: 64 };
+    for fp in [false, true] {
+        let p = phase(true, when, fp);
+        let natted = (0..RECORDS).filter(|&k| !p.present(1, k)).count() as u64;
+        let failed = (0..RECORDS).filter(|&k| !p.present(1, k) && p.executes(2, k)).count() as u64;
+        assert_eq!((natted, failed), (4 * PAGES, PAGES), "a page's iterations 0-3 NaT, the fourth runs the block and fails");
+        let cfg = MontecitoConfig::new(1);
+        let t = Totals::of(machine::montecito(cfg.clone(), ia64::compiled(common::program_of(p)), Skipping::Off), u64::MAX, |_| true);
+        // Each signal here carries one flag: its total is the flag's count times it.
+        let (nat, check) = if fp { (0, FAILED_CHECK_FP) } else { (natted, FAILED_CHECK_INT) };
+        assert_eq!(t.get(Signal::SpecNat), nat * u64::from(SPEC_NAT_TLB_FAULT), "SPEC_LOADS_NATTED counts integer loads only (fp {fp})");
+        assert_eq!(t.get(Signal::FailedChecks), failed * u64::from(check), "fp {fp}");
+        assert_eq!(t.get(Signal::ExceptionFlushCycles), failed * (cfg.trap_cycles + cfg.page_fault_cycles), "fp {fp}");
+    }
+}
+
+/// `Phase::check` refuses a fresh stream `present` could not answer for.
+#[test]
+fn a_fresh_stream_walks_forward_once_through_one_instruction() {
+    let mut wraps = phase(true, Pattern::Never, false);
+    wraps.iterations = RECORDS + 1;
+    assert_eq!(
+        wraps.check(),
+        Err(PhaseError::Fresh { stream: 1, why: "must not wrap within the phase's iterations (its footprint holds them all)" })
+    );
+    assert_eq!(
+        wraps.check().unwrap_err().to_string(),
+        "data stream 1 is freshly mapped, so it must not wrap within the phase's iterations (its footprint holds them all)"
+    );
+    let mut odd = phase(true, Pattern::Never, false);
+    odd.streams[1].stride = 768;
+    odd.streams[1].footprint = 768 * RECORDS;
+    assert!(matches!(odd.check(), Err(PhaseError::Fresh { stream: 1, .. })));
+    let mut prefetched = phase(true, Pattern::Never, false);
+    prefetched.body[2] = Op::Prefetch(Access { stream: 1, offset: 0, size: 8, use_next: false });
+    assert!(matches!(prefetched.check(), Err(PhaseError::Fresh { stream: 1, .. })));
+    assert_eq!(phase(true, Pattern::Never, false).check(), Ok(()));
+}
+
+/// `os`'s mapped files count INST_FAILED_CHKS_RETIRED's masks and DEF_TLB_FAULT on
+/// Montecito.
+#[test]
+fn the_os_workloads_mapped_files_fail_checks_on_montecito() {
+    let cat = Catalog::builtin();
+    let count = |event: &str| {
+        let sel = cat.resolve(event, "montecito").unwrap();
+        let opts = StatOptions { workload: "os".into(), seed: 5, cycles: 10_000_000, ..StatOptions::default() };
+        stat::stat(&cat, std::slice::from_ref(&sel), &opts, &mut |_| {}).unwrap().events[0].count.unwrap()
+    };
+    let (int, fp, all) =
+        (count("INST_FAILED_CHKS_RETIRED.INT"), count("INST_FAILED_CHKS_RETIRED.FP"), count("INST_FAILED_CHKS_RETIRED.ALL"));
+    assert!(int > 0 && fp > 0, "{int} {fp}");
+    assert_eq!(all, int + fp);
+    assert!(count("SPEC_LOADS_NATTED.DEF_TLB_FAULT") > int, "a page's NaTs before the record that is wanted");
+}
