@@ -98,6 +98,53 @@ fn mmc55_a_speculative_load_of_a_page_not_present_is_natted_and_its_check_fails(
     }
 }
 
+/// A record's read whose value is the address of the next hoisted load (a record's
+/// pointer into a table): both are hoisted, the second NaT'd by the first's NaT. The
+/// first's check fails and its recovery code loads both, so the second's passes.
+#[test]
+fn mmc55_the_recovery_code_reloads_the_loads_hoisted_with_the_failed_one() {
+    let when = Pattern::Bits { bits: 0x7777_7777_7777_7777, len: 64 };
+    let mut p = phase(true, when, false);
+    p.streams.push(DataStream::fixed(0x600_0000, Memory::Cacheable));
+    p.body[3] = Op::Load(Access { stream: 2, offset: 0, size: 8, use_next: true });
+    let failed = (0..RECORDS).filter(|&k| !p.present(1, k) && p.executes(2, k)).count() as u64;
+    let natted = (0..RECORDS).filter(|&k| !p.present(1, k)).count() as u64;
+    let t =
+        Totals::of(machine::montecito(MontecitoConfig::new(1), ia64::compiled(common::program_of(p)), Skipping::Off), u64::MAX, |_| true);
+    assert_eq!(t.get(Signal::FailedChecks), failed * u64::from(FAILED_CHECK_INT), "one failure a page, not two");
+    let consumed = u64::from(pmukit_sim::stream::SPEC_NAT_CONSUMED);
+    assert_eq!(t.get(Signal::SpecNat), natted * (u64::from(SPEC_NAT_TLB_FAULT) + consumed));
+}
+
+/// MD44 counts a switch's stall from the thread's last retirement; the fault's
+/// handler retires instructions the machine does not simulate, so a switch decided by
+/// the faulting access's L3 miss counts from the handler's end, far short of the
+/// handler's 2,000 cycles: no switch here reaches 1024 (THREAD_SWITCH_STALL.GTE_1024,
+/// class 9), though each follows a fault.
+#[test]
+fn md44_a_switch_after_a_page_fault_counts_its_stall_from_the_handlers_end() {
+    let thread = |base: u64| {
+        let file = DataStream { stride: 4096, footprint: 4096 * 400, fresh: true, ..DataStream::fixed(base, Memory::Cacheable) };
+        let body = vec![
+            Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true }),
+            Op::Int,
+            Op::Int,
+            Op::Branch { target: 0x1_0000, when: Pattern::Loop },
+        ];
+        common::program_of(common::phase(body, 400, vec![file])).threads.remove(0)
+    };
+    let program = ia64::compiled(Program { threads: vec![thread(0x400_0000), thread(0x800_0000)], timer: None });
+    let mut classes = std::collections::HashMap::new();
+    common::profile(
+        machine::montecito(MontecitoConfig::new(2), program, Skipping::Off),
+        u64::MAX,
+        |s| s.signals.get(Signal::ThreadSwitchStall),
+        &mut classes,
+    );
+    assert!(classes.keys().any(|&c| c > 0), "the faulting accesses' misses switch threads: {classes:?}");
+    assert!(classes.keys().all(|&c| c < 9), "{classes:?}");
+}
+
 /// `Phase::check` refuses a fresh stream `present` could not answer for.
 #[test]
 fn a_fresh_stream_walks_forward_once_through_one_instruction() {

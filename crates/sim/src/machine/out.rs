@@ -98,6 +98,13 @@ impl<const F: usize> Out<'_, F> {
         self.cycles
     }
 
+    /// An interruption's handler, whose instructions the machine does not simulate (its
+    /// cycles are the trap's), retired its last instruction at this cycle: a stall
+    /// after it counts from here.
+    pub fn handled(&mut self) {
+        self.retired_end = Some(self.cycles);
+    }
+
     /// Cycles since the last cycle that issued instructions, if one has this iteration.
     pub fn since_retired(&self) -> Option<u64> {
         self.retired_end.map(|end| self.cycles - end)

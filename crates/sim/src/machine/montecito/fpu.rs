@@ -23,5 +23,7 @@ impl Montecito {
         self.close(g, out);
         be_stall(out, ip, 0, self.cfg.sir_cycles, Signals::default().with(Signal::FpuStallCycles, 1));
         out.stall(ip, self.cfg.trap_cycles + self.cfg.fp_assist_cycles, Some(Signal::ExceptionFlushCycles));
+        // The assist's instructions retired (MD44 counts a switch's stall from them).
+        out.handled();
     }
 }

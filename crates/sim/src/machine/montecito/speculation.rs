@@ -135,6 +135,8 @@ impl Montecito {
     fn fault(&mut self, ip: u64, handler: u64, out: &mut Out) {
         out.emit(ip, 1, Signals::default().with(Signal::ExceptionFlushCycles, 1));
         out.stall(ip, (self.cfg.trap_cycles + handler).saturating_sub(1), Some(Signal::ExceptionFlushCycles));
+        // The handler's instructions retired (MD44 counts a switch's stall from them).
+        out.handled();
     }
 
     /// A demand access to `addr` of fresh stream `stream` whose page is not present
@@ -162,7 +164,7 @@ impl Montecito {
             g.mem = Some(MemRef { addr, stride: 0, size, write: false });
             g.detail.data_ip = ip;
             g.detail.data_latency = 0;
-            g.detail.data_tlb = (why == SPEC_NAT_PSR_ED).then_some(Served::Fault);
+            g.detail.data_tlb = (why != SPEC_NAT_CONSUMED).then_some(Served::Fault);
         }
         self.close(g, out);
         be_stall(out, ip, 0, self.cfg.nat_recirculate_cycles, super::l1d_pipe::l1d_stall(L1dConflict::Nat));
@@ -181,12 +183,24 @@ impl Montecito {
         if h.nat {
             let op = phase.body[index];
             let (Op::Load(a) | Op::FpLoad(a)) = op else { return true };
-            g.signals.set(Signal::FailedChecks, if matches!(op, Op::FpLoad(_)) { FAILED_CHECK_FP } else { FAILED_CHECK_INT });
+            let flag = if matches!(op, Op::FpLoad(_)) { FAILED_CHECK_FP } else { FAILED_CHECK_INT };
+            g.signals.set(Signal::FailedChecks, g.signals.get(Signal::FailedChecks) as u8 | flag);
             self.close(g, out);
             out.stall(ip, self.cfg.mispredict_cycles, None);
             // The load takes its page fault (`memory`); its consumer, after the branch
             // back, waits for what is left of its latency.
             let latency = self.memory(phase, k, &op, Access { use_next: false, ..a }, ip, g, out);
+            // The recovery code holds the loads hoisted with it, whose addresses were
+            // its NaT: it loads them too, and their checks pass.
+            let chained: Vec<usize> = self.hoisted.iter().filter(|c| c.nat).map(|c| c.index).collect();
+            for later in chained {
+                let Some(b) = phase.body[later].access() else { continue };
+                let latency = self.memory(phase, k, &phase.body[later], Access { use_next: false, ..b }, ip, g, out);
+                let ready = self.now(out) + latency;
+                if let Some(c) = self.hoisted.iter_mut().find(|c| c.index == later) {
+                    *c = Hoisted { ready, nat: false, ..*c };
+                }
+            }
             self.close(g, out);
             let back = self.cfg.resteer_cycles;
             fe_stall(out, ip, back, Signals::default(), Signal::ResteerBubbleCycles);
