@@ -187,12 +187,18 @@ impl Montecito {
             g.signals.set(Signal::FailedChecks, g.signals.get(Signal::FailedChecks) as u8 | flag);
             self.close(g, out);
             out.stall(ip, self.cfg.mispredict_cycles, None);
-            // The load takes its page fault (`memory`); its consumer, after the branch
-            // back, waits for what is left of its latency.
-            let latency = self.memory(phase, k, &op, Access { use_next: false, ..a }, ip, g, out);
             // The recovery code holds the loads hoisted with it, whose addresses were
-            // its NaT: it loads them too, and their checks pass.
+            // this one's NaT: it loads them too, each after the value it needs, and
+            // their checks pass.
             let chained: Vec<usize> = self.hoisted.iter().filter(|c| c.nat).map(|c| c.index).collect();
+            // The load takes its page fault (`memory`); its consumer, after the branch
+            // back, waits for what is left of its latency, unless the recovery code
+            // held it.
+            let waits = a.use_next && !chained.is_empty();
+            let mut latency = self.memory(phase, k, &op, Access { use_next: waits, ..a }, ip, g, out);
+            if waits {
+                latency = 0;
+            }
             for later in chained {
                 let Some(b) = phase.body[later].access() else { continue };
                 let latency = self.memory(phase, k, &phase.body[later], Access { use_next: false, ..b }, ip, g, out);
