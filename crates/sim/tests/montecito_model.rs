@@ -1412,6 +1412,26 @@ fn table_4_125_spec_loads_natted() {
     assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(count), [12, 0, 0, 0, 1, 11]);
 }
 
+/// Table 4-125's DEF_TLB_FAULT (a NaT the hardware deferred for a page not present,
+/// MMC55) beside the other flags, and Table 4-82's INST_FAILED_CHKS_RETIRED masks
+/// (bits 1:0: INT, FP, ALL; bxx00 counts nothing).
+#[test]
+fn table_4_125_def_tlb_fault_and_table_4_82_failed_checks() {
+    use pmukit_sim::stream::{FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_TLB_FAULT};
+    const SPEC_LOADS_NATTED: u64 = 0xd9;
+    const INST_FAILED_CHKS_RETIRED: u64 = 0x55;
+    let spans = vec![
+        span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::SpecNat, SPEC_NAT_TLB_FAULT | SPEC_NAT_CONSUMED),
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::FailedChecks, FAILED_CHECK_INT),
+        span(0, USER, 100).with(Signal::Instructions, 1).with(Signal::FailedChecks, FAILED_CHECK_FP),
+    ];
+    let natted = |umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.clone());
+    // ALL, VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT, NAT_CNSM, DEF_PSR_ED.
+    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(natted), [2, 0, 0, 1, 1, 0]);
+    let failed = |umask| count4(counting(INST_FAILED_CHKS_RETIRED, umask, &[]), spans.clone());
+    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011].map(failed), [0, 10, 100, 110]);
+}
+
 /// Tables 4-51 to 4-54 for indirect jumps predicated on a condition (MMC41), the
 /// NRETIND masks: in one cycle a predicated-off jump predicted taken, forced in the
 /// next (an unknown prediction that was right), a jump predicted not taken that was

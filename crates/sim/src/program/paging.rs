@@ -75,29 +75,23 @@ impl Phase {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::build::Body;
     use crate::program::{Access, DataStream, Memory};
     use crate::stream::Privilege;
 
     /// A phase that tests a flag (`when`) and skips a load from a fresh stream of
     /// `stride`-byte records in 4 KB pages.
     fn phase(stride: i64, when: Pattern, iterations: u64) -> Phase {
-        let file = DataStream { stride, footprint: 1 << 20, page: 4 << 10, fresh: true, ..DataStream::fixed(0x10_0000, Memory::Cacheable) };
-        let load = Access { stream: 0, offset: 0, size: 4, use_next: true };
-        Phase {
-            privilege: Privilege::USER,
-            context: 1,
-            masks: Default::default(),
-            entry: 0x1_0000,
-            code_page: None,
-            body: vec![Op::Skip { over: 2, when }, Op::Load(load), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }],
-            iterations,
-            streams: vec![file],
-            tables: Vec::new(),
-            addresses: Vec::new(),
-            dma: Vec::new(),
-            watch: None,
-            fp: Default::default(),
-        }
+        let mut b = Body::new(Privilege::USER, 1, 0x1_0000);
+        let file = b.stream(DataStream {
+            stride,
+            footprint: 1 << 20,
+            page: 4 << 10,
+            fresh: true,
+            ..DataStream::fixed(0x10_0000, Memory::Cacheable)
+        });
+        b.skip(2, when).load(file, 0, 4, true).int(1);
+        b.close_loop(iterations)
     }
 
     #[test]

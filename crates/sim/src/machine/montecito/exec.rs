@@ -289,7 +289,10 @@ impl Montecito {
             }
             Op::Fp(f) => {
                 self.join(g, out, ip, false);
-                g.signals.bump(Signal::FguCryptoInstructions);
+                // FP_OPS_RETIRED's weights (§4.15) give `getf` none: it computes nothing.
+                if f != FpOp::ToInt {
+                    g.signals.bump(Signal::FguCryptoInstructions);
+                }
                 if matches!(f, FpOp::Div | FpOp::Sqrt) {
                     self.divide(g, out);
                 }

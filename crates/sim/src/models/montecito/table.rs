@@ -13,7 +13,7 @@ use super::events::{Agent, Atom, EventType, MappedEvent, Syllables};
 use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
-use crate::stream::{L1dConflict, Signal, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT};
+use crate::stream::{L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT};
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
@@ -30,6 +30,7 @@ const fn always_all(mut e: MappedEvent) -> MappedEvent {
 const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
 const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
 const ALAT_DISPLACED: [Atom; 2] = [Sig(Signal::AlatDisplacedInt), Sig(Signal::AlatDisplacedFp)];
+const FAILED_CHECKS: [Atom; 2] = [Atom::AnyOf(Signal::FailedChecks, FAILED_CHECK_INT), Atom::AnyOf(Signal::FailedChecks, FAILED_CHECK_FP)];
 
 /// A bus event: its unit mask's bits 1:0 name the agent.
 const fn bus(mut e: MappedEvent) -> MappedEvent {
@@ -87,11 +88,10 @@ pub static EVENTS: &[MappedEvent] = &[
         _ => None,
     }),
     // BE_EXE_BUBBLE: ALL; GRALL (a general register's value: a load's, or `getf`'s,
-    // which is GRGR, MMC54), FRALL (a floating-point
-    // register's: an FP divide), PR (frcpa's predicate, in a divide's first cycle:
-    // MMC10), ARCR (a control register's, MMC20), CANCEL (a load the L2D cancelled,
-    // MMC47), BANK_SWITCH (an interruption's entry, MMC39) and ARCR_PR_CANCEL_BANK
-    // (those four).
+    // which is GRGR, MMC54), FRALL (a floating-point register's: an FP divide), PR
+    // (frcpa's predicate, in a divide's first cycle: MMC10), ARCR (a control
+    // register's, MMC20), CANCEL (a load the L2D cancelled, MMC47), BANK_SWITCH (an
+    // interruption's entry, MMC39) and ARCR_PR_CANCEL_BANK (those four).
     ev(0x02, "BE_EXE_BUBBLE", A, 1, |u| match u {
         0b0000 => Some(&[Atom::Bubble(Cause::Exe)]),
         0b0001 => Some(&[Atom::ExeBubble(Signal::DataDepStallCycles), Atom::ExeBubble(Signal::GrGrStallCycles)]),
@@ -293,14 +293,7 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x54, "BR_PATH_PRED", A, 3, frontend::br_path_pred),
     // INST_FAILED_CHKS_RETIRED (Table 4-82, bits 1:0: 01 INT, 10 FP, 11 ALL): the chk.s
     // whose load a page not present NaT'd (MMC55).
-    ev(0x55, "INST_FAILED_CHKS_RETIRED", A, 1, |u| match u & 3 {
-        0b00 => None,
-        kinds => Some(match kinds {
-            0b01 => &[Atom::AnyOf(Signal::FailedChecks, 0b01)],
-            0b10 => &[Atom::AnyOf(Signal::FailedChecks, 0b10)],
-            _ => &[Atom::AnyOf(Signal::FailedChecks, 0b11)],
-        }),
-    }),
+    ev(0x55, "INST_FAILED_CHKS_RETIRED", A, 1, |u| first_second(u, &FAILED_CHECKS)),
     // INST_CHKA_LDC_ALAT, INST_FAILED_CHKA_LDC_ALAT, ALAT_CAPACITY_MISS (bits 1:0: 01
     // INT, 10 FP, 11 ALL): the check loads of advanced loads (MMC33).
     ev(0x56, "INST_CHKA_LDC_ALAT", A, 2, |u| first_second(u, &ALAT_CHECKS)),
