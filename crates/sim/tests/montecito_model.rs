@@ -1432,6 +1432,42 @@ fn table_4_125_def_tlb_fault_and_table_4_82_failed_checks() {
     assert_eq!([0b0000, 0b0001, 0b0010, 0b0011].map(failed), [0, 10, 100, 110]);
 }
 
+/// Table 4-104, L2I_UC_READS (MMC57): uncacheable demand fetches count under MISS and
+/// ALL with DMND or ALL; no cache holds them (HIT) and nothing prefetches them
+/// (PFTCH); L2I_DEMAND_READS counts them with the L1I's misses.
+#[test]
+fn table_4_104_uncacheable_code_reads() {
+    const L2I_UC_READS: u64 = 0x79;
+    const L2I_DEMAND_READS: u64 = 0x42;
+    let spans = vec![
+        span(0, KERNEL, 1).with(Signal::UncachedFetches, 1).with(Signal::ICacheStallCycles, 1),
+        span(0, KERNEL, 10).with(Signal::ICacheMisses, 1).with(Signal::ICacheStallCycles, 1),
+    ];
+    let uc = |umask| count4(counting(L2I_UC_READS, umask, &[]), spans.clone());
+    // HIT.DMND, HIT.PFTCH, HIT.ALL, MISS.DMND, MISS.PFTCH, MISS.ALL, ALL.DMND, ALL.PFTCH, ALL.ALL.
+    let masks = [0b0101, 0b0110, 0b0111, 0b1001, 0b1010, 0b1011, 0b1101, 0b1110, 0b1111];
+    assert_eq!(masks.map(uc), [0, 0, 0, 1, 0, 1, 1, 0, 1]);
+    assert_eq!(count4(counting(L2I_DEMAND_READS, 0, &[]), spans), 11);
+}
+
+/// §4.15 MISALIGNED_LOADS_RETIRED and MISALIGNED_STORES_RETIRED (MMC56): a cycle's
+/// misaligned accesses the hardware performed are its loads' when it has loads, its
+/// stores' when it has stores (a store's group holds no other data access), both for
+/// a semaphore; a trapped one is not counted (the machine sets no signal for it).
+#[test]
+fn s4_15_misaligned_accesses_count_by_their_cycles_loads_and_stores() {
+    const MISALIGNED_LOADS_RETIRED: u64 = 0xce;
+    const MISALIGNED_STORES_RETIRED: u64 = 0xd2;
+    let spans = vec![
+        span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::Misaligned, 1),
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Stores, 1).with(Signal::Misaligned, 1),
+        span(0, USER, 100).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::Stores, 1).with(Signal::Misaligned, 1),
+        span(0, USER, 1000).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::Stores, 1),
+    ];
+    assert_eq!(count4(counting(MISALIGNED_LOADS_RETIRED, 0, &[]), spans.clone()), 101);
+    assert_eq!(count4(counting(MISALIGNED_STORES_RETIRED, 0, &[]), spans), 110);
+}
+
 /// Tables 4-51 to 4-54 for indirect jumps predicated on a condition (MMC41), the
 /// NRETIND masks: in one cycle a predicated-off jump predicted taken, forced in the
 /// next (an unknown prediction that was right), a jump predicted not taken that was

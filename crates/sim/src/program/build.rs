@@ -21,6 +21,7 @@ impl Body {
             masks: Masks::default(),
             entry,
             code_page: None,
+            uncached_code: false,
             body: Vec::new(),
             iterations: 1,
             streams: Vec::new(),
@@ -40,6 +41,12 @@ impl Body {
     /// Maps the code with pages of `page` bytes.
     pub fn code_page(&mut self, page: u64) -> &mut Self {
         self.phase.code_page = Some(page);
+        self
+    }
+
+    /// Puts the code in memory no cache holds (`Phase::uncached_code`).
+    pub fn uncached_code(&mut self) -> &mut Self {
+        self.phase.uncached_code = true;
         self
     }
 

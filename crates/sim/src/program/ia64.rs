@@ -240,6 +240,7 @@ mod tests {
             masks: Default::default(),
             entry,
             code_page: None,
+            uncached_code: false,
             body,
             iterations: 10,
             streams: Vec::new(),

@@ -59,6 +59,10 @@ pub struct Phase {
     /// binary whose text the OS maps with large pages); `None`: the machine's usual
     /// mapping for code of the phase's privilege.
     pub code_page: Option<u64>,
+    /// Whether the code is in memory no cache holds (firmware whose memory map marks
+    /// its code uncacheable): every fetch reads it from memory, and nothing
+    /// prefetches it.
+    pub uncached_code: bool,
     /// One iteration, in program order. Instructions follow each other `INSN` bytes
     /// apart; a taken branch, call, return or indirect jump continues at its target.
     pub body: Vec<Op>,
@@ -250,6 +254,22 @@ impl Op {
     /// Whether the instruction writes memory.
     pub fn writes(&self) -> bool {
         matches!(self, Op::Store(_) | Op::Atomic(_) | Op::Modify(_) | Op::BlockStore(_))
+    }
+
+    /// Whether the instruction's access at `addr` is misaligned: a load, store or
+    /// semaphore of `size` bytes at an address that is not a multiple of its size (of
+    /// the next power of two, up to 16: wider transfers are bursts of aligned
+    /// quadwords). Every machine's architecture wants them aligned; what one does with
+    /// an access that is not differs (a cast of a byte pointer to a wider type, in code
+    /// ported from a chip that allowed it, makes them). Prefetches, line transfers,
+    /// flushes and jump-table reads are aligned by what they are.
+    pub fn misaligned(&self, addr: u64) -> bool {
+        match *self {
+            Op::Load(a) | Op::FpLoad(a) | Op::Store(a) | Op::Atomic(a) | Op::Modify(a) => {
+                addr & (u64::from(a.size).next_power_of_two().min(16) - 1) != 0
+            }
+            _ => false,
+        }
     }
 
     /// Whether the instruction can change the flow of control.

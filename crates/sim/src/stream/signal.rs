@@ -411,6 +411,10 @@ pub enum Signal {
     /// bit 0 ([`FAILED_CHECK_INT`]) an integer load's, bit 1 ([`FAILED_CHECK_FP`]) a
     /// floating-point load's (INST_FAILED_CHKS_RETIRED, MMC55).
     FailedChecks,
+    /// Montecito loads and stores at a misaligned address that the hardware performed
+    /// (MISALIGNED_LOADS_RETIRED, MISALIGNED_STORES_RETIRED; ERRATA MMC56). A store's
+    /// group holds no other data access, so a cycle's loads and stores say which.
+    Misaligned,
     /// Montecito stall cycles waiting for a load the L2D cancelled and issued again
     /// (ERRATA MMC47).
     CancelledLoadCycles,
@@ -486,6 +490,9 @@ pub enum Signal {
     L2iHitConflictsPrefetch,
     /// Valid L2I lines a fill replaces.
     L2iVictims,
+    /// Montecito demand fetches of code in uncacheable memory: the L2I reads each from
+    /// the bus (L2I_UC_READS, ERRATA MMC57).
+    UncachedFetches,
     /// Cycles an L2D request waits for an OzQ entry or an L2D miss for one of the 16
     /// request buffers (Montecito's L2D back pressure).
     L2dBackPressureCycles,

@@ -88,6 +88,7 @@ pub fn phase(
         masks: Default::default(),
         entry: 0x1_0000,
         code_page: None,
+        uncached_code: false,
         body,
         iterations,
         streams,

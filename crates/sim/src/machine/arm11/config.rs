@@ -107,6 +107,9 @@ pub struct Arm11Config {
     /// freshly mapped memory (`DataStream::fresh`: a minor fault) beyond the trap's
     /// own (ERRATA MARM14: an assumption).
     pub page_fault_cycles: u64,
+    /// Cycles of the operating system's handler that performs a misaligned access the
+    /// hardware refused, beyond the alignment fault's entry and return (ERRATA MARM15: an assumption).
+    pub unaligned_cycles: u64,
     /// Instruction addresses whose execution asserts ETMEXTOUT[0] / ETMEXTOUT[1]: the
     /// ETM's address comparators, here on the exception vectors.
     pub etm_out0: Vec<u64>,
@@ -156,6 +159,7 @@ impl Arm11Config {
             exception_cycles: 3,
             vfp_support_cycles: 500,
             page_fault_cycles: 2000,
+            unaligned_cycles: 1000,
             etm_out0: vec![SWI_VECTOR, FIQ_VECTOR],
             etm_out1: vec![IRQ_VECTOR, FIQ_VECTOR],
             fault_every: None,
@@ -186,6 +190,7 @@ impl Arm11Config {
             a("core", "exception_cycles", &self.exception_cycles, &[]),
             a("core", "vfp_support_cycles", &self.vfp_support_cycles, &[]),
             a("core", "page_fault_cycles", &self.page_fault_cycles, &[]),
+            a("core", "unaligned_cycles", &self.unaligned_cycles, &[]),
         ]);
         v
     }

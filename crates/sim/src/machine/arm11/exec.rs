@@ -8,7 +8,7 @@ use crate::stream::{Branch, MemRef, Signal};
 
 /// Structures that fault injection can hit, indexing `Faults`.
 #[derive(Debug, Clone, Copy)]
-enum Part {
+pub(super) enum Part {
     ICache,
     DCache,
     Itcm,
@@ -18,7 +18,7 @@ enum Part {
 impl Faults {
     /// One more access to `part`: the error signal it raises, if this is the one. A
     /// cache's errors take turns among the RAMs that can have them.
-    fn access(&mut self, part: Part) -> Option<Signal> {
+    pub(super) fn access(&mut self, part: Part) -> Option<Signal> {
         let kinds: &[Signal] = match part {
             Part::ICache => &[Signal::ICacheTagParityErrors, Signal::ICacheDataParityErrors],
             Part::DCache => &[Signal::DCacheTagParityErrors, Signal::DCacheDataParityErrors, Signal::DCacheDirtyParityErrors],
@@ -50,29 +50,6 @@ impl DataSide {
             *slot = Some(bytes);
         }
     }
-}
-
-/// Where an instruction fetch's translation was found.
-enum Translated {
-    /// In the micro-TLB, or with no MMU.
-    Micro,
-    /// In the main TLB, after a micro-TLB miss.
-    Main,
-    /// By a page-table walk of this many levels.
-    Walk(u64),
-}
-
-/// What a fetch's look-ups found when it starts a new line.
-enum Fetched {
-    /// The tightly coupled memory, with the error an injected fault raises.
-    Itcm(Option<Signal>),
-    Cached {
-        /// Where the translation was found.
-        translated: Translated,
-        /// The error an injected fault raises (the line is fetched again).
-        fault: Option<Signal>,
-        hit: bool,
-    },
 }
 
 impl Arm11 {
@@ -245,7 +222,7 @@ impl Arm11 {
     /// alone, saving and restoring registers to do nothing, was nearly half of their
     /// cost.
     #[inline(always)]
-    fn wait(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
+    pub(super) fn wait(&mut self, out: &mut Out, ip: u64, cycles: u64, stall: Option<Signal>) {
         if cycles > 0 {
             self.stalled(out, ip, cycles, stall);
         }
@@ -321,82 +298,6 @@ impl Arm11 {
         }
     }
 
-    /// The instruction side: a fetch from a new line looks up the micro-TLB (and the
-    /// main TLB behind it) and the I-cache or ITCM, and waits for what they miss.
-    fn fetch(&mut self, phase: &Phase, out: &mut Out) {
-        let ip = self.ip;
-        let line = self.icache.config().line_of(ip);
-        if line == self.fetch_line {
-            return;
-        }
-        self.fetch_line = line;
-        match self.fetch_lookups(phase, ip) {
-            Fetched::Itcm(fault) => {
-                if let Some(e) = fault {
-                    out.emit(ip, 1, Signals::default().with(e, 1));
-                }
-            }
-            Fetched::Cached { translated, fault, hit } => {
-                let m = self.cfg.mmu.as_ref().map_or((0, 0), |m| (m.micro_refill_cycles, m.walk_level_cycles));
-                match translated {
-                    Translated::Micro => {}
-                    Translated::Main => {
-                        out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::IBufStallCycles, 1));
-                        self.wait(out, ip, m.0 - 1, Some(Signal::IBufStallCycles));
-                    }
-                    Translated::Walk(levels) => {
-                        // §4: a page-table walk counts as a main TLB miss, not as a stall.
-                        out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::MainTlbMisses, 1));
-                        self.wait(out, ip, levels * m.1 - 1, None);
-                    }
-                }
-                if let Some(e) = fault {
-                    out.emit(ip, 1, Signals::default().with(e, 1));
-                }
-                if !hit {
-                    // §3: each miss fills a line from external memory; the instruction
-                    // buffer runs dry every cycle until it arrives (0x1).
-                    let s = Signals::default().with(Signal::ICacheMisses, 1).with(Signal::IBufStallCycles, 1);
-                    out.emit(ip, 1, s.with(Signal::MemoryReads, 1));
-                    self.wait(out, ip, self.cfg.memory_cycles - 1, Some(Signal::IBufStallCycles));
-                }
-            }
-        }
-    }
-
-    /// The look-ups of a fetch from a new line at `ip`.
-    fn fetch_lookups(&mut self, phase: &Phase, ip: u64) -> Fetched {
-        if self.cfg.itcm.as_ref().is_some_and(|r| r.contains(&ip)) {
-            return Fetched::Itcm(self.faults.as_mut().and_then(|f| f.access(Part::Itcm)));
-        }
-        let (page, context) = self.code_mapping(phase, ip);
-        let translated = self.tlbs.as_mut().map_or(Translated::Micro, |t| {
-            if t.micro_i.access(ip, page, context) {
-                Translated::Micro
-            } else if t.main.access(ip, page, context) {
-                Translated::Main
-            } else {
-                Translated::Walk(walk_levels(page))
-            }
-        });
-        let fault = self.faults.as_mut().and_then(|f| f.access(Part::ICache));
-        if fault.is_some() {
-            // A parity error invalidates the line; it is fetched again.
-            self.icache.invalidate(ip);
-        }
-        let hit = self.icache.access(ip, false).hit;
-        Fetched::Cached { translated, fault, hit }
-    }
-
-    /// Page size and ASID of code at `ip`: the kernel's is global and mapped with
-    /// sections, user code with 4 KB pages or the pages the program chose.
-    fn code_mapping(&self, phase: &Phase, ip: u64) -> (u64, u32) {
-        match &self.cfg.mmu {
-            Some(m) if ip >= m.kernel_base => (1 << 20, 0),
-            _ => (phase.code_page.map_or(4 << 10, arm_page), phase.context),
-        }
-    }
-
     /// A load, store, swap, preload or LDM/STM through the data side.
     #[allow(clippy::too_many_arguments)]
     fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, s: Signals, out: &mut Out) {
@@ -407,6 +308,12 @@ impl Arm11 {
             // a fault entry, and the data abort's handler maps the page; the access
             // then issues again.
             self.wait(out, ip, 2 * self.cfg.exception_cycles + self.cfg.page_fault_cycles, None);
+        }
+        if op.misaligned(addr) && alignment_fault(op, addr, stream.memory) {
+            // An access ARMv6's unaligned support does not perform (MARM15): the
+            // alignment fault's data abort, whose handler (Linux's alignment fix-up)
+            // performs it and goes on after it.
+            self.wait(out, ip, 2 * self.cfg.exception_cycles + self.cfg.unaligned_cycles, None);
         }
         let write = op.writes();
         let d = self.data_side(phase, stream, addr, a.size, op);
@@ -604,10 +511,22 @@ pub(super) fn arm_page(page: u64) -> u64 {
 
 /// Levels of the page-table walk for a mapping: one for sections and supersections,
 /// two for 4 KB and 64 KB pages.
-fn walk_levels(page: u64) -> u64 {
+pub(super) fn walk_levels(page: u64) -> u64 {
     if page >= 1 << 20 {
         1
     } else {
         2
     }
+}
+
+/// Whether a misaligned access of `op` at `addr` takes an alignment fault (MARM15):
+/// with SCTLR.U set and A clear, as Linux runs ARMv6, LDR, STR and their halfword
+/// forms are performed at any address in normal memory; doublewords and VFP transfers
+/// need a word-aligned address, exclusive accesses and swaps an aligned one, and
+/// device memory takes none misaligned (ARM DDI 0100I §A2.8, "Unaligned access
+/// support").
+fn alignment_fault(op: &Op, addr: u64, memory: Memory) -> bool {
+    let size = op.access().map_or(0, |a| a.size);
+    let word = !addr.is_multiple_of(4);
+    matches!(op, Op::Atomic(_)) || memory == Memory::Device || ((size > 4 || matches!(op, Op::FpLoad(_))) && word)
 }

@@ -9,6 +9,7 @@
 
 pub mod config;
 mod exec;
+mod fetch;
 mod overrides;
 
 pub use config::{Arm11Config, Arm11Core};

@@ -39,6 +39,7 @@ struct CoreKeys {
     exception_cycles: Option<u64>,
     vfp_support_cycles: Option<u64>,
     page_fault_cycles: Option<u64>,
+    unaligned_cycles: Option<u64>,
     micro_refill_cycles: Option<u64>,
     walk_level_cycles: Option<u64>,
 }
@@ -98,6 +99,7 @@ fn core_with(cfg: &mut Arm11Config, c: &CoreKeys, o: &Overrides) -> Result<(), M
     o.core("exception_cycles", c.exception_cycles, &mut cfg.exception_cycles, 0, 1000)?;
     o.core("vfp_support_cycles", c.vfp_support_cycles, &mut cfg.vfp_support_cycles, 0, 100_000)?;
     o.core("page_fault_cycles", c.page_fault_cycles, &mut cfg.page_fault_cycles, 0, 1_000_000)?;
+    o.core("unaligned_cycles", c.unaligned_cycles, &mut cfg.unaligned_cycles, 0, 1_000_000)?;
     if cfg.mmu.is_none() {
         // ARM1156's MPU has no TLBs to refill or walk: a timing of them would be ignored.
         for (key, value) in [("micro_refill_cycles", c.micro_refill_cycles), ("walk_level_cycles", c.walk_level_cycles)] {

@@ -14,6 +14,10 @@ use crate::stream::{FetchMiss, Signal};
 /// Table 2-8: a `getf` result reaches an ALU operation 5 cycles after it issues.
 const GETF_TO_ALU: u64 = 5;
 
+/// Bytes of uncacheable code a fetch reads: a bundle pair, what the L1I delivers a
+/// cycle (§4.15 L1I_READS: "32-byte chunks"; ERRATA MMC57).
+const UNCACHED_FETCH: u64 = 32;
+
 /// The longest `if` the compiler predicates instead of branching around it: one
 /// bundle (MMC32).
 const PREDICATED_IF: u8 = 3;
@@ -453,10 +457,11 @@ impl Montecito {
     }
 
     /// The front end: a fetch from a new line translates through the I-TLBs and reads
-    /// the L1I, then the L2I and the L3.
+    /// the L1I, then the L2I and the L3; uncacheable code, a bundle pair at a time
+    /// from the bus.
     fn fetch(&mut self, phase: &Phase, ip: u64, g: &mut Group, out: &mut Out) {
         let addr = bundle_address(ip);
-        let line = self.cfg.l1i.line_of(addr);
+        let line = if phase.uncached_code { addr & !(UNCACHED_FETCH - 1) } else { self.cfg.l1i.line_of(addr) };
         if line == self.fetch_line {
             return;
         }
@@ -471,7 +476,17 @@ impl Montecito {
         let mut filling = 0;
         let mut pairs = 0;
         let mut rab_wait = 0;
-        if let Some(p) = self.inflight.prefetch(line) {
+        if phase.uncached_code {
+            // No cache holds the code (MMC57): the L2I reads the bundle pair from the
+            // bus as a partial read, and nothing prefetches it (implicit prefetches of
+            // uncacheable pages are suppressed), a `.many` call's stream included.
+            miss.set(Signal::UncachedFetches, 1);
+            miss.set(Signal::MemoryReads, 1);
+            miss.set(Signal::PartialMemoryReads, 1);
+            filling = self.bus_read(now, 1) - now;
+            pairs = 1;
+            self.streaming = None;
+        } else if let Some(p) = self.inflight.prefetch(line) {
             // The prefetch asked for this line and it is not here yet: the fetch waits
             // for it, and its change to a demand request is aborted once the
             // prefetch's L2I lookup is done (MMC25).
@@ -502,12 +517,14 @@ impl Montecito {
         // (its L2I line in the streaming buffer serves both halves); the request goes
         // out with the next issue group.
         let mut prefetch = Signals::default();
-        self.prefetch_instructions(line, now, &mut prefetch);
+        if !phase.uncached_code {
+            self.prefetch_instructions(line, now, &mut prefetch);
+        }
         if translating + filling + rab_wait > 0 {
             self.close(g, out);
         }
         let walked = (translating > 0).then(|| translated(&tlb));
-        let demand = miss.get(Signal::ICacheMisses) > 0;
+        let demand = miss.get(Signal::ICacheMisses) + miss.get(Signal::UncachedFetches) > 0;
         if walked.is_some() || demand || rab_wait > 0 {
             // A miss the thread switched away from took memory's latency all the same.
             let latency = if demand && filling == 0 { self.cfg.memory_cycles } else { filling.max(rab_wait) };

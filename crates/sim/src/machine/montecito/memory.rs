@@ -314,6 +314,16 @@ impl Montecito {
         }
         // A walk's L3 miss may have decided a switch.
         self.note_decision(g, out);
+        let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
+        let misaligned = op.misaligned(addr);
+
+        let performed = misaligned && performs_misaligned(addr, a.size, reads, write, stream.memory);
+        if misaligned && !performed {
+            // The Unaligned Data Reference fault, after the translation's (MMC56): the
+            // kernel's handler performs the access and goes on after it.
+            self.close(g, out);
+            self.fault(ip, self.cfg.unaligned_cycles, out);
+        }
         let prefetch = matches!(op, Op::Prefetch(_));
         let order = match op {
             Op::Atomic(_) => Some(Order::Semaphore),
@@ -322,7 +332,6 @@ impl Montecito {
             _ => None,
         };
         let fp_load = matches!(op, Op::FpLoad(_));
-        let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
         if matches!(op, Op::Atomic(_)) {
             s.set(Signal::Atomics, 1);
         }
@@ -340,6 +349,9 @@ impl Montecito {
             if write {
                 s.set(Signal::Stores, 1);
             }
+        }
+        if performed {
+            s.set(Signal::Misaligned, 1);
         }
         if stream.memory != Memory::Cacheable {
             // An uncacheable request reaches the L2D too: one that finds the OzQ empty
@@ -525,4 +537,14 @@ impl Montecito {
         }
         latency
     }
+}
+
+/// Whether the hardware performs a misaligned access of `size` bytes at `addr` (a read
+/// when `reads`, a write when `write`, to `memory`): §4.15 MISALIGNED_LOADS_RETIRED,
+/// "PSR.ac = 0 and not crossing the 0-7 or 8-15 byte boundary is the only time it will
+/// not trap", MISALIGNED_STORES_RETIRED, "not crossing the 0-15 byte boundary of a WB
+/// page". Linux runs with PSR.ac 0; a semaphore is both (MMC56).
+fn performs_misaligned(addr: u64, size: u8, reads: bool, write: bool, memory: Memory) -> bool {
+    let within = |chunk: u64| addr / chunk == addr.saturating_add(u64::from(size.max(1)) - 1) / chunk;
+    (!reads || within(8)) && (!write || (within(16) && memory == Memory::Cacheable))
 }

@@ -132,7 +132,7 @@ impl Montecito {
 
     /// A fault's interruption: to the operating system's handler, `handler` cycles of
     /// it, and back.
-    fn fault(&mut self, ip: u64, handler: u64, out: &mut Out) {
+    pub(super) fn fault(&mut self, ip: u64, handler: u64, out: &mut Out) {
         out.emit(ip, 1, Signals::default().with(Signal::ExceptionFlushCycles, 1));
         out.stall(ip, (self.cfg.trap_cycles + handler).saturating_sub(1), Some(Signal::ExceptionFlushCycles));
         // The handler's instructions retired (MD44 counts a switch's stall from them).

@@ -37,6 +37,11 @@ impl Sparc {
     pub(super) fn memory(&mut self, phase: &Phase, k: u64, op: &Op, a: Access, ip: u64, out: &mut Out) {
         let stream = &phase.streams[usize::from(a.stream)];
         let addr = stream.position(k) + u64::from(a.offset);
+        if op.misaligned(addr) {
+            // A misaligned access traps before it translates (mem_address_not_aligned,
+            // MSP30): the kernel's handler performs it and goes on after it.
+            self.wait(out, ip, self.cfg.trap_cycles + self.cfg.unaligned_cycles, None);
+        }
         if stream.fresh && !phase.present(a.stream, k) {
             // A page of freshly mapped memory not present yet (MSP29): the TSB miss's
             // trap (MSP7) finds no page either, and the kernel's page fault handler

@@ -123,6 +123,9 @@ pub struct SparcConfig {
     /// freshly mapped memory (`DataStream::fresh`: a minor fault) beyond the trap's
     /// own (ERRATA MSP29: an assumption).
     pub page_fault_cycles: u64,
+    /// Cycles of the operating system's handler that performs a misaligned access the
+    /// hardware refused, beyond the trap's `trap_cycles` (ERRATA MSP30: an assumption).
+    pub unaligned_cycles: u64,
     /// Cycles of a trap (Tcc) or DONE/RETRY, and of a block load or store beyond its
     /// issue.
     pub trap_cycles: u64,
@@ -216,6 +219,7 @@ impl SparcConfig {
                 fp_divide_cycles: 24,
                 subnormal_cycles: 0,
                 page_fault_cycles: 2000,
+                unaligned_cycles: 1000,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
@@ -264,6 +268,7 @@ impl SparcConfig {
                 fp_divide_cycles: 30,
                 subnormal_cycles: 0,
                 page_fault_cycles: 2000,
+                unaligned_cycles: 1000,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 2,
@@ -313,6 +318,7 @@ impl SparcConfig {
                 fp_divide_cycles: 40,
                 subnormal_cycles: 0,
                 page_fault_cycles: 2000,
+                unaligned_cycles: 1000,
                 trap_cycles: 20,
                 block_cycles: 7,
                 sockets: 1,
@@ -433,6 +439,7 @@ impl SparcConfig {
             a("core", "fp_divide_cycles", &self.fp_divide_cycles, DATA),
             a("core", "subnormal_cycles", &self.subnormal_cycles, &[]),
             a("core", "page_fault_cycles", &self.page_fault_cycles, &[]),
+            a("core", "unaligned_cycles", &self.unaligned_cycles, &[]),
             a("core", "trap_cycles", &self.trap_cycles, &[]),
             a("core", "block_cycles", &self.block_cycles, &[]),
         ]);

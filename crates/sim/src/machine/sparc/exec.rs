@@ -339,6 +339,14 @@ impl Sparc {
             let first_touch = class == 0 && phase.privilege.is_user() && self.mapped_code.insert((context(phase), ip & !(page - 1)));
             self.walk(out, ip, class, context(phase), first_touch, Side::Instruction);
         }
+        if phase.uncached_code {
+            // No cache holds the code (MSP31): the fetch reads its line from memory,
+            // as an uncached load does, and nothing is filled.
+            let waited = self.mem.uncached(ip, false);
+            self.carry(out, ip, Signals::default().with(Signal::MemoryReads, 1).with(Signal::NoFetchCycles, 1));
+            self.wait(out, ip, self.cfg.memory_cycles + waited - 1, Some(Signal::NoFetchCycles));
+            return;
+        }
         let microtag = self.microtag(ip);
         if self.mem.icache.access(ip, false).hit {
             if microtag == Some(Signal::MicrotagWayMismatches) {

@@ -59,6 +59,7 @@ struct CoreKeys {
     fp_divide_cycles: Option<u64>,
     subnormal_cycles: Option<u64>,
     page_fault_cycles: Option<u64>,
+    unaligned_cycles: Option<u64>,
     trap_cycles: Option<u64>,
     block_cycles: Option<u64>,
     strands_at_once: Option<bool>,
@@ -141,6 +142,7 @@ impl SparcConfig {
             o.core("fp_divide_cycles", c.fp_divide_cycles, &mut cfg.fp_divide_cycles, 0, 1000)?;
             o.core("subnormal_cycles", c.subnormal_cycles, &mut cfg.subnormal_cycles, 0, 100_000)?;
             o.core("page_fault_cycles", c.page_fault_cycles, &mut cfg.page_fault_cycles, 0, 1_000_000)?;
+            o.core("unaligned_cycles", c.unaligned_cycles, &mut cfg.unaligned_cycles, 0, 1_000_000)?;
             o.core("trap_cycles", c.trap_cycles, &mut cfg.trap_cycles, 0, 10_000)?;
             o.core("block_cycles", c.block_cycles, &mut cfg.block_cycles, 0, 100)?;
             if cfg.return_stack > 0 {

@@ -109,6 +109,10 @@ pub(super) enum Atom {
     IntegerLoads,
     UncacheableLoads,
     UncacheableStores,
+    /// Misaligned loads and stores the hardware performed: a cycle with a store holds
+    /// no other data access (`Signal::Misaligned`), a semaphore is both.
+    MisalignedLoads,
+    MisalignedStores,
     /// Loads and stores issued to the memory pipeline, the RSE's included.
     DataReferences,
     /// ITLB misses that also miss the L2ITLB (a page walk).
@@ -257,6 +261,8 @@ impl Atom {
             Atom::IntegerLoads => c.get(Loads).saturating_sub(c.get(FpLoads)),
             Atom::UncacheableLoads => when(!c.cacheable(), c.get(Loads)),
             Atom::UncacheableStores => when(!c.cacheable(), c.get(Stores)),
+            Atom::MisalignedLoads => when(c.get(Loads) > 0, c.get(Misaligned)),
+            Atom::MisalignedStores => when(c.get(Stores) > 0, c.get(Misaligned)),
             Atom::DataReferences => c.get(Loads) + c.get(Stores) + c.get(RseLoads) + c.get(RseStores),
             Atom::L2ItlbMisses => c.get(ITlbMisses).min(c.get(MainTlbMisses)),
             Atom::L2DtlbMisses => c.get(DTlbMisses).min(c.get(MainTlbMisses)),

@@ -230,7 +230,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // served by the L2I and beyond or by the streaming buffer (MMC19), and every
     // prefetched line (MMC21).
     ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::IsbHits), L2I_PH, L2I_PM])),
-    ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses)])),
+    // L2I_DEMAND_READS: "demand fetches that miss both the L1I and the ISB", the
+    // uncacheable code's included (MMC57).
+    ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::UncachedFetches)])),
     // L1I_EAR_EVENTS, DATA_EAR_EVENTS: the misses the EARs capture (PMC37, PMC40; MD53).
     ev(capture::L1I_EAR_EVENTS, "L1I_EAR_EVENTS", F, 1, |_| Some(&[Atom::Captured(capture::IEAR)])),
     // L1I_PREFETCHES: every request of the next-line prefetcher, "hits and misses in L1
@@ -375,6 +377,12 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b11, 0b11) => Some(&[L2I_HIT, L3_IH, L3_IM, L2I_PH, L2I_PM]),
         _ => None,
     }),
+    // L2I_UC_READS: "UC code reads handled by L2I", L2I_READS' unit masks. No cache
+    // holds them and nothing prefetches them (MMC57): demand misses only.
+    ev(0x79, "L2I_UC_READS", F, 1, |u| match (u >> 2 & 3, u & 3) {
+        (0b10 | 0b11, 0b01 | 0b11) => Some(&[Sig(Signal::UncachedFetches)]),
+        _ => None,
+    }),
     // L2I_VICTIMIZATIONS (no definition survives, MD48): valid lines a fill replaces.
     ev(0x7a, "L2I_VICTIMIZATIONS", F, 1, |_| Some(&[Sig(Signal::L2iVictims)])),
     // L2I_RECIRCULATES and L2I_HIT_CONFLICTS have L2I_READS' unit masks. A request
@@ -485,9 +493,13 @@ pub static EVENTS: &[MappedEvent] = &[
     // L2D_MISSES: Table 4-42 leaves its type blank; the description says F (MD26).
     ev(0xcb, "L2D_MISSES", F, 1, |_| Some(&[Atom::L2dMisses])),
     ev(0xcd, "LOADS_RETIRED", A, 4, |_| Some(&[Sig(Signal::Loads)])),
+    // §4.15: misaligned accesses the hardware performed; one that traps is not
+    // retired (MMC56).
+    ev(0xce, "MISALIGNED_LOADS_RETIRED", A, 4, |_| Some(&[Atom::MisalignedLoads])),
     ev(0xcf, "UC_LOADS_RETIRED", A, 4, |_| Some(&[Atom::UncacheableLoads])),
     ev(0xd0, "UC_STORES_RETIRED", A, 2, |_| Some(&[Atom::UncacheableStores])),
     ev(0xd1, "STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::Stores)])),
+    ev(0xd2, "MISALIGNED_STORES_RETIRED", A, 2, |_| Some(&[Atom::MisalignedStores])),
     ev(0xd8, "LOADS_RETIRED_INTG", A, 2, |_| Some(&[Atom::IntegerLoads])),
     // SPEC_LOADS_NATTED (Table 4-125): the integer ld.s that returned a NaT (MMC42):
     // deferred by the OS's PSR.ed (DEF_PSR_ED), for a NaT address (NAT_CNSM), or by the

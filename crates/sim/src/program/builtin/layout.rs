@@ -39,6 +39,12 @@ pub const KERNEL_DATA: Range<u64> = 0xC100_0000..0xC800_0000;
 pub const SOCKET_BUFFERS: Range<u64> = 0xC7E0_0000..0xC800_0000;
 /// Strongly-ordered device registers.
 pub const DEVICES: Range<u64> = 0xF800_0000..0xF810_0000;
+/// The real-time clock's CMOS ports, index then data: legacy I/O port space, which
+/// Itanium maps into memory (the ports 0x70 and 0x71).
+pub const RTC_PORTS: u64 = DEVICES.start + 0xF_0070;
+/// The firmware's runtime code (EFI runtime services), in memory its memory map marks
+/// uncacheable.
+pub const FIRMWARE_TEXT: Range<u64> = 0xFE00_0000..0xFE10_0000;
 /// The exception vectors (ARM high vectors): reset, undefined, SWI, prefetch abort,
 /// data abort, unused, IRQ, FIQ, one instruction each.
 pub const VECTORS: u64 = 0xFFFF_0000;

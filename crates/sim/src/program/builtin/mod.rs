@@ -58,14 +58,15 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     WorkloadInfo {
         name: "os",
         description: "eight processes time-sliced at 1 kHz, data on 4 KB to 2 GB pages, text on large pages too, system \
-                      calls, a database server's 1.3 MB of transaction code, files read as they are mapped (page faults): \
-                      TLB and instruction-cache pressure",
+                      calls, a database server's 1.3 MB of transaction code, files read as they are mapped (page faults), \
+                      clock reads through uncacheable firmware code: TLB and instruction-cache pressure",
     },
     WorkloadInfo {
         name: "services",
         description: "system services layered as OpenVMS layers them: a command interpreter at privilege level 2 calls record \
-                      services at level 1, which copy records between buffers (levels 1 and 2 are privileged mode on \
-                      ARM11 and SPARC); the program draws each record as text into the frame buffer",
+                      services at level 1, which copy records between buffers and read their fields misaligned (levels 1 \
+                      and 2 are privileged mode on ARM11 and SPARC); the program draws each record as text into the frame \
+                      buffer",
     },
     WorkloadInfo {
         name: "idle",

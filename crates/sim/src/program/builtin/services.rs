@@ -70,11 +70,21 @@ pub fn request(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let services = code_address(rng, &SERVICE_TEXT);
     let lines = rng.range(2, 64);
     let mut copy = Body::new(EXECUTIVE, t.context, services);
-    let from = copy.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
-    let to = copy.stream(line_stream(buffer(rng, &HEAP, lines * LINE), lines, Memory::Cacheable));
+    let (file, user) = (buffer(rng, &HEAP, lines * LINE), buffer(rng, &HEAP, lines * LINE));
+    let from = copy.stream(line_stream(file, lines, Memory::Cacheable));
+    let to = copy.stream(line_stream(user, lines, Memory::Cacheable));
     copy.load(from, 0, 4, false).load(from, 4, 4, true).store(to, 0, 4).store(to, 4, 4).int(rng.range(1, 4));
     phases.push(copy.close_loop(lines));
+    // Before returning, the services check the record: a variable-length record
+    // begins with a 2-byte count, so the longword after it is 2 bytes past an aligned
+    // address, and they read it through a longword pointer, as code written for the
+    // VAX (which allowed any alignment) does; the status goes the same way into the
+    // caller's copy. Itanium performs both (within 8 and 16 bytes), ARMv6 too; SPARC
+    // traps to the kernel, which performs them.
     let mut done = Body::new(EXECUTIVE, t.context, services + 0x400);
+    let record = done.stream(DataStream::fixed(file, Memory::Cacheable));
+    let copied = done.stream(DataStream::fixed(user, Memory::Cacheable));
+    done.load(record, 0, 2, false).load(record, 2, 4, true).int(1).store(copied, 2, 4);
     done.int(rng.range(1, 4)).op(Op::ExceptionReturn);
     phases.push(done.once());
 

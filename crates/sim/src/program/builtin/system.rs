@@ -6,7 +6,7 @@ use super::layout::*;
 use super::user::{self, Thread};
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{Access, DataStream, FpOp, Memory, Op, Pattern, Phase};
+use crate::program::{Access, DataStream, FpOp, Memory, Op, Pattern, Phase, INSN};
 use crate::stream::Privilege;
 
 /// Salt of `shared`'s side generator (`Rng::side`).
@@ -56,7 +56,9 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     let data = b.stream(DataStream {
         base,
         stride,
-        footprint: bytes,
+        // Whole strides: the walk comes back to the buffer's start, its accesses
+        // aligned.
+        footprint: bytes / stride as u64 * stride as u64,
         memory: Memory::Cacheable,
         page,
         shared: false,
@@ -82,6 +84,10 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     if files.chance(500) {
         phases.push(mapped_file(&mut files, t));
     }
+    let mut clock = rng.side(OS_CLOCK);
+    if clock.chance(100) {
+        phases.extend(read_clock(&mut clock, t));
+    }
     phases
 }
 
@@ -89,6 +95,48 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
 const OS_MIX: u64 = 0x6f73_5f6d_6978_3031;
 /// Salt of the generator of `os`'s mapped files (`Rng::side`).
 const OS_FILES: u64 = 0x6f73_5f66_696c_6531;
+
+/// Salt of the generator of `os`'s clock reads (`Rng::side`).
+const OS_CLOCK: u64 = 0x6f73_5f63_6c6f_6331;
+
+/// Now and then the kernel reads the real-time clock (`hwclock`, the periodic
+/// synchronisation of the clock with the system time) through the firmware's runtime
+/// service, as Linux's `rtc-efi` driver calls EFI GetTime on Itanium. The firmware's
+/// code is in memory its memory map marks uncacheable, which the kernel maps so
+/// (`Phase::uncached_code`): every fetch of it reads memory. The service reads the
+/// clock's ten registers through the CMOS ports, an index written and a value read
+/// each, converts each from BCD, and writes the time into the caller's structure.
+fn read_clock(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    let mut call = Body::new(Privilege::KERNEL, t.context, code_address(rng, &SERVICE_TEXT));
+    let stack = call.stream(kernel_stack(t.index));
+    let work = rng.range(10, 30);
+    user::statements(&mut call, rng, [stack, stack], work);
+    // The ioctl's path calls the driver, which calls the service.
+    let (driver, service) = (code_address(rng, &SERVICE_TEXT), code_address(rng, &FIRMWARE_TEXT));
+    let outer = call.ip() + INSN;
+    call.call(driver, 16).int(rng.range(2, 6));
+    let back = call.ip() + INSN;
+    call.call(service, 8);
+    let mut read = Body::new(Privilege::KERNEL, t.context, service);
+    read.uncached_code();
+    let index = read.stream(DataStream::fixed(RTC_PORTS, Memory::Device));
+    let value = read.stream(DataStream::fixed(RTC_PORTS + 1, Memory::Device));
+    read.store(index, 0, 1).load(value, 0, 1, true).int(rng.range(3, 6));
+    let mut done = Body::new(Privilege::KERNEL, t.context, service + 0x100);
+    done.uncached_code();
+    let time = done.stream(kernel_stack(t.index));
+    for offset in [16, 18, 19, 20, 21, 22, 24] {
+        done.store(time, offset, 1);
+    }
+    done.int(rng.range(2, 6)).return_to(back);
+    // The driver converts the firmware's time to the kernel's and returns.
+    let mut convert = Body::new(Privilege::KERNEL, t.context, back);
+    let stack = convert.stream(kernel_stack(t.index));
+    let work = rng.range(6, 16);
+    user::statements(&mut convert, rng, [stack, stack], work);
+    convert.return_to(outer);
+    vec![call.once(), read.close_loop(10), done.once(), convert.once()]
+}
 
 /// A process reads a file it has just mapped (`mmap`, as a database reads its data
 /// file or a search tool its input): for each of 64-1,024 entries of an index it

@@ -460,6 +460,7 @@ impl Maker {
             masks: Default::default(),
             entry: r.ip,
             code_page: None,
+            uncached_code: false,
             body: Vec::with_capacity(self.shape.records),
             iterations: 1,
             streams: Vec::new(),
