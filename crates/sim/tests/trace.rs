@@ -71,7 +71,9 @@ fn stat_counts_a_trace_and_names_it_in_the_report() {
     let r = stat(&cat, &sels, &opts(NATIVE), &mut |_| {}).unwrap();
     assert_eq!(r.events[0].count, Some(36));
     assert_eq!(r.workload, format!("trace {NATIVE}"));
-    assert!(r.cycles < 1000, "the run ends with the trace");
+    // The run ends with the trace: its few instructions, after the page faults that
+    // map its text in as it first runs (ERRATA MARM17).
+    assert!(r.cycles < 10_000, "the run ends with the trace: {}", r.cycles);
 }
 
 /// A trace file with `text`, in this test run's temporary folder.

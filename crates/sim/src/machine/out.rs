@@ -113,10 +113,9 @@ impl<const F: usize> Out<'_, F> {
 
 /// Adds `items`, each what one event outside the core counts (a device's transfer of
 /// a line, another agent's snoop), to the cycles of the iteration `out[from..]`: the
-/// latest cycle first, one item to a cycle while there are cycles, then as many as a
-/// cycle holds (`MAX_PER_CYCLE` of each signal), so that nothing is lost. An iteration
-/// too short to hold them all ends with cycles that count only the items: the core
-/// waits for the bus or the device.
+/// latest cycle first, one item to a cycle, so that nothing is lost. An iteration too
+/// short to hold them all ends with cycles that count only the items: the core waits
+/// for the bus or the device.
 pub fn spread<const F: usize>(out: &mut Vec<Span<F>>, from: usize, template: Span<F>, items: &[Signals<F>]) {
     if items.is_empty() {
         return;
@@ -145,12 +144,20 @@ pub fn spread<const F: usize>(out: &mut Vec<Span<F>>, from: usize, template: Spa
         }
     }
     singles.reverse();
+    // One item to a cycle: two transactions of the bus never share a core cycle (the
+    // bus takes several for one), and an event that counts one of several kinds a
+    // cycle (BUS_HITM's max increment is 1) would lose the second.
+    let n = singles.len();
+    let mut used = vec![false; n];
     for (i, item) in items.iter().enumerate() {
-        let n = singles.len();
         // Item i starts looking i cycles from the end, then earlier, wrapping round.
-        let slot = (0..n).map(|j| (2 * n - 1 - i % n - j) % n).find(|&j| singles[j].cycles == 1 && singles[j].signals.fits(item));
+        let slot =
+            (0..n).map(|j| (2 * n - 1 - i % n - j) % n).find(|&j| singles[j].cycles == 1 && !used[j] && singles[j].signals.fits(item));
         match slot {
-            Some(j) => singles[j].signals = singles[j].signals.plus(item),
+            Some(j) => {
+                used[j] = true;
+                singles[j].signals = singles[j].signals.plus(item);
+            }
             None => singles.push(Span { cycles: 1, mem: None, branch: None, signals: *item, ..template }),
         }
     }
@@ -188,13 +195,18 @@ mod tests {
         assert_eq!(out.iter().map(|s| s.cycles).sum::<u64>(), 8);
         assert_eq!(out.last().unwrap().branch, branch);
         assert_eq!(out.iter().filter(|s| s.branch.is_some()).count(), 1);
-        // More than the cycles hold: two cycles of 15 each, the rest in cycles of
-        // their own at the end.
+        // More items than cycles: one in each, the rest in cycles of their own at
+        // the end, none sharing a cycle with another (an event with a maximum
+        // increment of 1 would lose the second).
         let mut out: Vec<Span<EVERY>> = vec![Span::new(2, 0x40)];
         let big = Signals::default().with(Signal::IoBwl, MAX_PER_CYCLE);
         spread(&mut out, 0, Span::new(1, 0x80), &[big; 5]);
         assert_eq!(total(&out, Signal::IoBwl), 5 * u64::from(MAX_PER_CYCLE));
         assert_eq!(out.iter().map(|s| s.cycles).sum::<u64>(), 5);
         assert_eq!(out.last().unwrap().ip, 0x80);
+        let mut out: Vec<Span<EVERY>> = vec![Span::new(2, 0x40)];
+        spread(&mut out, 0, Span::new(1, 0x80), &[item; 3]);
+        assert_eq!(out.iter().map(|s| s.cycles).sum::<u64>(), 3);
+        assert!(out.iter().all(|s| s.signals.get(Signal::IoBrl) <= 1));
     }
 }

@@ -12,8 +12,9 @@ enum Translated {
     Micro,
     /// In the main TLB, after a micro-TLB miss.
     Main,
-    /// By a page-table walk of this many levels.
-    Walk(u64),
+    /// By a page-table walk of this many levels; `true` when it found the page not
+    /// yet mapped (MARM17).
+    Walk(u64, bool),
 }
 
 /// What a fetch's look-ups found when it starts a new line.
@@ -55,10 +56,17 @@ impl Arm11 {
                         out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::IBufStallCycles, 1));
                         self.wait(out, ip, m.0 - 1, Some(Signal::IBufStallCycles));
                     }
-                    Translated::Walk(levels) => {
+                    Translated::Walk(levels, unmapped) => {
                         // §4: a page-table walk counts as a main TLB miss, not as a stall.
                         out.emit(ip, 1, Signals::default().with(Signal::ITlbMisses, 1).with(Signal::MainTlbMisses, 1));
                         self.wait(out, ip, levels * m.1 - 1, None);
+                        if unmapped {
+                            // A process's text not yet mapped (MARM17): the prefetch
+                            // abort's entry and return and the kernel's page fault
+                            // handler, then the walk again.
+                            let fault = 2 * self.cfg.exception_cycles + self.cfg.page_fault_cycles;
+                            self.wait(out, ip, fault + levels * m.1, None);
+                        }
                     }
                 }
                 if let Some(e) = fault {
@@ -92,7 +100,10 @@ impl Arm11 {
             } else if t.main.access(ip, page, context) {
                 Translated::Main
             } else {
-                Translated::Walk(walk_levels(page))
+                // A process's text on small or large pages is mapped as it first runs
+                // (demand paging); sections are mapped with their mapping.
+                let unmapped = phase.privilege.is_user() && page < 1 << 20 && self.mapped_code.insert((context, ip & !(page - 1)));
+                Translated::Walk(walk_levels(page), unmapped)
             }
         });
         if phase.uncached_code {

@@ -63,6 +63,8 @@ pub struct Arm11 {
     /// non-sequential line accesses count); `u64::MAX` for none.
     fetch_line: u64,
     data_line: u64,
+    /// The pages of user text mapped so far, by address space (MARM17).
+    mapped_code: rustc_hash::FxHashSet<(u32, u64)>,
     faults: Option<Faults>,
     /// The addresses from the lowest ETM comparator to the highest.
     etm_span: std::ops::RangeInclusive<u64>,
@@ -93,6 +95,7 @@ impl Arm11 {
             ip: 0,
             fetch_line: u64::MAX,
             data_line: u64::MAX,
+            mapped_code: Default::default(),
             faults,
             etm_span,
             wake: None,
@@ -159,6 +162,8 @@ impl Core<ARM11> for Arm11 {
         }
         self.btac.canonical(out);
         self.return_stack.canonical(out);
+        // Code pages are only ever added: the same count means none was since.
+        out.push(u64::MAX - self.mapped_code.len() as u64);
         // The buffers' times from now, as the core will see them.
         out.extend(self.write_buffer.iter().map(|w| w.saturating_sub(self.clock)));
         out.push(u64::MAX);

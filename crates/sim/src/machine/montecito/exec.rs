@@ -10,6 +10,7 @@ use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
 use crate::stream::{FetchMiss, Signal};
+use pmukit_arch::montecito::ear::Served;
 
 /// Table 2-8: a `getf` result reaches an ALU operation 5 cycles after it issues.
 const GETF_TO_ALU: u64 = 5;
@@ -470,8 +471,9 @@ impl Montecito {
         let now = self.now(out);
         self.inflight.expire(now);
         let mut tlb = Signals::default();
-        let translating =
-            self.translate(Side::Instruction, addr, self.cfg.page(phase.code_page.unwrap_or(0)), address_space(phase), now, &mut tlb);
+        let page = self.cfg.page(phase.code_page.unwrap_or(0));
+        let translating = self.translate(Side::Instruction, addr, page, address_space(phase), now, &mut tlb);
+        let faulted = tlb.get(Signal::MainTlbMisses) > 0 && self.text_faults(phase, addr, page);
         let mut miss = Signals::default();
         let mut filling = 0;
         let mut pairs = 0;
@@ -523,7 +525,7 @@ impl Montecito {
         if translating + filling + rab_wait > 0 {
             self.close(g, out);
         }
-        let walked = (translating > 0).then(|| translated(&tlb));
+        let walked = (translating > 0).then(|| if faulted { Served::Fault } else { translated(&tlb) });
         let demand = miss.get(Signal::ICacheMisses) + miss.get(Signal::UncachedFetches) > 0;
         if walked.is_some() || demand || rab_wait > 0 {
             // A miss the thread switched away from took memory's latency all the same.
@@ -539,6 +541,14 @@ impl Montecito {
             }
         }
         fe_stall(out, ip, translating, tlb, Signal::ITlbStallCycles);
+        if faulted {
+            // The walker found the page not present (MMC58): the Instruction Page Not
+            // Present fault's handler maps it, and the fetch walks again.
+            self.fault(ip, self.cfg.page_fault_cycles, out);
+            let mut again = Signals::default();
+            let walk = self.walk(addr, page, address_space(phase), self.now(out), &mut again);
+            fe_stall(out, ip, self.cfg.l2_tlb_cycles + walk, again, Signal::ITlbStallCycles);
+        }
         fe_stall(out, ip, rab_wait, Signals::default(), Signal::ICacheStallCycles);
         // The miss waits for its line, which comes in over its last `pairs` cycles;
         // the very last recirculates the fill.

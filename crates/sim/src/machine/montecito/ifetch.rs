@@ -2,9 +2,11 @@
 //! fetches that missed it, and the prefetches that ask for the lines ahead, each from
 //! the L2I on, through the request buffers the L2I shares with the L2D.
 
+use super::group::address_space;
 use super::levels::Level;
 use super::Montecito;
 use super::Signals;
+use crate::program::Phase;
 use crate::stream::Signal;
 
 /// A `.many` branch's instruction stream (MMC50): the line after the demand fetch's,
@@ -21,6 +23,15 @@ const DEMAND: u8 = 0b01;
 const PREFETCH: u8 = 0b10;
 
 impl Montecito {
+    /// Whether a walk for the code at `addr`, on `page`-byte pages, finds the page not
+    /// present (MMC58): a process's text on base pages is mapped as it first runs
+    /// (demand paging, as on SPARC, MSP21), so the first walk of each such page of an
+    /// address space faults; the machine remembers the pages mapped for the whole run.
+    /// The kernel's text, and text on large pages, are mapped with their mapping.
+    pub(super) fn text_faults(&mut self, phase: &Phase, addr: u64, page: u64) -> bool {
+        phase.privilege.is_user() && page == self.cfg.base_page && self.mapped_code.insert((address_space(phase), addr & !(page - 1)))
+    }
+
     /// A demand fetch that missed the L1I, from the L2I on, at cycle `now`: returns
     /// the cycles until its line is there. A line whose L2I miss is still pending
     /// recirculates until the fill and then hits; a hit while another line's fill

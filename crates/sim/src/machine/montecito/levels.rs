@@ -32,8 +32,8 @@ pub(super) fn l3_signal(which: usize, write: bool) -> (Signal, Signal) {
 }
 
 /// Where a translation that missed the first-level TLB came from, by the signals
-/// `Montecito::translate` counted (a miss in both levels is walked; the walker always
-/// finds the entry here, so no TLB miss faults).
+/// `Montecito::translate` counted (a miss in both levels is walked; a walk that finds
+/// the page not present is the caller's to tell: MMC55, MMC58).
 pub(super) fn translated(s: &Signals) -> Served {
     if s.get(Signal::MainTlbMisses) > 0 {
         Served::Vhpt

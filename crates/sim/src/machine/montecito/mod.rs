@@ -143,6 +143,8 @@ pub struct Montecito {
     hoisted: Vec<speculation::Hoisted>,
     ip: u64,
     fetch_line: u64,
+    /// The pages of user text mapped so far, by address space (MMC58).
+    mapped_code: rustc_hash::FxHashSet<(u32, u64)>,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
     isb: Option<u64>,
     /// Instruction prefetches, L2I fills and L2D misses on their way (MMC25, MMC28).
@@ -249,6 +251,7 @@ impl Montecito {
             l1d_pipe: Default::default(),
             ip: 0,
             fetch_line: u64::MAX,
+            mapped_code: Default::default(),
             isb: None,
             inflight: InFlight::default(),
             ozq: Ozq::default(),
@@ -493,6 +496,8 @@ impl Core<MONTECITO> for Montecito {
         }
         out.push(u64::from(stall_class(self.switch_stall)));
         out.push(u64::from(self.progressed));
+        // Code pages are only ever added: the same count means none was since.
+        out.push(u64::MAX - self.mapped_code.len() as u64);
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
         self.fills.canonical(keys, self.clock, out);
