@@ -427,6 +427,28 @@ fn mmc26_fault_injection_puts_ecc_errors_in_the_write_data_queue() {
     assert_eq!(clean.get(Signal::WdqEccSingle) + clean.get(Signal::WdqEccDouble), 0);
 }
 
+/// MMC59: a device register's read takes `device_cycles` (the chipset defers its
+/// response until the device has answered, and its Deferred Reply brings the data),
+/// and the data EAR sees its latency, past 1024 cycles.
+#[test]
+fn mmc59_a_device_read_takes_the_devices_latency_and_the_data_ear_sees_it() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let read = Op::Load(Access { stream: 0, offset: 0, size: 4, use_next: true });
+    let body = vec![read, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+    let program = |device| common::one_phase(body.clone(), 100, DataStream::fixed(0xF800_0000, device));
+    let cfg = MontecitoConfig::new(1);
+    let run = |device| machine::montecito(cfg.clone(), program(device), Skipping::Off).collect::<Vec<_>>();
+    let cycles = |blocks: &[pmukit_sim::stream::Block<{ pmukit_sim::stream::MONTECITO }>]| blocks.iter().map(|b| b.cycles()).sum::<u64>();
+    let (device, memory) = (run(Memory::Device), run(Memory::NonCacheable));
+    let waited = cycles(&device) - cycles(&memory);
+    // Each read waits the device's cycles where an uncacheable memory read waits
+    // memory's, less the bus clocks both spend.
+    let each = cfg.device_cycles - cfg.memory_cycles;
+    assert!(waited >= 100 * (each - 2 * cfg.bus_ratio) && waited <= 100 * (each + 2 * cfg.bus_ratio), "{waited}");
+    let slow = device.iter().flat_map(|b| &b.body).filter(|s| s.detail.data_latency >= 1024).count();
+    assert_eq!(slow, 100, "every read is captured with its latency");
+}
+
 /// MMC28: L2I and L2D misses share 16 request buffers; a stream whose loads nobody
 /// waits for (`stream`'s field sums) has at most 16 out and waits for a buffer.
 #[test]

@@ -151,6 +151,29 @@ impl Montecito {
         done
     }
 
+    /// This core's read of a device register, a partial read whose request leaves the
+    /// L2 at `t0` (MMC59): the chipset cannot answer before the device does, so it
+    /// defers the response. The transaction leaves the in-order queue with its
+    /// deferred response at the end of its snoop phase; once the device has answered,
+    /// `device_cycles` after the request, the chipset's Deferred Reply transaction
+    /// (§4.11.1's "other transactions") brings the data, in the in-order queue from its
+    /// request phase to its data. Returns the cycle the data is back.
+    pub(super) fn device_read(&mut self, t0: u64) -> u64 {
+        let r = self.cfg.bus_ratio;
+        let (arrives, queued, ads) = self.queue_entry(t0 + 1);
+        let answered = self.si.snoop(&self.cfg, ads, true, false);
+        self.si.add(IOQ, false, ads, answered);
+        // The device's latency counts from the request on; a wait for the queue delays
+        // it. The reply's request phase is a bus clock before its data.
+        let ready = t0 + self.cfg.device_cycles + (queued - arrives);
+        let earliest = self.si.edge(&self.cfg, ready.saturating_sub(r)).max(answered + r);
+        let (data, done) = self.requests.bus.serve(earliest, r);
+        self.si.add(IOQ, false, data - r, done);
+        self.si.add(BRQ, false, t0, done);
+        self.si.data(data, 1, true, r);
+        done
+    }
+
     /// This core's write of `clocks` data clocks (a line, or a partial write) made at
     /// `t0`. Returns the cycle it has a write buffer (a requester that cannot go on
     /// without one waits until then), and its time in the in-order queue.

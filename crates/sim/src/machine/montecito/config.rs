@@ -98,6 +98,9 @@ pub struct MontecitoConfig {
     /// freshly mapped memory (`DataStream::fresh`: a minor fault) beyond the trap's
     /// own (ERRATA MMC55: an assumption).
     pub page_fault_cycles: u64,
+    /// Cycles from a device register read's request until the device's data is back
+    /// at the bus, the chipset and the I/O bus between (ERRATA MMC59: an assumption).
+    pub device_cycles: u64,
     /// Cycles of the operating system's handler that performs a misaligned access the
     /// hardware refused, beyond the fault's `trap_cycles` (ERRATA MMC56: an assumption).
     pub unaligned_cycles: u64,
@@ -181,6 +184,7 @@ impl MontecitoConfig {
             sir_cycles: 4,
             fp_assist_cycles: 1000,
             page_fault_cycles: 2000,
+            device_cycles: 1600,
             unaligned_cycles: 1000,
             nat_recirculate_cycles: 1,
             lc_cycles: 2,
@@ -262,6 +266,7 @@ impl MontecitoConfig {
             a("core", "fp_assist_cycles", &self.fp_assist_cycles, &[ExceptionFlushCycles]),
             a("core", "page_fault_cycles", &self.page_fault_cycles, &[ExceptionFlushCycles]),
             a("core", "unaligned_cycles", &self.unaligned_cycles, &[ExceptionFlushCycles]),
+            a("core", "device_cycles", &self.device_cycles, &[DataDepStallCycles]),
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]),

@@ -482,7 +482,7 @@ impl Montecito {
                 s.bump(if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
                 let now = self.now(out);
                 if reads {
-                    latency = self.bus_read(now, 1) - now;
+                    latency = self.device_read(now) - now;
                 } else {
                     self.write_data(&mut s);
                     let (buffered, _) = self.bus_write(now, 1);
