@@ -6,7 +6,6 @@
 use super::group::bundle_address;
 use super::Montecito;
 use super::{Signals, Span};
-use crate::machine::out::spread;
 use crate::machine::peer::{Answer, Request};
 use crate::stream::Signal;
 
@@ -74,12 +73,13 @@ pub(super) enum Effect {
 }
 
 impl Montecito {
-    /// The other core's turn at the end of an iteration: it accesses each shared line
-    /// this core touched, as this core did. What it sends on the bus, and this core's
-    /// answers, count in a cycle of their own per request, from the iteration's last
-    /// (`out[from..]`). A snoop that meets its line's fill changes the state the fill
-    /// leaves, and the fills back by the iteration's end are laid (MMC51).
-    pub(super) fn peer_turn(&mut self, out: &mut Vec<Span>, from: usize, template: Span) {
+    /// The other core's turn at the end of an iteration (`out[from..]`): it accesses
+    /// each shared line this core touched, as this core did. Returns what it sends on
+    /// the bus, and this core's answers, an item per request, which the iteration's
+    /// last cycles count from its last (`out::spread`). A snoop that meets its line's
+    /// fill changes the state the fill leaves, and the fills back by the iteration's
+    /// end are laid (MMC51).
+    pub(super) fn peer_turn(&mut self, out: &[Span], from: usize) -> Vec<Signals> {
         let end = self.started + out[from..].iter().map(|s| s.cycles).sum::<u64>();
         let mut peer = std::mem::take(&mut self.peer);
         // One answer (and its item's signals) per request sent, in order.
@@ -115,7 +115,7 @@ impl Montecito {
                 }
             }
         }
-        spread(out, from, template, &items);
+        items
     }
 
     /// This core's answer to another agent's snoop of `line`: a modified copy (in the

@@ -323,7 +323,7 @@ impl Montecito {
                 let mut sent = Vec::new();
                 self.wcb.drain(&mut sent);
                 let now = self.now(out);
-                let buffered = self.bus_writes(&mut g.signals, &sent, now);
+                let buffered = self.bus_writes(&sent, now);
                 self.close(g, out);
                 self.write_wait(now, buffered, ip, g, out);
             }

@@ -14,21 +14,16 @@
 
 use super::coherence::Effect;
 use super::Montecito;
-use super::{Signals, Span};
-use crate::machine::out::spread;
+use super::Signals;
 use crate::machine::peer::Answer;
 use crate::program::Phase;
 use crate::stream::Signal;
 
 impl Montecito {
-    /// The devices' transfers at the end of an iteration (`out[from..]`): each line's
-    /// transactions and answers count in a cycle of their own, from the last.
-    pub(super) fn io_turn(&mut self, phase: &Phase, k: u64, out: &mut Vec<Span>, from: usize, template: Span) {
-        if phase.dma.is_empty() {
-            return;
-        }
+    /// The devices' transfers at the end of an iteration: each line's transactions and
+    /// answers, an item in `items` (`out::spread` gives each a cycle of its own).
+    pub(super) fn io_turn(&mut self, phase: &Phase, k: u64, items: &mut Vec<Signals>) {
         let line = self.cfg.l3.line;
-        let mut items = Vec::new();
         for d in &phase.dma {
             let stream = &phase.streams[usize::from(d.stream)];
             let multiple = u64::from(d.bytes) > line;
@@ -61,6 +56,5 @@ impl Montecito {
                 items.push(s);
             }
         }
-        spread(out, from, template, &items);
     }
 }

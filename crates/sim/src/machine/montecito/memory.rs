@@ -34,22 +34,25 @@ const LOAD_CANCELS: [Signal; 12] = [
 ];
 
 impl Montecito {
-    /// What the write-coalescing buffers `sent` to memory: one write per line or piece.
-    /// Returns the cycle the last has a write buffer (`now` if none waited).
-    pub(super) fn bus_writes(&mut self, s: &mut Signals, sent: &[Piece], now: u64) -> u64 {
+    /// What the write-coalescing buffers `sent` to memory: one write per line or piece,
+    /// each counted in a cycle of its own at the iteration's end (a drain sends up to
+    /// 64, which one cycle cannot count). Returns the cycle the last has a write buffer
+    /// (`now` if none waited).
+    pub(super) fn bus_writes(&mut self, sent: &[Piece], now: u64) -> u64 {
         let mut buffered = now;
         for piece in sent {
             let clocks = if *piece == Piece::Line { self.cfg.line_clocks } else { 1 };
             buffered = buffered.max(self.bus_write(now, clocks).0);
-            s.bump(Signal::MemoryWrites);
-            s.bump(match piece {
+            let kind = match piece {
                 Piece::Line => Signal::WcLines,
                 Piece::Bytes32 => Signal::Wc32,
                 Piece::Bytes16 => Signal::Wc16,
                 Piece::Bytes8Low => Signal::Wc8Low,
                 Piece::Bytes8High => Signal::Wc8High,
-            });
-            self.write_data(s);
+            };
+            let mut s = Signals::default().with(Signal::MemoryWrites, 1).with(kind, 1);
+            self.write_data(&mut s);
+            self.flushed.push(s);
         }
         buffered
     }
@@ -473,7 +476,7 @@ impl Montecito {
                 } else {
                     let mut sent = Vec::new();
                     self.wcb.store(addr, a.size, &mut sent);
-                    let buffered = self.bus_writes(&mut s, &sent, now);
+                    let buffered = self.bus_writes(&sent, now);
                     self.write_wait(now, buffered, ip, g, out);
                 }
             }

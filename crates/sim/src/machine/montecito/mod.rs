@@ -36,6 +36,7 @@ pub use si::OCCUPANCIES;
 
 use crate::machine::cache::{Cache, Victims};
 use crate::machine::faults::Countdown;
+use crate::machine::out::spread;
 use crate::machine::peer::Peer;
 use crate::machine::predict::{DirectionPredictor, ReturnStack, TargetCache, TargetCacheConfig};
 use crate::machine::replay::Replayed;
@@ -143,6 +144,9 @@ pub struct Montecito {
     hoisted: Vec<speculation::Hoisted>,
     ip: u64,
     fetch_line: u64,
+    /// The write-coalescing buffers' writes this iteration, each an item the
+    /// iteration's end lays in a cycle of its own (`memory::bus_writes`).
+    flushed: Vec<Signals>,
     /// The pages of user text mapped so far, by address space (MMC58).
     mapped_code: rustc_hash::FxHashSet<(u32, u64)>,
     /// The L2I line the instruction streaming buffer holds (ERRATA MMC19).
@@ -251,6 +255,7 @@ impl Montecito {
             l1d_pipe: Default::default(),
             ip: 0,
             fetch_line: u64::MAX,
+            flushed: Vec::new(),
             mapped_code: Default::default(),
             isb: None,
             inflight: InFlight::default(),
@@ -402,8 +407,12 @@ impl Core<MONTECITO> for Montecito {
                 span.signals.set(Signal::ThreadSwitchGatedCycles, 1);
             }
         }
-        self.peer_turn(out, from, template);
-        self.io_turn(phase, k, out, from, template);
+        // What the other agents and the write-coalescing buffers put on the bus this
+        // iteration, a cycle each: in one `spread`, so that no two share a cycle.
+        let mut items = self.peer_turn(out, from);
+        self.io_turn(phase, k, &mut items);
+        items.append(&mut self.flushed);
+        spread(out, from, template, &items);
         // The thread switches, if it does, at the end of the iteration (MMC12). The
         // stall before it runs from its last retirement to the L3 miss or hint that
         // decided it, or, for a time-out, to the end of the iteration (MD44).
