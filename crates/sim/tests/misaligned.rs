@@ -12,7 +12,7 @@ use pmukit_sim::machine::montecito::MontecitoConfig;
 use pmukit_sim::machine::run::Skipping;
 use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::machine::{self};
-use pmukit_sim::program::{builtin, ia64, Access, DataStream, Memory, Op, Pattern, Program};
+use pmukit_sim::program::{builtin, ia64, Access, DataStream, Memory, Op, Pattern, Phase, Program};
 use pmukit_sim::stream::{Signal, Totals};
 
 const N: u64 = 800;
@@ -137,4 +137,26 @@ fn services_misaligned_accesses_are_performed_on_montecito() {
         |_| true,
     );
     assert!(t.get(Signal::Misaligned) >= 10, "{}", t.get(Signal::Misaligned));
+}
+
+/// Table 4-126, SYLL_NOT_DISPERSED.MLX: "re-steers to non-0 syllable. … Dispersal could
+/// take 0-2 syllable hit depending on which syllable we re-steer to" (ERRATA MMC60).
+/// With an add before it, each record's load is its bundle's second instruction; the
+/// loads that cross 8 bytes take the Unaligned Data Reference fault, and the handler's
+/// `rfi` goes back to that slot: the first issue group after it starts one syllable
+/// into the bundle, and has one fewer to fill. The loop's text faults in at a branch
+/// target, the first slot, which costs none.
+#[test]
+fn mmc60_a_faults_return_to_a_later_slot_leaves_the_slots_before_it() {
+    // A bundle starts at every third instruction: 0x1_0008 is one.
+    let entry = 0x1_0008;
+    let buffer = DataStream { stride: 6, footprint: 6 * N, ..DataStream::fixed(0x400_0000, Memory::Cacheable) };
+    let load = Op::Load(Access { stream: 0, offset: 2, size: 4, use_next: true });
+    let body = vec![Op::Int, load, Op::Int, Op::Branch { target: entry, when: Pattern::Loop }];
+    let p = || common::program_of(Phase { entry, ..common::phase(body.clone(), N, vec![buffer]) });
+    let across = N / 4;
+    for skipping in [Skipping::Off, Skipping::On] {
+        let t = Totals::of(machine::montecito(MontecitoConfig::new(1), ia64::compiled(p()), skipping), u64::MAX, |_| true);
+        assert_eq!(t.get(Signal::ResteerSyllables), across, "{skipping:?}");
+    }
 }

@@ -1554,3 +1554,27 @@ fn tables_4_51_to_4_54_predicated_returns() {
     assert_eq!([0b1000, 0b1001, 0b1010].map(|u| count(BR_MISPRED_DETAIL2, u)), [100, 100, 0]);
     assert_eq!([0b1000, 0b1001].map(|u| count(BR_PATH_PRED2, u)), [100, 0]);
 }
+
+/// Table 4-126: a re-steer to slot `k` of a bundle costs the issue group `k` syllables
+/// (MLX, ERRATA MMC60), which come before the group's other losses; the masks combine
+/// their reasons, ALL (b1111) counting every syllable the cycle did not disperse.
+#[test]
+fn table_4_126_resteered_syllables_come_first_and_masks_combine() {
+    const SYLL_NOT_DISPERSED: u64 = 0x4e;
+    let spans = vec![
+        // Two syllables skipped, three instructions, an architected stop: 2 MLX, 1 EXPL.
+        span(0, USER, 1).with(Signal::Instructions, 3).with(Signal::ResteerSyllables, 2).with(Signal::ExplicitStops, 1),
+        // One skipped, a taken branch leaving a bundle unreached: 1 MLX, 3 FE, 1 IMPL.
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::ResteerSyllables, 1).with(Signal::UnreachedBundles, 1),
+        // A full group: nothing lost.
+        span(0, USER, 100).with(Signal::Instructions, 6),
+    ];
+    let syll = |mask| count4(counting(SYLL_NOT_DISPERSED, mask, &[]), spans.clone());
+    assert_eq!(syll(0b1000), 2 + 10);
+    assert_eq!(syll(0b0001), 1);
+    assert_eq!(syll(0b0100), 30);
+    assert_eq!(syll(0b0010), 10);
+    assert_eq!(syll(0b1001), 2 + 10 + 1);
+    assert_eq!(syll(0b1111), 3 + 50);
+    assert_eq!(syll(0b0000), 0);
+}

@@ -434,6 +434,10 @@ pub enum Signal {
     /// Issue groups ended by an architected stop: the next instruction consumes a
     /// result not yet there (Montecito's SYLL_NOT_DISPERSED.EXPL).
     ExplicitStops,
+    /// Syllables an issue group leaves behind because the front end re-steered into
+    /// the middle of a bundle (a mispredicted branch's fall-through, an interruption's
+    /// return): the group starts at that slot (Montecito's SYLL_NOT_DISPERSED.MLX).
+    ResteerSyllables,
     /// Cycles the pipeline waits for a floating-point register's value, and for an
     /// application or control register's (Montecito's BE_EXE_BUBBLE.FRALL, ARCR).
     FrDepStallCycles,

@@ -6,7 +6,7 @@ use super::Signal;
 /// The families of machines, each named by the number of words of sixteen signals
 /// its spans hold. Each family makes a contiguous range of signals, the enum's order
 /// being chosen for it (docs/engine.md E7): ARM11's 38 fit three words, SPARC's 110
-/// seven, Montecito's 255 sixteen, against twenty-two for all 337 ([`EVERY`]).
+/// seven, Montecito's 256 sixteen, against twenty-two for all 338 ([`EVERY`]).
 pub const ARM11: usize = 3;
 pub const SPARC: usize = 7;
 pub const MONTECITO: usize = 16;

@@ -201,6 +201,9 @@ impl Montecito {
         }
         if wrong {
             out.stall(ip, self.cfg.mispredict_cycles, None);
+            // Fetch resumes at the right path: the target, or the slot after a branch
+            // wrongly predicted taken.
+            g.resteered = true;
         } else if resteer {
             fe_stall(out, target, self.cfg.resteer_cycles, Signals::default(), Signal::ResteerBubbleCycles);
         }

@@ -3,7 +3,7 @@
 //! whose value the next instruction needs, or a store ends its group.
 
 use super::branch::is_wrong;
-use super::group::{address_space, be_stall, bundle_address, fe_stall, merge, Group};
+use super::group::{address_space, be_stall, bundle_address, fe_stall, merge, slot, Group};
 use super::levels::{translated, Side};
 use super::speculation;
 use super::Montecito;
@@ -135,6 +135,9 @@ impl Montecito {
             self.progressed = true;
             let now = self.now(out);
             self.stream_step(now, &mut g.signals);
+            if g.skipped > 0 {
+                g.signals.set(Signal::ResteerSyllables, g.skipped);
+            }
             let span = out.issue(g.ip, g.signals, g.issued);
             span.mem = g.mem;
             span.detail = g.detail;
@@ -146,7 +149,7 @@ impl Montecito {
     /// Issues the group first when it has no room for one more instruction (a memory
     /// operation, `memory`).
     pub(super) fn make_room(&mut self, g: &mut Group, out: &mut Out, memory: bool) {
-        if g.issued == self.cfg.issue_width || (memory && g.memory == self.cfg.memory_ports) {
+        if g.issued + g.skipped >= self.cfg.issue_width || (memory && g.memory == self.cfg.memory_ports) {
             self.close(g, out);
         }
     }
@@ -156,6 +159,9 @@ impl Montecito {
         self.make_room(g, out, memory);
         if g.issued == 0 {
             g.ip = ip;
+            if std::mem::take(&mut g.resteered) {
+                g.skipped = slot(ip) as u8;
+            }
         }
         g.issued += 1;
         g.memory += u8::from(memory);
@@ -544,7 +550,7 @@ impl Montecito {
         if faulted {
             // The walker found the page not present (MMC58): the Instruction Page Not
             // Present fault's handler maps it, and the fetch walks again.
-            self.fault(ip, self.cfg.page_fault_cycles, out);
+            self.fault(ip, self.cfg.page_fault_cycles, g, out);
             let mut again = Signals::default();
             let walk = self.walk(addr, page, address_space(phase), self.now(out), &mut again);
             fe_stall(out, ip, self.cfg.l2_tlb_cycles + walk, again, Signal::ITlbStallCycles);

@@ -25,5 +25,7 @@ impl Montecito {
         out.stall(ip, self.cfg.trap_cycles + self.cfg.fp_assist_cycles, Some(Signal::ExceptionFlushCycles));
         // The assist's instructions retired (MD44 counts a switch's stall from them).
         out.handled();
+        // The handler goes on after the operation (IPSR.ri's next slot).
+        g.resteered = true;
     }
 }

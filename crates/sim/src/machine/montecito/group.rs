@@ -42,6 +42,12 @@ pub(super) struct Group {
     /// Its last branch, not taken and predicted so (one taken or mispredicted ends
     /// the group).
     pub(super) branch: Option<Branch>,
+    /// The front end re-steered (a pipeline flush or an interruption's return), and
+    /// the next group starts where it went: its bundle's slots before are syllables
+    /// not dispersed (SYLL_NOT_DISPERSED.MLX, ERRATA MMC60).
+    pub(super) resteered: bool,
+    /// The syllables of its first bundle it starts past, after a re-steer.
+    pub(super) skipped: u8,
 }
 
 /// `s`'s increments added to `into`'s.

@@ -324,8 +324,7 @@ impl Montecito {
         if misaligned && !performed {
             // The Unaligned Data Reference fault, after the translation's (MMC56): the
             // kernel's handler performs the access and goes on after it.
-            self.close(g, out);
-            self.fault(ip, self.cfg.unaligned_cycles, out);
+            self.fault(ip, self.cfg.unaligned_cycles, g, out);
         }
         let prefetch = matches!(op, Op::Prefetch(_));
         let order = match op {
@@ -537,6 +536,7 @@ impl Montecito {
             let fault = Signals::default().with(Signal::DataDebugMatches, 1).with(Signal::DataDebugFaults, 1);
             out.emit(ip, 1, fault.with(Signal::ExceptionFlushCycles, 1));
             out.stall(ip, self.cfg.trap_cycles.saturating_sub(1), Some(Signal::ExceptionFlushCycles));
+            g.resteered = true;
         }
         latency
     }

@@ -112,7 +112,7 @@ impl Montecito {
         let Some(a) = op.access() else { return };
         let addr = u64::from(a.offset);
         self.failed_walk(phase, addr, a.stream, ip, g, out);
-        self.fault(ip, self.cfg.fault_handler_cycles, out);
+        self.fault(ip, self.cfg.fault_handler_cycles, g, out);
         self.nat_load(op, SPEC_NAT_PSR_ED, addr, ip, g, out);
     }
 
@@ -130,13 +130,16 @@ impl Montecito {
         be_stall(out, ip, 1, walk - 1, stall);
     }
 
-    /// A fault's interruption: to the operating system's handler, `handler` cycles of
-    /// it, and back.
-    pub(super) fn fault(&mut self, ip: u64, handler: u64, out: &mut Out) {
+    /// A fault's interruption: the group formed so far issues, and execution goes to
+    /// the operating system's handler, `handler` cycles of it, and back (`rfi`), where
+    /// the interrupted instruction's slot says (IPSR.ri).
+    pub(super) fn fault(&mut self, ip: u64, handler: u64, g: &mut Group, out: &mut Out) {
+        self.close(g, out);
         out.emit(ip, 1, Signals::default().with(Signal::ExceptionFlushCycles, 1));
         out.stall(ip, (self.cfg.trap_cycles + handler).saturating_sub(1), Some(Signal::ExceptionFlushCycles));
         // The handler's instructions retired (MD44 counts a switch's stall from them).
         out.handled();
+        g.resteered = true;
     }
 
     /// A demand access to `addr` of fresh stream `stream` whose page is not present
@@ -145,7 +148,7 @@ impl Montecito {
     /// issues again, and translates as any other.
     pub(super) fn page_fault(&mut self, phase: &Phase, addr: u64, stream: u8, ip: u64, g: &mut Group, out: &mut Out) {
         self.failed_walk(phase, addr, stream, ip, g, out);
-        self.fault(ip, self.cfg.page_fault_cycles, out);
+        self.fault(ip, self.cfg.page_fault_cycles, g, out);
     }
 
     /// A speculative load that returns a NaT for `why` (a `Signal::SpecNat` flag, which

@@ -140,6 +140,7 @@ pub(super) enum Syllables {
     Explicit,
     Implicit,
     FrontEnd,
+    Mlx,
 }
 
 /// Syllables Montecito disperses per cycle: two bundles of three (§4.4).
@@ -186,12 +187,15 @@ impl Atom {
                     0 => 0,
                     i => DISPERSAL_WIDTH.saturating_sub(i),
                 };
-                let fe = (3 * c.get(UnreachedBundles)).min(lost);
-                let expl = if c.get(ExplicitStops) > 0 { lost - fe } else { 0 };
+                // A re-steer's slots come first: the group could not have them.
+                let mlx = c.get(ResteerSyllables).min(lost);
+                let fe = (3 * c.get(UnreachedBundles)).min(lost - mlx);
+                let expl = if c.get(ExplicitStops) > 0 { lost - mlx - fe } else { 0 };
                 match why {
+                    Syllables::Mlx => mlx,
                     Syllables::FrontEnd => fe,
                     Syllables::Explicit => expl,
-                    Syllables::Implicit => lost - fe - expl,
+                    Syllables::Implicit => lost - mlx - fe - expl,
                 }
             }
             Atom::CorrectBranches => c.get(Branches).saturating_sub(c.get(BranchMispredicts)),

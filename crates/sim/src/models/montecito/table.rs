@@ -27,6 +27,26 @@ const fn always_all(mut e: MappedEvent) -> MappedEvent {
     e
 }
 
+/// SYLL_NOT_DISPERSED's reasons by unit mask: EXPL (bit 0), IMPL, FE and MLX (bit 3),
+/// each mask's atoms first and how many there are (Table 4-126).
+static SYLLABLE_MASKS: [([Atom; 4], usize); 16] = {
+    const REASONS: [Syllables; 4] = [Syllables::Explicit, Syllables::Implicit, Syllables::FrontEnd, Syllables::Mlx];
+    let mut masks = [([Atom::Cycles; 4], 0); 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut bit = 0;
+        while bit < 4 {
+            if m >> bit & 1 == 1 {
+                masks[m].0[masks[m].1] = Atom::SyllablesNotDispersed(REASONS[bit]);
+                masks[m].1 += 1;
+            }
+            bit += 1;
+        }
+        m += 1;
+    }
+    masks
+};
+
 const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
 const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
 const ALAT_DISPLACED: [Atom; 2] = [Sig(Signal::AlatDisplacedInt), Sig(Signal::AlatDisplacedFp)];
@@ -265,21 +285,10 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x4b, "L1I_PURGE", C, 1, |_| Some(&[Atom::L2ItlbMisses])),
     ev(0x4d, "INST_DISPERSED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
     // SYLL_NOT_DISPERSED: any combination of EXPL (bit 0), IMPL (bit 1), FE (bit 2) and
-    // MLX (bit 3, none: no MLX templates) counts the union of its reasons (MD38).
+    // MLX (bit 3) counts the union of its reasons (MD38, MMC60).
     ev(0x4e, "SYLL_NOT_DISPERSED", A, 5, |u| {
-        const E: Atom = Atom::SyllablesNotDispersed(Syllables::Explicit);
-        const I: Atom = Atom::SyllablesNotDispersed(Syllables::Implicit);
-        const F: Atom = Atom::SyllablesNotDispersed(Syllables::FrontEnd);
-        match u & 0b0111 {
-            0b001 => Some(&[E]),
-            0b010 => Some(&[I]),
-            0b011 => Some(&[E, I]),
-            0b100 => Some(&[F]),
-            0b101 => Some(&[E, F]),
-            0b110 => Some(&[I, F]),
-            0b111 => Some(&[E, I, F]),
-            _ => None,
-        }
+        let (atoms, n) = &SYLLABLE_MASKS[(u & 0b1111) as usize];
+        (*n > 0).then(|| &atoms[..*n])
     }),
     // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
     ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
