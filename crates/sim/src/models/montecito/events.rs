@@ -63,9 +63,10 @@ pub(super) enum Atom {
     L1dConflict(L1dConflict),
     ExeBubble(Signal),
     /// Syllables not dispersed in a cycle that dispersed some (6 minus those dispersed,
-    /// §4.4; MD38), by reason: the unreached bundles' three each (FE), then the rest
-    /// at an architected stop (EXPL) or else an implicit one (IMPL).
-    SyllablesNotDispersed(Syllables),
+    /// §4.4; MD38), for the reasons its bits select (`SYLL_*`): the slots a re-steer
+    /// skipped (MLX, MMC60), the unreached bundles' three each (FE), then the rest at
+    /// an architected stop (EXPL) or else an implicit one (IMPL).
+    SyllablesNotDispersed(u8),
     /// Branches predicted correctly (outcome and target).
     CorrectBranches,
     /// IP-relative branches (all but returns and other indirect ones), and those whose
@@ -134,14 +135,12 @@ pub(super) enum Atom {
     Front(Front),
 }
 
-/// Why syllables were not dispersed (SYLL_NOT_DISPERSED's reasons, Table 4-126).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Syllables {
-    Explicit,
-    Implicit,
-    FrontEnd,
-    Mlx,
-}
+/// Why syllables were not dispersed: SYLL_NOT_DISPERSED's reasons, as its unit mask's
+/// bits (Table 4-126).
+pub(super) const SYLL_EXPL: u8 = 0b0001;
+pub(super) const SYLL_IMPL: u8 = 0b0010;
+pub(super) const SYLL_FE: u8 = 0b0100;
+pub(super) const SYLL_MLX: u8 = 0b1000;
 
 /// Syllables Montecito disperses per cycle: two bundles of three (§4.4).
 const DISPERSAL_WIDTH: u64 = 6;
@@ -182,7 +181,7 @@ impl Atom {
             Atom::L1dBubble(s) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(s) > 0),
             Atom::L1dConflict(why) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(Signal::L1dConflict) == why as u64),
             Atom::ExeBubble(s) => u64::from(Cause::of(c) == Some(Cause::Exe) && c.get(s) > 0),
-            Atom::SyllablesNotDispersed(why) => {
+            Atom::SyllablesNotDispersed(reasons) => {
                 let lost = match c.get(Instructions) {
                     0 => 0,
                     i => DISPERSAL_WIDTH.saturating_sub(i),
@@ -191,12 +190,11 @@ impl Atom {
                 let mlx = c.get(ResteerSyllables).min(lost);
                 let fe = (3 * c.get(UnreachedBundles)).min(lost - mlx);
                 let expl = if c.get(ExplicitStops) > 0 { lost - mlx - fe } else { 0 };
-                match why {
-                    Syllables::Mlx => mlx,
-                    Syllables::FrontEnd => fe,
-                    Syllables::Explicit => expl,
-                    Syllables::Implicit => lost - mlx - fe - expl,
-                }
+                [(SYLL_MLX, mlx), (SYLL_FE, fe), (SYLL_EXPL, expl), (SYLL_IMPL, lost - mlx - fe - expl)]
+                    .iter()
+                    .filter(|&&(bit, _)| reasons & bit != 0)
+                    .map(|&(_, n)| n)
+                    .sum()
             }
             Atom::CorrectBranches => c.get(Branches).saturating_sub(c.get(BranchMispredicts)),
             Atom::IpRelBranches => c.get(Branches).saturating_sub(c.get(Returns) + c.get(IndirectBranches)),

@@ -9,7 +9,7 @@ use super::bus::Txn;
 use super::bus_masks as bus;
 use super::capture;
 use super::cycle::Cause;
-use super::events::{Agent, Atom, EventType, MappedEvent, Syllables};
+use super::events::{Agent, Atom, EventType, MappedEvent};
 use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
@@ -26,26 +26,6 @@ const fn always_all(mut e: MappedEvent) -> MappedEvent {
     e.all = true;
     e
 }
-
-/// SYLL_NOT_DISPERSED's reasons by unit mask: EXPL (bit 0), IMPL, FE and MLX (bit 3),
-/// each mask's atoms first and how many there are (Table 4-126).
-static SYLLABLE_MASKS: [([Atom; 4], usize); 16] = {
-    const REASONS: [Syllables; 4] = [Syllables::Explicit, Syllables::Implicit, Syllables::FrontEnd, Syllables::Mlx];
-    let mut masks = [([Atom::Cycles; 4], 0); 16];
-    let mut m = 0;
-    while m < 16 {
-        let mut bit = 0;
-        while bit < 4 {
-            if m >> bit & 1 == 1 {
-                masks[m].0[masks[m].1] = Atom::SyllablesNotDispersed(REASONS[bit]);
-                masks[m].1 += 1;
-            }
-            bit += 1;
-        }
-        m += 1;
-    }
-    masks
-};
 
 const ALAT_CHECKS: [Atom; 2] = [Sig(Signal::AlatChecksInt), Sig(Signal::AlatChecksFp)];
 const ALAT_FAILED: [Atom; 2] = [Sig(Signal::AlatFailedInt), Sig(Signal::AlatFailedFp)];
@@ -287,8 +267,16 @@ pub static EVENTS: &[MappedEvent] = &[
     // SYLL_NOT_DISPERSED: any combination of EXPL (bit 0), IMPL (bit 1), FE (bit 2) and
     // MLX (bit 3) counts the union of its reasons (MD38, MMC60).
     ev(0x4e, "SYLL_NOT_DISPERSED", A, 5, |u| {
-        let (atoms, n) = &SYLLABLE_MASKS[(u & 0b1111) as usize];
-        (*n > 0).then(|| &atoms[..*n])
+        // Each mask's reasons, in one atom (a `&'static` slice per mask).
+        macro_rules! reasons {
+            ($($m:literal)*) => {
+                match u & 0b1111 {
+                    $($m => Some(&[Atom::SyllablesNotDispersed($m)]),)*
+                    _ => None,
+                }
+            };
+        }
+        reasons!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     }),
     // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
     ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
