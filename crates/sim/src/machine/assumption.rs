@@ -4,8 +4,6 @@
 //! it reads one of those signals, which [`reads`] works out from what the event counts
 //! in a cycle; `pmu describe` names them.
 
-use std::ops::Range;
-
 use crate::stream::{Signal, Signals, Span, MAX_PER_CYCLE};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,15 +39,16 @@ impl Assumption {
     }
 }
 
-/// Which of `asked` (signals of `family`, a range of discriminants:
+/// Which of `asked` (signals of `family`, their discriminants:
 /// `stream::family_signals`) change what `count` gives for a cycle. Each is probed with
 /// every value it can take in a cycle, alone and beside each signal of the family at 1
 /// (a pair that counts other than either alone reads both); then, from each cycle
 /// found to count only with a pair, once more. Events that weigh one signal against
 /// another (a cause counted only when no higher-priority one is there, a difference of
 /// two counts, a code read under a flag) read all of them.
-pub fn reads(family: Range<usize>, asked: &[Signal], count: impl Fn(&Span) -> u64) -> Vec<Signal> {
-    let signals = Signal::ALL.get(family).unwrap_or_default();
+pub fn reads(family: impl Iterator<Item = usize>, asked: &[Signal], count: impl Fn(&Span) -> u64) -> Vec<Signal> {
+    let signals: Vec<Signal> = family.filter_map(|i| Signal::ALL.get(i).copied()).collect();
+    let signals = signals.as_slice();
     let asked: Vec<Signal> = signals.iter().copied().filter(|s| asked.contains(s)).collect();
     let at = |signals: Signals| count(&Span { signals, ..Span::new(1, 0) });
     let values = 1..=MAX_PER_CYCLE;

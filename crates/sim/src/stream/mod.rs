@@ -26,7 +26,7 @@ use pmukit_arch::montecito::etb::BranchKind;
 
 pub use cursor::Cursor;
 pub use signal::{L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT};
-pub use signals::{family_signals, Signals, ARM11, EVERY, MAX_PER_CYCLE, MONTECITO, SPARC};
+pub use signals::{family_has, family_signals, Signals, ARM11, EVERY, MAX_PER_CYCLE, MONTECITO, SPARC};
 
 /// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),
 /// plus hyperprivileged for SPARC; ARM11 distinguishes only user and privileged.

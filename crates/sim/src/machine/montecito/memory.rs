@@ -229,7 +229,6 @@ impl Montecito {
             Some(v) if v.dirty => {
                 self.write_back(now);
                 s.bump(Signal::MemoryWrites);
-                s.set(Signal::DCacheWritebacks, 1);
                 self.write_data(s);
             }
             Some(_) if self.cfg.clean_castouts => s.bump(Signal::CleanCastouts),

@@ -557,7 +557,7 @@ mod tests {
         // Every signal a Montecito makes: no other fits its spans.
         let ours = crate::stream::family_signals(crate::stream::MONTECITO);
         let all = |keep: &dyn Fn(Signal) -> bool| {
-            Signal::ALL[ours.clone()].iter().filter(|&&s| keep(s)).fold(Signals::default(), |s, &sig| s.with(sig, 3))
+            ours.clone().map(|i| Signal::ALL[i]).filter(|&s| keep(s)).fold(Signals::default(), |s, sig| s.with(sig, 3))
         };
         let requesting = all(&|s| REQUEST_SIGNALS.contains(&s));
         assert!(requests(&cfg, &requesting).iter().any(|&(_, n)| n > 0));
