@@ -29,8 +29,34 @@ const QUIET: Pattern = Pattern::Bits { bits: 0xFFFF << 48, len: 64 };
 /// Arithmetic results that are tiny: two a tiny iteration (a conversion is none).
 const TINY: u64 = 2 * 16 * ITERATIONS / 64;
 
+/// Arithmetic operations reading the last iteration's tiny results with a normal
+/// result of their own: two in the first iteration after each quiet run but the last,
+/// which ends the loop.
+const UNSAFE: u64 = 2 * (ITERATIONS / 64 - 1);
+
 fn montecito(p: Program) -> Totals {
-    Totals::of(machine::montecito(MontecitoConfig::new(1), ia64::compiled(p), Skipping::Off), u64::MAX, |_| true)
+    montecito_skipping(p, Skipping::Off)
+}
+
+fn montecito_skipping(p: Program, skipping: Skipping) -> Totals {
+    Totals::of(machine::montecito(MontecitoConfig::new(1), ia64::compiled(p), skipping), u64::MAX, |_| true)
+}
+
+/// MMC61, FP_FALSE_SIRSTALL: "SIR stall is asserted and does not lead to a trap".
+/// SIR judges an operation by its operands' exponents (US 5,257,216): the iteration
+/// after a quiet run reads the run's subnormal results, stalls `sir_cycles` for each
+/// arithmetic operation and traps for none, its results being normal. With
+/// flush-to-zero the operands are zeros, which are safe. Exact with skipping on.
+#[test]
+fn mmc61_an_operation_reading_a_subnormal_operand_stalls_without_a_trap() {
+    let cfg = MontecitoConfig::new(1);
+    for skipping in [Skipping::Off, Skipping::On] {
+        let t = montecito_skipping(program(false, QUIET), skipping);
+        assert_eq!((t.get(Signal::FpSirStallsFalse), t.get(Signal::FpSirStallsTrapping)), (UNSAFE, TINY), "{skipping:?}");
+        assert_eq!(t.get(Signal::FpuStallCycles), (TINY + UNSAFE) * cfg.sir_cycles, "{skipping:?}");
+        let flushed = montecito_skipping(program(true, QUIET), skipping);
+        assert_eq!(flushed.get(Signal::FpSirStallsFalse), 0, "{skipping:?}");
+    }
 }
 
 #[test]
@@ -43,7 +69,7 @@ fn mmc53_subnormal_results_flush_to_zero_or_trap_for_software_assist() {
     assert_eq!(flushed.cycles, normal.cycles, "flushing costs nothing");
     assert_eq!((assisted.get(Signal::FpFlushedToZero), assisted.get(Signal::FpSubnormalResults)), (0, TINY));
     assert_eq!(assisted.get(Signal::FpSirStallsTrapping), TINY);
-    assert_eq!(assisted.get(Signal::FpuStallCycles), TINY * cfg.sir_cycles);
+    assert_eq!(assisted.get(Signal::FpuStallCycles), (TINY + UNSAFE) * cfg.sir_cycles);
     let trap = cfg.trap_cycles + cfg.fp_assist_cycles;
     // And the loop's text faults in as it first runs (MMC58).
     assert_eq!(assisted.get(Signal::ExceptionFlushCycles), TINY * trap + cfg.trap_cycles + cfg.page_fault_cycles);
@@ -65,8 +91,9 @@ fn mmc53_subnormal_results_flush_to_zero_or_trap_for_software_assist() {
     assert_eq!(extra, TINY * 100);
 }
 
-/// The PMU counts the signals: FP_FLUSH_TO_ZERO's two masks, FP_TRUE_SIRSTALL and
-/// BE_L1D_FPU_BUBBLE.FPU on the `fp` workload, whose second process flushes.
+/// The PMU counts the signals: FP_FLUSH_TO_ZERO's two masks, FP_TRUE_SIRSTALL,
+/// FP_FALSE_SIRSTALL and BE_L1D_FPU_BUBBLE.FPU on the `fp` workload, whose second
+/// process flushes.
 #[test]
 fn the_fp_workloads_audio_filters_count_on_montecito() {
     let cat = Catalog::builtin();
@@ -80,7 +107,10 @@ fn the_fp_workloads_audio_filters_count_on_montecito() {
     let poss = count("FP_FLUSH_TO_ZERO.FTZ_Poss", 1);
     assert!(poss > 0);
     assert_eq!(count("FP_TRUE_SIRSTALL", 1), poss);
-    assert_eq!(count("BE_L1D_FPU_BUBBLE.FPU", 1), poss * MontecitoConfig::new(1).sir_cycles);
+    // The iterations after a quiet run stall too, and trap for nothing (MMC61).
+    let unsafe_operands = count("FP_FALSE_SIRSTALL", 1);
+    assert!(unsafe_operands > 0);
+    assert_eq!(count("BE_L1D_FPU_BUBBLE.FPU", 1), (poss + unsafe_operands) * MontecitoConfig::new(1).sir_cycles);
 }
 
 #[test]

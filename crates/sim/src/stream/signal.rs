@@ -297,6 +297,10 @@ pub enum Signal {
     FpFlushedToZero,
     FpSubnormalResults,
     FpSirStallsTrapping,
+    /// Safe Instruction Recognition stalls that lead to no trap: an operation reading
+    /// a subnormal operand whose own result is normal (Montecito's FP_FALSE_SIRSTALL;
+    /// ERRATA MMC61).
+    FpSirStallsFalse,
     FpuStallCycles,
     /// Memory reads (lines) of the thread that is *not* the span's: a background
     /// thread's L3 misses completing while the other thread runs, which Montecito counts

@@ -314,6 +314,9 @@ impl Montecito {
                 }
                 if phase.fp.tiny(f, k, phase.iterations) {
                     self.subnormal(g, out, ip, phase.fp.flush);
+                } else if !phase.fp.flush && k > 0 && phase.fp.tiny(f, k - 1, phase.iterations) {
+                    // The values it reads are the last iteration's subnormal results.
+                    self.unsafe_operands(g, out, ip);
                 }
             }
             Op::Barrier if releases(phase, i) => {

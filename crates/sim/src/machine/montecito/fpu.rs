@@ -4,7 +4,8 @@
 //! (FP_TRUE_SIRSTALL, BE_L1D_FPU_BUBBLE.FPU), and a software-assist trap delivers it:
 //! the Itanium SDM (Vol. 1 §5.4.1.3) says implementations use that trap "in difficult
 //! situations, such as operations creating denormal numbers"; Linux's handler emulates
-//! the operation with the firmware's FPSWA.
+//! the operation with the firmware's FPSWA. The next iteration's operations read
+//! those results: SIR stalls for them too, and nothing traps (FP_FALSE_SIRSTALL).
 
 use super::group::{be_stall, Group};
 use super::Montecito;
@@ -27,5 +28,17 @@ impl Montecito {
         out.handled();
         // The handler goes on after the operation (IPSR.ri's next slot).
         g.resteered = true;
+    }
+
+    /// The floating-point operation at `ip`, in the open group, reads a subnormal
+    /// operand and has a normal result. SIR judges an operation by each operand's
+    /// exponent against fixed limits (Intel's SIR patents, US 5,257,216 and
+    /// US 5,307,301): a subnormal operand is past the lower one, so the operation is
+    /// unsafe and the pipeline stalls until its result is known, which needs no trap
+    /// (FP_FALSE_SIRSTALL, ERRATA MMC61).
+    pub(super) fn unsafe_operands(&mut self, g: &mut Group, out: &mut Out, ip: u64) {
+        g.signals.bump(Signal::FpSirStallsFalse);
+        self.close(g, out);
+        be_stall(out, ip, 0, self.cfg.sir_cycles, Signals::default().with(Signal::FpuStallCycles, 1));
     }
 }

@@ -120,6 +120,9 @@ pub static EVENTS: &[MappedEvent] = &[
         0b10 => Some(&[Atom::Bubble(Cause::Xpn)]),
         _ => None,
     }),
+    // FP_FALSE_SIRSTALL: SIR stalls of operations whose subnormal operand made them
+    // unsafe and whose result is normal (MMC61).
+    ev(0x05, "FP_FALSE_SIRSTALL", A, 1, |_| Some(&[Sig(Signal::FpSirStallsFalse)])),
     // IA64_INST_RETIRED (umask bxx00) and IA64_TAGGED_INST_RETIRED (IBRP0-3): the tags
     // are not modelled; at their reset values every instruction matches (MD16).
     ev(0x08, "IA64_INST_RETIRED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),
