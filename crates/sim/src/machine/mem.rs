@@ -118,11 +118,26 @@ impl Server {
     /// A request arriving at `at` is served for `service` cycles from when the server
     /// is free; returns when its service starts and ends.
     pub fn serve(&mut self, at: u64, service: u64) -> (u64, u64) {
-        let start = at.max(self.free);
+        self.serve_from(at, at, service)
+    }
+
+    /// A request arriving at `at` is served for `service` cycles from `start`, or from
+    /// when the server is free if later: a caller that keeps stretches of the server
+    /// for requests served out of order places it. Returns when its service starts
+    /// and ends.
+    pub fn serve_from(&mut self, at: u64, start: u64, service: u64) -> (u64, u64) {
+        let start = start.max(at).max(self.free);
         let end = start + service;
         self.free = end;
         self.stats.add(service, start - at, 1);
         (start, end)
+    }
+
+    /// A request arriving at `at` is served for `service` cycles from `start`, out of
+    /// the arrival order: the requests after it are not held behind it (the caller
+    /// keeps its stretch). Counted with the others.
+    pub fn serve_aside(&mut self, at: u64, start: u64, service: u64) {
+        self.stats.add(service, start.saturating_sub(at), 1);
     }
 
     /// The first cycle at or after `at` the server is free.

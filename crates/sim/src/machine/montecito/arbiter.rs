@@ -41,6 +41,9 @@ pub struct Requests {
     buffers: Pool,
     data_buffers: Pool,
     bus: Server,
+    /// The data bus's stretches the chipset's deferred replies hold, ahead of the
+    /// transfers in arrival order (MMC59, MMC62).
+    replies: Vec<(u64, u64)>,
     latest: [u64; 3],
 }
 
@@ -51,6 +54,7 @@ impl Default for Requests {
             buffers: Pool::new(WRITE_BUFFERS),
             data_buffers: Pool::new(WRITE_DATA),
             bus: Server::default(),
+            replies: Vec::new(),
             latest: [0; 3],
         }
     }
@@ -63,7 +67,41 @@ impl Requests {
         self.buffers.canonical(now, out);
         self.data_buffers.canonical(now, out);
         self.bus.canonical(now, out);
+        let replies: Vec<_> = self.replies.iter().filter(|&&(_, end)| end > now).collect();
+        out.push(u64::MAX - replies.len() as u64);
+        out.extend(replies.iter().flat_map(|&&(start, end)| [start.saturating_sub(now), end - now]));
         out.extend(self.latest.iter().map(|&t| t.saturating_sub(now)));
+    }
+
+    /// The first cycle at or after `start` that `service` cycles of the data bus
+    /// from it meet no deferred reply's.
+    fn around_replies(&self, mut start: u64, service: u64) -> u64 {
+        while let Some(&(_, end)) = self.replies.iter().find(|&&(s, e)| s < start + service && start < e) {
+            start = end;
+        }
+        start
+    }
+
+    /// A transfer of `service` cycles that may start at `at`: after the transfers
+    /// before it, in arrival order, and in a gap the deferred replies leave.
+    fn transfer(&mut self, at: u64, service: u64) -> (u64, u64) {
+        let start = self.around_replies(self.bus.free_at(at), service);
+        let (start, end) = self.bus.serve_from(at, start, service);
+        // A reply the transfers in order have passed holds nothing ahead.
+        self.replies.retain(|&(_, e)| e > end);
+        (start, end)
+    }
+
+    /// A deferred reply's data, `service` cycles that may start at `at`: the first gap
+    /// the bus has then. The transfers that arrive after it do not wait for it: the
+    /// chipset's reply is a transaction of its own, in the bus's order when it comes
+    /// (MMC59).
+    fn reply(&mut self, at: u64, service: u64) -> (u64, u64) {
+        let start = self.around_replies(self.bus.free_at(at), service);
+        self.bus.serve_aside(at, start, service);
+        self.replies.retain(|&(_, e)| e > at);
+        self.replies.push((start, start + service));
+        (start, start + service)
     }
 
     /// What the request queue, the write buffers, the write data buffers and the data
@@ -138,7 +176,7 @@ impl Montecito {
         // Memory's latency counts from the request on; a wait for the queue delays it.
         let ready = t0 + memory + (queued - arrives);
         let earliest = self.si.edge(&self.cfg, ready.saturating_sub(wait)).max(answered);
-        let (data, done) = self.requests.bus.serve(earliest, wait);
+        let (data, done) = self.requests.transfer(earliest, wait);
         self.si.add(BRQ, false, t0, done);
         self.si.data(data, clocks, true, r);
         self.si.add(IOQ, false, ads, done);
@@ -167,7 +205,7 @@ impl Montecito {
         // it. The reply's request phase is a bus clock before its data.
         let ready = t0 + self.cfg.device_cycles + (queued - arrives);
         let earliest = self.si.edge(&self.cfg, ready.saturating_sub(r)).max(answered + r);
-        let (data, done) = self.requests.bus.serve(earliest, r);
+        let (data, done) = self.requests.reply(earliest, r);
         self.si.add(IOQ, false, data - r, done);
         self.si.add(BRQ, false, t0, done);
         self.si.data(data, 1, true, r);
@@ -190,7 +228,7 @@ impl Montecito {
         let queued = self.requests.data_buffers.free_at(arrives);
         let ads = self.si.edge(&self.cfg, queued + r);
         let answered = self.si.snoop(&self.cfg, ads, true, false);
-        let (data, done) = self.requests.bus.serve(answered, clocks * r);
+        let (data, done) = self.requests.transfer(answered, clocks * r);
         self.requests.buffers.take(made, |from| queued - from);
         self.requests.data_buffers.take(arrives, |from| done - from);
         self.si.add(WRITEQ_BOTH, true, queued, ads);
@@ -251,6 +289,25 @@ mod tests {
         let [queue, ..] = m.requests.queues().map(|q| q.occupancy);
         assert_eq!((queue.requests, queue.residence, queue.most), (6, rq, REQUEST_QUEUE), "Little's law: what is laid is what was held");
         assert!(queue.waited > 0);
+    }
+
+    /// MMC59, MMC62: a device read's data comes in the chipset's deferred reply; a
+    /// line read sent after the request, while the device works, takes the bus when its
+    /// data is ready and is not held behind the reply; the reply takes the gap it finds.
+    #[test]
+    fn a_deferred_reply_holds_no_later_transfer_behind_it() {
+        let mut m = core();
+        let (line, memory, r) = (m.cfg.line_clocks, m.cfg.memory_cycles, m.cfg.bus_ratio);
+        let device = m.device_read(0);
+        assert!(device >= m.cfg.device_cycles, "{device}");
+        let read = m.bus_read(100, line);
+        assert!(read < 100 + memory + 2 * line * r, "{read} behind the reply at {device}");
+        // A transfer whose data would overlap the reply's goes after it.
+        let mut m = core();
+        let device = m.device_read(0);
+        let at = device - memory - m.cfg.l3_cycles;
+        let late = m.bus_read(at, line);
+        assert!(late >= device + line * r || late <= device - r, "{late} overlaps the reply ending at {device}");
     }
 
     #[test]

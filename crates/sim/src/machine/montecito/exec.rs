@@ -494,8 +494,10 @@ impl Montecito {
             miss.set(Signal::UncachedFetches, 1);
             miss.set(Signal::MemoryReads, 1);
             miss.set(Signal::PartialMemoryReads, 1);
-            filling = self.bus_read(now, 1) - now;
-            pairs = 1;
+            let ready = self.bus_read(now, 1);
+            // An L3 miss event like any other (MMC62): the thread may switch away.
+            filling = self.uncached_latency(&mut miss, now, ready);
+            pairs = u64::from(filling > 0);
             self.streaming = None;
         } else if let Some(p) = self.inflight.prefetch(line) {
             // The prefetch asked for this line and it is not here yet: the fetch waits

@@ -121,6 +121,21 @@ impl Montecito {
     /// and the read count there, ERRATA MD12): the thread does not wait for it now,
     /// but when it comes back before `ready` (`Montecito::switch_from`).
     pub(super) fn memory_latency(&mut self, s: &mut Signals, miss: Signal, now: u64, ready: u64) -> u64 {
+        self.switch_event(s, Some(miss), now, ready)
+    }
+
+    /// Cycles of an uncacheable read (data from write-coalescing or device memory, or
+    /// uncacheable code) sent at cycle `now`, its data back at cycle `ready`: as an
+    /// L3 miss's (§2.4.1.1: the L3 miss and data return events occur for "cacheable or
+    /// uncacheable" accesses), it may switch threads, and then completes in the
+    /// background; its bus transaction is counted as it is sent (ERRATA MMC62).
+    pub(super) fn uncached_latency(&mut self, s: &mut Signals, now: u64, ready: u64) -> u64 {
+        self.switch_event(s, None, now, ready)
+    }
+
+    /// An L3 miss event (`memory_latency`) of a cacheable read, counted as `miss`, or
+    /// of an uncacheable one (`None`).
+    fn switch_event(&mut self, s: &mut Signals, miss: Option<Signal>, now: u64, ready: u64) -> u64 {
         let t = self.thread;
         self.urgency[t] = self.urgency[t].saturating_sub(1);
         let other = (0..self.urgency.len()).filter(|&o| o != t).map(|o| self.urgency_at(o, now)).max();
@@ -135,8 +150,12 @@ impl Montecito {
             s.bump(Signal::ThreadSwitchesGated);
         } else if wins {
             self.switch = true;
-            self.returns[t].push(ready);
-            s.bump(Signal::DeferredMemoryReads);
+            if miss.is_some() {
+                self.returns[t].push(ready);
+                s.bump(Signal::DeferredMemoryReads);
+            } else {
+                self.uncached_returns[t].push(ready);
+            }
             return 0;
         }
         if self.may_switch && other.is_some() {
@@ -149,8 +168,10 @@ impl Montecito {
         if self.urgency[t] < NOMINAL_URGENCY {
             self.urgency[t] += 1;
         }
-        s.bump(Signal::MemoryReads);
-        s.bump(miss);
+        if let Some(miss) = miss {
+            s.bump(Signal::MemoryReads);
+            s.bump(miss);
+        }
         ready.saturating_sub(now)
     }
 
@@ -340,6 +361,9 @@ impl Montecito {
             s.set(Signal::FpLoads, 1);
         }
         let mut latency = 0;
+        // An uncacheable read's latency, which the data EAR sees though the thread
+        // switched away from it (`latency` 0).
+        let mut uncached = 0;
         // The L1D did not serve the read (FP loads and semaphores are the L2D's).
         let mut l1d_missed = false;
         if !prefetch {
@@ -470,7 +494,9 @@ impl Montecito {
                 if reads {
                     s.bump(Signal::MemoryReads);
                     s.bump(Signal::PartialMemoryReads);
-                    latency = self.bus_read(now, 1) - now;
+                    let ready = self.bus_read(now, 1);
+                    uncached = ready - now;
+                    latency = self.uncached_latency(&mut s, now, ready);
                 } else {
                     let mut sent = Vec::new();
                     self.wcb.store(addr, a.size, &mut sent);
@@ -483,7 +509,9 @@ impl Montecito {
                 s.bump(if reads { Signal::DeviceReads } else { Signal::DeviceWrites });
                 let now = self.now(out);
                 if reads {
-                    latency = self.device_read(now) - now;
+                    let ready = self.device_read(now);
+                    uncached = ready - now;
+                    latency = self.uncached_latency(&mut s, now, ready);
                 } else {
                     self.write_data(&mut s);
                     let (buffered, _) = self.bus_write(now, 1);
@@ -501,6 +529,7 @@ impl Montecito {
             let missed = reads && (l1d_missed || stream.memory != Memory::Cacheable);
             let latency = match (missed, latency) {
                 (false, _) => 0,
+                (true, 0) if uncached > 0 => uncached,
                 (true, 0) => self.cfg.memory_cycles,
                 (true, cycles) => cycles,
             };

@@ -97,8 +97,10 @@ pub struct Montecito {
     progressed: bool,
     /// For each thread, the cycles at which the data of its L3 misses it switched away
     /// from are back (docs/engine.md, step D): they complete in the background, and a
-    /// thread that comes back before they do waits for them.
+    /// thread that comes back before they do waits for them. The same for its
+    /// uncacheable reads (MMC62), which count nothing when they return.
     returns: Vec<Vec<u64>>,
+    uncached_returns: Vec<Vec<u64>>,
     /// The cycle the last L2D miss sent to the L3 or memory left for it and the cycle
     /// its data is back (`request_buffer`), for the miss's `memory_latency`.
     data_sent: u64,
@@ -231,6 +233,7 @@ impl Montecito {
             privilege_change: 0,
             thread: 0,
             returns: vec![Vec::new(); threads],
+            uncached_returns: vec![Vec::new(); threads],
             data_sent: 0,
             data_ready: 0,
             written_back: 0,
@@ -290,11 +293,12 @@ impl Montecito {
         self.started + out.elapsed()
     }
 
-    /// Thread `t`'s urgency at cycle `now`: each of its background L3 misses whose data
-    /// is back raises it by one, up to nominal (§2.4.1.3).
+    /// Thread `t`'s urgency at cycle `now`: each of its background reads (an L3 miss's,
+    /// an uncacheable one's) whose data is back raises it by one, up to nominal
+    /// (§2.4.1.3).
     fn urgency_at(&self, t: usize, now: u64) -> u8 {
-        let (u, back) =
-            (self.urgency.get(t).copied().unwrap_or(0), self.returns.get(t).map_or(0, |r| r.iter().filter(|&&at| at <= now).count()));
+        let back = |r: &Vec<Vec<u64>>| r.get(t).map_or(0, |r| r.iter().filter(|&&at| at <= now).count());
+        let (u, back) = (self.urgency.get(t).copied().unwrap_or(0), back(&self.returns) + back(&self.uncached_returns));
         if u < NOMINAL_URGENCY {
             (u as usize + back).min(usize::from(NOMINAL_URGENCY)) as u8
         } else {
@@ -319,7 +323,7 @@ impl Montecito {
         // §2.4.1: the switch invalidates the PVAB and cancels the prefetch pipeline's
         // requests: the stream ends (MMC50).
         self.streaming = None;
-        let pending = self.returns.get(left).map_or(0, Vec::len);
+        let pending = self.returns.get(left).map_or(0, Vec::len) + self.uncached_returns.get(left).map_or(0, Vec::len);
         let low_power = std::mem::take(&mut self.low_power);
         let cause = match (std::mem::take(&mut self.hint_switch), std::mem::take(&mut self.timed_out), pending) {
             _ if low_power => Signal::ThreadSwitchesLowPower,
@@ -340,12 +344,14 @@ impl Montecito {
         let t = self.thread;
         self.urgency[t] = self.urgency_at(t, u64::MAX);
         let returns = std::mem::take(&mut self.returns[t]);
+        let uncached = std::mem::take(&mut self.uncached_returns[t]);
         let returned = returns.len() as u64;
-        let back = returns.iter().copied().max().unwrap_or(0);
+        let back = returns.iter().chain(&uncached).copied().max().unwrap_or(0);
         let waits = back.saturating_sub(arrived).max(returned);
         if waits > 0 {
             // A read back in the background counts a cycle each, in which the thread
-            // takes its data; the rest of the wait is for data still on its way.
+            // takes its data; the rest of the wait is for data still on its way (an
+            // uncacheable read's too, which counts nothing as it returns).
             let mut arriving = Out::new(out, Span { thread: t as u8, ..template });
             let s = Signals::default().with(Signal::BackgroundMemoryReads, 1).with(Signal::IBufStallCycles, 1);
             arriving.emit(template.ip, returned, s);
@@ -368,7 +374,7 @@ impl Core<MONTECITO> for Montecito {
         if thread != self.thread {
             // §2.4.1.3: a thread leaving on a time-out (not on an L3 miss, whose data it
             // still waits for) is ready to go on: urgency 7.
-            if self.returns[self.thread].is_empty() {
+            if self.returns[self.thread].is_empty() && self.uncached_returns[self.thread].is_empty() {
                 self.urgency[self.thread] = MAX_URGENCY;
             }
             self.switching = Some(self.thread);
@@ -489,7 +495,7 @@ impl Core<MONTECITO> for Montecito {
         }
         out.extend(self.urgency.iter().map(|&u| u64::from(u)));
         out.extend(self.halted.iter().map(|&h| u64::from(h)));
-        for r in &self.returns {
+        for r in self.returns.iter().chain(&self.uncached_returns) {
             // Relative to the clock: the same waits ahead are the same state.
             let mut left: Vec<u64> = r.iter().map(|&at| at.saturating_sub(self.clock)).collect();
             left.sort_unstable();
