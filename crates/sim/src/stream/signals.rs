@@ -107,19 +107,22 @@ impl<const F: usize> std::hash::Hash for Signals<F> {
 }
 
 impl<const F: usize> Signals<F> {
-    /// The discriminant of the family's first signal, and where its hole starts and
-    /// how many signals it leaves out (`hole`).
+    /// The discriminants the family's words span, and the hole in them (`hole`): plain
+    /// constants, so that `place` is a few comparisons the compiler folds away for a
+    /// family without a hole.
     const FIRST: usize = span(F).start;
+    const END: usize = span(F).end;
     const HOLE: usize = hole(F).start;
-    const HOLE_LEN: usize = hole(F).end - hole(F).start;
+    const HOLE_END: usize = hole(F).end;
+    const HOLE_LEN: usize = Self::HOLE_END - Self::HOLE;
 
     /// Where signal `i` (a discriminant) lies: its word and shift, if the family has it.
     #[inline]
     const fn place(i: usize) -> Option<(usize, usize)> {
-        if !family_has(F, i) {
+        if i < Self::FIRST || i >= Self::END || (i >= Self::HOLE && i < Self::HOLE_END) {
             return None;
         }
-        let at = i - Self::FIRST - if i >= Self::HOLE { Self::HOLE_LEN } else { 0 };
+        let at = i - Self::FIRST - if i >= Self::HOLE_END { Self::HOLE_LEN } else { 0 };
         Some((at / PER_WORD, SIGNAL_BITS * (at % PER_WORD)))
     }
 
