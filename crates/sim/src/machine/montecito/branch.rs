@@ -3,7 +3,7 @@
 //! (ERRATA MD40), predicated returns and indirect jumps (MMC40, MMC41), and what a
 //! branch does to its issue group and to fetch.
 
-use super::group::{bundle_address, fe_stall, merge, Group};
+use super::group::{bundle_address, fe_stall, Group};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::INSN;
@@ -158,7 +158,7 @@ impl Montecito {
                 g.signals.bump(signal);
             }
         }
-        merge(&mut g.signals, s);
+        g.signals.add(&s);
         let resteer = taken && !wrong && {
             // A taken branch predicted so: the fetch pair after it is unreached, and so
             // is the target pair's first bundle when the target is its second (§4.15

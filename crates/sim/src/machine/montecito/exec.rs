@@ -3,7 +3,7 @@
 //! whose value the next instruction needs, or a store ends its group.
 
 use super::branch::is_wrong;
-use super::group::{address_space, be_stall, bundle_address, fe_stall, merge, slot, Group};
+use super::group::{address_space, be_stall, bundle_address, fe_stall, slot, Group};
 use super::levels::{translated, Side};
 use super::speculation;
 use super::Montecito;
@@ -548,7 +548,7 @@ impl Montecito {
         // happened: its signals join the group's cycle.
         for (cycles, s) in [(translating, tlb), (filling, miss)] {
             if cycles == 0 {
-                merge(&mut g.signals, s);
+                g.signals.add(&s);
             }
         }
         fe_stall(out, ip, translating, tlb, Signal::ITlbStallCycles);
@@ -575,6 +575,6 @@ impl Montecito {
             let last = if pairs > 0 { last.union(arriving) } else { last };
             fe_stall(out, ip, 1, last, Signal::ICacheFillRecircCycles);
         }
-        merge(&mut g.signals, prefetch);
+        g.signals.add(&prefetch);
     }
 }

@@ -50,15 +50,6 @@ pub(super) struct Group {
     pub(super) skipped: u8,
 }
 
-/// `s`'s increments added to `into`'s.
-pub(super) fn merge(into: &mut Signals, s: Signals) {
-    s.each_nonzero(|i, v| {
-        let sig = Signal::ALL[i];
-        let n = into.get(sig) + v;
-        into.set(sig, n as u8);
-    });
-}
-
 /// Cycles the front end takes to fill the 8-bundle instruction buffer, two bundles a
 /// cycle (§2.1.2), behind a back end that stopped taking them (ERRATA MMC18).
 const IB_FILL_CYCLES: u64 = 4;

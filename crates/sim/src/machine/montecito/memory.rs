@@ -4,7 +4,7 @@
 //! other core's snoops of shared lines.
 
 use super::alat::Check;
-use super::group::{address_space, be_stall, merge, Group};
+use super::group::{address_space, be_stall, Group};
 use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request, L3_BYTES_PER_CYCLE};
 use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
@@ -520,7 +520,7 @@ impl Montecito {
             }
         }
         self.join(g, out, ip, true);
-        merge(&mut g.signals, s);
+        g.signals.add(&s);
         if g.mem.is_none() && !prefetch {
             g.mem = Some(MemRef { addr, stride: stream.stride, size: a.size, write });
             // What the data EAR sees of the miss (§3.3.9): a read the L1D did not serve
