@@ -449,26 +449,31 @@ fn mmc59_a_device_read_takes_the_devices_latency_and_the_data_ear_sees_it() {
     assert_eq!(slow, 100, "every read is captured with its latency");
 }
 
-/// MMC62, §2.4.1.1: "The L3 miss and data return event can occur for several types
-/// of accesses: ... cacheable or uncacheable". Two threads each reading a device
-/// register in a loop: a read is a switch event, the reading thread goes to the
-/// background, and its read completes there, counting no memory read of a line as it
-/// returns (MD12); the data EAR still sees each read's own latency. Exact with
-/// skipping on; one thread switches on none.
-#[test]
-fn mmc62_an_uncacheable_read_may_switch_threads_and_counts_no_l3_miss() {
+/// Threads each reading a device register 200 times in a loop, with the I/O bus
+/// taking `reads` device reads at once: the run's totals, and how many reads the data
+/// EAR sees take 1024 cycles or more, and 2048 or more.
+fn device_loops(threads: usize, reads: usize, skipping: Skipping) -> (Totals, u64, u64) {
     use pmukit_sim::program::Pattern;
     let read = Op::Load(Access { stream: 0, offset: 0, size: 4, use_next: true });
     let body = vec![read, Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let phase = || common::phase(body.clone(), 200, vec![DataStream::fixed(0xF800_0000, Memory::Device)]);
-    let program =
-        |threads: usize| Program { threads: (0..threads).map(|_| Box::new(std::iter::once(phase())) as _).collect(), timer: None };
-    let run = |threads: usize, skipping: Skipping| {
-        let blocks: Vec<_> = machine::montecito(MontecitoConfig::new(threads), program(threads), skipping).collect();
-        let slow = blocks.iter().flat_map(|b| &b.body).filter(|s| s.detail.data_latency >= 1024).count() as u64;
-        (Totals::of(blocks, u64::MAX, |_| true), slow)
-    };
-    let (off, slow) = run(2, Skipping::Off);
+    let program = Program { threads: (0..threads).map(|_| Box::new(std::iter::once(phase())) as _).collect(), timer: None };
+    let cfg = MontecitoConfig { device_reads: reads, ..MontecitoConfig::new(threads) };
+    let blocks: Vec<_> = machine::montecito(cfg, program, skipping).collect();
+    let slower = |cycles| blocks.iter().map(|b| b.repeat * b.body.iter().filter(|s| s.detail.data_latency >= cycles).count() as u64).sum();
+    let (slow, slowest) = (slower(1024), slower(2048));
+    (Totals::of(blocks, u64::MAX, |_| true), slow, slowest)
+}
+
+/// MMC62, §2.4.1.1: "The L3 miss and data return event can occur for several types
+/// of accesses: ... cacheable or uncacheable". Two threads each reading a device
+/// register in a loop, on an I/O bus that takes both threads' reads at once: a read is
+/// a switch event, the reading thread goes to the background, and its read completes
+/// there, counting no memory read of a line as it returns (MD12); the data EAR still
+/// sees each read's own latency. Exact with skipping on; one thread switches on none.
+#[test]
+fn mmc62_an_uncacheable_read_may_switch_threads_and_counts_no_l3_miss() {
+    let (off, slow, _) = device_loops(2, 2, Skipping::Off);
     assert!(off.get(Signal::ThreadSwitchesL3Miss) > 0);
     // Only the loop's code and the page walks' entries are lines read from memory:
     // no device read counts one, in the foreground or back from the background.
@@ -476,13 +481,32 @@ fn mmc62_an_uncacheable_read_may_switch_threads_and_counts_no_l3_miss() {
     assert!(lines < 40, "{lines}");
     assert_eq!(off.get(Signal::DeviceReads), 400);
     assert_eq!(slow, 400, "every read is captured with its latency");
-    let (on, _) = run(2, Skipping::On);
+    let (on, _, _) = device_loops(2, 2, Skipping::On);
     assert_eq!(on.cycles, off.cycles);
     assert_eq!(on.get(Signal::ThreadSwitchesL3Miss), off.get(Signal::ThreadSwitchesL3Miss));
-    let (single, _) = run(1, Skipping::Off);
+    let (single, _, _) = device_loops(1, 2, Skipping::Off);
     assert_eq!(single.get(Signal::ThreadSwitchesL3Miss), 0);
     // Two threads overlap their reads: the pair takes well under twice one's time.
     assert!(off.cycles < 2 * single.cycles * 3 / 4, "{} against {}", off.cycles, single.cycles);
+}
+
+/// MMC63: the chipset has one device read outstanding on the I/O bus (`[core]
+/// device_reads`, an assumption). The same two threads' reads no longer overlap: the
+/// pair takes each read's `device_cycles` in turn, and a read that waited for the
+/// other thread's takes 2048 cycles or more (DATA_EAR_CACHE_LAT2048), where one thread
+/// alone never does. Exact with skipping on.
+#[test]
+fn mmc63_device_reads_wait_for_the_io_bus_one_at_a_time() {
+    let cfg = MontecitoConfig::new(2);
+    assert_eq!(cfg.device_reads, 1);
+    let (off, _, slowest) = device_loops(2, 1, Skipping::Off);
+    assert!(off.cycles >= 400 * cfg.device_cycles, "{}", off.cycles);
+    assert!(slowest > 0 && slowest < 400, "{slowest}");
+    let (on, _, on_slowest) = device_loops(2, 1, Skipping::On);
+    assert_eq!((on.cycles, on_slowest), (off.cycles, slowest));
+    let (single, _, alone) = device_loops(1, 1, Skipping::Off);
+    assert_eq!(alone, 0);
+    assert!(off.cycles >= 2 * single.cycles * 9 / 10, "{} against {}", off.cycles, single.cycles);
 }
 
 /// MMC28: L2I and L2D misses share 16 request buffers; a stream whose loads nobody

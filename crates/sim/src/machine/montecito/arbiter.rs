@@ -44,23 +44,26 @@ pub struct Requests {
     /// The data bus's stretches the chipset's deferred replies hold, ahead of the
     /// transfers in arrival order (MMC59, MMC62).
     replies: Vec<(u64, u64)>,
-    latest: [u64; 3],
+    /// The device reads the chipset has outstanding on the I/O bus, each from the
+    /// request until the device's answer (MMC63).
+    devices: Pool,
+    latest: [u64; 4],
 }
 
-impl Default for Requests {
-    fn default() -> Requests {
+impl Requests {
+    /// The structures, with `device_reads` reads outstanding on the I/O bus at most.
+    pub fn new(device_reads: usize) -> Requests {
         Requests {
             queue: Pool::new(REQUEST_QUEUE),
             buffers: Pool::new(WRITE_BUFFERS),
             data_buffers: Pool::new(WRITE_DATA),
             bus: Server::default(),
             replies: Vec::new(),
-            latest: [0; 3],
+            devices: Pool::new(device_reads),
+            latest: [0; 4],
         }
     }
-}
 
-impl Requests {
     /// What decides their future from cycle `now`, relative to it.
     pub fn canonical(&self, now: u64, out: &mut Vec<u64>) {
         self.queue.canonical(now, out);
@@ -70,6 +73,7 @@ impl Requests {
         let replies: Vec<_> = self.replies.iter().filter(|&&(_, end)| end > now).collect();
         out.push(u64::MAX - replies.len() as u64);
         out.extend(replies.iter().flat_map(|&&(start, end)| [start.saturating_sub(now), end - now]));
+        self.devices.canonical(now, out);
         out.extend(self.latest.iter().map(|&t| t.saturating_sub(now)));
     }
 
@@ -104,15 +108,16 @@ impl Requests {
         (start, start + service)
     }
 
-    /// What the request queue, the write buffers, the write data buffers and the data
-    /// bus have held.
-    pub fn queues(&self) -> [Queue; 4] {
+    /// What the request queue, the write buffers, the write data buffers, the data
+    /// bus and the device reads on the I/O bus have held.
+    pub fn queues(&self) -> [Queue; 5] {
         let pool = |name, p: &Pool| Queue { name, unit: None, size: p.size(), occupancy: p.occupancy() };
         [
             pool("request queue", &self.queue),
             pool("write buffers", &self.buffers),
             pool("write data buffers", &self.data_buffers),
             Queue { name: "data bus", unit: None, size: 1, occupancy: self.bus.occupancy() },
+            pool("device reads", &self.devices),
         ]
     }
 }
@@ -195,15 +200,19 @@ impl Montecito {
     /// deferred response at the end of its snoop phase; once the device has answered,
     /// `device_cycles` after the request, the chipset's Deferred Reply transaction
     /// (§4.11.1's "other transactions") brings the data, in the in-order queue from its
-    /// request phase to its data. Returns the cycle the data is back.
+    /// request phase to its data. The chipset has `device_reads` reads outstanding on
+    /// the I/O bus at most: a read that finds them all taken (the other thread's) waits
+    /// for the first device to answer (MMC63). Returns the cycle the data is back.
     pub(super) fn device_read(&mut self, t0: u64) -> u64 {
         let r = self.cfg.bus_ratio;
         let (arrives, queued, ads) = self.queue_entry(t0 + 1);
         let answered = self.si.snoop(&self.cfg, ads, true, false);
         self.si.add(IOQ, false, ads, answered);
-        // The device's latency counts from the request on; a wait for the queue delays
-        // it. The reply's request phase is a bus clock before its data.
-        let ready = t0 + self.cfg.device_cycles + (queued - arrives);
+        // The device's latency counts from the request on; a wait for the queue, or for
+        // the I/O bus's outstanding reads, delays it. The reply's request phase is a bus
+        // clock before its data.
+        let asked = in_order(&mut self.requests.latest[3], t0 + (queued - arrives));
+        let (_, ready) = self.requests.devices.take(asked, |_| self.cfg.device_cycles);
         let earliest = self.si.edge(&self.cfg, ready.saturating_sub(r)).max(answered + r);
         let (data, done) = self.requests.reply(earliest, r);
         self.si.add(IOQ, false, data - r, done);
@@ -341,7 +350,7 @@ mod tests {
         assert!(total(Signal::SiWriteqLive) > 0 && most <= WRITE_DATA as u64);
         // MMC52: the ninth to twelfth writes found the eight write buffers taken.
         assert_eq!(total(Signal::L2dVictimBufferFull), 4);
-        let [_, buffers, data, bus] = m.requests.queues().map(|q| q.occupancy);
+        let [_, buffers, data, bus, _] = m.requests.queues().map(|q| q.occupancy);
         assert_eq!((buffers.most, data.most, bus.requests), (WRITE_BUFFERS, WRITE_DATA, 12));
     }
 
@@ -386,7 +395,7 @@ mod tests {
                 }
             }
             let [(rq, rq_most), (writeq, writeq_most)] = laid(&mut m, t + 20_000);
-            let [queue, buffers, data, bus] = m.requests.queues().map(|q| q.occupancy);
+            let [queue, buffers, data, bus, _] = m.requests.queues().map(|q| q.occupancy);
             prop_assert!(rq_most <= REQUEST_QUEUE as u64 && writeq_most <= WRITE_DATA as u64);
             prop_assert!(queue.most <= REQUEST_QUEUE && buffers.most <= WRITE_BUFFERS && data.most <= WRITE_DATA);
             prop_assert_eq!(rq, queue.residence);

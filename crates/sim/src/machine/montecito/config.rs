@@ -101,6 +101,10 @@ pub struct MontecitoConfig {
     /// Cycles from a device register read's request until the device's data is back
     /// at the bus, the chipset and the I/O bus between (ERRATA MMC59: an assumption).
     pub device_cycles: u64,
+    /// Device reads the chipset has outstanding on the I/O bus at once; a read that
+    /// finds them all taken waits for the first device to answer (ERRATA MMC63: an
+    /// assumption).
+    pub device_reads: usize,
     /// Cycles of the operating system's handler that performs a misaligned access the
     /// hardware refused, beyond the fault's `trap_cycles` (ERRATA MMC56: an assumption).
     pub unaligned_cycles: u64,
@@ -185,6 +189,7 @@ impl MontecitoConfig {
             fp_assist_cycles: 1000,
             page_fault_cycles: 2000,
             device_cycles: 1600,
+            device_reads: 1,
             unaligned_cycles: 1000,
             nat_recirculate_cycles: 1,
             lc_cycles: 2,
@@ -267,6 +272,7 @@ impl MontecitoConfig {
             a("core", "page_fault_cycles", &self.page_fault_cycles, &[ExceptionFlushCycles]),
             a("core", "unaligned_cycles", &self.unaligned_cycles, &[ExceptionFlushCycles]),
             a("core", "device_cycles", &self.device_cycles, &[DataDepStallCycles]),
+            a("core", "device_reads", &self.device_reads, &[DataDepStallCycles, ThreadSwitchStall]),
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]),

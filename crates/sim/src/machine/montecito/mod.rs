@@ -237,7 +237,7 @@ impl Montecito {
             data_sent: 0,
             data_ready: 0,
             written_back: 0,
-            requests: Requests::default(),
+            requests: Requests::new(cfg.device_reads),
             switch: false,
             hinted: false,
             hint_switch: false,

@@ -45,6 +45,7 @@ struct CoreKeys {
     fp_assist_cycles: Option<u64>,
     page_fault_cycles: Option<u64>,
     device_cycles: Option<u64>,
+    device_reads: Option<u64>,
     unaligned_cycles: Option<u64>,
     nat_recirculate_cycles: Option<u64>,
     lc_cycles: Option<u64>,
@@ -105,6 +106,7 @@ impl MontecitoConfig {
             o.core("fp_assist_cycles", c.fp_assist_cycles, &mut cfg.fp_assist_cycles, 0, 100_000)?;
             o.core("page_fault_cycles", c.page_fault_cycles, &mut cfg.page_fault_cycles, 0, 1_000_000)?;
             o.core("device_cycles", c.device_cycles, &mut cfg.device_cycles, 1, 100_000)?;
+            o.core_entries("device_reads", c.device_reads, &mut cfg.device_reads, 1, 16)?;
             o.core("unaligned_cycles", c.unaligned_cycles, &mut cfg.unaligned_cycles, 0, 1_000_000)?;
             o.core("nat_recirculate_cycles", c.nat_recirculate_cycles, &mut cfg.nat_recirculate_cycles, 0, 100)?;
             o.core("lc_cycles", c.lc_cycles, &mut cfg.lc_cycles, 1, 100)?;
