@@ -324,6 +324,9 @@ fn keys_refuse_what_their_structures_cannot_be() {
     assert_eq!(err("[core]\nline_clocks = 1\n"), "m.toml: core.line_clocks = 1: must be in 2..=64");
     assert_eq!(err("[core]\nstream_lines = 0\n"), "m.toml: core.stream_lines = 0: must be in 1..=64");
     assert_eq!(err("[core]\npvab_entries = 65\n"), "m.toml: core.pvab_entries = 65: must be in 1..=64");
+    // MMC63: the I/O bus takes at least one device read, or no device would answer.
+    assert_eq!(err("[core]\ndevice_reads = 0\n"), "m.toml: core.device_reads = 0: must be in 1..=16");
+    assert_eq!(err("[core]\ndevice_reads = 17\n"), "m.toml: core.device_reads = 17: must be in 1..=16");
     assert!(err("[core]\nbase_page = 32768\n").contains("base_page = 32768: must be a page size"));
     assert!(err("[direction]\nsize = 4\n").contains("unknown field `size`"));
     let arm1156 =

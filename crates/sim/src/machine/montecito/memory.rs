@@ -8,7 +8,7 @@ use super::group::{address_space, be_stall, Group};
 use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request, L3_BYTES_PER_CYCLE};
 use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
-use super::{Montecito, NOMINAL_URGENCY, OUTER};
+use super::{Montecito, Return, NOMINAL_URGENCY, OUTER};
 use super::{Out, Signals};
 use crate::machine::peer::Answer;
 use crate::machine::ALIAS;
@@ -151,11 +151,9 @@ impl Montecito {
         } else if wins {
             self.switch = true;
             if miss.is_some() {
-                self.returns[t].push(ready);
                 s.bump(Signal::DeferredMemoryReads);
-            } else {
-                self.uncached_returns[t].push(ready);
             }
+            self.returns[t].push(Return { ready, line: miss.is_some() });
             return 0;
         }
         if self.may_switch && other.is_some() {

@@ -65,6 +65,15 @@ const MAX_URGENCY: u8 = 7;
 /// The caches beyond the L1s: L2I, L2D, L3.
 const OUTER: usize = 3;
 
+/// A read a thread switched away from, completing in the background: the cycle its
+/// data is back, and whether it brings a line (an L3 miss's, which counts a memory
+/// read as it returns, MD12) or not (an uncacheable read's, MMC62).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Return {
+    ready: u64,
+    line: bool,
+}
+
 pub struct Montecito {
     cfg: MontecitoConfig,
     l1i: Cache,
@@ -98,9 +107,8 @@ pub struct Montecito {
     /// For each thread, the cycles at which the data of its L3 misses it switched away
     /// from are back (docs/engine.md, step D): they complete in the background, and a
     /// thread that comes back before they do waits for them. The same for its
-    /// uncacheable reads (MMC62), which count nothing when they return.
-    returns: Vec<Vec<u64>>,
-    uncached_returns: Vec<Vec<u64>>,
+    /// uncacheable reads (MMC62), which bring no line and count nothing as they return.
+    returns: Vec<Vec<Return>>,
     /// The cycle the last L2D miss sent to the L3 or memory left for it and the cycle
     /// its data is back (`request_buffer`), for the miss's `memory_latency`.
     data_sent: u64,
@@ -233,7 +241,6 @@ impl Montecito {
             privilege_change: 0,
             thread: 0,
             returns: vec![Vec::new(); threads],
-            uncached_returns: vec![Vec::new(); threads],
             data_sent: 0,
             data_ready: 0,
             written_back: 0,
@@ -297,8 +304,8 @@ impl Montecito {
     /// an uncacheable one's) whose data is back raises it by one, up to nominal
     /// (§2.4.1.3).
     fn urgency_at(&self, t: usize, now: u64) -> u8 {
-        let back = |r: &Vec<Vec<u64>>| r.get(t).map_or(0, |r| r.iter().filter(|&&at| at <= now).count());
-        let (u, back) = (self.urgency.get(t).copied().unwrap_or(0), back(&self.returns) + back(&self.uncached_returns));
+        let back = self.returns.get(t).map_or(0, |r| r.iter().filter(|r| r.ready <= now).count());
+        let u = self.urgency.get(t).copied().unwrap_or(0);
         if u < NOMINAL_URGENCY {
             (u as usize + back).min(usize::from(NOMINAL_URGENCY)) as u8
         } else {
@@ -323,7 +330,7 @@ impl Montecito {
         // §2.4.1: the switch invalidates the PVAB and cancels the prefetch pipeline's
         // requests: the stream ends (MMC50).
         self.streaming = None;
-        let pending = self.returns.get(left).map_or(0, Vec::len) + self.uncached_returns.get(left).map_or(0, Vec::len);
+        let pending = self.returns.get(left).map_or(0, Vec::len);
         let low_power = std::mem::take(&mut self.low_power);
         let cause = match (std::mem::take(&mut self.hint_switch), std::mem::take(&mut self.timed_out), pending) {
             _ if low_power => Signal::ThreadSwitchesLowPower,
@@ -344,9 +351,8 @@ impl Montecito {
         let t = self.thread;
         self.urgency[t] = self.urgency_at(t, u64::MAX);
         let returns = std::mem::take(&mut self.returns[t]);
-        let uncached = std::mem::take(&mut self.uncached_returns[t]);
-        let returned = returns.len() as u64;
-        let back = returns.iter().chain(&uncached).copied().max().unwrap_or(0);
+        let returned = returns.iter().filter(|r| r.line).count() as u64;
+        let back = returns.iter().map(|r| r.ready).max().unwrap_or(0);
         let waits = back.saturating_sub(arrived).max(returned);
         if waits > 0 {
             // A read back in the background counts a cycle each, in which the thread
@@ -374,7 +380,7 @@ impl Core<MONTECITO> for Montecito {
         if thread != self.thread {
             // §2.4.1.3: a thread leaving on a time-out (not on an L3 miss, whose data it
             // still waits for) is ready to go on: urgency 7.
-            if self.returns[self.thread].is_empty() && self.uncached_returns[self.thread].is_empty() {
+            if self.returns[self.thread].is_empty() {
                 self.urgency[self.thread] = MAX_URGENCY;
             }
             self.switching = Some(self.thread);
@@ -495,9 +501,9 @@ impl Core<MONTECITO> for Montecito {
         }
         out.extend(self.urgency.iter().map(|&u| u64::from(u)));
         out.extend(self.halted.iter().map(|&h| u64::from(h)));
-        for r in self.returns.iter().chain(&self.uncached_returns) {
+        for r in &self.returns {
             // Relative to the clock: the same waits ahead are the same state.
-            let mut left: Vec<u64> = r.iter().map(|&at| at.saturating_sub(self.clock)).collect();
+            let mut left: Vec<u64> = r.iter().map(|r| r.ready.saturating_sub(self.clock) << 1 | u64::from(r.line)).collect();
             left.sort_unstable();
             out.push(left.len() as u64);
             out.extend(left);
