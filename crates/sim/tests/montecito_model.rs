@@ -19,6 +19,7 @@ const CPU_OP_CYCLES: u64 = 0x12;
 const CPU_OP_CYCLES_HALTED: u64 = 0x18;
 const ITLB_MISSES_FETCH: u64 = 0x47;
 const BR_MISPRED_DETAIL: u64 = 0x5b;
+const BUS_HITM: u64 = 0x84;
 const BUS_MEMORY: u64 = 0x8a;
 const BUS_MEM_READ: u64 = 0x8b;
 const BUS_RD_DATA: u64 = 0x8c;
@@ -28,6 +29,7 @@ const SI_CYCLES: u64 = 0x8e;
 const SI_RQ_INSERTS: u64 = 0x9e;
 const SI_WRITEQ_INSERTS: u64 = 0xa1;
 const SI_CCQ_INSERTS: u64 = 0xa5;
+const ER_BRQ_REQ_INSERTED: u64 = 0xba;
 const L1DTLB_TRANSFER: u64 = 0xc0;
 const L2DTLB_MISSES: u64 = 0xc1;
 const DATA_REFERENCES_SET1: u64 = 0xc5;
@@ -453,13 +455,29 @@ fn table_3_6_threshold_n_counts_cycles_whose_value_exceeds_n() {
 
 #[test]
 fn table_4_42_a_cycle_never_adds_more_than_the_events_max_increment() {
-    // MD11: Max Inc/Cyc clamps a cycle's value: 6 for IA64_INST_RETIRED, 1 for BUS_MEMORY
-    // (a cycle with a fill and a write-back is one transaction here).
+    // MD11: Max Inc/Cyc clamps a cycle's value: 6 for IA64_INST_RETIRED, 1 for
+    // ER_BRQ_REQ_INSERTED (two L2D misses of one cycle enter the BRQ as one here).
     let wide = vec![span(0, USER, 10).with(Signal::Instructions, 8)];
     assert_eq!(count4(counting(IA64_INST_RETIRED, 0, &[]), wide.clone()), 60);
     assert_eq!(count4(counting(IA64_INST_RETIRED, 0, &[("threshold", 6)]), wide), 0, "the clamped value is thresholded");
+    let misses = vec![span(0, USER, 10).with(Signal::L2DataMisses, 2)];
+    assert_eq!(count4(counting(ER_BRQ_REQ_INSERTED, 0, &[]), misses), 10);
+}
+
+#[test]
+fn md11_every_bus_transaction_of_a_cycle_counts() {
+    // MD11: the bus takes a cycle's transactions a request phase apart, so a fill and
+    // its victim's write-back made in one cycle are two BUS_MEMORY transactions, and
+    // BUS_HITM counts a BRL's and a BRIL's HITM alike (its NOTE: BUS_RD_HITM +
+    // BUS_RD_INVALID_BST_HITM; SELF).
     let victim = vec![span(0, USER, 10).with(Signal::MemoryReads, 1).with(Signal::MemoryWrites, 1).with(Signal::DCacheWritebacks, 2)];
-    assert_eq!(count4(counting(BUS_MEMORY, ALL_EITHER, &[]), victim), 10);
+    assert_eq!(count4(counting(BUS_MEMORY, ALL_EITHER, &[]), victim), 20);
+    let hitms = vec![span(0, USER, 10)
+        .with(Signal::MemoryReads, 2)
+        .with(Signal::StoresLocalMemory, 1)
+        .with(Signal::BrlHitm, 1)
+        .with(Signal::BrilHitm, 1)];
+    assert_eq!(count4(counting(BUS_HITM, 0b10, &[]), hitms), 20);
 }
 
 // ------------------------------------------------------------------- MESI
@@ -1019,9 +1037,10 @@ fn l2d_and_l3_events_count_the_machines_lookups() {
 #[test]
 fn bus_events_split_full_line_and_partial_transactions() {
     // MD15: the machine names each transaction's type; a non-cacheable read is a
-    // partial one (BRP), the rest of this mix are lines.
+    // partial one (BRP), the rest of this mix are lines; a read miss and its victim's
+    // write-back of one cycle are two transactions (MD11).
     let c = |code, umask| count4(counting(code, umask, &[]), memory_mix());
-    assert_eq!([c(BUS_MEMORY, 0b0100), c(BUS_MEMORY, 0b1000), c(BUS_MEMORY, 0b1100)], [30, 10, 40]);
+    assert_eq!([c(BUS_MEMORY, 0b0100), c(BUS_MEMORY, 0b1000), c(BUS_MEMORY, 0b1100)], [40, 10, 50]);
     assert_eq!([c(BUS_MEM_READ, 0b0110), c(BUS_MEM_READ, 0b1110), c(BUS_MEM_READ, 0b0010)], [30, 30, 0], "BRL, ALL, BIL");
     assert_eq!(c(BUS_RD_DATA, 0b10), 20);
     assert_eq!(c(BUS_RD_PRTL, 0b10), 10);
@@ -1044,7 +1063,7 @@ fn md46_coalesced_writes_uncacheable_accesses_and_castouts_are_their_own_transac
     };
     let c = |code, umask| count4(counting(code, umask, &[]), spans());
     assert_eq!(c(BUS_RD_PRTL, 0b10), 10, "the device read");
-    assert_eq!([c(BUS_MEMORY, 0b0110), c(BUS_MEMORY, 0b1010), c(BUS_MEMORY, 0b1110)], [20, 40, 60], "max 1 a cycle");
+    assert_eq!([c(BUS_MEMORY, 0b0110), c(BUS_MEMORY, 0b1010), c(BUS_MEMORY, 0b1110)], [20, 50, 70], "the two pieces are two (MD11)");
     assert_eq!([c(BUS_WR_WB, 0b0110), c(BUS_WR_WB, 0b1010), c(BUS_WR_WB, 0b1110)], [20, 10, 30]);
     // Table 4-122: SI_WRITEQ_INSERTS bits 3:1 ALL, EWB, WC32, WC16; bit 0 SELF (MD14).
     assert_eq!([c(SI_WRITEQ_INSERTS, 0b0001), c(SI_WRITEQ_INSERTS, 0b0101), c(SI_WRITEQ_INSERTS, 0b1011)], [50, 10, 20]);

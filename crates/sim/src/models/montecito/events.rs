@@ -288,8 +288,14 @@ pub struct MappedEvent {
     /// Table 4-42 "Type" (corrected where the detailed description differs: MD26).
     pub ty: EventType,
     /// Table 4-42 "Max Inc/Cyc" (corrected where the detailed description differs:
-    /// MD26): a cycle's value is clamped to it (MD11).
+    /// MD26): a cycle's value is clamped to it (MD11), unless it counts bus
+    /// transactions.
     pub max_inc: u8,
+    /// It counts the front-side bus's transactions, or their final snoop answers: the
+    /// model makes a cycle's transactions in that cycle, where the bus takes each in a
+    /// request phase (and a snoop phase) of its own, a bus clock apart, so every one
+    /// counts and Max Inc/Cyc does not clamp them together (MD11).
+    pub transactions: bool,
     /// Chapter 4 says "MESI filtering capability": PMC.MESI applies (Table 3-6).
     pub mesi: bool,
     /// How the unit mask names the agent whose transactions count (MD14).
@@ -312,6 +318,15 @@ pub enum Agent {
 }
 
 impl MappedEvent {
+    /// The most a cycle's value adds (MD11).
+    pub(super) fn clamp(&self) -> u64 {
+        if self.transactions {
+            u64::MAX
+        } else {
+            u64::from(self.max_inc)
+        }
+    }
+
     /// The type the event counts with under `umask`: a Self Floating event is Floating
     /// for SELF, Causal for EITHER, IO and ANY (MD14).
     pub(super) fn resolved_type(&self, umask: u64) -> EventType {

@@ -24,6 +24,7 @@ pub(super) struct Program {
     pub(super) atoms: &'static [Atom],
     /// Resolved type: Active, Causal or Floating (Self Floating resolved by the umask).
     pub(super) ty: EventType,
+    /// The most a cycle adds (MD11).
     pub(super) max_inc: u64,
     pub(super) mesi_capable: bool,
     /// §3.3.2: it counts the other thread's events too: .all on a duplicated counter,
@@ -70,7 +71,7 @@ impl Program {
         Some(Program {
             atoms,
             ty,
-            max_inc: u64::from(event.max_inc),
+            max_inc: event.clamp(),
             mesi_capable: event.mesi,
             both_threads: !banked && (ALL.get(pmc) == 1 || event.all),
             reach,
@@ -137,7 +138,7 @@ pub fn per_cycle<const F: usize>(code: u8, umask: u64, span: &Span<F>) -> u64 {
 
 /// [`per_cycle`] of one selection, its atoms looked up once: for asking many spans.
 pub fn counter<const F: usize>(code: u8, umask: u64) -> impl Fn(&Span<F>) -> u64 {
-    let selected = mapped_event(code).and_then(|e| Some(((e.select)(umask)?, u64::from(e.max_inc))));
+    let selected = mapped_event(code).and_then(|e| Some(((e.select)(umask)?, e.clamp())));
     move |span| {
         let Some((atoms, max_inc)) = selected else { return 0 };
         let captured = super::capture::reachable(span);

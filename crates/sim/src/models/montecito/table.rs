@@ -18,7 +18,7 @@ use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
 const fn ev(code: u8, name: &'static str, ty: EventType, max_inc: u8, select: fn(u64) -> Option<&'static [Atom]>) -> MappedEvent {
-    MappedEvent { code, name, ty, max_inc, mesi: false, agent: Agent::None, all: false, select }
+    MappedEvent { code, name, ty, max_inc, transactions: false, mesi: false, agent: Agent::None, all: false, select }
 }
 
 /// An event that counts both threads' whatever .all says (ME23).
@@ -35,6 +35,13 @@ const FAILED_CHECKS: [Atom; 2] = [Atom::AnyOf(Signal::FailedChecks, FAILED_CHECK
 /// A bus event: its unit mask's bits 1:0 name the agent.
 const fn bus(mut e: MappedEvent) -> MappedEvent {
     e.agent = Agent::Bus;
+    e
+}
+
+/// A bus event that counts transactions (or their final answers), each in the cycle
+/// that made it, however many a cycle made (MD11).
+const fn transactions(mut e: MappedEvent) -> MappedEvent {
+    e.transactions = true;
     e
 }
 
@@ -401,22 +408,22 @@ pub static EVENTS: &[MappedEvent] = &[
     // line in the L2I and invalidated it (MMC35).
     ev(0x7f, "L2I_SNOOP_HITS", C, 1, |_| Some(&[Sig(Signal::L2iSnoopHits)])),
     // System bus and system interface events (§4.11, `bus.rs`; MD14, MD15, MD46).
-    bus(ev(0x80, "BUS_RD_HIT", S, 1, bus::bus_rd_hit)),
-    bus(ev(0x81, "BUS_RD_HITM", S, 1, bus::bus_rd_hitm)),
-    bus(ev(0x82, "BUS_RD_INVALID_HITM", S, 1, bus::bus_rd_invalid_hitm)),
-    bus(ev(0x83, "BUS_RD_INVALID_BST_HITM", S, 1, bus::bus_rd_invalid_bst_hitm)),
-    bus(ev(0x84, "BUS_HITM", S, 1, bus::bus_hitm)),
-    bus(ev(0x87, "BUS_ALL", S, 1, bus::bus_all)),
+    transactions(bus(ev(0x80, "BUS_RD_HIT", S, 1, bus::bus_rd_hit))),
+    transactions(bus(ev(0x81, "BUS_RD_HITM", S, 1, bus::bus_rd_hitm))),
+    transactions(bus(ev(0x82, "BUS_RD_INVALID_HITM", S, 1, bus::bus_rd_invalid_hitm))),
+    transactions(bus(ev(0x83, "BUS_RD_INVALID_BST_HITM", S, 1, bus::bus_rd_invalid_bst_hitm))),
+    transactions(bus(ev(0x84, "BUS_HITM", S, 1, bus::bus_hitm))),
+    transactions(bus(ev(0x87, "BUS_ALL", S, 1, bus::bus_all))),
     bus(ev(0x88, "BUS_DATA_CYCLE", C, 1, bus::bus_data_cycle)),
-    bus(ev(0x89, "MEM_READ_CURRENT", C, 1, bus::mem_read_current)),
-    bus(ev(0x8a, "BUS_MEMORY", S, 1, bus::bus_memory)),
-    bus(ev(0x8b, "BUS_MEM_READ", S, 1, bus::bus_mem_read)),
-    bus(ev(0x8c, "BUS_RD_DATA", S, 1, bus::bus_rd_data)),
-    bus(ev(0x8d, "BUS_RD_PRTL", S, 1, bus::bus_rd_prtl)),
+    transactions(bus(ev(0x89, "MEM_READ_CURRENT", C, 1, bus::mem_read_current))),
+    transactions(bus(ev(0x8a, "BUS_MEMORY", S, 1, bus::bus_memory))),
+    transactions(bus(ev(0x8b, "BUS_MEM_READ", S, 1, bus::bus_mem_read))),
+    transactions(bus(ev(0x8c, "BUS_RD_DATA", S, 1, bus::bus_rd_data))),
+    transactions(bus(ev(0x8d, "BUS_RD_PRTL", S, 1, bus::bus_rd_prtl))),
     // SI_CYCLES: the SI clock is the core's (bus ratio × bus clock).
     ev(0x8e, "SI_CYCLES", C, 1, |_| Some(&[Atom::Cycles])),
     bus(ev(0x8f, "BUS_SNOOP_STALL_CYCLES", S, 1, bus::bus_snoop_stall_cycles)),
-    bus(ev(0x92, "BUS_WR_WB", S, 1, bus::bus_wr_wb)),
+    transactions(bus(ev(0x92, "BUS_WR_WB", S, 1, bus::bus_wr_wb))),
     bus(ev(0x93, "BUS_B2B_DATA_CYCLES", C, 1, bus::bus_b2b_data_cycles)),
     ev(0x97, "SI_IOQ_LIVE_REQ_LO", C, 7, bus::si_ioq_live_lo),
     ev(0x98, "SI_IOQ_LIVE_REQ_HI", C, 1, bus::si_ioq_live_hi),
@@ -437,7 +444,7 @@ pub static EVENTS: &[MappedEvent] = &[
     si(ev(0xab, "SI_SCB_INSERTS", C, 1, bus::si_scb_inserts)),
     si(ev(0xac, "SI_SCB_LIVE_REQ_LO", C, 7, bus::si_scb_live_lo)),
     si(ev(0xad, "SI_SCB_LIVE_REQ_HI", C, 1, bus::si_scb_live_hi)),
-    ev(0xae, "SI_SCB_SIGNOFFS", C, 1, bus::si_scb_signoffs),
+    transactions(ev(0xae, "SI_SCB_SIGNOFFS", C, 1, bus::si_scb_signoffs)),
     // SI_WDQ_ECC_ERRORS bits 3:2: 00 SGL, 01 DBL, 1x ALL; bit 0 the agent. Errors
     // happen only under fault injection, in this core's writes (MMC26, MD49).
     si(ev(0xaf, "SI_WDQ_ECC_ERRORS", S, 1, |u| match u >> 2 & 3 {
