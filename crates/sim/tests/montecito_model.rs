@@ -940,12 +940,30 @@ fn br_mispred_detail_splits_branches_by_prediction_and_type() {
 fn loads_stores_and_data_references() {
     let loads =
         at(span(0, USER, 10).with(Signal::Loads, 2).with(Signal::DCacheAccesses, 1).with(Signal::DCacheAccessesCacheable, 1), 0, false);
-    let uc_store = at(span(0, USER, 5).with(Signal::Stores, 1).with(Signal::DCacheAccesses, 1), 0x4000_0000, true);
+    let uc_store =
+        at(span(0, USER, 5).with(Signal::Stores, 1).with(Signal::DCacheAccesses, 1).with(Signal::UncachedStores, 1), 0x4000_0000, true);
     let spans = || vec![loads, uc_store];
     assert_eq!(count4(counting(LOADS_RETIRED, 0, &[]), spans()), 20);
     assert_eq!(count4(counting(STORES_RETIRED, 0, &[]), spans()), 5);
     assert_eq!(count4(counting(UC_STORES_RETIRED, 0, &[]), spans()), 5);
     assert_eq!(count4(counting(DATA_REFERENCES_SET1, 0, &[]), spans()), 25);
+    // An issue group of a cacheable load and a store to a frame buffer (MMC1): each
+    // access counts by its own memory attribute.
+    let mixed = || {
+        vec![at(
+            span(0, USER, 10)
+                .with(Signal::Loads, 1)
+                .with(Signal::Stores, 1)
+                .with(Signal::DCacheAccesses, 2)
+                .with(Signal::DCacheAccessesCacheable, 1)
+                .with(Signal::UncachedStores, 1),
+            0,
+            false,
+        )]
+    };
+    assert_eq!(count4(counting(UC_STORES_RETIRED, 0, &[]), mixed()), 10);
+    assert_eq!(count4(counting(0xc2, 0, &[]), mixed()), 10, "L1D_READS_SET0: the cacheable load");
+    assert_eq!(count4(counting(L2D_REFERENCES, 0b10, &[]), mixed()), 0, "L2D_REFERENCES.WRITES: no cacheable store");
     // §4.15: L1D_READS counts "RSE loads", DATA_REFERENCES "RSE operations"; the RSE's
     // fills and spills are no retired loads or stores (MMC17).
     let fills = span(0, USER, 3).with(Signal::RseLoads, 2).with(Signal::RseFillStallCycles, 1);
@@ -1007,7 +1025,7 @@ fn memory_mix() -> Vec<Span> {
             span(0, USER, 10)
                 .with(Signal::Loads, 1)
                 .with(Signal::DCacheAccesses, 1)
-                .with(Signal::DCacheMisses, 1)
+                .with(Signal::UncachedLoads, 1)
                 .with(Signal::MemoryReads, 1)
                 .with(Signal::PartialMemoryReads, 1),
             0x4000_0000,
@@ -1469,22 +1487,29 @@ fn table_4_104_uncacheable_code_reads() {
     assert_eq!(count4(counting(L2I_DEMAND_READS, 0, &[]), spans), 11);
 }
 
-/// §4.15 MISALIGNED_LOADS_RETIRED and MISALIGNED_STORES_RETIRED (MMC56): a cycle's
-/// misaligned accesses the hardware performed are its loads' when it has loads, its
-/// stores' when it has stores (a store's group holds no other data access), both for
-/// a semaphore; a trapped one is not counted (the machine sets no signal for it).
+/// §4.15 MISALIGNED_LOADS_RETIRED and MISALIGNED_STORES_RETIRED (MMC56): the
+/// misaligned reads and writes the hardware performed, however a cycle's group mixes
+/// loads and stores (MMC1); a semaphore is both; a trapped one is not counted (the
+/// machine sets no signal for it).
 #[test]
-fn s4_15_misaligned_accesses_count_by_their_cycles_loads_and_stores() {
+fn s4_15_misaligned_accesses_count_as_reads_and_writes() {
     const MISALIGNED_LOADS_RETIRED: u64 = 0xce;
     const MISALIGNED_STORES_RETIRED: u64 = 0xd2;
     let spans = vec![
-        span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::Misaligned, 1),
-        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Stores, 1).with(Signal::Misaligned, 1),
-        span(0, USER, 100).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::Stores, 1).with(Signal::Misaligned, 1),
-        span(0, USER, 1000).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::Stores, 1),
+        span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::MisalignedReads, 1),
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Stores, 1).with(Signal::MisalignedWrites, 1),
+        // A semaphore.
+        span(0, USER, 100)
+            .with(Signal::Instructions, 1)
+            .with(Signal::Loads, 1)
+            .with(Signal::Stores, 1)
+            .with(Signal::MisalignedReads, 1)
+            .with(Signal::MisalignedWrites, 1),
+        // An aligned load beside a misaligned store.
+        span(0, USER, 1000).with(Signal::Instructions, 2).with(Signal::Loads, 1).with(Signal::Stores, 1).with(Signal::MisalignedWrites, 1),
     ];
     assert_eq!(count4(counting(MISALIGNED_LOADS_RETIRED, 0, &[]), spans.clone()), 101);
-    assert_eq!(count4(counting(MISALIGNED_STORES_RETIRED, 0, &[]), spans), 110);
+    assert_eq!(count4(counting(MISALIGNED_STORES_RETIRED, 0, &[]), spans), 1110);
 }
 
 /// Tables 4-51 to 4-54 for indirect jumps predicated on a condition (MMC41), the

@@ -415,10 +415,21 @@ pub enum Signal {
     /// bit 0 ([`FAILED_CHECK_INT`]) an integer load's, bit 1 ([`FAILED_CHECK_FP`]) a
     /// floating-point load's (INST_FAILED_CHKS_RETIRED, MMC55).
     FailedChecks,
-    /// Montecito loads and stores at a misaligned address that the hardware performed
-    /// (MISALIGNED_LOADS_RETIRED, MISALIGNED_STORES_RETIRED; ERRATA MMC56). A store's
-    /// group holds no other data access, so a cycle's loads and stores say which.
-    Misaligned,
+    /// Montecito accesses at a misaligned address that the hardware performed (ERRATA
+    /// MMC56): those that read (loads, semaphores: MISALIGNED_LOADS_RETIRED) and those
+    /// that write (stores, semaphores: MISALIGNED_STORES_RETIRED). A semaphore is both;
+    /// an issue group may hold loads and stores (MMC1).
+    MisalignedReads,
+    MisalignedWrites,
+    /// Montecito data accesses to memory no cache holds (non-cacheable memory, device
+    /// registers): those that read, that write, FP loads and semaphores among them,
+    /// each counted as it issues, so that an issue group mixing them with cacheable
+    /// ones (MMC1) counts each where it belongs (UC_LOADS_RETIRED, UC_STORES_RETIRED,
+    /// and the L1D's and L2D's cacheable references).
+    UncachedLoads,
+    UncachedStores,
+    UncachedFpLoads,
+    UncachedAtomics,
     /// Montecito stall cycles waiting for a load the L2D cancelled and issued again
     /// (ERRATA MMC47).
     CancelledLoadCycles,
@@ -552,6 +563,13 @@ pub enum Signal {
     /// (late cancels; ERRATA MMC48).
     L2dAcquireCancels,
     L2dSiblingAcquireCancels,
+    /// Montecito L2D reads cancelled in L2A by a store of their issue group to their
+    /// 4-byte word, both having bypassed the empty OzQ: late cancels of an effective
+    /// release (a subset of `L2dStoreMatchL2a`; ERRATA MMC1).
+    L2dLateBypassReleases,
+    /// Montecito L2D store hits forced to recirculate by a miss of their issue group
+    /// to their set (L2D_FORCE_RECIRC.TAG_NOTOK; ERRATA MMC1).
+    L2dTagNotOk,
     /// Montecito L2D hits cancelled while the data array wrote a fill (a read's,
     /// OZQ_PREEMPT; a store's, FILL_ST_CONF; a store's when the fill merges stores'
     /// data, OZDATA_CONF) or read a dirty victim out (WB_CONF), and reads that met a

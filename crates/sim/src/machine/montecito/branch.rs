@@ -3,7 +3,7 @@
 //! (ERRATA MD40), predicated returns and indirect jumps (MMC40, MMC41), and what a
 //! branch does to its issue group and to fetch.
 
-use super::group::{bundle_address, fe_stall, Group};
+use super::group::{bundle_address, fe_stall, Group, Port};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::INSN;
@@ -151,7 +151,7 @@ impl Montecito {
     /// A branch joins the group; taken, it ends it; mispredicted, the pipeline flushes.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn branch(&mut self, g: &mut Group, out: &mut Out, ip: u64, s: Signals, taken: bool, wrong: bool, target: u64) {
-        self.join(g, out, ip, false);
+        self.join(g, out, ip, Port::None);
         g.signals.bump(Signal::Branches);
         for (signal, on) in [(Signal::BranchesTaken, taken), (Signal::BranchMispredicts, wrong)] {
             if on {

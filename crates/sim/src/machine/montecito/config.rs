@@ -20,7 +20,8 @@ pub struct MontecitoConfig {
     /// Hardware threads of the core (2; 1 with Hyper-Threading off).
     pub threads: usize,
     /// Instructions dispersed per cycle: two bundles of three (§2.3.1), of which at
-    /// most `memory_ports` loads and stores (the M ports serving data).
+    /// most `memory_ports` loads and as many stores: §2.1's L1D is "dual-ported to
+    /// support two integer loads and two stores".
     pub issue_width: u8,
     pub memory_ports: u8,
     /// Table 2-9: L1D write-through, 16 KB 4-way 64-byte lines; L1I 16 KB 4-way 64-byte

@@ -1,9 +1,9 @@
 //! Montecito instruction execution: issue groups of up to six instructions (two
-//! bundles, §2.3.1), at most two of them memory operations; a taken branch, a load
-//! whose value the next instruction needs, or a store ends its group.
+//! bundles, §2.3.1), at most two loads and two stores among them (§2.1); a taken
+//! branch or a load whose value the next instruction needs ends its group.
 
 use super::branch::is_wrong;
-use super::group::{address_space, be_stall, bundle_address, fe_stall, slot, Group};
+use super::group::{address_space, be_stall, bundle_address, fe_stall, slot, Group, Port};
 use super::levels::{translated, Side};
 use super::speculation;
 use super::Montecito;
@@ -146,17 +146,23 @@ impl Montecito {
         }
     }
 
-    /// Issues the group first when it has no room for one more instruction (a memory
-    /// operation, `memory`).
-    pub(super) fn make_room(&mut self, g: &mut Group, out: &mut Out, memory: bool) {
-        if g.issued + g.skipped >= self.cfg.issue_width || (memory && g.memory == self.cfg.memory_ports) {
+    /// Issues the group first when it has no room for one more instruction, which
+    /// takes `port`.
+    pub(super) fn make_room(&mut self, g: &mut Group, out: &mut Out, port: Port) {
+        let ports = self.cfg.memory_ports;
+        let full = match port {
+            Port::None => false,
+            Port::Load => g.loads == ports,
+            Port::Store => g.stores == ports,
+        };
+        if full || g.issued + g.skipped >= self.cfg.issue_width {
             self.close(g, out);
         }
     }
 
     /// Adds an instruction to the group, closing it first when it is full.
-    pub(super) fn join(&mut self, g: &mut Group, out: &mut Out, ip: u64, memory: bool) {
-        self.make_room(g, out, memory);
+    pub(super) fn join(&mut self, g: &mut Group, out: &mut Out, ip: u64, port: Port) {
+        self.make_room(g, out, port);
         if g.issued == 0 {
             g.ip = ip;
             if std::mem::take(&mut g.resteered) {
@@ -164,7 +170,8 @@ impl Montecito {
             }
         }
         g.issued += 1;
-        g.memory += u8::from(memory);
+        g.loads += u8::from(port == Port::Load);
+        g.stores += u8::from(port == Port::Store);
     }
 
     /// A counted loop's back edge (`br.cloop`) in its first iteration: the front end's
@@ -233,7 +240,7 @@ impl Montecito {
         }
         match op {
             Op::Int => {
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 if self.squashing > 0 {
                     // Issued and retired with a false predicate (MMC32).
                     self.squashing -= 1;
@@ -244,7 +251,7 @@ impl Montecito {
                 // A bundle's empty slot: dispersed and retired like any instruction
                 // (IA64_INST_RETIRED counts it, §4.2); one in an if-converted block
                 // is predicated off, which NOPS_RETIRED leaves out.
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 if self.squashing > 0 {
                     self.squashing -= 1;
                     g.signals.bump(Signal::PredicatedOff);
@@ -257,7 +264,7 @@ impl Montecito {
                 // interrupt, event monitoring frozen (§3.3.12). With the other thread
                 // awake the core switches to it at the end of the iteration (a
                 // low-power switch); otherwise the core halts (CPU_OP_CYCLES_HALTED).
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 self.close(g, out);
                 if let Some(wake) = self.wake {
                     self.halted[self.thread] = true;
@@ -279,7 +286,7 @@ impl Montecito {
                     self.hinted = true;
                     self.note_decision(g, out);
                 }
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
             }
             Op::SpecialReg => {
                 // A control-register move (the kernel saving or setting processor
@@ -288,7 +295,7 @@ impl Montecito {
                 // (SERIALIZATION_EVENTS, MMC31), as part of the interruption's entry:
                 // the register stack moves to the kernel's backing store and the
                 // general registers to bank 1 (MMC39).
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 let kernel = !phase.privilege.is_user();
                 if kernel {
                     g.signals.bump(Signal::InstructionSerializations);
@@ -299,7 +306,7 @@ impl Montecito {
                 }
             }
             Op::Fp(f) => {
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 // FP_OPS_RETIRED's weights (§4.15) give `getf` none: it computes nothing.
                 if f != FpOp::ToInt {
                     g.signals.bump(Signal::FguCryptoInstructions);
@@ -328,7 +335,7 @@ impl Montecito {
             Op::Barrier if acquired(phase, i) => {}
             Op::Barrier => {
                 // A fence drains the write-coalescing buffers (MMC22).
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 let mut sent = Vec::new();
                 self.wcb.drain(&mut sent);
                 let now = self.now(out);
@@ -341,7 +348,7 @@ impl Montecito {
                 // copy written back, by a BIL on the bus, whose snoop reaches this
                 // core's L1I (L1I_SNOOP: "each fc instruction will produce 1 snoop
                 // request to L1I after it goes out on the bus") and its L2I (MMC35).
-                self.join(g, out, ip, true);
+                self.join(g, out, ip, Port::Load);
                 let addr = phase.streams[usize::from(a.stream)].position(k) + u64::from(a.offset);
                 let now = self.now(out);
                 let shared = phase.streams[usize::from(a.stream)].shared;
@@ -349,14 +356,14 @@ impl Montecito {
                 self.sync_code(ip, g, out);
             }
             Op::Syscall => {
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 self.close(g, out);
                 out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
             }
             Op::ExceptionReturn => {
                 // Leaving the kernel (MMC39): `loadrs`, the user's backing store back
                 // in ar.bspstore, bank 0, then `rfi`.
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 self.close(g, out);
                 let exit = [
                     (1, Signal::RseLoadrsStallCycles),
@@ -405,7 +412,7 @@ impl Montecito {
                 // The compiler's if-conversion (MMC32): a compare sets the predicate,
                 // and the instructions it guards issue either way, squashed when the
                 // condition says to skip them.
-                self.join(g, out, ip, false);
+                self.join(g, out, ip, Port::None);
                 if when.taken(k, phase.iterations) {
                     self.squashing = over;
                 }

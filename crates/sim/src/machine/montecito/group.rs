@@ -28,14 +28,26 @@ pub(super) fn address_space(phase: &Phase) -> u32 {
     }
 }
 
-/// The issue group being formed: its instructions' signals, how many, the memory
-/// operations among them, and the first data reference.
+/// The memory port an instruction takes (ERRATA MMC1): none, a load's (the L1D's two
+/// load ports, which semaphores, lfetches and `fc` take too) or a store's (its two
+/// store ports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Port {
+    None,
+    Load,
+    Store,
+}
+
+/// The issue group being formed: its instructions' signals, how many, the loads and
+/// the stores among them, and its data reference: the first read's, else the first
+/// store's.
 #[derive(Default)]
 pub(super) struct Group {
     pub(super) ip: u64,
     pub(super) signals: Signals,
     pub(super) issued: u8,
-    pub(super) memory: u8,
+    pub(super) loads: u8,
+    pub(super) stores: u8,
     pub(super) mem: Option<MemRef>,
     /// What its data reference's and its fetch's misses were like.
     pub(super) detail: Detail,

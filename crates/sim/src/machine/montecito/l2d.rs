@@ -5,7 +5,7 @@
 
 use super::group::{be_stall, Group};
 use super::levels::{l3_signal, Level};
-use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage};
+use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage, StoreMatch};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::stream::Signal;
@@ -169,7 +169,7 @@ impl Montecito {
             return L2d::Secondary(miss.ready + later - now);
         }
         let level = self.outer_access(1, addr, write, now, s);
-        if let Some((stage, cancelled)) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {
+        if let Some(StoreMatch { stage, cancelled, same_word }) = self.ozq.store_match(now, addr).filter(|_| reads && level == Level::L2) {
             // A store to its bytes is ahead in the pipeline: the read is cancelled,
             // waits in the OzQ for the store to leave, and hits (MMC37); a store the
             // L2D cancelled past its first stage cancels it too (MMC49).
@@ -180,10 +180,25 @@ impl Montecito {
                 Stage::L2d => Signal::L2dStoreMatchL2d,
                 Stage::L2c => Signal::L2dStoreMatchL2c,
             });
+            if stage == Stage::L2a && same_word && empty {
+                // A store of its issue group to its word, both bypassing the empty
+                // queue: an effective release, found after the bypass was granted
+                // (L2D_OZQ_CANCELS1.LATE_BYP_EFFRELEASE, MMC1).
+                s.bump(Signal::L2dLateBypassReleases);
+            }
             self.ozq.insert(self.thread, now + stage.remaining() + self.cfg.l2d_cycles);
             return L2d::Reissued(stage.remaining());
         }
         let store = write && !reads;
+        let l2d = self.cfg.l2d;
+        let set = |l: u64| (l % l2d.set_span()) / l2d.line;
+        if store && level == Level::L2 && self.inflight.same_index(line, now, |other| set(other) == set(line)) {
+            // A store hit beside a miss of its issue group to its set, whose fill may
+            // take the store's way: its tags are not to be trusted, and it is forced
+            // to recirculate (L2D_FORCE_RECIRC.TAG_NOTOK, MMC1).
+            s.bump(Signal::L2dTagNotOk);
+            self.recirculate(now, s);
+        }
         if level == Level::L2 {
             if let Some((done, why)) = self.array_busy(now, store) {
                 // The data array is writing a fill or reading a victim out: the hit
@@ -221,8 +236,6 @@ impl Montecito {
         if self.ozq.forcing(now) {
             s.bump(Signal::L2dMissWhileForced);
         }
-        let l2d = self.cfg.l2d;
-        let set = |l: u64| (l % l2d.set_span()) / l2d.line;
         if self.inflight.same_index(line, now, |other| set(other) == set(line)) {
             s.bump(Signal::L2dSameIndex);
             self.recirculate(now, s);

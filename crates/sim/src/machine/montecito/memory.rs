@@ -4,7 +4,7 @@
 //! other core's snoops of shared lines.
 
 use super::alat::Check;
-use super::group::{address_space, be_stall, Group};
+use super::group::{address_space, be_stall, Group, Port};
 use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request, L3_BYTES_PER_CYCLE};
 use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
@@ -312,13 +312,11 @@ impl Montecito {
             self.page_fault(phase, addr, a.stream, ip, g, out);
         }
         let write = op.writes();
-        // A store cannot share a cycle with a load in this model: the span's data
-        // reference says whether the cycle writes. A full group issues first, so that
-        // the access is timed from the cycle it issues in.
-        if write && g.memory > 0 {
-            self.close(g, out);
-        }
-        self.make_room(g, out, true);
+        let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
+        let port = if reads { Port::Load } else { Port::Store };
+        // A full group issues first, so that the access is timed from the cycle it
+        // issues in.
+        self.make_room(g, out, port);
         let mut s = Signals::default();
         let now = self.now(out);
         let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), now, &mut s);
@@ -335,7 +333,6 @@ impl Montecito {
         }
         // A walk's L3 miss may have decided a switch.
         self.note_decision(g, out);
-        let reads = !write || matches!(op, Op::Atomic(_) | Op::Modify(_));
         let misaligned = op.misaligned(addr);
 
         let performed = misaligned && performs_misaligned(addr, a.size, reads, write, stream.memory);
@@ -372,9 +369,24 @@ impl Montecito {
             if write {
                 s.set(Signal::Stores, 1);
             }
+            if stream.memory != Memory::Cacheable {
+                for (signal, on) in [
+                    (Signal::UncachedLoads, reads),
+                    (Signal::UncachedStores, write),
+                    (Signal::UncachedFpLoads, fp_load),
+                    (Signal::UncachedAtomics, matches!(op, Op::Atomic(_))),
+                ] {
+                    if on {
+                        s.set(signal, 1);
+                    }
+                }
+            }
         }
-        if performed {
-            s.set(Signal::Misaligned, 1);
+        if performed && reads {
+            s.set(Signal::MisalignedReads, 1);
+        }
+        if performed && write {
+            s.set(Signal::MisalignedWrites, 1);
         }
         if stream.memory != Memory::Cacheable {
             // An uncacheable request reaches the L2D too: one that finds the OzQ empty
@@ -517,9 +529,11 @@ impl Montecito {
                 }
             }
         }
-        self.join(g, out, ip, true);
+        self.join(g, out, ip, port);
         g.signals.add(&s);
-        if g.mem.is_none() && !prefetch {
+        // The cycle's data reference is its first read's (what the data EAR and the
+        // read-miss events see), else its first store's (MMC1).
+        if g.mem.is_none_or(|m| m.write && reads) && !prefetch {
             g.mem = Some(MemRef { addr, stride: stream.stride, size: a.size, write });
             // What the data EAR sees of the miss (§3.3.9): a read the L1D did not serve
             // (an FP load never is; an uncacheable one never is), and its latency; a
@@ -539,8 +553,6 @@ impl Montecito {
         if waits && reads && !prefetch {
             // The consumer of the value is in the next group: an architected stop.
             g.signals.bump(Signal::ExplicitStops);
-        }
-        if write || (waits && reads && !prefetch) {
             self.close(g, out);
         }
         if waits && reads && !prefetch && latency > 0 {

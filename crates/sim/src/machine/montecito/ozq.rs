@@ -78,6 +78,33 @@ pub(super) fn chunk(addr: u64) -> u64 {
     addr / BANK_BYTES * BANK_BYTES
 }
 
+/// Which 4-byte word of its chunk an address is in: a load and a store of one word
+/// are ordered as an effective release (§4.15 L2D_OZQ_RELEASE: "loads and stores to
+/// the same 4 byte chunk"; MMC37).
+pub(super) fn word(addr: u64) -> u8 {
+    (addr % BANK_BYTES / 4) as u8
+}
+
+/// A store in the L2D pipeline's stages: the cycle it entered them, its chunk and the
+/// word of it its address is in, and whether the L2D cancelled it (MMC49).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PipelineStore {
+    entered: u64,
+    chunk: u64,
+    word: u8,
+    cancelled: bool,
+}
+
+/// What a read found of a store to its chunk in the pipeline: the store's stage,
+/// whether the L2D had cancelled the store, and whether the store's word is the
+/// read's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct StoreMatch {
+    pub(super) stage: Stage,
+    pub(super) cancelled: bool,
+    pub(super) same_word: bool,
+}
+
 /// How a request that found the OzQ empty went past it (L2D_BYPASS,
 /// L2D_OZQ_CANCELS0.BANK_CONF; MMC36).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,9 +133,8 @@ pub(super) struct Ozq {
     forced: Option<u64>,
     /// The cycle of the last request that bypassed the queue, and its bank.
     bypassed: Option<(u64, u64)>,
-    /// The stores still in the pipeline's stages: the cycle each entered them, its
-    /// chunk (`chunk`), and whether the L2D cancelled it (MMC49).
-    stores: Vec<(u64, u64, bool)>,
+    /// The stores still in the pipeline's stages.
+    stores: Vec<PipelineStore>,
 }
 
 impl Ozq {
@@ -118,29 +144,30 @@ impl Ozq {
         if self.forced.is_some_and(|f| f < now) {
             self.forced = None;
         }
-        self.stores.retain(|&(entered, _, _)| entered + STAGES.len() as u64 > now);
+        self.stores.retain(|s| s.entered + STAGES.len() as u64 > now);
     }
 
     /// A store to `addr` entered the pipeline at `now` (after `expire(now)`), and was
     /// `cancelled` there or not.
     pub(super) fn store(&mut self, now: u64, addr: u64, cancelled: bool) {
-        self.stores.push((now, chunk(addr), cancelled));
+        self.stores.push(PipelineStore { entered: now, chunk: chunk(addr), word: word(addr), cancelled });
     }
 
-    /// The stage of the youngest store to `addr`'s chunk still in the pipeline when a
-    /// read enters it at `now` (after `expire(now)`), and whether the store was
-    /// cancelled: the read is cancelled and issues again once the store has left
-    /// (L2D_OZQ_CANCELS0.*_ST_MAT, MMC37; CANC_L2M_TO_L2C_ST, MMC49).
-    pub(super) fn store_match(&self, now: u64, addr: u64) -> Option<(Stage, bool)> {
+    /// The youngest store to `addr`'s chunk still in the pipeline when a read enters
+    /// it at `now` (after `expire(now)`): the read is cancelled and issues again once
+    /// the store has left (L2D_OZQ_CANCELS0.*_ST_MAT, MMC37; CANC_L2M_TO_L2C_ST,
+    /// MMC49).
+    pub(super) fn store_match(&self, now: u64, addr: u64) -> Option<StoreMatch> {
         let chunk = chunk(addr);
-        let &(entered, _, cancelled) = self.stores.iter().filter(|&&(_, c, _)| c == chunk).max_by_key(|&&(at, _, _)| at)?;
-        STAGES.get(now.checked_sub(entered)? as usize).map(|&stage| (stage, cancelled))
+        let s = self.stores.iter().filter(|s| s.chunk == chunk).max_by_key(|s| s.entered)?;
+        let &stage = STAGES.get(now.checked_sub(s.entered)? as usize)?;
+        Some(StoreMatch { stage, cancelled: s.cancelled, same_word: s.word == word(addr) })
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
-        for (_, chunk, _) in &mut self.stores {
-            if let Some(moved) = (to.line)(*chunk) {
-                *chunk = moved;
+        for s in &mut self.stores {
+            if let Some(moved) = (to.line)(s.chunk) {
+                s.chunk = moved;
             }
         }
     }
@@ -203,10 +230,10 @@ impl Ozq {
         super::multiset(out, self.entries.iter().map(|&(l, t)| [l.saturating_sub(now), t as u64]).collect());
         out.push(u64::from(self.forcing(now)));
         out.push(self.bypassed.filter(|&(at, _)| at == now).map_or(0, |(_, bank)| bank + 1));
-        let live: Vec<_> = self.stores.iter().filter(|&&(entered, _, _)| entered + STAGES.len() as u64 > now).collect();
+        let live: Vec<_> = self.stores.iter().filter(|s| s.entered + STAGES.len() as u64 > now).collect();
         out.push(u64::MAX - live.len() as u64);
-        for &&(entered, chunk, cancelled) in &live {
-            out.extend([(keys.line)(chunk), entered + STAGES.len() as u64 - now, u64::from(cancelled)]);
+        for s in &live {
+            out.extend([(keys.line)(s.chunk), s.entered + STAGES.len() as u64 - now, u64::from(s.cancelled), u64::from(s.word)]);
         }
     }
 }

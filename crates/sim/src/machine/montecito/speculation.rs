@@ -11,7 +11,7 @@
 //! the hardware, which defers the fault (DCR.dp, MMC55): when the block runs, its
 //! `chk.s` fails and the recovery code loads again, taking the page fault.
 
-use super::group::{address_space, be_stall, fe_stall, Group};
+use super::group::{address_space, be_stall, fe_stall, Group, Port};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{Access, Memory, Op, Phase};
@@ -157,7 +157,7 @@ impl Montecito {
     /// data EAR sees an L1DTLB miss that faulted when its address `addr` needed a walk.
     fn nat_load(&mut self, op: &Op, why: u8, addr: u64, ip: u64, g: &mut Group, out: &mut Out) {
         let size = op.access().map_or(0, |a| a.size);
-        self.join(g, out, ip, true);
+        self.join(g, out, ip, Port::Load);
         g.signals.bump(Signal::Loads);
         if matches!(op, Op::Load(_)) {
             let flags = g.signals.get(Signal::SpecNat) as u8 | why;
@@ -182,7 +182,7 @@ impl Montecito {
     pub(super) fn check(&mut self, phase: &Phase, k: u64, index: usize, ip: u64, g: &mut Group, out: &mut Out) -> bool {
         let Some(at) = self.hoisted.iter().position(|h| h.index == index) else { return false };
         let h = self.hoisted.remove(at);
-        self.join(g, out, ip, false);
+        self.join(g, out, ip, Port::None);
         if h.nat {
             let op = phase.body[index];
             let (Op::Load(a) | Op::FpLoad(a)) = op else { return true };

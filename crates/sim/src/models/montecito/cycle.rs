@@ -20,11 +20,6 @@ impl Cycle {
     pub(super) fn get(&self, s: Signal) -> u64 {
         self.signals.get(s)
     }
-
-    /// A cycle without a data access, or whose access is cacheable.
-    pub(super) fn cacheable(&self) -> bool {
-        self.get(Signal::DCacheAccesses) == 0 || self.get(Signal::DCacheAccessesCacheable) > 0
-    }
 }
 
 /// The cycle's returns that were taken: all but the predicated ones whose predicate

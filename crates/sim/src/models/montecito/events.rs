@@ -110,10 +110,6 @@ pub(super) enum Atom {
     IntegerLoads,
     UncacheableLoads,
     UncacheableStores,
-    /// Misaligned loads and stores the hardware performed: a cycle with a store holds
-    /// no other data access (`Signal::Misaligned`), a semaphore is both.
-    MisalignedLoads,
-    MisalignedStores,
     /// Loads and stores issued to the memory pipeline, the RSE's included.
     DataReferences,
     /// ITLB misses that also miss the L2ITLB (a page walk).
@@ -251,20 +247,25 @@ impl Atom {
             ),
             Atom::L1dReadMisses => when(!c.write, c.get(DCacheMisses)),
             Atom::RseFillMisses => when(c.get(RseFillStallCycles) > 0, c.get(DCacheMisses)),
-            Atom::L2dReads => when(!c.write && c.cacheable(), c.get(DCacheMisses)),
-            Atom::FpL2dReads => when(c.cacheable(), c.get(FpLoads)),
-            Atom::L2dWrites => when(c.cacheable(), c.get(Stores)),
-            Atom::CacheableAtomics => when(c.cacheable(), c.get(Atomics)),
-            Atom::L2dStores => when(c.cacheable(), c.get(Stores).saturating_sub(c.get(Atomics))),
+            // The machine counts only cacheable reads' L1D misses.
+            Atom::L2dReads => when(!c.write, c.get(DCacheMisses)),
+            Atom::FpL2dReads => c.get(FpLoads).saturating_sub(c.get(UncachedFpLoads)),
+            Atom::L2dWrites => c.get(Stores).saturating_sub(c.get(UncachedStores)),
+            Atom::CacheableAtomics => c.get(Atomics).saturating_sub(c.get(UncachedAtomics)),
+            Atom::L2dStores => {
+                let uncached = c.get(UncachedStores).saturating_sub(c.get(UncachedAtomics));
+                c.get(Stores).saturating_sub(c.get(Atomics)).saturating_sub(uncached)
+            }
             Atom::L2dMisses => c.get(L2DataMisses),
             // The RSE's fills are L1D reads too, and its spills and fills data references
             // (§4.15 L1D_READS_SET0: "RSE loads"; DATA_REFERENCES: "RSE operations").
-            Atom::CacheableLoads => when(c.cacheable(), c.get(Loads).saturating_sub(c.get(FpLoads))) + c.get(RseLoads),
+            Atom::CacheableLoads => {
+                let uncached = c.get(UncachedLoads).saturating_sub(c.get(UncachedFpLoads));
+                c.get(Loads).saturating_sub(c.get(FpLoads)).saturating_sub(uncached) + c.get(RseLoads)
+            }
             Atom::IntegerLoads => c.get(Loads).saturating_sub(c.get(FpLoads)),
-            Atom::UncacheableLoads => when(!c.cacheable(), c.get(Loads)),
-            Atom::UncacheableStores => when(!c.cacheable(), c.get(Stores)),
-            Atom::MisalignedLoads => when(c.get(Loads) > 0, c.get(Misaligned)),
-            Atom::MisalignedStores => when(c.get(Stores) > 0, c.get(Misaligned)),
+            Atom::UncacheableLoads => c.get(UncachedLoads),
+            Atom::UncacheableStores => c.get(UncachedStores),
             Atom::DataReferences => c.get(Loads) + c.get(Stores) + c.get(RseLoads) + c.get(RseStores),
             Atom::L2ItlbMisses => c.get(ITlbMisses).min(c.get(MainTlbMisses)),
             Atom::L2DtlbMisses => c.get(DTlbMisses).min(c.get(MainTlbMisses)),

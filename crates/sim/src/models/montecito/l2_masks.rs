@@ -29,12 +29,15 @@ pub(super) const SEC_FILL: Atom = Sig(Signal::L2dSecondaryFill);
 /// L2D_FORCE_RECIRC (Table 4-90) from the OzQ (MMC29): RECIRC the forced
 /// recirculates that re-inserted, LIMBO the secondary misses suspended on their first
 /// insert (OZQ_MISS, FILL_HIT), TAG_OK the hits ("Likely identical to
-/// L2D_INSERT_HITS"), the SECONDARY masks L1W + OZQ_MISS + FILL_HIT by direction.
-/// TAG_NOTOK (snoops, mf.a), TRAN_PREF and SNP_OR_L3 have no cause in the machine.
+/// L2D_INSERT_HITS"), the SECONDARY masks L1W + OZQ_MISS + FILL_HIT by direction,
+/// TAG_NOTOK the store hits beside a miss of their issue group to their set (MMC1;
+/// its snoops, sibling probes and mf.a have no cause in the machine). TRAN_PREF and
+/// SNP_OR_L3 have none either.
 pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
     match u {
         0b0000 | 0b0010 => Some(&[Sig(Signal::L2dRecirculates)]),
         0b0001 | 0b0011 => Some(&[SEC_OZQ, SEC_FILL]),
+        0b0100 => Some(&[Sig(Signal::L2dTagNotOk)]),
         0b0111 => Some(&[Sig(Signal::L2DataHits)]),
         0b1000 => Some(&[SEC_FILL]),
         0b1001 => Some(&[Sig(Signal::L2dMissWhileForced)]),
@@ -69,13 +72,16 @@ pub(super) const OZQ_CANCELS: [Atom; 17] = [
     Sig(Signal::L2dSiblingAcquireCancels),
 ];
 
-/// L2D_OZQ_CANCELS1 by unit mask bits 1:0 (Table 4-95): every cancel, or the late
-/// cancels of requests in an acquire's issue group (MMC48); releases cancel none of
-/// their group, and speculative bypasses are not modelled.
+/// L2D_OZQ_CANCELS1 by unit mask bits 1:0 (Table 4-95): every cancel, the late
+/// cancels of requests in an acquire's issue group (MMC48; releases cancel none of
+/// their group), or those of reads that bypassed beside a store of their group to
+/// their word (MMC1, a subset of the L2A store matches); speculative bypasses are not
+/// modelled.
 pub(super) fn l2d_ozq_cancels1(u: u64) -> Option<&'static [Atom]> {
     match u & 3 {
         0b00 => Some(&OZQ_CANCELS),
         0b10 => Some(&OZQ_CANCELS[16..]),
+        0b11 => Some(&[Sig(Signal::L2dLateBypassReleases)]),
         _ => None,
     }
 }

@@ -502,11 +502,11 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xcd, "LOADS_RETIRED", A, 4, |_| Some(&[Sig(Signal::Loads)])),
     // §4.15: misaligned accesses the hardware performed; one that traps is not
     // retired (MMC56).
-    ev(0xce, "MISALIGNED_LOADS_RETIRED", A, 4, |_| Some(&[Atom::MisalignedLoads])),
+    ev(0xce, "MISALIGNED_LOADS_RETIRED", A, 4, |_| Some(&[Sig(Signal::MisalignedReads)])),
     ev(0xcf, "UC_LOADS_RETIRED", A, 4, |_| Some(&[Atom::UncacheableLoads])),
     ev(0xd0, "UC_STORES_RETIRED", A, 2, |_| Some(&[Atom::UncacheableStores])),
     ev(0xd1, "STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::Stores)])),
-    ev(0xd2, "MISALIGNED_STORES_RETIRED", A, 2, |_| Some(&[Atom::MisalignedStores])),
+    ev(0xd2, "MISALIGNED_STORES_RETIRED", A, 2, |_| Some(&[Sig(Signal::MisalignedWrites)])),
     ev(0xd8, "LOADS_RETIRED_INTG", A, 2, |_| Some(&[Atom::IntegerLoads])),
     // SPEC_LOADS_NATTED (Table 4-125): the integer ld.s that returned a NaT (MMC42):
     // deferred by the OS's PSR.ed (DEF_PSR_ED), for a NaT address (NAT_CNSM), or by the
