@@ -1235,18 +1235,22 @@ fn mmc37_a_read_of_bytes_a_store_still_in_the_pipeline_writes_is_cancelled_by_it
             nullable: false,
             fresh: false,
         };
-        let program = common::program_of(common::phase(body(ints, offset), 20_000, vec![y]));
+        // Laid out in bundles, as `pmu stat` runs it and as `later` below counts.
+        let program = ia64::compiled(common::program_of(common::phase(body(ints, offset), 20_000, vec![y])));
         Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
     };
     let stages = [Signal::L2dStoreMatchL2a, Signal::L2dStoreMatchL2m, Signal::L2dStoreMatchL2d, Signal::L2dStoreMatchL2c];
     // The first lap's stores miss the L2D (128-byte lines), and its loads wait for them.
     let hits = 20_000 - (8 << 10) / 128;
     for ints in 0..20 {
-        // The store begins an issue group of six slots, nops included (MMC1): the load
-        // issues as many cycles later as groups of six lie between them as laid out.
+        // The store, at the loop's head, begins an issue group whose window ends two
+        // bundles on (MMC64), the next ones six slots each, nops included (MMC1): the
+        // load issues as many cycles later as windows lie between them as laid out.
         let laid = ia64::bundled(common::phase(body(ints, 8), 1, vec![]));
         let slot = |f: fn(&Op) -> bool| laid.body.iter().position(f).unwrap();
-        let later = (slot(|op| matches!(op, Op::FpLoad(_))) - slot(|op| matches!(op, Op::Store(_)))) / 6;
+        let apart = slot(|op| matches!(op, Op::FpLoad(_))) - slot(|op| matches!(op, Op::Store(_)));
+        let first = 6 - (0x1_0000 / pmukit_sim::program::INSN % 3) as usize;
+        let later = if apart < first { 0 } else { 1 + (apart - first) / 6 };
         let (t, other, word) = (run(ints, 8), run(ints, 16), run(ints, 0));
         assert!(stages.iter().all(|&s| other.get(s) == 0), "{ints}: another 16 bytes");
         // Another word of the store's 16 bytes is no effective release; the store's
@@ -1765,4 +1769,44 @@ fn fp_loads_bypass_the_l1d_and_take_the_l2ds_latency_plus_one() {
     // Each FP load waits 6 cycles more than an L1D hit; the first misses in both.
     let extra = fp.cycles - int.cycles;
     assert_eq!(extra, 9_999 * 6 + 1, "{extra}");
+}
+
+/// ERRATA MMC64: the dispersal window is two bundles from the group's first slot, so a
+/// group that starts where a load's stop left it inside a bundle holds 6 − its slot;
+/// and dispersal splits after the bundle of a branch, taken or not (an implicit stop).
+#[test]
+fn mmc64_a_window_holds_two_bundles_and_a_branch_ends_it() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    let run = |body: Vec<Op>| {
+        let program = ia64::compiled(common::program_of(common::phase(body, 1000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)])));
+        let mut groups = HashMap::new();
+        let key = |s: &Span<MONTECITO>| {
+            let g = |signal| s.signals.get(signal);
+            let untaken = g(Signal::Branches) > 0 && g(Signal::BranchesTaken) == 0 && g(Signal::BranchMispredicts) == 0;
+            (g(Signal::Instructions), g(Signal::LeadingSyllables) + g(Signal::ResteerSyllables), untaken, g(Signal::ImplicitStops))
+        };
+        common::profile(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, key, &mut groups);
+        groups
+    };
+    // A load whose value the next instruction uses, at the loop's head: its group
+    // stops there, and the next starts at the slot after it, a window short.
+    let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
+    let mut body = vec![load];
+    body.extend(std::iter::repeat_n(Op::Int, 9));
+    body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+    let groups = run(body);
+    assert!(groups.keys().all(|&(issued, start, _, _)| issued == 0 || issued + start <= 6), "{groups:?}");
+    let next = 0x1_0000 / pmukit_sim::program::INSN % 3 + 1;
+    assert!(next < 3 && groups.contains_key(&(6 - next, next, false, 0)), "{groups:?}");
+    // An instruction and a branch never taken end the loop head's bundle (its first
+    // slot is other code); six more follow.
+    let mut body = vec![Op::Int, Op::Branch { target: 0x2_0000, when: Pattern::Never }];
+    body.extend(std::iter::repeat_n(Op::Int, 6));
+    body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+    let groups = run(body);
+    let with_branch: Vec<_> = groups.iter().filter(|(k, _)| k.2).collect();
+    assert!(!with_branch.is_empty());
+    for ((issued, start, _, implicit), cycles) in with_branch {
+        assert_eq!((issued + start, *implicit), (3, 1), "{cycles} cycles: the group ends with the branch's bundle");
+    }
 }

@@ -1600,25 +1600,43 @@ fn tables_4_51_to_4_54_predicated_returns() {
 }
 
 /// Table 4-126: a re-steer to slot `k` of a bundle costs the issue group `k` syllables
-/// (MLX, ERRATA MMC60), which come before the group's other losses; the masks combine
-/// their reasons, ALL (b1111) counting every syllable the cycle did not disperse.
+/// (MLX, ERRATA MMC60), which come before the group's other losses; a window that
+/// starts where the last group stopped inside a bundle loses the slots before it to
+/// that stop's bucket (MMC64); a stop is charged by the bundle it is in, "a 6-syllable
+/// (3-syllable) hit" inside the first (second) bundle, 3 at the first's end, and
+/// Table 4-127's SYLL_OVERCOUNT counts what the charge, cut to keep the cycle within Max Inc/Cyc 5,
+/// exceeds the loss by (MD38). The masks combine their reasons.
 #[test]
-fn table_4_126_resteered_syllables_come_first_and_masks_combine() {
+fn table_4_126_charges_syllables_by_reason_and_table_4_127_counts_the_overcount() {
     const SYLL_NOT_DISPERSED: u64 = 0x4e;
+    const SYLL_OVERCOUNT: u64 = 0x4f;
     let spans = vec![
-        // Two syllables skipped, three instructions, an architected stop: 2 MLX, 1 EXPL.
+        // Two skipped, three instructions, an architected stop inside the second
+        // bundle: 2 MLX, 3 EXPL for a loss of 1, an overcount of 2.
         span(0, USER, 1).with(Signal::Instructions, 3).with(Signal::ResteerSyllables, 2).with(Signal::ExplicitStops, 1),
         // One skipped, a taken branch leaving a bundle unreached: 1 MLX, 3 FE, 1 IMPL.
         span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::ResteerSyllables, 1).with(Signal::UnreachedBundles, 1),
         // A full group: nothing lost.
         span(0, USER, 100).with(Signal::Instructions, 6),
+        // A stop inside the first bundle: 6 EXPL, cut to 5, for a loss of 4.
+        span(0, USER, 1000).with(Signal::Instructions, 2).with(Signal::ExplicitStops, 1),
+        // An implicit stop at the first bundle's end (a branch's bundle): 3 IMPL.
+        span(0, USER, 10_000).with(Signal::Instructions, 3).with(Signal::ImplicitStops, 1),
+        // A window starting a slot in, after an architected stop: 1 EXPL.
+        span(0, USER, 100_000).with(Signal::Instructions, 5).with(Signal::LeadingSyllables, 1).with(Signal::LeadingExplicit, 1),
     ];
     let syll = |mask| count4(counting(SYLL_NOT_DISPERSED, mask, &[]), spans.clone());
     assert_eq!(syll(0b1000), 2 + 10);
-    assert_eq!(syll(0b0001), 1);
+    assert_eq!(syll(0b0001), 3 + 5000 + 100_000);
     assert_eq!(syll(0b0100), 30);
-    assert_eq!(syll(0b0010), 10);
-    assert_eq!(syll(0b1001), 2 + 10 + 1);
-    assert_eq!(syll(0b1111), 3 + 50);
+    assert_eq!(syll(0b0010), 10 + 30_000);
+    assert_eq!(syll(0b1001), 5 + 10 + 5000 + 100_000);
+    assert_eq!(syll(0b1111), 5 + 50 + 5000 + 30_000 + 100_000);
     assert_eq!(syll(0b0000), 0);
+    let over = |mask| count4(counting(SYLL_OVERCOUNT, mask, &[]), spans.clone());
+    assert_eq!([0b00, 0b01, 0b10, 0b11].map(over), [0, 2 + 1000, 0, 2 + 1000]);
+    // §4.4: 6 × cycles that dispersed = INST_DISPERSED + SYLL_NOT_DISPERSED.ALL −
+    // SYLL_OVERCOUNT.ALL.
+    let dispersed = count4(counting(0x4d, 0, &[]), spans.clone());
+    assert_eq!(6 * 111_111, dispersed + syll(0b1111) - over(0b11));
 }

@@ -453,6 +453,15 @@ pub enum Signal {
     /// the middle of a bundle (a mispredicted branch's fall-through, an interruption's
     /// return): the group starts at that slot (Montecito's SYLL_NOT_DISPERSED.MLX).
     ResteerSyllables,
+    /// Syllables an issue group leaves behind because its window starts where the
+    /// group before it stopped, inside a bundle (ERRATA MMC64), and whether that group
+    /// ended at an architected stop (SYLL_NOT_DISPERSED.EXPL's, else IMPL's, MD38).
+    LeadingSyllables,
+    LeadingExplicit,
+    /// Issue groups ended by an implicit stop: a third load or store for the L1D's two
+    /// ports of each (MMC1), or the end of the bundle of a branch (MMC64) (Montecito's
+    /// SYLL_NOT_DISPERSED.IMPL).
+    ImplicitStops,
     /// Cycles the pipeline waits for a floating-point register's value, and for an
     /// application or control register's (Montecito's BE_EXE_BUBBLE.FRALL, ARCR).
     FrDepStallCycles,

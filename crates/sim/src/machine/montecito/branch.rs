@@ -195,6 +195,9 @@ impl Montecito {
             // The group, which the branch joined, issues with it; the stream that was
             // running asks in its cycle, before a taken branch redirects it.
             self.close(g, out);
+        } else {
+            // Dispersal splits after a bundle that holds a branch (MMC64).
+            g.split = Some(bundle_address(ip));
         }
         if taken {
             self.redirect(target, s.get(Signal::Calls) + s.get(Signal::Returns) > 0);

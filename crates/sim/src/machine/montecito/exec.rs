@@ -135,39 +135,48 @@ impl Montecito {
             self.progressed = true;
             let now = self.now(out);
             self.stream_step(now, &mut g.signals);
-            if g.skipped > 0 {
-                g.signals.set(Signal::ResteerSyllables, g.skipped);
+            if g.start > 0 {
+                let lead = if g.resteered { Signal::ResteerSyllables } else { Signal::LeadingSyllables };
+                g.signals.set(lead, g.start);
+                if !g.resteered && g.after_explicit {
+                    g.signals.set(Signal::LeadingExplicit, 1);
+                }
             }
+            let explicit = g.signals.get(Signal::ExplicitStops) > 0;
             let span = out.issue(g.ip, g.signals, g.issued);
             span.mem = g.mem;
             span.detail = g.detail;
             span.branch = g.branch;
-            *g = Group::default();
+            *g = Group { after_explicit: explicit, ..Group::default() };
         }
     }
 
-    /// Issues the group first when it has no room for one more instruction, which
-    /// takes `port`.
-    pub(super) fn make_room(&mut self, g: &mut Group, out: &mut Out, port: Port) {
+    /// Issues the group first when it has no room for one more instruction at `ip`,
+    /// which takes `port`: its window is full, the instruction is past the bundle of
+    /// a branch it holds, or it would take a third load or store port (MMC1). The last
+    /// two are implicit stops (SYLL_NOT_DISPERSED.IMPL, MMC64).
+    pub(super) fn make_room(&mut self, g: &mut Group, out: &mut Out, ip: u64, port: Port) {
         let ports = self.cfg.memory_ports;
-        let full = match port {
+        let oversubscribed = match port {
             Port::None => false,
             Port::Load => g.loads == ports,
             Port::Store => g.stores == ports,
         };
-        if full || g.issued + g.skipped >= self.cfg.issue_width {
+        let split = g.split.is_some_and(|b| b != bundle_address(ip));
+        if oversubscribed || split {
+            g.signals.bump(Signal::ImplicitStops);
+            self.close(g, out);
+        } else if g.issued + g.start >= self.cfg.issue_width {
             self.close(g, out);
         }
     }
 
     /// Adds an instruction to the group, closing it first when it is full.
     pub(super) fn join(&mut self, g: &mut Group, out: &mut Out, ip: u64, port: Port) {
-        self.make_room(g, out, port);
+        self.make_room(g, out, ip, port);
         if g.issued == 0 {
             g.ip = ip;
-            if std::mem::take(&mut g.resteered) {
-                g.skipped = slot(ip) as u8;
-            }
+            g.start = slot(ip) as u8;
         }
         g.issued += 1;
         g.loads += u8::from(port == Port::Load);

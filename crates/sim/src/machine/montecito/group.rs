@@ -55,11 +55,17 @@ pub(super) struct Group {
     /// the group).
     pub(super) branch: Option<Branch>,
     /// The front end re-steered (a pipeline flush or an interruption's return), and
-    /// the next group starts where it went: its bundle's slots before are syllables
-    /// not dispersed (SYLL_NOT_DISPERSED.MLX, ERRATA MMC60).
+    /// the group starts where it went: its bundle's slots before are syllables not
+    /// dispersed (SYLL_NOT_DISPERSED.MLX, ERRATA MMC60).
     pub(super) resteered: bool,
-    /// The syllables of its first bundle it starts past, after a re-steer.
-    pub(super) skipped: u8,
+    /// The syllables of its first bundle it starts past: its two-bundle dispersal
+    /// window holds 6 − `start` (MMC64).
+    pub(super) start: u8,
+    /// The group before it ended at an architected stop: the syllables it starts past
+    /// without a re-steer are SYLL_NOT_DISPERSED.EXPL's, else IMPL's (MD38).
+    pub(super) after_explicit: bool,
+    /// The bundle of a branch it holds: dispersal splits after it (MMC64).
+    pub(super) split: Option<u64>,
 }
 
 /// Cycles the front end takes to fill the 8-bundle instruction buffer, two bundles a

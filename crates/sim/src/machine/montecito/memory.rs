@@ -316,7 +316,7 @@ impl Montecito {
         let port = if reads { Port::Load } else { Port::Store };
         // A full group issues first, so that the access is timed from the cycle it
         // issues in.
-        self.make_room(g, out, port);
+        self.make_room(g, out, ip, port);
         let mut s = Signals::default();
         let now = self.now(out);
         let cycles = self.translate(Side::Data, addr, self.cfg.page(stream.page), address_space(phase), now, &mut s);

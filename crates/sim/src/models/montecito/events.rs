@@ -5,6 +5,7 @@
 
 use super::bus::{self, Txn};
 use super::cycle::{taken_indirect, taken_returns, Cause, Cycle};
+use super::dispersal::Charges;
 use super::frontend::{Front, Kind, FORCED_INDIRECT, FORCED_RETURNS};
 use crate::stream::{L1dConflict, Signal};
 
@@ -62,11 +63,11 @@ pub(super) enum Atom {
     /// An L1D bubble the pipeline's conflict of this kind holds (MMC42, MMC44).
     L1dConflict(L1dConflict),
     ExeBubble(Signal),
-    /// Syllables not dispersed in a cycle that dispersed some (6 minus those dispersed,
-    /// §4.4; MD38), for the reasons its bits select (`SYLL_*`): the slots a re-steer
-    /// skipped (MLX, MMC60), the unreached bundles' three each (FE), then the rest at
-    /// an architected stop (EXPL) or else an implicit one (IMPL).
+    /// Syllables not dispersed in a cycle that dispersed some, as the hardware charges
+    /// them (§4.4, MD38: `dispersal.rs`), for the reasons its bits select (`SYLL_*`),
+    /// and what the charges of its EXPL and IMPL bits overcount (SYLL_OVERCOUNT).
     SyllablesNotDispersed(u8),
+    SyllablesOvercounted(u8),
     /// Branches predicted correctly (outcome and target).
     CorrectBranches,
     /// IP-relative branches (all but returns and other indirect ones), and those whose
@@ -131,16 +132,6 @@ pub(super) enum Atom {
     Front(Front),
 }
 
-/// Why syllables were not dispersed: SYLL_NOT_DISPERSED's reasons, as its unit mask's
-/// bits (Table 4-126).
-pub(super) const SYLL_EXPL: u8 = 0b0001;
-pub(super) const SYLL_IMPL: u8 = 0b0010;
-pub(super) const SYLL_FE: u8 = 0b0100;
-pub(super) const SYLL_MLX: u8 = 0b1000;
-
-/// Syllables Montecito disperses per cycle: two bundles of three (§4.4).
-const DISPERSAL_WIDTH: u64 = 6;
-
 impl Atom {
     /// The signal the atom reads when it is one of an event's own choosing. Every other
     /// atom reads signals of the core's pipeline, caches and branches that it names
@@ -177,21 +168,8 @@ impl Atom {
             Atom::L1dBubble(s) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(s) > 0),
             Atom::L1dConflict(why) => u64::from(Cause::of(c) == Some(Cause::L1dFpu) && c.get(Signal::L1dConflict) == why as u64),
             Atom::ExeBubble(s) => u64::from(Cause::of(c) == Some(Cause::Exe) && c.get(s) > 0),
-            Atom::SyllablesNotDispersed(reasons) => {
-                let lost = match c.get(Instructions) {
-                    0 => 0,
-                    i => DISPERSAL_WIDTH.saturating_sub(i),
-                };
-                // A re-steer's slots come first: the group could not have them.
-                let mlx = c.get(ResteerSyllables).min(lost);
-                let fe = (3 * c.get(UnreachedBundles)).min(lost - mlx);
-                let expl = if c.get(ExplicitStops) > 0 { lost - mlx - fe } else { 0 };
-                [(SYLL_MLX, mlx), (SYLL_FE, fe), (SYLL_EXPL, expl), (SYLL_IMPL, lost - mlx - fe - expl)]
-                    .iter()
-                    .filter(|&&(bit, _)| reasons & bit != 0)
-                    .map(|&(_, n)| n)
-                    .sum()
-            }
+            Atom::SyllablesNotDispersed(reasons) => Charges::of(c).charged(reasons),
+            Atom::SyllablesOvercounted(buckets) => Charges::of(c).overcount(buckets),
             Atom::CorrectBranches => c.get(Branches).saturating_sub(c.get(BranchMispredicts)),
             Atom::IpRelBranches => c.get(Branches).saturating_sub(c.get(Returns) + c.get(IndirectBranches)),
             Atom::IpRelCorrect => c

@@ -32,6 +32,7 @@ mod bus;
 mod bus_masks;
 mod capture;
 mod cycle;
+mod dispersal;
 mod events;
 mod frontend;
 mod frontend_masks;

@@ -288,8 +288,14 @@ pub static EVENTS: &[MappedEvent] = &[
         }
         reasons!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     }),
-    // SYLL_OVERCOUNT: no bundle is dispersed twice in the stream.
-    ev(0x4f, "SYLL_OVERCOUNT", A, 2, |_| None),
+    // SYLL_OVERCOUNT bits 1:0: 00 nothing, 01 EXPL, 10 IMPL, 11 ALL (Table 4-127):
+    // what SYLL_NOT_DISPERSED charges a stop beyond the syllables it cost (MD38).
+    ev(0x4f, "SYLL_OVERCOUNT", A, 2, |u| match u & 0b11 {
+        0b01 => Some(&[Atom::SyllablesOvercounted(0b01)]),
+        0b10 => Some(&[Atom::SyllablesOvercounted(0b10)]),
+        0b11 => Some(&[Atom::SyllablesOvercounted(0b11)]),
+        _ => None,
+    }),
     // NOPS_RETIRED: nops with a true predicate, the bundles' empty slots (ia64.rs).
     ev(0x50, "NOPS_RETIRED", A, 6, |_| Some(&[Sig(Signal::Nops)])),
     // PREDICATE_SQUASHED_RETIRED: the instructions of if-converted skips whose
