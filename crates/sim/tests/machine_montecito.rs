@@ -1182,16 +1182,7 @@ fn mmc1_a_store_hit_beside_a_miss_of_its_set_is_forced_to_recirculate() {
     let run = |offset: u32| {
         // A new line every iteration (64 MB), and a store to the line of the same set
         // in 32 KB (the L2D's 256 sets of 128-byte lines, one line a set), which stays.
-        let misses = DataStream {
-            base: 0x1000_0000,
-            stride: 128,
-            footprint: 64 << 20,
-            memory: Memory::Cacheable,
-            page: 16 << 20,
-            shared: false,
-            nullable: false,
-            fresh: false,
-        };
+        let misses = DataStream { stride: 128, footprint: 64 << 20, page: 16 << 20, ..DataStream::fixed(0x1000_0000, Memory::Cacheable) };
         let stored = DataStream { base: 0x3000_0000, footprint: 32 << 10, ..misses };
         let body = vec![
             Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false }),
