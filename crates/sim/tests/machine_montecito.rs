@@ -827,10 +827,46 @@ fn mmc43_a_counted_loops_first_branch_waits_for_its_count() {
         let program = Program { threads: vec![Box::new(std::iter::repeat_n(phase, entries))], timer: None };
         Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true).get(Signal::LoopCountStallCycles)
     };
-    let cfg = MontecitoConfig::new(1);
+    // The loop's entry initializes the back edge's prediction first (MMC65): the count
+    // is on its way meanwhile.
+    let cfg = MontecitoConfig { branch_init_cycles: 0, ..MontecitoConfig::new(1) };
     assert_eq!(run(3, cfg.clone()) - run(2, cfg.clone()), cfg.mispredict_cycles + cfg.lc_cycles - 1);
-    let longer = MontecitoConfig { lc_cycles: 5, ..MontecitoConfig::new(1) };
+    let longer = MontecitoConfig { lc_cycles: 5, ..cfg.clone() };
     assert_eq!(run(3, longer.clone()) - run(2, longer), cfg.mispredict_cycles + 5 - 1);
+    let initialized = MontecitoConfig::new(1);
+    assert_eq!(
+        run(3, initialized.clone()) - run(2, initialized.clone()),
+        cfg.mispredict_cycles + cfg.lc_cycles - 1 - initialized.branch_init_cycles
+    );
+}
+
+/// ERRATA MMC65: a counted loop's entry holds a `brp.loop.imp` for its back edge,
+/// whose target the front end writes into the zero-bubble predictor, fetching
+/// nothing for `branch_init_cycles` (FE_LOST_BW.BI); the back edge's first taken pass
+/// then redirects fetch without a resteer bubble. A loop of one add, entered again
+/// and again: each entry stalls once; no pass of the back edge bubbles.
+#[test]
+fn mmc65_a_loops_entry_initializes_its_back_edges_prediction() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern, Program};
+    let run = |entries: usize, cfg: MontecitoConfig| {
+        let body = vec![Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
+        let phase = common::phase(body, 100, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
+        let program = Program { threads: vec![Box::new(std::iter::repeat_n(phase, entries))], timer: None };
+        let totals = Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true);
+        [Signal::BranchInitCycles, Signal::ResteerBubbleCycles].map(|s| totals.get(s))
+    };
+    let cfg = MontecitoConfig::new(1);
+    assert_eq!(cfg.branch_init_cycles, 1);
+    assert_eq!(run(1, cfg.clone()), [1, 0]);
+    assert_eq!(run(5, cfg.clone()), [5, 0]);
+    let longer = MontecitoConfig { branch_init_cycles: 4, ..cfg.clone() };
+    assert_eq!(run(5, longer), [20, 0]);
+    // Straight-line code has no loop to presage.
+    let once = |cfg: MontecitoConfig| {
+        let phase = common::phase(vec![Op::Int, Op::Int], 1, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
+        Totals::of(machine::montecito(cfg, common::program_of(phase), Skipping::Off), u64::MAX, |_| true).get(Signal::BranchInitCycles)
+    };
+    assert_eq!(once(cfg), 0);
 }
 
 /// ERRATA MMC44: the L1D pipeline holds back a load of bytes a store has not yet

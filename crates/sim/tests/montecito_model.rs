@@ -1410,24 +1410,29 @@ fn tables_4_46_4_50_bank_switches_ar_dependencies_and_loadrs() {
     assert_eq!([0b0000, 0b0100, 0b0111, 0b1000].map(|u| count(BE_EXE_BUBBLE, u)), [1, 0, 1, 1]);
 }
 
-/// Tables 4-74, 4-75, 4-79 and 4-49 for the perfect-loop prediction's wait (MMC43) and
-/// the branch-register interlock (MMC45): a front-end stall for the loop count is
-/// FE_BUBBLE's BRANCH (in GROUP1 and GROUP3) and PLP at the instruction buffer's
-/// entrance and exit and at the back end, two bundles a cycle, one for the link
-/// register BRANCH and BR_ILOCK; a cycle with an instruction-cache stall too is
-/// IMISS's, which §4.15's order puts first.
+/// Tables 4-74, 4-75, 4-79 and 4-49 for the perfect-loop prediction's wait (MMC43),
+/// the branch-register interlock (MMC45) and a loop entry's branch initialization
+/// (MMC65): a front-end stall for the loop count is FE_BUBBLE's BRANCH (in GROUP1 and
+/// GROUP3) and PLP at the instruction buffer's entrance and exit and at the back end,
+/// two bundles a cycle, one for the link register BRANCH and BR_ILOCK, one for a
+/// `brp.loop.imp` BRANCH and BI; a cycle with an instruction-cache stall too is
+/// IMISS's, and one with the loop count's wait too PLP's, which §4.15's order puts
+/// first.
 #[test]
-fn tables_4_74_and_4_75_branch_recirculates_are_plp_and_br_ilock() {
+fn tables_4_74_and_4_75_branch_recirculates_are_plp_br_ilock_and_bi() {
     let plp = span(0, USER, 7).with(Signal::IBufStallCycles, 1).with(Signal::LoopCountStallCycles, 1);
     let both = span(0, USER, 100).with(Signal::IBufStallCycles, 1).with(Signal::LoopCountStallCycles, 1).with(Signal::ICacheStallCycles, 1);
     let ilock = span(0, USER, 1000).with(Signal::IBufStallCycles, 1).with(Signal::BranchInterlockCycles, 1);
-    let count = |es, umask| count4(counting(es, umask, &[]), vec![plp, both, ilock]);
+    let bi = span(0, USER, 10_000).with(Signal::IBufStallCycles, 1).with(Signal::BranchInitCycles, 1);
+    let bi_plp =
+        span(0, USER, 100_000).with(Signal::IBufStallCycles, 1).with(Signal::BranchInitCycles, 1).with(Signal::LoopCountStallCycles, 1);
+    let count = |es, umask| count4(counting(es, umask, &[]), vec![plp, both, ilock, bi, bi_plp]);
     // FE_BUBBLE: ALL, GROUP1, IMISS, BRANCH, GROUP3, ALLBUT_FEFLUSH_BUBBLE, BUBBLE.
-    assert_eq!([0x0, 0x3, 0x6, 0x9, 0xa, 0xb, 0xd].map(|u| count(0x71, u)), [1107, 1007, 100, 1007, 1007, 1107, 0]);
+    assert_eq!([0x0, 0x3, 0x6, 0x9, 0xa, 0xb, 0xd].map(|u| count(0x71, u)), [111_107, 111_007, 100, 111_007, 111_007, 111_107, 0]);
     // FE_LOST_BW, BE_LOST_BW_DUE_TO_FE, IDEAL_BE_LOST_BW_DUE_TO_FE: PLP (b1011),
-    // BR_ILOCK (b1100, MMC45), and BI, BRQ none.
+    // BR_ILOCK (b1100, MMC45), BI (b1001, MMC65), and BRQ (b1010) none.
     for es in [0x70, 0x72, 0x73] {
-        assert_eq!([0xb, 0xc, 0x9, 0xa].map(|u| count(es, u)), [14, 2000, 0, 0], "{es:#x}");
+        assert_eq!([0xb, 0xc, 0x9, 0xa].map(|u| count(es, u)), [200_014, 2000, 20_000, 0], "{es:#x}");
     }
 }
 

@@ -383,6 +383,9 @@ pub enum Signal {
     /// Front-end stall cycles in which a return waits for the link register its
     /// function restores right before it (Montecito's BR_ILOCK, ERRATA MMC45).
     BranchInterlockCycles,
+    /// Front-end stall cycles in which a counted loop's entry initializes the
+    /// prediction of its back edge (`brp.loop.imp`; Montecito's BI, ERRATA MMC65).
+    BranchInitCycles,
     /// Bundles a taken branch leaves unreached in its fetched pair (the rest of the
     /// pair after it, and a target's pair entered in its second bundle).
     UnreachedBundles,

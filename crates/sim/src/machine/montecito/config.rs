@@ -85,6 +85,10 @@ pub struct MontecitoConfig {
     /// Cycles a return whose function restored its link register right before it
     /// waits in the front end (FE_LOST_BW.BR_ILOCK; ERRATA MMC45: an assumption).
     pub br_interlock_cycles: u64,
+    /// Cycles the front end takes to write a counted loop's back edge into the
+    /// zero-bubble predictor for the `brp.loop.imp` at the loop's entry, fetching
+    /// nothing meanwhile (FE_LOST_BW.BI; ERRATA MMC65: an assumption).
+    pub branch_init_cycles: u64,
     /// Cycles from a store's issue until its bytes are in the L1D, in which a load of
     /// them waits (BE_L1D_FPU_BUBBLE.L1D_LDCONF; ERRATA MMC44: an assumption, the
     /// store's write in the stage after the one a load reads in).
@@ -197,6 +201,7 @@ impl MontecitoConfig {
             store_write_cycles: 2,
             victim_read_delay: 0,
             br_interlock_cycles: 1,
+            branch_init_cycles: 1,
             stream_lines: 8,
             pvab_entries: 4,
             cr_cycles: 10,
@@ -275,6 +280,7 @@ impl MontecitoConfig {
             a("core", "device_cycles", &self.device_cycles, &[DataDepStallCycles]),
             a("core", "device_reads", &self.device_reads, &[DataDepStallCycles, ThreadSwitchStall]),
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
+            a("core", "branch_init_cycles", &self.branch_init_cycles, &[BranchInitCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]),
             a("core", "nat_recirculate_cycles", &self.nat_recirculate_cycles, &[LsuFullStallCycles, L1dConflict]),

@@ -101,6 +101,9 @@ impl Montecito {
             // call, an interrupt, a return from one): CPU_CPL_CHANGES.
             g.signals.set(Signal::PrivilegeChange, change);
         }
+        if k == 0 {
+            self.presage_loop(phase, out);
+        }
         let mut i = 0;
         while i < phase.body.len() {
             if let Some(&ip) = phase.addresses.get(i) {
@@ -196,6 +199,19 @@ impl Montecito {
             self.close(g, out);
             let wait = known.saturating_sub(out.elapsed());
             fe_stall(out, ip, wait, Signals::default(), Signal::LoopCountStallCycles);
+        }
+    }
+
+    /// A counted loop's entry, before its first iteration: the compiler puts a
+    /// `brp.loop.imp` for the loop's back edge there (Open64's `Enable_BRP`, Intel's
+    /// and OpenSSL's hand-written loops: "Put loop backedge target in TAR"), and the
+    /// front end writes the branch's target into its zero-bubble predictor, taking
+    /// `branch_init_cycles` in which it fetches nothing (FE_LOST_BW.BI; MMC65, an
+    /// assumption). The entry is written when the back edge is first predicted
+    /// (in its first iteration): the body's address is known only as it runs.
+    fn presage_loop(&mut self, phase: &Phase, out: &mut Out) {
+        if phase.body.iter().any(|op| matches!(op, Op::Branch { when: Pattern::Loop, .. })) {
+            fe_stall(out, phase.entry, self.cfg.branch_init_cycles, Signals::default(), Signal::BranchInitCycles);
         }
     }
 
@@ -412,6 +428,9 @@ impl Montecito {
             Op::Branch { target, when } => {
                 if when == Pattern::Loop && k == 0 {
                     self.wait_for_loop_count(g, out, ip);
+                    // The `brp.loop.imp` at the loop's entry gave the zero-bubble
+                    // predictor its target (MMC65).
+                    self.zero_bubble.resolve(ip, true, target);
                 }
                 let taken = when.taken(k, phase.iterations);
                 let s = self.predict_path(ip, taken);

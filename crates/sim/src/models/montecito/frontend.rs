@@ -10,7 +10,7 @@ use crate::stream::Signal;
 /// Why the front end delivers nothing (or less than two bundles) in a cycle, in the
 /// priority order of §4.15's FE_LOST_BW note: "FEFLUSH, TLBMISS, IMISS, PLP, BR_ILOCK,
 /// BRQ, BI, FILL_RECIRC, BUBBLE, IBFULL, UNREACHED". The machine has no branch
-/// retirement queue or branch initialization: those causes never hold.
+/// retirement queue: that cause never holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Fe {
     /// The pipeline refills: a thread switch (and the data it returns), a mispredicted
@@ -22,6 +22,9 @@ pub(super) enum Fe {
     Plp,
     /// A return waits for its link register (BR_ILOCK, MMC45).
     BrIlock,
+    /// A counted loop's entry writes its back edge into the zero-bubble predictor
+    /// (BI, MMC65).
+    Bi,
     FillRecirc,
     /// A taken branch's resteer.
     Bubble,
@@ -45,6 +48,7 @@ impl Fe {
             (c.get(ICacheStallCycles) > 0, Fe::IMiss),
             (c.get(LoopCountStallCycles) > 0, Fe::Plp),
             (c.get(BranchInterlockCycles) > 0, Fe::BrIlock),
+            (c.get(BranchInitCycles) > 0, Fe::Bi),
             (c.get(ICacheFillRecircCycles) > 0, Fe::FillRecirc),
             (c.get(ResteerBubbleCycles) > 0, Fe::Bubble),
             (c.get(IBufFullCycles) > 0, Fe::IbFull),

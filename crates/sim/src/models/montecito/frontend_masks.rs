@@ -11,25 +11,36 @@ const fn at(stage: Stage, fe: Fe) -> Atom {
 }
 
 /// FE_BUBBLE's unit masks (Table 4-74). BRANCH ("any of 4 branch recirculates") is
-/// the two the machine has: the perfect-loop prediction's wait (PLP, MMC43) and the
-/// link register's (BR_ILOCK, MMC45).
+/// the three the machine has: the perfect-loop prediction's wait (PLP, MMC43), the
+/// link register's (BR_ILOCK, MMC45) and a loop entry's branch initialization (BI,
+/// MMC65).
 pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
     use Fe::*;
     use Stage::Bubbles as S;
-    const ALL: [Atom; 8] =
-        [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, FillRecirc), at(S, Bubble), at(S, IbFull)];
+    const ALL: [Atom; 9] = [
+        at(S, Flush),
+        at(S, TlbMiss),
+        at(S, IMiss),
+        at(S, Plp),
+        at(S, BrIlock),
+        at(S, Bi),
+        at(S, FillRecirc),
+        at(S, Bubble),
+        at(S, IbFull),
+    ];
     const FLUSH: [Atom; 1] = [at(S, Flush)];
-    const GROUP1: [Atom; 3] = [at(S, Bubble), at(S, Plp), at(S, BrIlock)];
+    const GROUP1: [Atom; 4] = [at(S, Bubble), at(S, Plp), at(S, BrIlock), at(S, Bi)];
     const GROUP2: [Atom; 2] = [at(S, IMiss), at(S, TlbMiss)];
     const IBFULL: [Atom; 1] = [at(S, IbFull)];
     const IMISS: [Atom; 1] = [at(S, IMiss)];
     const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
     const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
-    const BRANCH: [Atom; 2] = [at(S, Plp), at(S, BrIlock)];
-    const GROUP3: [Atom; 3] = [at(S, FillRecirc), at(S, Plp), at(S, BrIlock)];
-    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 6] = [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, FillRecirc), at(S, IbFull)];
-    const ALLBUT_IBFULL: [Atom; 7] =
-        [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, FillRecirc), at(S, Bubble)];
+    const BRANCH: [Atom; 3] = [at(S, Plp), at(S, BrIlock), at(S, Bi)];
+    const GROUP3: [Atom; 4] = [at(S, FillRecirc), at(S, Plp), at(S, BrIlock), at(S, Bi)];
+    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 7] =
+        [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, Bi), at(S, FillRecirc), at(S, IbFull)];
+    const ALLBUT_IBFULL: [Atom; 8] =
+        [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, Bi), at(S, FillRecirc), at(S, Bubble)];
     const BUBBLE: [Atom; 1] = [at(S, Bubble)];
     match u {
         0x0 => Some(&ALL),
@@ -50,19 +61,20 @@ pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// The unit masks of FE_LOST_BW, IDEAL_BE_LOST_BW_DUE_TO_FE and BE_LOST_BW_DUE_TO_FE
-/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BI and BRQ have no cause in the
-/// machine; IBFULL is "meaningless" at the buffer's exit.
+/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BRQ has no cause in the machine;
+/// IBFULL is "meaningless" at the buffer's exit.
 macro_rules! lost_bandwidth {
     ($name:ident, $stage:expr, $ib_full:expr) => {
         pub(super) fn $name(u: u64) -> Option<&'static [Atom]> {
             use Fe::*;
             const S: Stage = $stage;
-            const ALL: [Atom; 9] = [
+            const ALL: [Atom; 10] = [
                 at(S, Flush),
                 at(S, TlbMiss),
                 at(S, IMiss),
                 at(S, Plp),
                 at(S, BrIlock),
+                at(S, Bi),
                 at(S, FillRecirc),
                 at(S, Bubble),
                 at(S, IbFull),
@@ -76,6 +88,7 @@ macro_rules! lost_bandwidth {
             const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
             const PLP: [Atom; 1] = [at(S, Plp)];
             const BR_ILOCK: [Atom; 1] = [at(S, BrIlock)];
+            const BI: [Atom; 1] = [at(S, Bi)];
             const BUBBLE: [Atom; 1] = [at(S, Bubble)];
             match u {
                 0x0 => Some(&ALL),
@@ -85,6 +98,7 @@ macro_rules! lost_bandwidth {
                 0x6 => Some(&IMISS),
                 0x7 => Some(&TLBMISS),
                 0x8 => Some(&RECIRC),
+                0x9 => Some(&BI),
                 0xb => Some(&PLP),
                 0xc => Some(&BR_ILOCK),
                 0xd => Some(&BUBBLE),
