@@ -339,7 +339,7 @@ fn a_bad_machine_config_names_the_key_and_the_valid_range() {
     assert!(err("[btac]\nentries = 0\n").contains("[btac]"));
     assert!(err("[dcache]\nsizes = 1\n").contains("unknown field `sizes`, expected one of `size`"));
     assert!(err("[l2]\nsize = 1\n").contains("unknown field `l2`"));
-    assert!(err("[dcache]\nreplacement = \"fifo\"\n").contains("expected one of `lru`, `round-robin`, `random`"));
+    assert!(err("[dcache]\nreplacement = \"fifo\"\n").contains("expected one of `lru`, `lru-by-use`, `round-robin`, `random`"));
     assert!(err("[core]\nreturn_stack = -1\n").contains("line 2"), "{}", err("[core]\nreturn_stack = -1\n"));
     assert!(err("[core\n").contains("line 1"));
     let mpu = Arm11Config::new(Arm11Core::Arm1156);
@@ -413,7 +413,7 @@ proptest! {
     fn arbitrary_machine_configs_are_refused_or_run(
         table in "(icache|dcache|micro_itlb|micro_dtlb|main_tlb|btac|core|l2)",
         key in "(size|ways|line|entries|replacement|write_allocate|return_stack|mispredict_cycles|write_buffer|write_cycles|memory_cycles|walk_level_cycles|block_cycles)",
-        value in "(0|1|3|8|10|16|32|64|100|4096|16384|65536|1073741824|99999999999|-1|true|\"lru\"|\"round-robin\"|\"random\"|\"fifo\"|1.5)",
+        value in "(0|1|3|8|10|16|32|64|100|4096|16384|65536|1073741824|99999999999|-1|true|\"lru\"|\"lru-by-use\"|\"round-robin\"|\"random\"|\"fifo\"|1.5)",
         core in 0usize..3,
     ) {
         let text = format!("[{table}]\n{key} = {value}\n");

@@ -840,6 +840,36 @@ fn mmc43_a_counted_loops_first_branch_waits_for_its_count() {
     );
 }
 
+/// ERRATA MMC66: the L2D's recency order ignores invalidations. Eight lines of one
+/// L2D set (32 KB apart: 256 sets of 128 bytes) are read, the fourth is flushed (`fc`),
+/// and a ninth line of the set is read: its fill replaces the least recently used
+/// line, the first, though the fourth's way is free (L2D_BAD_LINES_SELECTED). Under
+/// plain LRU the fill takes the free way.
+#[test]
+fn mmc66_the_l2d_passes_an_invalidated_way() {
+    use pmukit_sim::machine::cache::{CacheConfig, Replacement};
+    use pmukit_sim::program::Pattern;
+    const SPAN: u64 = 32 << 10;
+    const BASE: u64 = 0x1000_0000;
+    let line = |n: u64| DataStream { page: 16 << 20, ..DataStream::fixed(BASE + n * SPAN, Memory::Cacheable) };
+    let at = Access { stream: 0, offset: 0, size: 8, use_next: false };
+    let run = |cfg: MontecitoConfig| {
+        let set = DataStream { stride: SPAN as i64, footprint: 8 * SPAN, ..line(0) };
+        let phases = vec![
+            common::phase(vec![Op::Load(at), Op::Branch { target: 0x1_0000, when: Pattern::Loop }], 8, vec![set]),
+            common::phase(vec![Op::FlushCode(at)], 1, vec![line(3)]),
+            common::phase(vec![Op::Load(at)], 1, vec![line(8)]),
+        ];
+        let program = Program { threads: vec![Box::new(phases.into_iter())], timer: None };
+        Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true).get(Signal::L2dBadLinesSelected)
+    };
+    let cfg = MontecitoConfig::new(1);
+    assert_eq!(cfg.l2d.replacement, Replacement::LruByUse);
+    assert_eq!(run(cfg.clone()), 1);
+    let lru = MontecitoConfig { l2d: CacheConfig { replacement: Replacement::Lru, ..cfg.l2d }, ..cfg };
+    assert_eq!(run(lru), 0);
+}
+
 /// ERRATA MMC65: a counted loop's entry holds a `brp.loop.imp` for its back edge,
 /// whose target the front end writes into the zero-bubble predictor, fetching
 /// nothing for `branch_init_cycles` (FE_LOST_BW.BI); the back edge's first taken pass

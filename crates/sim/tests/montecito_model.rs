@@ -1436,6 +1436,20 @@ fn tables_4_74_and_4_75_branch_recirculates_are_plp_br_ilock_and_bi() {
     }
 }
 
+/// Table 4-86 (MMC66): L2D_BAD_LINES_SELECTED counts the valid lines L2D fills
+/// replaced while their set had an invalid way, up to Max Inc/Cyc 4 a cycle, under
+/// ANY (b0xxx); b1xxx is not defined.
+#[test]
+fn table_4_86_bad_lines_selected() {
+    const L2D_BAD_LINES_SELECTED: u64 = 0xec;
+    let spans = vec![
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::L2dBadLinesSelected, 1),
+        span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::L2dBadLinesSelected, 2),
+    ];
+    let count = |umask| count4(counting(L2D_BAD_LINES_SELECTED, umask, &[]), spans.clone());
+    assert_eq!([0b0000, 0b0111].map(count), [12, 12]);
+}
+
 /// Table 4-125 (MMC42): SPEC_LOADS_NATTED counts the integer speculative loads that
 /// returned a NaT, by cause: the OS's PSR.ed (DEF_PSR_ED) and a NaT address (NAT_CNSM);
 /// the hardware deferrals (VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT) count none.

@@ -11,6 +11,10 @@ use std::mem;
 pub enum Replacement {
     /// The least recently used way.
     Lru,
+    /// The least recently used way, by a recency order that only uses and fills
+    /// change: an invalidated way keeps its place, so a fill may replace a valid line
+    /// while an invalid way is nearer the front (Montecito's L2D, ERRATA MMC66).
+    LruByUse,
     /// The way a per-set pointer names; the pointer advances on each eviction from a full set.
     RoundRobin,
     /// A way drawn from a deterministic generator, so runs are reproducible.
@@ -94,7 +98,7 @@ impl<const W: usize> Sets<W> {
     /// Record a use of the entry at `way`; returns the way it is at afterwards (LRU moves it to the front).
     #[inline]
     pub(super) fn touch(&mut self, set: usize, way: usize) -> usize {
-        if self.replacement != Replacement::Lru || way == 0 {
+        if !matches!(self.replacement, Replacement::Lru | Replacement::LruByUse) || way == 0 {
             return way;
         }
         self.set_mut(set)[..=way].rotate_right(1);
@@ -113,7 +117,7 @@ impl<const W: usize> Sets<W> {
     #[inline]
     pub(super) fn insert(&mut self, set: usize, entry: [u64; W]) -> [u64; W] {
         self.keep(set);
-        if self.replacement == Replacement::Lru {
+        if matches!(self.replacement, Replacement::Lru | Replacement::LruByUse) {
             let ways = self.set_mut(set);
             ways.rotate_right(1);
             let old = mem::replace(&mut ways[0], entry);
@@ -154,7 +158,14 @@ impl<const W: usize> Sets<W> {
         mem::replace(self.get_mut(set, way), entry)
     }
 
-    /// Invalidate the entry at `way` and return it; under LRU the freed way becomes the last.
+    /// Whether `set` has an invalid way.
+    #[inline]
+    pub(super) fn holds_invalid(&self, set: usize) -> bool {
+        self.empty > 0 && self.set(set).contains(&Self::EMPTY)
+    }
+
+    /// Invalidate the entry at `way` and return it; under LRU the freed way becomes the
+    /// last, under `LruByUse` it keeps its place.
     #[inline]
     pub(super) fn remove(&mut self, set: usize, way: usize) -> [u64; W] {
         let lru = self.replacement == Replacement::Lru;

@@ -711,6 +711,10 @@ pub enum Signal {
     /// L2D victim or partial write may be allocated to one of 8 write buffers"), in
     /// the cycle each was made (ERRATA MMC52).
     L2dVictimBufferFull,
+    /// Valid L2D lines a fill replaced while their set had an invalid way: the L2D's
+    /// recency order ignores invalidations (Montecito's L2D_BAD_LINES_SELECTED, ERRATA
+    /// MMC66).
+    L2dBadLinesSelected,
     /// This core's bus transactions whose request phase met one of its own for the
     /// same line in the in-order queue: an `fc`'s BIL and the write-back of its
     /// modified line (ERRATA MMC35).

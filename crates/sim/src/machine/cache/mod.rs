@@ -78,6 +78,8 @@ pub struct Victim {
     /// How many of its halves are dirty (0-2): caches that keep a dirty bit per half
     /// line (ARM11, AN195 Table 2 0xC) write back only those.
     pub halves: u8,
+    /// Its set had an invalid way it was chosen over (`Replacement::LruByUse`).
+    pub passed_invalid: bool,
 }
 
 /// What the core does with the address of a line the cache evicts, and so what a
@@ -131,7 +133,7 @@ const FLAGS: u64 = DIRTY | VALID;
 /// The line leaving a way whose word was `old`, if the way was valid.
 fn victim(old: u64) -> Option<Victim> {
     let halves = ((old & DIRTY_LOW) + ((old & DIRTY_HIGH) >> 2)) as u8;
-    (old != 0).then_some(Victim { line: old & !FLAGS, dirty: halves > 0, halves })
+    (old != 0).then_some(Victim { line: old & !FLAGS, dirty: halves > 0, halves, passed_invalid: false })
 }
 
 /// A set-associative, write-back cache (tags only, no data).
@@ -205,8 +207,10 @@ impl Cache {
     #[inline]
     fn allocate(&mut self, set: usize, probe: u64, dirty: u64) -> Option<Victim> {
         self.last = None;
+        // Only under `LruByUse` can a valid line go while an invalid way is left.
+        let passed = self.config.replacement == Replacement::LruByUse && self.sets.holds_invalid(set);
         let [old] = self.sets.insert(set, [(probe & !DIRTY) | dirty]);
-        victim(old)
+        victim(old).map(|v| Victim { passed_invalid: passed, ..v })
     }
 
     /// [`Cache::access`], unrecorded.

@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use Replacement::{Lru, Random, RoundRobin};
+use Replacement::{Lru, LruByUse, Random, RoundRobin};
 
 fn config(size: u64, ways: u32, replacement: Replacement) -> CacheConfig {
     CacheConfig { size, ways, line: 16, replacement, write_allocate: true }
@@ -56,6 +56,25 @@ fn lru_orders_four_ways_by_recency() {
     assert_eq!(state(&c), [80, 0, 64, 0, 0, 0, 16, 0]);
 }
 
+/// `LruByUse` (Montecito's L2D, ERRATA MMC66): an invalidated way keeps its place in
+/// the recency order, so the next fill replaces the least recently used valid line
+/// and says it passed an invalid way; the invalid way is used once it is the least
+/// recent. Plain LRU uses the invalid way at once.
+#[test]
+fn lru_by_use_keeps_an_invalidated_ways_place() {
+    let fill = |replacement| {
+        let mut c = Cache::new(config(64, 4, replacement));
+        victims(&mut c, &[0, 16, 32, 48]);
+        // Recency: 48, 32, 16, 0; then 32 goes.
+        c.invalidate(32);
+        let v = [64, 80, 96].map(|a| c.access(a, false).victim.map(|v| (v.line, v.passed_invalid)));
+        (v, state(&c))
+    };
+    assert_eq!(fill(Lru), ([None, Some((0, false)), Some((16, false))], vec![96, 0, 80, 0, 64, 0, 48, 0]));
+    // 0 and 16 go while 32's way is free, then the free way is the least recent.
+    assert_eq!(fill(LruByUse), ([Some((0, true)), Some((16, true)), None], vec![96, 0, 80, 0, 64, 0, 48, 0]));
+}
+
 #[test]
 fn round_robin_evicts_ways_in_turn_per_set() {
     let mut c = small(RoundRobin);
@@ -92,7 +111,7 @@ fn an_invalid_way_is_filled_without_advancing_the_policy() {
 fn a_write_miss_allocates_dirty_with_write_allocation() {
     let mut c = small(Lru);
     assert_eq!(c.access(0, true), Lookup { hit: false, allocated: true, victim: None });
-    assert_eq!(c.invalidate(0), Some(Victim { line: 0, dirty: true, halves: 1 }));
+    assert_eq!(c.invalidate(0), Some(Victim { line: 0, dirty: true, halves: 1, passed_invalid: false }));
 }
 
 #[test]
@@ -108,8 +127,8 @@ fn a_written_line_leaves_dirty_and_a_read_one_clean() {
     c.access(0, false);
     assert!(c.access(0, true).hit);
     c.access(32, false);
-    assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 1 }));
-    assert_eq!(c.access(96, false).victim, Some(Victim { line: 32, dirty: false, halves: 0 }));
+    assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 1, passed_invalid: false }));
+    assert_eq!(c.access(96, false).victim, Some(Victim { line: 32, dirty: false, halves: 0, passed_invalid: false }));
 }
 
 #[test]
@@ -118,15 +137,15 @@ fn filling_a_present_line_ors_dirty_and_keeps_recency() {
     victims(&mut c, &[0, 32]);
     assert_eq!(c.fill(0, true), None);
     assert_eq!(c.fill(0, false), None);
-    assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 2 }));
+    assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 2, passed_invalid: false }));
 }
 
 #[test]
 fn filling_an_absent_line_allocates_like_a_miss() {
     let mut c = small(Lru);
     assert_eq!((c.fill(0, false), c.fill(32, true)), (None, None));
-    assert_eq!(c.fill(64, false), Some(Victim { line: 0, dirty: false, halves: 0 }));
-    assert_eq!(c.fill(96, false), Some(Victim { line: 32, dirty: true, halves: 2 }));
+    assert_eq!(c.fill(64, false), Some(Victim { line: 0, dirty: false, halves: 0, passed_invalid: false }));
+    assert_eq!(c.fill(96, false), Some(Victim { line: 32, dirty: true, halves: 2, passed_invalid: false }));
 }
 
 #[test]
@@ -137,8 +156,8 @@ fn each_half_of_a_line_has_its_dirty_bit() {
     c.access(32, false);
     c.access(32 + 12, true);
     c.access(32 + 2, true);
-    assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 1 }));
-    assert_eq!(c.access(96, false).victim, Some(Victim { line: 32, dirty: true, halves: 2 }));
+    assert_eq!(c.access(64, false).victim, Some(Victim { line: 0, dirty: true, halves: 1, passed_invalid: false }));
+    assert_eq!(c.access(96, false).victim, Some(Victim { line: 32, dirty: true, halves: 2, passed_invalid: false }));
 }
 
 #[test]
@@ -211,7 +230,7 @@ fn accesses() -> impl Strategy<Value = Vec<(u64, bool)>> {
 }
 
 fn configs() -> impl Strategy<Value = CacheConfig> {
-    (prop_oneof![Just(Lru), Just(RoundRobin), Just(Random)], any::<bool>())
+    (prop_oneof![Just(Lru), Just(LruByUse), Just(RoundRobin), Just(Random)], any::<bool>())
         .prop_map(|(replacement, write_allocate)| CacheConfig { write_allocate, ..config(512, 2, replacement) })
 }
 
@@ -375,7 +394,7 @@ fn rereading_lines_alone_in_their_sets_changes_nothing() {
     use crate::machine::replay::Replayed;
     let none = |_| None;
     let to = crate::machine::Moves { line: &none, page: &none };
-    for replacement in [Lru, RoundRobin, Random] {
+    for replacement in [Lru, LruByUse, RoundRobin, Random] {
         let mut c = small(replacement);
         c.access(0, false);
         c.access(16, false);

@@ -167,7 +167,8 @@ impl MontecitoConfig {
             l1i: cache(16 << 10, 4, 64, false),
             l1d: cache(16 << 10, 4, 64, false),
             l2i: cache(1 << 20, 8, 128, true),
-            l2d: cache(256 << 10, 8, 128, true),
+            // An invalidated L2D line keeps its place in the recency order (MMC66).
+            l2d: CacheConfig { replacement: Replacement::LruByUse, ..cache(256 << 10, 8, 128, true) },
             l3: cache(12 << 20, 12, 128, true),
             l1_itlb: fully_associative(32),
             l2_itlb: fully_associative(128),

@@ -212,6 +212,9 @@ impl Montecito {
         if which == 0 && lookup.victim.is_some() {
             s.bump(Signal::L2iVictims);
         }
+        if lookup.victim.is_some_and(|v| v.passed_invalid) {
+            s.bump(Signal::L2dBadLinesSelected);
+        }
         if let Some(v) = lookup.victim.filter(|v| v.dirty) {
             if which == 1 {
                 // The L2D reads the victim out after the miss's lookup (MMC49).

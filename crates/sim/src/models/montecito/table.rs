@@ -622,6 +622,9 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2::l2d_force_recirc),
     // L2D_ISSUED_RECIRC_OZQ_ACC: forced recirculates that issued, one a clock (MMC29).
     ev(0xeb, "L2D_ISSUED_RECIRC_OZQ_ACC", F, 1, |_| Some(&[Sig(Signal::L2dRecirculates)])),
+    // L2D_BAD_LINES_SELECTED (b0xxx ANY): valid lines a fill replaced while its set had
+    // an invalid way (MMC66).
+    ev(0xec, "L2D_BAD_LINES_SELECTED", F, 4, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::L2dBadLinesSelected)]) } else { None }),
     // L2D_STORE_HIT_SHARED (b0xxx ANY): stores to a line the other core shares, which
     // the L2D upgrades with a BIL (MMC23).
     ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
