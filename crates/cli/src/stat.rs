@@ -105,7 +105,8 @@ pub struct StatArgs {
     /// Inject hardware errors at this rate, e.g. 1e-4; off by default. ARM11: parity
     /// and TCM errors per access to each cache and TCM (events 0x30-0x35, 0x38);
     /// Montecito: ECC errors per write into the bus's write data queue
-    /// (SI_WDQ_ECC_ERRORS). SPARC has no error events.
+    /// (SI_WDQ_ECC_ERRORS) and tag errors per snoop of the L2D
+    /// (L2D_L3ACCESS_CANCEL.P2_COV_SNP_TEM). SPARC has no error events.
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     fault_rate: Option<f64>,
     /// Run a recorded program instead of the workload: Valgrind Lackey

@@ -427,6 +427,26 @@ fn mmc26_fault_injection_puts_ecc_errors_in_the_write_data_queue() {
     assert_eq!(clean.get(Signal::WdqEccSingle) + clean.get(Signal::WdqEccDouble), 0);
 }
 
+/// MMC67: under fault injection every `fault_every`-th snoop of the L2D's tags finds
+/// an error there (L2D_L3ACCESS_CANCEL.P2_COV_SNP_TEM): on `shared`, whose snoops are
+/// the other core's reads and reads for ownership and the JIT's `fc`s. The error is
+/// counted only: the run is the same without it.
+#[test]
+fn mmc67_fault_injection_puts_errors_in_the_l2ds_tags() {
+    let faulty = |skipping| {
+        let cfg = MontecitoConfig { fault_every: Some(100), ..MontecitoConfig::new(2) };
+        Totals::of(machine::montecito(cfg, builtin::program("shared", 3, 2).unwrap(), skipping), 5_000_000, |_| true)
+    };
+    let t = faulty(Skipping::On);
+    assert_eq!(t, faulty(Skipping::Off));
+    let snoops: u64 = [Signal::PeerBrl, Signal::PeerBril, Signal::CodeFlushes].iter().map(|&s| t.get(s)).sum();
+    assert!(snoops >= 1000, "{snoops}");
+    assert_eq!(t.get(Signal::L2dSnoopTagErrors), snoops / 100);
+    let clean = totals("shared", 2, 5_000_000, Skipping::On);
+    assert_eq!(clean.get(Signal::L2dSnoopTagErrors), 0);
+    assert_eq!((clean.cycles, clean.get(Signal::Instructions)), (t.cycles, t.get(Signal::Instructions)));
+}
+
 /// MMC59: a device register's read takes `device_cycles` (the chipset defers its
 /// response until the device has answered, and its Deferred Reply brings the data),
 /// and the data EAR sees its latency, past 1024 cycles.
@@ -1038,6 +1058,19 @@ fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
     let jit = run(vec![Op::Store(at(0, 0)), Op::FlushCode(at(0, 0))]);
     assert_eq!((jit.get(Signal::L2dMiscOrderCancels), jit.get(Signal::InstructionSerializations)), (1000, 1000));
     assert_eq!(plain.get(Signal::L2dMiscOrderCancels), 0);
+}
+
+/// ERRATA MMC48 on `os`: its processes read the time of day in the gate page's
+/// light-weight system call, under the kernel's sequence lock (Linux's fsys.S: the
+/// sequence with `ld4.acq`, then the clock's fields, a line away): the field read in
+/// the acquire's issue group reaches the L2D while the acquire is there, a late cancel
+/// (L2D_OZQ_CANCELS1.SIBLING_ACQ_REL), when the lock's line has left the L1D.
+#[test]
+fn mmc48_the_os_workloads_time_reads_cancel_the_acquires_sibling() {
+    let program = ia64::compiled(builtin::program("os", 3, 1).unwrap());
+    let totals = Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::On), 10_000_000, |_| true);
+    assert!(totals.get(Signal::L2dSiblingAcquireCancels) > 0);
+    assert!(totals.get(Signal::L2dOzqAcquireLive) > 0);
 }
 
 /// ERRATA MMC48: a load with a fence right after it is an acquire (`ld.acq`). One the

@@ -1348,6 +1348,11 @@ fn tables_4_87_4_91_4_94_4_95_bypasses_and_their_cancels() {
     // Table 4-91 (max 1 a cycle): INV_L3_BYP the bypassing hits' L3 accesses,
     // SPEC_L3_BYP the uncacheable one's, ANY either; ER_REJECT and the snoop cases 0.
     assert_eq!([0b000, 0b001, 0b010, 0b011, 0b100, 0b111].map(|u| count(L2D_L3ACCESS_CANCEL, u)), [10, 10, 10, 0, 0, 0]);
+    // P2_COV_SNP_TEM a snoop's tag error (MMC67), P2_COV_SNP_FILL_NOSNP a snoop beside
+    // its line's fill (MMC51): neither is an L3 access of a bypass (ANY).
+    let snoops = span(0, USER, 7).with(Signal::L2dSnoopTagErrors, 1).with(Signal::L2dSnoopFillConflicts, 1);
+    let by_snoops = |umask| count4(counting(L2D_L3ACCESS_CANCEL, umask, &[]), vec![snoops]);
+    assert_eq!([0b100, 0b110, 0b010, 0b101, 0b111].map(by_snoops), [7, 7, 0, 0, 0]);
     // Table 4-94: RECIRC and BANK_CONF; Table 4-95: ANY is every cancel (max 4).
     assert_eq!([0b0000, 0b1000, 0b0110].map(|u| count(L2D_OZQ_CANCELS0, u)), [10, 10, 0]);
     assert_eq!([0b00, 0b01].map(|u| count(L2D_OZQ_CANCELS1, u)), [20, 0]);

@@ -755,6 +755,10 @@ pub enum Signal {
     /// Snoops that reached the L2D within three cycles of a fill of their line
     /// (Montecito's L2D_L3ACCESS_CANCEL.P2_COV_SNP_FILL_NOSNP; ERRATA MMC51).
     L2dSnoopFillConflicts,
+    /// Snoops that found an error in the L2D's tags, under fault injection (Montecito's
+    /// L2D_L3ACCESS_CANCEL.P2_COV_SNP_TEM, "A snoop saw an L2D tag error and missed";
+    /// ERRATA MMC67).
+    L2dSnoopTagErrors,
     /// This core's BILs (an `fc`) the other core answered HITM (Montecito's
     /// BUS_RD_INVALID_HITM.SELF).
     BilHitm,

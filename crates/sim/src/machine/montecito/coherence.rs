@@ -123,6 +123,11 @@ impl Montecito {
     /// `effect` says what becomes of the copies. What the snoop finds in the L2I
     /// counts in `s`.
     pub(super) fn answer(&mut self, line: u64, effect: Effect, s: &mut Signals) -> Answer {
+        // Under fault injection every `fault_every`-th snoop finds an error in the L2D's
+        // tags; it is counted only, as the write data queue's are (MMC67, MMC26).
+        if self.tag_faults.as_mut().and_then(|f| f.access(&[Signal::L2dSnoopTagErrors])).is_some() {
+            s.bump(Signal::L2dSnoopTagErrors);
+        }
         let bytes = self.cfg.l3.line;
         let l1d = self.cfg.l1d.line;
         if effect == Effect::Take {

@@ -140,7 +140,8 @@ pub struct MontecitoConfig {
     pub hitm_clocks: u64,
     /// Fault injection (`pmu stat --fault-rate`): every `fault_every`-th write into the
     /// system interface's write data queue has an ECC error, single- and double-bit in
-    /// turn (ERRATA MMC26); `None`: no errors.
+    /// turn (ERRATA MMC26), and every `fault_every`-th snoop of the L2D's tags finds an
+    /// error there (MMC67); `None`: no errors.
     pub fault_every: Option<u64>,
     /// Whether the system interface lays its occupancies
     /// ([`OCCUPANCIES`](super::OCCUPANCIES): the entries live in each cycle, the bus's

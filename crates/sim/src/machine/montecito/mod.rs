@@ -187,8 +187,10 @@ pub struct Montecito {
     peer: Peer,
     /// The system interface's queues and bus (MMC24).
     si: Si,
-    /// Fault injection into the write data queue (MMC26).
+    /// Fault injection into the write data queue (MMC26) and into the L2D's tags as
+    /// snoops read them (MMC67).
     faults: Option<Countdown>,
+    tag_faults: Option<Countdown>,
 }
 
 /// THREAD_SWITCH_STALL's thresholds above its first (">= 4 cycles (Any latency)").
@@ -281,6 +283,7 @@ impl Montecito {
             peer: Peer::default(),
             si: Si::new(cfg.occupancies),
             faults: cfg.fault_every.map(Countdown::new),
+            tag_faults: cfg.fault_every.map(Countdown::new),
             cfg,
         }
     }
@@ -528,7 +531,7 @@ impl Core<MONTECITO> for Montecito {
         self.inflight.canonical(keys, self.clock, out);
         self.ozq.canonical(keys, self.clock, out);
         self.l1d_pipe.canonical(keys, self.clock, out);
-        if let Some(f) = &self.faults {
+        for f in [&self.faults, &self.tag_faults].into_iter().flatten() {
             f.canonical(out);
         }
         out.extend([

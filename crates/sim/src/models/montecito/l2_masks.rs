@@ -153,6 +153,7 @@ pub(super) fn l2d_l3access_cancel(u: u64) -> Option<&'static [Atom]> {
         0b001 => Some(&L3_BYPASS_CANCELS[3..4]),
         0b010 => Some(&L3_BYPASS_CANCELS),
         0b011 => Some(&L3_BYPASS_CANCELS[4..]),
+        0b100 => Some(&[Sig(Signal::L2dSnoopTagErrors)]),
         0b110 => Some(&[Sig(Signal::L2dSnoopFillConflicts)]),
         _ => None,
     }

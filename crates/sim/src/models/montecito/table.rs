@@ -617,7 +617,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // (not true misses), SPEC_L3_BYP of uncacheable requests (MMC36), ER_REJECT the
     // misses that found every request buffer taken (MMC28), ANY all of them;
     // P2_COV_SNP_FILL_NOSNP a snoop within three cycles of its line's fill (MMC51);
-    // the other coverage cases and the throttling count nothing.
+    // P2_COV_SNP_TEM a snoop that found a tag error under fault injection (MMC67);
+    // the victim buffer's case and the throttling count nothing.
     ev(0xe8, "L2D_L3ACCESS_CANCEL", F, 1, l2::l2d_l3access_cancel),
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2::l2d_force_recirc),
     // L2D_ISSUED_RECIRC_OZQ_ACC: forced recirculates that issued, one a clock (MMC29).

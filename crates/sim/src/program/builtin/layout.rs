@@ -26,6 +26,10 @@ pub const KERNEL_TEXT: Range<u64> = 0xC000_8000..0xC040_0000;
 /// The kernel's exception entry and exit code (hot, small), then everything else.
 pub const ENTRY_TEXT: Range<u64> = 0xC000_8000..0xC001_8000;
 pub const SERVICE_TEXT: Range<u64> = 0xC001_8000..0xC040_0000;
+/// The gate page's light-weight system calls (Linux's `fsys` on Itanium), which every
+/// process calls at the same address: the entry text's last page, past the code
+/// `code_address` draws there.
+pub const GATE_TEXT: u64 = ENTRY_TEXT.end - PAGE;
 pub const HEAP: Range<u64> = 0x0100_0000..0x4000_0000;
 /// User-mapped, non-cacheable.
 pub const FRAME_BUFFER: Range<u64> = 0x4000_0000..0x4100_0000;
@@ -33,6 +37,11 @@ pub const FRAME_BUFFER: Range<u64> = 0x4000_0000..0x4100_0000;
 pub const STACKS: Range<u64> = 0xBE00_0000..0xBF00_0000;
 pub const STACK_BYTES: u64 = 1 << 20;
 pub const KERNEL_DATA: Range<u64> = 0xC100_0000..0xC800_0000;
+/// The kernel's time of day: its sequence lock's word, and the clock's fields
+/// (seconds, nanoseconds, the counter's value at the last tick), separate variables
+/// a line apart.
+pub const TIME_DATA: u64 = KERNEL_DATA.start + 0x4_0000;
+pub const CLOCK_DATA: u64 = TIME_DATA + 128;
 /// The network stack's socket buffers (part of the kernel data): the most recently
 /// freed are reused first (the slab allocator's per-CPU caches), so packets sent and
 /// received take their turns in the same lines.

@@ -59,7 +59,8 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         name: "os",
         description: "eight processes time-sliced at 1 kHz, data on 4 KB to 2 GB pages, text on large pages too, system \
                       calls, a database server's 1.3 MB of transaction code, files read as they are mapped (page faults), \
-                      clock reads through uncacheable firmware code: TLB and instruction-cache pressure",
+                      clock reads through uncacheable firmware code, time-of-day reads under a sequence lock: TLB and \
+                      instruction-cache pressure",
     },
     WorkloadInfo {
         name: "services",

@@ -88,7 +88,41 @@ pub fn os(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     if clock.chance(100) {
         phases.extend(read_clock(&mut clock, t));
     }
+    let mut time = rng.side(OS_TIME);
+    if time.chance(300) {
+        phases.extend(time_of_day(&mut time, t));
+    }
     phases
+}
+
+/// Salt of the generator of `os`'s reads of the time of day (`Rng::side`).
+const OS_TIME: u64 = 0x6f73_5f74_696d_6531;
+
+/// A process reads the time of day (`gettimeofday`, `clock_gettime`: a database
+/// stamps its transactions) without a trap. Linux on Itanium answers in the gate
+/// page's light-weight system call (`fsys`: `epc` raises the privilege level without
+/// an interruption), which reads the kernel's time under its sequence lock
+/// (arch/ia64/kernel/fsys.S): the sequence with an acquire load (`ld4.acq`), the
+/// clock's fields, the interval time counter and the arithmetic that scales it, and
+/// the sequence again, compared with the first; then it returns to the process.
+fn time_of_day(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    let mut call = Body::new(Privilege::USER, t.context, code_address(rng, &LIBC_TEXT));
+    call.int(rng.range(2, 5));
+    let back = call.ip() + INSN;
+    call.call(GATE_TEXT, 8);
+    let mut fsys = Body::new(Privilege::KERNEL, t.context, GATE_TEXT);
+    let lock = fsys.stream(DataStream::fixed(TIME_DATA, Memory::Cacheable));
+    let clock = fsys.stream(DataStream::fixed(CLOCK_DATA, Memory::Cacheable));
+    // The acquire, then the fields, which it orders after it (C11's
+    // memory_order_acquire: a fence after the load).
+    fsys.load(lock, 0, 4, false).op(Op::Barrier);
+    for offset in [0, 8, 16] {
+        fsys.load(clock, offset, 8, false);
+    }
+    fsys.int(rng.range(6, 10)).load(lock, 0, 4, true).int(1).return_to(back);
+    let mut resume = Body::new(Privilege::USER, t.context, back);
+    resume.int(rng.range(1, 4));
+    vec![call.once(), fsys.once(), resume.once()]
 }
 
 /// Salt of `os`'s side generator (`Rng::side`).
