@@ -277,19 +277,23 @@ fn the_table_lists_each_machines_assumptions() {
     }
 }
 
+/// What Montecito's `event` reads, and the names of the assumptions `pmu describe`
+/// says it depends on.
+fn montecito_reads(event: &str) -> (assumed::Inputs, Vec<String>) {
+    let catalog = pmukit_arch::Catalog::builtin();
+    let sel = catalog.resolve(event, "montecito").unwrap();
+    let pmu = catalog.pmu(sel.pmu).unwrap();
+    (
+        assumed::inputs(pmu, &sel).unwrap(),
+        assumed::depends_on(pmu, std::slice::from_ref(&sel)).unwrap().iter().map(Assumption::name).collect(),
+    )
+}
+
 /// `pmu describe` names the assumptions whose shaped signals an event reads: the
 /// probe finds what Montecito's events read, priorities included.
 #[test]
 fn an_event_reads_the_signals_its_count_weighs() {
-    let catalog = pmukit_arch::Catalog::builtin();
-    let read = |event: &str| {
-        let sel = catalog.resolve(event, "montecito").unwrap();
-        let pmu = catalog.pmu(sel.pmu).unwrap();
-        (
-            assumed::inputs(pmu, &sel).unwrap(),
-            assumed::depends_on(pmu, std::slice::from_ref(&sel)).unwrap().iter().map(Assumption::name).collect::<Vec<_>>(),
-        )
-    };
+    let read = montecito_reads;
     // An L1D bubble of a store conflict: the conflict's code, the L1D stall, and the
     // flush that outranks it (§4.6), of the signals assumptions shape.
     let (inputs, names) = read("montecito::BE_L1D_FPU_BUBBLE.L1D_LDCONF");
@@ -313,6 +317,30 @@ fn an_event_reads_the_signals_its_count_weighs() {
         assert!(names.contains(&name.to_string()), "{name} not in {names:?}");
     }
     assert!(!names.iter().any(|n| n.starts_with("[direction]") || n.starts_with("[indirect]")), "{names:?}");
+}
+
+/// A capture subevent reads what its event address register's mode captures (§3.3.8,
+/// §3.3.9), which no signal carries: in cache mode the misses' latencies, which the
+/// bus's, the devices' and (for data) the L2D data array's timings shape, and (for
+/// fetches) the instruction prefetcher's reach; in TLB mode the translations' misses.
+#[test]
+fn an_ear_subevent_depends_on_what_its_mode_captures() {
+    let names = |event: &str| montecito_reads(event).1;
+    let data = names("montecito::DATA_EAR_CACHE_LAT1024");
+    for name in ["[core] device_cycles", "[core] bus_ratio", "[core] victim_read_delay"] {
+        assert!(data.contains(&name.to_string()), "{name} not in {data:?}");
+    }
+    assert!(!data.contains(&"[core] stream_lines".to_string()), "{data:?}");
+    let fetch = names("montecito::L1I_EAR_CACHE_LAT4096");
+    for name in ["[core] stream_lines", "[core] pvab_entries", "[core] line_clocks"] {
+        assert!(fetch.contains(&name.to_string()), "{name} not in {fetch:?}");
+    }
+    assert!(!fetch.contains(&"[core] device_cycles".to_string()), "{fetch:?}");
+    let tlb = names("montecito::DATA_EAR_TLB_ALL");
+    assert!(tlb.contains(&"[l2_dtlb] entries".to_string()) && !tlb.contains(&"[core] bus_ratio".to_string()), "{tlb:?}");
+    assert!(!tlb.contains(&"[l2_itlb] entries".to_string()), "{tlb:?}");
+    let itlb = names("montecito::L1I_EAR_TLB_ALL");
+    assert!(itlb.contains(&"[l1_itlb] entries".to_string()) && !itlb.contains(&"[l1_dtlb] entries".to_string()), "{itlb:?}");
 }
 
 #[test]

@@ -21,16 +21,31 @@ pub struct Assumption {
     /// Whether it shapes the memory controllers' queues, whose waits the DRAM events
     /// read ([`crate::stream::MemoryQueues`]) rather than a signal.
     pub queues: bool,
+    /// Whose waits for their lines it shapes ([`DATA_LATENCY`], [`FETCH_LATENCY`]),
+    /// which the event address registers' latency modes read
+    /// ([`crate::stream::Detail`]) rather than a signal.
+    pub latency: u8,
 }
+
+/// The latencies an assumption shapes or an event reads: data references' that the
+/// L1D did not serve, instruction fetches' that the L1I did not.
+pub const DATA_LATENCY: u8 = 0b01;
+pub const FETCH_LATENCY: u8 = 0b10;
 
 impl Assumption {
     pub fn new(table: &'static str, key: &'static str, value: impl ToString, shapes: &[Signal]) -> Assumption {
-        Assumption { table, key, value: value.to_string(), shapes: shapes.to_vec(), queues: false }
+        Assumption { table, key, value: value.to_string(), shapes: shapes.to_vec(), queues: false, latency: 0 }
     }
 
     /// The assumption shapes the memory controllers' queues, as well as `shapes`.
     pub fn queues(self) -> Assumption {
         Assumption { queues: true, ..self }
+    }
+
+    /// The assumption shapes how long the misses of `sides` (`DATA_LATENCY`,
+    /// `FETCH_LATENCY`) wait for their lines, as well as `shapes`.
+    pub fn latency(self, sides: u8) -> Assumption {
+        Assumption { latency: sides, ..self }
     }
 
     /// `[table] key`, as docs/assumptions.md names it.

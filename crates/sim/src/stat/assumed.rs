@@ -2,6 +2,8 @@
 //! machine that counts the PMU's events whose shaped signals the event reads, worked
 //! out from what the PMU's model counts in a cycle (`machine::assumption`).
 
+use pmukit_arch::montecito::capture::{DEAR_MODE, IEAR_CT, PMC37_CACHE, PMC40};
+use pmukit_arch::montecito::capture_events::{self, EtbFilter};
 use pmukit_arch::montecito::pmu as montecito;
 use pmukit_arch::sparc::{kt, niagara, t4};
 use pmukit_arch::{arm11, encode_set};
@@ -9,7 +11,7 @@ use pmukit_core::event_string::EventSel;
 use pmukit_core::pmu::Pmu;
 
 use crate::machine::arm11::{Arm11Config, Arm11Core};
-use crate::machine::assumption::{counts_bare_bubbles, reads, Assumption};
+use crate::machine::assumption::{counts_bare_bubbles, reads, Assumption, DATA_LATENCY, FETCH_LATENCY};
 use crate::machine::montecito::MontecitoConfig;
 use crate::machine::sparc::{SparcChip, SparcConfig};
 use crate::models::t4_dram::{self, Measure};
@@ -17,17 +19,25 @@ use crate::models::{arm11 as arm11_model, montecito as montecito_model, sun4v, t
 use crate::stream::{family_signals, Signal, Span, ARM11, MONTECITO, SPARC};
 
 /// What one selection reads of the machine: the signals, whether it counts stalled
-/// cycles with no signal, whether it reads the memory controllers' queues.
+/// cycles with no signal, whether it reads the memory controllers' queues, whether it
+/// reads how long misses waited (an event address register's latency thresholds:
+/// `assumption::DATA_LATENCY`, `FETCH_LATENCY`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Inputs {
     pub signals: Vec<Signal>,
     pub bare_bubbles: bool,
     pub queues: bool,
+    pub latency: u8,
 }
 
 impl Inputs {
     fn probed(family: usize, asked: &[Signal], count: impl Fn(&Span) -> u64) -> Inputs {
-        Inputs { signals: reads(family_signals(family), asked, &count), bare_bubbles: counts_bare_bubbles(&count), queues: false }
+        Inputs {
+            signals: reads(family_signals(family), asked, &count),
+            bare_bubbles: counts_bare_bubbles(&count),
+            queues: false,
+            latency: 0,
+        }
     }
 
     fn of(signals: Vec<Signal>) -> Inputs {
@@ -37,7 +47,7 @@ impl Inputs {
     /// Whether `a` shapes anything the selection reads: a stalled cycle counted as
     /// such depends on every assumption.
     fn depend_on(&self, a: &Assumption) -> bool {
-        self.bare_bubbles || a.shapes.iter().any(|s| self.signals.contains(s)) || (a.queues && self.queues)
+        self.bare_bubbles || a.shapes.iter().any(|s| self.signals.contains(s)) || (a.queues && self.queues) || a.latency & self.latency != 0
     }
 }
 
@@ -53,7 +63,7 @@ pub fn inputs(pmu: &Pmu, sel: &EventSel) -> Option<Inputs> {
         arm11::FAMILY => Inputs::probed(ARM11, asked, |span| arm11_model::per_span(code, model, span)),
         montecito::FAMILY => {
             let code = u8::try_from(code).ok()?;
-            Inputs::probed(MONTECITO, asked, montecito_model::counter(code, umask))
+            captured(sel, Inputs::probed(MONTECITO, asked, montecito_model::counter(code, umask)))
         }
         // A strand's own subevents and those it sees of the others'.
         t4::FAMILY => {
@@ -73,7 +83,7 @@ pub fn inputs(pmu: &Pmu, sel: &EventSel) -> Option<Inputs> {
                 Measure::Transactions(_) => vec![Signal::MemoryReads, Signal::MemoryWrites],
                 _ => Vec::new(),
             };
-            Inputs { signals, bare_bubbles: false, queues: !matches!(measure, Measure::Transactions(_)) }
+            Inputs { signals, queues: !matches!(measure, Measure::Transactions(_)), ..Inputs::default() }
         }
         niagara::FAMILY => {
             let set = encode_set(pmu, std::slice::from_ref(sel)).ok()?;
@@ -84,6 +94,31 @@ pub fn inputs(pmu: &Pmu, sel: &EventSel) -> Option<Inputs> {
         }
         _ => return None,
     })
+}
+
+/// What a Montecito capture subevent (DATA_EAR_CACHE_LAT4, L1I_EAR_TLB_ALL, ...) reads
+/// beside `probed`, by the mode it arms its event address register in (§3.3.8,
+/// §3.3.9): in cache mode the misses' latencies, in TLB mode its side's translation
+/// misses (the signal the TLBs' assumptions shape). Other events are as probed.
+fn captured(sel: &EventSel, mut probed: Inputs) -> Inputs {
+    let Ok(programmed) = capture_events::program(std::slice::from_ref(sel), None, &EtbFilter::default()) else { return probed };
+    for &(register, value) in &programmed.registers {
+        let (cache, tlb, side) = match register {
+            r if r == PMC40.name => (DEAR_MODE.get(value) == 0b00, DEAR_MODE.get(value) == 0b01, DATA_LATENCY),
+            r if r == PMC37_CACHE.name => (IEAR_CT.get(value) >> 1 == 1, IEAR_CT.get(value) == 0b00, FETCH_LATENCY),
+            _ => continue,
+        };
+        if cache {
+            probed.latency |= side;
+        }
+        if tlb {
+            // The side's own misses: the main TLB's are both sides'.
+            probed.signals.push(if register == PMC40.name { Signal::DTlbMisses } else { Signal::ITlbMisses });
+        }
+    }
+    probed.signals.sort_by_key(|&s| s as usize);
+    probed.signals.dedup();
+    probed
 }
 
 /// The labelled assumptions of the machine that counts `pmu`'s events, at their

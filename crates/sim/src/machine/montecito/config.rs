@@ -4,7 +4,7 @@
 //! (§2.4.1.1-§2.4.1.3); the rest are assumptions, `docs/ERRATA.md` MMC*, each a row of
 //! `docs/assumptions.md` and a `--machine-config` key.
 
-use crate::machine::assumption::Assumption;
+use crate::machine::assumption::{Assumption, DATA_LATENCY, FETCH_LATENCY};
 use crate::machine::cache::{CacheConfig, Replacement};
 use crate::machine::predict::{DirectionConfig, TargetCacheConfig};
 use crate::machine::tlb::TlbConfig;
@@ -226,7 +226,9 @@ impl MontecitoConfig {
     }
 
     /// The labelled assumptions among these parameters (docs/assumptions.md), each
-    /// with the signals it shapes first-hand.
+    /// with the signals it shapes first-hand, and whether it times what a miss waits
+    /// for (the bus, a device, the L2D's data array, the instruction prefetcher that
+    /// brings lines ahead of their fetch), which the EARs' latencies read.
     pub fn assumptions(&self) -> Vec<Assumption> {
         use Signal::*;
         const ITLB: &[Signal] = &[ITlbMisses, MainTlbMisses, ITlbStallCycles];
@@ -279,12 +281,12 @@ impl MontecitoConfig {
             a("core", "fp_assist_cycles", &self.fp_assist_cycles, &[ExceptionFlushCycles]),
             a("core", "page_fault_cycles", &self.page_fault_cycles, &[ExceptionFlushCycles]),
             a("core", "unaligned_cycles", &self.unaligned_cycles, &[ExceptionFlushCycles]),
-            a("core", "device_cycles", &self.device_cycles, &[DataDepStallCycles]),
-            a("core", "device_reads", &self.device_reads, &[DataDepStallCycles, ThreadSwitchStall]),
+            a("core", "device_cycles", &self.device_cycles, &[DataDepStallCycles]).latency(DATA_LATENCY),
+            a("core", "device_reads", &self.device_reads, &[DataDepStallCycles, ThreadSwitchStall]).latency(DATA_LATENCY),
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
             a("core", "branch_init_cycles", &self.branch_init_cycles, &[BranchInitCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
-            a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]),
+            a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]).latency(DATA_LATENCY),
             a("core", "nat_recirculate_cycles", &self.nat_recirculate_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "thread_quantum", &self.thread_quantum, &[ThreadSwitchesTimeout, ThreadSwitchCycles]),
             a(
@@ -292,15 +294,16 @@ impl MontecitoConfig {
                 "stream_lines",
                 &self.stream_lines,
                 &[L1iStrmPrefetches, RabLive, PrefetchStallLive, PrefetchFlowLive, PvabOverflows],
-            ),
-            a("core", "pvab_entries", &self.pvab_entries, &[PvabOverflows, L1iStrmPrefetches]),
+            )
+            .latency(FETCH_LATENCY),
+            a("core", "pvab_entries", &self.pvab_entries, &[PvabOverflows, L1iStrmPrefetches]).latency(FETCH_LATENCY),
             a("core", "zero_bubble", &self.zero_bubble, &[ResteerBubbleCycles]),
             a("core", "resteer_cycles", &self.resteer_cycles, &[ResteerBubbleCycles]),
             a("core", "clean_castouts", &self.clean_castouts, &[CleanCastouts, SiCcqLive]),
-            a("core", "bus_ratio", &self.bus_ratio, BUS),
-            a("core", "line_clocks", &self.line_clocks, BUS),
-            a("core", "snoop_clocks", &self.snoop_clocks, SNOOP),
-            a("core", "hitm_clocks", &self.hitm_clocks, SNOOP),
+            a("core", "bus_ratio", &self.bus_ratio, BUS).latency(DATA_LATENCY | FETCH_LATENCY),
+            a("core", "line_clocks", &self.line_clocks, BUS).latency(DATA_LATENCY | FETCH_LATENCY),
+            a("core", "snoop_clocks", &self.snoop_clocks, SNOOP).latency(DATA_LATENCY | FETCH_LATENCY),
+            a("core", "hitm_clocks", &self.hitm_clocks, SNOOP).latency(DATA_LATENCY | FETCH_LATENCY),
         ]
     }
 }
