@@ -35,26 +35,37 @@ pub(super) enum Fe {
 }
 
 impl Fe {
-    /// The one cause a cycle is counted under, if any.
+    /// The causes in §4.15's order, the one the masks' ALL selections list too;
+    /// FE_BUBBLE's stalls are all but UNREACHED, the last.
+    pub(super) const ORDER: [Fe; 10] =
+        [Fe::Flush, Fe::TlbMiss, Fe::IMiss, Fe::Plp, Fe::BrIlock, Fe::Bi, Fe::FillRecirc, Fe::Bubble, Fe::IbFull, Fe::Unreached];
+
+    /// The one cause a cycle is counted under, if any: the first of [`Fe::ORDER`] that
+    /// holds.
     fn of(c: &Cycle) -> Option<Fe> {
+        Fe::ORDER.into_iter().find(|fe| fe.holds(c))
+    }
+
+    /// Whether this cause holds in `c`: a taken branch's unreached bundles in a cycle
+    /// that issues, a stall's cause in one that does not.
+    fn holds(self, c: &Cycle) -> bool {
         use Signal::*;
         if c.get(Instructions) > 0 {
-            return (c.get(UnreachedBundles) > 0).then_some(Fe::Unreached);
+            return self == Fe::Unreached && c.get(UnreachedBundles) > 0;
         }
-        let flush = c.get(BackgroundMemoryReads) > 0 || matches!(Cause::of(c), Some(Cause::Xpn | Cause::Bru));
-        [
-            (flush, Fe::Flush),
-            (c.get(ITlbStallCycles) > 0, Fe::TlbMiss),
-            (c.get(ICacheStallCycles) > 0, Fe::IMiss),
-            (c.get(LoopCountStallCycles) > 0, Fe::Plp),
-            (c.get(BranchInterlockCycles) > 0, Fe::BrIlock),
-            (c.get(BranchInitCycles) > 0, Fe::Bi),
-            (c.get(ICacheFillRecircCycles) > 0, Fe::FillRecirc),
-            (c.get(ResteerBubbleCycles) > 0, Fe::Bubble),
-            (c.get(IBufFullCycles) > 0, Fe::IbFull),
-        ]
-        .into_iter()
-        .find_map(|(on, fe)| on.then_some(fe))
+        let signal = match self {
+            Fe::Flush => return c.get(BackgroundMemoryReads) > 0 || matches!(Cause::of(c), Some(Cause::Xpn | Cause::Bru)),
+            Fe::TlbMiss => ITlbStallCycles,
+            Fe::IMiss => ICacheStallCycles,
+            Fe::Plp => LoopCountStallCycles,
+            Fe::BrIlock => BranchInterlockCycles,
+            Fe::Bi => BranchInitCycles,
+            Fe::FillRecirc => ICacheFillRecircCycles,
+            Fe::Bubble => ResteerBubbleCycles,
+            Fe::IbFull => IBufFullCycles,
+            Fe::Unreached => return false,
+        };
+        c.get(signal) > 0
     }
 }
 

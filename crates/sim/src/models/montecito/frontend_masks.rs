@@ -10,6 +10,20 @@ const fn at(stage: Stage, fe: Fe) -> Atom {
     Atom::Front(Front::Lost(stage, fe))
 }
 
+/// The first `N` causes of §4.15's order (`Fe::ORDER`) at `stage`: every cause, or
+/// FE_BUBBLE's stalls without the last, UNREACHED.
+// Evaluated at compile time only: an index out of range fails the build.
+#[allow(clippy::indexing_slicing)]
+const fn first<const N: usize>(stage: Stage) -> [Atom; N] {
+    let mut atoms = [at(stage, Fe::Flush); N];
+    let mut i = 0;
+    while i < N {
+        atoms[i] = at(stage, Fe::ORDER[i]);
+        i += 1;
+    }
+    atoms
+}
+
 /// FE_BUBBLE's unit masks (Table 4-74). BRANCH ("any of 4 branch recirculates") is
 /// the three the machine has: the perfect-loop prediction's wait (PLP, MMC43), the
 /// link register's (BR_ILOCK, MMC45) and a loop entry's branch initialization (BI,
@@ -17,17 +31,7 @@ const fn at(stage: Stage, fe: Fe) -> Atom {
 pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
     use Fe::*;
     use Stage::Bubbles as S;
-    const ALL: [Atom; 9] = [
-        at(S, Flush),
-        at(S, TlbMiss),
-        at(S, IMiss),
-        at(S, Plp),
-        at(S, BrIlock),
-        at(S, Bi),
-        at(S, FillRecirc),
-        at(S, Bubble),
-        at(S, IbFull),
-    ];
+    const ALL: [Atom; 9] = first(S);
     const FLUSH: [Atom; 1] = [at(S, Flush)];
     const GROUP1: [Atom; 4] = [at(S, Bubble), at(S, Plp), at(S, BrIlock), at(S, Bi)];
     const GROUP2: [Atom; 2] = [at(S, IMiss), at(S, TlbMiss)];
@@ -39,8 +43,8 @@ pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
     const GROUP3: [Atom; 4] = [at(S, FillRecirc), at(S, Plp), at(S, BrIlock), at(S, Bi)];
     const ALLBUT_FEFLUSH_BUBBLE: [Atom; 7] =
         [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, Bi), at(S, FillRecirc), at(S, IbFull)];
-    const ALLBUT_IBFULL: [Atom; 8] =
-        [at(S, Flush), at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, Bi), at(S, FillRecirc), at(S, Bubble)];
+    // Every stall but the last, IBFULL.
+    const ALLBUT_IBFULL: [Atom; 8] = first(S);
     const BUBBLE: [Atom; 1] = [at(S, Bubble)];
     match u {
         0x0 => Some(&ALL),
@@ -68,18 +72,7 @@ macro_rules! lost_bandwidth {
         pub(super) fn $name(u: u64) -> Option<&'static [Atom]> {
             use Fe::*;
             const S: Stage = $stage;
-            const ALL: [Atom; 10] = [
-                at(S, Flush),
-                at(S, TlbMiss),
-                at(S, IMiss),
-                at(S, Plp),
-                at(S, BrIlock),
-                at(S, Bi),
-                at(S, FillRecirc),
-                at(S, Bubble),
-                at(S, IbFull),
-                at(S, Unreached),
-            ];
+            const ALL: [Atom; 10] = first(S);
             const FLUSH: [Atom; 1] = [at(S, Flush)];
             const UNREACHED: [Atom; 1] = [at(S, Unreached)];
             const IBFULL: [Atom; 1] = [at(S, IbFull)];
