@@ -681,6 +681,41 @@ fn mmc39_an_interruptions_entry_and_exit_switch_register_stacks_and_banks() {
     assert_eq!(kernel.cycles, user.cycles + 100 * (cfg.cr_cycles + 1));
 }
 
+/// ERRATA MMC68: an interruption's entry reads ar.unat, which holds the NaT bits of
+/// the registers it has just spilled, once the last spill has written its bit
+/// (`store_write_cycles` after it issued): the L1D holds the read (L1D_AR_CR). A
+/// user-mode register move after a store reads no ar.unat, and an entry whose spills
+/// are written waits for none.
+#[test]
+fn mmc68_an_entrys_ar_unat_read_waits_for_its_spills() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    use pmukit_sim::stream::{L1dConflict, Privilege};
+    const ITERATIONS: u64 = 100;
+    let spill = Op::BlockStore(Access { stream: 0, offset: 0, size: 64, use_next: false });
+    let run = |cfg: &MontecitoConfig, privilege: Privilege, body: &[Op]| {
+        let mut body = body.to_vec();
+        body.extend([Op::ExceptionReturn, Op::Branch { target: 0x1_0000, when: Pattern::Loop }]);
+        let mut phase = common::phase(body, ITERATIONS, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
+        phase.privilege = privilege;
+        phase.code_page = Some(1 << 20);
+        let held = |s: &pmukit_sim::stream::Span<{ pmukit_sim::stream::MONTECITO }>| {
+            s.signals.get(Signal::L1dConflict) == L1dConflict::ArCr as u64
+        };
+        Totals::of(machine::montecito(cfg.clone(), common::program_of(phase), Skipping::Off), u64::MAX, held).cycles
+    };
+    let cfg = MontecitoConfig::new(1);
+    // The move reaches the L1D with the spills (the machine places no stop, MMC1) and
+    // waits out their write.
+    let entry = [spill, Op::SpecialReg];
+    assert_eq!(run(&cfg, Privilege::KERNEL, &entry), ITERATIONS * cfg.store_write_cycles);
+    let slow = MontecitoConfig { store_write_cycles: 4, ..MontecitoConfig::new(1) };
+    assert_eq!(run(&slow, Privilege::KERNEL, &entry), ITERATIONS * 4);
+    assert_eq!(run(&cfg, Privilege::USER, &entry), 0);
+    // Eighteen instructions between: three cycles at six a cycle at most.
+    let later: Vec<Op> = [spill].into_iter().chain([Op::Int; 18]).chain([Op::SpecialReg]).collect();
+    assert_eq!(run(&cfg, Privilege::KERNEL, &later), 0);
+}
+
 /// ERRATA MMC40: a skip to a function's return is a return predicated on the skip's
 /// condition, ahead of the skipped code: taken, the function returns at once; its
 /// predicate false, the skipped code and the function's own return follow. Its

@@ -1455,6 +1455,20 @@ fn table_4_86_bad_lines_selected() {
     assert_eq!([0b0000, 0b0111].map(count), [12, 12]);
 }
 
+/// Table 4-48 (MMC68): a bubble cycle the L1D holds an ar.unat read in counts under
+/// ALL, L1D and L1D_AR_CR, and under none of the pipeline's other conflicts.
+#[test]
+fn table_4_48_ar_cr_stalls() {
+    use pmukit_sim::stream::L1dConflict;
+    const BE_L1D_FPU_BUBBLE: u64 = 0xca;
+    let spans = vec![
+        span(0, KERNEL, 3).with(Signal::LsuFullStallCycles, 1).with(Signal::L1dConflict, L1dConflict::ArCr as u8),
+        span(0, KERNEL, 1).with(Signal::Instructions, 1),
+    ];
+    let count = |umask| count4(counting(BE_L1D_FPU_BUBBLE, umask, &[]), spans.clone());
+    assert_eq!([0b0000, 0b0010, 0b1000, 0b0100, 0b0111, 0b1011].map(count), [3, 3, 3, 0, 0, 0]);
+}
+
 /// Table 4-125 (MMC42): SPEC_LOADS_NATTED counts the integer speculative loads that
 /// returned a NaT, by cause: the OS's PSR.ed (DEF_PSR_ED) and a NaT address (NAT_CNSM);
 /// the hardware deferrals (VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT) count none.

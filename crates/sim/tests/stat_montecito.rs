@@ -345,7 +345,7 @@ fn mmc19_the_streaming_buffer_serves_the_other_half_of_a_line() {
 /// refills; Table 4-48: the L1D's stalls are L2DTLB transfers, page walks, L2D back
 /// pressure (MMC28), a speculative load's NaT (MMC42: the NULL entries of `services`'
 /// symbol table; MMC55: the pages of `os`'s mapped files not yet present) or the L1D
-/// pipeline's conflicts (MMC44);
+/// pipeline's conflicts (MMC44, MMC68);
 /// Tables 4-105, 4-106 and §4.11: a store's line read for ownership is an L3 data write
 /// and a BRIL on the bus (MD19, MD37).
 #[test]
@@ -360,7 +360,12 @@ fn flush_tlb_and_ownership_reads_split_their_totals() {
         let e = run(&["L3_WRITES.L2_WB.ALL", "BUS_MEM_READ.ALL.SELF", "BUS_MEM_READ.BRL.SELF", "BUS_MEM_READ.BRIL.SELF"]);
         assert_eq!(c[0], c[1] + c[2], "{w}: flushes");
         let l1d = run(&["BE_L1D_FPU_BUBBLE.L1D_L2BPRESS", "BE_L1D_FPU_BUBBLE.L1D_NAT", "BE_L1D_FPU_BUBBLE.L1D_PIPE_RECIRC"]);
-        let conflicts = run(&["BE_L1D_FPU_BUBBLE.L1D_FILLCONF", "BE_L1D_FPU_BUBBLE.L1D_LDCONF", "BE_L1D_FPU_BUBBLE.L1D_LDCHK"]);
+        let conflicts = run(&[
+            "BE_L1D_FPU_BUBBLE.L1D_FILLCONF",
+            "BE_L1D_FPU_BUBBLE.L1D_LDCONF",
+            "BE_L1D_FPU_BUBBLE.L1D_LDCHK",
+            "BE_L1D_FPU_BUBBLE.L1D_AR_CR",
+        ]);
         assert_eq!(c[3], d[0] + d[1] + l1d.iter().sum::<u64>() + conflicts.iter().sum::<u64>(), "{w}: L1D stalls");
         assert_eq!(l1d[1] > 0, w == "services" || w == "os", "{w}: NaTs");
         // At most one a cycle (Table 4-42): a cycle with both kinds counts one in ALL.

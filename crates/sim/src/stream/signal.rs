@@ -815,6 +815,9 @@ pub enum L1dConflict {
     Store,
     /// An advanced load's check load does so (L1D_LDCHK).
     Check,
+    /// A read of ar.unat waits for the NaT bits of the registers spilled before it
+    /// (L1D_AR_CR, MMC68).
+    ArCr,
 }
 
 /// [`Signal::SpecNat`]'s flags: a speculative load the operating system deferred

@@ -9,7 +9,7 @@ use super::speculation;
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
-use crate::stream::{FetchMiss, Signal};
+use crate::stream::{FetchMiss, L1dConflict, Signal};
 use pmukit_arch::montecito::ear::Served;
 
 /// Table 2-8: a `getf` result reaches an ALU operation 5 cycles after it issues.
@@ -323,6 +323,11 @@ impl Montecito {
                 self.join(g, out, ip, Port::None);
                 let kernel = !phase.privilege.is_user();
                 if kernel {
+                    // The entry saves ar.unat, which holds the NaT bits of the
+                    // registers it spilled, once the last spill has written its bit
+                    // (Linux's pt_regs.eml_unat; MMC68).
+                    let spilled = self.l1d_pipe.storing_any(self.now(out));
+                    self.l1d_conflict(spilled, L1dConflict::ArCr, ip, g, out);
                     g.signals.bump(Signal::InstructionSerializations);
                 }
                 self.wait(g, out, self.cfg.cr_cycles - 1, Signal::ArCrStallCycles);

@@ -56,6 +56,12 @@ impl L1dPipe {
         self.stores.iter().filter(|&&(c, written)| c == chunk && written > now).map(|&(_, written)| written).max()
     }
 
+    /// The cycle the last store under way at `now` is in the L1D, if one is: a
+    /// spill's NaT bit reaches ar.unat with its data.
+    pub(super) fn storing_any(&self, now: u64) -> Option<u64> {
+        self.stores.iter().map(|&(_, written)| written).filter(|&written| written > now).max()
+    }
+
     /// What the comparison of states sees: the fills and stores under way, their
     /// addresses as `keys` give them and their times from `now`.
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
@@ -88,8 +94,6 @@ impl Montecito {
 pub(super) fn l1d_stall(why: L1dConflict) -> Signals {
     Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L1dConflict, why as u8)
 }
-
-impl Montecito {}
 
 #[cfg(test)]
 mod tests {

@@ -488,7 +488,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // BE_L1D_FPU_BUBBLE: ALL; FPU (a SIR stall, MMC53); L1D (an LSU-full stall), of
     // which L1D_HPW (the page walker), L1D_TLB (an L2DTLB to L1DTLB transfer), L1D_NAT
     // (a NaT's recirculate, MMC42), L1D_PIPE_RECIRC, L1D_FILLCONF, L1D_LDCONF and
-    // L1D_LDCHK (MMC44); the other L1D reasons are not in the stream.
+    // L1D_LDCHK (MMC44), L1D_AR_CR (an entry's ar.unat read, MMC68); the other L1D
+    // reasons are not in the stream.
     ev(0xca, "BE_L1D_FPU_BUBBLE", A, 1, |u| match u {
         0b0000 => Some(&[Atom::Bubble(Cause::L1dFpu)]),
         0b0001 => Some(&[Atom::L1dBubble(Signal::FpuStallCycles)]),
@@ -496,6 +497,7 @@ pub static EVENTS: &[MappedEvent] = &[
         0b0100 => Some(&[Atom::L1dConflict(L1dConflict::Recirculate)]),
         0b0101 => Some(&[Atom::L1dBubble(Signal::HpwStallCycles)]),
         0b0111 => Some(&[Atom::L1dConflict(L1dConflict::Fill)]),
+        0b1000 => Some(&[Atom::L1dConflict(L1dConflict::ArCr)]),
         0b1001 => Some(&[Atom::L1dBubble(Signal::L2dBackPressureCycles)]),
         0b1010 => Some(&[Atom::L1dBubble(Signal::DTlbMissWaitCycles)]),
         0b1011 => Some(&[Atom::L1dConflict(L1dConflict::Store)]),
