@@ -716,6 +716,46 @@ fn mmc68_an_entrys_ar_unat_read_waits_for_its_spills() {
     assert_eq!(run(&cfg, Privilege::KERNEL, &later), 0);
 }
 
+/// ERRATA MMC69: stores to lines on their way wait in the OzQ as secondary misses
+/// until the fill, each with its data in the OzQ's data buffer: thirty-six stores to
+/// three lines that miss fill its 32 entries (L2D_OZDB_FULL), eight entries fill
+/// sooner and longer, and loads of the same bytes, which carry no data, never.
+#[test]
+fn mmc69_stores_to_lines_on_their_way_fill_the_ozq_data_buffer() {
+    use pmukit_sim::program::Pattern;
+    const ITERATIONS: u64 = 200;
+    let run = |cfg: MontecitoConfig, store: bool| {
+        // A new 4 KB page each iteration: every line misses.
+        let far = DataStream {
+            base: 0x1000_0000,
+            stride: 1 << 12,
+            footprint: 256 << 20,
+            memory: Memory::Cacheable,
+            page: 16 << 20,
+            shared: false,
+            nullable: false,
+            fresh: false,
+        };
+        let mut body: Vec<Op> = (0..36u32)
+            .map(|i| {
+                let a = Access { stream: 0, offset: i / 12 * 128 + i % 12 * 8, size: 8, use_next: false };
+                if store {
+                    Op::Store(a)
+                } else {
+                    Op::Load(a)
+                }
+            })
+            .collect();
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        let program = common::program_of(common::phase(body, ITERATIONS, vec![far]));
+        Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true).get(Signal::L2dOzdbFull)
+    };
+    let full = run(MontecitoConfig::new(1), true);
+    assert!(full > 0);
+    assert!(run(MontecitoConfig { ozq_data_entries: 8, ..MontecitoConfig::new(1) }, true) > full);
+    assert_eq!(run(MontecitoConfig::new(1), false), 0);
+}
+
 /// ERRATA MMC40: a skip to a function's return is a return predicated on the skip's
 /// condition, ahead of the skipped code: taken, the function returns at once; its
 /// predicate false, the skipped code and the function's own return follow. Its
@@ -1578,14 +1618,22 @@ fn mmc25_instruction_requests_in_flight() {
     // has a few in these 2×10^7 cycles, seed 3's none.
     let program = builtin::program("os", 5, 2).unwrap();
     let t = Totals::of(machine::montecito(MontecitoConfig::new(2), program, Skipping::On), 20_000_000, |_| true);
-    for s in [Signal::L1iFetchRabHits, Signal::L2iSpecAborts, Signal::L2iRecirculatesPrefetch, Signal::L2iHitConflictsPrefetch] {
+    for s in [Signal::L1iFetchRabHits, Signal::L2iSpecAborts, Signal::L2iRecirculatesPrefetch] {
         assert!(t.get(s) > 0, "{s:?}");
     }
+    // The cycles with a demand fetch's and with a prefetch's hit conflict (flags).
+    let conflicts = |kind: u64| {
+        let program = builtin::program("os", 5, 2).unwrap();
+        let conflict = move |s: &Span<MONTECITO>| s.signals.get(Signal::L2iHitConflicts) & kind != 0;
+        Totals::of(machine::montecito(MontecitoConfig::new(2), program, Skipping::On), 20_000_000, conflict).cycles
+    };
+    let (demand, prefetch) = (conflicts(0b01), conflicts(0b10));
+    assert!(prefetch > 0);
     assert!(t.get(Signal::L2iSpecAborts) <= t.get(Signal::L1iFetchRabHits));
     let prefetches_out = t.get(Signal::L2iPrefetchHits) + t.get(Signal::L2iPrefetchMisses);
     assert!(t.get(Signal::L1iFetchRabHits) <= prefetches_out, "a RAB hit finds a prefetch that went out");
-    assert!(t.get(Signal::L2iRecirculatesDemand) + t.get(Signal::L2iHitConflictsDemand) <= t.get(Signal::L2InstructionHits));
-    assert!(t.get(Signal::L2iRecirculatesPrefetch) + t.get(Signal::L2iHitConflictsPrefetch) <= t.get(Signal::L2iPrefetchHits));
+    assert!(t.get(Signal::L2iRecirculatesDemand) + demand <= t.get(Signal::L2InstructionHits));
+    assert!(t.get(Signal::L2iRecirculatesPrefetch) + prefetch <= t.get(Signal::L2iPrefetchHits));
     // The waits cost time: a core whose prefetches arrived at once would do more.
     assert!(t.get(Signal::ICacheStallCycles) > 0);
 }

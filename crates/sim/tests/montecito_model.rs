@@ -1469,6 +1469,32 @@ fn table_4_48_ar_cr_stalls() {
     assert_eq!([0b0000, 0b0010, 0b1000, 0b0100, 0b0111, 0b1011].map(count), [3, 3, 3, 0, 0, 0]);
 }
 
+/// Table 4-93 (MMC69): L2D_OZDB_FULL counts the cycles the OzQ's data buffer is full
+/// under THIS (b0000); the other unit masks' count is undefined and counts nothing.
+#[test]
+fn table_4_93_ozdb_full() {
+    const L2D_OZDB_FULL: u64 = 0xe9;
+    let spans = vec![span(0, USER, 7).with(Signal::L2dOzdbFull, 2), span(0, USER, 3).with(Signal::Instructions, 1)];
+    let count = |umask| count4(counting(L2D_OZDB_FULL, umask, &[]), spans.clone());
+    assert_eq!([0b0000, 0b0001, 0b1111].map(count), [7, 0, 0]);
+}
+
+/// Table 4-42 (MD59): TAGGED_L2D_RETURN_PORT counts the cycles the L2D returns data
+/// to the core, one a cycle: an integer load's the L1D missed, a cacheable FP load's,
+/// a cacheable semaphore's; not a store's, an L1D hit's or an uncacheable load's.
+#[test]
+fn table_4_42_tagged_l2d_return_port() {
+    const TAGGED_L2D_RETURN_PORT: u64 = 0xee;
+    let spans = vec![
+        at(span(0, USER, 2).with(Signal::Loads, 2).with(Signal::DCacheMisses, 2), 0x1000, false),
+        span(0, USER, 3).with(Signal::FpLoads, 2).with(Signal::Atomics, 1),
+        span(0, USER, 4).with(Signal::FpLoads, 1).with(Signal::UncachedFpLoads, 1),
+        at(span(0, USER, 5).with(Signal::Loads, 1), 0x1000, false),
+        at(span(0, USER, 6).with(Signal::Stores, 1), 0x1000, true),
+    ];
+    assert_eq!(count4(counting(TAGGED_L2D_RETURN_PORT, 0, &[]), spans), 5);
+}
+
 /// Table 4-125 (MMC42): SPEC_LOADS_NATTED counts the integer speculative loads that
 /// returned a NaT, by cause: the OS's PSR.ed (DEF_PSR_ED) and a NaT address (NAT_CNSM);
 /// the hardware deferrals (VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT) count none.

@@ -513,12 +513,12 @@ pub enum Signal {
     L1iFetchRabHits,
     L2iSpecAborts,
     /// L2I requests, demand and prefetch, for a line whose miss is still pending there
-    /// (they recirculate until its fill), and hits the L2I abandons because another
-    /// line's fill is returning its data.
+    /// (they recirculate until its fill); and flags of hits the L2I abandons because
+    /// another line's fill is returning its data, bit 0 a demand fetch's, bit 1 a
+    /// prefetch's (their event counts one a cycle).
     L2iRecirculatesDemand,
     L2iRecirculatesPrefetch,
-    L2iHitConflictsDemand,
-    L2iHitConflictsPrefetch,
+    L2iHitConflicts,
     /// Valid L2I lines a fill replaces.
     L2iVictims,
     /// Montecito demand fetches of code in uncacheable memory: the L2I reads each from
@@ -692,6 +692,9 @@ pub enum Signal {
     /// Acquires in the L2D's OzQ, a semaphore's or a load's, from their request to
     /// their data (ERRATA MMC29, MMC48), laid over the cycles the same way.
     L2dOzqAcquireLive,
+    /// Cycles the L2D's OzQ data buffer is full: every entry holds a write's data
+    /// (Montecito's L2D_OZDB_FULL, ERRATA MMC69), laid over the cycles the same way.
+    L2dOzdbFull,
     /// Montecito's RAB entries taken (a demand miss's, the prefetches'), and the cycles
     /// its prefetch pipeline is stalled for one, of which those it stalls with its
     /// stream no further ahead than the demand fetch's next line (ERRATA MMC50).

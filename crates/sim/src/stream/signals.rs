@@ -7,7 +7,7 @@ use std::ops::Range;
 /// The families of machines, each named by the number of words of sixteen signals
 /// its spans hold. Each family makes a range of signals, less at most one hole, the
 /// enum's order being chosen for it (docs/engine.md E7): ARM11's 38 fit three words,
-/// SPARC's 110 seven, Montecito's 242 sixteen, against twenty-two for all 338
+/// SPARC's 110 seven, Montecito's 256 sixteen, against twenty-two for all 352
 /// ([`EVERY`]).
 pub const ARM11: usize = 3;
 pub const SPARC: usize = 7;
@@ -173,6 +173,13 @@ impl<const F: usize> Signals<F> {
             None => debug_assert!(per_cycle == 0, "{s:?} is not a signal of this family's machines"),
         }
         self
+    }
+
+    /// Sets `bits` of a signal that carries flags, not a count (`SpecNat`,
+    /// `FailedChecks`, `L2iL3Rejects`, `L2iHitConflicts`).
+    pub fn flag(&mut self, s: Signal, bits: u8) {
+        let flags = self.get(s) as u8 | bits;
+        self.set(s, flags);
     }
 
     /// One more of `s` in this cycle.

@@ -93,6 +93,10 @@ pub struct MontecitoConfig {
     /// them waits (BE_L1D_FPU_BUBBLE.L1D_LDCONF; ERRATA MMC44: an assumption, the
     /// store's write in the stage after the one a load reads in).
     pub store_write_cycles: u64,
+    /// Entries of the L2D's OzQ data buffer, which holds the data of the writes
+    /// (stores, semaphores) in the OzQ; a write that finds them all taken waits for
+    /// one (L2D_OZDB_FULL; ERRATA MMC69: an assumption, one per OzQ entry).
+    pub ozq_data_entries: usize,
     /// Cycles a floating-point operation with a subnormal result stalls the pipeline in
     /// Safe Instruction Recognition until the FPU knows it traps (FP_TRUE_SIRSTALL),
     /// and the cycles of the software-assist trap that delivers the result beyond the
@@ -201,6 +205,7 @@ impl MontecitoConfig {
             nat_recirculate_cycles: 1,
             lc_cycles: 2,
             store_write_cycles: 2,
+            ozq_data_entries: super::ozq::OZQ_ENTRIES,
             victim_read_delay: 0,
             br_interlock_cycles: 1,
             branch_init_cycles: 1,
@@ -286,6 +291,7 @@ impl MontecitoConfig {
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
             a("core", "branch_init_cycles", &self.branch_init_cycles, &[BranchInitCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
+            a("core", "ozq_data_entries", &self.ozq_data_entries, &[L2dOzdbFull, L2dBackPressureCycles]),
             a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]).latency(DATA_LATENCY),
             a("core", "nat_recirculate_cycles", &self.nat_recirculate_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "thread_quantum", &self.thread_quantum, &[ThreadSwitchesTimeout, ThreadSwitchCycles]),

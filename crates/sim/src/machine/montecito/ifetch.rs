@@ -18,7 +18,8 @@ pub(super) struct Stream {
     pub(super) resume: u64,
 }
 
-/// The bits of `Signal::L2iL3Rejects`: a demand fetch's request, a prefetch's.
+/// The bits of `Signal::L2iL3Rejects` and `Signal::L2iHitConflicts`: a demand
+/// fetch's request, a prefetch's.
 const DEMAND: u8 = 0b01;
 const PREFETCH: u8 = 0b10;
 
@@ -47,7 +48,7 @@ impl Montecito {
         if level == Level::L2 {
             return match self.inflight.returning(now, self.cfg.l2i.line / 32) {
                 Some(done) => {
-                    s.bump(Signal::L2iHitConflictsDemand);
+                    s.flag(Signal::L2iHitConflicts, DEMAND);
                     done - now + self.cfg.l2i_cycles
                 }
                 None => self.cfg.l2i_cycles,
@@ -76,7 +77,7 @@ impl Montecito {
     fn l3_request(&mut self, now: u64, kind: u8, s: &mut Signals) -> u64 {
         let free = self.inflight.buffer_free(now);
         if free > now {
-            s.set(Signal::L2iL3Rejects, s.get(Signal::L2iL3Rejects) as u8 | kind);
+            s.flag(Signal::L2iL3Rejects, kind);
         }
         free
     }
@@ -180,7 +181,7 @@ impl Montecito {
         let ready = match level {
             Level::L2 => match self.inflight.returning(now, self.cfg.l2i.line / 32) {
                 Some(done) => {
-                    s.bump(Signal::L2iHitConflictsPrefetch);
+                    s.flag(Signal::L2iHitConflicts, PREFETCH);
                     done + self.cfg.l2i_cycles
                 }
                 None => looked_up,

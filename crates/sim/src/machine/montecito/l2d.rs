@@ -110,8 +110,12 @@ impl Montecito {
     fn l2d_at(&mut self, now: u64, req: Request, addr: u64, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> L2d {
         let Request { write, reads, order } = req;
         self.ozq.expire(now);
-        let free = self.ozq.free(now);
-        self.back_pressure(now, free, Signal::L2dOzqFull, ip, g, out, s);
+        let entry = self.ozq.free(now);
+        self.back_pressure(now, entry, Some(Signal::L2dOzqFull), ip, g, out, s);
+        // A write's data waits for a data buffer entry too (MMC69): with one per OzQ
+        // entry, as by default, never longer than for the entry.
+        let free = if write { self.ozq.data_free(entry, self.cfg.ozq_data_entries) } else { entry };
+        self.back_pressure(entry, free, None, ip, g, out, s);
         let empty = free == now && self.ozq.is_empty();
         let ordered = order.filter(|&o| o != Order::Acquire);
         let now = match ordered.zip(self.ozq.older(self.thread).filter(|&last| last > free)) {
@@ -165,7 +169,7 @@ impl Montecito {
             if later > 0 {
                 s.bump(Signal::L2dOversubscribed);
             }
-            self.ozq.insert(self.thread, miss.ready + later);
+            self.enqueue(now, miss.ready + later, write);
             return L2d::Secondary(miss.ready + later - now);
         }
         let level = self.outer_access(1, addr, write, now, s);
@@ -186,7 +190,7 @@ impl Montecito {
                 // (L2D_OZQ_CANCELS1.LATE_BYP_EFFRELEASE, MMC1).
                 s.bump(Signal::L2dLateBypassReleases);
             }
-            self.ozq.insert(self.thread, now + stage.remaining() + self.cfg.l2d_cycles);
+            self.enqueue(now, now + stage.remaining() + self.cfg.l2d_cycles, write);
             return L2d::Reissued(stage.remaining());
         }
         let store = write && !reads;
@@ -207,7 +211,7 @@ impl Montecito {
                 if store {
                     self.ozq.store(now, addr, true);
                 }
-                self.ozq.insert(self.thread, done + self.cfg.l2d_cycles);
+                self.enqueue(now, done + self.cfg.l2d_cycles, write);
                 return L2d::Reissued(done - now);
             }
         }
@@ -222,10 +226,10 @@ impl Montecito {
                 Some(Bypass::Second) => s.bump(Signal::L2dBypassL1w),
                 Some(Bypass::BankConflict) => {
                     s.bump(Signal::L2dBankConflicts);
-                    self.ozq.insert(self.thread, now + 1 + self.cfg.l2d_cycles);
+                    self.enqueue(now, now + 1 + self.cfg.l2d_cycles, write);
                     return L2d::Reissued(1);
                 }
-                None => self.ozq.insert(self.thread, now + self.cfg.l2d_cycles),
+                None => self.enqueue(now, now + self.cfg.l2d_cycles, write),
             }
             return L2d::Found(level);
         }
@@ -241,7 +245,7 @@ impl Montecito {
             self.recirculate(now, s);
         }
         let sent = self.request_buffer(level, line, ip, g, out, s);
-        self.ozq.insert(self.thread, sent);
+        self.enqueue(now, sent, write);
         L2d::Found(level)
     }
 
@@ -277,11 +281,23 @@ impl Montecito {
     /// A request at `now` that the L2D takes only at `free` (its OzQ or its request
     /// buffers being `full`): the core waits, the L1D holding it back.
     #[allow(clippy::too_many_arguments)]
-    fn back_pressure(&mut self, now: u64, free: u64, full: Signal, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) {
+    fn back_pressure(&mut self, now: u64, free: u64, full: Option<Signal>, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) {
         if free > now {
             self.close(g, out);
-            s.bump(full);
+            if let Some(full) = full {
+                s.bump(full);
+            }
             be_stall(out, ip, 0, free - now, back_pressure());
+        }
+    }
+
+    /// The request at `now` takes an OzQ entry until `leaves`, and a write's data one
+    /// of the data buffer's with it: a buffer that is then full stays full until the
+    /// first of its entries leaves (L2D_OZDB_FULL, MMC69).
+    fn enqueue(&mut self, now: u64, leaves: u64, write: bool) {
+        self.ozq.insert(self.thread, leaves, write);
+        if let Some(until) = self.ozq.data_full(now, self.cfg.ozq_data_entries).filter(|_| write) {
+            self.si.hold(Signal::L2dOzdbFull, now, until);
         }
     }
 
@@ -294,7 +310,7 @@ impl Montecito {
         let now = self.now(out);
         self.inflight.expire(now);
         let free = self.inflight.buffer_free(now);
-        self.back_pressure(now, free, Signal::L2dFillBufferFull, ip, g, out, s);
+        self.back_pressure(now, free, Some(Signal::L2dFillBufferFull), ip, g, out, s);
         let sent = free.max(now + self.cfg.l2d_cycles);
         let ready = match level {
             Level::Memory => self.bus_read(free, self.cfg.line_clocks),
@@ -338,7 +354,7 @@ impl Montecito {
         let now = self.now(out);
         self.ozq.expire(now);
         let flushed = self.ozq.free(now) + self.cfg.l2d_cycles;
-        self.ozq.insert(self.thread, flushed);
+        self.ozq.insert(self.thread, flushed, false);
         // Like every ordered request, after all of the thread's older ones.
         let done = self.ozq.older(self.thread).unwrap_or(flushed);
         g.signals.bump(Signal::L2dMiscOrderCancels);

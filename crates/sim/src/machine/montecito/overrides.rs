@@ -50,6 +50,7 @@ struct CoreKeys {
     nat_recirculate_cycles: Option<u64>,
     lc_cycles: Option<u64>,
     store_write_cycles: Option<u64>,
+    ozq_data_entries: Option<u64>,
     victim_read_delay: Option<u64>,
     br_interlock_cycles: Option<u64>,
     branch_init_cycles: Option<u64>,
@@ -117,6 +118,8 @@ impl MontecitoConfig {
             o.core("pvab_entries", c.pvab_entries, &mut cfg.pvab_entries, 1, 64)?;
             // The L1D pipeline remembers eight stores, one a cycle at most.
             o.core("store_write_cycles", c.store_write_cycles, &mut cfg.store_write_cycles, 0, 8)?;
+            // At most one per OzQ entry: a write's data comes with its entry.
+            o.core_entries("ozq_data_entries", c.ozq_data_entries, &mut cfg.ozq_data_entries, 1, 32)?;
             o.core("victim_read_delay", c.victim_read_delay, &mut cfg.victim_read_delay, 0, 1000)?;
             o.core("cr_cycles", c.cr_cycles, &mut cfg.cr_cycles, 1, 100)?;
             o.core_entries("cores", c.cores, &mut cfg.cores, 1, 2)?;

@@ -124,10 +124,19 @@ pub(super) enum Recirculate {
     Cancelled,
 }
 
+/// An OzQ entry: when it leaves, the thread whose request it holds, and whether the
+/// request is a write, whose data takes an entry of the OzQ's data buffer with it
+/// (L2D_OZDB_FULL, MMC69).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    leaves: u64,
+    thread: usize,
+    data: bool,
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct Ozq {
-    /// When each entry leaves, and the thread whose request it holds.
-    entries: Vec<(u64, usize)>,
+    entries: Vec<Entry>,
     /// The cycle of the last request forced to recirculate: it is in the OzQ, waiting
     /// to re-insert, during that cycle.
     forced: Option<u64>,
@@ -140,7 +149,7 @@ pub(super) struct Ozq {
 impl Ozq {
     /// Forgets the entries that have left by `now`.
     pub(super) fn expire(&mut self, now: u64) {
-        self.entries.retain(|&(l, _)| l > now);
+        self.entries.retain(|e| e.leaves > now);
         if self.forced.is_some_and(|f| f < now) {
             self.forced = None;
         }
@@ -175,18 +184,36 @@ impl Ozq {
     /// The cycle a request at `now` gets an entry: `now`, or when the first of the
     /// taken ones leaves.
     pub(super) fn free(&self, now: u64) -> u64 {
-        first_free(self.entries.iter().map(|&(l, _)| l), now, OZQ_ENTRIES)
+        first_free(self.entries.iter().map(|e| e.leaves), now, OZQ_ENTRIES)
     }
 
-    /// A request of `thread` holds an entry until `leaves`.
-    pub(super) fn insert(&mut self, thread: usize, leaves: u64) {
-        self.entries.push((leaves, thread));
+    /// The leave times of the writes' entries: their data buffer entries'.
+    fn data(&self) -> impl Iterator<Item = u64> + Clone + '_ {
+        self.entries.iter().filter(|e| e.data).map(|e| e.leaves)
+    }
+
+    /// The cycle a write at `now` gets one of the data buffer's `places` entries.
+    pub(super) fn data_free(&self, now: u64, places: usize) -> u64 {
+        first_free(self.data(), now, places)
+    }
+
+    /// Until when the data buffer's `places` entries are all taken at `now`, if they
+    /// are: the first of them leaves then.
+    pub(super) fn data_full(&self, now: u64, places: usize) -> Option<u64> {
+        let live = self.data().filter(|&l| l > now);
+        (live.clone().count() >= places).then(|| live.min()).flatten()
+    }
+
+    /// A request of `thread` holds an entry until `leaves`, and a write (`data`) a
+    /// data buffer entry too.
+    pub(super) fn insert(&mut self, thread: usize, leaves: u64, data: bool) {
+        self.entries.push(Entry { leaves, thread, data });
     }
 
     /// When the last request of `thread` in the queue leaves (after `expire`): an
     /// ordered request of the thread waits for it (MMC38).
     pub(super) fn older(&self, thread: usize) -> Option<u64> {
-        self.entries.iter().filter(|&&(_, t)| t == thread).map(|&(l, _)| l).max()
+        self.entries.iter().filter(|e| e.thread == thread).map(|e| e.leaves).max()
     }
 
     /// Whether the queue holds no request at `now` (after `expire`): a request then
@@ -227,7 +254,7 @@ impl Ozq {
     /// The state relative to `now`: each entry's remaining time, and whether a request
     /// was forced this cycle.
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
-        super::multiset(out, self.entries.iter().map(|&(l, t)| [l.saturating_sub(now), t as u64]).collect());
+        super::multiset(out, self.entries.iter().map(|e| [e.leaves.saturating_sub(now), e.thread as u64, u64::from(e.data)]).collect());
         out.push(u64::from(self.forcing(now)));
         out.push(self.bypassed.filter(|&(at, _)| at == now).map_or(0, |(_, bank)| bank + 1));
         let live: Vec<_> = self.stores.iter().filter(|s| s.entered + STAGES.len() as u64 > now).collect();
@@ -247,13 +274,27 @@ mod tests {
     fn a_request_waits_for_an_entry_when_all_thirty_two_are_taken() {
         let mut q = Ozq::default();
         for i in 0..31 {
-            q.insert(0, 100 + i);
+            q.insert(0, 100 + i, false);
         }
         assert_eq!(q.free(10), 10, "one entry is left");
-        q.insert(0, 40);
+        q.insert(0, 40, false);
         assert_eq!(q.free(10), 40, "the first to leave does at 40");
         q.expire(40);
         assert_eq!(q.free(40), 40);
+    }
+
+    #[test]
+    fn writes_fill_the_data_buffer_and_wait_for_it() {
+        let mut q = Ozq::default();
+        q.insert(0, 50, false);
+        for i in 0..3 {
+            q.insert(0, 30 + i, true);
+        }
+        assert_eq!(q.data_full(10, 4), None, "three writes in four entries");
+        assert_eq!(q.data_full(10, 3), Some(30), "full until the first write leaves");
+        assert_eq!(q.data_free(10, 3), 30);
+        assert_eq!(q.data_free(10, 4), 10);
+        assert_eq!(q.data_full(30, 3), None, "the first has left");
     }
 
     #[test]
@@ -290,17 +331,17 @@ mod tests {
         assert_eq!(q.bypass(5, bank(0x1010)), Bypass::Second, "the next 16 bytes: another bank");
         assert_eq!(q.bypass(6, bank(0x2000)), Bypass::First, "a new cycle");
         assert_eq!(q.bypass(6, bank(0x2100)), Bypass::BankConflict, "256 bytes on: the same bank");
-        q.insert(0, 20);
+        q.insert(0, 20, false);
         assert!(!q.is_empty());
     }
 
     #[test]
     fn the_state_is_relative_to_now() {
         let (mut a, mut b) = (Ozq::default(), Ozq::default());
-        a.insert(0, 20);
-        a.insert(0, 15);
-        b.insert(0, 115);
-        b.insert(0, 120);
+        a.insert(0, 20, true);
+        a.insert(0, 15, false);
+        b.insert(0, 115, false);
+        b.insert(0, 120, true);
         let (mut x, mut y) = (Vec::new(), Vec::new());
         let keys = Keys { line: &|a| a, page: &|a| a };
         a.canonical(&keys, 10, &mut x);

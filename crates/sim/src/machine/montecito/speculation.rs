@@ -160,8 +160,7 @@ impl Montecito {
         self.join(g, out, ip, Port::Load);
         g.signals.bump(Signal::Loads);
         if matches!(op, Op::Load(_)) {
-            let flags = g.signals.get(Signal::SpecNat) as u8 | why;
-            g.signals.set(Signal::SpecNat, flags);
+            g.signals.flag(Signal::SpecNat, why);
         }
         if g.mem.is_none() {
             g.mem = Some(MemRef { addr, stride: 0, size, write: false });
@@ -187,7 +186,7 @@ impl Montecito {
             let op = phase.body[index];
             let (Op::Load(a) | Op::FpLoad(a)) = op else { return true };
             let flag = if matches!(op, Op::FpLoad(_)) { FAILED_CHECK_FP } else { FAILED_CHECK_INT };
-            g.signals.set(Signal::FailedChecks, g.signals.get(Signal::FailedChecks) as u8 | flag);
+            g.signals.flag(Signal::FailedChecks, flag);
             self.close(g, out);
             out.stall(ip, self.cfg.mispredict_cycles, None);
             // The recovery code holds the loads hoisted with it, whose addresses were

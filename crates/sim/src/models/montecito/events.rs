@@ -103,6 +103,9 @@ pub(super) enum Atom {
     L2dWrites,
     CacheableAtomics,
     L2dStores,
+    /// Cycles the L2D returns data to the core over its return ports: an integer
+    /// load's the L1D missed, an FP load's or a semaphore's (MD59).
+    L2dReturns,
     /// Cacheable data requests that miss the L2D (every miss misses every level).
     L2dMisses,
     /// Loads served by the L1D: cacheable integer loads and the RSE's fills; all
@@ -230,6 +233,7 @@ impl Atom {
             Atom::FpL2dReads => c.get(FpLoads).saturating_sub(c.get(UncachedFpLoads)),
             Atom::L2dWrites => c.get(Stores).saturating_sub(c.get(UncachedStores)),
             Atom::CacheableAtomics => c.get(Atomics).saturating_sub(c.get(UncachedAtomics)),
+            Atom::L2dReturns => u64::from(Atom::L2dReads.value(c) + Atom::FpL2dReads.value(c) + Atom::CacheableAtomics.value(c) > 0),
             Atom::L2dStores => {
                 let uncached = c.get(UncachedStores).saturating_sub(c.get(UncachedAtomics));
                 c.get(Stores).saturating_sub(c.get(Atomics)).saturating_sub(uncached)

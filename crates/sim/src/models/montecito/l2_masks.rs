@@ -7,16 +7,13 @@ use super::events::Atom;
 use crate::stream::Signal;
 use Atom::Sig;
 
-/// L2I recirculates and hit conflicts, demand and prefetch.
-pub(super) const RECIRCULATES: [Atom; 2] = [Sig(Signal::L2iRecirculatesDemand), Sig(Signal::L2iRecirculatesPrefetch)];
-pub(super) const HIT_CONFLICTS: [Atom; 2] = [Sig(Signal::L2iHitConflictsDemand), Sig(Signal::L2iHitConflictsPrefetch)];
-
-/// An event with L2I_READS' unit masks whose requests are all hits (MD48): HIT and
-/// ALL (bits 3:2) count `kinds`' demand, prefetch or both (bits 1:0, as `first_second`);
-/// MISS nothing.
-pub(super) fn l2i_hits(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static [Atom]> {
+/// L2I_RECIRCULATES: requests for a line whose L2I miss is pending (MMC25), demand,
+/// prefetch or both as bits 1:0 say (`first_second`); each matches the line's tag, so
+/// HIT and ALL (bits 3:2) count them and MISS none (MD48).
+pub(super) fn l2i_recirculates(u: u64) -> Option<&'static [Atom]> {
+    const RECIRCULATES: [Atom; 2] = [Sig(Signal::L2iRecirculatesDemand), Sig(Signal::L2iRecirculatesPrefetch)];
     match u >> 2 & 3 {
-        0b01 | 0b11 => first_second(u, kinds),
+        0b01 | 0b11 => first_second(u, &RECIRCULATES),
         _ => None,
     }
 }
@@ -111,16 +108,28 @@ pub(super) fn first_second(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static
 /// prefetch as bits 1:0 say (MMC28); MISS and ALL count them, HIT none (a hit sends
 /// no request).
 pub(super) fn l2i_l3_rejects(u: u64) -> Option<&'static [Atom]> {
-    const REJECTED: [[Atom; 1]; 4] = [
-        [Atom::Cycles],
-        [Atom::AnyOf(Signal::L2iL3Rejects, 0b01)],
-        [Atom::AnyOf(Signal::L2iL3Rejects, 0b10)],
-        [Atom::AnyOf(Signal::L2iL3Rejects, 0b11)],
-    ];
+    const REJECTED: [[Atom; 1]; 4] = flagged(Signal::L2iL3Rejects);
     match (u >> 2 & 3, u & 3) {
         (0b10 | 0b11, kinds @ 1..=3) => REJECTED.get(kinds as usize).map(|a| a.as_slice()),
         _ => None,
     }
+}
+
+/// L2I_HIT_CONFLICTS: L2I hits abandoned while another line's fill returned its data
+/// (MMC25), demand and prefetch as bits 1:0 say; HIT and ALL count them, MISS none
+/// (MD48).
+pub(super) fn l2i_hit_conflicts(u: u64) -> Option<&'static [Atom]> {
+    const ABANDONED: [[Atom; 1]; 4] = flagged(Signal::L2iHitConflicts);
+    match (u >> 2 & 3, u & 3) {
+        (0b01 | 0b11, kinds @ 1..=3) => ABANDONED.get(kinds as usize).map(|a| a.as_slice()),
+        _ => None,
+    }
+}
+
+/// A flags signal's bits 1:0 (demand, prefetch) as the unit mask's bits 1:0 choose
+/// them: a cycle with either chosen counts one, as the events' Max Inc/Cyc of 1 says.
+const fn flagged(s: Signal) -> [[Atom; 1]; 4] {
+    [[Atom::Cycles], [Atom::AnyOf(s, 0b01)], [Atom::AnyOf(s, 0b10)], [Atom::AnyOf(s, 0b11)]]
 }
 
 /// L2D_OZQ_CANCELS0 by reason (Table 4-94).

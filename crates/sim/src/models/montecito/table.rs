@@ -401,12 +401,12 @@ pub static EVENTS: &[MappedEvent] = &[
     // L2I_RECIRCULATES and L2I_HIT_CONFLICTS have L2I_READS' unit masks. A request
     // that recirculates matches a pending line's tag and a conflict abandons a lookup
     // that would hit: both are hits, so MISS counts nothing (MMC25, MD48).
-    ev(0x7b, "L2I_RECIRCULATES", F, 1, |u| l2::l2i_hits(u, &l2::RECIRCULATES)),
+    ev(0x7b, "L2I_RECIRCULATES", F, 1, l2::l2i_recirculates),
     // L2I_L3_REJECTS: L2I misses that found the 16 request buffers taken, demand and
     // prefetch as bits 1:0 say (MMC28); MISS and ALL count them, HIT none (a hit
     // sends no request).
     ev(0x7c, "L2I_L3_REJECTS", F, 1, l2::l2i_l3_rejects),
-    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, |u| l2::l2i_hits(u, &l2::HIT_CONFLICTS)),
+    ev(0x7d, "L2I_HIT_CONFLICTS", F, 1, l2::l2i_hit_conflicts),
     // L2I_SPEC_ABORTS: a demand fetch's change of a prefetch to a demand request,
     // aborted because the prefetch was already looked up (MMC25).
     ev(0x7e, "L2I_SPEC_ABORTS", F, 1, |_| Some(&[Sig(Signal::L2iSpecAborts)])),
@@ -622,6 +622,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // P2_COV_SNP_TEM a snoop that found a tag error under fault injection (MMC67);
     // the victim buffer's case and the throttling count nothing.
     ev(0xe8, "L2D_L3ACCESS_CANCEL", F, 1, l2::l2d_l3access_cancel),
+    // L2D_OZDB_FULL (THIS, b0000; others undefined): cycles every entry of the OzQ's
+    // data buffer holds a write's data (MMC69).
+    ev(0xe9, "L2D_OZDB_FULL", F, 1, |u| if u == 0 { Some(&[Atom::Present(Signal::L2dOzdbFull)]) } else { None }),
     ev(0xea, "L2D_FORCE_RECIRC", F, 4, l2::l2d_force_recirc),
     // L2D_ISSUED_RECIRC_OZQ_ACC: forced recirculates that issued, one a clock (MMC29).
     ev(0xeb, "L2D_ISSUED_RECIRC_OZQ_ACC", F, 1, |_| Some(&[Sig(Signal::L2dRecirculates)])),
@@ -632,6 +635,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // the L2D upgrades with a BIL (MMC23).
     ev(0xed, "L2D_STORE_HIT_SHARED", F, 2, |u| if u & 0b1000 == 0 { Some(&[Sig(Signal::StoresHitShared)]) } else { None }),
     // L2D_OZQ_ACQUIRE: cycles a semaphore's acquire is in the OzQ (MMC29).
+    // TAGGED_L2D_RETURN_PORT (Table 4-42 only, ME2: "Tagged L2D Return Ports 0-3"):
+    // cycles the L2D returns data to the core, one a cycle as its Max Inc/Cyc (MD59).
+    ev(0xee, "TAGGED_L2D_RETURN_PORT", F, 1, |_| Some(&[Atom::L2dReturns])),
     ev(0xef, "L2D_OZQ_ACQUIRE", F, 1, |_| Some(&[Atom::Present(Signal::L2dOzqAcquireLive)])),
     // L2D_OPS_ISSUED (bit 3 ignored): the L2D's operations by kind, each issued as a
     // hit in the end: integer loads (L1D read misses), FP loads (all of them: the L1D
