@@ -49,7 +49,7 @@ pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
-pub(super) const OZQ_CANCELS: [Atom; 17] = [
+pub(super) const OZQ_CANCELS: [Atom; 18] = [
     Sig(Signal::L2dRecirculateCancels),
     Sig(Signal::L2dMiscOrderCancels),
     Sig(Signal::L2dReleaseCancels),
@@ -67,17 +67,20 @@ pub(super) const OZQ_CANCELS: [Atom; 17] = [
     Sig(Signal::L2dCancelledStoreMatches),
     Sig(Signal::L2dAcquireCancels),
     Sig(Signal::L2dSiblingAcquireCancels),
+    Sig(Signal::L3BypassAttributeCancels),
 ];
 
-/// L2D_OZQ_CANCELS1 by unit mask bits 1:0 (Table 4-95): every cancel, the late
-/// cancels of requests in an acquire's issue group (MMC48; releases cancel none of
-/// their group), or those of reads that bypassed beside a store of their group to
-/// their word (MMC1, a subset of the L2A store matches); speculative bypasses are not
-/// modelled.
+/// L2D_OZQ_CANCELS1 by unit mask bits 1:0 (Table 4-95): every cancel; the late
+/// cancels of speculative bypasses, uncacheable requests' whose L3 access began as
+/// they bypassed the empty OzQ (MMC70, the OzQ's side of SPEC_L3_BYP); those of
+/// requests in an acquire's issue group (MMC48; releases cancel none of their group);
+/// or those of reads that bypassed beside a store of their group to their word (MMC1,
+/// a subset of the L2A store matches).
 pub(super) fn l2d_ozq_cancels1(u: u64) -> Option<&'static [Atom]> {
     match u & 3 {
         0b00 => Some(&OZQ_CANCELS),
-        0b10 => Some(&OZQ_CANCELS[16..]),
+        0b01 => Some(&OZQ_CANCELS[17..]),
+        0b10 => Some(&OZQ_CANCELS[16..17]),
         0b11 => Some(&[Sig(Signal::L2dLateBypassReleases)]),
         _ => None,
     }
@@ -141,7 +144,7 @@ pub(super) fn l2d_ozq_cancels0(u: u64) -> Option<&'static [Atom]> {
         0b0011 => Some(&[Sig(Signal::L2dStoreMatchL2m)]),
         0b0100 => Some(&[Sig(Signal::L2dStoreMatchL2d)]),
         0b0101 => Some(&[Sig(Signal::L2dStoreMatchL2c)]),
-        0b0110 => Some(&OZQ_CANCELS[15..]),
+        0b0110 => Some(&OZQ_CANCELS[15..17]),
         0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
         0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
         0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),
