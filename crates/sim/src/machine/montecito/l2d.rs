@@ -278,8 +278,9 @@ impl Montecito {
         });
     }
 
-    /// A request at `now` that the L2D takes only at `free` (its OzQ or its request
-    /// buffers being `full`): the core waits, the L1D holding it back.
+    /// A request at `now` that the L2D takes only at `free` (its OzQ, the OzQ's data
+    /// buffer or its request buffers being full; `full` counts the times, where an
+    /// event does): the core waits, the L1D holding it back.
     #[allow(clippy::too_many_arguments)]
     fn back_pressure(&mut self, now: u64, free: u64, full: Option<Signal>, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) {
         if free > now {
