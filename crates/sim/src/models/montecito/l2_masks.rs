@@ -49,7 +49,7 @@ pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// Every cancel of the OzQ (L2D_OZQ_CANCELS1.ANY).
-pub(super) const OZQ_CANCELS: [Atom; 18] = [
+const OZQ_CANCELS: [Atom; 18] = [
     Sig(Signal::L2dRecirculateCancels),
     Sig(Signal::L2dMiscOrderCancels),
     Sig(Signal::L2dReleaseCancels),
@@ -79,8 +79,8 @@ pub(super) const OZQ_CANCELS: [Atom; 18] = [
 pub(super) fn l2d_ozq_cancels1(u: u64) -> Option<&'static [Atom]> {
     match u & 3 {
         0b00 => Some(&OZQ_CANCELS),
-        0b01 => Some(&OZQ_CANCELS[17..]),
-        0b10 => Some(&OZQ_CANCELS[16..17]),
+        0b01 => Some(&[Sig(Signal::L3BypassAttributeCancels)]),
+        0b10 => Some(&[Sig(Signal::L2dSiblingAcquireCancels)]),
         0b11 => Some(&[Sig(Signal::L2dLateBypassReleases)]),
         _ => None,
     }
@@ -139,21 +139,21 @@ const fn flagged(s: Signal) -> [[Atom; 1]; 4] {
 pub(super) fn l2d_ozq_cancels0(u: u64) -> Option<&'static [Atom]> {
     match u {
         0b0000 => Some(&[Sig(Signal::L2dRecirculateCancels)]),
-        0b0001 => Some(&OZQ_CANCELS[14..15]),
+        0b0001 => Some(&[Sig(Signal::L2dCancelledStoreMatches)]),
         0b0010 => Some(&[Sig(Signal::L2dStoreMatchL2a)]),
         0b0011 => Some(&[Sig(Signal::L2dStoreMatchL2m)]),
         0b0100 => Some(&[Sig(Signal::L2dStoreMatchL2d)]),
         0b0101 => Some(&[Sig(Signal::L2dStoreMatchL2c)]),
-        0b0110 => Some(&OZQ_CANCELS[15..17]),
+        0b0110 => Some(&[Sig(Signal::L2dAcquireCancels), Sig(Signal::L2dSiblingAcquireCancels)]),
         0b0111 => Some(&[Sig(Signal::L2dReleaseCancels)]),
         0b1000 => Some(&[Sig(Signal::L2dBankConflicts)]),
         0b1001 => Some(&[Sig(Signal::L2dSemaphoreCancels)]),
         0b1010 => Some(&[Sig(Signal::L2dOversubscribed)]),
-        0b1011 => Some(&OZQ_CANCELS[10..11]),
-        0b1100 => Some(&OZQ_CANCELS[13..14]),
+        0b1011 => Some(&[Sig(Signal::L2dFillPreempts)]),
+        0b1100 => Some(&[Sig(Signal::L2dWritebackConflicts)]),
         0b1101 => Some(&[Sig(Signal::L2dMiscOrderCancels)]),
-        0b1110 => Some(&OZQ_CANCELS[11..12]),
-        0b1111 => Some(&OZQ_CANCELS[12..13]),
+        0b1110 => Some(&[Sig(Signal::L2dFillStoreConflicts)]),
+        0b1111 => Some(&[Sig(Signal::L2dOzDataConflicts)]),
         _ => None,
     }
 }
