@@ -42,6 +42,12 @@ fn one_phase(body: Vec<pmukit_sim::program::Op>, iterations: u64) -> pmukit_sim:
     common::one_phase(body, iterations, DataStream::fixed(0x100_0000, Memory::Cacheable))
 }
 
+/// Cacheable data at 0x1000_0000 that advances `stride` bytes an iteration through
+/// `footprint` bytes, on `page`-byte pages.
+fn striding(stride: i64, footprint: u64, page: u64) -> DataStream {
+    DataStream { base: 0x1000_0000, stride, footprint, memory: Memory::Cacheable, page, shared: false, nullable: false, fresh: false }
+}
+
 fn totals(workload: &str, threads: usize, cycles: u64, skipping: Skipping) -> Totals {
     let program = builtin::program(workload, 3, threads).unwrap();
     Totals::of(machine::montecito(MontecitoConfig::new(threads), program, skipping), cycles, |_| true)
@@ -586,17 +592,8 @@ fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile
 /// wait.
 #[test]
 fn mmc29_secondary_misses_wait_in_the_ozq_and_fill_it() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
-    let buffer = DataStream {
-        base: 0x1000_0000,
-        stride: 32,
-        footprint: 64 << 20,
-        memory: Memory::Cacheable,
-        page: 16 << 20,
-        shared: false,
-        nullable: false,
-        fresh: false,
-    };
+    use pmukit_sim::program::{Access, Op, Pattern};
+    let buffer = striding(32, 64 << 20, 16 << 20);
     let store = |offset| Op::Store(Access { stream: 0, offset, size: 16, use_next: false });
     let body = vec![store(0), store(16), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let program = common::one_phase(body, 1 << 21, buffer);
@@ -726,16 +723,7 @@ fn mmc69_stores_to_lines_on_their_way_fill_the_ozq_data_buffer() {
     const ITERATIONS: u64 = 200;
     let run = |cfg: MontecitoConfig, store: bool| {
         // A new 4 KB page each iteration: every line misses.
-        let far = DataStream {
-            base: 0x1000_0000,
-            stride: 1 << 12,
-            footprint: 256 << 20,
-            memory: Memory::Cacheable,
-            page: 16 << 20,
-            shared: false,
-            nullable: false,
-            fresh: false,
-        };
+        let far = striding(1 << 12, 256 << 20, 16 << 20);
         let mut body: Vec<Op> = (0..36u32)
             .map(|i| {
                 let a = Access { stream: 0, offset: i / 12 * 128 + i % 12 * 8, size: 8, use_next: false };
@@ -1010,16 +998,7 @@ fn mmc44_the_l1d_pipeline_holds_conflicting_accesses() {
         // A slot on the stack, lines far apart that every access misses, and the slot
         // again through another pointer.
         let slot = DataStream::fixed(0x100_0000, Memory::Cacheable);
-        let far = DataStream {
-            base: 0x1000_0000,
-            stride: 1 << 12,
-            footprint: 256 << 20,
-            memory: Memory::Cacheable,
-            page: 16 << 20,
-            shared: false,
-            nullable: false,
-            fresh: false,
-        };
+        let far = striding(1 << 12, 256 << 20, 16 << 20);
         let program = common::program_of(common::phase(body, ITERATIONS, vec![slot, far, slot]));
         let held = |s: &pmukit_sim::stream::Span<{ pmukit_sim::stream::MONTECITO }>| s.signals.get(Signal::L1dConflict) == why as u64;
         Totals::of(machine::montecito(cfg.clone(), program, Skipping::Off), u64::MAX, held).cycles
@@ -1082,21 +1061,12 @@ fn mmc45_a_return_that_restores_its_link_waits_for_it() {
 /// semaphore only; a `sync.i` after an `fc` finds the flush there (MISC_ORDER).
 #[test]
 fn mmc38_ordered_requests_wait_for_the_threads_older_ones() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    use pmukit_sim::program::{Access, DataStream, Op, Pattern};
     let at = |stream, offset| Access { stream, offset, size: 8, use_next: false };
     let run = |body: Vec<Op>| {
         // Every store to the data misses the L2D: it holds an OzQ entry until it is
         // passed to the L3, at least the L2D's 5 cycles of lookup.
-        let data = DataStream {
-            base: 0x1000_0000,
-            stride: 128,
-            footprint: 64 << 20,
-            memory: Memory::Cacheable,
-            page: 16 << 10,
-            shared: false,
-            nullable: false,
-            fresh: false,
-        };
+        let data = striding(128, 64 << 20, 16 << 10);
         let lock = DataStream { base: 0x200_0000, stride: 0, footprint: 1, ..data };
         let mut body = body;
         // Long enough an iteration (40 cycles) for the bus to carry each miss's line
@@ -1154,20 +1124,11 @@ fn mmc48_the_os_workloads_time_reads_cancel_the_acquires_sibling() {
 /// plain load, or an acquire the L1D serves, holds nothing back.
 #[test]
 fn mmc48_an_acquire_holds_back_the_threads_younger_requests() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    use pmukit_sim::program::{Access, DataStream, Op, Pattern};
     let at = |stream, use_next| Access { stream, offset: 0, size: 8, use_next };
     let run = |acquire: bool, stride: i64| {
         // Lines of 128 KB the L1D misses each iteration and the L2D holds.
-        let flag = DataStream {
-            base: 0x1000_0000,
-            stride,
-            footprint: 128 << 10,
-            memory: Memory::Cacheable,
-            page: 16 << 10,
-            shared: false,
-            nullable: false,
-            fresh: false,
-        };
+        let flag = striding(stride, 128 << 10, 16 << 10);
         let data = DataStream { base: 0x2000_0000, stride: 64, ..flag };
         let more = DataStream { base: 0x3000_0000, stride: 64, ..flag };
         let mut body = vec![Op::Load(at(0, false))];
@@ -1208,23 +1169,14 @@ fn mmc48_an_acquire_holds_back_the_threads_younger_requests() {
 /// issues again once the array is free.
 #[test]
 fn mmc49_hits_meeting_a_fill_or_a_victim_in_the_data_array_are_cancelled() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
+    use pmukit_sim::program::{Access, DataStream, Op, Pattern};
     let at = |stream| Access { stream, offset: 0, size: 8, use_next: false };
     let run = |miss: Op| {
         // A line the L2D misses every iteration (64 MB), and hits: FP loads (the
         // L2D's, never the L1D's) and stores of 8 KB it holds, enough of them that
         // the loop's work, not the bus, paces it: the fills come back among the hits,
         // where a loop the bus paced would wait for each one's request buffer.
-        let misses = DataStream {
-            base: 0x1000_0000,
-            stride: 128,
-            footprint: 64 << 20,
-            memory: Memory::Cacheable,
-            page: 16 << 10,
-            shared: false,
-            nullable: false,
-            fresh: false,
-        };
+        let misses = striding(128, 64 << 20, 16 << 10);
         let hits = DataStream { base: 0x2000_0000, stride: 8, footprint: 8 << 10, ..misses };
         let written = DataStream { base: 0x3000_0000, ..hits };
         let mut body = vec![miss];
