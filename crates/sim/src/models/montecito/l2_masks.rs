@@ -111,28 +111,33 @@ pub(super) fn first_second(u: u64, kinds: &'static [Atom; 2]) -> Option<&'static
 /// prefetch as bits 1:0 say (MMC28); MISS and ALL count them, HIT none (a hit sends
 /// no request).
 pub(super) fn l2i_l3_rejects(u: u64) -> Option<&'static [Atom]> {
-    const REJECTED: [[Atom; 1]; 4] = flagged(Signal::L2iL3Rejects);
-    match (u >> 2 & 3, u & 3) {
-        (0b10 | 0b11, kinds @ 1..=3) => REJECTED.get(kinds as usize).map(|a| a.as_slice()),
-        _ => None,
-    }
+    const REJECTED: [[Atom; 1]; 3] = flagged(Signal::L2iL3Rejects);
+    on_side(u, 0b10, &REJECTED)
 }
 
 /// L2I_HIT_CONFLICTS: L2I hits abandoned while another line's fill returned its data
 /// (MMC25), demand and prefetch as bits 1:0 say; HIT and ALL count them, MISS none
 /// (MD48).
 pub(super) fn l2i_hit_conflicts(u: u64) -> Option<&'static [Atom]> {
-    const ABANDONED: [[Atom; 1]; 4] = flagged(Signal::L2iHitConflicts);
+    const ABANDONED: [[Atom; 1]; 3] = flagged(Signal::L2iHitConflicts);
+    on_side(u, 0b01, &ABANDONED)
+}
+
+/// L2I_READS' unit masks (Table 4-102) over a flags signal whose requests are all on
+/// one `side` (bits 3:2: 01 HIT, 10 MISS), which ALL (11) counts too: bits 1:0 choose
+/// its demand bit, its prefetch bit or either (`flagged`).
+fn on_side(u: u64, side: u64, flags: &'static [[Atom; 1]; 3]) -> Option<&'static [Atom]> {
     match (u >> 2 & 3, u & 3) {
-        (0b01 | 0b11, kinds @ 1..=3) => ABANDONED.get(kinds as usize).map(|a| a.as_slice()),
+        (s, kinds @ 1..=3) if s == side || s == 0b11 => flags.get(kinds as usize - 1).map(|a| a.as_slice()),
         _ => None,
     }
 }
 
-/// A flags signal's bits 1:0 (demand, prefetch) as the unit mask's bits 1:0 choose
-/// them: a cycle with either chosen counts one, as the events' Max Inc/Cyc of 1 says.
-const fn flagged(s: Signal) -> [[Atom; 1]; 4] {
-    [[Atom::Cycles], [Atom::AnyOf(s, 0b01)], [Atom::AnyOf(s, 0b10)], [Atom::AnyOf(s, 0b11)]]
+/// A flags signal's bits 0 (demand), 1 (prefetch) and either, as unit-mask bits 1:0
+/// of 01, 10 and 11 choose them: a cycle with one chosen counts one, as the events'
+/// Max Inc/Cyc of 1 says.
+const fn flagged(s: Signal) -> [[Atom; 1]; 3] {
+    [[Atom::AnyOf(s, 0b01)], [Atom::AnyOf(s, 0b10)], [Atom::AnyOf(s, 0b11)]]
 }
 
 /// L2D_OZQ_CANCELS0 by reason (Table 4-94).
