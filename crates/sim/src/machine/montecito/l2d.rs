@@ -297,7 +297,8 @@ impl Montecito {
     /// first of its entries leaves (L2D_OZDB_FULL, MMC69).
     fn enqueue(&mut self, now: u64, leaves: u64, write: bool) {
         self.ozq.insert(self.thread, leaves, write);
-        if let Some(until) = self.ozq.data_full(now, self.cfg.ozq_data_entries).filter(|_| write) {
+        // Only a write can fill the buffer: a read asks nothing of it.
+        if let Some(until) = write.then(|| self.ozq.data_full(now, self.cfg.ozq_data_entries)).flatten() {
             self.si.hold(Signal::L2dOzdbFull, now, until);
         }
     }
