@@ -1279,6 +1279,34 @@ cores = 1
     assert!(alone.get(Signal::L2dFillsExclusive) > 0);
 }
 
+/// ERRATA MMC71, L2D_FORCE_RECIRC.SNP_OR_L3 ("an existing OZQ entry is forced to
+/// recirculate because an incoming snoop request matched its address"): a loop that
+/// writes a new line of shared data each iteration, four stores to it, as a JIT
+/// writes code. The first store's read for ownership goes to memory; the other three
+/// wait in the OzQ for its fill, and the other core's write of the line, at the
+/// iteration's end (MMC23), finds them there (and the first, when it is still being
+/// passed to the L3). Private lines and a single core meet no snoop.
+#[test]
+fn mmc71_a_snoop_forces_the_requests_for_its_line_in_the_ozq_to_recirculate() {
+    const ITERATIONS: u64 = 5_000;
+    let run = |shared: bool, cores: u32| {
+        let lines =
+            DataStream { stride: 128, footprint: 64 << 20, page: 16 << 20, shared, ..DataStream::fixed(0x1000_0000, Memory::Cacheable) };
+        let mut body: Vec<Op> =
+            [0, 8, 16, 24].iter().map(|&offset| Op::Store(Access { stream: 0, offset, size: 8, use_next: false })).collect();
+        body.extend([Op::Int, Op::Branch { target: 0x1_0000, when: pmukit_sim::program::Pattern::Loop }]);
+        let cfg = MontecitoConfig::new(1).with_overrides(&format!("[core]\ncores = {cores}\n"), "m.toml").unwrap();
+        let program = common::program_of(common::phase(body, ITERATIONS, vec![lines]));
+        Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let t = run(true, 2);
+    let forced = t.get(Signal::L2dSnoopRecirculates);
+    assert!((3 * ITERATIONS..=4 * ITERATIONS).contains(&forced), "{forced} for {ITERATIONS} lines");
+    assert_eq!(t.get(Signal::PeerBril), ITERATIONS, "the other core writes each line once");
+    assert_eq!(run(false, 2).get(Signal::L2dSnoopRecirculates), 0, "no snoop of private lines");
+    assert_eq!(run(true, 1).get(Signal::L2dSnoopRecirculates), 0, "no other core");
+}
+
 /// A trace may call code in the address space's last line (found by the `trace`
 /// harness): its stream has no line after it, and the machine runs on.
 #[test]

@@ -1481,6 +1481,17 @@ fn table_4_93_ozdb_full() {
     assert_eq!([0b0000, 0b0001, 0b1111].map(count), [7, 0, 0]);
 }
 
+/// Table 4-90 (MMC71): L2D_FORCE_RECIRC.SNP_OR_L3 counts the OzQ's requests a snoop
+/// forced to recirculate, four a cycle at most (Table 4-42's Max Inc/Cyc), and no
+/// other mask counts them.
+#[test]
+fn table_4_90_snoops_force_recirculates() {
+    const L2D_FORCE_RECIRC: u64 = 0xea;
+    let spans = vec![span(0, USER, 1).with(Signal::L2dSnoopRecirculates, 3), span(0, USER, 1).with(Signal::L2dSnoopRecirculates, 6)];
+    let count = |umask| count4(counting(L2D_FORCE_RECIRC, umask, &[]), spans.clone());
+    assert_eq!([0b0110, 0b0000, 0b0100, 0b0101, 0b1111].map(count), [7, 0, 0, 0, 0]);
+}
+
 /// Table 4-42 (MD59): TAGGED_L2D_RETURN_PORT counts the cycles the L2D returns data
 /// to the core, one a cycle: an integer load's the L1D missed, a cacheable FP load's,
 /// a cacheable semaphore's; not a store's, an L1D hit's or an uncacheable load's.

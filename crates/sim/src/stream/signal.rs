@@ -178,6 +178,13 @@ pub enum Signal {
     CacheToCacheFills,
     StoresLocalC2c,
     StoresRemoteC2c,
+    // ARM11's and SPARC's: ahead of SPARC's and Montecito's, so that Montecito's
+    // span (which ends in its own) leaves them out; ARM11's then spans SPARC's and
+    // Montecito's ten too, and still fits its three words.
+    /// Software writes to the PC without a mode change (taken branches included).
+    PcChanges,
+    /// Returns whose address was predicted from the return stack and followed.
+    ReturnsPredicted,
     // SPARC's and Montecito's.
     /// Floating-point, graphics and crypto arithmetic instructions executed (SPARC T4
     /// counts them together, TABLE 10-2 sl 3 mask 02).
@@ -200,11 +207,6 @@ pub enum Signal {
     DTlbMissWaitCycles,
     /// Cycles the instruction buffer is full while the back end stalls.
     IBufFullCycles,
-    // ARM11's and SPARC's.
-    /// Software writes to the PC without a mode change (taken branches included).
-    PcChanges,
-    /// Returns whose address was predicted from the return stack and followed.
-    ReturnsPredicted,
     // Every family's.
     /// Cycles the thread is halted: an idle loop's wait for an interrupt
     /// (`program::Op::Halt`: ARM's WFI, Itanium's PAL_HALT_LIGHT, sun4v's cpu_yield),
@@ -582,6 +584,9 @@ pub enum Signal {
     /// Montecito L2D store hits forced to recirculate by a miss of their issue group
     /// to their set (L2D_FORCE_RECIRC.TAG_NOTOK; ERRATA MMC1).
     L2dTagNotOk,
+    /// Montecito OzQ entries forced to recirculate because a snoop of the other core
+    /// matched their line (L2D_FORCE_RECIRC.SNP_OR_L3; ERRATA MMC71).
+    L2dSnoopRecirculates,
     /// Montecito L2D hits cancelled while the data array wrote a fill (a read's,
     /// OZQ_PREEMPT; a store's, FILL_ST_CONF; a store's when the fill merges stores'
     /// data, OZDATA_CONF) or read a dirty victim out (WB_CONF), and reads that met a

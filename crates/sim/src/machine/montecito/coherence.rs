@@ -7,7 +7,7 @@ use super::group::bundle_address;
 use super::Montecito;
 use super::{Signals, Span};
 use crate::machine::peer::{Answer, Request};
-use crate::stream::Signal;
+use crate::stream::{Signal, MAX_PER_CYCLE};
 
 impl Montecito {
     /// A snoop that invalidates `line` reaches the instruction side too: the code the
@@ -78,9 +78,10 @@ impl Montecito {
     /// the bus, and this core's answers, an item per request, which the iteration's
     /// last cycles count from its last (`out::spread`). A snoop that meets its line's
     /// fill changes the state the fill leaves, and the fills back by the iteration's
-    /// end are laid (MMC51).
+    /// end are laid (MMC51); the requests for its line it finds in the OzQ are forced
+    /// to recirculate (MMC71).
     pub(super) fn peer_turn(&mut self, out: &[Span], from: usize) -> Vec<Signals> {
-        let end = self.started + out[from..].iter().map(|s| s.cycles).sum::<u64>();
+        let end = self.turn_end(out, from);
         let mut peer = std::mem::take(&mut self.peer);
         // One answer (and its item's signals) per request sent, in order.
         let mut items = Vec::new();
@@ -91,6 +92,7 @@ impl Montecito {
             if self.fills.snoop(line, at, write) {
                 s.bump(Signal::L2dSnoopFillConflicts);
             }
+            self.snoop_queue(line, at, &mut s);
             let answer = self.answer(line, if write { Effect::Take } else { Effect::Clean }, &mut s);
             items.push(s);
             answer
@@ -116,6 +118,21 @@ impl Montecito {
             }
         }
         items
+    }
+
+    /// The end of the iteration whose spans are `out[from..]`: the other agents take
+    /// their turn in its last cycles, the i-th request in the i-th from the end.
+    pub(super) fn turn_end(&self, out: &[Span], from: usize) -> u64 {
+        self.started + out[from..].iter().map(|s| s.cycles).sum::<u64>()
+    }
+
+    /// Another agent's snoop of `line` reaching the L2D at `at` forces the requests
+    /// for the line the OzQ holds then to recirculate (L2D_FORCE_RECIRC.SNP_OR_L3:
+    /// "an existing OZQ entry is forced to recirculate because an incoming snoop
+    /// request matched its address"; MMC71), counted in `s`.
+    pub(super) fn snoop_queue(&self, line: u64, at: u64, s: &mut Signals) {
+        let held = self.ozq.holding(line, at);
+        s.set(Signal::L2dSnoopRecirculates, u8::try_from(held).unwrap_or(MAX_PER_CYCLE).min(MAX_PER_CYCLE));
     }
 
     /// This core's answer to another agent's snoop of `line`: a modified copy (in the

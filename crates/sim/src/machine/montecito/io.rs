@@ -20,15 +20,19 @@ use crate::program::Phase;
 use crate::stream::Signal;
 
 impl Montecito {
-    /// The devices' transfers at the end of an iteration: each line's transactions and
-    /// answers, an item in `items` (`out::spread` gives each a cycle of its own).
-    pub(super) fn io_turn(&mut self, phase: &Phase, k: u64, items: &mut Vec<Signals>) {
+    /// The devices' transfers at the end of an iteration, which ends at `end`: each
+    /// line's transactions and answers, an item in `items` (`out::spread` gives each a
+    /// cycle of its own, the i-th the i-th from the end), and the requests for the
+    /// line its snoop finds in the OzQ (MMC71).
+    pub(super) fn io_turn(&mut self, phase: &Phase, k: u64, end: u64, items: &mut Vec<Signals>) {
         let line = self.cfg.l3.line;
         for d in &phase.dma {
             let stream = &phase.streams[usize::from(d.stream)];
             let multiple = u64::from(d.bytes) > line;
             for (l, whole) in d.lines(stream, k, line) {
                 let mut s = Signals::default();
+                let at = end.saturating_sub(1 + items.len() as u64).max(self.started);
+                self.snoop_queue(l, at, &mut s);
                 if d.write {
                     let txn = if whole { Signal::IoBil } else { Signal::IoBril };
                     s.bump(txn);

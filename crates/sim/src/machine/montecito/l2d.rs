@@ -169,7 +169,7 @@ impl Montecito {
             if later > 0 {
                 s.bump(Signal::L2dOversubscribed);
             }
-            self.enqueue(now, miss.ready + later, write);
+            self.enqueue(now, line, miss.ready + later, write);
             return L2d::Secondary(miss.ready + later - now);
         }
         let level = self.outer_access(1, addr, write, now, s);
@@ -190,7 +190,7 @@ impl Montecito {
                 // (L2D_OZQ_CANCELS1.LATE_BYP_EFFRELEASE, MMC1).
                 s.bump(Signal::L2dLateBypassReleases);
             }
-            self.enqueue(now, now + stage.remaining() + self.cfg.l2d_cycles, write);
+            self.enqueue(now, line, now + stage.remaining() + self.cfg.l2d_cycles, write);
             return L2d::Reissued(stage.remaining());
         }
         let store = write && !reads;
@@ -211,7 +211,7 @@ impl Montecito {
                 if store {
                     self.ozq.store(now, addr, true);
                 }
-                self.enqueue(now, done + self.cfg.l2d_cycles, write);
+                self.enqueue(now, line, done + self.cfg.l2d_cycles, write);
                 return L2d::Reissued(done - now);
             }
         }
@@ -226,10 +226,10 @@ impl Montecito {
                 Some(Bypass::Second) => s.bump(Signal::L2dBypassL1w),
                 Some(Bypass::BankConflict) => {
                     s.bump(Signal::L2dBankConflicts);
-                    self.enqueue(now, now + 1 + self.cfg.l2d_cycles, write);
+                    self.enqueue(now, line, now + 1 + self.cfg.l2d_cycles, write);
                     return L2d::Reissued(1);
                 }
-                None => self.enqueue(now, now + self.cfg.l2d_cycles, write),
+                None => self.enqueue(now, line, now + self.cfg.l2d_cycles, write),
             }
             return L2d::Found(level);
         }
@@ -245,7 +245,7 @@ impl Montecito {
             self.recirculate(now, s);
         }
         let sent = self.request_buffer(level, line, ip, g, out, s);
-        self.enqueue(now, sent, write);
+        self.enqueue(now, line, sent, write);
         L2d::Found(level)
     }
 
@@ -292,11 +292,11 @@ impl Montecito {
         }
     }
 
-    /// The request at `now` takes an OzQ entry until `leaves`, and a write's data one
+    /// The request at `now` for `line` takes an OzQ entry until `leaves`, and a write's data one
     /// of the data buffer's with it: a buffer that is then full stays full until the
     /// first of its entries leaves (L2D_OZDB_FULL, MMC69).
-    fn enqueue(&mut self, now: u64, leaves: u64, write: bool) {
-        self.ozq.insert(self.thread, leaves, write);
+    fn enqueue(&mut self, now: u64, line: u64, leaves: u64, write: bool) {
+        self.ozq.insert(self.thread, Some(line), now, leaves, write);
         // Only a write can fill the buffer: a read asks nothing of it.
         if let Some(until) = write.then(|| self.ozq.data_full(now, self.cfg.ozq_data_entries)).flatten() {
             self.si.hold(Signal::L2dOzdbFull, now, until);
@@ -356,7 +356,7 @@ impl Montecito {
         let now = self.now(out);
         self.ozq.expire(now);
         let flushed = self.ozq.free(now) + self.cfg.l2d_cycles;
-        self.ozq.insert(self.thread, flushed, false);
+        self.ozq.insert(self.thread, None, now, flushed, false);
         // Like every ordered request, after all of the thread's older ones.
         let done = self.ozq.older(self.thread).unwrap_or(flushed);
         g.signals.bump(Signal::L2dMiscOrderCancels);

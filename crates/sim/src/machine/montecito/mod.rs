@@ -425,7 +425,7 @@ impl Core<MONTECITO> for Montecito {
         // What the other agents and the write-coalescing buffers put on the bus this
         // iteration, a cycle each: in one `spread`, so that no two share a cycle.
         let mut items = self.peer_turn(out, from);
-        self.io_turn(phase, k, &mut items);
+        self.io_turn(phase, k, self.turn_end(out, from), &mut items);
         items.append(&mut self.flushed);
         spread(out, from, template, &items);
         // The thread switches, if it does, at the end of the iteration (MMC12). The

@@ -124,13 +124,16 @@ pub(super) enum Recirculate {
     Cancelled,
 }
 
-/// An OzQ entry: when it leaves, the thread whose request it holds, and whether the
+/// An OzQ entry: when it was inserted and when it leaves, the thread whose request
+/// it holds, the L2D line the request is for (none for a `sync.i`), and whether the
 /// request is a write, whose data takes an entry of the OzQ's data buffer with it
 /// (L2D_OZDB_FULL, MMC69).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
+    inserted: u64,
     leaves: u64,
     thread: usize,
+    line: Option<u64>,
     data: bool,
 }
 
@@ -174,6 +177,11 @@ impl Ozq {
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
+        for e in &mut self.entries {
+            if let Some(moved) = e.line.and_then(|l| (to.line)(l)) {
+                e.line = Some(moved);
+            }
+        }
         for s in &mut self.stores {
             if let Some(moved) = (to.line)(s.chunk) {
                 s.chunk = moved;
@@ -204,10 +212,16 @@ impl Ozq {
         (live.clone().count() >= places).then(|| live.min()).flatten()
     }
 
-    /// A request of `thread` holds an entry until `leaves`, and a write (`data`) a
-    /// data buffer entry too.
-    pub(super) fn insert(&mut self, thread: usize, leaves: u64, data: bool) {
-        self.entries.push(Entry { leaves, thread, data });
+    /// A request of `thread` for `line` (none for a `sync.i`) holds an entry from
+    /// `now` until `leaves`, and a write (`data`) a data buffer entry too.
+    pub(super) fn insert(&mut self, thread: usize, line: Option<u64>, now: u64, leaves: u64, data: bool) {
+        self.entries.push(Entry { inserted: now, leaves, thread, line, data });
+    }
+
+    /// How many requests for `line` the queue holds at `at`: those a snoop of the
+    /// line arriving then finds (L2D_FORCE_RECIRC.SNP_OR_L3, MMC71).
+    pub(super) fn holding(&self, line: u64, at: u64) -> usize {
+        self.entries.iter().filter(|e| e.line == Some(line) && e.inserted <= at && at < e.leaves).count()
     }
 
     /// When the last request of `thread` in the queue leaves (after `expire`): an
@@ -254,7 +268,11 @@ impl Ozq {
     /// The state relative to `now`: each entry's remaining time, and whether a request
     /// was forced this cycle.
     pub(super) fn canonical(&self, keys: &Keys, now: u64, out: &mut Vec<u64>) {
-        super::multiset(out, self.entries.iter().map(|e| [e.leaves.saturating_sub(now), e.thread as u64, u64::from(e.data)]).collect());
+        let entry = |e: &Entry| {
+            let line = e.line.map_or(u64::MAX, |l| (keys.line)(l));
+            [e.inserted.saturating_sub(now), e.leaves.saturating_sub(now), e.thread as u64, line, u64::from(e.data)]
+        };
+        super::multiset(out, self.entries.iter().map(entry).collect());
         out.push(u64::from(self.forcing(now)));
         out.push(self.bypassed.filter(|&(at, _)| at == now).map_or(0, |(_, bank)| bank + 1));
         let live: Vec<_> = self.stores.iter().filter(|s| s.entered + STAGES.len() as u64 > now).collect();
@@ -274,10 +292,10 @@ mod tests {
     fn a_request_waits_for_an_entry_when_all_thirty_two_are_taken() {
         let mut q = Ozq::default();
         for i in 0..31 {
-            q.insert(0, 100 + i, false);
+            q.insert(0, None, 0, 100 + i, false);
         }
         assert_eq!(q.free(10), 10, "one entry is left");
-        q.insert(0, 40, false);
+        q.insert(0, None, 0, 40, false);
         assert_eq!(q.free(10), 40, "the first to leave does at 40");
         q.expire(40);
         assert_eq!(q.free(40), 40);
@@ -286,9 +304,9 @@ mod tests {
     #[test]
     fn writes_fill_the_data_buffer_and_wait_for_it() {
         let mut q = Ozq::default();
-        q.insert(0, 50, false);
+        q.insert(0, None, 0, 50, false);
         for i in 0..3 {
-            q.insert(0, 30 + i, true);
+            q.insert(0, None, 0, 30 + i, true);
         }
         assert_eq!(q.data_full(10, 4), None, "three writes in four entries");
         assert_eq!(q.data_full(10, 3), Some(30), "full until the first write leaves");
@@ -331,17 +349,17 @@ mod tests {
         assert_eq!(q.bypass(5, bank(0x1010)), Bypass::Second, "the next 16 bytes: another bank");
         assert_eq!(q.bypass(6, bank(0x2000)), Bypass::First, "a new cycle");
         assert_eq!(q.bypass(6, bank(0x2100)), Bypass::BankConflict, "256 bytes on: the same bank");
-        q.insert(0, 20, false);
+        q.insert(0, None, 0, 20, false);
         assert!(!q.is_empty());
     }
 
     #[test]
     fn the_state_is_relative_to_now() {
         let (mut a, mut b) = (Ozq::default(), Ozq::default());
-        a.insert(0, 20, true);
-        a.insert(0, 15, false);
-        b.insert(0, 115, false);
-        b.insert(0, 120, true);
+        a.insert(0, None, 0, 20, true);
+        a.insert(0, None, 0, 15, false);
+        b.insert(0, None, 0, 115, false);
+        b.insert(0, None, 0, 120, true);
         let (mut x, mut y) = (Vec::new(), Vec::new());
         let keys = Keys { line: &|a| a, page: &|a| a };
         a.canonical(&keys, 10, &mut x);

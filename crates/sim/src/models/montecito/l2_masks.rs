@@ -28,13 +28,15 @@ pub(super) const SEC_FILL: Atom = Sig(Signal::L2dSecondaryFill);
 /// insert (OZQ_MISS, FILL_HIT), TAG_OK the hits ("Likely identical to
 /// L2D_INSERT_HITS"), the SECONDARY masks L1W + OZQ_MISS + FILL_HIT by direction,
 /// TAG_NOTOK the store hits beside a miss of their issue group to their set (MMC1;
-/// its snoops, sibling probes and mf.a have no cause in the machine). TRAN_PREF and
-/// SNP_OR_L3 have none either.
+/// its snoops, sibling probes and mf.a have no cause in the machine), SNP_OR_L3 the
+/// entries a snoop of the other core found in the OzQ (MMC71). TRAN_PREF has no
+/// cause in the machine.
 pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
     match u {
         0b0000 | 0b0010 => Some(&[Sig(Signal::L2dRecirculates)]),
         0b0001 | 0b0011 => Some(&[SEC_OZQ, SEC_FILL]),
         0b0100 => Some(&[Sig(Signal::L2dTagNotOk)]),
+        0b0110 => Some(&[Sig(Signal::L2dSnoopRecirculates)]),
         0b0111 => Some(&[Sig(Signal::L2DataHits)]),
         0b1000 => Some(&[SEC_FILL]),
         0b1001 => Some(&[Sig(Signal::L2dMissWhileForced)]),
