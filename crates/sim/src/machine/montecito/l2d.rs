@@ -91,18 +91,66 @@ impl Montecito {
     /// cycle's first bypass.
     ///
     /// A request that reaches the L2D while an acquire of its thread is there is
-    /// cancelled and issues again once the acquire has its data (MMC48): the second
-    /// value is the cycles it was held.
+    /// cancelled and issues again once the acquire has its data (MMC48), and one that
+    /// comes while an `mf.a` of its thread waits for the platform to accept the
+    /// thread's device writes issues once it has (MMC72): the second value is the
+    /// cycles it was held.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> (L2d, u64) {
         let now = self.now(out);
+        if req.order == Some(Order::Release) {
+            self.release_io();
+        }
         let Acquire { issued, done } = self.acquires[self.thread];
-        let held = done.saturating_sub(now);
-        if held > 0 {
+        let acquired = done.saturating_sub(now);
+        if acquired > 0 {
             // A request of the acquire's own issue group is a late cancel.
             s.bump(if issued == now { Signal::L2dSiblingAcquireCancels } else { Signal::L2dAcquireCancels });
         }
-        (self.l2d_at(now + held, req, addr, ip, g, out, s), held)
+        let fenced = self.fences[self.thread].saturating_sub(now);
+        if fenced > 0 {
+            // The L2D cancels it for the `mf.a` (L2D_OZQ_CANCELS0.MISC_ORDER: "a sync.i
+            // or mf.a").
+            s.bump(Signal::L2dMiscOrderCancels);
+        }
+        let held = acquired.max(fenced);
+        let found = self.l2d_at(now + held, req, addr, ip, g, out, s);
+        if fenced > 0 && matches!(found, L2d::Found(Level::L2) | L2d::Reissued(_)) {
+            // A hit behind the pending `mf.a` is forced to recirculate
+            // (L2D_FORCE_RECIRC.TAG_NOTOK: "L2D hits caused by ... a pending mf.a").
+            s.bump(Signal::L2dTagNotOk);
+            self.recirculate(now, s);
+        }
+        (found, held)
+    }
+
+    /// A lock's release (`st.rel`) by the thread: when it wrote device memory since
+    /// the lock's acquire, Linux's `spin_unlock` first issues `mmiowb()`, which on
+    /// Itanium is `mf.a` (`asm-generic/mmiowb.h`; arch/ia64's `mmiowb()`, "For most
+    /// ia64 platforms, this is a simple 'mf.a' instruction"): the thread's accesses
+    /// from the release on wait until the platform has accepted those writes (MMC72).
+    fn release_io(&mut self) {
+        let accepted = std::mem::take(&mut self.device_writes[self.thread]);
+        let fence = &mut self.fences[self.thread];
+        *fence = (*fence).max(accepted);
+    }
+
+    /// A device write of the thread the platform accepts at `accepted` (its bus
+    /// transaction's end): the thread's next lock release waits for it (MMC72).
+    pub(super) fn device_written(&mut self, accepted: u64) {
+        let pending = &mut self.device_writes[self.thread];
+        *pending = (*pending).max(accepted);
+    }
+
+    /// A semaphore of the thread, a lock's acquire: the device writes before it are
+    /// no release's to wait for (MMC72).
+    pub(super) fn locked(&mut self) {
+        self.device_writes[self.thread] = 0;
+    }
+
+    /// Until when an `mf.a` of the thread holds its uncacheable accesses back (MMC72).
+    pub(super) fn fence(&self) -> u64 {
+        self.fences[self.thread]
     }
 
     /// A data request that issues to the L2D at `now`.
@@ -279,10 +327,20 @@ impl Montecito {
     }
 
     /// A request at `now` that the L2D takes only at `free` (its OzQ, the OzQ's data
-    /// buffer or its request buffers being full; `full` counts the times, where an
-    /// event does): the core waits, the L1D holding it back.
+    /// buffer or its request buffers being full, an uncacheable access behind an
+    /// `mf.a`; `full` counts the times, where an event does): the core waits, the L1D
+    /// holding it back.
     #[allow(clippy::too_many_arguments)]
-    fn back_pressure(&mut self, now: u64, free: u64, full: Option<Signal>, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) {
+    pub(super) fn back_pressure(
+        &mut self,
+        now: u64,
+        free: u64,
+        full: Option<Signal>,
+        ip: u64,
+        g: &mut Group,
+        out: &mut Out,
+        s: &mut Signals,
+    ) {
         if free > now {
             self.close(g, out);
             if let Some(full) = full {

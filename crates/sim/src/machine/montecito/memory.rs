@@ -354,6 +354,7 @@ impl Montecito {
         let fp_load = matches!(op, Op::FpLoad(_));
         if matches!(op, Op::Atomic(_)) {
             s.set(Signal::Atomics, 1);
+            self.locked();
         }
         if fp_load {
             s.set(Signal::FpLoads, 1);
@@ -392,6 +393,13 @@ impl Montecito {
             s.set(Signal::MisalignedWrites, 1);
         }
         if stream.memory != Memory::Cacheable {
+            // An `mf.a` of the thread holds it back until the platform has accepted
+            // the thread's device writes (MMC72).
+            let now = self.now(out);
+            if self.fence() > now {
+                s.bump(Signal::L2dMiscOrderCancels);
+                self.back_pressure(now, self.fence(), None, ip, g, out, &mut s);
+            }
             // An uncacheable request reaches the L2D too: one that finds the OzQ empty
             // begins an L3 access as it bypasses, which the L2D cancels for its memory
             // attribute (L2D_L3ACCESS_CANCEL.SPEC_L3_BYP; MMC36).
@@ -527,7 +535,8 @@ impl Montecito {
                     latency = self.uncached_latency(&mut s, now, ready);
                 } else {
                     self.write_data(&mut s);
-                    let (buffered, _) = self.bus_write(now, 1);
+                    let (buffered, on_bus) = self.bus_write(now, 1);
+                    self.device_written(on_bus.done);
                     self.write_wait(now, buffered, ip, g, out);
                 }
             }

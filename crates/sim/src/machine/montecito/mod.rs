@@ -144,6 +144,11 @@ pub struct Montecito {
     acquiring: bool,
     /// Each thread's latest acquire the L1D did not serve (MMC48).
     acquires: Vec<l2d::Acquire>,
+    /// Each thread's device writes since its last semaphore (a lock's acquire): when
+    /// the platform has accepted them, for the `mf.a` its next lock release does first;
+    /// and until when that `mf.a` holds the thread's accesses back (MMC72).
+    device_writes: Vec<u64>,
+    fences: Vec<u64>,
     /// The instruction stream a `.many` branch started (MMC50).
     streaming: Option<ifetch::Stream>,
     /// The L2D's fills of shared lines, which the other core's snoops may meet (MMC51).
@@ -260,6 +265,8 @@ impl Montecito {
             release: false,
             acquiring: false,
             acquires: vec![l2d::Acquire::default(); threads],
+            device_writes: vec![0; threads],
+            fences: vec![0; threads],
             streaming: None,
             fills: Default::default(),
             progressed: true,
@@ -514,6 +521,7 @@ impl Core<MONTECITO> for Montecito {
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         out.extend(self.l2d_returns.iter().map(|&at| at.saturating_sub(self.clock)));
         out.extend(self.acquires.iter().flat_map(|a| [a.issued, a.done]).map(|at| at.saturating_sub(self.clock)));
+        out.extend(self.device_writes.iter().chain(&self.fences).map(|at| at.saturating_sub(self.clock)));
         match self.streaming {
             Some(st) => out.extend([(keys.line)(st.after), (keys.line)(st.next), st.resume.saturating_sub(self.clock)]),
             None => out.push(u64::MAX),

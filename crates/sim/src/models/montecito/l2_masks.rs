@@ -27,8 +27,9 @@ pub(super) const SEC_FILL: Atom = Sig(Signal::L2dSecondaryFill);
 /// recirculates that re-inserted, LIMBO the secondary misses suspended on their first
 /// insert (OZQ_MISS, FILL_HIT), TAG_OK the hits ("Likely identical to
 /// L2D_INSERT_HITS"), the SECONDARY masks L1W + OZQ_MISS + FILL_HIT by direction,
-/// TAG_NOTOK the store hits beside a miss of their issue group to their set (MMC1;
-/// its snoops, sibling probes and mf.a have no cause in the machine), SNP_OR_L3 the
+/// TAG_NOTOK the store hits beside a miss of their issue group to their set (MMC1)
+/// and the hits a pending `mf.a` held back (MMC72; its in-flight snoops and sibling
+/// probes have no cause in the machine), SNP_OR_L3 the
 /// entries a snoop of the other core found in the OzQ (MMC71). TRAN_PREF has no
 /// cause in the machine.
 pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {

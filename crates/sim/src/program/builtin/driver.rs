@@ -6,7 +6,7 @@ use super::layout::*;
 use super::user::Thread;
 use crate::program::build::Body;
 use crate::program::rng::Rng;
-use crate::program::{DataStream, Memory, Op, Phase};
+use crate::program::{Access, DataStream, Memory, Op, Phase};
 use crate::stream::Privilege;
 
 /// A packet's buffer: an Ethernet frame (1,514 bytes) rounded up to whole lines of
@@ -31,9 +31,11 @@ pub enum Direction {
 }
 
 /// The driver's loop over `packets` packets in consecutive buffers from `buffers`:
-/// per packet it fills in the ring's next descriptor and rings the adapter's doorbell;
-/// the adapter reads the descriptor, moves the packet (and a sent packet's headers)
-/// and writes the descriptor back with its status.
+/// per packet it fills in the ring's next descriptor and rings the adapter's doorbell,
+/// a packet to send under the adapter's transmit lock (Linux's `netif_tx_lock`, taken
+/// for each packet its `dev_queue_xmit` hands the driver), in the page after the
+/// ring; the adapter reads the descriptor, moves the packet (and a sent packet's
+/// headers) and writes the descriptor back with its status.
 pub fn packets(rng: &mut Rng, t: Thread, buffers: u64, packets: u64, way: Direction) -> Phase {
     let mut b = Body::new(Privilege::KERNEL, t.context, code_address(rng, &SERVICE_TEXT));
     let ring = KERNEL_DATA.start + (t.index as u64 + 1) * 0x10_0000 + 2 * rng.below(8) * PAGE;
@@ -42,6 +44,12 @@ pub fn packets(rng: &mut Rng, t: Thread, buffers: u64, packets: u64, way: Direct
         b.stream(DataStream { stride: DESCRIPTOR as i64, footprint: PAGE - first, ..DataStream::fixed(ring + first, Memory::Cacheable) });
     let data = b.stream(DataStream { stride: PACKET as i64, footprint: packets * PACKET, ..DataStream::fixed(buffers, Memory::Cacheable) });
     let doorbell = b.stream(DataStream::fixed(DEVICES.start + 0x1000 * rng.below(16) + 0x10, Memory::Device));
+    let lock = b.stream(DataStream::fixed(ring + PAGE, Memory::Cacheable));
+    let send = way == Direction::Send;
+    if send {
+        // spin_lock: a compare-and-swap whose value the loop waits for.
+        b.op(Op::Atomic(Access { stream: lock, offset: 0, size: 4, use_next: true }));
+    }
     // The descriptor: the buffer's address and length, then the flags that hand it over.
     b.int(rng.range(2, 5));
     b.store(descriptors, 0, 8).store(descriptors, 8, 4);
@@ -49,6 +57,11 @@ pub fn packets(rng: &mut Rng, t: Thread, buffers: u64, packets: u64, way: Direct
     b.op(Op::Barrier);
     b.store(doorbell, 0, 4);
     b.int(rng.range(2, 6));
+    if send {
+        // spin_unlock: a release store (on Itanium `mmiowb()`'s `mf.a` first, the
+        // doorbell having been written under the lock: ERRATA MMC72).
+        b.op(Op::Barrier).store(lock, 0, 4);
+    }
     b.dma(descriptors, DESCRIPTOR as u32, false);
     if way == Direction::Send {
         let headers = b.stream(DataStream {
