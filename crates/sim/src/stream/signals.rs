@@ -38,13 +38,15 @@ const fn hole(f: usize) -> Range<usize> {
     }
 }
 
-/// Whether family `f`'s machines make the signal of discriminant `i`.
+/// Whether family `f`'s words hold the signal of discriminant `i`: its machines make
+/// no signal outside them (ARM11's hold the ten SPARC's and Montecito's make, too).
 pub const fn family_has(f: usize, i: usize) -> bool {
     let (span, hole) = (span(f), hole(f));
     span.start <= i && i < span.end && !(hole.start <= i && i < hole.end)
 }
 
-/// The discriminants of family `f`'s signals, in order: its machines make no other.
+/// The discriminants of the signals family `f`'s words hold, in order: its machines
+/// make no other.
 pub fn family_signals(f: usize) -> impl Iterator<Item = usize> + Clone {
     span(f).filter(move |&i| family_has(f, i))
 }
