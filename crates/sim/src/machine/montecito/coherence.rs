@@ -87,8 +87,7 @@ impl Montecito {
         let mut items = Vec::new();
         let sent = peer.turn(|line, write| {
             let mut s = Signals::default();
-            // `spread` gives the i-th request the i-th cycle from the iteration's end.
-            let at = end.saturating_sub(1 + items.len() as u64).max(self.started);
+            let at = self.turn_cycle(end, items.len());
             if self.fills.snoop(line, at, write) {
                 s.bump(Signal::L2dSnoopFillConflicts);
             }
@@ -120,10 +119,16 @@ impl Montecito {
         items
     }
 
-    /// The end of the iteration whose spans are `out[from..]`: the other agents take
-    /// their turn in its last cycles, the i-th request in the i-th from the end.
+    /// The end of the iteration whose spans are `out[from..]`, in whose last cycles
+    /// the other agents take their turn (`turn_cycle`).
     pub(super) fn turn_end(&self, out: &[Span], from: usize) -> u64 {
         self.started + out[from..].iter().map(|s| s.cycles).sum::<u64>()
+    }
+
+    /// The cycle of the turn's `i`-th request, of an iteration that ends at `end`:
+    /// `out::spread` gives it the `i`-th cycle from the end.
+    pub(super) fn turn_cycle(&self, end: u64, i: usize) -> u64 {
+        end.saturating_sub(1 + i as u64).max(self.started)
     }
 
     /// Another agent's snoop of `line` reaching the L2D at `at` forces the requests

@@ -31,7 +31,7 @@ impl Montecito {
             let multiple = u64::from(d.bytes) > line;
             for (l, whole) in d.lines(stream, k, line) {
                 let mut s = Signals::default();
-                let at = end.saturating_sub(1 + items.len() as u64).max(self.started);
+                let at = self.turn_cycle(end, items.len());
                 self.snoop_queue(l, at, &mut s);
                 if d.write {
                     let txn = if whole { Signal::IoBil } else { Signal::IoBril };

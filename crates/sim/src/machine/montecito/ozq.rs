@@ -3,7 +3,8 @@
 //! served, a miss until it is passed to the L3, and a secondary miss (a request for a
 //! line whose miss is outstanding, `InFlight::data_pending`) until that miss's fill
 //! satisfies it. A request that finds every entry taken waits for the first to leave
-//! (L2D_OZQ_FULL), and the core with it.
+//! (L2D_OZQ_FULL), and the core with it. Each entry keeps its request's line: another
+//! agent's snoop of the line forces the requests for it to recirculate (MMC71).
 //!
 //! Table 4-90 names where a secondary miss finds the earlier one: one cycle ahead in
 //! the L1D pipeline (L1W, which forces it to recirculate), still in the OzQ (OZQ_MISS)
