@@ -73,15 +73,14 @@ pub(super) enum Effect {
 }
 
 impl Montecito {
-    /// The other core's turn at the end of an iteration (`out[from..]`): it accesses
+    /// The other core's turn at the end of an iteration, which ends at `end`: it accesses
     /// each shared line this core touched, as this core did. Returns what it sends on
     /// the bus, and this core's answers, an item per request, which the iteration's
     /// last cycles count from its last (`out::spread`). A snoop that meets its line's
     /// fill changes the state the fill leaves, and the fills back by the iteration's
     /// end are laid (MMC51); the requests for its line it finds in the OzQ are forced
     /// to recirculate (MMC71).
-    pub(super) fn peer_turn(&mut self, out: &[Span], from: usize) -> Vec<Signals> {
-        let end = self.turn_end(out, from);
+    pub(super) fn peer_turn(&mut self, end: u64) -> Vec<Signals> {
         let mut peer = std::mem::take(&mut self.peer);
         // One answer (and its item's signals) per request sent, in order.
         let mut items = Vec::new();

@@ -395,10 +395,10 @@ impl Montecito {
         if stream.memory != Memory::Cacheable {
             // An `mf.a` of the thread holds it back until the platform has accepted
             // the thread's device writes (MMC72).
-            let now = self.now(out);
-            if self.fence() > now {
+            let (now, fence) = (self.now(out), self.fence());
+            if fence > now {
                 s.bump(Signal::L2dMiscOrderCancels);
-                self.back_pressure(now, self.fence(), None, ip, g, out, &mut s);
+                self.back_pressure(now, fence, None, ip, g, out, &mut s);
             }
             // An uncacheable request reaches the L2D too: one that finds the OzQ empty
             // begins an L3 access as it bypasses, which the L2D cancels for its memory

@@ -431,8 +431,9 @@ impl Core<MONTECITO> for Montecito {
         }
         // What the other agents and the write-coalescing buffers put on the bus this
         // iteration, a cycle each: in one `spread`, so that no two share a cycle.
-        let mut items = self.peer_turn(out, from);
-        self.io_turn(phase, k, self.turn_end(out, from), &mut items);
+        let end = self.turn_end(out, from);
+        let mut items = self.peer_turn(end);
+        self.io_turn(phase, k, end, &mut items);
         items.append(&mut self.flushed);
         spread(out, from, template, &items);
         // The thread switches, if it does, at the end of the iteration (MMC12). The
