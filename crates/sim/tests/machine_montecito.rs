@@ -584,6 +584,59 @@ fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile
     assert!(demand <= misses, "only an L1I miss that misses the L2I sends a request: {demand} > {misses}");
 }
 
+/// MMC73: the program of the test above, whose FP loads keep the 16 request buffers
+/// taken while its code misses the L2I. A request that finds them all taken waits for
+/// the first to free and gets it, the BRQ rejecting the other L1's requests meanwhile
+/// (bit 0 of `BrqRejecting` while an L2I miss waits, bit 1 while an L2D miss does).
+/// An L2D miss that waits holds the core back for its wait (L2D back pressure), from
+/// the cycle after the one it issued in, so the BRQ rejects L1I requests only in
+/// back-pressure cycles and the issue cycle of each miss that waits; both L1s are
+/// starved by turns. A program whose misses never fill the buffers has it reject
+/// nothing.
+#[test]
+fn mmc73_a_request_waiting_for_a_buffer_has_the_brq_reject_the_other_l1s() {
+    use pmukit_sim::program::build::Body;
+    use pmukit_sim::program::{Access, Op};
+    use pmukit_sim::stream::Privilege;
+    let program = |lines: u32| {
+        let phases = (0..400u64).map(move |i| {
+            let mut b = Body::new(Privilege::USER, 1, 0x100_0000 + i * 0x2000);
+            let s = b.stream(DataStream {
+                base: 0x4000_0000 + i * 0x10_0000,
+                stride: 128 * i64::from(lines),
+                footprint: 1 << 20,
+                memory: Memory::Cacheable,
+                page: 16 << 20,
+                shared: false,
+                nullable: false,
+                fresh: false,
+            });
+            for j in 0..lines {
+                b.op(Op::FpLoad(Access { stream: s, offset: j * 128, size: 8, use_next: false }));
+            }
+            b.int(40);
+            b.close_loop(4)
+        });
+        Program { threads: vec![Box::new(phases)], timer: None }
+    };
+    let key = |s: &Span<MONTECITO>| {
+        let signals = &s.signals;
+        (signals.get(Signal::BrqRejecting), signals.get(Signal::L2dBackPressureCycles) != 0, signals.get(Signal::L2dFillBufferFull))
+    };
+    let mut seen = HashMap::new();
+    common::profile(machine::montecito(MontecitoConfig::new(1), program(20), Skipping::On), u64::MAX, key, &mut seen);
+    let cycles = |keep: &dyn Fn(&(u64, bool, u64)) -> bool| seen.iter().filter(|(k, _)| keep(k)).map(|(_, c)| c).sum::<u64>();
+    let waits: u64 = seen.iter().map(|(k, c)| k.2 * c).sum();
+    let issue_cycles = cycles(&|&(r, held, _)| r & 0b10 != 0 && !held);
+    assert!(waits > 100 && issue_cycles <= waits, "{issue_cycles} cycles rejecting L1I requests outside {waits} waits: {seen:?}");
+    let (d, i) = (cycles(&|k| k.0 == 0b01), cycles(&|k| k.0 == 0b10));
+    assert!(d > 100 && i > 100, "{d} cycles rejecting L1D requests, {i} rejecting L1I requests: {seen:?}");
+    // Two loads an iteration: the buffers never fill.
+    let mut calm = HashMap::new();
+    common::profile(machine::montecito(MontecitoConfig::new(1), program(2), Skipping::On), u64::MAX, key, &mut calm);
+    assert!(calm.keys().all(|k| k.0 == 0), "{calm:?}");
+}
+
 /// MMC29: a memset of 64 MB with 16-byte stores on one thread. Each 128-byte line's
 /// first store misses to memory; the seven after it are secondary misses that wait in
 /// the OzQ for the fill: the second one cycle behind the first (L1W, forced to

@@ -417,12 +417,16 @@ fn bus_agent_unit_masks_split_this_core_the_other_and_the_io_bridge() {
 
 #[test]
 fn me23_er_queue_events_count_both_threads_whatever_all_says() {
-    // ER_SNOOPQ_REQ and ER_BRQ_LIVE_REQ: "The .all field is ignored for this event. The
-    // event will count as if .all is set." A Causal SI event without that note counts
-    // only the thread's own foreground cycles.
-    let spans = || vec![span(1, USER, 10).with(Signal::ErSnoopqLive, 3).with(Signal::ErBrqLive, 9).with(Signal::SiScbLiveBoth, 2)];
+    // ER_SNOOPQ_REQ, ER_BRQ_LIVE_REQ and ER_REJECT_ALL_L1(D/I)_REQ: "The .all field is
+    // ignored for this event. The event will count as if .all is set." A Causal SI
+    // event without that note counts only the thread's own foreground cycles.
+    let spans = || {
+        let span = span(1, USER, 10).with(Signal::ErSnoopqLive, 3).with(Signal::ErBrqLive, 9);
+        vec![span.with(Signal::SiScbLiveBoth, 2).with(Signal::BrqRejecting, 0b10)]
+    };
     assert_eq!(count4(counting(0xb7, 0, &[]), spans()), 30, "ER_SNOOPQ_REQ_LO on thread 0");
     assert_eq!(count4(counting(0xb8, 0, &[]), spans()), 10, "ER_BRQ_LIVE_REQ_HI: bits 4:3 of 9");
+    assert_eq!(count4(counting(0xbe, 0, &[]), spans()), 10, "ER_REJECT_ALL_L1I_REQ");
     assert_eq!(count4(counting(0xac, 0, &[]), spans()), 0, "SI_SCB_LIVE_REQ_LO.EITHER");
     assert_eq!(count4(counting(0xac, 0, &[("all", 1)]), spans()), 20);
 }
@@ -1479,6 +1483,23 @@ fn table_4_93_ozdb_full() {
     let spans = vec![span(0, USER, 7).with(Signal::L2dOzdbFull, 2), span(0, USER, 3).with(Signal::Instructions, 1)];
     let count = |umask| count4(counting(L2D_OZDB_FULL, umask, &[]), spans.clone());
     assert_eq!([0b0000, 0b0001, 0b1111].map(count), [7, 0, 0]);
+}
+
+/// Table 4-42 (MMC73): ER_REJECT_ALL_L1D_REQ counts the cycles the BRQ rejects L1D
+/// requests for an L1I request's forward progress, ER_REJECT_ALL_L1I_REQ the other
+/// way round, and ER_REJECT_ALL_L1_REQ (the "Big Hammer") the cycles it rejects both
+/// L1s' requests, which neither of the other two counts.
+#[test]
+fn table_4_42_er_reject_all() {
+    let [l1, l1d, l1i]: [u64; 3] = [0xbc, 0xbd, 0xbe];
+    let spans = vec![
+        span(0, USER, 2).with(Signal::BrqRejecting, 0b01),
+        span(0, USER, 3).with(Signal::BrqRejecting, 0b10),
+        span(0, USER, 5).with(Signal::BrqRejecting, 0b11),
+        span(0, USER, 7).with(Signal::Instructions, 1),
+    ];
+    let count = |event| count4(counting(event, 0, &[]), spans.clone());
+    assert_eq!([l1d, l1i, l1].map(count), [2, 3, 5]);
 }
 
 /// Table 4-90 (MMC71): L2D_FORCE_RECIRC.SNP_OR_L3 counts the OzQ's requests a snoop

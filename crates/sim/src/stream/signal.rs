@@ -691,6 +691,11 @@ pub enum Signal {
     ErSnoopqLive,
     ErBrqLive,
     ErMemReadOut,
+    /// The BRQ's forward progress (Montecito's ER_REJECT_ALL_*, ERRATA MMC73): bit 0
+    /// while it rejects every L1D request because an L1I request waits for a request
+    /// buffer, bit 1 while it rejects every L1I request because an L1D request waits;
+    /// both while requests of both wait.
+    BrqRejecting,
     /// Release stores in the L2D's OzQ (ERRATA MMC38), laid over the cycles like the
     /// system interface's queues.
     L2dOzqReleaseLive,

@@ -62,6 +62,26 @@ pub(super) fn first_free(frees: impl Iterator<Item = u64> + Clone, now: u64, pla
     taken[taken.len() - places]
 }
 
+/// The L1 a request for a request buffer comes from, the L1I's (an L2I miss) or the
+/// L1D's (an L2D miss).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Side {
+    Instruction,
+    Data,
+}
+
+impl Side {
+    /// The bit of `Signal::BrqRejecting` while a request of this side waits: the BRQ
+    /// then rejects every request of the other side (ER_REJECT_ALL_L1D_REQ while an
+    /// instruction request waits, ER_REJECT_ALL_L1I_REQ while a data request does).
+    pub(super) const fn rejects_other(self) -> u8 {
+        match self {
+            Side::Instruction => 0b01,
+            Side::Data => 0b10,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct InFlight {
     prefetches: Vec<Prefetch>,
@@ -71,6 +91,9 @@ pub(super) struct InFlight {
     /// When the L2D's data array is done reading out each dirty victim (ERRATA
     /// MMC49).
     victim_reads: Vec<u64>,
+    /// Until when the BRQ rejects every request of each side's other, for a request
+    /// of the side waiting for a buffer (MMC73), by `Side`.
+    rejecting: [u64; 2],
 }
 
 impl InFlight {
@@ -86,6 +109,16 @@ impl InFlight {
     /// of the taken ones frees (L2I fills hold buffers too).
     pub(super) fn buffer_free(&self, now: u64) -> u64 {
         first_free(self.data.iter().map(|d| d.ready).chain(self.fills.iter().map(|f| f.ready)), now, REQUEST_BUFFERS)
+    }
+
+    /// A request of `side` that waits from `now` for the buffer that frees at `free`:
+    /// the BRQ rejects the other side's requests until then, and the cycles it was not
+    /// already rejecting them in are returned (MMC73).
+    pub(super) fn starve(&mut self, side: Side, now: u64, free: u64) -> Option<(u64, u64)> {
+        let until = &mut self.rejecting[side as usize];
+        let from = now.max(*until);
+        *until = (*until).max(free);
+        (from < free).then_some((from, free))
     }
 
     /// An L2D miss of L2D line `line` holds a request buffer until its data arrives.
@@ -187,6 +220,7 @@ impl InFlight {
         }
         out.push(u64::MAX - self.victim_reads.len() as u64);
         out.extend(self.victim_reads.iter().map(|&done| done - now));
+        out.extend(self.rejecting.map(|until| until.saturating_sub(now)));
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
@@ -238,6 +272,16 @@ mod tests {
         assert_eq!(f.buffer_free(10), 50, "the L2I fill took the last: the first to free is at 50");
         f.expire(50);
         assert_eq!(f.buffer_free(50), 50);
+    }
+
+    #[test]
+    fn the_brq_rejects_the_other_side_once_over_overlapping_waits() {
+        let mut f = InFlight::default();
+        assert_eq!(f.starve(Side::Instruction, 10, 50), Some((10, 50)));
+        assert_eq!(f.starve(Side::Instruction, 20, 40), None, "already rejecting L1D requests");
+        assert_eq!(f.starve(Side::Instruction, 30, 70), Some((50, 70)));
+        assert_eq!(f.starve(Side::Data, 30, 60), Some((30, 60)), "each side's waits are their own");
+        assert_eq!(f.starve(Side::Data, 80, 80), None, "a request that does not wait");
     }
 
     #[test]

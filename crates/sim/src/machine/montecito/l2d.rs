@@ -4,6 +4,7 @@
 //! the latency of what served the request.
 
 use super::group::{be_stall, Group};
+use super::inflight::Side;
 use super::levels::{l3_signal, Level};
 use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage, StoreMatch};
 use super::Montecito;
@@ -369,7 +370,7 @@ impl Montecito {
     fn request_buffer(&mut self, level: Level, line: u64, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> u64 {
         let now = self.now(out);
         self.inflight.expire(now);
-        let free = self.inflight.buffer_free(now);
+        let free = self.buffer_free(Side::Data, now);
         self.back_pressure(now, free, Some(Signal::L2dFillBufferFull), ip, g, out, s);
         let sent = free.max(now + self.cfg.l2d_cycles);
         let ready = match level {
@@ -380,6 +381,20 @@ impl Montecito {
         self.data_ready = ready.max(sent);
         self.inflight.add_data(line, now, sent, self.data_ready);
         sent
+    }
+
+    /// The cycle a request of `side` at `now` gets one of the 16 request buffers. One
+    /// that finds them all taken waits for the first to free, and gets it: to keep a
+    /// side from starving, the BRQ rejects every request of the other side meanwhile
+    /// (ER_REJECT_ALL_L1D_REQ, ER_REJECT_ALL_L1I_REQ), and every L1 request while
+    /// requests of both sides wait (ER_REJECT_ALL_L1_REQ, the "Big Hammer"): the
+    /// requests that wait get their buffers in the order they came (MMC73).
+    pub(super) fn buffer_free(&mut self, side: Side, now: u64) -> u64 {
+        let free = self.inflight.buffer_free(now);
+        if let Some((from, to)) = self.inflight.starve(side, now, free) {
+            self.si.flag(Signal::BrqRejecting, side.rejects_other(), from, to);
+        }
+        free
     }
 
     /// An acquire that issued at `now` and has its data `latency` cycles later: until

@@ -323,6 +323,16 @@ impl Si {
         }
     }
 
+    /// A flag of `signal` set from `from` to `to`: the signal's value is the sum of
+    /// the flags live, each flag laid over cycles it does not already cover
+    /// (`Signal::BrqRejecting`, MMC73).
+    pub(super) fn flag(&mut self, signal: Signal, flag: u8, from: u64, to: u64) {
+        if self.lays && from < to {
+            self.change(signal, false, from, i16::from(flag));
+            self.change(signal, false, to, -i16::from(flag));
+        }
+    }
+
     pub(super) fn add(&mut self, signal: Signal, own: bool, from: u64, to: u64) {
         if from < to {
             self.change(signal, own, from, 1);

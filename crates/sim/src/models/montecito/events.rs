@@ -131,6 +131,9 @@ pub(super) enum Atom {
     High(Signal),
     /// 1 when a signal is at least a value (a class carried as a signal's value).
     AtLeast(Signal, u8),
+    /// 1 when a signal is exactly a value (flags carried as a signal's value, each
+    /// combination a case of its own: `Signal::BrqRejecting`).
+    Is(Signal, u8),
     /// The front end's losses and unknown predictions (`frontend.rs`).
     Front(Front),
 }
@@ -148,7 +151,8 @@ impl Atom {
             | Atom::ExeBubble(s)
             | Atom::Low(s)
             | Atom::High(s)
-            | Atom::AtLeast(s, _) => Some(s),
+            | Atom::AtLeast(s, _)
+            | Atom::Is(s, _) => Some(s),
             _ => None,
         }
     }
@@ -258,6 +262,7 @@ impl Atom {
             Atom::High(s) => c.get(s) >> 3,
             Atom::Front(f) => f.value(c),
             Atom::AtLeast(s, n) => u64::from(c.get(s) >= u64::from(n)),
+            Atom::Is(s, n) => u64::from(c.get(s) == u64::from(n)),
         }
     }
 }
