@@ -1215,6 +1215,50 @@ fn mmc48_an_acquire_holds_back_the_threads_younger_requests() {
     assert_eq!((hit.get(Signal::L2dSiblingAcquireCancels), hit.get(Signal::L2dAcquireCancels)), (0, 0));
 }
 
+/// ERRATA MMC74: Intel's patent 6,381,678 has the port convert the ordered requests
+/// behind an ordered one that missed into prefetches. An acquire (`ld.acq`) that
+/// misses the L2D, and two younger loads of lines it lacks: each younger load's miss
+/// goes out at once (L2D_FORCE_RECIRC.TRAN_PREF), so its data comes about when the
+/// acquire's does, not a memory latency after it. Behind an acquire the L2D serves,
+/// and with no acquire, nothing is transformed.
+#[test]
+fn mmc74_misses_behind_an_acquire_that_missed_are_transformed_into_prefetches() {
+    use pmukit_sim::program::{Access, DataStream, Op, Pattern};
+    const ITERATIONS: u64 = 2_000;
+    let at = |stream, use_next| Access { stream, offset: 0, size: 8, use_next };
+    let run = |acquire: bool, footprint: u64| {
+        // Lines of a footprint the L2D holds (64 KB a stream) once they are in, or
+        // that misses every level.
+        let flag = striding(128, footprint, 16 << 20);
+        let data = DataStream { base: 0x4000_0000, ..flag };
+        let more = DataStream { base: 0x8000_0000, ..flag };
+        let mut body = vec![Op::Load(at(0, false))];
+        body.extend(acquire.then_some(Op::Barrier));
+        // A load in the acquire's issue group, six instructions (a group), and a load
+        // of the next whose value the instruction after it uses.
+        body.push(Op::Load(at(1, false)));
+        body.extend(std::iter::repeat_n(Op::Int, 6));
+        body.extend([Op::Load(at(2, true)), Op::Int]);
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        let program = common::program_of(common::phase(body, ITERATIONS, vec![flag, data, more]));
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    let (acquired, plain) = (run(true, 1 << 30), run(false, 1 << 30));
+    let transformed = acquired.get(Signal::L2dTransformedPrefetches);
+    assert!(transformed > ITERATIONS * 19 / 10 && transformed <= 2 * ITERATIONS, "{transformed}");
+    assert_eq!(plain.get(Signal::L2dTransformedPrefetches), 0);
+    // Held back to the acquire's data and issued then, the younger loads would wait a
+    // memory latency more each iteration (200 cycles); sent on at once, their data
+    // comes after the acquire's on the bus, as without the acquire.
+    assert!(acquired.cycles < plain.cycles + ITERATIONS * 50, "{} against {}", acquired.cycles, plain.cycles);
+    assert!(acquired.cycles >= plain.cycles);
+    // Behind an acquire the L2D serves, the younger loads wait for it and hit: only
+    // the first pass over the lines transforms misses.
+    let hit = run(true, 64 << 10);
+    assert!(hit.get(Signal::L2dTransformedPrefetches) <= 2 * (64 << 10) / 128, "{}", hit.get(Signal::L2dTransformedPrefetches));
+    assert!(hit.get(Signal::L2dAcquireCancels) > ITERATIONS / 2, "{}", hit.get(Signal::L2dAcquireCancels));
+}
+
 /// ERRATA MMC49: an L2D fill writes its line into the data array over the 4 cycles the
 /// L3 delivers it in (§2.3.3.3), and a dirty victim is read out as long after its
 /// miss's lookup: a hit meeting either is cancelled (L2D_OZQ_CANCELS0: a read meeting
@@ -1292,7 +1336,7 @@ fn mmc50_calls_and_returns_stream_instruction_prefetches_into_the_rab() {
     assert!(stream > reads / 2 && stream <= reads + 8 * 100, "{stream} {reads}");
     // The function's lines miss the L1I: the stream fills the RAB's prefetch entries
     // and waits for one.
-    assert!(called.get(Signal::PrefetchStallLive) > 0, "{}", called.get(Signal::PrefetchStallLive));
+    assert!(called.get(Signal::PrefetchStall) > 0, "{}", called.get(Signal::PrefetchStall));
     assert!(called.get(Signal::RabLive) > inline.get(Signal::RabLive));
     // A stall for an entry outlasts the PVAB's four addresses, which ends the stream;
     // one that held a million would outlast every stall, memory's too.

@@ -1502,6 +1502,16 @@ fn table_4_42_er_reject_all() {
     assert_eq!([l1d, l1i, l1].map(count), [2, 3, 5]);
 }
 
+/// Table 4-90 (MMC74): L2D_FORCE_RECIRC.TRAN_PREF counts the misses transformed into
+/// prefetches, and no other mask counts them.
+#[test]
+fn table_4_90_transformed_prefetches() {
+    const L2D_FORCE_RECIRC: u64 = 0xea;
+    let spans = vec![span(0, USER, 3).with(Signal::L2dTransformedPrefetches, 2)];
+    let count = |umask| count4(counting(L2D_FORCE_RECIRC, umask, &[]), spans.clone());
+    assert_eq!([0b0101, 0b0000, 0b0100, 0b0110, 0b1111].map(count), [6, 0, 0, 0, 0]);
+}
+
 /// Table 4-90 (MMC71): L2D_FORCE_RECIRC.SNP_OR_L3 counts the OzQ's requests a snoop
 /// forced to recirculate, four a cycle at most (Table 4-42's Max Inc/Cyc), and no
 /// other mask counts them.

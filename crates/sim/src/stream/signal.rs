@@ -587,6 +587,10 @@ pub enum Signal {
     /// Montecito OzQ entries forced to recirculate because a snoop of the other core
     /// matched their line (L2D_FORCE_RECIRC.SNP_OR_L3; ERRATA MMC71).
     L2dSnoopRecirculates,
+    /// Montecito L2D misses that reached the L2D behind an acquire of their thread
+    /// that missed it, transformed into prefetches of their lines (L2D_FORCE_RECIRC.
+    /// TRAN_PREF; ERRATA MMC74).
+    L2dTransformedPrefetches,
     /// Montecito L2D hits cancelled while the data array wrote a fill (a read's,
     /// OZQ_PREEMPT; a store's, FILL_ST_CONF; a store's when the fill merges stores'
     /// data, OZDATA_CONF) or read a dirty victim out (WB_CONF), and reads that met a
@@ -706,11 +710,10 @@ pub enum Signal {
     /// (Montecito's L2D_OZDB_FULL, ERRATA MMC69), laid over the cycles the same way.
     L2dOzdbFull,
     /// Montecito's RAB entries taken (a demand miss's, the prefetches'), and the cycles
-    /// its prefetch pipeline is stalled for one, of which those it stalls with its
+    /// its prefetch pipeline is stalled for one: 1, or 2 while it stalls with its
     /// stream no further ahead than the demand fetch's next line (ERRATA MMC50).
     RabLive,
-    PrefetchStallLive,
-    PrefetchFlowLive,
+    PrefetchStall,
     /// L2D fills by the state they leave their line in, each in the cycle its data is
     /// back, laid the same way (ERRATA MMC51): Modified (a store's line), Exclusive,
     /// Shared (the other core holds it too), Invalid (a snoop in flight took it),

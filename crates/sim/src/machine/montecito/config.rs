@@ -295,13 +295,8 @@ impl MontecitoConfig {
             a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]).latency(DATA_LATENCY),
             a("core", "nat_recirculate_cycles", &self.nat_recirculate_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "thread_quantum", &self.thread_quantum, &[ThreadSwitchesTimeout, ThreadSwitchCycles]),
-            a(
-                "core",
-                "stream_lines",
-                &self.stream_lines,
-                &[L1iStrmPrefetches, RabLive, PrefetchStallLive, PrefetchFlowLive, PvabOverflows],
-            )
-            .latency(FETCH_LATENCY),
+            a("core", "stream_lines", &self.stream_lines, &[L1iStrmPrefetches, RabLive, PrefetchStall, PvabOverflows])
+                .latency(FETCH_LATENCY),
             a("core", "pvab_entries", &self.pvab_entries, &[PvabOverflows, L1iStrmPrefetches]).latency(FETCH_LATENCY),
             a("core", "zero_bubble", &self.zero_bubble, &[ResteerBubbleCycles]),
             a("core", "resteer_cycles", &self.resteer_cycles, &[ResteerBubbleCycles]),

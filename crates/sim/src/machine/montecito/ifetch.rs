@@ -131,9 +131,9 @@ impl Montecito {
         if self.prefetch_needs_entry(stream.next) {
             let free = self.inflight.rab_free(now);
             if free > now {
-                self.si.hold(Signal::PrefetchStallLive, now, free);
-                if stream.next == stream.after {
-                    self.si.hold(Signal::PrefetchFlowLive, now, free);
+                // A FLOW stall's cycles are 2, the other stalls' 1.
+                for (from, to) in self.inflight.stall(stream.next == stream.after, now, free).into_iter().flatten() {
+                    self.si.flag(Signal::PrefetchStall, 1, from, to);
                 }
                 if free - now > self.cfg.pvab_entries {
                     s.bump(Signal::PvabOverflows);

@@ -82,6 +82,14 @@ impl Side {
     }
 }
 
+/// The part of a wait from `from` to `to` after `until`, which the wait then extends:
+/// a kind of wait is laid once over the cycles its waits cover, however they overlap.
+fn uncovered(until: &mut u64, from: u64, to: u64) -> Option<(u64, u64)> {
+    let from = from.max(*until);
+    *until = (*until).max(to);
+    (from < to).then_some((from, to))
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct InFlight {
     prefetches: Vec<Prefetch>,
@@ -94,6 +102,9 @@ pub(super) struct InFlight {
     /// Until when the BRQ rejects every request of each side's other, for a request
     /// of the side waiting for a buffer (MMC73), by `Side`.
     rejecting: [u64; 2],
+    /// Until when the prefetch pipeline is stalled for a RAB entry, and stalled so
+    /// with its stream no further ahead than the demand fetch's next line (MMC50).
+    stalls: [u64; 2],
 }
 
 impl InFlight {
@@ -115,10 +126,15 @@ impl InFlight {
     /// the BRQ rejects the other side's requests until then, and the cycles it was not
     /// already rejecting them in are returned (MMC73).
     pub(super) fn starve(&mut self, side: Side, now: u64, free: u64) -> Option<(u64, u64)> {
-        let until = &mut self.rejecting[side as usize];
-        let from = now.max(*until);
-        *until = (*until).max(free);
-        (from < free).then_some((from, free))
+        uncovered(&mut self.rejecting[side as usize], now, free)
+    }
+
+    /// A stall of the prefetch pipeline from `now` until a RAB entry frees at `free`,
+    /// a FLOW stall when `flow` (MMC50): the cycles it was not already stalled in, and
+    /// those it was not already stalled so in.
+    pub(super) fn stall(&mut self, flow: bool, now: u64, free: u64) -> [Option<(u64, u64)>; 2] {
+        let [stalled, flowing] = &mut self.stalls;
+        [uncovered(stalled, now, free), if flow { uncovered(flowing, now, free) } else { None }]
     }
 
     /// An L2D miss of L2D line `line` holds a request buffer until its data arrives.
@@ -220,7 +236,7 @@ impl InFlight {
         }
         out.push(u64::MAX - self.victim_reads.len() as u64);
         out.extend(self.victim_reads.iter().map(|&done| done - now));
-        out.extend(self.rejecting.map(|until| until.saturating_sub(now)));
+        out.extend(self.rejecting.iter().chain(&self.stalls).map(|until| until.saturating_sub(now)));
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
@@ -282,6 +298,14 @@ mod tests {
         assert_eq!(f.starve(Side::Instruction, 30, 70), Some((50, 70)));
         assert_eq!(f.starve(Side::Data, 30, 60), Some((30, 60)), "each side's waits are their own");
         assert_eq!(f.starve(Side::Data, 80, 80), None, "a request that does not wait");
+    }
+
+    #[test]
+    fn a_flow_stall_is_a_stall_and_each_is_laid_once() {
+        let mut f = InFlight::default();
+        assert_eq!(f.stall(false, 10, 30), [Some((10, 30)), None]);
+        assert_eq!(f.stall(true, 20, 40), [Some((30, 40)), Some((20, 40))], "a stall over the first one's end");
+        assert_eq!(f.stall(true, 25, 35), [None, None]);
     }
 
     #[test]

@@ -75,12 +75,13 @@ pub(super) fn back_pressure() -> Signals {
     Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::L2dBackPressureCycles, 1)
 }
 
-/// A thread's latest acquire that the L1D did not serve: the cycle it issued, and
-/// the cycle its data is back.
+/// A thread's latest acquire that the L1D did not serve: the cycle it issued, the
+/// cycle its data is back, and whether it missed the L2D.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Acquire {
     pub(super) issued: u64,
     pub(super) done: u64,
+    pub(super) missed: bool,
 }
 
 impl Montecito {
@@ -95,14 +96,16 @@ impl Montecito {
     /// cancelled and issues again once the acquire has its data (MMC48), and one that
     /// comes while an `mf.a` of its thread waits for the platform to accept the
     /// thread's device writes issues once it has (MMC72): the second value is the
-    /// cycles it was held.
+    /// cycles it was held. A plain request that would miss behind an acquire that
+    /// missed is transformed into a prefetch of its line, which goes out at once
+    /// (MMC74).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> (L2d, u64) {
         let now = self.now(out);
         if req.order == Some(Order::Release) {
             self.release_io();
         }
-        let Acquire { issued, done } = self.acquires[self.thread];
+        let Acquire { issued, done, missed } = self.acquires[self.thread];
         let acquired = done.saturating_sub(now);
         if acquired > 0 {
             // A request of the acquire's own issue group is a late cancel.
@@ -115,6 +118,9 @@ impl Montecito {
             s.bump(Signal::L2dMiscOrderCancels);
         }
         let held = acquired.max(fenced);
+        if missed && acquired > 0 && fenced == 0 && req.order.is_none() && self.l2d_misses(addr) {
+            return self.transformed(now, held, req, addr, ip, g, out, s);
+        }
         let found = self.l2d_at(now + held, req, addr, ip, g, out, s);
         if fenced > 0 && matches!(found, L2d::Found(Level::L2) | L2d::Reissued(_)) {
             // A hit behind the pending `mf.a` is forced to recirculate
@@ -123,6 +129,44 @@ impl Montecito {
             self.recirculate(now, s);
         }
         (found, held)
+    }
+
+    /// Whether a request for `addr` would miss the L2D: neither the line nor a miss of
+    /// it is there.
+    fn l2d_misses(&self, addr: u64) -> bool {
+        !self.outer[1].contains(addr) && self.inflight.data_pending(self.cfg.l2d.line_of(addr)).is_none()
+    }
+
+    /// A request at `now` that would miss the L2D behind its thread's acquire that
+    /// missed, which holds it `held` cycles. Intel's patent 6,381,678 ("Processing
+    /// ordered data requests to a memory") has the port convert "a later one of the
+    /// ordered data requests to a prefetch in response to the earlier one ...
+    /// corresponding to a miss": its miss goes to the L3 or memory now, through the
+    /// OzQ and a request buffer (L2D_FORCE_RECIRC.TRAN_PREF, "L2D miss requests that
+    /// transformed to prefetches"), and the request issues again once the acquire has
+    /// its data, when it finds its line's fill on its way or done. Its data comes at
+    /// its own miss's time, or the L2D's latency after the acquire's data when that is
+    /// later (MMC74).
+    #[allow(clippy::too_many_arguments)]
+    fn transformed(
+        &mut self,
+        now: u64,
+        held: u64,
+        req: Request,
+        addr: u64,
+        ip: u64,
+        g: &mut Group,
+        out: &mut Out,
+        s: &mut Signals,
+    ) -> (L2d, u64) {
+        s.bump(Signal::L2dTransformedPrefetches);
+        let found = self.l2d_at(now, req, addr, ip, g, out, s);
+        let own = match found {
+            L2d::Found(Level::L3) => self.cfg.l3_cycles,
+            L2d::Found(Level::Memory) => self.data_ready.saturating_sub(now),
+            _ => 0,
+        };
+        (found, (held + self.cfg.l2d_cycles).saturating_sub(own))
     }
 
     /// A lock's release (`st.rel`) by the thread: when it wrote device memory since
@@ -400,8 +444,8 @@ impl Montecito {
     /// An acquire that issued at `now` and has its data `latency` cycles later: until
     /// then the L2D performs none of the thread's younger requests, and the acquire
     /// is in its OzQ (L2D_OZQ_ACQUIRE; MMC29, MMC48).
-    pub(super) fn acquire(&mut self, now: u64, latency: u64) {
-        self.acquires[self.thread] = Acquire { issued: now, done: now + latency };
+    pub(super) fn acquire(&mut self, now: u64, latency: u64, missed: bool) {
+        self.acquires[self.thread] = Acquire { issued: now, done: now + latency, missed };
         self.si.hold(Signal::L2dOzqAcquireLive, now, now + latency);
     }
 

@@ -492,7 +492,8 @@ impl Montecito {
                     found = Some(l2d);
                 }
                 if l1d_missed && matches!(order, Some(Order::Acquire | Order::Semaphore)) {
-                    self.acquire(self.now(out), latency);
+                    let missed = !matches!(found, Some(L2d::Found(Level::L2) | L2d::Reissued(_)));
+                    self.acquire(self.now(out), latency, missed);
                 }
                 if reads && matches!(found, Some(L2d::Found(Level::L2) | L2d::Reissued(_))) {
                     // The L2D returns the data `latency` cycles after the access issues;

@@ -521,7 +521,11 @@ impl Core<MONTECITO> for Montecito {
         }
         out.extend(self.quiet.iter().map(|&q| u64::from(stall_class(q))));
         out.extend(self.l2d_returns.iter().map(|&at| at.saturating_sub(self.clock)));
-        out.extend(self.acquires.iter().flat_map(|a| [a.issued, a.done]).map(|at| at.saturating_sub(self.clock)));
+        out.extend(
+            self.acquires
+                .iter()
+                .flat_map(|a| [a.issued.saturating_sub(self.clock), a.done.saturating_sub(self.clock), u64::from(a.missed)]),
+        );
         out.extend(self.device_writes.iter().chain(&self.fences).map(|at| at.saturating_sub(self.clock)));
         match self.streaming {
             Some(st) => out.extend([(keys.line)(st.after), (keys.line)(st.next), st.resume.saturating_sub(self.clock)]),

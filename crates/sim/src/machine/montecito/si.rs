@@ -325,7 +325,8 @@ impl Si {
 
     /// A flag of `signal` set from `from` to `to`: the signal's value is the sum of
     /// the flags live, so a caller lays each flag over cycles it does not already
-    /// cover (`Signal::BrqRejecting`, whose waits `InFlight::starve` joins; MMC73).
+    /// cover (`Signal::BrqRejecting`, `Signal::PrefetchStall`: `InFlight` joins their
+    /// waits).
     pub(super) fn flag(&mut self, signal: Signal, flag: u8, from: u64, to: u64) {
         if self.lays && from < to {
             self.change(signal, false, from, i16::from(flag));

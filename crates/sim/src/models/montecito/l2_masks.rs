@@ -30,13 +30,14 @@ pub(super) const SEC_FILL: Atom = Sig(Signal::L2dSecondaryFill);
 /// TAG_NOTOK the store hits beside a miss of their issue group to their set (MMC1)
 /// and the hits a pending `mf.a` held back (MMC72; its in-flight snoops and sibling
 /// probes have no cause in the machine), SNP_OR_L3 the
-/// entries a snoop of the other core found in the OzQ (MMC71). TRAN_PREF has no
-/// cause in the machine.
+/// entries a snoop of the other core found in the OzQ (MMC71), TRAN_PREF the misses
+/// behind a missing acquire transformed into prefetches (MMC74).
 pub(super) fn l2d_force_recirc(u: u64) -> Option<&'static [Atom]> {
     match u {
         0b0000 | 0b0010 => Some(&[Sig(Signal::L2dRecirculates)]),
         0b0001 | 0b0011 => Some(&[SEC_OZQ, SEC_FILL]),
         0b0100 => Some(&[Sig(Signal::L2dTagNotOk)]),
+        0b0101 => Some(&[Sig(Signal::L2dTransformedPrefetches)]),
         0b0110 => Some(&[Sig(Signal::L2dSnoopRecirculates)]),
         0b0111 => Some(&[Sig(Signal::L2DataHits)]),
         0b1000 => Some(&[SEC_FILL]),

@@ -364,8 +364,8 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x66, "L1I_FETCH_ISB_HIT", A, 1, |_| Some(&[Sig(Signal::IsbHits)])),
     // L1I_PREFETCH_STALL: bxx10 FLOW, bxx11 ALL (Table 4-85); L1I_PVAB_OVERFLOW (MMC50).
     ev(0x67, "L1I_PREFETCH_STALL", A, 1, |u| match u & 3 {
-        0b10 => Some(&[Atom::Present(Signal::PrefetchFlowLive)]),
-        0b11 => Some(&[Atom::Present(Signal::PrefetchStallLive)]),
+        0b10 => Some(&[Atom::AtLeast(Signal::PrefetchStall, 2)]),
+        0b11 => Some(&[Atom::Present(Signal::PrefetchStall)]),
         _ => None,
     }),
     ev(0x68, "BR_MISPRED_DETAIL2", A, 2, frontend::br_mispred_detail2),
