@@ -1487,19 +1487,21 @@ fn table_4_93_ozdb_full() {
 
 /// Table 4-42 (MMC73): ER_REJECT_ALL_L1D_REQ counts the cycles the BRQ rejects L1D
 /// requests for an L1I request's forward progress, ER_REJECT_ALL_L1I_REQ the other
-/// way round, and ER_REJECT_ALL_L1_REQ (the "Big Hammer") the cycles it rejects both
-/// L1s' requests, which neither of the other two counts.
+/// way round (both when requests of both L1s wait), and ER_REJECT_ALL_L1_REQ (the
+/// "Big Hammer") the cycles it rejects every L1 request for the writes' progress.
 #[test]
 fn table_4_42_er_reject_all() {
     let [l1, l1d, l1i]: [u64; 3] = [0xbc, 0xbd, 0xbe];
     let spans = vec![
-        span(0, USER, 2).with(Signal::BrqRejecting, 0b01),
-        span(0, USER, 3).with(Signal::BrqRejecting, 0b10),
-        span(0, USER, 5).with(Signal::BrqRejecting, 0b11),
+        span(0, USER, 2).with(Signal::BrqRejecting, 0b001),
+        span(0, USER, 3).with(Signal::BrqRejecting, 0b010),
+        span(0, USER, 5).with(Signal::BrqRejecting, 0b011),
+        span(0, USER, 11).with(Signal::BrqRejecting, 0b100),
+        span(0, USER, 13).with(Signal::BrqRejecting, 0b101),
         span(0, USER, 7).with(Signal::Instructions, 1),
     ];
     let count = |event| count4(counting(event, 0, &[]), spans.clone());
-    assert_eq!([l1d, l1i, l1].map(count), [2, 3, 5]);
+    assert_eq!([l1d, l1i, l1].map(count), [2 + 5 + 13, 3 + 5, 11 + 13]);
 }
 
 /// Table 4-90 (MMC74): L2D_FORCE_RECIRC.TRAN_PREF counts the misses transformed into

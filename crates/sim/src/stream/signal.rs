@@ -697,8 +697,9 @@ pub enum Signal {
     ErMemReadOut,
     /// The BRQ's forward progress (Montecito's ER_REJECT_ALL_*, ERRATA MMC73): bit 0
     /// while it rejects every L1D request because an L1I request waits for a request
-    /// buffer, bit 1 while it rejects every L1I request because an L1D request waits;
-    /// both while requests of both wait.
+    /// buffer, bit 1 while it rejects every L1I request because an L1D request waits,
+    /// bit 2 while it rejects every L1 request because a write waits for a write
+    /// buffer.
     BrqRejecting,
     /// Release stores in the L2D's OzQ (ERRATA MMC38), laid over the cycles like the
     /// system interface's queues.

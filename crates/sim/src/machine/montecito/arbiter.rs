@@ -21,6 +21,7 @@
 
 use crate::machine::mem::{Pool, Queue, Server};
 
+use super::inflight::Starved;
 use super::si::{BRQ, IOQ, READ_OUT, RQ_BOTH, WRITEQ_BOTH};
 use super::Montecito;
 use crate::stream::Signal;
@@ -229,8 +230,10 @@ impl Montecito {
         let made = in_order(&mut self.requests.latest[1], t0);
         let buffered = self.requests.buffers.free_at(made);
         if buffered > made {
-            // All 8 taken: the L2D's victim buffer is full (L2D_VICTIMB_FULL, MMC52).
+            // All 8 taken: the L2D's victim buffer is full (L2D_VICTIMB_FULL, MMC52),
+            // and the BRQ rejects every L1 request until the write has one (MMC73).
             self.si.hold(Signal::L2dVictimBufferFull, made, made + 1);
+            self.starving(Starved::Writes, made, buffered);
         }
         // The write reaches the arbiter the cycle after, once a data buffer is free.
         let arrives = in_order(&mut self.requests.latest[2], buffered + 1);
@@ -348,8 +351,11 @@ mod tests {
         let total = |s| out.iter().map(|x| x.total(s)).sum::<u64>();
         let most = out.iter().map(|x| x.signals.get(Signal::SiWriteqLive)).max().unwrap_or(0);
         assert!(total(Signal::SiWriteqLive) > 0 && most <= WRITE_DATA as u64);
-        // MMC52: the ninth to twelfth writes found the eight write buffers taken.
+        // MMC52: the ninth to twelfth writes found the eight write buffers taken, and
+        // MMC73: the BRQ rejects every L1 request from then until the last has one.
         assert_eq!(total(Signal::L2dVictimBufferFull), 4);
+        let rejecting: u64 = out.iter().filter(|x| x.signals.get(Signal::BrqRejecting) == 0b100).map(|x| x.cycles).sum();
+        assert_eq!(rejecting, buffered[11] - 5);
         let [_, buffers, data, bus, _] = m.requests.queues().map(|q| q.occupancy);
         assert_eq!((buffers.most, data.most, bus.requests), (WRITE_BUFFERS, WRITE_DATA, 12));
     }

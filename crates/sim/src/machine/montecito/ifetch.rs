@@ -3,7 +3,7 @@
 //! the L2I on, through the request buffers the L2I shares with the L2D.
 
 use super::group::address_space;
-use super::inflight::Side;
+use super::inflight::Starved;
 use super::levels::Level;
 use super::Montecito;
 use super::Signals;
@@ -76,7 +76,7 @@ impl Montecito {
     /// prefetch's bit of `Signal::L2iL3Rejects`) and sent again until it is accepted
     /// (MMC28).
     fn l3_request(&mut self, now: u64, kind: u8, s: &mut Signals) -> u64 {
-        let free = self.buffer_free(Side::Instruction, now);
+        let free = self.buffer_free(Starved::Instruction, now);
         if free > now {
             s.flag(Signal::L2iL3Rejects, kind);
         }

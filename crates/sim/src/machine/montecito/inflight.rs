@@ -62,22 +62,26 @@ pub(super) fn first_free(frees: impl Iterator<Item = u64> + Clone, now: u64, pla
     taken[taken.len() - places]
 }
 
-/// The L1 a request for a request buffer comes from, the L1I's (an L2I miss) or the
-/// L1D's (an L2D miss).
+/// What waits while the BRQ rejects L1 requests for its forward progress (MMC73): an
+/// L1I request (an L2I miss) or an L1D request (an L2D miss) for a request buffer, or
+/// a write for a write buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Side {
+pub(super) enum Starved {
     Instruction,
     Data,
+    Writes,
 }
 
-impl Side {
-    /// The bit of `Signal::BrqRejecting` while a request of this side waits: the BRQ
-    /// then rejects every request of the other side (ER_REJECT_ALL_L1D_REQ while an
-    /// instruction request waits, ER_REJECT_ALL_L1I_REQ while a data request does).
-    pub(super) const fn rejects_other(self) -> u8 {
+impl Starved {
+    /// The bit of `Signal::BrqRejecting` while it waits: the BRQ then rejects every
+    /// L1D request (ER_REJECT_ALL_L1D_REQ) for an L1I request, every L1I request
+    /// (ER_REJECT_ALL_L1I_REQ) for an L1D request, and every L1 request
+    /// (ER_REJECT_ALL_L1_REQ, the "Big Hammer") for the writes.
+    pub(super) const fn rejects(self) -> u8 {
         match self {
-            Side::Instruction => 0b01,
-            Side::Data => 0b10,
+            Starved::Instruction => 0b001,
+            Starved::Data => 0b010,
+            Starved::Writes => 0b100,
         }
     }
 }
@@ -99,9 +103,8 @@ pub(super) struct InFlight {
     /// When the L2D's data array is done reading out each dirty victim (ERRATA
     /// MMC49).
     victim_reads: Vec<u64>,
-    /// Until when the BRQ rejects every request of each side's other, for a request
-    /// of the side waiting for a buffer (MMC73), by `Side`.
-    rejecting: [u64; 2],
+    /// Until when the BRQ rejects L1 requests for each `Starved` (MMC73).
+    rejecting: [u64; 3],
     /// Until when the prefetch pipeline is stalled for a RAB entry, and stalled so
     /// with its stream no further ahead than the demand fetch's next line (MMC50).
     stalls: [u64; 2],
@@ -122,11 +125,11 @@ impl InFlight {
         first_free(self.data.iter().map(|d| d.ready).chain(self.fills.iter().map(|f| f.ready)), now, REQUEST_BUFFERS)
     }
 
-    /// A request of `side` that waits from `now` for the buffer that frees at `free`:
-    /// the BRQ rejects the other side's requests until then, and the cycles it was not
-    /// already rejecting them in are returned (MMC73).
-    pub(super) fn starve(&mut self, side: Side, now: u64, free: u64) -> Option<(u64, u64)> {
-        uncovered(&mut self.rejecting[side as usize], now, free)
+    /// A wait of `who` from `now` until `free`: the BRQ rejects L1 requests for it
+    /// until then, and the cycles it was not already rejecting them for it in are
+    /// returned (MMC73).
+    pub(super) fn starve(&mut self, who: Starved, now: u64, free: u64) -> Option<(u64, u64)> {
+        uncovered(&mut self.rejecting[who as usize], now, free)
     }
 
     /// A stall of the prefetch pipeline from `now` until a RAB entry frees at `free`,
@@ -291,13 +294,14 @@ mod tests {
     }
 
     #[test]
-    fn the_brq_rejects_the_other_side_once_over_overlapping_waits() {
+    fn the_brq_rejects_for_each_wait_once_over_overlapping_waits() {
         let mut f = InFlight::default();
-        assert_eq!(f.starve(Side::Instruction, 10, 50), Some((10, 50)));
-        assert_eq!(f.starve(Side::Instruction, 20, 40), None, "already rejecting L1D requests");
-        assert_eq!(f.starve(Side::Instruction, 30, 70), Some((50, 70)));
-        assert_eq!(f.starve(Side::Data, 30, 60), Some((30, 60)), "each side's waits are their own");
-        assert_eq!(f.starve(Side::Data, 80, 80), None, "a request that does not wait");
+        assert_eq!(f.starve(Starved::Instruction, 10, 50), Some((10, 50)));
+        assert_eq!(f.starve(Starved::Instruction, 20, 40), None, "already rejecting L1D requests");
+        assert_eq!(f.starve(Starved::Instruction, 30, 70), Some((50, 70)));
+        assert_eq!(f.starve(Starved::Data, 30, 60), Some((30, 60)), "each kind's waits are their own");
+        assert_eq!(f.starve(Starved::Writes, 30, 40), Some((30, 40)));
+        assert_eq!(f.starve(Starved::Data, 80, 80), None, "a request that does not wait");
     }
 
     #[test]

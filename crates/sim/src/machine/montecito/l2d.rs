@@ -4,7 +4,7 @@
 //! the latency of what served the request.
 
 use super::group::{be_stall, Group};
-use super::inflight::Side;
+use super::inflight::Starved;
 use super::levels::{l3_signal, Level};
 use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage, StoreMatch};
 use super::Montecito;
@@ -414,7 +414,7 @@ impl Montecito {
     fn request_buffer(&mut self, level: Level, line: u64, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> u64 {
         let now = self.now(out);
         self.inflight.expire(now);
-        let free = self.buffer_free(Side::Data, now);
+        let free = self.buffer_free(Starved::Data, now);
         self.back_pressure(now, free, Some(Signal::L2dFillBufferFull), ip, g, out, s);
         let sent = free.max(now + self.cfg.l2d_cycles);
         let ready = match level {
@@ -427,18 +427,23 @@ impl Montecito {
         sent
     }
 
-    /// The cycle a request of `side` at `now` gets one of the 16 request buffers. One
-    /// that finds them all taken waits for the first to free, and gets it: to keep a
-    /// side from starving, the BRQ rejects every request of the other side meanwhile
-    /// (ER_REJECT_ALL_L1D_REQ, ER_REJECT_ALL_L1I_REQ), and every L1 request while
-    /// requests of both sides wait (ER_REJECT_ALL_L1_REQ, the "Big Hammer"): the
-    /// requests that wait get their buffers in the order they came (MMC73).
-    pub(super) fn buffer_free(&mut self, side: Side, now: u64) -> u64 {
+    /// The cycle an L1I or L1D request (`who`) at `now` gets one of the 16 request
+    /// buffers. One that finds them all taken waits for the first to free, and gets
+    /// it: to keep its L1 from starving, the BRQ rejects every request of the other
+    /// meanwhile (ER_REJECT_ALL_L1D_REQ, ER_REJECT_ALL_L1I_REQ), and the requests that
+    /// wait get their buffers in the order they came (MMC73).
+    pub(super) fn buffer_free(&mut self, who: Starved, now: u64) -> u64 {
         let free = self.inflight.buffer_free(now);
-        if let Some((from, to)) = self.inflight.starve(side, now, free) {
-            self.si.flag(Signal::BrqRejecting, side.rejects_other(), from, to);
-        }
+        self.starving(who, now, free);
         free
+    }
+
+    /// The BRQ rejects L1 requests for `who`, which waits from `from` to `to`
+    /// (`Signal::BrqRejecting`, MMC73).
+    pub(super) fn starving(&mut self, who: Starved, from: u64, to: u64) {
+        if let Some((from, to)) = self.inflight.starve(who, from, to) {
+            self.si.flag(Signal::BrqRejecting, who.rejects(), from, to);
+        }
     }
 
     /// An acquire that issued at `now` and has its data `latency` cycles later: until

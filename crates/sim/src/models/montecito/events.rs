@@ -42,7 +42,7 @@ pub(super) enum Atom {
     /// One per cycle.
     Cycles,
     /// Cycles in which a signal that carries flags (`Signal::PrivilegeChange`,
-    /// `Signal::L2iL3Rejects`) has one of these.
+    /// `Signal::L2iL3Rejects`, `Signal::BrqRejecting`) has one of these.
     AnyOf(Signal, u8),
     /// Cycles that give a capture unit (`capture::DEAR`, ...) an event.
     Captured(u8),
@@ -131,9 +131,6 @@ pub(super) enum Atom {
     High(Signal),
     /// 1 when a signal is at least a value (a class carried as a signal's value).
     AtLeast(Signal, u8),
-    /// 1 when a signal is exactly a value (flags carried as a signal's value, each
-    /// combination a case of its own: `Signal::BrqRejecting`).
-    Is(Signal, u8),
     /// The front end's losses and unknown predictions (`frontend.rs`).
     Front(Front),
 }
@@ -152,7 +149,7 @@ impl Atom {
             | Atom::Low(s)
             | Atom::High(s)
             | Atom::AtLeast(s, _)
-            | Atom::Is(s, _) => Some(s),
+            | Atom::AnyOf(s, _) => Some(s),
             _ => None,
         }
     }
@@ -262,7 +259,6 @@ impl Atom {
             Atom::High(s) => c.get(s) >> 3,
             Atom::Front(f) => f.value(c),
             Atom::AtLeast(s, n) => u64::from(c.get(s) >= u64::from(n)),
-            Atom::Is(s, n) => u64::from(c.get(s) == u64::from(n)),
         }
     }
 }

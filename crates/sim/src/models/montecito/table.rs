@@ -469,13 +469,13 @@ pub static EVENTS: &[MappedEvent] = &[
     always_all(ev(0xb8, "ER_BRQ_LIVE_REQ_HI", C, 2, bus::er_brq_live_hi)),
     always_all(ev(0xb9, "ER_BRQ_LIVE_REQ_LO", C, 7, bus::er_brq_live_lo)),
     ev(0xba, "ER_BRQ_REQ_INSERTED", F, 1, bus::er_brq_req_inserted),
-    // The BRQ's forward progress (MMC73): a request that waits for a request buffer
-    // has the BRQ reject the other L1's requests ("for L1D/L1I forward progress"),
-    // and requests of both L1s waiting have it reject every L1 request (the "Big
-    // Hammer"), each cycle under one of the three; .all is ignored (ME23).
-    always_all(ev(0xbc, "ER_REJECT_ALL_L1_REQ", C, 1, |_| Some(&[Atom::Is(Signal::BrqRejecting, 0b11)]))),
-    always_all(ev(0xbd, "ER_REJECT_ALL_L1D_REQ", C, 1, |_| Some(&[Atom::Is(Signal::BrqRejecting, 0b01)]))),
-    always_all(ev(0xbe, "ER_REJECT_ALL_L1I_REQ", C, 1, |_| Some(&[Atom::Is(Signal::BrqRejecting, 0b10)]))),
+    // The BRQ's forward progress (MMC73): while a request of one L1 waits for a
+    // request buffer, it rejects the other L1's requests ("for L1D/L1I forward
+    // progress"), and while a write waits for a write buffer every L1 request (the
+    // "Big Hammer"); .all is ignored (ME23).
+    always_all(ev(0xbc, "ER_REJECT_ALL_L1_REQ", C, 1, |_| Some(&[Atom::AnyOf(Signal::BrqRejecting, 0b100)]))),
+    always_all(ev(0xbd, "ER_REJECT_ALL_L1D_REQ", C, 1, |_| Some(&[Atom::AnyOf(Signal::BrqRejecting, 0b001)]))),
+    always_all(ev(0xbe, "ER_REJECT_ALL_L1I_REQ", C, 1, |_| Some(&[Atom::AnyOf(Signal::BrqRejecting, 0b010)]))),
     ev(0xc0, "L1DTLB_TRANSFER", A, 1, |_| Some(&[Atom::L1dtlbTransfers])),
     ev(0xc1, "L2DTLB_MISSES", A, 4, |_| Some(&[Atom::L2DtlbMisses])),
     ev(0xc2, "L1D_READS_SET0", A, 2, |_| Some(&[Atom::CacheableLoads])),
