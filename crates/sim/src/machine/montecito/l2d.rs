@@ -161,6 +161,7 @@ impl Montecito {
     ) -> (L2d, u64) {
         s.bump(Signal::L2dTransformedPrefetches);
         let found = self.l2d_at(now, req, addr, ip, g, out, s);
+        // The caller found the line beyond the L2D: the L3 or memory serves it.
         let own = match found {
             L2d::Found(Level::L3) => self.cfg.l3_cycles,
             L2d::Found(Level::Memory) => self.data_ready.saturating_sub(now),
@@ -446,9 +447,10 @@ impl Montecito {
         }
     }
 
-    /// An acquire that issued at `now` and has its data `latency` cycles later: until
-    /// then the L2D performs none of the thread's younger requests, and the acquire
-    /// is in its OzQ (L2D_OZQ_ACQUIRE; MMC29, MMC48).
+    /// An acquire that issued at `now` and has its data `latency` cycles later, and
+    /// whether it `missed` the L2D: until then the L2D performs none of the thread's
+    /// younger requests (behind a miss, those that miss go out as prefetches, MMC74),
+    /// and the acquire is in its OzQ (L2D_OZQ_ACQUIRE; MMC29, MMC48).
     pub(super) fn acquire(&mut self, now: u64, latency: u64, missed: bool) {
         self.acquires[self.thread] = Acquire { issued: now, done: now + latency, missed };
         self.si.hold(Signal::L2dOzqAcquireLive, now, now + latency);
