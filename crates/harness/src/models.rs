@@ -11,7 +11,7 @@ use pmukit_arch::sparc::sun4v::{FUNCTIONS, NIAGARA_MMUSTAT_CONF};
 use pmukit_arch::sparc::t4::{DRAM_MAP, DRAM_STEP, PCR_ASI, PIC_ASI};
 use pmukit_sim::engine::{self, Counting};
 use pmukit_sim::models::arm11::Arm11Pmu;
-use pmukit_sim::models::montecito::{Breakpoint, Montecito};
+use pmukit_sim::models::montecito::{Breakpoint, Montecito, EVENTS};
 use pmukit_sim::models::sun4v::{Config, Hypervisor, Processor, Status};
 use pmukit_sim::models::t4::T4Core;
 use pmukit_sim::models::t4_dram::{Owner, T4Dram};
@@ -45,6 +45,20 @@ fn drive<M: Clone + PartialEq + std::fmt::Debug>(
 
 fn privilege(u: &mut Unstructured) -> Result<Privilege> {
     u.choose(&[Privilege::Hyper, Privilege::Cpl0, Privilege::Cpl1, Privilege::Cpl2, Privilege::Cpl3]).copied()
+}
+
+/// A Montecito PMC value as software programs one: a mapped event (Table 4-42) with
+/// any unit mask, privilege mask, overflow interrupt, monitor kind, threshold and
+/// `all`, and the ism '10 §3.3.1 asks for; so the runs count what each event maps
+/// its unit masks onto, which values of whole registers seldom select.
+fn montecito_pmc(u: &mut Unstructured) -> Result<u64> {
+    use pmukit_arch::montecito::registers::{ALL, ES, ISM, ISM_PROPER, OI, PLM, PM, THRESHOLD, UMASK};
+    let event = u.choose(EVENTS)?;
+    let mut pmc = ISM.set(ES.set(0, u64::from(event.code)), ISM_PROPER);
+    for field in [PLM, OI, PM, UMASK, THRESHOLD, ALL] {
+        pmc = field.set(pmc, u.int_in_range(0..=field.max())?);
+    }
+    Ok(pmc)
 }
 
 /// A value that is often at a boundary: 0, all ones, one bit, near a counter's wrap.
@@ -260,7 +274,10 @@ pub fn montecito_model(data: &[u8]) {
         let thread = u.int_in_range(0usize..=2)?;
         let index = if u.ratio(3, 4)? { u.int_in_range(0usize..=63)? } else { u.arbitrary()? };
         Ok(match u.int_in_range(0u8..=10)? {
-            0 | 1 => m.write_pmc(thread, index, value(u)?).err().map(|e| format!("PMC write {e}")),
+            0 | 1 => {
+                let pmc = if u.arbitrary()? { montecito_pmc(u)? } else { value(u)? };
+                m.write_pmc(thread, index, pmc).err().map(|e| format!("PMC write {e}"))
+            }
             // The IBRs and DBRs that qualification reads: a run after them is gated.
             9 => {
                 let kind = if u.arbitrary()? { Breakpoint::Ibr } else { Breakpoint::Dbr };

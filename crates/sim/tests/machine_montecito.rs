@@ -544,36 +544,41 @@ fn mmc28_sixteen_request_buffers_bound_the_misses_outstanding() {
     assert!(t.get(Signal::L2dBackPressureCycles) <= t.get(Signal::LsuFullStallCycles));
 }
 
-/// MMC28, §2.3.3.4: L2I misses take the 16 request buffers too. Each phase runs code
-/// no cache holds after FP loads of lines no cache holds, whose misses take every buffer:
-/// its first fetch's L2I miss, and the next-line prefetch's, find them taken, are
-/// rejected (L2I_L3_REJECTS, once a request) and wait for one to free.
-#[test]
-fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile() {
+/// 400 phases, each on a page of code of its own no cache holds, whose loop makes FP
+/// loads of `lines` lines of a megabyte no cache holds either (the L2D serves FP loads:
+/// the L1D's eight fills do not hold them back).
+fn code_beyond_fp_loads(lines: u32) -> Program {
     use pmukit_sim::program::build::Body;
     use pmukit_sim::program::{Access, Op};
     use pmukit_sim::stream::Privilege;
-    let phases = (0..400u64).map(|i| {
+    let phases = (0..400u64).map(move |i| {
         let mut b = Body::new(Privilege::USER, 1, 0x100_0000 + i * 0x2000);
-        let lines = DataStream {
+        let s = b.stream(DataStream {
             base: 0x4000_0000 + i * 0x10_0000,
-            stride: 128 * 20,
+            stride: 128 * i64::from(lines),
             footprint: 1 << 20,
             memory: Memory::Cacheable,
             page: 16 << 20,
             shared: false,
             nullable: false,
             fresh: false,
-        };
-        let s = b.stream(lines);
-        // FP loads, which the L2D serves: the L1D's eight fills do not hold them back.
-        for j in 0..20 {
+        });
+        for j in 0..lines {
             b.op(Op::FpLoad(Access { stream: s, offset: j * 128, size: 8, use_next: false }));
         }
         b.int(40);
         b.close_loop(4)
     });
-    let program = Program { threads: vec![Box::new(phases)], timer: None };
+    Program { threads: vec![Box::new(phases)], timer: None }
+}
+
+/// MMC28, §2.3.3.4: L2I misses take the 16 request buffers too. Each phase runs code
+/// no cache holds after FP loads of lines no cache holds, whose misses take every buffer:
+/// its first fetch's L2I miss, and the next-line prefetch's, find them taken, are
+/// rejected (L2I_L3_REJECTS, once a request) and wait for one to free.
+#[test]
+fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile() {
+    let program = code_beyond_fp_loads(20);
     let mut seen = HashMap::new();
     let key = |s: &Span<MONTECITO>| (s.signals.get(Signal::L2iL3Rejects), s.signals.get(Signal::ICacheMisses));
     common::profile(machine::montecito(MontecitoConfig::new(1), program, Skipping::On), u64::MAX, key, &mut seen);
@@ -595,30 +600,7 @@ fn mmc28_instruction_misses_wait_for_a_request_buffer_and_are_rejected_meanwhile
 /// nothing.
 #[test]
 fn mmc73_a_request_waiting_for_a_buffer_has_the_brq_reject_the_other_l1s() {
-    use pmukit_sim::program::build::Body;
-    use pmukit_sim::program::{Access, Op};
-    use pmukit_sim::stream::Privilege;
-    let program = |lines: u32| {
-        let phases = (0..400u64).map(move |i| {
-            let mut b = Body::new(Privilege::USER, 1, 0x100_0000 + i * 0x2000);
-            let s = b.stream(DataStream {
-                base: 0x4000_0000 + i * 0x10_0000,
-                stride: 128 * i64::from(lines),
-                footprint: 1 << 20,
-                memory: Memory::Cacheable,
-                page: 16 << 20,
-                shared: false,
-                nullable: false,
-                fresh: false,
-            });
-            for j in 0..lines {
-                b.op(Op::FpLoad(Access { stream: s, offset: j * 128, size: 8, use_next: false }));
-            }
-            b.int(40);
-            b.close_loop(4)
-        });
-        Program { threads: vec![Box::new(phases)], timer: None }
-    };
+    let program = code_beyond_fp_loads;
     let key = |s: &Span<MONTECITO>| {
         let signals = &s.signals;
         (signals.get(Signal::BrqRejecting), signals.get(Signal::L2dBackPressureCycles) != 0, signals.get(Signal::L2dFillBufferFull))
