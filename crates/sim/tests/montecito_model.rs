@@ -1504,6 +1504,23 @@ fn table_4_42_er_reject_all() {
     assert_eq!([l1d, l1i, l1].map(count), [2 + 5 + 13, 3 + 5, 11 + 13]);
 }
 
+/// Table 4-91 (MMC75): L2D_L3ACCESS_CANCEL.TAIL_TRANS_DIS counts the cycles the BRQ
+/// rejects L1 requests for forward progress, for any kind of wait, once a cycle, and
+/// no other mask counts them.
+#[test]
+fn table_4_91_tail_trans_dis() {
+    const L2D_L3ACCESS_CANCEL: u64 = 0xe8;
+    let spans = vec![
+        span(0, USER, 2).with(Signal::BrqRejecting, 0b001),
+        span(0, USER, 3).with(Signal::BrqRejecting, 0b010),
+        span(0, USER, 5).with(Signal::BrqRejecting, 0b111),
+        span(0, USER, 11).with(Signal::BrqRejecting, 0b100),
+        span(0, USER, 7).with(Signal::Instructions, 1),
+    ];
+    let count = |umask| count4(counting(L2D_L3ACCESS_CANCEL, umask, &[]), spans.clone());
+    assert_eq!([0b111, 0b000, 0b010, 0b011, 0b110].map(count), [2 + 3 + 5 + 11, 0, 0, 0, 0]);
+}
+
 /// Table 4-90 (MMC74): L2D_FORCE_RECIRC.TRAN_PREF counts the misses transformed into
 /// prefetches, and no other mask counts them.
 #[test]

@@ -105,6 +105,9 @@ pub(super) struct InFlight {
     victim_reads: Vec<u64>,
     /// Until when the BRQ rejects L1 requests for each `Starved` (MMC73).
     rejecting: [u64; 3],
+    /// Since when it has rejected them without a break: the start of each
+    /// `rejecting` run (MMC75).
+    since: [u64; 3],
     /// Until when the prefetch pipeline is stalled for a RAB entry, and stalled so
     /// with its stream no further ahead than the demand fetch's next line (MMC50).
     stalls: [u64; 2],
@@ -129,7 +132,17 @@ impl InFlight {
     /// until then, and the cycles it was not already rejecting them for it in are
     /// returned (MMC73).
     pub(super) fn starve(&mut self, who: Starved, now: u64, free: u64) -> Option<(u64, u64)> {
-        uncovered(&mut self.rejecting[who as usize], now, free)
+        let k = who as usize;
+        if now >= self.rejecting[k] && free > now {
+            self.since[k] = now;
+        }
+        uncovered(&mut self.rejecting[k], now, free)
+    }
+
+    /// Whether the BRQ's forward-progress logic rejects L1 requests at `now`, for any
+    /// kind of wait: the L2D then transforms no miss into a prefetch (MMC75).
+    pub(super) fn throttled(&self, now: u64) -> bool {
+        self.since.iter().zip(&self.rejecting).any(|(&since, &until)| since <= now && now < until)
     }
 
     /// A stall of the prefetch pipeline from `now` until a RAB entry frees at `free`,
@@ -239,7 +252,7 @@ impl InFlight {
         }
         out.push(u64::MAX - self.victim_reads.len() as u64);
         out.extend(self.victim_reads.iter().map(|&done| done - now));
-        out.extend(self.rejecting.iter().chain(&self.stalls).map(|until| until.saturating_sub(now)));
+        out.extend(self.rejecting.iter().chain(&self.since).chain(&self.stalls).map(|until| until.saturating_sub(now)));
     }
 
     pub(super) fn relocate(&mut self, to: &Moves) {
@@ -302,6 +315,20 @@ mod tests {
         assert_eq!(f.starve(Starved::Data, 30, 60), Some((30, 60)), "each kind's waits are their own");
         assert_eq!(f.starve(Starved::Writes, 30, 40), Some((30, 40)));
         assert_eq!(f.starve(Starved::Data, 80, 80), None, "a request that does not wait");
+    }
+
+    #[test]
+    fn transforms_are_throttled_over_the_runs_of_rejects_only() {
+        let mut f = InFlight::default();
+        assert!(!f.throttled(0));
+        f.starve(Starved::Writes, 100, 120);
+        assert!(!f.throttled(99) && f.throttled(100) && f.throttled(119) && !f.throttled(120));
+        f.starve(Starved::Writes, 110, 130);
+        assert!(f.throttled(125), "a wait overlapping the run extends it");
+        f.starve(Starved::Writes, 150, 160);
+        assert!(!f.throttled(140) && f.throttled(150), "a new run starts after a break");
+        f.starve(Starved::Data, 160, 160);
+        assert!(!f.throttled(160), "a request that does not wait starts none");
     }
 
     #[test]

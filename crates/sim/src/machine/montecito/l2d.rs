@@ -98,7 +98,7 @@ impl Montecito {
     /// thread's device writes issues once it has (MMC72): the second value is the
     /// cycles it was held. A plain request that would miss behind an acquire that
     /// missed is transformed into a prefetch of its line, which goes out at once
-    /// (MMC74).
+    /// (MMC74), unless the BRQ's forward-progress logic runs (MMC75).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn l2d(&mut self, addr: u64, req: Request, ip: u64, g: &mut Group, out: &mut Out, s: &mut Signals) -> (L2d, u64) {
         let now = self.now(out);
@@ -118,7 +118,8 @@ impl Montecito {
             s.bump(Signal::L2dMiscOrderCancels);
         }
         let held = acquired.max(fenced);
-        if missed && acquired > 0 && fenced == 0 && req.order.is_none() && self.l2d_misses(addr) {
+        let transforms = missed && acquired > 0 && fenced == 0 && req.order.is_none();
+        if transforms && self.l2d_misses(addr) && !self.inflight.throttled(now) {
             return self.transformed(now, held, req, addr, ip, g, out, s);
         }
         let found = self.l2d_at(now + held, req, addr, ip, g, out, s);
@@ -487,5 +488,36 @@ impl Montecito {
         g.signals.bump(Signal::InstructionSerializations);
         self.close(g, out);
         out.stall(ip, done - now, Some(Signal::ExceptionFlushCycles));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::montecito::{MontecitoConfig, Span};
+
+    /// MMC74, MMC75: a load that would miss behind an acquire that missed is
+    /// transformed into a prefetch and goes out at once, but not while the BRQ rejects
+    /// L1 requests for a write waiting for a write buffer: then it waits for the
+    /// acquire's data, and misses after it.
+    #[test]
+    fn forward_progress_throttles_the_transform_to_prefetches() {
+        let load = |throttled: bool| {
+            let mut m = Montecito::new(MontecitoConfig::new(1));
+            m.acquire(0, 500, true);
+            if throttled {
+                m.starving(Starved::Writes, 0, 300);
+            }
+            let (mut spans, mut s, mut g) = (Vec::new(), Signals::default(), Group::default());
+            let mut out = Out::new(&mut spans, Span::new(0, 0));
+            let read = Request { write: false, reads: true, order: None };
+            let found = m.l2d(0x4000_0000, read, 0x1_0000, &mut g, &mut out, &mut s);
+            (s.get(Signal::L2dTransformedPrefetches), found.1, m.data_latency(found, false, &mut s))
+        };
+        let ((sent, sent_held, sent_at), (held, held_for, held_at)) = (load(false), load(true));
+        assert_eq!((sent, held), (1, 0));
+        assert_eq!(held_for, 500, "held for the acquire's data");
+        assert!(sent_held < held_for && sent_at < held_at, "{sent_at} against {held_at}");
+        assert!(held_at > 500 + 200, "a memory latency after the acquire's data: {held_at}");
     }
 }

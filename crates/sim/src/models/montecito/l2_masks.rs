@@ -176,6 +176,9 @@ pub(super) fn l2d_l3access_cancel(u: u64) -> Option<&'static [Atom]> {
         0b011 => Some(&L3_BYPASS_CANCELS[4..]),
         0b100 => Some(&[Sig(Signal::L2dSnoopTagErrors)]),
         0b110 => Some(&[Sig(Signal::L2dSnoopFillConflicts)]),
+        // TAIL_TRANS_DIS: the cycles the BRQ's forward-progress logic runs, for any
+        // kind of wait, in which the L2D transforms nothing (MMC75).
+        0b111 => Some(&[Atom::AnyOf(Signal::BrqRejecting, 0b111)]),
         _ => None,
     }
 }

@@ -627,7 +627,9 @@ pub static EVENTS: &[MappedEvent] = &[
     // misses that found every request buffer taken (MMC28), ANY all of them;
     // P2_COV_SNP_FILL_NOSNP a snoop within three cycles of its line's fill (MMC51);
     // P2_COV_SNP_TEM a snoop that found a tag error under fault injection (MMC67);
-    // the victim buffer's case and the throttling count nothing.
+    // TAIL_TRANS_DIS the cycles the BRQ rejects L1 requests for forward progress,
+    // which throttle the transform to prefetches (MMC75); the victim buffer's case
+    // counts nothing.
     ev(0xe8, "L2D_L3ACCESS_CANCEL", F, 1, l2::l2d_l3access_cancel),
     // L2D_OZDB_FULL (THIS, b0000; others undefined): cycles every entry of the OzQ's
     // data buffer holds a write's data (MMC69).
