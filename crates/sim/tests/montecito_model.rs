@@ -1596,22 +1596,26 @@ fn table_4_125_def_tlb_fault_and_table_4_82_failed_checks() {
     assert_eq!([0b0000, 0b0001, 0b0010, 0b0011].map(failed), [0, 10, 100, 110]);
 }
 
-/// Table 4-104, L2I_UC_READS (MMC57): uncacheable demand fetches count under MISS and
-/// ALL with DMND or ALL; no cache holds them (HIT) and nothing prefetches them
-/// (PFTCH); L2I_DEMAND_READS counts them with the L1I's misses.
+/// Table 4-104, L2I_UC_READS (MMC57, MMC76): uncacheable demand fetches count under
+/// MISS and ALL with DMND or ALL, the next-line prefetcher's reads with PFTCH or ALL,
+/// one a cycle; no cache holds them (HIT); L2I_DEMAND_READS counts the demand fetches
+/// with the L1I's misses.
 #[test]
 fn table_4_104_uncacheable_code_reads() {
+    use pmukit_sim::stream::{UNCACHED_DEMAND, UNCACHED_PREFETCH};
     const L2I_UC_READS: u64 = 0x79;
     const L2I_DEMAND_READS: u64 = 0x42;
     let spans = vec![
-        span(0, KERNEL, 1).with(Signal::UncachedFetches, 1).with(Signal::ICacheStallCycles, 1),
+        span(0, KERNEL, 1).with(Signal::UncachedFetches, UNCACHED_DEMAND).with(Signal::ICacheStallCycles, 1),
+        span(0, KERNEL, 3).with(Signal::UncachedFetches, UNCACHED_PREFETCH),
+        span(0, KERNEL, 5).with(Signal::UncachedFetches, UNCACHED_DEMAND | UNCACHED_PREFETCH),
         span(0, KERNEL, 10).with(Signal::ICacheMisses, 1).with(Signal::ICacheStallCycles, 1),
     ];
     let uc = |umask| count4(counting(L2I_UC_READS, umask, &[]), spans.clone());
     // HIT.DMND, HIT.PFTCH, HIT.ALL, MISS.DMND, MISS.PFTCH, MISS.ALL, ALL.DMND, ALL.PFTCH, ALL.ALL.
     let masks = [0b0101, 0b0110, 0b0111, 0b1001, 0b1010, 0b1011, 0b1101, 0b1110, 0b1111];
-    assert_eq!(masks.map(uc), [0, 0, 0, 1, 0, 1, 1, 0, 1]);
-    assert_eq!(count4(counting(L2I_DEMAND_READS, 0, &[]), spans), 11);
+    assert_eq!(masks.map(uc), [0, 0, 0, 1 + 5, 3 + 5, 1 + 3 + 5, 1 + 5, 3 + 5, 1 + 3 + 5]);
+    assert_eq!(count4(counting(L2I_DEMAND_READS, 0, &[]), spans), 1 + 5 + 10);
 }
 
 /// §4.15 MISALIGNED_LOADS_RETIRED and MISALIGNED_STORES_RETIRED (MMC56): the

@@ -25,7 +25,10 @@ use pmukit_arch::montecito::ear::Served;
 use pmukit_arch::montecito::etb::BranchKind;
 
 pub use cursor::Cursor;
-pub use signal::{L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT};
+pub use signal::{
+    L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT, UNCACHED_DEMAND,
+    UNCACHED_PREFETCH,
+};
 pub use signals::{family_has, family_signals, Signals, ARM11, EVERY, MAX_PER_CYCLE, MONTECITO, SPARC};
 
 /// Privilege of a span of execution. Itanium's four levels (CPL 0 most privileged),

@@ -523,8 +523,9 @@ pub enum Signal {
     L2iHitConflicts,
     /// Valid L2I lines a fill replaces.
     L2iVictims,
-    /// Montecito demand fetches of code in uncacheable memory: the L2I reads each from
-    /// the bus (L2I_UC_READS, ERRATA MMC57).
+    /// Montecito's reads of code in uncacheable memory, which the L2I reads from the
+    /// bus (L2I_UC_READS; ERRATA MMC57, MMC76): flags, a demand fetch's and a
+    /// prefetch's ([`UNCACHED_DEMAND`], [`UNCACHED_PREFETCH`]).
     UncachedFetches,
     /// Cycles an L2D request waits for an OzQ entry or an L2D miss for one of the 16
     /// request buffers (Montecito's L2D back pressure).
@@ -844,6 +845,11 @@ pub const SPEC_NAT_CONSUMED: u8 = 0b10;
 /// [`Signal::SpecNat`]'s flag of a load whose page was not present, a fault the
 /// hardware defers (DCR.dp).
 pub const SPEC_NAT_TLB_FAULT: u8 = 0b100;
+
+/// [`Signal::UncachedFetches`]' flags: a demand fetch's read of uncacheable code, and
+/// the next-line prefetcher's.
+pub const UNCACHED_DEMAND: u8 = 0b01;
+pub const UNCACHED_PREFETCH: u8 = 0b10;
 
 /// [`Signal::FailedChecks`]' flags: an integer `chk.s`, a floating-point one.
 pub const FAILED_CHECK_INT: u8 = 0b01;

@@ -9,7 +9,7 @@ use super::speculation;
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
-use crate::stream::{FetchMiss, L1dConflict, Signal};
+use crate::stream::{FetchMiss, L1dConflict, Signal, UNCACHED_DEMAND};
 use pmukit_arch::montecito::ear::Served;
 
 /// Table 2-8: a `getf` result reaches an ALU operation 5 cycles after it issues.
@@ -527,23 +527,32 @@ impl Montecito {
         let mut filling = 0;
         let mut pairs = 0;
         let mut rab_wait = 0;
+        let prefetched = self.inflight.prefetch(line);
         if phase.uncached_code {
+            // A `.many` call's stream stops at uncacheable code (MMC57).
+            self.streaming = None;
+        }
+        if phase.uncached_code && prefetched.is_none() && self.isb == Some(line) {
+            // The next-line prefetcher's read of the pair is in the streaming buffer
+            // (MMC76).
+            g.signals.bump(Signal::IsbHits);
+        } else if phase.uncached_code && prefetched.is_none() {
             // No cache holds the code (MMC57): the L2I reads the bundle pair from the
-            // bus as a partial read, and nothing prefetches it (implicit prefetches of
-            // uncacheable pages are suppressed), a `.many` call's stream included.
-            miss.set(Signal::UncachedFetches, 1);
+            // bus as a partial read.
+            miss.flag(Signal::UncachedFetches, UNCACHED_DEMAND);
             miss.set(Signal::MemoryReads, 1);
             miss.set(Signal::PartialMemoryReads, 1);
             let ready = self.bus_read(now, 1);
             // An L3 miss event like any other (MMC62): the thread may switch away.
             filling = self.uncached_latency(&mut miss, now, ready);
             pairs = u64::from(filling > 0);
-            self.streaming = None;
-        } else if let Some(p) = self.inflight.prefetch(line) {
+        } else if let Some(p) = prefetched {
             // The prefetch asked for this line and it is not here yet: the fetch waits
             // for it, and its change to a demand request is aborted once the
             // prefetch's L2I lookup is done (MMC25).
-            self.l1i.access(addr, false);
+            if !phase.uncached_code {
+                self.l1i.access(addr, false);
+            }
             g.signals.bump(Signal::L1iFetchRabHits);
             if now >= p.looked_up {
                 g.signals.bump(Signal::L2iSpecAborts);
@@ -570,7 +579,12 @@ impl Montecito {
         // (its L2I line in the streaming buffer serves both halves); the request goes
         // out with the next issue group.
         let mut prefetch = Signals::default();
-        if !phase.uncached_code {
+        if phase.uncached_code {
+            // The address space's last pair has none after it.
+            if let Some(next) = line.checked_add(UNCACHED_FETCH) {
+                self.prefetch_uncached(next, now, &mut prefetch);
+            }
+        } else {
             self.prefetch_instructions(line, now, &mut prefetch);
         }
         if translating + filling + rab_wait > 0 {

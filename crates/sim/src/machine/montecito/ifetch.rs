@@ -8,7 +8,7 @@ use super::levels::Level;
 use super::Montecito;
 use super::Signals;
 use crate::program::Phase;
-use crate::stream::Signal;
+use crate::stream::{Signal, UNCACHED_PREFETCH};
 
 /// A `.many` branch's instruction stream (MMC50): the line after the demand fetch's,
 /// the next line the stream asks for, and the cycle a stall for a RAB entry ends.
@@ -148,6 +148,26 @@ impl Montecito {
         self.prefetch_line(stream.next, now, s);
         // A stream that reaches the address space's end stops there.
         self.streaming = stream.next.checked_add(bytes).map(|next| Stream { next, ..stream });
+    }
+
+    /// The next-line prefetcher's request for the bundle pair `next` of uncacheable
+    /// code at cycle `now`, after a fetch from the pair before it (MMC76): the L2I
+    /// reads it from the bus as a partial read, as a demand fetch's (L2I_UC_READS
+    /// PFTCH), and it arrives in the streaming buffer, which holds it for the fetch
+    /// that reaches it and caches nothing; a fetch before it arrives waits in the RAB,
+    /// where it holds an entry until then.
+    pub(super) fn prefetch_uncached(&mut self, next: u64, now: u64, s: &mut Signals) {
+        s.bump(Signal::L1iPrefetches);
+        if self.isb == Some(next) || self.inflight.prefetch(next).is_some() {
+            return;
+        }
+        s.flag(Signal::UncachedFetches, UNCACHED_PREFETCH);
+        s.bump(Signal::MemoryReads);
+        s.bump(Signal::PartialMemoryReads);
+        let ready = self.bus_read(now, 1);
+        self.isb = Some(next);
+        self.inflight.add_prefetch(next, now + self.cfg.l2i_cycles, ready);
+        self.si.hold(Signal::RabLive, now, ready);
     }
 
     /// Whether a prefetch of L1I line `line` would take a RAB entry: the L1I and the

@@ -13,7 +13,10 @@ use super::events::{Agent, Atom, EventType, MappedEvent};
 use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
-use crate::stream::{L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT};
+use crate::stream::{
+    L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT, UNCACHED_DEMAND,
+    UNCACHED_PREFETCH,
+};
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
 
@@ -242,7 +245,7 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0x41, "L1I_FILLS", F, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::IsbHits), L2I_PH, L2I_PM])),
     // L2I_DEMAND_READS: "demand fetches that miss both the L1I and the ISB", the
     // uncacheable code's included (MMC57).
-    ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses), Sig(Signal::UncachedFetches)])),
+    ev(0x42, "L2I_DEMAND_READS", A, 1, |_| Some(&[Sig(Signal::ICacheMisses), Atom::AnyOf(Signal::UncachedFetches, UNCACHED_DEMAND)])),
     // L1I_EAR_EVENTS, DATA_EAR_EVENTS: the misses the EARs capture (PMC37, PMC40; MD53).
     ev(capture::L1I_EAR_EVENTS, "L1I_EAR_EVENTS", F, 1, |_| Some(&[Atom::Captured(capture::IEAR)])),
     // L1I_PREFETCHES: every request of the next-line prefetcher, "hits and misses in L1
@@ -390,10 +393,13 @@ pub static EVENTS: &[MappedEvent] = &[
         (0b11, 0b11) => Some(&[L2I_HIT, L3_IH, L3_IM, L2I_PH, L2I_PM]),
         _ => None,
     }),
-    // L2I_UC_READS: "UC code reads handled by L2I", L2I_READS' unit masks. No cache
-    // holds them and nothing prefetches them (MMC57): demand misses only.
+    // L2I_UC_READS: "UC code reads handled by L2I", L2I_READS' unit masks: the demand
+    // fetches' and the next-line prefetcher's (MMC57, MMC76), at most one a cycle.
+    // No cache holds the code, so none hits.
     ev(0x79, "L2I_UC_READS", F, 1, |u| match (u >> 2 & 3, u & 3) {
-        (0b10 | 0b11, 0b01 | 0b11) => Some(&[Sig(Signal::UncachedFetches)]),
+        (0b10 | 0b11, 0b01) => Some(&[Atom::AnyOf(Signal::UncachedFetches, UNCACHED_DEMAND)]),
+        (0b10 | 0b11, 0b10) => Some(&[Atom::AnyOf(Signal::UncachedFetches, UNCACHED_PREFETCH)]),
+        (0b10 | 0b11, 0b11) => Some(&[Atom::AnyOf(Signal::UncachedFetches, UNCACHED_DEMAND | UNCACHED_PREFETCH)]),
         _ => None,
     }),
     // L2I_VICTIMIZATIONS (no definition survives, MD48): valid lines a fill replaces.
