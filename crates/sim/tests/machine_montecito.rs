@@ -930,6 +930,65 @@ fn mmc42_a_null_guarded_load_is_speculated_and_natted() {
     assert_eq!(valid.get(Signal::Loads), 2 * ITERATIONS);
 }
 
+/// ERRATA MMC77: MMC42's NULL-guarded load in a hardware virtual machine's guest. At
+/// the user's privilege level the hypervisor has the hardware defer the walk's Data
+/// TLB fault (Xen sets DCR.dm for a VT-i guest at cpl > 0): the `ld.s` is NaT'd with
+/// no interruption (DEF_TLB_MISS), where the native run's fault goes to the operating
+/// system, which defers the load (DEF_PSR_ED). In the guest's kernel nothing is
+/// deferred, and each interruption reaches it through the hypervisor: a trap and a
+/// handler more. A system call (`epc`) runs in the guest; the kernel's `rfi` back
+/// takes the hypervisor's turn.
+#[test]
+fn mmc77_a_guests_null_guarded_load_is_deferred_by_the_hardware() {
+    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase};
+    use pmukit_sim::stream::{Privilege, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_MISS};
+    const ITERATIONS: u64 = 6400;
+    let skipped = ITERATIONS / 4;
+    let phase = |guest: bool, privilege: Privilege| {
+        let load = |stream, use_next| Op::Load(Access { stream, offset: 0, size: 4, use_next });
+        let quarter = Pattern::Bits { bits: 0x1111_1111_1111_1111, len: 64 };
+        let body = vec![
+            Op::Skip { over: 3, when: quarter },
+            load(0, true),
+            load(1, true),
+            Op::Int,
+            Op::Branch { target: 0x1_0000, when: Pattern::Loop },
+        ];
+        let child = DataStream { nullable: true, ..DataStream::fixed(0x1000_0000, Memory::Cacheable) };
+        let weights = DataStream::fixed(0x200_0000, Memory::Cacheable);
+        Phase { guest, privilege, ..common::phase(body, ITERATIONS, vec![child, weights]) }
+    };
+    let run = |p: Phase| Totals::of(machine::montecito(MontecitoConfig::new(1), common::program_of(p), Skipping::Off), u64::MAX, |_| true);
+    let (native, guest) = (run(phase(false, Privilege::USER)), run(phase(true, Privilege::USER)));
+    let each = |flags: u8| skipped * u64::from(flags);
+    assert_eq!(native.get(Signal::SpecNat), each(SPEC_NAT_PSR_ED + SPEC_NAT_CONSUMED));
+    assert_eq!(guest.get(Signal::SpecNat), each(SPEC_NAT_TLB_MISS + SPEC_NAT_CONSUMED));
+    // The same walks; the guest takes no interruption for them.
+    assert_eq!(guest.get(Signal::MainTlbMisses), native.get(Signal::MainTlbMisses));
+    // Beside the user text's first fetch, which faults to map the page (MMC58), and
+    // in the guest through the hypervisor.
+    let cfg = MontecitoConfig::new(1);
+    let (handler, text) = (cfg.trap_cycles + cfg.fault_handler_cycles, cfg.trap_cycles + cfg.page_fault_cycles);
+    assert_eq!(native.get(Signal::ExceptionFlushCycles), text + skipped * handler);
+    assert_eq!(guest.get(Signal::ExceptionFlushCycles), text + handler);
+    // The guest's kernel: the operating system defers the load, reached through the
+    // hypervisor.
+    let kernel = run(phase(true, Privilege::KERNEL));
+    assert_eq!(kernel.get(Signal::SpecNat), each(SPEC_NAT_PSR_ED + SPEC_NAT_CONSUMED));
+    assert_eq!(kernel.get(Signal::ExceptionFlushCycles), 2 * skipped * handler);
+    // A system call and its return: the hypervisor's turn for the `rfi`.
+    let call = |guest: bool| {
+        let body = vec![Op::Int, Op::Syscall];
+        let enter = Phase { guest, ..common::phase(body, 1, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]) };
+        let leave = Phase { guest, privilege: Privilege::KERNEL, body: vec![Op::Int, Op::ExceptionReturn], ..enter.clone() };
+        let program = pmukit_sim::program::Program { threads: vec![Box::new([enter, leave].into_iter())], timer: None };
+        Totals::of(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, |_| true)
+    };
+    // The user text's first fetch faults through it too.
+    let (native, guest) = (call(false), call(true));
+    assert_eq!(guest.get(Signal::ExceptionFlushCycles) - native.get(Signal::ExceptionFlushCycles), 2 * handler);
+}
+
 /// ERRATA MMC43: a counted loop's first back edge waits in the front end for the loop
 /// count its perfect-loop prediction reads: the `mov ar.lc` at the loop's entry writes
 /// it `mispredict_cycles` (fetch to execution) and `lc_cycles` (Table 2-8 note 5)

@@ -1576,6 +1576,22 @@ fn table_4_125_spec_loads_natted() {
     assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(count), [12, 0, 0, 0, 1, 11]);
 }
 
+/// Table 4-125's DEF_TLB_MISS (a NaT the hardware deferred for a walk that found no
+/// translation, under a hypervisor's DCR.dm, MMC77) beside a NaT address; VHPT_MISS
+/// counts none.
+#[test]
+fn table_4_125_def_tlb_miss() {
+    use pmukit_sim::stream::{SPEC_NAT_CONSUMED, SPEC_NAT_TLB_MISS};
+    const SPEC_LOADS_NATTED: u64 = 0xd9;
+    let spans = vec![
+        span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::SpecNat, SPEC_NAT_TLB_MISS | SPEC_NAT_CONSUMED),
+        span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::SpecNat, SPEC_NAT_TLB_MISS),
+    ];
+    let natted = |umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.clone());
+    // ALL, VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT, NAT_CNSM, DEF_PSR_ED.
+    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(natted), [12, 0, 11, 0, 1, 0]);
+}
+
 /// Table 4-125's DEF_TLB_FAULT (a NaT the hardware deferred for a page not present,
 /// MMC55) beside the other flags, and Table 4-82's INST_FAILED_CHKS_RETIRED masks
 /// (bits 1:0: INT, FP, ALL; bxx00 counts nothing).

@@ -22,6 +22,7 @@ impl Body {
             entry,
             code_page: None,
             uncached_code: false,
+            guest: false,
             body: Vec::new(),
             iterations: 1,
             streams: Vec::new(),

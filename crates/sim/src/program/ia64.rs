@@ -241,6 +241,7 @@ mod tests {
             entry,
             code_page: None,
             uncached_code: false,
+            guest: false,
             body,
             iterations: 10,
             streams: Vec::new(),

@@ -60,9 +60,14 @@ pub struct Phase {
     /// mapping for code of the phase's privilege.
     pub code_page: Option<u64>,
     /// Whether the code is in memory no cache holds (firmware whose memory map marks
-    /// its code uncacheable): every fetch reads it from memory, and nothing
-    /// prefetches it.
+    /// its code uncacheable): every fetch reads it from memory, or a prefetcher reads
+    /// it ahead into a buffer that caches nothing (Montecito's, ERRATA MMC76).
     pub uncached_code: bool,
+    /// Whether the phase runs in a hardware virtual machine: a guest operating
+    /// system's or its processes' code under a hypervisor, which takes the guest's
+    /// interruptions and privileged instructions first (Xen on Montecito's VT-i,
+    /// ERRATA MMC77). Chips without hardware virtualization run it as any other.
+    pub guest: bool,
     /// One iteration, in program order. Instructions follow each other `INSN` bytes
     /// apart; a taken branch, call, return or indirect jump continues at its target.
     pub body: Vec<Op>,

@@ -845,6 +845,9 @@ pub const SPEC_NAT_CONSUMED: u8 = 0b10;
 /// [`Signal::SpecNat`]'s flag of a load whose page was not present, a fault the
 /// hardware defers (DCR.dp).
 pub const SPEC_NAT_TLB_FAULT: u8 = 0b100;
+/// [`Signal::SpecNat`]'s flag of a load whose Data TLB fault (a walk that found no
+/// translation) the hardware defers (DCR.dm, which a hypervisor sets for its guests).
+pub const SPEC_NAT_TLB_MISS: u8 = 0b1000;
 
 /// [`Signal::UncachedFetches`]' flags: a demand fetch's read of uncacheable code, and
 /// the next-line prefetcher's.

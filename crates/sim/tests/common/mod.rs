@@ -89,6 +89,7 @@ pub fn phase(
         entry: 0x1_0000,
         code_page: None,
         uncached_code: false,
+        guest: false,
         body,
         iterations,
         streams,

@@ -99,6 +99,7 @@ mod tests {
             entry: 0x1_0000,
             code_page: None,
             uncached_code: false,
+            guest: false,
             body: stores.iter().map(|&stream| Op::Store(Access { stream, offset: 0, size: 8, use_next: false })).collect(),
             iterations: 1,
             streams: vec![DataStream::fixed(0x1000, Memory::Cacheable), DataStream::fixed(0x2000, Memory::Cacheable)],

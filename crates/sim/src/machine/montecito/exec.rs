@@ -9,7 +9,7 @@ use super::speculation;
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
-use crate::stream::{FetchMiss, L1dConflict, Signal, UNCACHED_DEMAND};
+use crate::stream::{FetchMiss, L1dConflict, Privilege, Signal, UNCACHED_DEMAND};
 use pmukit_arch::montecito::ear::Served;
 
 /// Table 2-8: a `getf` result reaches an ALU operation 5 cycles after it issues.
@@ -401,6 +401,10 @@ impl Montecito {
                     (1, Signal::RseBankSwitchStallCycles),
                 ];
                 switch_stacks(out, ip, &exit);
+                if phase.privilege == Privilege::KERNEL {
+                    // The kernel's `rfi`, a privileged instruction (MMC77).
+                    self.hypervisor(phase, ip, g, out);
+                }
                 out.stall(ip, self.cfg.trap_cycles, Some(Signal::ExceptionFlushCycles));
             }
             // FP loads are served by the L2D, not the L1D (`memory`, MMC27).
@@ -609,6 +613,7 @@ impl Montecito {
         if faulted {
             // The walker found the page not present (MMC58): the Instruction Page Not
             // Present fault's handler maps it, and the fetch walks again.
+            self.hypervisor(phase, ip, g, out);
             self.fault(ip, self.cfg.page_fault_cycles, g, out);
             let mut again = Signals::default();
             let walk = self.walk(addr, page, address_space(phase), self.now(out), &mut again);

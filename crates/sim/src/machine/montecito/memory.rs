@@ -342,6 +342,7 @@ impl Montecito {
         if misaligned && !performed {
             // The Unaligned Data Reference fault, after the translation's (MMC56): the
             // kernel's handler performs the access and goes on after it.
+            self.hypervisor(phase, ip, g, out);
             self.fault(ip, self.cfg.unaligned_cycles, g, out);
         }
         let prefetch = matches!(op, Op::Prefetch(_));
@@ -584,6 +585,7 @@ impl Montecito {
             // the access takes its data debug fault (DATA_DEBUG_REGISTER_FAULT) to the
             // debugger, whose handling the program's next phases are (MD58).
             self.close(g, out);
+            self.hypervisor(phase, ip, g, out);
             let fault = Signals::default().with(Signal::DataDebugMatches, 1).with(Signal::DataDebugFaults, 1);
             out.emit(ip, 1, fault.with(Signal::ExceptionFlushCycles, 1));
             out.stall(ip, self.cfg.trap_cycles.saturating_sub(1), Some(Signal::ExceptionFlushCycles));

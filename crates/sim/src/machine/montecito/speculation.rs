@@ -9,14 +9,18 @@
 //! `ia64_do_page_fault`). A load whose address is a NaT is NaT'd in turn. A load from a
 //! page of freshly mapped memory that is not present yet (`Phase::present`) is NaT'd by
 //! the hardware, which defers the fault (DCR.dp, MMC55): when the block runs, its
-//! `chk.s` fails and the recovery code loads again, taking the page fault.
+//! `chk.s` fails and the recovery code loads again, taking the page fault. In a
+//! hardware virtual machine's guest (`Phase::guest`) outside its kernel, the
+//! hypervisor has the hardware defer the TLB miss of a load through a NULL pointer
+//! too (DCR.dm, MMC77).
 
 use super::group::{address_space, be_stall, fe_stall, Group, Port};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{Access, Memory, Op, Phase};
 use crate::stream::{
-    L1dConflict, MemRef, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT,
+    L1dConflict, MemRef, Privilege, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT,
+    SPEC_NAT_TLB_MISS,
 };
 use pmukit_arch::montecito::ear::Served;
 
@@ -79,7 +83,14 @@ impl Montecito {
                 self.nat_load(&op, SPEC_NAT_CONSUMED, 0, ip, g, out);
                 true
             } else if skipped && phase.streams[usize::from(a.stream)].nullable {
-                self.null_load(phase, &op, ip, g, out);
+                if phase.guest && phase.privilege != Privilege::KERNEL {
+                    // Xen sets DCR.dm while a VT-i guest runs at cpl > 0: the Data TLB
+                    // fault of the failed walk is deferred (DEF_TLB_MISS).
+                    self.failed_walk(phase, u64::from(a.offset), a.stream, ip, g, out);
+                    self.nat_load(&op, SPEC_NAT_TLB_MISS, u64::from(a.offset), ip, g, out);
+                } else {
+                    self.null_load(phase, &op, ip, g, out);
+                }
                 true
             } else if !phase.present(a.stream, k) {
                 // The page is not present: the walker finds its entry so, and the
@@ -112,6 +123,7 @@ impl Montecito {
         let Some(a) = op.access() else { return };
         let addr = u64::from(a.offset);
         self.failed_walk(phase, addr, a.stream, ip, g, out);
+        self.hypervisor(phase, ip, g, out);
         self.fault(ip, self.cfg.fault_handler_cycles, g, out);
         self.nat_load(op, SPEC_NAT_PSR_ED, addr, ip, g, out);
     }
@@ -142,12 +154,26 @@ impl Montecito {
         g.resteered = true;
     }
 
+    /// The hypervisor's turn when a guest's phase (`Phase::guest`) takes an
+    /// interruption or its kernel runs `rfi` (MMC77): under VT-i every interruption
+    /// goes to the VMM first, which reflects it into the guest, and the guest kernel's
+    /// privileged `rfi` faults to it to be emulated (Xen's `vmx_reflect_interruption`,
+    /// its `rfi` emulation): a trap and a handler of `fault_handler_cycles` more. An
+    /// `epc` into an inner level (a system call, `Op::Syscall`) is no interruption and
+    /// runs in the guest. Nothing for other phases.
+    pub(super) fn hypervisor(&mut self, phase: &Phase, ip: u64, g: &mut Group, out: &mut Out) {
+        if phase.guest {
+            self.fault(ip, self.cfg.fault_handler_cycles, g, out);
+        }
+    }
+
     /// A demand access to `addr` of fresh stream `stream` whose page is not present
     /// (MMC55): the walker finds the page's entry not present, and the Data Page Not
     /// Present fault's handler maps the page (`page_fault_cycles`). The access then
     /// issues again, and translates as any other.
     pub(super) fn page_fault(&mut self, phase: &Phase, addr: u64, stream: u8, ip: u64, g: &mut Group, out: &mut Out) {
         self.failed_walk(phase, addr, stream, ip, g, out);
+        self.hypervisor(phase, ip, g, out);
         self.fault(ip, self.cfg.page_fault_cycles, g, out);
     }
 

@@ -14,8 +14,8 @@ use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
 use crate::stream::{
-    L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT, UNCACHED_DEMAND,
-    UNCACHED_PREFETCH,
+    L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT, SPEC_NAT_TLB_MISS,
+    UNCACHED_DEMAND, UNCACHED_PREFETCH,
 };
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
@@ -531,14 +531,18 @@ pub static EVENTS: &[MappedEvent] = &[
     ev(0xd8, "LOADS_RETIRED_INTG", A, 2, |_| Some(&[Atom::IntegerLoads])),
     // SPEC_LOADS_NATTED (Table 4-125): the integer ld.s that returned a NaT (MMC42):
     // deferred by the OS's PSR.ed (DEF_PSR_ED), for a NaT address (NAT_CNSM), or by the
-    // hardware for a page not present (DEF_TLB_FAULT: Linux's DCR.dp, MMC55). The DCR
-    // defers no TLB miss, so VHPT_MISS and DEF_TLB_MISS have none.
+    // hardware for a page not present (DEF_TLB_FAULT: Linux's DCR.dp, MMC55) or for a
+    // walk that found no translation (DEF_TLB_MISS: the DCR.dm a hypervisor sets for
+    // its guests, MMC77). No walker's reference to the VHPT faults, so VHPT_MISS has
+    // none.
     ev(0xd9, "SPEC_LOADS_NATTED", A, 2, |u| match u {
         0b0000 => Some(&[
             Atom::AnyOf(Signal::SpecNat, SPEC_NAT_PSR_ED),
             Atom::AnyOf(Signal::SpecNat, SPEC_NAT_CONSUMED),
             Atom::AnyOf(Signal::SpecNat, SPEC_NAT_TLB_FAULT),
+            Atom::AnyOf(Signal::SpecNat, SPEC_NAT_TLB_MISS),
         ]),
+        0b0010 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_TLB_MISS)]),
         0b0011 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_TLB_FAULT)]),
         0b0100 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_CONSUMED)]),
         0b0101 => Some(&[Atom::AnyOf(Signal::SpecNat, SPEC_NAT_PSR_ED)]),

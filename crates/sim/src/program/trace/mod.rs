@@ -461,6 +461,7 @@ impl Maker {
             entry: r.ip,
             code_page: None,
             uncached_code: false,
+            guest: false,
             body: Vec::with_capacity(self.shape.records),
             iterations: 1,
             streams: Vec::new(),
