@@ -83,14 +83,7 @@ impl Montecito {
                 self.nat_load(&op, SPEC_NAT_CONSUMED, 0, ip, g, out);
                 true
             } else if skipped && phase.streams[usize::from(a.stream)].nullable {
-                if phase.guest && phase.privilege != Privilege::KERNEL {
-                    // Xen sets DCR.dm while a VT-i guest runs at cpl > 0: the Data TLB
-                    // fault of the failed walk is deferred (DEF_TLB_MISS).
-                    self.failed_walk(phase, u64::from(a.offset), a.stream, ip, g, out);
-                    self.nat_load(&op, SPEC_NAT_TLB_MISS, u64::from(a.offset), ip, g, out);
-                } else {
-                    self.null_load(phase, &op, ip, g, out);
-                }
+                self.null_load(phase, &op, ip, g, out);
                 true
             } else if !phase.present(a.stream, k) {
                 // The page is not present: the walker finds its entry so, and the
@@ -119,10 +112,17 @@ impl Montecito {
     /// A speculative load through a NULL pointer: page 0 misses both DTLBs, the walker
     /// reads its VHPT entry and finds no translation, and the Data TLB fault's handler
     /// defers the load (PSR.ed), which returns a NaT when it issues again (DEF_PSR_ED).
+    /// A hardware virtual machine's guest above its kernel runs with the DCR.dm its
+    /// hypervisor sets (Xen's `vmx_ia64_set_dcr`, MMC77): the hardware defers the fault
+    /// and the load returns a NaT at once (DEF_TLB_MISS).
     fn null_load(&mut self, phase: &Phase, op: &Op, ip: u64, g: &mut Group, out: &mut Out) {
         let Some(a) = op.access() else { return };
         let addr = u64::from(a.offset);
         self.failed_walk(phase, addr, a.stream, ip, g, out);
+        if phase.guest && phase.privilege != Privilege::KERNEL {
+            self.nat_load(op, SPEC_NAT_TLB_MISS, addr, ip, g, out);
+            return;
+        }
         self.hypervisor(phase, ip, g, out);
         self.fault(ip, self.cfg.fault_handler_cycles, g, out);
         self.nat_load(op, SPEC_NAT_PSR_ED, addr, ip, g, out);
