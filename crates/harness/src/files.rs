@@ -10,6 +10,7 @@ use pmukit_sim::machine::arm11::{Arm11Config, Arm11Core};
 use pmukit_sim::machine::montecito::MontecitoConfig;
 use pmukit_sim::machine::sparc::{SparcChip, SparcConfig};
 use pmukit_sim::models::sun4v::{decode_mmustat, MmuStatReader};
+use pmukit_sim::program::builtin::{DEFAULT_WORKLOAD, WORKLOADS};
 use pmukit_sim::record::{report, Recording};
 use pmukit_sim::stat::{self, MachineFile, StatOptions};
 
@@ -45,12 +46,22 @@ pub fn events_file(data: &[u8]) {
 /// The PMUs whose machines a byte picks for the configuration and trace harnesses.
 const MACHINES: [&str; 7] = ["arm1136", "arm1156", "arm1176", "sparc-t4", "sparc-kt", "niagara", "montecito"];
 
-/// A short `pmu stat` run of the default events on the machine behind `pmu`.
-fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<std::path::PathBuf>, threads: usize) {
+/// A short `pmu stat` run of the default events on the machine behind `pmu`, of
+/// built-in workload `workload` (a trace takes its place).
+fn short_run(pmu_name: &str, workload: &str, machine_config: Option<MachineFile>, trace: Option<std::path::PathBuf>, threads: usize) {
     let catalog = &*CATALOG;
     let Ok(pmu) = catalog.pmu(pmu_name) else { return };
     let sels: Vec<_> = pmukit_arch::default_events(pmu).iter().filter_map(|e| catalog.resolve(e, pmu.name()).ok()).collect();
-    let opts = StatOptions { cycles: 20_000, mux_interval: 5_000, threads: Some(threads), machine_config, trace, ..StatOptions::default() };
+    let workload = workload.to_string();
+    let opts = StatOptions {
+        workload,
+        cycles: 20_000,
+        mux_interval: 5_000,
+        threads: Some(threads),
+        machine_config,
+        trace,
+        ..StatOptions::default()
+    };
     let _ = stat::stat(catalog, &sels, &opts, &mut |_| {});
 }
 
@@ -58,7 +69,8 @@ fn short_run(pmu_name: &str, machine_config: Option<MachineFile>, trace: Option<
 /// and a Montecito that the first byte picks (a refusal leaves the configuration as it
 /// was, and applying an accepted file twice changes nothing more); the first byte also
 /// picks a machine that then runs with it, with one thread or two (SPARC's strands
-/// at once, when the file asks for them).
+/// at once, when the file asks for them), and the file's length picks the built-in
+/// workload it runs, so every workload's paths meet hostile parameters.
 pub fn machine_config(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else { return };
     let text = String::from_utf8_lossy(rest);
@@ -78,7 +90,8 @@ pub fn machine_config(data: &[u8]) {
     }
     let pmu = MACHINES[pick % MACHINES.len()];
     let threads = if pick / 18 % 2 == 1 { 2 } else { 1 };
-    short_run(pmu, Some(MachineFile { origin: "fuzz.toml".into(), text: text.into_owned() }), None, threads);
+    let workload = WORKLOADS[rest.len() % WORKLOADS.len()].name;
+    short_run(pmu, workload, Some(MachineFile { origin: "fuzz.toml".into(), text: text.into_owned() }), None, threads);
 }
 
 /// A trace (Lackey or native): every phase the reader gives passes the machines' own
@@ -103,7 +116,7 @@ pub fn trace(data: &[u8]) {
     let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
     let path = dir.join(format!("pmukit-fuzz-trace-{}-{:?}", std::process::id(), std::thread::current().id()));
     if std::fs::write(&path, rest).is_ok() {
-        short_run(MACHINES[usize::from(first) % MACHINES.len()], None, Some(path.clone()), 1);
+        short_run(MACHINES[usize::from(first) % MACHINES.len()], DEFAULT_WORKLOAD, None, Some(path.clone()), 1);
     }
 }
 

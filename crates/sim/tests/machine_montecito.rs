@@ -873,6 +873,34 @@ fn mmc41_a_skip_over_a_jump_is_a_predicated_jump() {
     assert!(both.get(Signal::UnknownPredTaken) > forced, "forced and jumping: three times as often");
 }
 
+/// `if (c) w += weight[c->key]`, skipped in one iteration of four, `iterations` times
+/// (MMC42): the block's load of the node, and the load its value addresses; with
+/// `nullable`, the node's pointer is NULL in the iterations the test skips the block.
+fn null_guarded(iterations: u64, nullable: bool) -> pmukit_sim::program::Phase {
+    use pmukit_sim::program::Pattern;
+    let load = |stream, use_next| Op::Load(Access { stream, offset: 0, size: 4, use_next });
+    let quarter = Pattern::Bits { bits: 0x1111_1111_1111_1111, len: 64 };
+    let body = vec![
+        Op::Skip { over: 3, when: quarter },
+        load(0, true),
+        load(1, true),
+        Op::Int,
+        Op::Branch { target: 0x1_0000, when: Pattern::Loop },
+    ];
+    let child = DataStream {
+        base: 0x1000_0000,
+        stride: 64,
+        footprint: 1 << 16,
+        memory: Memory::Cacheable,
+        page: 16 << 10,
+        shared: false,
+        nullable,
+        fresh: false,
+    };
+    let weights = DataStream::fixed(0x200_0000, Memory::Cacheable);
+    common::phase(body, iterations, vec![child, weights])
+}
+
 /// ERRATA MMC42: a skip's block that begins with a load has it hoisted above the skip
 /// as an `ld.s`, with the load its value addresses, and a `chk.s` in each one's place.
 /// Through a NULL pointer, in the iterations the test skips the block, the first faults
@@ -880,32 +908,10 @@ fn mmc41_a_skip_over_a_jump_is_a_predicated_jump() {
 /// address it is (NaT consumption). No check fails.
 #[test]
 fn mmc42_a_null_guarded_load_is_speculated_and_natted() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern};
     use pmukit_sim::stream::{SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED};
     const ITERATIONS: u64 = 6400;
     let run = |nullable: bool, cfg: MontecitoConfig| {
-        let load = |stream, use_next| Op::Load(Access { stream, offset: 0, size: 4, use_next });
-        // `if (c) w += weight[c->key]`, skipped in one iteration of four.
-        let quarter = Pattern::Bits { bits: 0x1111_1111_1111_1111, len: 64 };
-        let body = vec![
-            Op::Skip { over: 3, when: quarter },
-            load(0, true),
-            load(1, true),
-            Op::Int,
-            Op::Branch { target: 0x1_0000, when: Pattern::Loop },
-        ];
-        let child = DataStream {
-            base: 0x1000_0000,
-            stride: 64,
-            footprint: 1 << 16,
-            memory: Memory::Cacheable,
-            page: 16 << 10,
-            shared: false,
-            nullable,
-            fresh: false,
-        };
-        let weights = DataStream::fixed(0x200_0000, Memory::Cacheable);
-        let program = common::program_of(common::phase(body, ITERATIONS, vec![child, weights]));
+        let program = common::program_of(null_guarded(ITERATIONS, nullable));
         Totals::of(machine::montecito(cfg, program, Skipping::Off), u64::MAX, |_| true)
     };
     let skipped = ITERATIONS / 4;
@@ -940,24 +946,11 @@ fn mmc42_a_null_guarded_load_is_speculated_and_natted() {
 /// takes the hypervisor's turn.
 #[test]
 fn mmc77_a_guests_null_guarded_load_is_deferred_by_the_hardware() {
-    use pmukit_sim::program::{Access, DataStream, Memory, Op, Pattern, Phase};
+    use pmukit_sim::program::Phase;
     use pmukit_sim::stream::{Privilege, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_MISS};
     const ITERATIONS: u64 = 6400;
     let skipped = ITERATIONS / 4;
-    let phase = |guest: bool, privilege: Privilege| {
-        let load = |stream, use_next| Op::Load(Access { stream, offset: 0, size: 4, use_next });
-        let quarter = Pattern::Bits { bits: 0x1111_1111_1111_1111, len: 64 };
-        let body = vec![
-            Op::Skip { over: 3, when: quarter },
-            load(0, true),
-            load(1, true),
-            Op::Int,
-            Op::Branch { target: 0x1_0000, when: Pattern::Loop },
-        ];
-        let child = DataStream { nullable: true, ..DataStream::fixed(0x1000_0000, Memory::Cacheable) };
-        let weights = DataStream::fixed(0x200_0000, Memory::Cacheable);
-        Phase { guest, privilege, ..common::phase(body, ITERATIONS, vec![child, weights]) }
-    };
+    let phase = |guest: bool, privilege: Privilege| Phase { guest, privilege, ..null_guarded(ITERATIONS, true) };
     let run = |p: Phase| Totals::of(machine::montecito(MontecitoConfig::new(1), common::program_of(p), Skipping::Off), u64::MAX, |_| true);
     let (native, guest) = (run(phase(false, Privilege::USER)), run(phase(true, Privilege::USER)));
     let each = |flags: u8| skipped * u64::from(flags);

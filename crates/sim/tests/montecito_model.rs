@@ -1558,22 +1558,26 @@ fn table_4_42_tagged_l2d_return_port() {
     assert_eq!(count4(counting(TAGGED_L2D_RETURN_PORT, 0, &[]), spans), 5);
 }
 
+/// SPEC_LOADS_NATTED (Table 4-125) over `spans` under each of its masks: ALL,
+/// VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT, NAT_CNSM, DEF_PSR_ED.
+fn natted(spans: &[Span]) -> [u64; 6] {
+    const SPEC_LOADS_NATTED: u64 = 0xd9;
+    [0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(|umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.to_vec()))
+}
+
 /// Table 4-125 (MMC42): SPEC_LOADS_NATTED counts the integer speculative loads that
 /// returned a NaT, by cause: the OS's PSR.ed (DEF_PSR_ED) and a NaT address (NAT_CNSM);
 /// the hardware deferrals (VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT) count none.
 #[test]
 fn table_4_125_spec_loads_natted() {
     use pmukit_sim::stream::{SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED};
-    const SPEC_LOADS_NATTED: u64 = 0xd9;
     let spans = vec![
         span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::SpecNat, SPEC_NAT_PSR_ED | SPEC_NAT_CONSUMED),
         span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::SpecNat, SPEC_NAT_PSR_ED),
         span(0, USER, 100).with(Signal::Instructions, 1).with(Signal::Loads, 1),
     ];
-    let count = |umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.clone());
-    // ALL, VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT, NAT_CNSM, DEF_PSR_ED (a span's signals
-    // count in each of its cycles).
-    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(count), [12, 0, 0, 0, 1, 11]);
+    // A span's signals count in each of its cycles.
+    assert_eq!(natted(&spans), [12, 0, 0, 0, 1, 11]);
 }
 
 /// Table 4-125's DEF_TLB_MISS (a NaT the hardware deferred for a walk that found no
@@ -1582,14 +1586,11 @@ fn table_4_125_spec_loads_natted() {
 #[test]
 fn table_4_125_def_tlb_miss() {
     use pmukit_sim::stream::{SPEC_NAT_CONSUMED, SPEC_NAT_TLB_MISS};
-    const SPEC_LOADS_NATTED: u64 = 0xd9;
     let spans = vec![
         span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::SpecNat, SPEC_NAT_TLB_MISS | SPEC_NAT_CONSUMED),
         span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::Loads, 1).with(Signal::SpecNat, SPEC_NAT_TLB_MISS),
     ];
-    let natted = |umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.clone());
-    // ALL, VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT, NAT_CNSM, DEF_PSR_ED.
-    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(natted), [12, 0, 11, 0, 1, 0]);
+    assert_eq!(natted(&spans), [12, 0, 11, 0, 1, 0]);
 }
 
 /// Table 4-125's DEF_TLB_FAULT (a NaT the hardware deferred for a page not present,
@@ -1598,16 +1599,13 @@ fn table_4_125_def_tlb_miss() {
 #[test]
 fn table_4_125_def_tlb_fault_and_table_4_82_failed_checks() {
     use pmukit_sim::stream::{FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_TLB_FAULT};
-    const SPEC_LOADS_NATTED: u64 = 0xd9;
     const INST_FAILED_CHKS_RETIRED: u64 = 0x55;
     let spans = vec![
         span(0, USER, 1).with(Signal::Instructions, 2).with(Signal::Loads, 2).with(Signal::SpecNat, SPEC_NAT_TLB_FAULT | SPEC_NAT_CONSUMED),
         span(0, USER, 10).with(Signal::Instructions, 1).with(Signal::FailedChecks, FAILED_CHECK_INT),
         span(0, USER, 100).with(Signal::Instructions, 1).with(Signal::FailedChecks, FAILED_CHECK_FP),
     ];
-    let natted = |umask| count4(counting(SPEC_LOADS_NATTED, umask, &[]), spans.clone());
-    // ALL, VHPT_MISS, DEF_TLB_MISS, DEF_TLB_FAULT, NAT_CNSM, DEF_PSR_ED.
-    assert_eq!([0b0000, 0b0001, 0b0010, 0b0011, 0b0100, 0b0101].map(natted), [2, 0, 0, 1, 1, 0]);
+    assert_eq!(natted(&spans), [2, 0, 0, 1, 1, 0]);
     let failed = |umask| count4(counting(INST_FAILED_CHKS_RETIRED, umask, &[]), spans.clone());
     assert_eq!([0b0000, 0b0001, 0b0010, 0b0011].map(failed), [0, 10, 100, 110]);
 }
