@@ -239,8 +239,10 @@ impl<const F: usize> Signals<F> {
 
     /// Whether any of the signals `any` has set (to any increment) counts here: one
     /// test per word, where asking signal by signal costs a shift and mask each.
+    /// No early exit: the test is branch-free, and with a constant `any` the words
+    /// it leaves empty fold away wherever the compiler inlines it.
     pub fn counts_any(&self, any: &Signals<F>) -> bool {
-        self.0.iter().zip(&any.0).any(|(w, a)| w & a != 0)
+        self.0.iter().zip(&any.0).fold(0, |set, (w, a)| set | (w & a)) != 0
     }
 
     /// Whether `other`'s increments can be added to these without any signal counting

@@ -10,6 +10,8 @@
 //! of its own on the same timeline: the release stores waiting in the L2D's OzQ
 //! (`hold`, MMC38).
 
+use std::collections::BTreeMap;
+
 use crate::stream::{Signal, MAX_PER_CYCLE};
 
 use super::config::MontecitoConfig;
@@ -60,6 +62,11 @@ const CASTOUT_ENTRIES: usize = 4;
 
 /// Cycles ahead the calendar first holds; it grows when a request reaches further.
 const FIRST_HORIZON: usize = 1024;
+/// Cycles ahead the calendar grows to at most (4.5 MB of slots): a change further
+/// ahead waits in `Si::far` until the calendar reaches its cycle. An iteration of a
+/// machine whose memory answers in 10^5 cycles (`memory_cycles`' largest) can reach
+/// 10^7 cycles ahead, which a calendar of that many slots held in gigabytes.
+const MAX_HORIZON: usize = 1 << 16;
 
 /// The timeline, as a calendar of the changes to come: an entry is a +1 in the cycle
 /// it becomes live and a -1 in the cycle it leaves, a bus clock a pulse live in the
@@ -78,6 +85,11 @@ pub struct Si {
     /// with a change.
     calendar: Vec<Deltas>,
     marked: Vec<u64>,
+    /// The changes of cycles past the calendar's reach (it has grown to
+    /// `MAX_HORIZON`), by cycle, and the first of their cycles (`u64::MAX` with
+    /// none): kept apart so that a step of the timeline checks one number for them.
+    far: BTreeMap<u64, Deltas>,
+    far_first: u64,
     /// The data bus's transfers (their first and past their last bus clock) that a
     /// later one may follow back to back.
     transfers: Vec<(u64, u64)>,
@@ -101,6 +113,8 @@ impl Si {
             occupied: Signals::default(),
             calendar: vec![[0; LIVE]; FIRST_HORIZON],
             marked: vec![0; FIRST_HORIZON / 64],
+            far: BTreeMap::new(),
+            far_first: u64::MAX,
             transfers: Vec::new(),
             spans: Vec::new(),
             castouts: [0; CASTOUT_ENTRIES],
@@ -173,7 +187,7 @@ impl Si {
                     span.signals = span.signals.union(self.occupied);
                 }
             }
-            self.now = end;
+            self.advance(end);
         } else {
             let mut spans = std::mem::take(&mut self.spans);
             spans.clear();
@@ -208,7 +222,7 @@ impl Si {
     fn run_to(&mut self, to: u64) {
         while self.now < to {
             self.pass();
-            self.now = self.next_change(self.now + 1, to);
+            self.advance(self.next_change(self.now + 1, to));
         }
     }
 
@@ -226,7 +240,7 @@ impl Si {
                 piece.signals = piece.signals.union(self.occupied);
             }
             push(out, piece);
-            self.now = until;
+            self.advance(until);
         }
     }
 
@@ -252,11 +266,36 @@ impl Si {
         }
     }
 
+    /// Moves `now` on to `t`, and the far changes the calendar then reaches into it,
+    /// so that every change in `far` stays beyond the calendar's reach.
+    fn advance(&mut self, t: u64) {
+        self.now = t;
+        if self.far_first < t + self.calendar.len() as u64 {
+            self.reach_far();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reach_far(&mut self) {
+        let reach = self.now + self.calendar.len() as u64;
+        while let Some(entry) = self.far.first_entry().filter(|e| *e.key() < reach) {
+            let (at, deltas) = entry.remove_entry();
+            let slot = self.slot(at);
+            self.marked[slot / 64] |= 1 << (slot % 64);
+            for (c, d) in self.calendar[slot].iter_mut().zip(deltas) {
+                *c += d;
+            }
+        }
+        self.far_first = self.far.keys().next().copied().unwrap_or(u64::MAX);
+    }
+
     fn slot(&self, t: u64) -> usize {
         (t as usize) & (self.calendar.len() - 1)
     }
 
-    /// The first cycle in `from..to` with a change, or `to`.
+    /// The first cycle in `from..to` with a change, or `to`. Past the calendar's
+    /// reach the first far change is the only one.
     fn next_change(&self, from: u64, to: u64) -> u64 {
         let horizon = self.calendar.len() as u64;
         let last = to.min(self.now + horizon);
@@ -267,11 +306,11 @@ impl Si {
             let word = self.marked[slot / 64] >> (slot % 64);
             if word != 0 {
                 let found = t + u64::from(word.trailing_zeros());
-                return if found < last { found } else { to };
+                return if found < last { found } else { to.min(self.far_first) };
             }
             t += 64 - (slot % 64) as u64;
         }
-        to
+        to.min(self.far_first)
     }
 
     /// Counts `delta` more entries of `signal` (and of its own counterpart, when
@@ -281,8 +320,17 @@ impl Si {
         // earlier, it begins now rather than in a slot a whole calendar ahead.
         debug_assert!(at >= self.now);
         let at = at.max(self.now);
-        while at - self.now >= self.calendar.len() as u64 {
+        while at - self.now >= self.calendar.len() as u64 && self.calendar.len() < MAX_HORIZON {
             self.grow();
+        }
+        if at - self.now >= self.calendar.len() as u64 {
+            let deltas = self.far.entry(at).or_insert([0; LIVE]);
+            deltas[signal as usize - FIRST] += delta;
+            if let Some(own) = own_signal(signal).filter(|_| own) {
+                deltas[own as usize - FIRST] += delta;
+            }
+            self.far_first = self.far_first.min(at);
+            return;
         }
         let slot = self.slot(at);
         self.marked[slot / 64] |= 1 << (slot % 64);
@@ -466,6 +514,11 @@ impl Si {
             out.extend(self.calendar[self.slot(at)].iter().map(|&d| d as u64));
             t = at + 1;
         }
+        // Every far change is past the calendar's reach, after those above.
+        for (&at, deltas) in &self.far {
+            out.push(at - now);
+            out.extend(deltas.iter().map(|&d| d as u64));
+        }
         // The castout entries still held, by how far ahead each frees.
         let mut held: Vec<u64> = self.castouts.iter().map(|&at| at.saturating_sub(now)).collect();
         held.sort_unstable();
@@ -633,6 +686,34 @@ mod tests {
         si.add(RQ_BOTH, false, 1010, 5000);
         assert_eq!(si.calendar.len(), 4096, "4,000 cycles ahead");
         assert_eq!(laid(&mut si, 5000, RQ_BOTH), [(3, 0), (4, 1), (3, 0), (3990, 1), (1000, 0)]);
+    }
+
+    #[test]
+    fn changes_past_the_calendars_largest_reach_wait_aside_and_come_at_their_cycle() {
+        let mut si = Si::new(true);
+        let far = MAX_HORIZON as u64 * 3;
+        si.add(RQ_BOTH, false, 10, 20);
+        si.add(RQ_BOTH, false, far, far + 5);
+        si.add(RQ_BOTH, false, far + 2, far + MAX_HORIZON as u64 * 2);
+        assert_eq!(si.calendar.len(), MAX_HORIZON, "the calendar grows no further");
+        assert_eq!((si.far.len(), si.far_first), (4, far));
+        let pieces = laid(&mut si, far + MAX_HORIZON as u64 * 2 + 10, RQ_BOTH);
+        let end = MAX_HORIZON as u64 * 2 - 2;
+        assert_eq!(pieces, [(10, 0), (10, 1), (far - 20, 0), (2, 1), (3, 2), (end - 3, 1), (10, 0)]);
+        assert_eq!((si.far.len(), si.far_first), (0, u64::MAX));
+        // The same changes made from a later cycle, nearer, leave the same state.
+        let canonical = |si: &Si| {
+            let mut out = Vec::new();
+            si.canonical(&MontecitoConfig::new(1), &mut out);
+            out
+        };
+        let (mut a, mut b) = (Si::new(true), Si::new(true));
+        laid(&mut a, far, RQ_BOTH);
+        a.add(RQ_BOTH, false, far + 1000, far + MAX_HORIZON as u64 + 6);
+        b.add(RQ_BOTH, false, far + 1000, far + MAX_HORIZON as u64 + 6);
+        laid(&mut b, far, RQ_BOTH);
+        assert_eq!((a.far.len(), b.far.len()), (1, 1), "the end beyond the reach");
+        assert_eq!(canonical(&a), canonical(&b));
     }
 
     #[test]
