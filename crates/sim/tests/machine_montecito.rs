@@ -12,7 +12,7 @@ use pmukit_sim::models::montecito;
 use pmukit_sim::program::builtin::{self, WORKLOADS};
 use pmukit_sim::program::ia64;
 use pmukit_sim::program::{Access, DataStream, Memory, Op, Program};
-use pmukit_sim::stream::{Branch, FetchMiss, MemRef, Signal, Span, Totals, MONTECITO};
+use pmukit_sim::stream::{Branch, FetchMiss, MemRef, Signal, Span, Totals, IBUF_BRQ_FULL, IBUF_FULL, MONTECITO};
 
 /// The tables of selections that cannot count and that count zero, with their reasons.
 const MODEL_DOC: &str = include_str!("../../../docs/montecito-model.md");
@@ -532,6 +532,41 @@ fn mmc63_device_reads_wait_for_the_io_bus_one_at_a_time() {
     let (single, _, alone) = device_loops(1, 1, Skipping::Off);
     assert_eq!(alone, 0);
     assert!(off.cycles >= 2 * single.cycles * 9 / 10, "{} against {}", off.cycles, single.cycles);
+}
+
+/// MMC78: behind a stalled back end the front end fetches ahead, two bundles a cycle,
+/// and each branch it fetches takes an entry of the branch retirement queue until it
+/// retires. A loop of one bundle whose load misses every time: the stalled bundle's
+/// branch and seven bundles fetched ahead fill a queue of 8, so the front end stops
+/// short of filling the buffer, and the rest of each stall is the queue's
+/// (FE_LOST_BW.BRQ, `IBufFullCycles`' second flag) where a queue of 9 leaves the
+/// buffer to fill (IBFULL). The timing is the same either way.
+#[test]
+fn mmc78_a_one_bundle_loop_fills_the_branch_queue_before_the_buffer() {
+    use pmukit_sim::program::Pattern;
+    let run = |entries| {
+        let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: true });
+        let body = vec![load, Op::Int, Op::Branch { target: 0xc000, when: Pattern::Loop }];
+        let mut phase = common::phase(body, 200, vec![striding(128, 1 << 24, 1 << 14)]);
+        // A bundle's address (three instructions of four bytes from a multiple of 12):
+        // the loop is one bundle.
+        phase.entry = 0xc000;
+        let cfg = MontecitoConfig { brq_entries: entries, ..MontecitoConfig::new(1) };
+        let blocks: Vec<_> = machine::montecito(cfg, common::program_of(phase), Skipping::Off).collect();
+        let flagged = |flag: u8| -> u64 {
+            let stalled = |s: &&Span<MONTECITO>| s.signals.get(Signal::IBufFullCycles) & u64::from(flag) != 0;
+            blocks.iter().map(|b| b.repeat * b.body.iter().filter(stalled).map(|s| s.cycles).sum::<u64>()).sum()
+        };
+        (blocks.iter().map(|b| b.cycles()).sum::<u64>(), flagged(IBUF_BRQ_FULL), flagged(IBUF_FULL))
+    };
+    let (cycles, queue, buffer) = run(8);
+    assert!(queue > 200 * 100, "{queue} cycles the queue stalls the front end");
+    assert_eq!(buffer, 0);
+    let (cycles_9, queue_9, buffer_9) = run(9);
+    assert_eq!((cycles_9, queue_9), (cycles, 0));
+    // The fetch of the buffer's eighth bundle, two a cycle, ends in the same cycle
+    // as the seventh's: the same stall cycles are the full buffer's.
+    assert_eq!(buffer_9, queue);
 }
 
 /// MMC28: L2I and L2D misses share 16 request buffers; a stream whose loads nobody

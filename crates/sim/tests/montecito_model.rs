@@ -6,7 +6,7 @@ use pmukit_arch::montecito::pal::{self, mask_has};
 use pmukit_arch::montecito::registers::{PMC_GENERIC, PMV, PSR};
 use pmukit_sim::engine::{self, Exit};
 use pmukit_sim::models::montecito::{line_state, mapped_event, EventType, Montecito, MontecitoError, EVENTS};
-use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span};
+use pmukit_sim::stream::{Block, Cursor, MemRef, Privilege, Signal, Span, IBUF_BRQ_FULL, IBUF_FULL};
 
 const USER: Privilege = Privilege::USER;
 const KERNEL: Privilege = Privilege::KERNEL;
@@ -1444,6 +1444,28 @@ fn tables_4_74_and_4_75_branch_recirculates_are_plp_br_ilock_and_bi() {
     // BR_ILOCK (b1100, MMC45), BI (b1001, MMC65), and BRQ (b1010) none.
     for es in [0x70, 0x72, 0x73] {
         assert_eq!([0xb, 0xc, 0x9, 0xa].map(|u| count(es, u)), [200_014, 2000, 20_000, 0], "{es:#x}");
+    }
+}
+
+/// Tables 4-74, 4-75, 4-79 and 4-49 for the branch retirement queue (MMC78): behind
+/// a stalled back end (an L1D stall counting LsuFullStallCycles), cycles the front end
+/// stops for the queue (`IBufFullCycles` = IBUF_BRQ_FULL) are FE_BUBBLE's BRANCH (in
+/// GROUP1, GROUP3 and ALLBUT_IBFULL) and FE_LOST_BW's BRQ, two bundles a cycle; the
+/// buffer holds the bundles fetched, so IDEAL_BE_LOST_BW_DUE_TO_FE and
+/// BE_LOST_BW_DUE_TO_FE lose none, as for a full buffer (IBUF_FULL: FE_BUBBLE's and
+/// FE_LOST_BW's IBFULL).
+#[test]
+fn tables_4_74_and_4_75_the_branch_retirement_queue_stalls_behind_the_back_end() {
+    let stalled = |flag: u8, cycles| {
+        span(0, USER, cycles).with(Signal::LsuFullStallCycles, 1).with(Signal::IBufStallCycles, 1).with(Signal::IBufFullCycles, flag)
+    };
+    let count = |es, umask| count4(counting(es, umask, &[]), vec![stalled(IBUF_BRQ_FULL, 7), stalled(IBUF_FULL, 100)]);
+    // FE_BUBBLE: ALL, GROUP1, IBFULL, BRANCH, GROUP3, ALLBUT_IBFULL.
+    assert_eq!([0x0, 0x3, 0x5, 0x9, 0xa, 0xc].map(|u| count(0x71, u)), [107, 7, 100, 7, 7, 7]);
+    // FE_LOST_BW: ALL, BRQ (b1010), IBFULL (b0101).
+    assert_eq!([0x0, 0xa, 0x5].map(|u| count(0x70, u)), [214, 14, 200]);
+    for es in [0x72, 0x73] {
+        assert_eq!([0x0, 0xa].map(|u| count(es, u)), [0, 0], "{es:#x}");
     }
 }
 

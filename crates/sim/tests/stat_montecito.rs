@@ -263,8 +263,9 @@ fn br_path_pred_outcomes_partition_the_branches() {
 
 /// §4.6, §4.15: the front end's losses, one cause per cycle (MD39). A stalled cycle
 /// loses two bundles at the instruction buffer's entrance; a taken branch's cycle the
-/// bundles it leaves unreached. At the exit a full buffer loses nothing, and the back
-/// end sees the loss only in cycles it is not stalled itself (BACK_END_BUBBLE.FE).
+/// bundles it leaves unreached. At the exit a full buffer loses nothing, nor one the
+/// branch retirement queue stopped filling (MMC78), and the back end sees the loss
+/// only in cycles it is not stalled itself (BACK_END_BUBBLE.FE).
 #[test]
 fn s4_6_front_end_losses_add_up_to_their_causes() {
     for w in WORKLOADS.iter() {
@@ -282,9 +283,10 @@ fn s4_6_front_end_losses_add_up_to_their_causes() {
         ])[..] else {
             unreachable!()
         };
-        let [lost, unreached, ideal, be_lost, be_unreached, be_fe] = run(&[
+        let [lost, unreached, queue, ideal, be_lost, be_unreached, be_fe] = run(&[
             "FE_LOST_BW.ALL",
             "FE_LOST_BW.UNREACHED",
+            "FE_LOST_BW.BRQ",
             "IDEAL_BE_LOST_BW_DUE_TO_FE.ALL",
             "BE_LOST_BW_DUE_TO_FE.ALL",
             "BE_LOST_BW_DUE_TO_FE.UNREACHED",
@@ -296,7 +298,9 @@ fn s4_6_front_end_losses_add_up_to_their_causes() {
         assert_eq!(bubbles, allbut_ib_full + ib_full, "{name}");
         assert_eq!(group2, imiss + tlb, "{name}");
         assert_eq!(lost, 2 * bubbles + unreached, "{name}");
-        assert_eq!(ideal, lost - 2 * ib_full, "{name}");
+        // Behind a stalled back end the buffer holds bundles: a full buffer, or a full
+        // branch retirement queue (MMC78), loses nothing at its exit.
+        assert_eq!(ideal, lost - 2 * ib_full - queue, "{name}");
         assert_eq!(be_lost, 2 * be_fe + be_unreached, "{name}");
         assert!(bubbles > 0 && unreached > 0, "{name}: {bubbles} bubbles, {unreached} unreached");
     }

@@ -26,8 +26,8 @@ use pmukit_arch::montecito::etb::BranchKind;
 
 pub use cursor::Cursor;
 pub use signal::{
-    L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT, SPEC_NAT_TLB_MISS,
-    UNCACHED_DEMAND, UNCACHED_PREFETCH,
+    L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, IBUF_BRQ_FULL, IBUF_FULL, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED,
+    SPEC_NAT_TLB_FAULT, SPEC_NAT_TLB_MISS, UNCACHED_DEMAND, UNCACHED_PREFETCH,
 };
 pub use signals::{family_has, family_signals, Signals, ARM11, EVERY, MAX_PER_CYCLE, MONTECITO, SPARC};
 

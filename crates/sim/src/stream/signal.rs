@@ -205,7 +205,9 @@ pub enum Signal {
     StoresLocalMemory,
     /// Cycles loads and stores wait for a data-TLB miss to be served.
     DTlbMissWaitCycles,
-    /// Cycles the instruction buffer is full while the back end stalls.
+    /// Cycles the front end stalls behind a stalled back end: its instruction buffer
+    /// is full; on Montecito, flags: the buffer full ([`IBUF_FULL`]), or the branch
+    /// retirement queue ([`IBUF_BRQ_FULL`], ERRATA MMC78).
     IBufFullCycles,
     // Every family's.
     /// Cycles the thread is halted: an idle loop's wait for an interrupt
@@ -848,6 +850,12 @@ pub const SPEC_NAT_TLB_FAULT: u8 = 0b100;
 /// [`Signal::SpecNat`]'s flag of a load whose Data TLB fault (a walk that found no
 /// translation) the hardware defers (DCR.dm, which a hypervisor sets for its guests).
 pub const SPEC_NAT_TLB_MISS: u8 = 0b1000;
+
+/// [`Signal::IBufFullCycles`]' flags on Montecito: the instruction buffer is full, or
+/// the fetch stopped short of filling it, its next branch finding the branch
+/// retirement queue full.
+pub const IBUF_FULL: u8 = 0b01;
+pub const IBUF_BRQ_FULL: u8 = 0b10;
 
 /// [`Signal::UncachedFetches`]' flags: a demand fetch's read of uncacheable code, and
 /// the next-line prefetcher's.

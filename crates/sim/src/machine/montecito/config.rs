@@ -89,6 +89,11 @@ pub struct MontecitoConfig {
     /// zero-bubble predictor for the `brp.loop.imp` at the loop's entry, fetching
     /// nothing meanwhile (FE_LOST_BW.BI; ERRATA MMC65: an assumption).
     pub branch_init_cycles: u64,
+    /// Entries of the front end's branch retirement queue, which holds each fetched
+    /// branch's prediction until the branch retires: a fetch whose branch finds it
+    /// full waits (FE_LOST_BW.BRQ; ERRATA MMC78: an assumption, as deep as the
+    /// instruction buffer).
+    pub brq_entries: usize,
     /// Cycles from a store's issue until its bytes are in the L1D, in which a load of
     /// them waits (BE_L1D_FPU_BUBBLE.L1D_LDCONF; ERRATA MMC44: an assumption, the
     /// store's write in the stage after the one a load reads in).
@@ -209,6 +214,7 @@ impl MontecitoConfig {
             victim_read_delay: 0,
             br_interlock_cycles: 1,
             branch_init_cycles: 1,
+            brq_entries: 8,
             stream_lines: 8,
             pvab_entries: 4,
             cr_cycles: 10,
@@ -290,6 +296,7 @@ impl MontecitoConfig {
             a("core", "device_reads", &self.device_reads, &[DataDepStallCycles, ThreadSwitchStall]).latency(DATA_LATENCY),
             a("core", "br_interlock_cycles", &self.br_interlock_cycles, &[BranchInterlockCycles]),
             a("core", "branch_init_cycles", &self.branch_init_cycles, &[BranchInitCycles]),
+            a("core", "brq_entries", &self.brq_entries, &[IBufFullCycles]),
             a("core", "store_write_cycles", &self.store_write_cycles, &[LsuFullStallCycles, L1dConflict]),
             a("core", "ozq_data_entries", &self.ozq_data_entries, &[L2dOzdbFull, L2dBackPressureCycles]),
             a("core", "victim_read_delay", &self.victim_read_delay, &[L2dWritebackConflicts]).latency(DATA_LATENCY),

@@ -3,7 +3,7 @@
 //! branch or a load whose value the next instruction needs ends its group.
 
 use super::branch::is_wrong;
-use super::group::{address_space, be_stall, bundle_address, fe_stall, slot, Group, Port};
+use super::group::{address_space, bundle_address, fe_stall, slot, Group, Port};
 use super::levels::{translated, Side};
 use super::speculation;
 use super::Montecito;
@@ -81,15 +81,15 @@ fn guarded_jump(phase: &Phase, i: usize, over: u8) -> Option<Op> {
     }
 }
 
-/// The stalls of an interruption's entry or exit sequence (MMC39), in order: each so
-/// many cycles counting its signal, nothing issuing.
-fn switch_stacks(out: &mut Out, ip: u64, steps: &[(u64, Signal)]) {
-    for &(cycles, signal) in steps {
-        be_stall(out, ip, 0, cycles, Signals::default().with(signal, 1));
-    }
-}
-
 impl Montecito {
+    /// The stalls of an interruption's entry or exit sequence (MMC39), in order: each
+    /// so many cycles counting its signal, nothing issuing.
+    fn switch_stacks(&self, out: &mut Out, ip: u64, steps: &[(u64, Signal)]) {
+        for &(cycles, signal) in steps {
+            self.be_stall(out, ip, 0, cycles, Signals::default().with(signal, 1));
+        }
+    }
+
     /// One iteration of `phase`.
     pub(super) fn run(&mut self, phase: &Phase, k: u64, out: &mut Out) {
         let mut g = Group::default();
@@ -103,7 +103,11 @@ impl Montecito {
         }
         if k == 0 {
             self.presage_loop(phase, out);
+            if let Some(rooms) = self.rooms.get_mut(self.thread) {
+                super::brq::room(phase, self.cfg.brq_entries, rooms, &mut self.bundles);
+            }
         }
+        self.at = 0;
         let mut i = 0;
         while i < phase.body.len() {
             if let Some(&ip) = phase.addresses.get(i) {
@@ -232,7 +236,7 @@ impl Montecito {
     fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Signal) {
         g.signals.bump(Signal::ExplicitStops);
         self.close(g, out);
-        be_stall(out, self.ip, 0, cycles, Signals::default().with(stall, 1));
+        self.be_stall(out, self.ip, 0, cycles, Signals::default().with(stall, 1));
     }
 
     /// A divide or square root: a software sequence that starts with frcpa or frsqrta,
@@ -248,8 +252,8 @@ impl Montecito {
         self.close(g, out);
         let both = PREDICATE_WAIT.min(cycles);
         let fr = Signals::default().with(Signal::FrDepStallCycles, 1);
-        be_stall(out, self.ip, 0, both, fr.with(Signal::PrDepStallCycles, 1));
-        be_stall(out, self.ip, both, cycles - both, fr);
+        self.be_stall(out, self.ip, 0, both, fr.with(Signal::PrDepStallCycles, 1));
+        self.be_stall(out, self.ip, both, cycles - both, fr);
     }
 
     /// Executes instruction `i`; returns how many instructions it consumed (a taken
@@ -257,6 +261,7 @@ impl Montecito {
     fn execute(&mut self, phase: &Phase, k: u64, i: usize, g: &mut Group, out: &mut Out) -> usize {
         let op = phase.body[i];
         let ip = self.ip;
+        self.at = i;
         self.fetch(phase, ip, g, out);
         self.ip = ip.wrapping_add(INSN);
         if !self.hoisted.is_empty() && self.check(phase, k, i, ip, g, out) {
@@ -332,7 +337,7 @@ impl Montecito {
                 }
                 self.wait(g, out, self.cfg.cr_cycles - 1, Signal::ArCrStallCycles);
                 if kernel {
-                    switch_stacks(out, ip, &[(self.cfg.cr_cycles, Signal::RseArDepStallCycles), (1, Signal::BankSwitchStallCycles)]);
+                    self.switch_stacks(out, ip, &[(self.cfg.cr_cycles, Signal::RseArDepStallCycles), (1, Signal::BankSwitchStallCycles)]);
                 }
             }
             Op::Fp(f) => {
@@ -400,7 +405,7 @@ impl Montecito {
                     (self.cfg.cr_cycles, Signal::RseArDepStallCycles),
                     (1, Signal::RseBankSwitchStallCycles),
                 ];
-                switch_stacks(out, ip, &exit);
+                self.switch_stacks(out, ip, &exit);
                 if phase.privilege == Privilege::KERNEL {
                     // The kernel's `rfi`, a privileged instruction (MMC77).
                     self.hypervisor(phase, ip, g, out);

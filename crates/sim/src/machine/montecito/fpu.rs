@@ -7,7 +7,7 @@
 //! the operation with the firmware's FPSWA. The next iteration's operations read
 //! those results: SIR stalls for them too, and nothing traps (FP_FALSE_SIRSTALL).
 
-use super::group::{be_stall, Group};
+use super::group::Group;
 use super::Montecito;
 use super::{Out, Signals};
 use crate::stream::Signal;
@@ -22,7 +22,7 @@ impl Montecito {
         g.signals.bump(Signal::FpSubnormalResults);
         g.signals.bump(Signal::FpSirStallsTrapping);
         self.close(g, out);
-        be_stall(out, ip, 0, self.cfg.sir_cycles, Signals::default().with(Signal::FpuStallCycles, 1));
+        self.be_stall(out, ip, 0, self.cfg.sir_cycles, Signals::default().with(Signal::FpuStallCycles, 1));
         out.stall(ip, self.cfg.trap_cycles + self.cfg.fp_assist_cycles, Some(Signal::ExceptionFlushCycles));
         // The assist's instructions retired (MD44 counts a switch's stall from them).
         out.handled();
@@ -39,6 +39,6 @@ impl Montecito {
     pub(super) fn unsafe_operands(&mut self, g: &mut Group, out: &mut Out, ip: u64) {
         g.signals.bump(Signal::FpSirStallsFalse);
         self.close(g, out);
-        be_stall(out, ip, 0, self.cfg.sir_cycles, Signals::default().with(Signal::FpuStallCycles, 1));
+        self.be_stall(out, ip, 0, self.cfg.sir_cycles, Signals::default().with(Signal::FpuStallCycles, 1));
     }
 }

@@ -2,9 +2,9 @@
 //! being formed, adding signals, the stalls of the front and back ends, and where an
 //! instruction sits in its bundle.
 
-use super::{Out, Signals};
+use super::{Montecito, Out, Signals};
 use crate::program::{Phase, INSN};
-use crate::stream::{Branch, Detail, MemRef, Signal};
+use crate::stream::{Branch, Detail, MemRef, Signal, IBUF_BRQ_FULL, IBUF_FULL};
 
 /// Itanium code: three instructions to a 16-byte bundle (ERRATA MMC2). Program
 /// addresses count `INSN` bytes per instruction; the core fetches bundles. A trace may
@@ -68,19 +68,26 @@ pub(super) struct Group {
     pub(super) split: Option<u64>,
 }
 
-/// Cycles the front end takes to fill the 8-bundle instruction buffer, two bundles a
-/// cycle (§2.1.2), behind a back end that stopped taking them (ERRATA MMC18).
-const IB_FILL_CYCLES: u64 = 4;
+/// The instruction buffer's bundles (§2.1.2: "This 8 entry queue decouples the
+/// front-end from the back-end"), which the front end fills two a cycle behind a
+/// back end that stopped taking them (ERRATA MMC18).
+pub(super) const IB_BUNDLES: u8 = 8;
 
-/// `cycles` cycles of a back-end stall counting `per_cycle`, `already` cycles into the
-/// stall: once the front end has filled the instruction buffer it stalls too.
-pub(super) fn be_stall(out: &mut Out, ip: u64, already: u64, cycles: u64, per_cycle: Signals) {
-    let filling = IB_FILL_CYCLES.saturating_sub(already).min(cycles);
-    if filling > 0 {
-        out.emit(ip, filling, per_cycle);
-    }
-    if cycles > filling {
-        out.emit(ip, cycles - filling, per_cycle.with(Signal::IBufFullCycles, 1));
+impl Montecito {
+    /// `cycles` cycles of a back-end stall counting `per_cycle`, `already` cycles into
+    /// the stall: the front end fetches ahead, two bundles a cycle, and stalls too once
+    /// it has filled the instruction buffer, or sooner, once the next bundle's branch
+    /// finds the branch retirement queue full (`brq::room`, MMC78).
+    pub(super) fn be_stall(&self, out: &mut Out, ip: u64, already: u64, cycles: u64, per_cycle: Signals) {
+        let room = self.rooms.get(self.thread).and_then(|r| r.get(self.at)).copied().unwrap_or(IB_BUNDLES);
+        let filling = u64::from(room.div_ceil(2)).saturating_sub(already).min(cycles);
+        if filling > 0 {
+            out.emit(ip, filling, per_cycle);
+        }
+        if cycles > filling {
+            let why = if room < IB_BUNDLES { IBUF_BRQ_FULL } else { IBUF_FULL };
+            out.emit(ip, cycles - filling, per_cycle.with(Signal::IBufFullCycles, why));
+        }
     }
 }
 

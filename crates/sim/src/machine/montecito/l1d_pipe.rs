@@ -3,7 +3,7 @@
 //! load that meets a store to its bytes that has not written the L1D yet. Each holds
 //! the access back in the L1D stage: a BE_L1D_FPU_BUBBLE cycle of its own reason.
 
-use super::group::{be_stall, Group};
+use super::group::Group;
 use super::{Montecito, Out, Signals};
 use crate::machine::{Keys, Moves};
 use crate::stream::{L1dConflict, Signal};
@@ -86,7 +86,7 @@ impl Montecito {
     pub(super) fn l1d_conflict(&mut self, until: Option<u64>, why: L1dConflict, ip: u64, g: &mut Group, out: &mut Out) {
         let Some(cycles) = until.map(|at| at.saturating_sub(self.now(out))).filter(|&c| c > 0) else { return };
         self.close(g, out);
-        be_stall(out, ip, 0, cycles, l1d_stall(why));
+        self.be_stall(out, ip, 0, cycles, l1d_stall(why));
     }
 }
 

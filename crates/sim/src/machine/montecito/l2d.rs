@@ -3,7 +3,7 @@
 //! bypasses and bank conflicts, store matches in its pipeline, ordered requests, and
 //! the latency of what served the request.
 
-use super::group::{be_stall, Group};
+use super::group::Group;
 use super::inflight::Starved;
 use super::levels::{l3_signal, Level};
 use super::ozq::{bank, Bypass, Recirculate, Secondary, Stage, StoreMatch};
@@ -223,7 +223,7 @@ impl Montecito {
                     // Its acquire is in the OzQ meanwhile (L2D_OZQ_ACQUIRE, MMC48).
                     self.si.hold(Signal::L2dOzqAcquireLive, free, last);
                     self.close(g, out);
-                    be_stall(out, ip, 0, last - free, semaphore_wait());
+                    self.be_stall(out, ip, 0, last - free, semaphore_wait());
                 } else {
                     // Its release attribute is in the OzQ until it has issued again
                     // and written (L2D_OZQ_RELEASE).
@@ -393,7 +393,7 @@ impl Montecito {
             if let Some(full) = full {
                 s.bump(full);
             }
-            be_stall(out, ip, 0, free - now, back_pressure());
+            self.be_stall(out, ip, 0, free - now, back_pressure());
         }
     }
 

@@ -4,7 +4,7 @@
 //! other core's snoops of shared lines.
 
 use super::alat::Check;
-use super::group::{address_space, be_stall, Group, Port};
+use super::group::{address_space, Group, Port};
 use super::l2d::{back_pressure, semaphore_wait, L2d, Order, Request, L3_BYTES_PER_CYCLE};
 use super::levels::{l3_signal, translated, Level, Side};
 use super::wcb::Piece;
@@ -62,7 +62,7 @@ impl Montecito {
     pub(super) fn write_wait(&mut self, now: u64, buffered: u64, ip: u64, g: &mut Group, out: &mut Out) {
         if buffered > now {
             self.close(g, out);
-            be_stall(out, ip, 0, buffered - now, back_pressure());
+            self.be_stall(out, ip, 0, buffered - now, back_pressure());
         }
     }
 
@@ -331,7 +331,7 @@ impl Montecito {
             let cause = if s.get(Signal::MainTlbMisses) > 0 { Signal::HpwStallCycles } else { Signal::DTlbMissWaitCycles };
             let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(cause, 1);
             out.emit(ip, 1, s.union(stall));
-            be_stall(out, ip, 1, cycles - 1, stall);
+            self.be_stall(out, ip, 1, cycles - 1, stall);
             s = Signals::default();
         }
         // A walk's L3 miss may have decided a switch.
@@ -578,7 +578,7 @@ impl Montecito {
                 let cancelled = LOAD_CANCELS.iter().any(|&c| s.get(c) > 0);
                 Signals::default().with(Signal::DataDepStallCycles, 1).with(Signal::CancelledLoadCycles, u8::from(cancelled))
             };
-            be_stall(out, ip, 0, latency, waiting);
+            self.be_stall(out, ip, 0, latency, waiting);
         }
         if phase.watch.is_some_and(|w| !prefetch && w.hits(addr, a.size, write)) {
             // A data breakpoint register pair matches (DATA_DEBUG_REGISTER_MATCHES) and

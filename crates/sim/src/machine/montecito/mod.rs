@@ -10,6 +10,7 @@
 mod alat;
 mod arbiter;
 mod branch;
+mod brq;
 mod coherence;
 pub mod config;
 mod exec;
@@ -179,6 +180,13 @@ pub struct Montecito {
     /// Each thread's cycles since it last retired an instruction, up to
     /// `STALL_THRESHOLDS`' last (the stall before a switch, MD44).
     quiet: Vec<u64>,
+    /// Each hardware thread's phase's bundles the front end can fetch past each of its
+    /// instructions before the branch retirement queue is full (`brq::room`, MMC78),
+    /// the scratch space their computation takes, and the executing instruction's
+    /// place in the body, which a back-end stall looks its room up by.
+    rooms: Vec<Vec<u8>>,
+    bundles: Vec<brq::Bundle>,
+    at: usize,
     /// For each thread, the cycle its last L2D hit returns its data: a switch away
     /// from it waits for that return (THREAD_SWITCH_CYCLE.L2D, MD57).
     l2d_returns: Vec<u64>,
@@ -283,6 +291,9 @@ impl Montecito {
             clock: 0,
             started: 0,
             quiet: vec![0; threads],
+            rooms: vec![Vec::new(); threads],
+            bundles: Vec::new(),
+            at: 0,
             l2d_returns: vec![0; threads],
             decided: None,
             switch_stall: 0,

@@ -54,6 +54,7 @@ struct CoreKeys {
     victim_read_delay: Option<u64>,
     br_interlock_cycles: Option<u64>,
     branch_init_cycles: Option<u64>,
+    brq_entries: Option<u64>,
     stream_lines: Option<u64>,
     pvab_entries: Option<u64>,
     cr_cycles: Option<u64>,
@@ -114,6 +115,7 @@ impl MontecitoConfig {
             o.core("lc_cycles", c.lc_cycles, &mut cfg.lc_cycles, 1, 100)?;
             o.core("br_interlock_cycles", c.br_interlock_cycles, &mut cfg.br_interlock_cycles, 0, 100)?;
             o.core("branch_init_cycles", c.branch_init_cycles, &mut cfg.branch_init_cycles, 0, 100)?;
+            o.core_entries("brq_entries", c.brq_entries, &mut cfg.brq_entries, 1, 64)?;
             o.core("stream_lines", c.stream_lines, &mut cfg.stream_lines, 1, 64)?;
             o.core("pvab_entries", c.pvab_entries, &mut cfg.pvab_entries, 1, 64)?;
             // The L1D pipeline remembers eight stores, one a cycle at most.

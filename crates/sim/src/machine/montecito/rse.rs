@@ -4,7 +4,6 @@
 //! which decides how its function returns (MMC45). Fills read the backing store
 //! through the L1D (MMC17).
 
-use super::group::be_stall;
 use super::{Montecito, Out, Signals};
 use crate::stream::Signal;
 
@@ -118,14 +117,14 @@ impl Montecito {
             let stall = Signals::default().with(Signal::RseFillStallCycles, 1);
             if !self.l1d.access(base + 8 * u64::from(i), false).hit {
                 let wait = self.cfg.l2d_cycles;
-                be_stall(out, self.ip, already, 1, stall.with(Signal::DCacheMisses, 1));
-                be_stall(out, self.ip, already + 1, wait - 1, stall);
+                self.be_stall(out, self.ip, already, 1, stall.with(Signal::DCacheMisses, 1));
+                self.be_stall(out, self.ip, already + 1, wait - 1, stall);
                 already += wait;
             }
             let (pairs, odd) = (u64::from(n / 2), n % 2 == 1);
-            be_stall(out, self.ip, already, pairs, stall.with(Signal::RseLoads, 2));
+            self.be_stall(out, self.ip, already, pairs, stall.with(Signal::RseLoads, 2));
             if odd {
-                be_stall(out, self.ip, already + pairs, 1, stall.with(Signal::RseLoads, 1));
+                self.be_stall(out, self.ip, already + pairs, 1, stall.with(Signal::RseLoads, 1));
             }
             already += pairs + u64::from(odd);
             i += n;
@@ -135,9 +134,9 @@ impl Montecito {
     /// `registers` moved between the stacked registers and memory, two a cycle.
     fn rse_transfer(&mut self, registers: u32, moved: Signal, stall: Signal, out: &mut Out) {
         let (pairs, odd) = (u64::from(registers / 2), registers % 2 == 1);
-        be_stall(out, self.ip, 0, pairs, Signals::default().with(moved, 2).with(stall, 1));
+        self.be_stall(out, self.ip, 0, pairs, Signals::default().with(moved, 2).with(stall, 1));
         if odd {
-            be_stall(out, self.ip, pairs, 1, Signals::default().with(moved, 1).with(stall, 1));
+            self.be_stall(out, self.ip, pairs, 1, Signals::default().with(moved, 1).with(stall, 1));
         }
     }
 }

@@ -14,7 +14,7 @@
 //! hypervisor has the hardware defer the TLB miss of a load through a NULL pointer
 //! too (DCR.dm, MMC77).
 
-use super::group::{address_space, be_stall, fe_stall, Group, Port};
+use super::group::{address_space, fe_stall, Group, Port};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::{Access, Memory, Op, Phase};
@@ -139,7 +139,7 @@ impl Montecito {
         let walk = self.cfg.l2_tlb_cycles + self.walk(addr, page, address_space(phase), now, &mut s);
         let stall = Signals::default().with(Signal::LsuFullStallCycles, 1).with(Signal::HpwStallCycles, 1);
         out.emit(ip, 1, s.union(stall));
-        be_stall(out, ip, 1, walk - 1, stall);
+        self.be_stall(out, ip, 1, walk - 1, stall);
     }
 
     /// A fault's interruption: the group formed so far issues, and execution goes to
@@ -195,7 +195,7 @@ impl Montecito {
             g.detail.data_tlb = (why != SPEC_NAT_CONSUMED).then_some(Served::Fault);
         }
         self.close(g, out);
-        be_stall(out, ip, 0, self.cfg.nat_recirculate_cycles, super::l1d_pipe::l1d_stall(L1dConflict::Nat));
+        self.be_stall(out, ip, 0, self.cfg.nat_recirculate_cycles, super::l1d_pipe::l1d_stall(L1dConflict::Nat));
     }
 
     /// The `chk.s` in the place of the hoisted load at `index`: it waits for a value the
@@ -240,7 +240,7 @@ impl Montecito {
             fe_stall(out, ip, back, Signals::default(), Signal::ResteerBubbleCycles);
             if a.use_next && latency > back {
                 g.signals.bump(Signal::ExplicitStops);
-                be_stall(out, ip, 0, latency - back, Signals::default().with(Signal::DataDepStallCycles, 1));
+                self.be_stall(out, ip, 0, latency - back, Signals::default().with(Signal::DataDepStallCycles, 1));
             }
             return true;
         }
@@ -249,7 +249,7 @@ impl Montecito {
         if needed && h.ready > now {
             g.signals.bump(Signal::ExplicitStops);
             self.close(g, out);
-            be_stall(out, ip, 0, h.ready - now, Signals::default().with(Signal::DataDepStallCycles, 1));
+            self.be_stall(out, ip, 0, h.ready - now, Signals::default().with(Signal::DataDepStallCycles, 1));
         }
         true
     }

@@ -5,12 +5,11 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 use super::cycle::{taken_indirect, taken_returns, Cause, Cycle};
-use crate::stream::Signal;
+use crate::stream::{Signal, IBUF_BRQ_FULL, IBUF_FULL};
 
 /// Why the front end delivers nothing (or less than two bundles) in a cycle, in the
 /// priority order of §4.15's FE_LOST_BW note: "FEFLUSH, TLBMISS, IMISS, PLP, BR_ILOCK,
-/// BRQ, BI, FILL_RECIRC, BUBBLE, IBFULL, UNREACHED". The machine has no branch
-/// retirement queue: that cause never holds.
+/// BRQ, BI, FILL_RECIRC, BUBBLE, IBFULL, UNREACHED".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Fe {
     /// The pipeline refills: a thread switch (and the data it returns), a mispredicted
@@ -22,6 +21,9 @@ pub(super) enum Fe {
     Plp,
     /// A return waits for its link register (BR_ILOCK, MMC45).
     BrIlock,
+    /// Behind a stalled back end, the next bundle's branch finds the branch
+    /// retirement queue full (BRQ, MMC78).
+    Brq,
     /// A counted loop's entry writes its back edge into the zero-bubble predictor
     /// (BI, MMC65).
     Bi,
@@ -37,8 +39,14 @@ pub(super) enum Fe {
 impl Fe {
     /// The causes in §4.15's order, the one the masks' ALL selections list too;
     /// FE_BUBBLE's stalls are all but UNREACHED, the last.
-    pub(super) const ORDER: [Fe; 10] =
-        [Fe::Flush, Fe::TlbMiss, Fe::IMiss, Fe::Plp, Fe::BrIlock, Fe::Bi, Fe::FillRecirc, Fe::Bubble, Fe::IbFull, Fe::Unreached];
+    pub(super) const ORDER: [Fe; 11] =
+        [Fe::Flush, Fe::TlbMiss, Fe::IMiss, Fe::Plp, Fe::BrIlock, Fe::Brq, Fe::Bi, Fe::FillRecirc, Fe::Bubble, Fe::IbFull, Fe::Unreached];
+
+    /// Whether the cause stalls the front end only behind a stalled back end, with
+    /// bundles in the buffer: a full buffer, a full branch retirement queue.
+    fn behind_back_end(self) -> bool {
+        matches!(self, Fe::IbFull | Fe::Brq)
+    }
 
     /// The one cause a cycle is counted under, if any: the first of [`Fe::ORDER`] that
     /// holds.
@@ -62,7 +70,8 @@ impl Fe {
             Fe::Bi => BranchInitCycles,
             Fe::FillRecirc => ICacheFillRecircCycles,
             Fe::Bubble => ResteerBubbleCycles,
-            Fe::IbFull => IBufFullCycles,
+            Fe::Brq => return c.get(IBufFullCycles) & u64::from(IBUF_BRQ_FULL) != 0,
+            Fe::IbFull => return c.get(IBufFullCycles) & u64::from(IBUF_FULL) != 0,
             Fe::Unreached => return false,
         };
         c.get(signal) > 0
@@ -77,8 +86,9 @@ pub(super) enum Stage {
     /// FE_LOST_BW: bundles not entering the instruction buffer, two a stalled cycle.
     Entrance,
     /// IDEAL_BE_LOST_BW_DUE_TO_FE: bundles not leaving it. The buffer is empty
-    /// whenever the front end stalls, except when it is full (MMC18): a full buffer
-    /// loses nothing at its exit.
+    /// whenever the front end stalls, except behind a stalled back end, full (MMC18)
+    /// or holding the bundles fetched before the branch retirement queue filled
+    /// (MMC78): then it loses nothing at its exit.
     Exit,
     /// BE_LOST_BW_DUE_TO_FE: the same, in cycles the back end is not stalled for a
     /// reason of its own (BACK_END_BUBBLE.FE's cycles, and issue cycles).
@@ -114,9 +124,11 @@ impl Front {
                 match stage {
                     Stage::Bubbles => 1,
                     Stage::Entrance => bundles,
-                    Stage::Exit if fe != Fe::IbFull => bundles,
+                    Stage::Exit if !fe.behind_back_end() => bundles,
                     // The back end is not stalled for a reason of its own.
-                    Stage::BackEnd if fe != Fe::IbFull && (c.get(Signal::Instructions) > 0 || Cause::of(c) == Some(Cause::FrontEnd)) => {
+                    Stage::BackEnd
+                        if !fe.behind_back_end() && (c.get(Signal::Instructions) > 0 || Cause::of(c) == Some(Cause::FrontEnd)) =>
+                    {
                         bundles
                     }
                     _ => 0,

@@ -25,26 +25,26 @@ const fn first<const N: usize>(stage: Stage) -> [Atom; N] {
 }
 
 /// FE_BUBBLE's unit masks (Table 4-74). BRANCH ("any of 4 branch recirculates") is
-/// the three the machine has: the perfect-loop prediction's wait (PLP, MMC43), the
-/// link register's (BR_ILOCK, MMC45) and a loop entry's branch initialization (BI,
-/// MMC65).
+/// the perfect-loop prediction's wait (PLP, MMC43), the link register's (BR_ILOCK,
+/// MMC45), the branch retirement queue's (BRQ, MMC78) and a loop entry's branch
+/// initialization (BI, MMC65).
 pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
     use Fe::*;
     use Stage::Bubbles as S;
-    const ALL: [Atom; 9] = first(S);
+    const ALL: [Atom; 10] = first(S);
     const FLUSH: [Atom; 1] = [at(S, Flush)];
-    const GROUP1: [Atom; 4] = [at(S, Bubble), at(S, Plp), at(S, BrIlock), at(S, Bi)];
+    const GROUP1: [Atom; 5] = [at(S, Bubble), at(S, Plp), at(S, BrIlock), at(S, Brq), at(S, Bi)];
     const GROUP2: [Atom; 2] = [at(S, IMiss), at(S, TlbMiss)];
     const IBFULL: [Atom; 1] = [at(S, IbFull)];
     const IMISS: [Atom; 1] = [at(S, IMiss)];
     const TLBMISS: [Atom; 1] = [at(S, TlbMiss)];
     const RECIRC: [Atom; 1] = [at(S, FillRecirc)];
-    const BRANCH: [Atom; 3] = [at(S, Plp), at(S, BrIlock), at(S, Bi)];
-    const GROUP3: [Atom; 4] = [at(S, FillRecirc), at(S, Plp), at(S, BrIlock), at(S, Bi)];
-    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 7] =
-        [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, Bi), at(S, FillRecirc), at(S, IbFull)];
+    const BRANCH: [Atom; 4] = [at(S, Plp), at(S, BrIlock), at(S, Brq), at(S, Bi)];
+    const GROUP3: [Atom; 5] = [at(S, FillRecirc), at(S, Plp), at(S, BrIlock), at(S, Brq), at(S, Bi)];
+    const ALLBUT_FEFLUSH_BUBBLE: [Atom; 8] =
+        [at(S, TlbMiss), at(S, IMiss), at(S, Plp), at(S, BrIlock), at(S, Brq), at(S, Bi), at(S, FillRecirc), at(S, IbFull)];
     // Every stall but the last, IBFULL.
-    const ALLBUT_IBFULL: [Atom; 8] = first(S);
+    const ALLBUT_IBFULL: [Atom; 9] = first(S);
     const BUBBLE: [Atom; 1] = [at(S, Bubble)];
     match u {
         0x0 => Some(&ALL),
@@ -65,14 +65,14 @@ pub(super) fn fe_bubble(u: u64) -> Option<&'static [Atom]> {
 }
 
 /// The unit masks of FE_LOST_BW, IDEAL_BE_LOST_BW_DUE_TO_FE and BE_LOST_BW_DUE_TO_FE
-/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. BRQ has no cause in the machine;
-/// IBFULL is "meaningless" at the buffer's exit.
+/// (Tables 4-75, 4-79, 4-49), counted at `$stage`. IBFULL is "meaningless" at the
+/// buffer's exit.
 macro_rules! lost_bandwidth {
     ($name:ident, $stage:expr, $ib_full:expr) => {
         pub(super) fn $name(u: u64) -> Option<&'static [Atom]> {
             use Fe::*;
             const S: Stage = $stage;
-            const ALL: [Atom; 10] = first(S);
+            const ALL: [Atom; 11] = first(S);
             const FLUSH: [Atom; 1] = [at(S, Flush)];
             const UNREACHED: [Atom; 1] = [at(S, Unreached)];
             const IBFULL: [Atom; 1] = [at(S, IbFull)];
@@ -82,6 +82,7 @@ macro_rules! lost_bandwidth {
             const PLP: [Atom; 1] = [at(S, Plp)];
             const BR_ILOCK: [Atom; 1] = [at(S, BrIlock)];
             const BI: [Atom; 1] = [at(S, Bi)];
+            const BRQ: [Atom; 1] = [at(S, Brq)];
             const BUBBLE: [Atom; 1] = [at(S, Bubble)];
             match u {
                 0x0 => Some(&ALL),
@@ -92,6 +93,7 @@ macro_rules! lost_bandwidth {
                 0x7 => Some(&TLBMISS),
                 0x8 => Some(&RECIRC),
                 0x9 => Some(&BI),
+                0xa => Some(&BRQ),
                 0xb => Some(&PLP),
                 0xc => Some(&BR_ILOCK),
                 0xd => Some(&BUBBLE),
