@@ -24,13 +24,17 @@ fn predicted(op: &Op) -> bool {
 /// bundle hold entries, and so does each bundle fetched after it. The bundles are the
 /// ones execution passes through, a taken branch ending one (the layout gives its
 /// target a bundle of its own); past the body's end the fetch follows a loop's back
-/// edge to its start, and finds no branch after a phase that runs once. `bundles` is
+/// edge to its start, and finds no branch after a phase that runs once. A recorded
+/// phase's instructions are where it recorded them (`Phase::addresses`). `bundles` is
 /// scratch space, kept by the caller to spare an allocation a phase.
 pub(super) fn room(phase: &Phase, entries: usize, out: &mut Vec<u8>, bundles: &mut Vec<Bundle>) {
     bundles.clear();
     let mut ip = phase.entry;
     let mut current = None;
-    for op in &phase.body {
+    for (i, op) in phase.body.iter().enumerate() {
+        if let Some(&recorded) = phase.addresses.get(i) {
+            ip = recorded;
+        }
         let at = ip / (3 * INSN);
         if current != Some(at) {
             bundles.push(Bundle::default());
@@ -145,6 +149,18 @@ mod tests {
         assert_eq!(rooms(&p, 3), [6, 6, 6, 5, 5, 5], "the first bundle holds no branch, the second one");
         assert_eq!(rooms(&p, 1), [2, 2, 2, 1, 1, 1]);
         assert_eq!(rooms(&phase(body, 1), 1), [8; 6]);
+    }
+
+    /// A recorded phase's bundles are where its instructions were recorded: two
+    /// branches 12 bytes apart are in two bundles, four bytes apart in one.
+    #[test]
+    fn a_recorded_phases_bundles_are_its_addresses() {
+        let branch = Op::Branch { target: ENTRY, when: Pattern::Never };
+        let mut p = phase(vec![branch, branch], 1);
+        p.addresses = vec![ENTRY, ENTRY + 3 * INSN];
+        assert_eq!(rooms(&p, 1), [0, 8]);
+        p.addresses = vec![ENTRY, ENTRY + INSN];
+        assert_eq!(rooms(&p, 1), [0, 0], "one bundle of two branches finds one entry");
     }
 
     /// A call and its return end their bundles; an indirect jump goes to its table's
