@@ -42,7 +42,7 @@ pub(super) fn room(phase: &Phase, entries: usize, out: &mut Vec<u8>, bundles: &m
         }
         if let Some(last) = bundles.last_mut() {
             last.instructions += 1;
-            last.branches += u8::from(predicted(op));
+            last.branches += usize::from(predicted(op));
         }
         let next = match *op {
             Op::Call { target, .. } => Some(target),
@@ -62,8 +62,8 @@ pub(super) fn room(phase: &Phase, entries: usize, out: &mut Vec<u8>, bundles: &m
     let n = bundles.len();
     let wraps = phase.iterations > 1;
     let branches = |j: usize| match bundles.get(j) {
-        Some(b) => usize::from(b.branches),
-        None if wraps && n > 0 => bundles.get(j % n).map_or(0, |b| usize::from(b.branches)),
+        Some(b) => b.branches,
+        None if wraps && n > 0 => bundles.get(j % n).map_or(0, |b| b.branches),
         None => 0,
     };
     let fits = |j: usize| -> u8 {
@@ -80,15 +80,17 @@ pub(super) fn room(phase: &Phase, entries: usize, out: &mut Vec<u8>, bundles: &m
     out.clear();
     for (j, b) in bundles.iter().enumerate() {
         let r = fits(j);
-        out.extend(std::iter::repeat_n(r, usize::from(b.instructions)));
+        out.extend(std::iter::repeat_n(r, b.instructions));
     }
 }
 
-/// A bundle execution passes through: its instructions, and the branches among them.
+/// A bundle execution passes through: its instructions, and the branches among them
+/// (three at most in a laid-out program; a recorded one may give any number of
+/// instructions one bundle's address).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Bundle {
-    instructions: u8,
-    branches: u8,
+    instructions: usize,
+    branches: usize,
 }
 
 #[cfg(test)]
@@ -161,6 +163,15 @@ mod tests {
         assert_eq!(rooms(&p, 1), [0, 8]);
         p.addresses = vec![ENTRY, ENTRY + INSN];
         assert_eq!(rooms(&p, 1), [0, 0], "one bundle of two branches finds one entry");
+    }
+
+    /// A recorded phase may give hundreds of instructions one bundle's address: each
+    /// gets the bundle's room.
+    #[test]
+    fn any_number_of_instructions_may_share_a_recorded_bundle() {
+        let mut p = phase(vec![Op::Branch { target: ENTRY, when: Pattern::Never }; 300], 2);
+        p.addresses = vec![ENTRY; 300];
+        assert_eq!(rooms(&p, 8), [0; 300]);
     }
 
     /// A call and its return end their bundles; an indirect jump goes to its table's
