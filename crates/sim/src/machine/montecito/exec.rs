@@ -618,8 +618,7 @@ impl Montecito {
         if faulted {
             // The walker found the page not present (MMC58): the Instruction Page Not
             // Present fault's handler maps it, and the fetch walks again.
-            self.hypervisor(phase, ip, g, out);
-            self.fault(ip, self.cfg.page_fault_cycles, g, out);
+            self.fault(phase, ip, self.cfg.page_fault_cycles, g, out);
             let mut again = Signals::default();
             let walk = self.walk(addr, page, address_space(phase), self.now(out), &mut again);
             fe_stall(out, ip, self.cfg.l2_tlb_cycles + walk, again, Signal::ITlbStallCycles);

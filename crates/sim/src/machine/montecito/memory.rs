@@ -342,8 +342,7 @@ impl Montecito {
         if misaligned && !performed {
             // The Unaligned Data Reference fault, after the translation's (MMC56): the
             // kernel's handler performs the access and goes on after it.
-            self.hypervisor(phase, ip, g, out);
-            self.fault(ip, self.cfg.unaligned_cycles, g, out);
+            self.fault(phase, ip, self.cfg.unaligned_cycles, g, out);
         }
         let prefetch = matches!(op, Op::Prefetch(_));
         let order = match op {

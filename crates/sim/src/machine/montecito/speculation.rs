@@ -123,8 +123,7 @@ impl Montecito {
             self.nat_load(op, SPEC_NAT_TLB_MISS, addr, ip, g, out);
             return;
         }
-        self.hypervisor(phase, ip, g, out);
-        self.fault(ip, self.cfg.fault_handler_cycles, g, out);
+        self.fault(phase, ip, self.cfg.fault_handler_cycles, g, out);
         self.nat_load(op, SPEC_NAT_PSR_ED, addr, ip, g, out);
     }
 
@@ -142,10 +141,18 @@ impl Montecito {
         self.be_stall(out, ip, 1, walk - 1, stall);
     }
 
-    /// A fault's interruption: the group formed so far issues, and execution goes to
-    /// the operating system's handler, `handler` cycles of it, and back (`rfi`), where
-    /// the interrupted instruction's slot says (IPSR.ri).
-    pub(super) fn fault(&mut self, ip: u64, handler: u64, g: &mut Group, out: &mut Out) {
+    /// A fault of `phase`'s instruction at `ip`: in a guest the hypervisor's turn
+    /// first (`hypervisor`), then the interruption to the operating system's handler
+    /// of `handler` cycles (`interruption`).
+    pub(super) fn fault(&mut self, phase: &Phase, ip: u64, handler: u64, g: &mut Group, out: &mut Out) {
+        self.hypervisor(phase, ip, g, out);
+        self.interruption(ip, handler, g, out);
+    }
+
+    /// An interruption: the group formed so far issues, and execution goes to the
+    /// handler, `handler` cycles of it, and back (`rfi`), where the interrupted
+    /// instruction's slot says (IPSR.ri).
+    fn interruption(&mut self, ip: u64, handler: u64, g: &mut Group, out: &mut Out) {
         self.close(g, out);
         out.emit(ip, 1, Signals::default().with(Signal::ExceptionFlushCycles, 1));
         out.stall(ip, (self.cfg.trap_cycles + handler).saturating_sub(1), Some(Signal::ExceptionFlushCycles));
@@ -163,7 +170,7 @@ impl Montecito {
     /// runs in the guest. Nothing for other phases.
     pub(super) fn hypervisor(&mut self, phase: &Phase, ip: u64, g: &mut Group, out: &mut Out) {
         if phase.guest {
-            self.fault(ip, self.cfg.fault_handler_cycles, g, out);
+            self.interruption(ip, self.cfg.fault_handler_cycles, g, out);
         }
     }
 
@@ -173,8 +180,7 @@ impl Montecito {
     /// issues again, and translates as any other.
     pub(super) fn page_fault(&mut self, phase: &Phase, addr: u64, stream: u8, ip: u64, g: &mut Group, out: &mut Out) {
         self.failed_walk(phase, addr, stream, ip, g, out);
-        self.hypervisor(phase, ip, g, out);
-        self.fault(ip, self.cfg.page_fault_cycles, g, out);
+        self.fault(phase, ip, self.cfg.page_fault_cycles, g, out);
     }
 
     /// A speculative load that returns a NaT for `why` (a `Signal::SpecNat` flag, which
