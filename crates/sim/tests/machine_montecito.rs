@@ -2169,3 +2169,30 @@ fn mmc64_a_window_holds_two_bundles_and_a_branch_ends_it() {
         assert_eq!((issued + start, *implicit), (3, 1), "{cycles} cycles: the group ends with the branch's bundle");
     }
 }
+
+/// ERRATA MD41, MMC79: ENCBR_MISPRED_DETAIL counts a group's branches "only if there is
+/// a branch on port B0", and only a BBB bundle's first slot disperses a branch there
+/// (Itanium 2's dispersal rules: an MIB's branch goes to B2, an MBB's to B1 and B2).
+/// The layout gives branches their bundle's last slots, so three branches in a row,
+/// a multiway branch, are a BBB: all three are encoded; one or two are not.
+#[test]
+fn md41_only_a_multiway_branchs_bbb_puts_a_branch_on_b0() {
+    use pmukit_sim::program::{DataStream, Memory, Op, Pattern};
+    let run = |branches: &[Op]| {
+        let mut body = vec![Op::Int, Op::Int];
+        body.extend_from_slice(branches);
+        body.push(Op::Branch { target: 0x1_0000, when: Pattern::Loop });
+        let program = ia64::compiled(common::program_of(common::phase(body, 1000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)])));
+        let mut counts = HashMap::new();
+        let key = |s: &Span<MONTECITO>| (s.signals.get(Signal::Branches), s.signals.get(Signal::EncodedBranches));
+        common::profile(machine::montecito(MontecitoConfig::new(1), program, Skipping::Off), u64::MAX, key, &mut counts);
+        counts.iter().fold((0, 0), |(all, encoded), (&(b, e), &cycles)| (all + b * cycles, encoded + e * cycles))
+    };
+    let never = |over| Op::Skip { over, when: Pattern::Never };
+    // MIB: the loop's branch alone, on B2.
+    assert_eq!(run(&[]), (1000, 0));
+    // MBB: a test and the loop's branch, on B1 and B2.
+    assert_eq!(run(&[never(1)]), (2000, 0));
+    // BBB: two tests and the loop's branch; the first on B0.
+    assert_eq!(run(&[never(2), never(1)]), (3000, 3000));
+}

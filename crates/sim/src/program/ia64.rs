@@ -10,10 +10,14 @@
 //! Montecito machine maps them (ERRATA MMC2). The layout is greedy, in program order,
 //! as a list scheduler emits an issue group: each instruction takes the first slot a
 //! template still possible for its bundle gives its unit; slots it passes over get
-//! nops. Stops are not placed: the machine ends issue groups where a result is not
-//! ready (MMC1).
+//! nops. Branches are the exception: a bundle's branches take its last slots, with
+//! the nops before them, as compilers emit them (GCC's `nop.m; nop.i; br.ret` in an
+//! MIB), so a BBB holds a branch in its first slot only for three branches in a row, a
+//! multiway branch (ERRATA MMC79). An if-converted skip is a compare, which an M or I
+//! slot takes (MMC32). Stops are not placed: the machine ends issue groups where a
+//! result is not ready (MMC1).
 
-use super::{FpOp, Op, Phase, Program, INSN};
+use super::{FpOp, Op, Pattern, Phase, Program, INSN};
 
 /// An execution-unit type of a slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +71,52 @@ pub fn units(op: &Op) -> &'static [Unit] {
     }
 }
 
+/// The longest `if` the compiler predicates instead of branching around it: one
+/// bundle (ERRATA MMC32).
+pub const PREDICATED_IF: u8 = 3;
+
+/// Whether the skip at `i` of `body` over `over` instructions, taken as `when` says,
+/// is if-converted (MMC32): a short one over integer instructions only, which
+/// predication can guard, whose condition depends on the data; a profile shows a
+/// condition that always goes one way, and the compiler keeps its branch, which the
+/// predictor gets right. The same before the layout and after it: the layout puts no
+/// nop among a compare's guarded integer instructions, and lands nothing after them.
+pub fn if_converted(body: &[Op], i: usize, over: u8, when: Pattern) -> bool {
+    matches!(when, Pattern::Bits { .. })
+        && over <= PREDICATED_IF
+        && body.get(i + 1..).is_some_and(|rest| rest.iter().take(usize::from(over)).all(|op| matches!(op, Op::Int | Op::Nop)))
+}
+
+/// The units the instruction at `i` of `body` can issue on where it stands: an
+/// if-converted skip is a compare (an A-type instruction), anything else as `units`
+/// says.
+fn slot_units(body: &[Op], i: usize) -> &'static [Unit] {
+    match body[i] {
+        Op::Skip { over, when } if if_converted(body, i, over, when) => &[M, I],
+        op => units(&op),
+    }
+}
+
+/// Whether the layout goes on elsewhere after `op`: a call's, a return's, a taken
+/// branch's and an indirect jump's target.
+fn moves(op: &Op) -> bool {
+    matches!(op, Op::Call { .. } | Op::Return { .. } | Op::Jump { .. }) || matches!(op, Op::Branch { when, .. } if *when != Pattern::Never)
+}
+
+/// How many branches from `i` on share a bundle's last slots: up to three in a row,
+/// none but the first landed on by a skip and none but the last sending the layout
+/// elsewhere.
+fn branches_from(body: &[Op], i: usize, lands: &[bool]) -> usize {
+    let mut n = 0;
+    while n < 3 && i + n < body.len() && slot_units(body, i + n) == [B] && (n == 0 || !lands[i + n]) {
+        n += 1;
+        if moves(&body[i + n - 1]) {
+            break;
+        }
+    }
+    n
+}
+
 /// The slot (0-2) of the instruction at program address `addr` in its bundle.
 fn slot(addr: u64) -> usize {
     (addr / INSN % 3) as usize
@@ -111,10 +161,19 @@ impl Layout {
         self.open = ANY;
     }
 
-    /// Places `op` in the first slot a template still open gives its unit, after nops
-    /// in the slots before; in the next bundle when none does. Returns its address.
-    fn place(&mut self, op: Op) -> u64 {
-        let units = units(&op);
+    /// Places `op`, which issues on `units`, in the first slot a template still open
+    /// gives its unit, after nops in the slots before; in the next bundle when none
+    /// does. With `from`, no sooner than that slot, and in the next bundle when this
+    /// one is past it. Returns its address.
+    fn place(&mut self, op: Op, units: &[Unit], from: Option<usize>) -> u64 {
+        if let Some(from) = from {
+            if slot(self.addr) > from {
+                self.finish();
+            }
+            while slot(self.addr) < from && giving(self.open, from, units) != 0 {
+                self.nop();
+            }
+        }
         loop {
             let s = slot(self.addr);
             let here = giving(self.open, s, units);
@@ -148,11 +207,14 @@ pub fn bundled(phase: Phase) -> Phase {
         return phase;
     }
     let n = phase.body.len();
-    // The instructions taken skips land on begin bundles.
+    // The instructions taken skips land on begin bundles; an if-converted skip is a
+    // compare, and lands nowhere.
     let mut lands = vec![false; n + 1];
     for (i, op) in phase.body.iter().enumerate() {
-        if let Op::Skip { over, .. } = op {
-            lands[(i + usize::from(*over) + 1).min(n)] = true;
+        if let Op::Skip { over, when } = *op {
+            if !if_converted(&phase.body, i, over, when) {
+                lands[(i + usize::from(over) + 1).min(n)] = true;
+            }
         }
     }
     let mut out = Layout { body: Vec::with_capacity(2 * n), addr: phase.entry, open: ANY };
@@ -170,7 +232,11 @@ pub fn bundled(phase: Phase) -> Phase {
             out.finish();
             lands_at[i] = out.body.len();
         }
-        let addr = out.place(op);
+        let units = slot_units(&phase.body, i);
+        // A bundle's branches take its last slots, in a bundle of their own when the
+        // code before has taken those.
+        let from = (units == [B]).then(|| 3 - branches_from(&phase.body, i, &lands));
+        let addr = out.place(op, units, from);
         at.push(out.body.len() - 1);
         match op {
             Op::Call { target, .. } => {
@@ -208,7 +274,9 @@ pub fn bundled(phase: Phase) -> Phase {
     for i in 0..n {
         if let Op::Skip { over, when } = phase.body[i] {
             let land = (i + usize::from(over) + 1).min(n);
-            let Ok(over) = u8::try_from(lands_at[land] - at[i] - 1) else { return phase };
+            // An if-converted skip guards the instructions right after it.
+            let to = if if_converted(&phase.body, i, over, when) { at[land - 1] + 1 } else { lands_at[land] };
+            let Ok(over) = u8::try_from(to - at[i] - 1) else { return phase };
             body[at[i]] = Op::Skip { over, when };
         }
     }
@@ -290,29 +358,39 @@ mod tests {
         }
         let addrs = addresses(&after);
         // A bundle as execution passes through it: consecutive instructions of one
-        // bundle, in rising slots (a body may come back to the same code).
-        let mut bundles: Vec<Vec<(usize, Op)>> = Vec::new();
+        // bundle, in rising slots (a body may come back to the same code), each with
+        // the units it can issue on there.
+        let mut bundles: Vec<Vec<(usize, Op, &[Unit])>> = Vec::new();
         let mut last: Option<u64> = None;
-        for (op, &a) in after.body.iter().zip(&addrs) {
+        for (i, (op, &a)) in after.body.iter().zip(&addrs).enumerate() {
+            let here = (slot(a), *op, slot_units(&after.body, i));
             match bundles.last_mut() {
-                Some(b) if last.is_some_and(|l| l / (3 * INSN) == a / (3 * INSN) && slot(l) < slot(a)) => b.push((slot(a), *op)),
-                _ => bundles.push(vec![(slot(a), *op)]),
+                Some(b) if last.is_some_and(|l| l / (3 * INSN) == a / (3 * INSN) && slot(l) < slot(a)) => b.push(here),
+                _ => bundles.push(vec![here]),
             }
             last = Some(a);
         }
         for ops in &bundles {
-            let fits = (0..TEMPLATES.len()).any(|t| ops.iter().all(|(s, op)| units(op).contains(&TEMPLATES[t][*s])));
+            let fits = (0..TEMPLATES.len()).any(|t| ops.iter().all(|(s, _, units)| units.contains(&TEMPLATES[t][*s])));
             assert!(fits, "{ops:?} fits no template");
+            // A branch is followed in its bundle by branches only.
+            let first = ops.iter().position(|(_, _, u)| *u == [B]);
+            if let Some(f) = first {
+                assert!(ops[f..].iter().all(|(_, op, u)| *u == [B] || *op == Op::Nop), "{ops:?}: a branch before other code");
+            }
         }
         let index: Vec<usize> = after.body.iter().enumerate().filter(|(_, op)| **op != Op::Nop).map(|(i, _)| i).collect();
         for (j, op) in before.body.iter().enumerate() {
-            if let Op::Skip { over, .. } = op {
+            if let Op::Skip { over, when } = *op {
                 let Op::Skip { over: now, .. } = after.body[index[j]] else { panic!("not a skip") };
-                let land = j + usize::from(*over) + 1;
+                let land = j + usize::from(over) + 1;
                 let lands = index[j] + usize::from(now) + 1;
                 let first = after.body[lands..].iter().position(|op| *op != Op::Nop).map_or(after.body.len(), |p| lands + p);
                 assert_eq!(first, index.get(land).copied().unwrap_or(after.body.len()), "skip {j} lands elsewhere");
-                if let Some(&a) = addrs.get(lands) {
+                // A compare guards instructions in place; a branch's target is a bundle.
+                let compare = if_converted(&before.body, j, over, when);
+                assert_eq!(compare, if_converted(&after.body, index[j], now, when), "skip {j} changed kind");
+                if let (Some(&a), false) = (addrs.get(lands), compare) {
                     assert_eq!(slot(a), 0, "skip {j} lands inside a bundle");
                 }
             }
@@ -330,17 +408,57 @@ mod tests {
         check(&phase(body, 0x1200));
     }
 
-    /// A store after a branch in slot 1 waits for the next bundle: MBB's third slot
-    /// takes no M instruction, so it holds a nop.b.
+    /// A branch takes its bundle's last slot, after nops, as compilers emit it (ERRATA
+    /// MMC79: `nop.m; nop.i; br` in an MIB): here an MIB of the add, a nop.i and the
+    /// skip; the instruction the skip lands on starts a bundle, so the store's holds
+    /// two nops after it, which the skip passes over too.
     #[test]
-    fn an_instruction_no_slot_left_takes_goes_to_the_next_bundle() {
+    fn mmc79_a_branch_takes_its_bundles_last_slot() {
         let store = Op::Store(Access { stream: 0, offset: 0, size: 8, use_next: false });
         let skip = Op::Skip { over: 1, when: Pattern::Never };
         let body = vec![Op::Int, skip, store, Op::Int];
-        // int, skip, nop.b (MBB); store, nop, nop: the instruction the skip lands on
-        // starts a bundle, and the skip passes over the store and the nops.
         let p = bundled(phase(body.clone(), 0x1200));
-        assert_eq!(p.body, vec![Op::Int, Op::Skip { over: 4, when: Pattern::Never }, Op::Nop, store, Op::Nop, Op::Nop, Op::Int]);
+        assert_eq!(p.body, vec![Op::Int, Op::Nop, Op::Skip { over: 3, when: Pattern::Never }, store, Op::Nop, Op::Nop, Op::Int]);
+        check(&phase(body, 0x1200));
+    }
+
+    /// Three branches in a row are a multiway branch: a BBB, its first branch in the
+    /// first slot (B0, ERRATA MD41); two share an MBB's last slots, in the next bundle
+    /// when the code before took them; one after a skip's landing point starts no run
+    /// with the branch before it.
+    #[test]
+    fn mmc79_branches_in_a_row_share_a_bundles_last_slots() {
+        let skip = |over| Op::Skip { over, when: Pattern::Never };
+        let table = Op::Jump { table: 0, via: None };
+        let mut p = phase(vec![Op::Int, Op::Int, Op::Int, skip(2), skip(1), table], 0x1200);
+        p.tables = vec![crate::program::Table { targets: vec![0x3000] }];
+        let laid = bundled(p.clone());
+        assert_eq!(laid.body, vec![Op::Int, Op::Int, Op::Int, skip(2), skip(1), table]);
+        check(&p);
+        let body = vec![Op::Int, skip(1), skip(0)];
+        assert_eq!(bundled(phase(body.clone(), 0x1200)).body, body);
+        check(&phase(body, 0x1200));
+        // Two integer instructions leave one slot: the branches take the next bundle's.
+        let body = vec![Op::Int, Op::Int, skip(1), skip(0)];
+        assert_eq!(bundled(phase(body.clone(), 0x1200)).body, vec![Op::Int, Op::Int, Op::Nop, Op::Nop, skip(1), skip(0)]);
+        check(&phase(body, 0x1200));
+        // The first skip lands on the second: each a bundle's last slot.
+        let body = vec![skip(0), skip(0), Op::Int];
+        let laid = bundled(phase(body.clone(), 0x1200));
+        assert_eq!(laid.body, vec![Op::Nop, Op::Nop, skip(0), Op::Nop, Op::Nop, skip(0), Op::Int]);
+        check(&phase(body, 0x1200));
+    }
+
+    /// An if-converted skip is a compare: an M or I slot takes it, and the integer
+    /// instructions it guards follow it in place, no bundle begun for the code after
+    /// them (MMC32).
+    #[test]
+    fn an_if_converted_skip_is_a_compare_in_an_integer_slot() {
+        let load = Op::Load(Access { stream: 0, offset: 0, size: 8, use_next: false });
+        let skip = Op::Skip { over: 2, when: Pattern::Bits { bits: 0b1010, len: 4 } };
+        let body = vec![load, skip, Op::Int, Op::Int, load];
+        let laid = bundled(phase(body.clone(), 0x1200));
+        assert_eq!(laid.body, body);
         check(&phase(body, 0x1200));
     }
 
@@ -350,7 +468,8 @@ mod tests {
     fn a_return_comes_back_to_the_bundle_after_its_call() {
         let body = vec![Op::Int, Op::Call { target: 0x8000, frame: 8 }, Op::Int, Op::Return { to: 0x1208 }, Op::Int];
         let p = bundled(phase(body.clone(), 0x1200));
-        assert_eq!(p.body[3], Op::Return { to: 0x120c });
+        let ret = p.body.iter().find(|op| matches!(op, Op::Return { .. }));
+        assert_eq!(ret, Some(&Op::Return { to: 0x120c }));
         check(&phase(body, 0x1200));
     }
 

@@ -413,6 +413,10 @@ pub enum Signal {
     IndirectMispredictsTaken,
     IndirectMispredictsNotTaken,
     UnknownIndirectNotTaken,
+    /// Montecito branches of an issue group whose port B0 holds a branch: a BBB
+    /// bundle's first slot, a multiway branch (Itanium 2 dispersal rules, ERRATA MD41:
+    /// an MIB's, MFB's or MMB's branch goes to B2, an MBB's to B1 and B2).
+    EncodedBranches,
     /// Montecito integer speculative loads (`ld.s`, ERRATA MMC42) that returned a NaT,
     /// as flags of why: bit 0 ([`SPEC_NAT_PSR_ED`]) the operating system deferred the
     /// load's fault (PSR.ed), bit 1 ([`SPEC_NAT_CONSUMED`]) its address was a NaT, bit 2
@@ -754,9 +758,6 @@ pub enum Signal {
     /// Bus clocks carrying the I/O bridge's data, and those of them back to back.
     BusDataClocksIo,
     BusB2bClocksIo,
-    /// Memory reads of L3 misses the thread switched away from: issued now, counted as
-    /// the thread's `MemoryReads` when they return (`BackgroundMemoryReads`).
-    DeferredMemoryReads,
     /// L2I misses whose request the L3 and bus controller rejected at first, every
     /// request buffer being taken: bit 0 a demand fetch's, bit 1 a prefetch's (the
     /// unit-mask bits 1:0 of Montecito's L2I_L3_REJECTS).

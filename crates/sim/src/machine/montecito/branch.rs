@@ -3,7 +3,7 @@
 //! (ERRATA MD40), predicated returns and indirect jumps (MMC40, MMC41), and what a
 //! branch does to its issue group and to fetch.
 
-use super::group::{bundle_address, fe_stall, Group, Port};
+use super::group::{bundle_address, fe_stall, slot, Group, Port};
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::INSN;
@@ -153,6 +153,11 @@ impl Montecito {
     pub(super) fn branch(&mut self, g: &mut Group, out: &mut Out, ip: u64, s: Signals, taken: bool, wrong: bool, target: u64) {
         self.join(g, out, ip, Port::None);
         g.signals.bump(Signal::Branches);
+        // A branch in a bundle's first slot (a BBB's) is on B0, and makes the group's
+        // branches, which its bundle holds, encoded (MD41).
+        if slot(ip) == 0 || g.signals.get(Signal::EncodedBranches) > 0 {
+            g.signals.bump(Signal::EncodedBranches);
+        }
         for (signal, on) in [(Signal::BranchesTaken, taken), (Signal::BranchMispredicts, wrong)] {
             if on {
                 g.signals.bump(signal);

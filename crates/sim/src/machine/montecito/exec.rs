@@ -8,7 +8,7 @@ use super::levels::{translated, Side};
 use super::speculation;
 use super::Montecito;
 use super::{Out, Signals};
-use crate::program::{FpOp, Memory, Op, Pattern, Phase, INSN};
+use crate::program::{ia64, FpOp, Memory, Op, Pattern, Phase, INSN};
 use crate::stream::{FetchMiss, L1dConflict, Privilege, Signal, UNCACHED_DEMAND};
 use pmukit_arch::montecito::ear::Served;
 
@@ -18,21 +18,6 @@ const GETF_TO_ALU: u64 = 5;
 /// Bytes of uncacheable code a fetch reads: a bundle pair, what the L1I delivers a
 /// cycle (§4.15 L1I_READS: "32-byte chunks"; ERRATA MMC57).
 const UNCACHED_FETCH: u64 = 32;
-
-/// The longest `if` the compiler predicates instead of branching around it: one
-/// bundle (MMC32).
-const PREDICATED_IF: u8 = 3;
-
-/// Whether the skip at `i` over `over` instructions, taken as `when` says, is
-/// if-converted (MMC32): a short one over integer instructions only, which
-/// predication can guard, whose condition depends on the data; a profile shows a
-/// condition that always goes one way, and the compiler keeps its branch, which the
-/// predictor gets right.
-fn if_converted(phase: &Phase, i: usize, over: u8, when: Pattern) -> bool {
-    matches!(when, Pattern::Bits { .. })
-        && over <= PREDICATED_IF
-        && phase.body[i + 1..].iter().take(usize::from(over)).all(|op| matches!(op, Op::Int | Op::Nop))
-}
 
 /// Whether the fence at `i` orders the store right after it to cacheable memory: a
 /// release store.
@@ -61,10 +46,14 @@ fn acquired(phase: &Phase, i: usize) -> bool {
 
 /// Whether the skip at `i` jumps to a return, past `over` instructions: `if (c) { ... }
 /// return;`, which an Itanium compiler turns into a return predicated on `c` ahead of
-/// the skipped code (the return duplicated into the branch's target, MMC40).
-fn returns_early(phase: &Phase, i: usize, over: u8) -> Option<u64> {
-    match phase.body.get(i + usize::from(over) + 1) {
-        Some(&Op::Return { to }) => Some(to),
+/// the skipped code (the return duplicated into the branch's target, MMC40). The
+/// return's address and its place in the body, after the nops before it in its
+/// bundle (the layout's, MMC79).
+fn returns_early(phase: &Phase, i: usize, over: u8) -> Option<(u64, usize)> {
+    let land = i + usize::from(over) + 1;
+    let at = phase.body.get(land..)?.iter().position(|op| *op != Op::Nop)? + land;
+    match phase.body[at] {
+        Op::Return { to } => Some((to, at)),
         _ => None,
     }
 }
@@ -450,7 +439,7 @@ impl Montecito {
                 let s = self.predict_path(ip, taken);
                 self.branch(g, out, ip, s, taken, is_wrong(s), target);
             }
-            Op::Skip { over, when } if if_converted(phase, i, over, when) => {
+            Op::Skip { over, when } if ia64::if_converted(&phase.body, i, over, when) => {
                 // The compiler's if-conversion (MMC32): a compare sets the predicate,
                 // and the instructions it guards issue either way, squashed when the
                 // condition says to skip them.
@@ -461,12 +450,12 @@ impl Montecito {
             }
             Op::Skip { over, when } => {
                 let taken = when.taken(k, phase.iterations);
-                if let Some(to) = returns_early(phase, i, over) {
+                if let Some((to, at)) = returns_early(phase, i, over) {
                     // A return predicated on the skip's condition (MMC40): taken, the
                     // function returns at once, past the skipped code and its own return.
                     self.wait_for_link(g, out, ip);
                     self.predicated_return(ip, taken, to, g, out);
-                    return if taken { usize::from(over) + 2 } else { 1 };
+                    return if taken { at - i + 1 } else { 1 };
                 }
                 let past = ip.wrapping_add(INSN * (u64::from(over) + 1));
                 if let Some(Op::Jump { table, via }) = guarded_jump(phase, i, over) {

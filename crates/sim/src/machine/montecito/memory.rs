@@ -150,9 +150,6 @@ impl Montecito {
             s.bump(Signal::ThreadSwitchesGated);
         } else if wins {
             self.switch = true;
-            if miss.is_some() {
-                s.bump(Signal::DeferredMemoryReads);
-            }
             self.returns[t].push(Return { ready, line: miss.is_some() });
             return 0;
         }

@@ -351,12 +351,24 @@ pub static EVENTS: &[MappedEvent] = &[
     // or all but one.
     ev(0x5f, "L1I_STRM_PREFETCHES", A, 1, |_| Some(&[Sig(Signal::L1iStrmPrefetches)])),
     ev(0x60, "L1I_RAB_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 8)])),
-    // ENCBR_MISPRED_DETAIL: branches "only if there is a branch on port B0": with no
-    // templates modelled, the first branch of every group is on B0 (MD41). 00xx and
-    // 11xx (ALL, ALL2) are BR_MISPRED_DETAIL's ALL rows; 01xx counts nothing; 10xx
-    // OVERSUB: the machine never oversubscribes the branch ports.
-    ev(0x63, "ENCBR_MISPRED_DETAIL", A, 3, |u| match u >> 2 & 3 {
-        0b00 | 0b11 => EVENTS.iter().find(|e| e.code == 0x5b).and_then(|e| (e.select)(u & 3)),
+    // ENCBR_MISPRED_DETAIL: branches "only if there is a branch on port B0", which
+    // only a BBB bundle's first slot gives (MD41): BR_MISPRED_DETAIL's ALL rows in
+    // such groups' cycles. 00xx and 11xx (ALL, ALL2) count them; 01xx nothing; 10xx
+    // OVERSUB: no nop.b or brp in an MIB, MFB or MMB comes before a BBB (MMC79).
+    ev(0x63, "ENCBR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
+        (0b00 | 0b11, 0b00) => Some(&[Sig(Signal::EncodedBranches)]),
+        (0b00 | 0b11, 0b01) => Some(&[Atom::Encoded(&Atom::CorrectBranches)]),
+        (0b00 | 0b11, 0b10) => Some(&[
+            Atom::Encoded(&Sig(Signal::PathMispredictsTaken)),
+            Atom::Encoded(&Sig(Signal::PathMispredictsNotTaken)),
+            Atom::Encoded(&Sig(Signal::ReturnMispredictsTaken)),
+            Atom::Encoded(&Sig(Signal::ReturnMispredictsNotTaken)),
+            Atom::Encoded(&Sig(Signal::IndirectMispredictsTaken)),
+            Atom::Encoded(&Sig(Signal::IndirectMispredictsNotTaken)),
+            Atom::Encoded(&FORCED_RETURNS),
+            Atom::Encoded(&FORCED_INDIRECT),
+        ]),
+        (0b00 | 0b11, 0b11) => Some(&[Atom::Encoded(&Sig(Signal::ReturnsMispredicted)), Atom::Encoded(&Sig(Signal::IndirectMispredicts))]),
         _ => None,
     }),
     ev(0x64, "L1I_RAB_ALMOST_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 7)])),
