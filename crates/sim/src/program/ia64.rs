@@ -77,14 +77,18 @@ pub const PREDICATED_IF: u8 = 3;
 
 /// Whether the skip at `i` of `body` over `over` instructions, taken as `when` says,
 /// is if-converted (MMC32): a short one over integer instructions only, which
-/// predication can guard, whose condition depends on the data; a profile shows a
+/// predication can guard, whose condition depends on the data, and which no other
+/// skip enters (a block with a side entrance is no hammock); a profile shows a
 /// condition that always goes one way, and the compiler keeps its branch, which the
 /// predictor gets right. The same before the layout and after it: the layout puts no
-/// nop among a compare's guarded integer instructions, and lands nothing after them.
+/// nop among a compare's guarded integer instructions but before a skip's landing
+/// point, and lands nothing right after them.
 pub fn if_converted(body: &[Op], i: usize, over: u8, when: Pattern) -> bool {
+    let block = i + 1..=i + usize::from(over);
     matches!(when, Pattern::Bits { .. })
         && over <= PREDICATED_IF
         && body.get(i + 1..).is_some_and(|rest| rest.iter().take(usize::from(over)).all(|op| matches!(op, Op::Int | Op::Nop)))
+        && !body[..i].iter().enumerate().any(|(j, op)| matches!(op, Op::Skip { over, .. } if block.contains(&(j + usize::from(*over) + 1))))
 }
 
 /// The units the instruction at `i` of `body` can issue on where it stands: an
@@ -494,6 +498,7 @@ mod tests {
             Just(Op::Store(a)),
             Just(Op::Barrier),
             (0u8..4).prop_map(|over| Op::Skip { over, when: Pattern::Always }),
+            (0u8..5).prop_map(|over| Op::Skip { over, when: Pattern::Bits { bits: 0b0110, len: 4 } }),
             Just(Op::Branch { target: 0x3000, when: Pattern::Never }),
             Just(Op::Syscall),
         ]
@@ -501,7 +506,14 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_body_lays_out_in_templates(body in proptest::collection::vec(op(), 1..40), entry in 0u64..64) {
+        fn any_body_lays_out_in_templates(mut body in proptest::collection::vec(op(), 1..40), entry in 0u64..64) {
+            // A skip lands within the body or right after it (`Phase::check`).
+            let n = body.len();
+            for (i, op) in body.iter_mut().enumerate() {
+                if let Op::Skip { over, .. } = op {
+                    *over = (*over).min(u8::try_from(n - 1 - i).unwrap_or(u8::MAX));
+                }
+            }
             check(&phase(body, 0x1000 + 4 * entry));
         }
     }
