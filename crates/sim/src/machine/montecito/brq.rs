@@ -8,14 +8,18 @@
 //! than for the full buffer.
 
 use super::group::IB_BUNDLES;
-use crate::program::{Op, Pattern, Phase, INSN};
+use crate::program::{ia64, Op, Pattern, Phase, INSN};
 
-/// Whether `op` is a branch the front end predicts: a conditional or loop branch
-/// (taken or not), a call, a return, an indirect jump. A skip is an if-converted
-/// block's compare (MMC32), and `epc`, `rfi` and the idle loop's call of PAL go to
-/// other code than the front end predicts.
-fn predicted(op: &Op) -> bool {
-    matches!(op, Op::Branch { .. } | Op::Call { .. } | Op::Return { .. } | Op::Jump { .. })
+/// Whether the instruction at `i` of `phase`'s body is a branch the front end
+/// predicts: a conditional or loop branch (taken or not: a skip the compiler kept as
+/// a branch, not the compare of an if-converted one, MMC32), a call, a return, an
+/// indirect jump. `epc`, `rfi` and the idle loop's call of PAL go to other code than
+/// the front end predicts.
+fn predicted(phase: &Phase, i: usize) -> bool {
+    match phase.body[i] {
+        Op::Skip { over, when } => !ia64::if_converted(&phase.body, i, over, when),
+        op => matches!(op, Op::Branch { .. } | Op::Call { .. } | Op::Return { .. } | Op::Jump { .. }),
+    }
 }
 
 /// For each instruction of `phase`'s body, into `out`, how many bundles the front end
@@ -42,7 +46,7 @@ pub(super) fn room(phase: &Phase, entries: usize, out: &mut Vec<u8>, bundles: &m
         }
         if let Some(last) = bundles.last_mut() {
             last.instructions += 1;
-            last.branches += usize::from(predicted(op));
+            last.branches += usize::from(predicted(phase, i));
         }
         let next = match *op {
             Op::Call { target, .. } => Some(target),
@@ -175,13 +179,13 @@ mod tests {
     }
 
     /// A call and its return end their bundles; an indirect jump goes to its table's
-    /// target; a never-taken branch and a skip do not end a bundle, and only the first
-    /// holds an entry.
+    /// target; a never-taken branch and an if-converted skip (a compare, MMC32) do not
+    /// end a bundle, and only the first holds an entry.
     #[test]
     fn calls_returns_jumps_and_untaken_branches_hold_entries() {
         let body = vec![
             Op::Branch { target: 0x9_0000, when: Pattern::Never },
-            Op::Skip { over: 0, when: Pattern::Always },
+            Op::Skip { over: 0, when: Pattern::Bits { bits: 0b10, len: 2 } },
             Op::Call { target: 0x3_0000, frame: 8 },
             Op::Return { to: ENTRY + 3 * INSN },
             Op::Jump { table: 0, via: None },
@@ -191,5 +195,18 @@ mod tests {
         let p = phase(body, 1);
         assert_eq!(rooms(&p, 2), [0, 0, 0, 8, 8]);
         assert_eq!(rooms(&p, 3), [1, 1, 1, 8, 8]);
+    }
+
+    /// A skip the compiler keeps as a branch (its condition always goes one way, or
+    /// its block holds more than integer instructions) is a conditional branch, and
+    /// holds an entry: in a loop of one bundle, each bundle fetched ahead holds one.
+    /// An if-converted one is a compare, and holds none.
+    #[test]
+    fn a_skip_kept_as_a_branch_holds_an_entry() {
+        let kept = phase(vec![Op::Skip { over: 1, when: Pattern::Always }, LOAD, Op::Int], 100);
+        assert_eq!(rooms(&kept, 1), [0, 0, 0]);
+        assert_eq!(rooms(&kept, 2), [1, 1, 1]);
+        let compare = phase(vec![Op::Skip { over: 1, when: Pattern::Bits { bits: 0b10, len: 2 } }, Op::Int, LOAD], 100);
+        assert_eq!(rooms(&compare, 1), [8, 8, 8]);
     }
 }
