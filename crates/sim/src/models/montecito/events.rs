@@ -70,10 +70,10 @@ pub(super) enum Atom {
     SyllablesOvercounted(u8),
     /// Branches predicted correctly (outcome and target).
     CorrectBranches,
-    /// What the atom counts in a cycle whose issue group has a branch on port B0
+    /// What the atoms count in a cycle whose issue group has a branch on port B0
     /// (`Signal::EncodedBranches`; ENCBR_MISPRED_DETAIL, ERRATA MD41): all the
     /// cycle's branches are then its bundle's.
-    Encoded(&'static Atom),
+    Encoded(&'static [Atom]),
     /// IP-relative branches (all but returns and other indirect ones), and those whose
     /// path was predicted rightly; indirect branches predicted rightly.
     IpRelBranches,
@@ -179,7 +179,7 @@ impl Atom {
             Atom::SyllablesNotDispersed(reasons) => Charges::of(c).charged(reasons),
             Atom::SyllablesOvercounted(buckets) => Charges::of(c).overcount(buckets),
             Atom::CorrectBranches => c.get(Branches).saturating_sub(c.get(BranchMispredicts)),
-            Atom::Encoded(inner) => when(c.get(EncodedBranches) > 0, inner.value(c)),
+            Atom::Encoded(atoms) => when(c.get(EncodedBranches) > 0, atoms.iter().map(|a| a.value(c)).sum()),
             Atom::IpRelBranches => c.get(Branches).saturating_sub(c.get(Returns) + c.get(IndirectBranches)),
             Atom::IpRelCorrect => c
                 .get(Branches)

@@ -77,6 +77,33 @@ const L3_PM: Atom = Sig(Signal::L3InstructionPrefetchMisses);
 
 /// Table 4-42 rows the stream drives, by event code. docs/montecito-model.md has the
 /// same table with the reasons.
+/// BR_MISPRED_DETAIL.ALL's rows, by prediction result (bits 1:0): ALL_PRED,
+/// CORRECT_PRED, WRONG_PATH (forced predictions among them, §4.7), WRONG_TARGET.
+const ALL_PREDICTIONS: [&[Atom]; 4] = [
+    &[Sig(Signal::Branches)],
+    &[Atom::CorrectBranches],
+    &[
+        Sig(Signal::PathMispredictsTaken),
+        Sig(Signal::PathMispredictsNotTaken),
+        Sig(Signal::ReturnMispredictsTaken),
+        Sig(Signal::ReturnMispredictsNotTaken),
+        Sig(Signal::IndirectMispredictsTaken),
+        Sig(Signal::IndirectMispredictsNotTaken),
+        FORCED_RETURNS,
+        FORCED_INDIRECT,
+    ],
+    &[Sig(Signal::ReturnsMispredicted), Sig(Signal::IndirectMispredicts)],
+];
+
+/// ENCBR_MISPRED_DETAIL's ALL rows: the same, in cycles whose group has a branch on
+/// B0 (MD41).
+const ENCODED_PREDICTIONS: [[Atom; 1]; 4] = [
+    [Atom::Encoded(ALL_PREDICTIONS[0])],
+    [Atom::Encoded(ALL_PREDICTIONS[1])],
+    [Atom::Encoded(ALL_PREDICTIONS[2])],
+    [Atom::Encoded(ALL_PREDICTIONS[3])],
+];
+
 pub static EVENTS: &[MappedEvent] = &[
     // BACK_END_BUBBLE (bxx00 ALL, bxx01 FE, bxx10 L1D_FPU_RSE): every cycle with a
     // bubble, i.e. no instruction retired, or those of one cause (MD37).
@@ -320,20 +347,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // BR_MISPRED_DETAIL: bits 3:2 branch type (ALL, IPREL, RETURN, NRETIND), bits 1:0
     // prediction result (ALL_PRED, CORRECT_PRED, WRONG_PATH, WRONG_TARGET) (MD18).
     ev(0x5b, "BR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
-        (0b00, 0b00) => Some(&[Sig(Signal::Branches)]),
-        (0b00, 0b01) => Some(&[Atom::CorrectBranches]),
-        (0b00, 0b10) => Some(&[
-            Sig(Signal::PathMispredictsTaken),
-            Sig(Signal::PathMispredictsNotTaken),
-            Sig(Signal::ReturnMispredictsTaken),
-            Sig(Signal::ReturnMispredictsNotTaken),
-            Sig(Signal::IndirectMispredictsTaken),
-            Sig(Signal::IndirectMispredictsNotTaken),
-            FORCED_RETURNS,
-            FORCED_INDIRECT,
-        ]),
+        (0b00, p) => ALL_PREDICTIONS.get(p as usize).copied(),
         (0b01, 0b10) => Some(&[Sig(Signal::PathMispredictsTaken), Sig(Signal::PathMispredictsNotTaken)]),
-        (0b00, 0b11) => Some(&[Sig(Signal::ReturnsMispredicted), Sig(Signal::IndirectMispredicts)]),
         (0b01, 0b00) => Some(&[Atom::IpRelBranches]),
         (0b01, 0b01) => Some(&[Atom::IpRelCorrect]),
         (0b10, 0b00) => Some(&[Sig(Signal::Returns)]),
@@ -355,20 +370,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // only a BBB bundle's first slot gives (MD41): BR_MISPRED_DETAIL's ALL rows in
     // such groups' cycles. 00xx and 11xx (ALL, ALL2) count them; 01xx nothing; 10xx
     // OVERSUB: no nop.b or brp in an MIB, MFB or MMB comes before a BBB (MMC79).
-    ev(0x63, "ENCBR_MISPRED_DETAIL", A, 3, |u| match (u >> 2 & 3, u & 3) {
-        (0b00 | 0b11, 0b00) => Some(&[Sig(Signal::EncodedBranches)]),
-        (0b00 | 0b11, 0b01) => Some(&[Atom::Encoded(&Atom::CorrectBranches)]),
-        (0b00 | 0b11, 0b10) => Some(&[
-            Atom::Encoded(&Sig(Signal::PathMispredictsTaken)),
-            Atom::Encoded(&Sig(Signal::PathMispredictsNotTaken)),
-            Atom::Encoded(&Sig(Signal::ReturnMispredictsTaken)),
-            Atom::Encoded(&Sig(Signal::ReturnMispredictsNotTaken)),
-            Atom::Encoded(&Sig(Signal::IndirectMispredictsTaken)),
-            Atom::Encoded(&Sig(Signal::IndirectMispredictsNotTaken)),
-            Atom::Encoded(&FORCED_RETURNS),
-            Atom::Encoded(&FORCED_INDIRECT),
-        ]),
-        (0b00 | 0b11, 0b11) => Some(&[Atom::Encoded(&Sig(Signal::ReturnsMispredicted)), Atom::Encoded(&Sig(Signal::IndirectMispredicts))]),
+    ev(0x63, "ENCBR_MISPRED_DETAIL", A, 3, |u| match u >> 2 & 3 {
+        0b00 | 0b11 => ENCODED_PREDICTIONS.get((u & 3) as usize).map(|a| a.as_slice()),
         _ => None,
     }),
     ev(0x64, "L1I_RAB_ALMOST_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 7)])),
