@@ -125,7 +125,7 @@ fn streaming() -> Program {
 fn subnormals() -> Program {
     let body = vec![Op::Fp(FpOp::Mul), Op::Fp(FpOp::Fma), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let phase = common::phase(body, 1000, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
-    common::program_of(Phase { fp: FpValues { tiny: Pattern::Always, flush: false }, ..phase })
+    common::program_of(Phase { fp: FpValues { tiny: Pattern::Always, flush: false, zero_divisors: false }, ..phase })
 }
 
 /// A walk through a freshly mapped file, a page fault every eight iterations: `os`'s

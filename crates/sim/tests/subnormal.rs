@@ -22,7 +22,7 @@ fn program(flush: bool, tiny: Pattern) -> Program {
     let body =
         vec![Op::Fp(FpOp::Mul), Op::Fp(FpOp::Fma), Op::Fp(FpOp::Convert), Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Loop }];
     let phase = common::phase(body, ITERATIONS, vec![DataStream::fixed(0x100_0000, Memory::Cacheable)]);
-    common::program_of(Phase { fp: FpValues { tiny, flush }, ..phase })
+    common::program_of(Phase { fp: FpValues { tiny, flush, zero_divisors: false }, ..phase })
 }
 
 const QUIET: Pattern = Pattern::Bits { bits: 0xFFFF << 48, len: 64 };

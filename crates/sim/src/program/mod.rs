@@ -102,18 +102,23 @@ pub struct FpValues {
     /// Flush-to-zero (Itanium's FPSR.sf0.ftz, ARM's FPSCR.FZ, SPARC's FSR.NS), as a
     /// compiler's fast-math options set it at the program's start.
     pub flush: bool,
+    /// Whether a skip guards the divides of its block against a zero divisor (`if (n
+    /// != 0) q = s / n`): in the iterations it passes over the block, the divisor is
+    /// zero. Like a NULL-guarded pointer (`DataStream::nullable`), it matters only to
+    /// a compiler that starts the divide ahead of the test (Itanium's, ERRATA MMC80).
+    pub zero_divisors: bool,
 }
 
 impl Default for FpValues {
     fn default() -> FpValues {
-        FpValues { tiny: Pattern::Never, flush: false }
+        FpValues { tiny: Pattern::Never, flush: false, zero_divisors: false }
     }
 }
 
 impl FpValues {
     /// Whether `op`'s result is tiny in iteration `k` of `iterations`.
     pub fn tiny(&self, op: FpOp, k: u64, iterations: u64) -> bool {
-        !matches!(op, FpOp::Convert | FpOp::ToInt) && self.tiny != Pattern::Never && self.tiny.taken(k, iterations)
+        op.arithmetic() && self.tiny != Pattern::Never && self.tiny.taken(k, iterations)
     }
 }
 
@@ -300,6 +305,14 @@ pub enum FpOp {
     /// `getf`, VFP `fmrs`, VIS3 `movdtox`), which the next instruction uses: the
     /// output half of a conversion to an integer.
     ToInt,
+}
+
+impl FpOp {
+    /// Whether it computes a rounded result (which may be tiny or inexact), rather
+    /// than converting or moving one.
+    pub fn arithmetic(self) -> bool {
+        !matches!(self, FpOp::Convert | FpOp::ToInt)
+    }
 }
 
 /// A data reference of one instruction: stream, byte offset from the stream's

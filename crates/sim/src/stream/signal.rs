@@ -422,9 +422,11 @@ pub enum Signal {
     /// load's fault (PSR.ed), bit 1 ([`SPEC_NAT_CONSUMED`]) its address was a NaT, bit 2
     /// ([`SPEC_NAT_TLB_FAULT`]) the hardware deferred its page's fault (DCR, MMC55).
     SpecNat,
-    /// Montecito `chk.s` instructions that failed (their load returned a NaT), as flags:
-    /// bit 0 ([`FAILED_CHECK_INT`]) an integer load's, bit 1 ([`FAILED_CHECK_FP`]) a
-    /// floating-point load's (INST_FAILED_CHKS_RETIRED, MMC55).
+    /// Montecito speculation checks that failed, as flags: a `chk.s` whose load
+    /// returned a NaT, bit 0 ([`FAILED_CHECK_INT`]) an integer load's, bit 1
+    /// ([`FAILED_CHECK_FP`]) a floating-point load's (INST_FAILED_CHKS_RETIRED, MMC55);
+    /// bit 2 ([`FAILED_CHECK_FCHKF`]) an `fchkf` whose speculated operations raised a
+    /// flag the main status field lacks (FP_FAILED_FCHKF, MMC80).
     FailedChecks,
     /// Montecito accesses at a misaligned address that the hardware performed (ERRATA
     /// MMC56): those that read (loads, semaphores: MISALIGNED_LOADS_RETIRED) and those
@@ -863,6 +865,8 @@ pub const IBUF_BRQ_FULL: u8 = 0b10;
 pub const UNCACHED_DEMAND: u8 = 0b01;
 pub const UNCACHED_PREFETCH: u8 = 0b10;
 
-/// [`Signal::FailedChecks`]' flags: an integer `chk.s`, a floating-point one.
-pub const FAILED_CHECK_INT: u8 = 0b01;
-pub const FAILED_CHECK_FP: u8 = 0b10;
+/// [`Signal::FailedChecks`]' flags: an integer `chk.s`, a floating-point one, an
+/// `fchkf`.
+pub const FAILED_CHECK_INT: u8 = 0b001;
+pub const FAILED_CHECK_FP: u8 = 0b010;
+pub const FAILED_CHECK_FCHKF: u8 = 0b100;

@@ -3,17 +3,15 @@
 //! branch or a load whose value the next instruction needs ends its group.
 
 use super::branch::is_wrong;
+use super::fpu::Field;
 use super::group::{address_space, bundle_address, fe_stall, slot, Group, Port};
 use super::levels::{translated, Side};
 use super::speculation;
 use super::Montecito;
 use super::{Out, Signals};
-use crate::program::{ia64, FpOp, Memory, Op, Pattern, Phase, INSN};
+use crate::program::{ia64, Memory, Op, Pattern, Phase, INSN};
 use crate::stream::{FetchMiss, L1dConflict, Privilege, Signal, UNCACHED_DEMAND};
 use pmukit_arch::montecito::ear::Served;
-
-/// Table 2-8: a `getf` result reaches an ALU operation 5 cycles after it issues.
-const GETF_TO_ALU: u64 = 5;
 
 /// Bytes of uncacheable code a fetch reads: a bundle pair, what the L1I delivers a
 /// cycle (§4.15 L1I_READS: "32-byte chunks"; ERRATA MMC57).
@@ -222,27 +220,10 @@ impl Montecito {
     /// Cycles in which nothing issues, after the group so far, which ends at an
     /// architected stop (its last instruction's consumer follows): a back-end stall
     /// counting `stall`.
-    fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Signal) {
+    pub(super) fn wait(&mut self, g: &mut Group, out: &mut Out, cycles: u64, stall: Signal) {
         g.signals.bump(Signal::ExplicitStops);
         self.close(g, out);
         self.be_stall(out, self.ip, 0, cycles, Signals::default().with(stall, 1));
-    }
-
-    /// A divide or square root: a software sequence that starts with frcpa or frsqrta,
-    /// whose result the next step waits for (`fp_divide_cycles` in all, FRALL), and
-    /// whose predicate qualifies it (Table 2-8: "FP side predicate write: frcpa,
-    /// fprcpa, frsqta, fpsqta" to "Qual. Pred." 2 cycles): in the first cycle it waits
-    /// for both, which BE_EXE_BUBBLE counts under each ("causes are independent and
-    /// several of them fire at the same time, they all should be counted", MMC10).
-    fn divide(&mut self, g: &mut Group, out: &mut Out) {
-        const PREDICATE_WAIT: u64 = 2 - 1;
-        let cycles = self.cfg.fp_divide_cycles;
-        g.signals.bump(Signal::ExplicitStops);
-        self.close(g, out);
-        let both = PREDICATE_WAIT.min(cycles);
-        let fr = Signals::default().with(Signal::FrDepStallCycles, 1);
-        self.be_stall(out, self.ip, 0, both, fr.with(Signal::PrDepStallCycles, 1));
-        self.be_stall(out, self.ip, both, cycles - both, fr);
     }
 
     /// Executes instruction `i`; returns how many instructions it consumed (a taken
@@ -329,27 +310,7 @@ impl Montecito {
                     self.switch_stacks(out, ip, &[(self.cfg.cr_cycles, Signal::RseArDepStallCycles), (1, Signal::BankSwitchStallCycles)]);
                 }
             }
-            Op::Fp(f) => {
-                self.join(g, out, ip, Port::None);
-                // FP_OPS_RETIRED's weights (§4.15) give `getf` none: it computes nothing.
-                if f != FpOp::ToInt {
-                    g.signals.bump(Signal::FguCryptoInstructions);
-                }
-                if matches!(f, FpOp::Div | FpOp::Sqrt) {
-                    self.divide(g, out);
-                }
-                if f == FpOp::ToInt {
-                    // getf: its consumer, the next instruction, an ALU operation,
-                    // waits Table 2-8's getf to ALU latency (MMC54).
-                    self.wait(g, out, GETF_TO_ALU - 1, Signal::GrGrStallCycles);
-                }
-                if phase.fp.tiny(f, k, phase.iterations) {
-                    self.subnormal(g, out, ip, phase.fp.flush);
-                } else if !phase.fp.flush && k > 0 && phase.fp.tiny(f, k - 1, phase.iterations) {
-                    // The values it reads are the last iteration's subnormal results.
-                    self.unsafe_operands(g, out, ip);
-                }
-            }
+            Op::Fp(f) => self.fp_operation(phase, k, f, Field::Sf0, ip, g, out),
             Op::Barrier if releases(phase, i) => {
                 // A fence before a store to cacheable memory (releasing a lock) is
                 // that store's release semantics: the compiler emits `st.rel` and no
@@ -470,9 +431,10 @@ impl Montecito {
                     self.ip = target;
                     return usize::from(over) + 1;
                 }
-                // Control speculation (MMC42): the block's first load issues as an
-                // `ld.s` ahead of the skip, whether the block runs or not.
-                self.speculative_loads(phase, k, &speculation::hoisted(phase, i, over), taken, ip, g, out);
+                // Control speculation (MMC42, MMC80): the block's first load issues as
+                // an `ld.s` ahead of the skip, whether the block runs or not, or its
+                // first floating-point operation in sf2.
+                self.hoist(phase, k, &speculation::hoisted(phase, i, over), taken, ip, g, out);
                 let s = self.predict_path(ip, taken);
                 self.branch(g, out, ip, s, taken, is_wrong(s), past);
                 return 1 + if taken { usize::from(over) } else { 0 };

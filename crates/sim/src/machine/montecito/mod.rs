@@ -156,8 +156,11 @@ pub struct Montecito {
     fills: fills::Fills,
     /// The L1D's fills on their way and its latest stores (MMC44).
     l1d_pipe: l1d_pipe::L1dPipe,
-    /// The loads hoisted above the skip being executed, until their checks (MMC42).
+    /// The loads and the floating-point operation hoisted above the skip being
+    /// executed, until their checks (MMC42, MMC80).
     hoisted: Vec<speculation::Hoisted>,
+    /// Each address space's floating-point status flags (MMC80).
+    fpsr: fpu::Fpsr,
     ip: u64,
     fetch_line: u64,
     /// The write-coalescing buffers' writes this iteration, each an item the
@@ -279,6 +282,7 @@ impl Montecito {
             fills: Default::default(),
             progressed: true,
             hoisted: Vec::new(),
+            fpsr: fpu::Fpsr::default(),
             l1d_pipe: Default::default(),
             ip: 0,
             fetch_line: u64::MAX,
@@ -546,6 +550,7 @@ impl Core<MONTECITO> for Montecito {
         out.push(u64::from(self.progressed));
         // Code pages are only ever added: the same count means none was since.
         out.push(u64::MAX - self.mapped_code.len() as u64);
+        self.fpsr.canonical(out);
         self.wcb.canonical(keys, out);
         self.peer.canonical(keys, out);
         self.fills.canonical(keys, self.clock, out);

@@ -13,19 +13,28 @@
 //! hardware virtual machine's guest (`Phase::guest`) outside its kernel, the
 //! hypervisor has the hardware defer the TLB miss of a load through a NULL pointer
 //! too (DCR.dm, MMC77).
+//!
+//! A block that begins with floating-point arithmetic has that operation hoisted
+//! instead, computed in status field 2 (`fma.s2`, a divide's `frcpa.s2` sequence),
+//! with an `fchkf.s2` in its place (MMC80): the check fails when sf2 holds a flag sf0
+//! lacks (Linux enables no FP trap), and the recovery code computes the operation
+//! again in sf0 and clears sf2 (`fclrf.s2`). A divide the skip guards against a zero
+//! divisor (`FpValues::zero_divisors`) divides by zero in the iterations it skips, a
+//! flag no operation of sf0 raises, so the next check of a block that runs fails.
 
+use super::fpu::Field;
 use super::group::{address_space, fe_stall, Group, Port};
 use super::Montecito;
 use super::{Out, Signals};
-use crate::program::{Access, Memory, Op, Phase};
+use crate::program::{Access, FpOp, Memory, Op, Phase};
 use crate::stream::{
-    L1dConflict, MemRef, Privilege, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT,
-    SPEC_NAT_TLB_MISS,
+    L1dConflict, MemRef, Privilege, Signal, FAILED_CHECK_FCHKF, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED,
+    SPEC_NAT_TLB_FAULT, SPEC_NAT_TLB_MISS,
 };
 use pmukit_arch::montecito::ear::Served;
 
-/// A load hoisted above the skip being executed: its place in the body, the cycle its
-/// data is back, and whether the `ld.s` returned a NaT.
+/// An instruction hoisted above the skip being executed: its place in the body, the
+/// cycle its data is back, and whether the `ld.s` returned a NaT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Hoisted {
     pub(super) index: usize,
@@ -33,22 +42,25 @@ pub(super) struct Hoisted {
     pub(super) nat: bool,
 }
 
-/// The loads the compiler hoists above the skip at `i` over `over` instructions: the
-/// block's first instruction (nops aside) when it is a load from cacheable memory,
-/// and the next one too when it is such a load and the first's value is its address
-/// (`use_next`). At most two.
+/// The instructions the compiler hoists above the skip at `i` over `over`
+/// instructions: the block's first instruction (nops aside) when it is a load from
+/// cacheable memory, and the next one too when it is such a load and the first's value
+/// is its address (`use_next`); or the first alone when it is floating-point
+/// arithmetic (MMC80). At most two.
 pub(super) fn hoisted(phase: &Phase, i: usize, over: u8) -> Vec<usize> {
     let block = i + 1..=i + usize::from(over);
-    let mut loads = phase.body.get(block.clone()).into_iter().flatten().zip(block).filter(|(op, _)| **op != Op::Nop);
+    let mut ops = phase.body.get(block.clone()).into_iter().flatten().zip(block).filter(|(op, _)| **op != Op::Nop);
     let hoistable = |op: &Op| match *op {
         Op::Load(a) | Op::FpLoad(a) => (phase.streams[usize::from(a.stream)].memory == Memory::Cacheable).then_some(a),
         _ => None,
     };
     let mut out = Vec::new();
-    if let Some((first, at)) = loads.next() {
-        if let Some(a) = hoistable(first) {
+    if let Some((first, at)) = ops.next() {
+        if matches!(first, Op::Fp(f) if f.arithmetic()) {
             out.push(at);
-            if let Some((second, next)) = loads.next().filter(|_| a.use_next) {
+        } else if let Some(a) = hoistable(first) {
+            out.push(at);
+            if let Some((second, next)) = ops.next().filter(|_| a.use_next) {
                 if hoistable(second).is_some() {
                     out.push(next);
                 }
@@ -59,23 +71,22 @@ pub(super) fn hoisted(phase: &Phase, i: usize, over: u8) -> Vec<usize> {
 }
 
 impl Montecito {
-    /// The `ld.s` of the loads at body indices `hoist`, issued in order at `ip` ahead of
-    /// the skip, whose block is `skipped` in this iteration. The last leaves the wait
-    /// for its value to its `chk.s`; an earlier one gives the next its address.
+    /// The instructions at body indices `hoist`, issued in order at `ip` ahead of the
+    /// skip, whose block is `skipped` in this iteration: a load's `ld.s`, the last
+    /// leaving the wait for its value to its `chk.s`, an earlier one giving the next
+    /// its address; an arithmetic operation in sf2, dividing by zero when the skip
+    /// passes over a divide it guards against one.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn speculative_loads(
-        &mut self,
-        phase: &Phase,
-        k: u64,
-        hoist: &[usize],
-        skipped: bool,
-        ip: u64,
-        g: &mut Group,
-        out: &mut Out,
-    ) {
+    pub(super) fn hoist(&mut self, phase: &Phase, k: u64, hoist: &[usize], skipped: bool, ip: u64, g: &mut Group, out: &mut Out) {
         self.hoisted.clear();
         for (n, &index) in hoist.iter().enumerate() {
             let op = phase.body[index];
+            if let Op::Fp(f) = op {
+                let by_zero = skipped && f == FpOp::Div && phase.fp.zero_divisors;
+                self.fp_operation(phase, k, f, Field::Sf2 { by_zero }, ip, g, out);
+                self.hoisted.push(Hoisted { index, ready: self.now(out), nat: false });
+                continue;
+            }
             let (Op::Load(a) | Op::FpLoad(a)) = op else { continue };
             let consumed = self.hoisted.last().is_some_and(|h| h.nat);
             let nat = if consumed {
@@ -214,6 +225,10 @@ impl Montecito {
         let Some(at) = self.hoisted.iter().position(|h| h.index == index) else { return false };
         let h = self.hoisted.remove(at);
         self.join(g, out, ip, Port::None);
+        if let Op::Fp(f) = phase.body[index] {
+            self.fchkf(phase, k, f, ip, g, out);
+            return true;
+        }
         if h.nat {
             let op = phase.body[index];
             let (Op::Load(a) | Op::FpLoad(a)) = op else { return true };
@@ -258,5 +273,24 @@ impl Montecito {
             self.be_stall(out, ip, 0, h.ready - now, Signals::default().with(Signal::DataDepStallCycles, 1));
         }
         true
+    }
+
+    /// The `fchkf.s2` in the place of the hoisted operation `f`: it fails when sf2
+    /// holds a flag sf0 lacks (the SDM's check, with every FP trap disabled, as Linux's
+    /// FPSR has them), branching to the recovery code as a mispredicted branch does;
+    /// the recovery code clears sf2 and computes `f` again in sf0, then branches back
+    /// (MMC80).
+    fn fchkf(&mut self, phase: &Phase, k: u64, f: FpOp, ip: u64, g: &mut Group, out: &mut Out) {
+        let status = self.fpsr.of(phase.context);
+        if status.sf2 & !status.sf0 == 0 {
+            return;
+        }
+        status.sf2 = 0;
+        g.signals.flag(Signal::FailedChecks, FAILED_CHECK_FCHKF);
+        self.close(g, out);
+        out.stall(ip, self.cfg.mispredict_cycles, None);
+        self.fp_operation(phase, k, f, Field::Sf0, ip, g, out);
+        self.close(g, out);
+        fe_stall(out, ip, self.cfg.resteer_cycles, Signals::default(), Signal::ResteerBubbleCycles);
     }
 }

@@ -14,8 +14,8 @@ use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
 use crate::stream::{
-    L1dConflict, Signal, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT, SPEC_NAT_TLB_MISS,
-    UNCACHED_DEMAND, UNCACHED_PREFETCH,
+    L1dConflict, Signal, FAILED_CHECK_FCHKF, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT,
+    SPEC_NAT_TLB_MISS, UNCACHED_DEMAND, UNCACHED_PREFETCH,
 };
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
@@ -160,6 +160,8 @@ pub static EVENTS: &[MappedEvent] = &[
     // FP_FALSE_SIRSTALL: SIR stalls of operations whose subnormal operand made them
     // unsafe and whose result is normal (MMC61).
     ev(0x05, "FP_FALSE_SIRSTALL", A, 1, |_| Some(&[Sig(Signal::FpSirStallsFalse)])),
+    // FP_FAILED_FCHKF: the `fchkf` checks of speculated operations that failed (MMC80).
+    ev(0x06, "FP_FAILED_FCHKF", A, 1, |_| Some(&[Atom::AnyOf(Signal::FailedChecks, FAILED_CHECK_FCHKF)])),
     // IA64_INST_RETIRED (umask bxx00) and IA64_TAGGED_INST_RETIRED (IBRP0-3): the tags
     // are not modelled; at their reset values every instruction matches (MD16).
     ev(0x08, "IA64_INST_RETIRED", A, 6, |_| Some(&[Sig(Signal::Instructions)])),

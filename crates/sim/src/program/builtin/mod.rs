@@ -52,7 +52,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     },
     WorkloadInfo {
         name: "fp",
-        description: "dense linear algebra (matrix multiply, daxpy with prefetches, LU steps) in floating point, in-place updates through aliasing pointers, batches of small products, audio filters decaying into subnormal numbers",
+        description: "dense linear algebra (matrix multiply, daxpy with prefetches, LU steps) in floating point, in-place updates through aliasing pointers, batches of small products, audio filters decaying into subnormal numbers, grouped averages that skip the divide for empty groups",
     },
     WorkloadInfo { name: "chase", description: "pointer-chasing latency test over 4 KB to 64 MB: every load waits for the one before" },
     WorkloadInfo {

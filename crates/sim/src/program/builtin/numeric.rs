@@ -38,7 +38,39 @@ pub fn fp(rng: &mut Rng, t: Thread) -> Vec<Phase> {
     if audio.chance(500) {
         phases.extend(filter(&mut audio, t));
     }
+    let mut grouped = rng.side(MEANS_SIDE);
+    if grouped.chance(250) {
+        phases.extend(means(&mut grouped, t));
+    }
     phases
+}
+
+/// Salt of the generator of `fp`'s grouped means (`Rng::side`).
+const MEANS_SIDE: u64 = 0x6d65_616e_735f_3031;
+
+/// The last step of a grouped average (SQL's `AVG` with `GROUP BY` over a fixed set of
+/// groups, a histogram's mean per bin): for each of 256-2,048 groups, its sum over its
+/// count, for the groups that have any (`mean[g] = n[g] != 0 ? sum[g] / n[g] : 0`).
+/// The sum is loaded, the count loaded and converted to floating point (Itanium
+/// `setf.sig`, `fcvt.xf`), the test passes over the divide for an empty group, and the
+/// mean is stored either way. 10-40 % of the groups are empty, in a pattern that
+/// repeats every 64. An Itanium compiler starts the divide's long sequence ahead of
+/// the test (ERRATA MMC80), which for an empty group divides by zero.
+fn means(rng: &mut Rng, t: Thread) -> Vec<Phase> {
+    called(rng, t, |rng, b| {
+        let groups = 1 << rng.range(8, 11);
+        let mut column = |rng: &mut Rng| {
+            let base = buffer(rng, &HEAP, groups * DOUBLE);
+            b.stream(DataStream { stride: DOUBLE as i64, footprint: groups * DOUBLE, ..DataStream::fixed(base, Memory::Cacheable) })
+        };
+        let (sums, counts, means) = (column(rng), column(rng), column(rng));
+        b.fp_load(sums, 0, 8, false).load(counts, 0, 8, true).fp(FpOp::Convert, 1);
+        let empty = rng.range(100, 400);
+        b.skip(1, Pattern::Bits { bits: rng.bits(64, empty), len: 64 }).fp(FpOp::Div, 1);
+        b.store(means, 0, 8).int(1);
+        b.fp_values(FpValues { zero_divisors: true, ..FpValues::default() });
+        groups
+    })
 }
 
 /// Salt of the generator of `fp`'s audio filters (`Rng::side`).
@@ -63,7 +95,11 @@ fn filter(rng: &mut Rng, t: Thread) -> Vec<Phase> {
         b.load(input, 0, SAMPLE as u8, true).fp(FpOp::Convert, 2).fp(FpOp::Mul, 1).fp(FpOp::Fma, 4);
         b.fp(FpOp::Convert, 1).fp(FpOp::ToInt, 1).int(2).store(output, 0, SAMPLE as u8).int(1);
         let quiet = rng.range(4, 15);
-        b.fp_values(FpValues { tiny: Pattern::Bits { bits: u64::MAX << (64 - quiet), len: 64 }, flush: t.index % 2 == 1 });
+        b.fp_values(FpValues {
+            tiny: Pattern::Bits { bits: u64::MAX << (64 - quiet), len: 64 },
+            flush: t.index % 2 == 1,
+            zero_divisors: false,
+        });
         n
     })
 }
