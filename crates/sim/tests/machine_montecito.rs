@@ -168,7 +168,6 @@ fn the_hierarchys_relations_hold() {
         let ctx = w.name;
         // The RSE's fills read the L1D too (MMC17).
         assert!(t.get(Signal::DCacheMisses) <= t.get(Signal::Loads) + t.get(Signal::RseLoads), "{ctx}");
-        assert!(t.get(Signal::DCacheAccessesCacheable) <= t.get(Signal::DCacheAccesses), "{ctx}");
         assert!(t.get(Signal::MainTlbMisses) <= t.get(Signal::ITlbMisses) + t.get(Signal::DTlbMisses), "{ctx}");
         assert!(t.get(Signal::ReturnsMispredicted) <= t.get(Signal::Returns), "{ctx}");
         assert!(t.get(Signal::BranchMispredicts) <= t.get(Signal::Branches), "{ctx}");
@@ -1935,6 +1934,8 @@ fn montecito_selections_the_builtin_workloads_exercise() {
     );
     let unexplained: Vec<&&&str> = unreached.iter().filter(|z| !covered(&zeros, z)).collect();
     assert!(unexplained.is_empty(), "count zero without a reason in docs/montecito-model.md: {unexplained:?}");
+    // Issue 43's bar: at most 5 % of the selections that can count count zero.
+    assert!(20 * unreached.len() <= countable, "{} of {countable} countable selections count zero", unreached.len());
     let mut counting = Vec::new();
     for entry in &zeros {
         let names: Vec<&str> = all.iter().map(|(n, _, _)| n.as_str()).filter(|n| covers(entry, n)).collect();

@@ -942,10 +942,8 @@ fn br_mispred_detail_splits_branches_by_prediction_and_type() {
 
 #[test]
 fn loads_stores_and_data_references() {
-    let loads =
-        at(span(0, USER, 10).with(Signal::Loads, 2).with(Signal::DCacheAccesses, 1).with(Signal::DCacheAccessesCacheable, 1), 0, false);
-    let uc_store =
-        at(span(0, USER, 5).with(Signal::Stores, 1).with(Signal::DCacheAccesses, 1).with(Signal::UncachedStores, 1), 0x4000_0000, true);
+    let loads = at(span(0, USER, 10).with(Signal::Loads, 2), 0, false);
+    let uc_store = at(span(0, USER, 5).with(Signal::Stores, 1).with(Signal::UncachedStores, 1), 0x4000_0000, true);
     let spans = || vec![loads, uc_store];
     assert_eq!(count4(counting(LOADS_RETIRED, 0, &[]), spans()), 20);
     assert_eq!(count4(counting(STORES_RETIRED, 0, &[]), spans()), 5);
@@ -953,18 +951,7 @@ fn loads_stores_and_data_references() {
     assert_eq!(count4(counting(DATA_REFERENCES_SET1, 0, &[]), spans()), 25);
     // An issue group of a cacheable load and a store to a frame buffer (MMC1): each
     // access counts by its own memory attribute.
-    let mixed = || {
-        vec![at(
-            span(0, USER, 10)
-                .with(Signal::Loads, 1)
-                .with(Signal::Stores, 1)
-                .with(Signal::DCacheAccesses, 2)
-                .with(Signal::DCacheAccessesCacheable, 1)
-                .with(Signal::UncachedStores, 1),
-            0,
-            false,
-        )]
-    };
+    let mixed = || vec![at(span(0, USER, 10).with(Signal::Loads, 1).with(Signal::Stores, 1).with(Signal::UncachedStores, 1), 0, false)];
     assert_eq!(count4(counting(UC_STORES_RETIRED, 0, &[]), mixed()), 10);
     assert_eq!(count4(counting(0xc2, 0, &[]), mixed()), 10, "L1D_READS_SET0: the cacheable load");
     assert_eq!(count4(counting(L2D_REFERENCES, 0b10, &[]), mixed()), 0, "L2D_REFERENCES.WRITES: no cacheable store");
@@ -1011,10 +998,9 @@ fn l1d_read_misses_leave_out_write_misses() {
 /// victim is written back into the L3 (which writes one of its own to memory), a
 /// non-cacheable read and an instruction fetch miss to memory, each 10 cycles.
 fn memory_mix() -> Vec<Span> {
-    let cacheable = |s: Span| s.with(Signal::DCacheAccesses, 1).with(Signal::DCacheAccessesCacheable, 1);
     // A load that misses the L1D, the L2D and the L3, as the machine signals it.
     let read_miss = || {
-        cacheable(span(0, USER, 10))
+        span(0, USER, 10)
             .with(Signal::Loads, 1)
             .with(Signal::DCacheMisses, 1)
             .with(Signal::MemoryReads, 1)
@@ -1023,12 +1009,11 @@ fn memory_mix() -> Vec<Span> {
     };
     vec![
         at(read_miss(), 0, false),
-        at(cacheable(span(0, USER, 10)).with(Signal::Stores, 1), 0x80, true),
+        at(span(0, USER, 10).with(Signal::Stores, 1), 0x80, true),
         at(read_miss().with(Signal::L3WritebackHits, 1).with(Signal::MemoryWrites, 1).with(Signal::DCacheWritebacks, 2), 0x100, false),
         at(
             span(0, USER, 10)
                 .with(Signal::Loads, 1)
-                .with(Signal::DCacheAccesses, 1)
                 .with(Signal::UncachedLoads, 1)
                 .with(Signal::MemoryReads, 1)
                 .with(Signal::PartialMemoryReads, 1),
@@ -1164,10 +1149,9 @@ fn s3_3_3_er_si_l2d_events_count_nothing_in_banked_counters() {
 
 #[test]
 fn unmapped_events_count_nothing() {
-    // Codes Table 4-42 gives no event, and BE_BR_MISPRED_DETAIL, which the machine
-    // does not drive (docs/montecito-model.md's zero list).
+    // Codes Table 4-42 gives no event.
     let everything = Signal::ALL.iter().fold(span(0, USER, 10), |s, &sig| s.with(sig, 1));
-    for code in [0x21, 0x61, 0xff] {
+    for code in [0x21, 0xff] {
         assert!(mapped_event(code as u8).is_none(), "{code:#x}");
         assert_eq!(count4(counting(code, 0, &[]), vec![everything]), 0, "{code:#x}");
     }

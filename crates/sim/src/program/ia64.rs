@@ -91,6 +91,20 @@ pub fn if_converted(body: &[Op], i: usize, over: u8, when: Pattern) -> bool {
         && !body[..i].iter().enumerate().any(|(j, op)| matches!(op, Op::Skip { over, .. } if block.contains(&(j + usize::from(*over) + 1))))
 }
 
+/// Whether the compiler modulo-schedules the loop `body` closes (ERRATA MMC81): a
+/// counted loop (its last instruction, nops aside, the `Loop` back edge, which is then
+/// `br.ctop`) whose body is one basic block, with no other branch, call, return, jump
+/// or system call, its skips if-converted, and no halt.
+pub fn modulo_scheduled(body: &[Op]) -> bool {
+    let Some(last) = body.iter().rposition(|op| *op != Op::Nop) else { return false };
+    matches!(body[last], Op::Branch { when: Pattern::Loop, .. })
+        && body[..last].iter().enumerate().all(|(i, op)| match *op {
+            Op::Skip { over, when } => if_converted(body, i, over, when),
+            Op::Halt => false,
+            op => !op.is_control(),
+        })
+}
+
 /// The units the instruction at `i` of `body` can issue on where it stands: an
 /// if-converted skip is a compare (an A-type instruction), anything else as `units`
 /// says.
@@ -515,6 +529,28 @@ mod tests {
                 }
             }
             check(&phase(body, 0x1000 + 4 * entry));
+        }
+    }
+
+    /// MMC81: a counted loop of one block is modulo-scheduled, if-converted skips and
+    /// the layout's nops included; a loop with any other branch, a call or a halt in
+    /// it, or one that no `Loop` back edge closes, is not.
+    #[test]
+    fn mmc81_a_counted_loop_of_one_block_is_modulo_scheduled() {
+        let back = Op::Branch { target: 0x1_0000, when: Pattern::Loop };
+        let predicated = Op::Skip { over: 1, when: Pattern::Bits { bits: 5, len: 8 } };
+        assert!(modulo_scheduled(&[Op::Int, Op::Fp(FpOp::Fma), back]));
+        assert!(modulo_scheduled(&[Op::Int, predicated, Op::Int, Op::Nop, back, Op::Nop]));
+        let never = Op::Branch { target: 0x1_0000, when: Pattern::Never };
+        for body in [
+            vec![Op::Int, Op::Skip { over: 1, when: Pattern::Bits { bits: 5, len: 8 } }, Op::Fp(FpOp::Div), back],
+            vec![Op::Call { target: 0x2_0000, frame: 0 }, Op::Return { to: 0x1_0004 }, back],
+            vec![never, Op::Int, back],
+            vec![Op::Int, Op::Halt, back],
+            vec![Op::Int, Op::Branch { target: 0x1_0000, when: Pattern::Always }],
+            vec![],
+        ] {
+            assert!(!modulo_scheduled(&body), "{body:?}");
         }
     }
 }

@@ -417,6 +417,11 @@ pub enum Signal {
     /// bundle's first slot, a multiway branch (Itanium 2 dispersal rules, ERRATA MD41:
     /// an MIB's, MFB's or MMB's branch goes to B2, an MBB's to B1 and B2).
     EncodedBranches,
+    /// Montecito branch bundles whose effect on the register frame the front end
+    /// predicted wrongly while predicting their path rightly, as flags (ERRATA MD61):
+    /// bit 0 ([`BE_STAGE`]) a loop branch's stage, bit 1 ([`BE_ROTATE`]) its rotation,
+    /// bit 2 ([`BE_FRAME`]) a taken return's restored frame (BE_BR_MISPRED_DETAIL).
+    BackEndMispredicts,
     /// Montecito integer speculative loads (`ld.s`, ERRATA MMC42) that returned a NaT,
     /// as flags of why: bit 0 ([`SPEC_NAT_PSR_ED`]) the operating system deferred the
     /// load's fault (PSR.ed), bit 1 ([`SPEC_NAT_CONSUMED`]) its address was a NaT, bit 2
@@ -864,6 +869,11 @@ pub const IBUF_BRQ_FULL: u8 = 0b10;
 /// the next-line prefetcher's.
 pub const UNCACHED_DEMAND: u8 = 0b01;
 pub const UNCACHED_PREFETCH: u8 = 0b10;
+
+/// [`Signal::BackEndMispredicts`]' flags: a stage, a rotation, a frame (pfs).
+pub const BE_STAGE: u8 = 0b001;
+pub const BE_ROTATE: u8 = 0b010;
+pub const BE_FRAME: u8 = 0b100;
 
 /// [`Signal::FailedChecks`]' flags: an integer `chk.s`, a floating-point one, an
 /// `fchkf`.

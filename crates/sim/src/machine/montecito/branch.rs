@@ -4,6 +4,7 @@
 //! branch does to its issue group and to fetch.
 
 use super::group::{bundle_address, fe_stall, slot, Group, Port};
+use super::renamer;
 use super::Montecito;
 use super::{Out, Signals};
 use crate::program::INSN;
@@ -47,10 +48,13 @@ impl Montecito {
     /// target by the return stack, which a predicated-off return leaves as it is.
     pub(super) fn predicated_return(&mut self, ip: u64, taken: bool, to: u64, g: &mut Group, out: &mut Out) {
         let base = self.rse_registers().with(Signal::Returns, 1);
-        let (s, wrong) = self.predicated(ip, taken, &RETURN, base, |m| {
+        let (mut s, wrong) = self.predicated(ip, taken, &RETURN, base, |m| {
             let target = m.return_stacks[m.thread].pop();
             (Signal::ReturnsMispredicted, target != Some(to))
         });
+        if taken {
+            s.set(Signal::BackEndMispredicts, self.restore_frame(ip, wrong));
+        }
         self.branch(g, out, ip, s, taken, wrong, if taken { to } else { ip.wrapping_add(INSN) });
         if taken {
             self.rse_return(out);
@@ -86,7 +90,7 @@ impl Montecito {
         let forced = self.forced(ip);
         let predicted = !forced && self.direction.predict(ip);
         self.direction.update(ip, taken);
-        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
+        self.forced = (!taken && (predicted || forced)).then_some(ip);
         let mut s = base;
         let wrong = if taken {
             let (signal, wrong_target) = target(self);
@@ -111,11 +115,19 @@ impl Montecito {
         (s, wrong)
     }
 
+    /// A taken return at `ip` restores its caller's frame: the flags of the front
+    /// end's prediction of it (MD61), none when its path was `wrong`.
+    pub(super) fn restore_frame(&mut self, ip: u64, wrong: bool) -> u8 {
+        let frames = &self.rse[self.thread].frames;
+        let caller = frames.len().checked_sub(2).map_or(0, |i| frames[i]);
+        self.renamer.resolve(ip, renamer::restored(caller), wrong)
+    }
+
     /// Whether the branch at `ip` is one the front end never predicted: a later
     /// branch of the bundle whose earlier branch was predicted taken and was not
     /// (§4.7: "all the higher number ports are forced to a predicted not taken mode").
     pub(super) fn forced(&self, ip: u64) -> bool {
-        self.forced == Some(bundle_address(ip))
+        self.forced.is_some_and(|at| bundle_address(at) == bundle_address(ip) && ip > at)
     }
 
     /// For an always-taken branch (call, return, indirect jump) at `ip`: when it was
@@ -136,7 +148,7 @@ impl Montecito {
         self.direction.update(ip, taken);
         // This branch, predicted taken and not, or forced and not taken, forces the
         // rest of its bundle.
-        self.forced = (!taken && (predicted || forced)).then(|| bundle_address(ip));
+        self.forced = (!taken && (predicted || forced)).then_some(ip);
         let mut s = match (predicted == taken, taken) {
             (true, _) => Signals::default(),
             (false, true) => Signals::default().with(Signal::PathMispredictsTaken, 1),
@@ -193,10 +205,13 @@ impl Montecito {
             BranchKind::IpRelative
         };
         let path_mispredicted = wrong && path.iter().any(|&p| s.get(p) > 0);
+        // The frame's effects mispredicted beside a right path (MD61): the back end
+        // flushes the bundles renamed after it, as for a mispredict.
+        let refetch = wrong || s.get(Signal::BackEndMispredicts) > 0;
         self.ip = if taken { target } else { ip.wrapping_add(INSN) };
         g.branch = Some(outcome);
         g.detail = Detail { branch_ip: ip, branch_kind, path_mispredicted, ..g.detail };
-        if taken || wrong {
+        if taken || refetch {
             // The group, which the branch joined, issues with it; the stream that was
             // running asks in its cycle, before a taken branch redirects it.
             self.close(g, out);
@@ -207,7 +222,7 @@ impl Montecito {
         if taken {
             self.redirect(target, s.get(Signal::Calls) + s.get(Signal::Returns) > 0);
         }
-        if wrong {
+        if refetch {
             out.stall(ip, self.cfg.mispredict_cycles, None);
             // Fetch resumes at the right path: the target, or the slot after a branch
             // wrongly predicted taken.

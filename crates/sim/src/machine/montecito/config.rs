@@ -275,7 +275,12 @@ impl MontecitoConfig {
             a("l2_dtlb", "entries", &self.l2_dtlb.entries, DTLB),
             a("core", "l2_tlb_cycles", &self.l2_tlb_cycles, &[ITlbStallCycles, DTlbMissWaitCycles, HpwStallCycles]),
             a("core", "base_page", &self.base_page, &[ITlbMisses, DTlbMisses, MainTlbMisses]),
-            a("direction", "entries", &self.direction.entries, &[BranchMispredicts, PathMispredictsTaken, PathMispredictsNotTaken]),
+            a(
+                "direction",
+                "entries",
+                &self.direction.entries,
+                &[BranchMispredicts, PathMispredictsTaken, PathMispredictsNotTaken, BackEndMispredicts],
+            ),
             a(
                 "direction",
                 "history_bits",

@@ -6,6 +6,7 @@ use super::branch::is_wrong;
 use super::fpu::Field;
 use super::group::{address_space, bundle_address, fe_stall, slot, Group, Port};
 use super::levels::{translated, Side};
+use super::renamer;
 use super::speculation;
 use super::Montecito;
 use super::{Out, Signals};
@@ -397,7 +398,12 @@ impl Montecito {
                     self.zero_bubble.resolve(ip, true, target);
                 }
                 let taken = when.taken(k, phase.iterations);
-                let s = self.predict_path(ip, taken);
+                let mut s = self.predict_path(ip, taken);
+                if when == Pattern::Loop && ia64::modulo_scheduled(&phase.body) {
+                    // br.ctop (MMC81): a counted pass or the last, rotating (MD61).
+                    let wrong = self.renamer.resolve(ip, renamer::loop_pass(taken), is_wrong(s));
+                    s.set(Signal::BackEndMispredicts, wrong);
+                }
                 self.branch(g, out, ip, s, taken, is_wrong(s), target);
             }
             Op::Skip { over, when } if ia64::if_converted(&phase.body, i, over, when) => {
@@ -454,10 +460,15 @@ impl Montecito {
                 let predicted = self.return_stacks[self.thread].pop();
                 let s = self.rse_registers().with(Signal::Returns, 1);
                 match self.forced_taken(ip) {
-                    Some(forced) => self.branch(g, out, ip, s.union(forced), true, true, to),
+                    Some(forced) => {
+                        self.restore_frame(ip, true);
+                        self.branch(g, out, ip, s.union(forced), true, true, to);
+                    }
                     None => {
                         let wrong = predicted != Some(to);
-                        self.branch(g, out, ip, s.with(Signal::ReturnsMispredicted, u8::from(wrong)), true, wrong, to);
+                        let frame = self.restore_frame(ip, wrong);
+                        let s = s.with(Signal::ReturnsMispredicted, u8::from(wrong)).with(Signal::BackEndMispredicts, frame);
+                        self.branch(g, out, ip, s, true, wrong, to);
                     }
                 }
                 self.rse_return(out);

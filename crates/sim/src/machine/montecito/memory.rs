@@ -363,7 +363,6 @@ impl Montecito {
         // The L1D did not serve the read (FP loads and semaphores are the L2D's).
         let mut l1d_missed = false;
         if !prefetch {
-            s.set(Signal::DCacheAccesses, 1);
             if reads {
                 s.set(Signal::Loads, 1);
             }
@@ -408,9 +407,6 @@ impl Montecito {
         }
         match stream.memory {
             Memory::Cacheable => {
-                if !prefetch {
-                    s.set(Signal::DCacheAccessesCacheable, 1);
-                }
                 // What the L2D made of the request (`None`: the L1D served a read).
                 let mut found = None;
                 if fp_load {

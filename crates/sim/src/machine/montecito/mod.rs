@@ -26,6 +26,7 @@ mod levels;
 mod memory;
 mod overrides;
 mod ozq;
+mod renamer;
 mod rse;
 mod si;
 mod speculation;
@@ -90,8 +91,11 @@ pub struct Montecito {
     indirect: TargetCache,
     /// The "0 cycle branch predictor" (§2.1.2): taken branches' targets.
     zero_bubble: TargetCache,
-    /// The bundle of the last branch predicted taken that was not: the later
-    /// branches of that bundle were never predicted (§4.7, ERRATA MD40).
+    /// Each branch bundle's last effect on the register frame (MD61).
+    renamer: renamer::Renamer,
+    /// The last branch predicted taken that was not: the later branches of its
+    /// bundle were never predicted (§4.7, ERRATA MD40); the bundle fetched again is
+    /// predicted anew.
     forced: Option<u64>,
     return_stacks: Vec<ReturnStack>,
     /// Each thread's register stack (the RSE and its frames are per thread, §2.4).
@@ -251,6 +255,7 @@ impl Montecito {
             direction: DirectionPredictor::new(cfg.direction),
             indirect: TargetCache::new(cfg.indirect),
             zero_bubble: TargetCache::new(TargetCacheConfig { entries: cfg.zero_bubble, ways: cfg.zero_bubble }),
+            renamer: renamer::Renamer::new(cfg.direction.entries),
             forced: None,
             return_stacks: (0..threads).map(|_| ReturnStack::new(cfg.return_stack)).collect(),
             rse: vec![Rse::default(); threads],
@@ -577,6 +582,12 @@ impl Core<MONTECITO> for Montecito {
             self.forced.map_or(u64::MAX, |b| (keys.line)(b)),
             self.isb.map_or(u64::MAX, |l| (keys.line)(l)),
         ]);
+    }
+
+    /// The renamer's table, as large as the direction predictor's, which the rest of
+    /// the state decides before it is compared.
+    fn canonical_outer(&self, _keys: &Keys, out: &mut Vec<u64>) {
+        self.renamer.canonical(out);
     }
 
     fn relocate(&mut self, to: &Moves) {

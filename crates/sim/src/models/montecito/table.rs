@@ -14,8 +14,8 @@ use super::frontend_masks::{self as frontend, FORCED_INDIRECT, FORCED_RETURNS};
 use super::l2_masks::{self as l2, first_second};
 
 use crate::stream::{
-    L1dConflict, Signal, FAILED_CHECK_FCHKF, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED, SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT,
-    SPEC_NAT_TLB_MISS, UNCACHED_DEMAND, UNCACHED_PREFETCH,
+    L1dConflict, Signal, BE_FRAME, BE_ROTATE, BE_STAGE, FAILED_CHECK_FCHKF, FAILED_CHECK_FP, FAILED_CHECK_INT, SPEC_NAT_CONSUMED,
+    SPEC_NAT_PSR_ED, SPEC_NAT_TLB_FAULT, SPEC_NAT_TLB_MISS, UNCACHED_DEMAND, UNCACHED_PREFETCH,
 };
 use Atom::Sig;
 use EventType::{Active as A, Causal as C, Floating as F, SelfFloating as S};
@@ -368,6 +368,15 @@ pub static EVENTS: &[MappedEvent] = &[
     // or all but one.
     ev(0x5f, "L1I_STRM_PREFETCHES", A, 1, |_| Some(&[Sig(Signal::L1iStrmPrefetches)])),
     ev(0x60, "L1I_RAB_FULL", C, 1, |_| Some(&[Atom::AtLeast(Signal::RabLive, 8)])),
+    // BE_BR_MISPRED_DETAIL (Table 4-45, bits 1:0: 00 ANY, 01 STG, 10 ROT, 11 PFS): branch
+    // bundles whose effect on the register frame the front end predicted wrongly
+    // beside a right path (MD61).
+    ev(0x61, "BE_BR_MISPRED_DETAIL", A, 1, |u| match u & 3 {
+        0b00 => Some(&[Atom::AnyOf(Signal::BackEndMispredicts, BE_STAGE | BE_ROTATE | BE_FRAME)]),
+        0b01 => Some(&[Atom::AnyOf(Signal::BackEndMispredicts, BE_STAGE)]),
+        0b10 => Some(&[Atom::AnyOf(Signal::BackEndMispredicts, BE_ROTATE)]),
+        _ => Some(&[Atom::AnyOf(Signal::BackEndMispredicts, BE_FRAME)]),
+    }),
     // ENCBR_MISPRED_DETAIL: branches "only if there is a branch on port B0", which
     // only a BBB bundle's first slot gives (MD41): BR_MISPRED_DETAIL's ALL rows in
     // such groups' cycles. 00xx and 11xx (ALL, ALL2) count them; 01xx nothing; 10xx
