@@ -524,6 +524,7 @@ impl Core<MONTECITO> for Montecito {
         self.direction.canonical(out);
         self.indirect.canonical(out);
         self.zero_bubble.canonical(out);
+        self.renamer.canonical(out);
         for r in &self.return_stacks {
             r.canonical(out);
         }
@@ -582,12 +583,6 @@ impl Core<MONTECITO> for Montecito {
             self.forced.map_or(u64::MAX, |b| (keys.line)(b)),
             self.isb.map_or(u64::MAX, |l| (keys.line)(l)),
         ]);
-    }
-
-    /// The renamer's table, as large as the direction predictor's, which the rest of
-    /// the state decides before it is compared.
-    fn canonical_outer(&self, _keys: &Keys, out: &mut Vec<u64>) {
-        self.renamer.canonical(out);
     }
 
     fn relocate(&mut self, to: &Moves) {

@@ -80,9 +80,13 @@ impl Renamer {
         }
     }
 
-    /// What the comparison of states sees: the entries, eight to a word.
+    /// What the comparison of states sees: the entries that hold an effect, each
+    /// with its place (only loop branches' and returns' bundles write any).
     pub(super) fn canonical(&self, out: &mut Vec<u64>) {
-        out.extend(self.effects.chunks(8).map(|c| c.iter().fold(0, |w, &e| w << 8 | u64::from(e))));
+        let at = out.len();
+        out.push(0);
+        out.extend(self.effects.iter().enumerate().filter(|(_, &e)| e != NOTHING).map(|(i, &e)| (i as u64) << 8 | u64::from(e)));
+        out[at] = (out.len() - at - 1) as u64;
     }
 }
 
