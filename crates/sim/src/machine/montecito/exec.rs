@@ -91,8 +91,16 @@ impl Montecito {
         }
         if k == 0 {
             self.presage_loop(phase, out);
+        }
+        // What the phase's code is, for its thread: at its start, and when it goes on
+        // after another phase ran there (a tick's handler).
+        let key = (phase.entry, phase.body.len());
+        if k == 0 || self.code.get(self.thread).is_some_and(|c| (c.0, c.1) != key) {
             if let Some(rooms) = self.rooms.get_mut(self.thread) {
                 super::brq::room(phase, self.cfg.brq_entries, rooms, &mut self.bundles);
+            }
+            if let Some(code) = self.code.get_mut(self.thread) {
+                *code = (key.0, key.1, ia64::modulo_scheduled(&phase.body));
             }
         }
         self.at = 0;
@@ -399,7 +407,7 @@ impl Montecito {
                 }
                 let taken = when.taken(k, phase.iterations);
                 let mut s = self.predict_path(ip, taken);
-                if when == Pattern::Loop && ia64::modulo_scheduled(&phase.body) {
+                if when == Pattern::Loop && self.code.get(self.thread).is_some_and(|c| c.2) {
                     // br.ctop (MMC81): a counted pass or the last, rotating (MD61).
                     let wrong = self.renamer.resolve(ip, renamer::loop_pass(taken), is_wrong(s));
                     s.set(Signal::BackEndMispredicts, wrong);

@@ -93,6 +93,9 @@ pub struct Montecito {
     zero_bubble: TargetCache,
     /// Each branch bundle's last effect on the register frame (MD61).
     renamer: renamer::Renamer,
+    /// For each thread, the phase its `rooms` are of (its entry and length) and whether
+    /// that phase's loop is modulo-scheduled, its back edge `br.ctop` (MMC81).
+    code: Vec<(u64, usize, bool)>,
     /// The last branch predicted taken that was not: the later branches of its
     /// bundle were never predicted (§4.7, ERRATA MD40); the bundle fetched again is
     /// predicted anew.
@@ -256,6 +259,7 @@ impl Montecito {
             indirect: TargetCache::new(cfg.indirect),
             zero_bubble: TargetCache::new(TargetCacheConfig { entries: cfg.zero_bubble, ways: cfg.zero_bubble }),
             renamer: renamer::Renamer::new(cfg.direction.entries),
+            code: vec![(0, 0, false); cfg.threads],
             forced: None,
             return_stacks: (0..threads).map(|_| ReturnStack::new(cfg.return_stack)).collect(),
             rse: vec![Rse::default(); threads],

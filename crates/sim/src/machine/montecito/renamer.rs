@@ -59,12 +59,15 @@ fn mispredicted(predicted: u8, actual: u8) -> u8 {
 pub(super) struct Renamer {
     effects: Vec<u8>,
     mask: usize,
+    /// The entries written so far, in the order they were first: only loop branches'
+    /// and returns' bundles write any, and an entry once written stays so.
+    written: Vec<u32>,
 }
 
 impl Renamer {
     /// A table of `entries` (a power of two) bundles' effects, all nothing.
     pub(super) fn new(entries: u32) -> Renamer {
-        Renamer { effects: vec![NOTHING; entries as usize], mask: entries as usize - 1 }
+        Renamer { effects: vec![NOTHING; entries as usize], mask: entries as usize - 1, written: Vec::new() }
     }
 
     /// The bundle at `ip` resolved with effect `actual`: the flags of what its
@@ -73,6 +76,9 @@ impl Renamer {
     pub(super) fn resolve(&mut self, ip: u64, actual: u8, path_wrong: bool) -> u8 {
         let entry = (bundle_address(ip) / 16) as usize & self.mask;
         let predicted = std::mem::replace(&mut self.effects[entry], actual);
+        if predicted == NOTHING {
+            self.written.push(entry as u32);
+        }
         if path_wrong {
             NOTHING
         } else {
@@ -80,13 +86,12 @@ impl Renamer {
         }
     }
 
-    /// What the comparison of states sees: the entries that hold an effect, each
-    /// with its place (only loop branches' and returns' bundles write any).
+    /// What the comparison of states sees: the entries written, each with its place.
+    /// Two states with the same entries written wrote them in the same order (one
+    /// run's table only gains entries), so the order is no difference.
     pub(super) fn canonical(&self, out: &mut Vec<u64>) {
-        let at = out.len();
-        out.push(0);
-        out.extend(self.effects.iter().enumerate().filter(|(_, &e)| e != NOTHING).map(|(i, &e)| (i as u64) << 8 | u64::from(e)));
-        out[at] = (out.len() - at - 1) as u64;
+        out.push(self.written.len() as u64);
+        out.extend(self.written.iter().map(|&i| u64::from(i) << 8 | u64::from(self.effects[i as usize])));
     }
 }
 
