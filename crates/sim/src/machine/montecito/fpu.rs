@@ -46,8 +46,10 @@ pub(super) enum Field {
 /// trap disabled; flush-to-zero sets both too); D besides when it reads a subnormal
 /// operand; conversions and moves none.
 fn raised(f: FpOp, tiny: bool, by_zero: bool, subnormal_operand: bool) -> u8 {
+    if !f.arithmetic() {
+        return 0;
+    }
     let result = match f {
-        FpOp::Convert | FpOp::ToInt => return 0,
         FpOp::Div if by_zero => ZERO_DIVIDE,
         _ if tiny => UNDERFLOW | INEXACT,
         _ => INEXACT,
